@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# test.sh - build everything twice (plain and ASan/UBSan) and run every test:
+# cmocka units in both builds, the units again under valgrind, the fuzz
+# smoke runs, the image builds, and every integration scenario against the
+# real Docker daemon (and etcd where a scenario needs it).
+#
+# Each stage and each scenario counts as one test; the last line is
+# "N passed, N failed". Exit status is 0 only when nothing failed.
+# Set AGENTCTL_TEST_ONLY=<regex> to run only the integration scenarios whose
+# path matches.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+LOGDIR=${AGENTCTL_TEST_LOGS:-$ROOT/build/test-logs}
+mkdir -p "$LOGDIR"
+passed=0
+failed=0
+skipped=0
+failures=()
+
+# run_stage NAME CMD...: run CMD with its output in $LOGDIR/NAME.log; print
+# the tail of the log when it fails. Exit 77 means skipped.
+run_stage() {
+    local name=$1 log="$LOGDIR/${1//\//_}.log" start rc
+    shift
+    start=$(date +%s)
+    "$@" >"$log" 2>&1
+    rc=$?
+    local took=$(($(date +%s) - start))
+    if [ $rc -eq 0 ]; then
+        passed=$((passed + 1))
+        printf 'ok      %-58s %4ss\n' "$name" "$took"
+    elif [ $rc -eq 77 ]; then
+        skipped=$((skipped + 1))
+        printf 'skip    %-58s %4ss  (%s)\n' "$name" "$took" \
+            "$(tail -n 1 "$log")"
+    else
+        failed=$((failed + 1))
+        failures+=("$name")
+        printf 'FAIL    %-58s %4ss  (exit %d, log %s)\n' "$name" "$took" \
+            "$rc" "$log"
+        tail -n 40 "$log" | sed 's/^/        | /'
+    fi
+    return 0
+}
+
+build() {
+    local dir=$1
+    shift
+    cmake -S "$ROOT" -B "$dir" "$@" && cmake --build "$dir" -j "$(nproc)"
+}
+
+valgrind_units() {
+    local t rc=0
+    while read -r t; do
+        [ -n "$t" ] || continue
+        echo "== valgrind $t"
+        valgrind -q --error-exitcode=99 --leak-check=full \
+            --errors-for-leak-kinds=definite,indirect \
+            --show-leak-kinds=definite,indirect "$t" || rc=1
+    done <"$ROOT/build/unit-tests.txt"
+    return $rc
+}
+
+run_stage build build "$ROOT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+run_stage build-asan build "$ROOT/build-asan" -DAGENTCTL_SANITIZE=ON \
+    -DCMAKE_BUILD_TYPE=Debug
+run_stage unit ctest --test-dir "$ROOT/build" -L unit --output-on-failure
+run_stage unit-asan ctest --test-dir "$ROOT/build-asan" -L unit \
+    --output-on-failure
+run_stage unit-valgrind valgrind_units
+[ -x hack/fuzz/smoke.sh ] && run_stage fuzz-smoke hack/fuzz/smoke.sh
+[ -x hack/images.sh ] && run_stage images hack/images.sh
+
+export AGENTCTL_ROOT=$ROOT AGENTCTL_BUILD=$ROOT/build
+for t in $(find tests/integration -name 'test_*.sh' | sort); do
+    if [ -n "${AGENTCTL_TEST_ONLY:-}" ] &&
+        ! [[ $t =~ $AGENTCTL_TEST_ONLY ]]; then
+        continue
+    fi
+    run_stage "${t#tests/integration/}" bash "$t"
+done
+
+echo
+if [ ${#failures[@]} -gt 0 ]; then
+    echo "failed: ${failures[*]}"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
