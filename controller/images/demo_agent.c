@@ -459,6 +459,11 @@ demo_talk_to_vendor(const char *proxy, const char *target)
     struct sockaddr_in sa;
     int fd, rc;
 
+    /* the target goes into a request line: no room for a second one */
+    if (target[strcspn(target, " \t\r\n")] != '\0') {
+        printf("target: must be host:port without spaces\n");
+        return DEMO_EXIT_USAGE;
+    }
     if (demo_parse_proxy(proxy, &sa) == -1) {
         printf("proxy: %s is not http://IPv4:PORT (the demo does no DNS)\n",
                proxy);
