@@ -1,0 +1,329 @@
+/* dk_client.c - the Docker client object: DOCKER_HOST parsing, and the
+ * glue that lets libev drive libcurl's multi socket interface (curl
+ * docs/examples/evhiperfifo.c): one ev_io per curl socket, one ev_timer for
+ * curl's timeout, finished transfers collected after each socket action.
+ */
+#include "dk_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void dk_on_io(struct ev_loop *loop, ev_io *w, int revents);
+
+static int
+dk_parse_url(struct dk *dk, const char *url, const char *from, struct err *e)
+{
+    const char *path;
+    size_t n;
+
+    if (strncmp(url, "unix://", 7) != 0) {
+        return err_set(e, ERR_INVALID,
+                       "%s %s: only unix:// Docker sockets are supported "
+                       "(tcp://, ssh:// and others are out of scope)",
+                       from, url);
+    }
+    path = url + 7;
+    n = strlen(path);
+    if (path[0] != '/')
+        return err_set(e, ERR_INVALID,
+                       "%s %s: the socket path must be absolute "
+                       "(unix:///var/run/docker.sock)",
+                       from, url);
+    if (n >= sizeof(dk->sock_path))
+        return err_set(e, ERR_INVALID, "%s: socket path longer than %zu bytes",
+                       from, sizeof(dk->sock_path) - 1);
+    memcpy(dk->sock_path, path, n + 1);
+    return 0;
+}
+
+static void
+dk_sock_free(struct dk *dk, struct dk_sock *s)
+{
+    ev_io_stop(dk->loop, &s->io);
+    if (s->prev != NULL)
+        s->prev->next = s->next;
+    else
+        dk->socks = s->next;
+    if (s->next != NULL)
+        s->next->prev = s->prev;
+    free(s);
+}
+
+/* CURLMOPT_SOCKETFUNCTION: watch the socket for what curl asks for. */
+static int
+dk_on_curl_socket(CURL *easy, curl_socket_t fd, int what, void *userp,
+                  void *socketp)
+{
+    struct dk *dk = userp;
+    struct dk_sock *s = socketp;
+    int events;
+
+    (void)easy;
+    if (what == CURL_POLL_REMOVE) {
+        if (s != NULL)
+            dk_sock_free(dk, s);
+        return 0;
+    }
+    events = ((what & CURL_POLL_IN) ? EV_READ : 0) |
+             ((what & CURL_POLL_OUT) ? EV_WRITE : 0);
+    if (s == NULL) {
+        s = calloc(1, sizeof(*s));
+        if (s == NULL)
+            return -1; /* curl fails the transfer */
+        s->dk = dk;
+        s->next = dk->socks;
+        if (dk->socks != NULL)
+            dk->socks->prev = s;
+        dk->socks = s;
+        ev_init(&s->io, dk_on_io);
+        curl_multi_assign(dk->multi, fd, s);
+    } else {
+        ev_io_stop(dk->loop, &s->io);
+    }
+    ev_io_set(&s->io, fd, events);
+    ev_io_start(dk->loop, &s->io);
+    return 0;
+}
+
+/* CURLMOPT_TIMERFUNCTION: only arm our timer; never drive curl here. */
+static int
+dk_on_curl_timer(CURLM *multi, long timeout_ms, void *userp)
+{
+    struct dk *dk = userp;
+
+    (void)multi;
+    ev_timer_stop(dk->loop, &dk->timer);
+    if (timeout_ms >= 0) {
+        ev_timer_set(&dk->timer, (double)timeout_ms / 1000.0, 0.);
+        ev_timer_start(dk->loop, &dk->timer);
+    }
+    return 0;
+}
+
+/* Collect finished transfers. A done callback may free the client: stop
+ * looking as soon as it did. */
+static void
+dk_check_done(struct dk *dk)
+{
+    CURLMsg *msg;
+    int left;
+
+    while (!dk->closing) {
+        struct dk_req *req = NULL;
+        CURLcode rc;
+
+        msg = curl_multi_info_read(dk->multi, &left);
+        if (msg == NULL)
+            break;
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        rc = msg->data.result;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&req);
+        curl_multi_remove_handle(dk->multi, req->easy);
+        dk__finish(req, rc);
+    }
+}
+
+static void
+dk_action(struct dk *dk, curl_socket_t fd, int events)
+{
+    int running;
+
+    dk->in_curl++;
+    curl_multi_socket_action(dk->multi, fd, events, &running);
+    dk->in_curl--;
+    if (dk->closing)
+        return;
+    if (dk->need_reap)
+        dk__reap(dk);
+    dk_check_done(dk);
+}
+
+static void
+dk_on_io(struct ev_loop *loop, ev_io *w, int revents)
+{
+    struct dk_sock *s = (struct dk_sock *)w; /* io is the first member */
+    struct dk *dk = s->dk;
+    int events = ((revents & EV_READ) ? CURL_CSELECT_IN : 0) |
+                 ((revents & EV_WRITE) ? CURL_CSELECT_OUT : 0) |
+                 ((revents & EV_ERROR) ? CURL_CSELECT_ERR : 0);
+
+    (void)loop;
+    dk__enter(dk);
+    dk_action(dk, w->fd, events); /* may free s */
+    dk__leave(dk);
+}
+
+static void
+dk_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct dk *dk = (struct dk *)((char *)w - offsetof(struct dk, timer));
+
+    (void)loop;
+    (void)revents;
+    dk__enter(dk);
+    dk_action(dk, CURL_SOCKET_TIMEOUT, 0);
+    dk__leave(dk);
+}
+
+/* Requests started while curl was running are added here, from the loop. */
+static void
+dk_on_kick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct dk *dk = (struct dk *)((char *)w - offsetof(struct dk, kick));
+
+    (void)loop;
+    (void)revents;
+    dk__enter(dk);
+    while (!dk->closing) {
+        struct dk_req *req = dk->reqs;
+        struct err e = { 0 };
+
+        while (req != NULL && req->state != DK_REQ_PENDING)
+            req = req->next;
+        if (req == NULL)
+            break;
+        if (dk__add(req, &e) == -1) {
+            req->fail = e;
+            req->failed = 1;
+            dk__finish(req, CURLE_OK); /* the error is in req->fail */
+        }
+    }
+    dk__leave(dk);
+}
+
+int
+dk__add(struct dk_req *req, struct err *e)
+{
+    struct dk *dk = req->dk;
+    CURLMcode mc;
+
+    if (dk->in_curl > 0) {
+        req->state = DK_REQ_PENDING;
+        if (!ev_is_active(&dk->kick)) {
+            ev_timer_set(&dk->kick, 0., 0.);
+            ev_timer_start(dk->loop, &dk->kick);
+        }
+        return 0;
+    }
+    mc = curl_multi_add_handle(dk->multi, req->easy);
+    if (mc != CURLM_OK)
+        return err_set(e, mc == CURLM_OUT_OF_MEMORY ? ERR_NOMEM : ERR_IO,
+                       "%s: cannot start: %s", req->what,
+                       curl_multi_strerror(mc));
+    req->state = DK_REQ_ACTIVE;
+    return 0;
+}
+
+void
+dk__enter(struct dk *dk)
+{
+    dk->depth++;
+}
+
+static void
+dk_destroy(struct dk *dk)
+{
+    while (dk->reqs != NULL)
+        dk__req_free(dk->reqs);
+    ev_timer_stop(dk->loop, &dk->kick);
+    curl_multi_cleanup(dk->multi);
+    ev_timer_stop(dk->loop, &dk->timer);
+    while (dk->socks != NULL)
+        dk_sock_free(dk, dk->socks);
+    curl_global_cleanup();
+    free(dk);
+}
+
+/* Leave a dk callback; the last one out frees a client dk_free()d inside.
+ * The caller must not touch dk afterwards. */
+void
+dk__leave(struct dk *dk)
+{
+    if (--dk->depth == 0 && dk->closing)
+        dk_destroy(dk);
+}
+
+static int
+dk_multi_init(struct dk *dk, struct err *e)
+{
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return err_set(e, ERR_IO, "cannot initialise libcurl");
+    dk->multi = curl_multi_init();
+    if (dk->multi == NULL) {
+        curl_global_cleanup();
+        return err_set(e, ERR_NOMEM, "cannot create a curl multi handle");
+    }
+    curl_multi_setopt(dk->multi, CURLMOPT_SOCKETFUNCTION, dk_on_curl_socket);
+    curl_multi_setopt(dk->multi, CURLMOPT_SOCKETDATA, dk);
+    curl_multi_setopt(dk->multi, CURLMOPT_TIMERFUNCTION, dk_on_curl_timer);
+    curl_multi_setopt(dk->multi, CURLMOPT_TIMERDATA, dk);
+    return 0;
+}
+
+struct dk *
+dk_new(struct ev_loop *loop, const char *docker_url, struct err *e)
+{
+    const char *url = docker_url, *from = "--docker";
+    struct dk *dk;
+
+    if (url == NULL || url[0] == '\0') {
+        url = getenv("DOCKER_HOST");
+        from = "DOCKER_HOST";
+    }
+    if (url == NULL || url[0] == '\0') {
+        url = DK_DEFAULT_URL;
+        from = "default";
+    }
+    dk = calloc(1, sizeof(*dk));
+    if (dk == NULL) {
+        err_set(e, ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (dk_parse_url(dk, url, from, e) == -1 || dk_multi_init(dk, e) == -1) {
+        free(dk);
+        return NULL;
+    }
+    dk->loop = loop;
+    ev_timer_init(&dk->timer, dk_on_timer, 0., 0.);
+    ev_timer_init(&dk->kick, dk_on_kick, 0., 0.);
+    return dk;
+}
+
+void
+dk_free(struct dk *dk)
+{
+    struct dk_req *req;
+
+    if (dk == NULL || dk->closing)
+        return;
+    dk->closing = 1;
+    for (req = dk->reqs; req != NULL; req = req->next) {
+        if (req->state == DK_REQ_PENDING || req->state == DK_REQ_ACTIVE ||
+            req->state == DK_REQ_FINISHING) {
+            req->state = DK_REQ_CANCELLED;
+            dk->stats.cancelled++;
+            dk->stats.in_flight--;
+        }
+    }
+    if (dk->depth == 0)
+        dk_destroy(dk);
+}
+
+const char *
+dk_socket_path(const struct dk *dk)
+{
+    return dk->sock_path;
+}
+
+const char *
+dk_api_version(const struct dk *dk)
+{
+    return dk->negotiated ? DK_API_VERSION : NULL;
+}
+
+void
+dk_stats(const struct dk *dk, struct dk_stats *out)
+{
+    *out = dk->stats;
+}

@@ -1,0 +1,89 @@
+/* dk_int.h - what the dk_*.c files share: the client, a request, and the
+ * glue between libcurl's multi socket interface and libev.
+ *
+ * Re-entrancy: user callbacks may cancel requests, start new ones or free
+ * the client. Two counters say where we are: `in_curl` while libcurl runs
+ * (curl_multi_* calls are refused there, so adds and removals are
+ * deferred), `depth` while any dk watcher callback runs (dk_free() then
+ * only marks the client and dk__leave() frees it).
+ */
+#ifndef DK_INT_H
+#define DK_INT_H
+
+#include "dk.h"
+
+#include <curl/curl.h>
+
+enum dk_req_state {
+    DK_REQ_PENDING,   /* made inside a curl callback, not yet added */
+    DK_REQ_ACTIVE,    /* in the multi handle, transferring */
+    DK_REQ_FINISHING, /* removed from multi, last data being delivered */
+    DK_REQ_DONE,      /* done callback running: cancel is a no-op */
+    DK_REQ_CANCELLED, /* no callback may run; freed when curl allows */
+};
+
+struct dk_sock {
+    ev_io io; /* watches one of libcurl's sockets */
+    struct dk *dk;
+    struct dk_sock *prev, *next;
+};
+
+struct dk {
+    struct ev_loop *loop;
+    CURLM *multi;
+    ev_timer timer; /* libcurl's own timeout (CURLMOPT_TIMERFUNCTION) */
+    ev_timer kick;  /* adds requests started inside curl callbacks */
+    char sock_path[108];
+    int negotiated;
+    int depth;           /* dk watcher callbacks on the stack */
+    int in_curl;         /* inside curl_multi_socket_action() */
+    int closing;         /* dk_free() ran while depth > 0 */
+    int need_reap;       /* a request was cancelled inside curl */
+    struct dk_req *reqs; /* every live request */
+    struct dk_sock *socks;
+    struct dk_stats stats;
+};
+
+struct dk_req {
+    struct dk *dk;
+    struct dk_req *prev, *next;
+    enum dk_req_state state;
+    CURL *easy;
+    struct curl_slist *headers;
+    char *send_body; /* our copy of the request body */
+    char method[8];
+    char *what;      /* "GET /containers/x/json" for messages (no query) */
+    long timeout_ms; /* for the timeout message; -1 none */
+    long idle_s;     /* low-speed window; 0 none */
+    enum dk_stream_mode mode;
+    dk_data_fn *on_data;
+    dk_headers_fn *on_headers;
+    dk_done_fn *cb;
+    void *arg;
+    dk_done_fn *inner_cb; /* dk_negotiate(): the caller's callback */
+    void *inner_arg;
+    struct buf body; /* whole reply, or error reply of a stream */
+    struct buf line; /* DK_STREAM_LINES: the line being gathered */
+    long status;     /* from the status line; 0 until it came */
+    char reason[48];
+    int is_json; /* Content-Type: application/json */
+    int failed;  /* fail holds an error found by our callbacks */
+    struct err fail;
+    char curl_err[CURL_ERROR_SIZE];
+};
+
+/* dk_client.c */
+void dk__enter(struct dk *dk);
+void dk__leave(struct dk *dk);
+int dk__add(struct dk_req *req, struct err *e);
+
+/* dk_req.c */
+size_t dk__on_write(char *p, size_t size, size_t nmemb, void *userp);
+size_t dk__on_header(char *p, size_t size, size_t nmemb, void *userp);
+void dk__req_free(struct dk_req *req);
+void dk__reap(struct dk *dk);
+
+/* dk_finish.c: deliver the outcome and free the request. */
+void dk__finish(struct dk_req *req, CURLcode rc);
+
+#endif

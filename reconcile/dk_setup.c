@@ -1,0 +1,223 @@
+/* dk_setup.c - dk_request(): check the caller's options, build the curl
+ * easy handle (unix socket, /v1.41 prefix, body, headers, deadlines) and
+ * hand it to the multi handle.
+ */
+#include "dk_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DK_USER_AGENT "agentctl/" AGENTCTL_VERSION
+
+static int
+dk_check_opts(const struct dk *dk, const struct dk_request_opts *o,
+              dk_done_fn *cb, struct err *e)
+{
+    static const char *const methods[] = { "GET", "POST", "PUT", "DELETE",
+                                           "HEAD" };
+    const char *m = o->method != NULL ? o->method : "GET";
+    const char *p;
+    size_t i;
+
+    if (dk->closing)
+        return err_set(e, ERR_INVALID, "Docker client is being freed");
+    for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+        if (strcmp(m, methods[i]) == 0)
+            break;
+    if (i == sizeof(methods) / sizeof(methods[0]))
+        return err_set(e, ERR_INVALID, "unsupported HTTP method \"%.16s\"", m);
+    if (cb == NULL)
+        return err_set(e, ERR_INVALID, "%s: no completion callback", m);
+    if (o->path == NULL || o->path[0] != '/')
+        return err_set(e, ERR_INVALID, "%s: path must start with \"/\"", m);
+    for (p = o->path; *p != '\0'; p++)
+        if ((unsigned char)*p <= 0x20 || *p == 0x7f || *p == '#')
+            return err_set(e, ERR_INVALID,
+                           "%s %.64s: path has a byte that must be "
+                           "percent-encoded",
+                           m, o->path);
+    if (o->body == NULL && o->body_len > 0)
+        return err_set(e, ERR_INVALID, "%s %.64s: body_len without body", m,
+                       o->path);
+    if (o->stream != DK_STREAM_NONE && o->on_data == NULL)
+        return err_set(e, ERR_INVALID, "%s %.64s: stream without on_data", m,
+                       o->path);
+    return 0;
+}
+
+/* "POST /containers/create" from "/containers/create?name=x". */
+static char *
+dk_describe(const char *method, const char *path)
+{
+    size_t n = strcspn(path, "?");
+    size_t len = strlen(method) + 1 + n + 1;
+    char *s = malloc(len);
+
+    if (s != NULL)
+        snprintf(s, len, "%s %.*s", method, (int)n, path);
+    return s;
+}
+
+static int
+dk_header_add(struct dk_req *req, const char *line)
+{
+    struct curl_slist *h = curl_slist_append(req->headers, line);
+
+    if (h == NULL)
+        return -1;
+    req->headers = h;
+    return 0;
+}
+
+static int
+dk_set_headers(struct dk_req *req, const struct dk_request_opts *o)
+{
+    char ct[128];
+
+    /* Expect: 100-continue would add a round trip to every big body. */
+    if (dk_header_add(req, "Expect:") == -1)
+        return -1;
+    if (o->body != NULL && o->content_type != NULL) {
+        snprintf(ct, sizeof(ct), "Content-Type: %.100s", o->content_type);
+        return dk_header_add(req, ct);
+    }
+    /* curl would claim application/x-www-form-urlencoded for a POST. */
+    return dk_header_add(req, "Content-Type:");
+}
+
+static int
+dk_set_method(struct dk_req *req, const struct dk_request_opts *o)
+{
+    CURL *c = req->easy;
+    int rc = CURLE_OK;
+
+    if (o->body != NULL) {
+        req->send_body = malloc(o->body_len > 0 ? o->body_len : 1);
+        if (req->send_body == NULL)
+            return -1;
+        if (o->body_len > 0)
+            memcpy(req->send_body, o->body, o->body_len);
+        rc |= curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+                               (curl_off_t)o->body_len);
+        rc |= curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->send_body);
+    } else if (strcmp(req->method, "POST") == 0) {
+        rc |= curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)0);
+        rc |= curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
+    }
+    if (strcmp(req->method, "HEAD") == 0)
+        rc |= curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    else if (strcmp(req->method, "GET") != 0 &&
+             strcmp(req->method, "POST") != 0)
+        rc |= curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
+    return rc == CURLE_OK ? 0 : -1;
+}
+
+static int
+dk_set_limits(struct dk_req *req, const struct dk_request_opts *o)
+{
+    CURL *c = req->easy;
+    long conn = o->connect_timeout_ms > 0 ? o->connect_timeout_ms
+                                          : DK_DEFAULT_CONNECT_MS;
+    long total = o->timeout_ms;
+    int rc = CURLE_OK;
+
+    if (total == 0)
+        total =
+            o->stream != DK_STREAM_NONE ? DK_NO_TIMEOUT : DK_DEFAULT_TIMEOUT_MS;
+    req->timeout_ms = total > 0 ? total : -1;
+    rc |= curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, conn);
+    rc |= curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, total > 0 ? total : 0L);
+    if (o->idle_timeout_ms > 0) {
+        req->idle_s = (o->idle_timeout_ms + 999) / 1000;
+        rc |= curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        rc |= curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, req->idle_s);
+    }
+    return rc == CURLE_OK ? 0 : -1;
+}
+
+static int
+dk_set_easy(struct dk_req *req, const struct dk_request_opts *o)
+{
+    const char *prefix = o->raw_path ? "" : "/v" DK_API_VERSION;
+    size_t n =
+        strlen("http://localhost") + strlen(prefix) + strlen(o->path) + 1;
+    char *url = malloc(n);
+    CURL *c = req->easy;
+    int rc = CURLE_OK;
+
+    if (url == NULL)
+        return -1;
+    snprintf(url, n, "http://localhost%s%s", prefix, o->path);
+    rc |= curl_easy_setopt(c, CURLOPT_URL, url); /* curl copies it */
+    free(url);
+    rc |= curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, req->dk->sock_path);
+    rc |= curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+    rc |= curl_easy_setopt(c, CURLOPT_PROXY, ""); /* ignore http_proxy */
+    rc |= curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    rc |= curl_easy_setopt(c, CURLOPT_USERAGENT, DK_USER_AGENT);
+    rc |= curl_easy_setopt(c, CURLOPT_PRIVATE, req);
+    rc |= curl_easy_setopt(c, CURLOPT_ERRORBUFFER, req->curl_err);
+    rc |= curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, dk__on_write);
+    rc |= curl_easy_setopt(c, CURLOPT_WRITEDATA, req);
+    rc |= curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, dk__on_header);
+    rc |= curl_easy_setopt(c, CURLOPT_HEADERDATA, req);
+    if (rc != CURLE_OK || dk_set_headers(req, o) == -1 ||
+        dk_set_method(req, o) == -1 || dk_set_limits(req, o) == -1)
+        return -1;
+    rc = curl_easy_setopt(c, CURLOPT_HTTPHEADER, req->headers);
+    return rc == CURLE_OK ? 0 : -1;
+}
+
+static struct dk_req *
+dk_req_new(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
+           void *arg)
+{
+    struct dk_req *req = calloc(1, sizeof(*req));
+
+    if (req == NULL)
+        return NULL;
+    req->dk = dk;
+    snprintf(req->method, sizeof(req->method), "%s",
+             o->method != NULL ? o->method : "GET");
+    req->mode = o->stream;
+    req->on_data = o->on_data;
+    req->on_headers = o->on_headers;
+    req->cb = cb;
+    req->arg = arg;
+    buf_init(&req->body, o->max_body > 0 ? o->max_body : DK_DEFAULT_MAX_BODY);
+    buf_init(&req->line, o->max_line > 0 ? o->max_line : DK_DEFAULT_MAX_LINE);
+    req->what = dk_describe(req->method, o->path);
+    req->easy = curl_easy_init();
+    if (req->what == NULL || req->easy == NULL || dk_set_easy(req, o) == -1) {
+        dk__req_free(req);
+        return NULL;
+    }
+    req->next = dk->reqs;
+    if (dk->reqs != NULL)
+        dk->reqs->prev = req;
+    dk->reqs = req;
+    return req;
+}
+
+struct dk_req *
+dk_request(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
+           void *arg, struct err *e)
+{
+    struct dk_req *req;
+
+    if (dk_check_opts(dk, o, cb, e) == -1)
+        return NULL;
+    req = dk_req_new(dk, o, cb, arg);
+    if (req == NULL) {
+        err_set(e, ERR_NOMEM, "%s %.64s: out of memory setting up request",
+                o->method != NULL ? o->method : "GET", o->path);
+        return NULL;
+    }
+    if (dk__add(req, e) == -1) {
+        dk__req_free(req);
+        return NULL;
+    }
+    dk->stats.in_flight++;
+    return req;
+}

@@ -1,0 +1,6 @@
+# Docker Engine API client (reconcile/dk_*): a fake daemon on a unix
+# socket for the client, and the pure logs demultiplexer.
+agentctl_unit_test(test_dk_client
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_client.c
+          ${CMAKE_CURRENT_LIST_DIR}/test_dk_fake.c
+  LIBS dkclient)
