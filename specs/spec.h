@@ -1,0 +1,123 @@
+/* spec.h - the AgentInvocation resource as typed C, and loading it from
+ * YAML files with every error a user can act on.
+ *
+ * Loading a file: libyaml -> spec_node trees (spec_yaml.c, hostile input
+ * refused) -> ObjectMeta rules (spec_meta.c) -> the CRD schema with
+ * defaults (spec_validate.c) -> this struct (spec_model.c), plus the
+ * canonical JSON and the spec hash (spec_json.c).
+ */
+#ifndef SPEC_H
+#define SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "err.h"
+#include "spec_node.h"
+
+enum spec_phase {
+    SPEC_PHASE_PLANNING,
+    SPEC_PHASE_QUESTIONS,
+    SPEC_PHASE_REVIEW,
+    SPEC_PHASE_EXECUTE,
+    SPEC_PHASE_FIX,
+};
+
+struct spec_kv {
+    char *key;
+    char *value;
+};
+
+struct spec_kvlist {
+    struct spec_kv *items; /* sorted by key */
+    size_t n;
+};
+
+struct spec_argv {
+    char **argv;
+    size_t n; /* 0 = absent */
+};
+
+struct spec_invocation {
+    /* metadata */
+    char *name;
+    struct spec_kvlist labels;
+    struct spec_kvlist annotations;
+    /* spec (defaults of the CRD applied) */
+    char *vendor;
+    enum spec_phase phase;
+    char *image;
+    struct spec_argv command; /* exactly one of command and prompt */
+    char *prompt;             /* NULL when command is given */
+    struct spec_argv runner;
+    struct spec_kvlist env;
+    char *credential; /* NULL when absent */
+    bool has_workspace;
+    char *workspace_source; /* relative to the controller's workspaceRoot */
+    uint64_t workspace_bytes, workspace_inodes;
+    uint64_t scratch_bytes, scratch_inodes;
+    uint64_t memory_bytes;
+    uint64_t millicpus; /* "1.5" -> 1500 */
+    uint64_t pids;
+    uint32_t deadline_seconds;
+    uint64_t output_max_bytes;
+    char *attempt;
+    bool cancel;
+    /* derived */
+    cJSON *resource;    /* canonical {apiVersion,kind,metadata,spec} */
+    char spec_hash[65]; /* sha256 hex of the canonical spec */
+    /* origin */
+    char *file;
+    unsigned line; /* where the document starts */
+};
+
+/* Everything in one file: the valid documents and every error. A file is
+ * usable only when errors.n == 0 (apply is all-or-nothing per input). */
+struct spec_file {
+    char *path;
+    struct spec_invocation **items;
+    size_t n;
+    struct spec_errors errors;
+};
+
+/* Load and check a file (at most SPEC_MAX_FILE_BYTES). Returns 0 when every
+ * document is valid, -1 otherwise; out is filled either way and the caller
+ * calls spec_file_cleanup(). */
+int spec_load_file(const char *path, struct spec_file *out);
+
+/* The same for bytes already in memory; `name` is used in messages. */
+int spec_load_buffer(const char *name, const char *data, size_t len,
+                     struct spec_file *out);
+
+void spec_file_cleanup(struct spec_file *f);
+
+/* Take ownership of item i out of f (f keeps a NULL there). */
+struct spec_invocation *spec_file_take(struct spec_file *f, size_t i);
+
+void spec_invocation_free(struct spec_invocation *inv);
+
+/* "planning", ... */
+const char *spec_phase_name(enum spec_phase p);
+
+/* execute and fix mount /work read-write; the others read-only. */
+bool spec_phase_writable(enum spec_phase p);
+
+/* The `spec` object of the canonical JSON as compact text (sorted keys,
+ * defaults applied). Caller frees. NULL when out of memory. */
+char *spec_canonical_spec(const struct spec_invocation *inv);
+
+/* Print every error of f to the stream as "file:line:col: field: msg". */
+void spec_file_print_errors(const struct spec_file *f, FILE *out);
+
+/* Canonical JSON of a validated node tree: keys sorted, integers exact.
+ * Caller deletes. NULL when out of memory. */
+cJSON *spec_json_from_node(const struct spec_node *n);
+
+/* sha256 of text as 64 lowercase hex digits plus NUL. */
+void spec_sha256_hex(const void *data, size_t len, char out[65]);
+
+#endif

@@ -1,0 +1,132 @@
+/* spec_json.c - canonical JSON of a validated spec tree and its sha256.
+ *
+ * Canonical means: object keys sorted bytewise, no whitespace, integers
+ * printed exactly as decimal digits (cJSON keeps numbers as doubles, so
+ * they are added as raw text), strings as written. Two files that mean the
+ * same spec - other key order, defaults spelled out or not, comments -
+ * give the same text and so the same hash.
+ */
+#include "spec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+static int
+pair_cmp(const void *a, const void *b)
+{
+    const struct spec_pair *pa = a, *pb = b;
+
+    return strcmp(pa->key->value, pb->key->value);
+}
+
+/* "+007" -> "7", "-0" -> "0": one spelling per integer. */
+static cJSON *
+json_integer(const char *text)
+{
+    char buf[32];
+    const char *p = text;
+    bool neg = false;
+    size_t n = 0;
+
+    if (*p == '+' || *p == '-')
+        neg = *p++ == '-';
+    while (*p == '0' && p[1] != '\0')
+        p++;
+    if (strlen(p) >= sizeof(buf) - 2)
+        return cJSON_CreateString(text);
+    if (neg && strcmp(p, "0") != 0)
+        buf[n++] = '-';
+    memcpy(buf + n, p, strlen(p) + 1);
+    return cJSON_CreateRaw(buf);
+}
+
+static cJSON *
+json_scalar(const struct spec_node *n)
+{
+    switch (n->type) {
+    case SPEC_SCALAR_INT:
+        return json_integer(n->value);
+    case SPEC_SCALAR_FLOAT:
+        return cJSON_CreateNumber(strtod(n->value, NULL));
+    case SPEC_SCALAR_BOOL:
+        return cJSON_CreateBool(n->value[0] == 't' || n->value[0] == 'T');
+    case SPEC_SCALAR_NULL:
+        return cJSON_CreateNull();
+    case SPEC_SCALAR_STRING:
+        break;
+    }
+    return cJSON_CreateString(n->value);
+}
+
+static cJSON *
+json_map(const struct spec_node *n)
+{
+    struct spec_pair *sorted;
+    cJSON *obj = cJSON_CreateObject();
+
+    sorted = malloc((n->n ? n->n : 1) * sizeof(*sorted));
+    if (obj == NULL || sorted == NULL)
+        goto fail;
+    memcpy(sorted, n->pairs, n->n * sizeof(*sorted));
+    qsort(sorted, n->n, sizeof(*sorted), pair_cmp);
+    for (size_t i = 0; i < n->n; i++) {
+        cJSON *v = spec_json_from_node(sorted[i].value);
+
+        if (v == NULL)
+            goto fail;
+        cJSON_AddItemToObject(obj, sorted[i].key->value, v);
+    }
+    free(sorted);
+    return obj;
+fail:
+    free(sorted);
+    cJSON_Delete(obj);
+    return NULL;
+}
+
+cJSON *
+spec_json_from_node(const struct spec_node *n)
+{
+    cJSON *arr;
+
+    if (n->kind == SPEC_NODE_SCALAR)
+        return json_scalar(n);
+    if (n->kind == SPEC_NODE_MAP)
+        return json_map(n);
+    arr = cJSON_CreateArray();
+    for (size_t i = 0; arr != NULL && i < n->n; i++) {
+        cJSON *v = spec_json_from_node(n->items[i]);
+
+        if (v == NULL) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+        cJSON_AddItemToArray(arr, v);
+    }
+    return arr;
+}
+
+void
+spec_sha256_hex(const void *data, size_t len, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    static const char hex[] = "0123456789abcdef";
+
+    EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
+    for (unsigned int i = 0; i < 32; i++) {
+        out[2 * i] = hex[md[i] >> 4];
+        out[2 * i + 1] = hex[md[i] & 15];
+    }
+    out[64] = '\0';
+}
+
+char *
+spec_canonical_spec(const struct spec_invocation *inv)
+{
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(inv->resource, "spec");
+
+    return spec ? cJSON_PrintUnformatted(spec) : NULL;
+}

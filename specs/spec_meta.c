@@ -1,0 +1,157 @@
+/* spec_meta.c - Kubernetes ObjectMeta rules for labels and annotations.
+ *
+ * A CRD cannot describe metadata beyond `name` (the API server owns
+ * ObjectMeta), so these are the API server's own rules, applied here
+ * before the CRD schema sees the document: label keys are
+ * [DNS-1123-subdomain/]name with name <= 63 characters of
+ * [A-Za-z0-9._-] starting and ending alphanumeric; label values are empty
+ * or the same shape; annotation keys follow label keys; annotations total
+ * at most 256 KiB. Server-managed fields (uid, generation,
+ * creationTimestamp, resourceVersion) are accepted and ignored, so the
+ * output of `agentctl get NAME -o yaml` can be applied again.
+ */
+#include "spec_int.h"
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define META_ANNOTATIONS_MAX (256 * 1024)
+
+static const char *const server_fields[] = { "uid", "generation",
+                                             "creationTimestamp",
+                                             "resourceVersion", NULL };
+
+static bool
+meta_matches(const char *pattern, const char *s)
+{
+    regex_t re;
+    bool ok;
+
+    if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0)
+        return false;
+    ok = regexec(&re, s, 0, NULL, 0) == 0;
+    regfree(&re);
+    return ok;
+}
+
+#define LABEL_NAME_RE "^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$"
+#define SUBDOMAIN_RE                                                        \
+    "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+
+static bool
+label_key_ok(const char *key)
+{
+    const char *slash = strchr(key, '/');
+    const char *name = slash ? slash + 1 : key;
+
+    if (slash != NULL) {
+        char prefix[254];
+        size_t plen = (size_t)(slash - key);
+
+        if (plen == 0 || plen > 253)
+            return false;
+        memcpy(prefix, key, plen);
+        prefix[plen] = '\0';
+        if (!meta_matches(SUBDOMAIN_RE, prefix))
+            return false;
+    }
+    return strlen(name) <= 63 && meta_matches(LABEL_NAME_RE, name);
+}
+
+static bool
+label_value_ok(const char *v)
+{
+    return v[0] == '\0' || (strlen(v) <= 63 && meta_matches(LABEL_NAME_RE, v));
+}
+
+static void
+check_string_map(const char *file, const struct spec_node *m,
+                 const char *path, bool labels, struct spec_errors *es)
+{
+    char field[300];
+    size_t total = 0;
+
+    if (m->kind != SPEC_NODE_MAP) {
+        spec_errors_add(es, file, m, path, "expected a mapping of strings");
+        return;
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        const struct spec_node *k = m->pairs[i].key, *v = m->pairs[i].value;
+
+        snprintf(field, sizeof(field), "%s.%s", path, k->value);
+        if (!label_key_ok(k->value))
+            spec_errors_add(es, file, k, field,
+                            "invalid key: expected [prefix/]name, name at "
+                            "most 63 characters of letters, digits, '-', "
+                            "'_' and '.', starting and ending with a letter "
+                            "or digit");
+        if (v->kind != SPEC_NODE_SCALAR || v->type != SPEC_SCALAR_STRING)
+            spec_errors_add(es, file, v, field,
+                            "expected a string, got %s (quote it)",
+                            spec_node_type_name(v));
+        else if (labels && !label_value_ok(v->value))
+            spec_errors_add(es, file, v, field,
+                            "invalid label value \"%s\": at most 63 "
+                            "characters of letters, digits, '-', '_' and "
+                            "'.', starting and ending with a letter or digit",
+                            v->value);
+        else
+            total += k->len + v->len;
+    }
+    if (!labels && total > META_ANNOTATIONS_MAX)
+        spec_errors_add(es, file, m, path,
+                        "annotations total %zu bytes, over 256 KiB", total);
+}
+
+static bool
+is_server_field(const char *k)
+{
+    for (size_t i = 0; server_fields[i] != NULL; i++)
+        if (strcmp(k, server_fields[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Remove pair i from a mapping, handing its value to the caller. */
+static struct spec_node *
+detach(struct spec_node *m, size_t i)
+{
+    struct spec_node *v = m->pairs[i].value;
+
+    spec_node_free(m->pairs[i].key);
+    memmove(&m->pairs[i], &m->pairs[i + 1],
+            (m->n - i - 1) * sizeof(m->pairs[0]));
+    m->n--;
+    return v;
+}
+
+void
+spec_meta_split(const char *file, struct spec_node *doc,
+                struct spec_node **labels, struct spec_node **annotations,
+                struct spec_errors *es)
+{
+    struct spec_node *meta = spec_node_get(doc, "metadata");
+    size_t i = 0;
+
+    *labels = *annotations = NULL;
+    if (meta == NULL || meta->kind != SPEC_NODE_MAP)
+        return; /* the schema reports it */
+    while (i < meta->n) {
+        const char *k = meta->pairs[i].key->value;
+
+        if (strcmp(k, "labels") == 0 && *labels == NULL)
+            *labels = detach(meta, i);
+        else if (strcmp(k, "annotations") == 0 && *annotations == NULL)
+            *annotations = detach(meta, i);
+        else if (is_server_field(k))
+            spec_node_free(detach(meta, i));
+        else
+            i++;
+    }
+    if (*labels != NULL)
+        check_string_map(file, *labels, "metadata.labels", true, es);
+    if (*annotations != NULL)
+        check_string_map(file, *annotations, "metadata.annotations", false,
+                         es);
+}

@@ -1,0 +1,401 @@
+/* spec_yaml.c - libyaml events to spec_node trees, refusing hostile input
+ * (see spec_node.h for the list) with a file:line:col for each refusal. */
+#include "spec_node.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+struct frame {
+    struct spec_node *node;
+    struct spec_node *key; /* mapping: key waiting for its value */
+};
+
+struct builder {
+    const char *file;
+    const char *data;
+    size_t len;
+    struct spec_errors *es;
+    struct frame stack[SPEC_MAX_DEPTH + 1];
+    size_t depth;
+    size_t nodes;
+    struct spec_node *root;
+    struct spec_stream *out;
+};
+
+/* Position of byte `off` as 1-based line and column (columns count
+ * characters, not bytes, like libyaml's marks). */
+static void
+spec_offset_pos(const char *data, size_t off, unsigned *line, unsigned *col)
+{
+    size_t i;
+
+    *line = 1;
+    *col = 1;
+    for (i = 0; i < off; i++) {
+        if (data[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else if (((unsigned char)data[i] & 0xC0) != 0x80) {
+            (*col)++;
+        }
+    }
+}
+
+/* Offset of the first byte that breaks UTF-8 (overlongs, surrogates and
+ * code points past U+10FFFF included), or len when all is well. */
+static size_t
+spec_utf8_bad_offset(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+
+    while (i < len) {
+        unsigned char c = s[i];
+        size_t need;
+        unsigned long cp;
+
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF) {
+            need = 1;
+            cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            need = 2;
+            cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            need = 3;
+            cp = c & 0x07;
+        } else {
+            return i;
+        }
+        if (len - i <= need)
+            return i;
+        for (size_t k = 1; k <= need; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return i;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+            cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return i;
+        i += need + 1;
+    }
+    return len;
+}
+
+static int
+builder_error(struct builder *b, yaml_mark_t m, const char *msg)
+{
+    return spec_errors_add_at(b->es, b->file, (unsigned)m.line + 1,
+                              (unsigned)m.column + 1, NULL, "%s", msg);
+}
+
+static bool
+builder_key_is_duplicate(struct builder *b, struct spec_node *map,
+                         struct spec_node *key)
+{
+    struct spec_pair *prev = spec_node_pair(map, key->value);
+
+    if (prev == NULL)
+        return false;
+    spec_errors_add(b->es, b->file, key, NULL,
+                    "duplicate key \"%s\" (first at line %u)", key->value,
+                    prev->key->line);
+    return true;
+}
+
+/* Hang a finished node on its parent (or make it the document root). */
+static int
+builder_attach(struct builder *b, struct spec_node *n)
+{
+    struct frame *f;
+
+    if (b->depth == 0) {
+        b->root = n;
+        return 0;
+    }
+    f = &b->stack[b->depth - 1];
+    if (f->node->kind == SPEC_NODE_SEQ) {
+        struct spec_node **items;
+
+        items = realloc(f->node->items, (f->node->n + 1) * sizeof(*items));
+        if (items == NULL)
+            goto nomem;
+        f->node->items = items;
+        items[f->node->n++] = n;
+        return 0;
+    }
+    if (f->key == NULL) {
+        if (n->kind != SPEC_NODE_SCALAR) {
+            spec_errors_add(b->es, b->file, n, NULL,
+                            "mapping keys must be plain strings");
+            spec_node_free(n);
+            return -1;
+        }
+        if (builder_key_is_duplicate(b, f->node, n)) {
+            spec_node_free(n);
+            return -1;
+        }
+        f->key = n;
+        return 0;
+    }
+    if (spec_node_map_add(f->node, f->key, n) == -1) {
+        f->key = NULL;
+        return spec_errors_add(b->es, b->file, NULL, NULL, "out of memory");
+    }
+    f->key = NULL;
+    return 0;
+nomem:
+    spec_node_free(n);
+    return spec_errors_add(b->es, b->file, NULL, NULL, "out of memory");
+}
+
+static struct spec_node *
+builder_new_node(struct builder *b, const yaml_event_t *ev)
+{
+    struct spec_node *n;
+    unsigned line = (unsigned)ev->start_mark.line + 1;
+    unsigned col = (unsigned)ev->start_mark.column + 1;
+
+    if (++b->nodes > SPEC_MAX_NODES) {
+        builder_error(b, ev->start_mark,
+                      "document has too many nodes (limit 20000)");
+        return NULL;
+    }
+    if (ev->type == YAML_SCALAR_EVENT) {
+        bool quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+
+        if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length)) {
+            builder_error(b, ev->start_mark, "NUL characters are not allowed");
+            return NULL;
+        }
+        n = spec_node_new_scalar((const char *)ev->data.scalar.value, quoted,
+                                 line, col);
+    } else {
+        n = calloc(1, sizeof(*n));
+        if (n != NULL) {
+            n->kind = ev->type == YAML_MAPPING_START_EVENT ? SPEC_NODE_MAP
+                                                           : SPEC_NODE_SEQ;
+            n->line = line;
+            n->col = col;
+        }
+    }
+    if (n == NULL)
+        builder_error(b, ev->start_mark, "out of memory");
+    return n;
+}
+
+/* Anchors, aliases and explicit tags are refused: aliases are how a tiny
+ * file expands into a huge tree, and nothing in a spec needs them. */
+static int
+builder_check_props(struct builder *b, const yaml_event_t *ev)
+{
+    const yaml_char_t *anchor = NULL, *tag = NULL;
+
+    if (ev->type == YAML_SCALAR_EVENT) {
+        anchor = ev->data.scalar.anchor;
+        tag = ev->data.scalar.tag;
+    } else if (ev->type == YAML_SEQUENCE_START_EVENT) {
+        anchor = ev->data.sequence_start.anchor;
+        tag = ev->data.sequence_start.tag;
+    } else if (ev->type == YAML_MAPPING_START_EVENT) {
+        anchor = ev->data.mapping_start.anchor;
+        tag = ev->data.mapping_start.tag;
+    }
+    if (anchor != NULL)
+        return builder_error(b, ev->start_mark,
+                             "anchors and aliases are not supported");
+    if (tag != NULL)
+        return builder_error(b, ev->start_mark,
+                             "explicit tags are not supported");
+    return 0;
+}
+
+static int
+builder_push(struct builder *b, const yaml_event_t *ev)
+{
+    struct spec_node *n;
+
+    if (b->depth == SPEC_MAX_DEPTH)
+        return builder_error(b, ev->start_mark,
+                             "nesting deeper than 64 levels");
+    n = builder_new_node(b, ev);
+    if (n == NULL)
+        return -1;
+    b->stack[b->depth].node = n;
+    b->stack[b->depth].key = NULL;
+    b->depth++;
+    return 0;
+}
+
+static int
+builder_pop(struct builder *b)
+{
+    struct frame *f = &b->stack[--b->depth];
+
+    return builder_attach(b, f->node);
+}
+
+static int
+builder_doc_end(struct builder *b)
+{
+    struct spec_stream *s = b->out;
+    struct spec_node **docs;
+
+    docs = realloc(s->docs, (s->n + 1) * sizeof(*docs));
+    if (docs == NULL)
+        return -1;
+    s->docs = docs;
+    docs[s->n++] = b->root; /* NULL for an empty document */
+    b->root = NULL;
+    b->nodes = 0;
+    return 0;
+}
+
+static int
+builder_doc_start(struct builder *b, const yaml_event_t *ev)
+{
+    unsigned *lines;
+
+    lines = realloc(b->out->doc_line, (b->out->n + 1) * sizeof(*lines));
+    if (lines == NULL)
+        return -1;
+    b->out->doc_line = lines;
+    lines[b->out->n] = (unsigned)ev->start_mark.line + 1;
+    return 0;
+}
+
+static int
+builder_event(struct builder *b, const yaml_event_t *ev)
+{
+    struct spec_node *n;
+
+    switch (ev->type) {
+    case YAML_DOCUMENT_START_EVENT:
+        return builder_doc_start(b, ev);
+    case YAML_DOCUMENT_END_EVENT:
+        return builder_doc_end(b);
+    case YAML_ALIAS_EVENT:
+        return builder_error(b, ev->start_mark,
+                             "anchors and aliases are not supported");
+    case YAML_SCALAR_EVENT:
+        if (builder_check_props(b, ev) == -1)
+            return -1;
+        n = builder_new_node(b, ev);
+        return n ? builder_attach(b, n) : -1;
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT:
+        if (builder_check_props(b, ev) == -1)
+            return -1;
+        return builder_push(b, ev);
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+        return builder_pop(b);
+    default:
+        return 0;
+    }
+}
+
+static void
+builder_parser_error(struct builder *b, const yaml_parser_t *p)
+{
+    yaml_mark_t m = p->problem_mark;
+    const char *what = p->problem ? p->problem : "malformed YAML";
+
+    if (m.index < b->len && b->data[m.index] == '\t') {
+        builder_error(b, m,
+                      "tab characters are not allowed here; indent with "
+                      "spaces");
+        return;
+    }
+    if (p->context != NULL)
+        spec_errors_add_at(b->es, b->file, (unsigned)m.line + 1,
+                           (unsigned)m.column + 1, NULL, "%s %s", what,
+                           p->context);
+    else
+        builder_error(b, m, what);
+}
+
+static void
+builder_unwind(struct builder *b)
+{
+    while (b->depth > 0) {
+        struct frame *f = &b->stack[--b->depth];
+
+        spec_node_free(f->key);
+        spec_node_free(f->node);
+    }
+    spec_node_free(b->root);
+    b->root = NULL;
+}
+
+static int
+spec_yaml_precheck(const char *file, const char *data, size_t len,
+                   struct spec_errors *es)
+{
+    size_t bad;
+    unsigned line, col;
+
+    if (len > SPEC_MAX_FILE_BYTES)
+        return spec_errors_add_at(es, file, 0, 0, NULL,
+                                  "file is %zu bytes, over the 1 MiB limit",
+                                  len);
+    bad = spec_utf8_bad_offset((const unsigned char *)data, len);
+    if (bad < len) {
+        spec_offset_pos(data, bad, &line, &col);
+        return spec_errors_add_at(es, file, line, col, NULL,
+                                  "invalid UTF-8 (byte 0x%02x)",
+                                  (unsigned char)data[bad]);
+    }
+    return 0;
+}
+
+int
+spec_yaml_parse(const char *file, const char *data, size_t len,
+                struct spec_stream *out, struct spec_errors *es)
+{
+    struct builder b = { .file = file, .data = data, .len = len, .es = es,
+                         .out = out };
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    int rc = 0, done = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (spec_yaml_precheck(file, data, len, es) == -1)
+        return -1;
+    if (!yaml_parser_initialize(&parser))
+        return spec_errors_add_at(es, file, 0, 0, NULL, "out of memory");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+    yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+    while (!done) {
+        if (!yaml_parser_parse(&parser, &ev)) {
+            builder_parser_error(&b, &parser);
+            rc = -1;
+            break;
+        }
+        done = ev.type == YAML_STREAM_END_EVENT;
+        if (builder_event(&b, &ev) == -1) {
+            rc = -1;
+            done = 1;
+        }
+        yaml_event_delete(&ev);
+    }
+    builder_unwind(&b);
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+void
+spec_stream_cleanup(struct spec_stream *s)
+{
+    size_t i;
+
+    for (i = 0; i < s->n; i++)
+        spec_node_free(s->docs[i]);
+    free(s->docs);
+    free(s->doc_line);
+    memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,270 @@
+/* store.c - the backend-neutral half of the store: dispatch to the ops
+ * table, JSON documents, per-name metadata (uid, generation) and names. */
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void
+store_close(struct store *s)
+{
+    if (s != NULL)
+        s->ops->close(s);
+}
+
+int
+store_list(struct store *s, struct store_list *out, struct err *e)
+{
+    return s->ops->list(s, out, e);
+}
+
+void
+store_spec_cleanup(struct store_spec *sp)
+{
+    free(sp->name);
+    free(sp->key);
+    free(sp->data);
+    spec_invocation_free(sp->inv);
+    free(sp->errors);
+    memset(sp, 0, sizeof(*sp));
+}
+
+void
+store_list_cleanup(struct store_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        store_spec_cleanup(&l->items[i]);
+    free(l->items);
+    memset(l, 0, sizeof(*l));
+}
+
+int
+store_get(struct store *s, const char *name, struct store_spec *out,
+          struct err *e)
+{
+    struct store_list l;
+    size_t i;
+
+    if (store_list(s, &l, e) == -1)
+        return -1;
+    for (i = 0; i < l.n; i++)
+        if (strcmp(l.items[i].name, name) == 0)
+            break;
+    if (i == l.n) {
+        store_list_cleanup(&l);
+        return err_set(e, ERR_NOTFOUND, "agentinvocation \"%s\" not found",
+                       name);
+    }
+    *out = l.items[i];
+    memset(&l.items[i], 0, sizeof(l.items[i]));
+    store_list_cleanup(&l);
+    return 0;
+}
+
+int
+store_put(struct store *s, const char *name, const char *data, size_t len,
+          const char *expect_rev, char new_rev[STORE_REV_MAX], struct err *e)
+{
+    if (!store_name_ok(name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
+    return s->ops->put(s, name, data, len, expect_rev, new_rev, e);
+}
+
+int
+store_del(struct store *s, const char *name, const char *expect_rev,
+          struct err *e)
+{
+    if (!store_name_ok(name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
+    return s->ops->del(s, name, expect_rev, e);
+}
+
+int
+store_watch_fd(struct store *s, struct err *e)
+{
+    return s->ops->watch_fd(s, e);
+}
+
+int
+store_watch_read(struct store *s, struct store_change *out, size_t max,
+                 size_t *n, struct err *e)
+{
+    return s->ops->watch_read(s, out, max, n, e);
+}
+
+int
+store_lock(struct store *s, struct err *e)
+{
+    return s->ops->lock(s, e);
+}
+
+void
+store_unlock(struct store *s)
+{
+    s->ops->unlock(s);
+}
+
+int
+store_doc_get(struct store *s, enum store_doc kind, const char *name,
+              char **data, size_t *len, struct err *e)
+{
+    if (!store_name_ok(name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
+    return s->ops->doc_get(s, kind, name, data, len, e);
+}
+
+int
+store_doc_put(struct store *s, enum store_doc kind, const char *name,
+              const char *data, size_t len, struct err *e)
+{
+    if (!store_name_ok(name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
+    return s->ops->doc_put(s, kind, name, data, len, e);
+}
+
+int
+store_doc_create(struct store *s, enum store_doc kind, const char *name,
+                 const char *data, size_t len, struct err *e)
+{
+    if (!store_name_ok(name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
+    return s->ops->doc_create(s, kind, name, data, len, e);
+}
+
+int
+store_doc_del(struct store *s, enum store_doc kind, const char *name,
+              struct err *e)
+{
+    if (!store_name_ok(name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
+    return s->ops->doc_del(s, kind, name, e);
+}
+
+int
+store_doc_names(struct store *s, enum store_doc kind, char ***names,
+                size_t *n, struct err *e)
+{
+    return s->ops->doc_names(s, kind, names, n, e);
+}
+
+void
+store_names_free(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+int
+store_json_get(struct store *s, enum store_doc kind, const char *name,
+               cJSON **out, struct err *e)
+{
+    char *data;
+    size_t len;
+    cJSON *j;
+
+    if (store_doc_get(s, kind, name, &data, &len, e) == -1)
+        return -1;
+    j = cJSON_ParseWithLength(data, len);
+    free(data);
+    if (j == NULL || !cJSON_IsObject(j)) {
+        cJSON_Delete(j);
+        return err_set(e, ERR_SYNTAX, "state of \"%s\" is not a JSON object",
+                       name);
+    }
+    *out = j;
+    return 0;
+}
+
+int
+store_json_put(struct store *s, enum store_doc kind, const char *name,
+               const cJSON *doc, struct err *e)
+{
+    char *text = cJSON_PrintUnformatted(doc);
+    int rc;
+
+    if (text == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    rc = store_doc_put(s, kind, name, text, strlen(text), e);
+    cJSON_free(text);
+    return rc;
+}
+
+int
+store_event_append(struct store *s, const char *name, const char *line,
+                   struct err *e)
+{
+    if (!store_name_ok(name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
+    if (strchr(line, '\n') != NULL)
+        return err_set(e, ERR_INVALID, "an event must be one line");
+    return s->ops->event_append(s, name, line, e);
+}
+
+int
+store_event_read(struct store *s, const char *name, char **data, size_t *len,
+                 struct err *e)
+{
+    if (!store_name_ok(name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
+    return s->ops->event_read(s, name, data, len, e);
+}
+
+int
+store_output_path(struct store *s, const char *name, char *path, size_t size,
+                  struct err *e)
+{
+    if (!store_name_ok(name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
+    return s->ops->output_path(s, name, path, size, e);
+}
+
+bool
+store_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+
+    if (n == 0 || n > STORE_NAME_MAX || name[0] == '-' || name[n - 1] == '-')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((name[i] >= 'a' && name[i] <= 'z') ||
+              (name[i] >= '0' && name[i] <= '9') || name[i] == '-'))
+            return false;
+    return true;
+}
+
+int
+store_uuid4(char out[37], struct err *e)
+{
+    unsigned char b[16];
+    size_t got = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+    if (fd == -1)
+        return err_sys(e, "open /dev/urandom");
+    while (got < sizeof(b)) {
+        ssize_t r = read(fd, b + got, sizeof(b) - got);
+
+        if (r == -1 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            close(fd);
+            return err_sys(e, "read /dev/urandom");
+        }
+        got += (size_t)r;
+    }
+    close(fd);
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+    snprintf(out, 37,
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+             "%02x%02x%02x%02x%02x%02x",
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
+             b[10], b[11], b[12], b[13], b[14], b[15]);
+    return 0;
+}

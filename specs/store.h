@@ -1,0 +1,231 @@
+/* store.h - where AgentInvocation specs and the controller's state live.
+ *
+ * One interface, several backends: the directory store (store_dir.c:
+ * specs are *.yaml / *.yml files in a directory, state under --state) and,
+ * later, etcd (keys under a prefix). agentctl and agent-controller only
+ * talk to `struct store`, so a backend is picked once at start.
+ *
+ * Revisions: every spec read comes with an opaque revision token (a short
+ * string). A write or delete may pass the revision it last saw and then
+ * fails with ERR_CONFLICT when someone changed the spec meanwhile (compare
+ * and swap). The directory store's revision is the sha256 hex of the
+ * file's bytes: a rename-based write always changes it unless the bytes
+ * are the same, and then a lost update cannot lose anything. "" means
+ * "does not exist", so a put expecting "" only creates.
+ *
+ * State: small per-name JSON documents of a few kinds (status, meta, the
+ * record of what apply wrote), an append-only event log per name, and the
+ * captured output of an attempt. Every write of a document is atomic: a
+ * reader sees the old or the new one, never a mix.
+ */
+#ifndef STORE_H
+#define STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "err.h"
+#include "spec.h"
+
+#define STORE_REV_MAX    72
+#define STORE_NAME_MAX   63
+#define STORE_EVENTS_MAX (4 * 1024 * 1024) /* bytes of events read back */
+#define STORE_STATE_MAX  (1024 * 1024)     /* bytes of one state document */
+
+/* One resource as stored. A valid one has inv != NULL and errors == NULL;
+ * an invalid one (a hand-written file that does not parse or validate,
+ * or a name that two files define) has inv == NULL and errors set. */
+struct store_spec {
+    char *name; /* metadata.name; for an invalid file, its base name
+                   without .yaml/.yml */
+    char *key;  /* where it lives: the file path for the directory */
+    char *data; /* the raw bytes of the whole file (NUL-terminated) */
+    size_t len;
+    char rev[STORE_REV_MAX];
+    size_t docs;                 /* documents in that file (1 usually) */
+    struct spec_invocation *inv; /* owned; NULL when invalid */
+    struct spec_errors *errors;  /* owned; NULL when valid */
+};
+
+/* Every resource, sorted by name (then key). */
+struct store_list {
+    struct store_spec *items;
+    size_t n;
+};
+
+enum store_change_kind {
+    STORE_CHANGE_PUT,    /* created or changed (maybe now invalid) */
+    STORE_CHANGE_DELETE, /* gone */
+    STORE_CHANGE_RESYNC, /* changes were lost (queue overflow): list all */
+};
+
+struct store_change {
+    enum store_change_kind kind;
+    char name[STORE_NAME_MAX + 1]; /* "" for RESYNC */
+};
+
+/* Kinds of per-name state documents (JSON objects). */
+enum store_doc {
+    STORE_DOC_STATUS,  /* status/<name>.json: written by the controller */
+    STORE_DOC_META,    /* meta/<name>.json: uid, generation, ... */
+    STORE_DOC_APPLIED, /* applied/<name>: what agentctl apply wrote */
+};
+
+/* uid, generation and creation time of a name (metadata the user does not
+ * write). */
+struct store_meta {
+    char uid[37];                /* UUID v4 */
+    uint64_t generation;         /* advances when the spec hash changes */
+    char creation_timestamp[32]; /* RFC 3339 UTC, e.g. 2026-12-02T09:00:00Z */
+    char spec_hash[65];          /* hash the generation was counted for */
+};
+
+struct store;
+
+struct store_ops {
+    int (*list)(struct store *s, struct store_list *out, struct err *e);
+    int (*put)(struct store *s, const char *name, const char *data,
+               size_t len, const char *expect_rev,
+               char new_rev[STORE_REV_MAX], struct err *e);
+    int (*del)(struct store *s, const char *name, const char *expect_rev,
+               struct err *e);
+    int (*watch_fd)(struct store *s, struct err *e);
+    int (*watch_read)(struct store *s, struct store_change *out, size_t max,
+                      size_t *n, struct err *e);
+    int (*lock)(struct store *s, struct err *e);
+    void (*unlock)(struct store *s);
+    int (*doc_get)(struct store *s, enum store_doc kind, const char *name,
+                   char **data, size_t *len, struct err *e);
+    int (*doc_put)(struct store *s, enum store_doc kind, const char *name,
+                   const char *data, size_t len, struct err *e);
+    int (*doc_create)(struct store *s, enum store_doc kind, const char *name,
+                      const char *data, size_t len, struct err *e);
+    int (*doc_del)(struct store *s, enum store_doc kind, const char *name,
+                   struct err *e);
+    int (*doc_names)(struct store *s, enum store_doc kind, char ***names,
+                     size_t *n, struct err *e);
+    int (*event_append)(struct store *s, const char *name, const char *line,
+                        struct err *e);
+    int (*event_read)(struct store *s, const char *name, char **data,
+                      size_t *len, struct err *e);
+    int (*output_path)(struct store *s, const char *name, char *path,
+                       size_t size, struct err *e);
+    void (*close)(struct store *s);
+};
+
+/* Backends embed this as their first member. */
+struct store {
+    const struct store_ops *ops;
+    const char *backend; /* "dir", "etcd" */
+};
+
+/* Open the directory store. specs_dir must exist; state_dir NULL means
+ * "<specs_dir>/.agentctl"; it and its subdirectories are created when
+ * missing. Returns NULL and fills e on failure. */
+struct store *store_dir_open(const char *specs_dir, const char *state_dir,
+                             struct err *e);
+
+/* Close and free; NULL is a no-op. */
+void store_close(struct store *s);
+
+/* Every resource in the store; free with store_list_cleanup(). */
+int store_list(struct store *s, struct store_list *out, struct err *e);
+void store_list_cleanup(struct store_list *l);
+
+/* The resource called name (valid or invalid): out is filled and the
+ * caller calls store_spec_cleanup(). -1 with ERR_NOTFOUND when absent. */
+int store_get(struct store *s, const char *name, struct store_spec *out,
+              struct err *e);
+void store_spec_cleanup(struct store_spec *sp);
+
+/* Write the bytes of one resource called name, atomically (a reader sees
+ * the old or the new bytes). expect_rev NULL writes unconditionally, ""
+ * only creates, anything else must equal the current revision, else -1
+ * with ERR_CONFLICT. ERR_CONFLICT also when the name lives in a file the
+ * store cannot rewrite for it (another file name, several documents).
+ * new_rev (may be NULL) gets the new revision. */
+int store_put(struct store *s, const char *name, const char *data,
+              size_t len, const char *expect_rev, char new_rev[STORE_REV_MAX],
+              struct err *e);
+
+/* Remove the resource called name (CAS as for put). ERR_NOTFOUND when
+ * absent; ERR_CONFLICT when its file also holds other documents. */
+int store_del(struct store *s, const char *name, const char *expect_rev,
+              struct err *e);
+
+/* A file descriptor that becomes readable when specs change (inotify for
+ * the directory); owned by the store. -1 on failure. */
+int store_watch_fd(struct store *s, struct err *e);
+
+/* Drain pending notifications into at most max changes (*n of them) and
+ * never block. A temp dot-file being written is never reported; a file
+ * that does not parse is reported as a PUT of an invalid resource (list
+ * or get says so). When more changes are pending than fit, a RESYNC is
+ * reported. */
+int store_watch_read(struct store *s, struct store_change *out, size_t max,
+                     size_t *n, struct err *e);
+
+/* Serialise read-compare-write sequences between processes (flock on
+ * <state>/lock for the directory). Nested calls on one store count. */
+int store_lock(struct store *s, struct err *e);
+void store_unlock(struct store *s);
+
+/* State documents. get: *data is the caller's (NUL-terminated), -1 with
+ * ERR_NOTFOUND when absent. put: atomic replace. create: only when absent,
+ * else -1 with ERR_CONFLICT, and two racing creators cannot both win.
+ * del: absent is not an error. names: every name holding a document of
+ * that kind, sorted; free with store_names_free(). */
+int store_doc_get(struct store *s, enum store_doc kind, const char *name,
+                  char **data, size_t *len, struct err *e);
+int store_doc_put(struct store *s, enum store_doc kind, const char *name,
+                  const char *data, size_t len, struct err *e);
+int store_doc_create(struct store *s, enum store_doc kind, const char *name,
+                     const char *data, size_t len, struct err *e);
+int store_doc_del(struct store *s, enum store_doc kind, const char *name,
+                  struct err *e);
+int store_doc_names(struct store *s, enum store_doc kind, char ***names,
+                    size_t *n, struct err *e);
+void store_names_free(char **names, size_t n);
+
+/* JSON helpers over the documents: get parses (ERR_SYNTAX when the
+ * document is not a JSON object; caller deletes), put prints compactly. */
+int store_json_get(struct store *s, enum store_doc kind, const char *name,
+                   cJSON **out, struct err *e);
+int store_json_put(struct store *s, enum store_doc kind, const char *name,
+                   const cJSON *doc, struct err *e);
+
+/* Events: append one JSON object as one line (no newline in line), and
+ * read back the whole log (caller frees; at most STORE_EVENTS_MAX bytes,
+ * the newest kept). A missing log reads as empty. */
+int store_event_append(struct store *s, const char *name, const char *line,
+                       struct err *e);
+int store_event_read(struct store *s, const char *name, char **data,
+                     size_t *len, struct err *e);
+
+/* Path of the captured output of name (the file may not exist yet). */
+int store_output_path(struct store *s, const char *name, char *path,
+                      size_t size, struct err *e);
+
+/* The metadata of name, assigned when first seen: a new UUID v4,
+ * generation 1 and the creation time; later calls advance the generation
+ * by one when spec_hash differs from the recorded one. Race-safe: two
+ * processes seeing a name at once get the same uid. */
+int store_meta_observe(struct store *s, const char *name,
+                       const char *spec_hash, struct store_meta *out,
+                       struct err *e);
+
+/* Read the metadata without changing it; ERR_NOTFOUND when never seen. */
+int store_meta_get(struct store *s, const char *name, struct store_meta *out,
+                   struct err *e);
+
+/* A random UUID v4 from /dev/urandom into out. */
+int store_uuid4(char out[37], struct err *e);
+
+/* true when name is a DNS-1123 label (the only names the store accepts,
+ * so a name can never be a path). */
+bool store_name_ok(const char *name);
+
+#endif

@@ -1,0 +1,184 @@
+/* store_fs.c - the few file operations the stores are built on: atomic
+ * replace (temp + fsync + rename), exclusive create (temp + link) and
+ * capped whole-file reads. */
+#include "store_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int
+store__path(char *buf, size_t size, struct err *e, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= size)
+        return err_set(e, ERR_LIMIT, "path is too long");
+    return 0;
+}
+
+static int
+write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, data, len);
+
+        if (w == -1 && errno == EINTR)
+            continue;
+        if (w == -1)
+            return -1;
+        data += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int
+store__fsync_dir(const char *dir, struct err *e)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (fd == -1)
+        return err_sys(e, "open %s", dir);
+    if (fsync(fd) == -1 && errno != EINVAL) {
+        close(fd);
+        return err_sys(e, "fsync %s", dir);
+    }
+    close(fd);
+    return 0;
+}
+
+int
+store__mkdir(const char *path, struct err *e)
+{
+    if (mkdir(path, 0755) == -1 && errno != EEXIST)
+        return err_sys(e, "mkdir %s", path);
+    return 0;
+}
+
+/* Write data to a new temp dot-file in dir; its path goes to tmp. The
+ * leading dot keeps watchers and listings from ever seeing it. */
+static int
+write_temp(const char *dir, const char *base, const char *data, size_t len,
+           char *tmp, size_t tmpsize, struct err *e)
+{
+    int fd;
+
+    if (store__path(tmp, tmpsize, e, "%s/.%s.tmp.XXXXXX", dir, base) == -1)
+        return -1;
+    fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd == -1)
+        return err_sys(e, "create temp file in %s", dir);
+    if (fchmod(fd, 0644) == -1 || write_all(fd, data, len) == -1 ||
+        fsync(fd) == -1) {
+        err_sys(e, "write %s", tmp);
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    if (close(fd) == -1) {
+        err_sys(e, "close %s", tmp);
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int
+store__write_atomic(const char *dir, const char *base, const char *data,
+                    size_t len, struct err *e)
+{
+    char tmp[4096], path[4096];
+
+    if (store__path(path, sizeof(path), e, "%s/%s", dir, base) == -1 ||
+        write_temp(dir, base, data, len, tmp, sizeof(tmp), e) == -1)
+        return -1;
+    if (rename(tmp, path) == -1) {
+        err_sys(e, "rename %s to %s", tmp, path);
+        unlink(tmp);
+        return -1;
+    }
+    return store__fsync_dir(dir, e);
+}
+
+int
+store__create_exclusive(const char *dir, const char *base, const char *data,
+                        size_t len, struct err *e)
+{
+    char tmp[4096], path[4096];
+    int rc;
+
+    if (store__path(path, sizeof(path), e, "%s/%s", dir, base) == -1 ||
+        write_temp(dir, base, data, len, tmp, sizeof(tmp), e) == -1)
+        return -1;
+    rc = link(tmp, path);
+    if (rc == -1 && errno == EEXIST)
+        err_set(e, ERR_CONFLICT, "%s already exists", path);
+    else if (rc == -1)
+        err_sys(e, "link %s", path);
+    unlink(tmp);
+    if (rc == -1)
+        return -1;
+    return store__fsync_dir(dir, e);
+}
+
+int
+store__read_file(const char *path, size_t max, char **data, size_t *len,
+                 struct err *e)
+{
+    struct stat st;
+    char *p = NULL;
+    size_t got = 0;
+    int fd;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd == -1 && errno == ENOENT)
+        return err_set(e, ERR_NOTFOUND, "%s does not exist", path);
+    if (fd == -1)
+        return err_sys(e, "open %s", path);
+    if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return err_set(e, ERR_INVALID, "%s is not a regular file", path);
+    }
+    /* Read one byte past the cap so "exactly max" and "more" differ. */
+    p = malloc(max + 2);
+    if (p == NULL) {
+        close(fd);
+        return err_set(e, ERR_NOMEM, "out of memory");
+    }
+    for (;;) {
+        ssize_t r = read(fd, p + got, max + 1 - got);
+
+        if (r == -1 && errno == EINTR)
+            continue;
+        if (r == -1) {
+            err_sys(e, "read %s", path);
+            goto fail;
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+        if (got > max) {
+            err_set(e, ERR_LIMIT, "%s is over the %zu byte limit", path, max);
+            goto fail;
+        }
+    }
+    close(fd);
+    p[got] = '\0';
+    *data = p;
+    *len = got;
+    return 0;
+fail:
+    close(fd);
+    free(p);
+    return -1;
+}

@@ -1,0 +1,167 @@
+/* test_spec_yaml.c - hostile YAML: each case gets a clear error at the
+ * right line:col, and nothing crashes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "spec_test_util.h"
+
+struct ycase {
+    const char *name;
+    const char *text;
+    unsigned line, col;
+    const char *needle;
+};
+
+static const struct ycase cases[] = {
+    { "duplicate key", "a: 1\nb: 2\na: 3\n", 3, 1, "duplicate key \"a\" (first at line 1)" },
+    { "anchor", "a: &x [1, 2]\nb: 1\n", 1, 4, "anchors and aliases" },
+    { "alias", "a: [1]\nb: *x\n", 2, 4, "" },
+    { "tab indent", "a:\n\tb: 1\n", 2, 1, "tab characters" },
+    { "non-scalar key", "? [a]\n: 1\n", 1, 3, "mapping keys must be plain strings" },
+    { "explicit tag", "a: !!binary aGVsbG8=\n", 1, 4, "explicit tags" },
+    { "invalid utf-8", "a: b\nc: \"\xc3\x28\"\n", 2, 5, "invalid UTF-8 (byte 0xc3)" },
+    { "overlong utf-8", "a: \xc0\xaf\n", 1, 4, "invalid UTF-8" },
+    { "surrogate utf-8", "a: \xed\xa0\x80\n", 1, 4, "invalid UTF-8" },
+    { "unclosed flow", "a: [1, 2\n", 2, 1, "" },
+    { "empty file", "", 1, 1, "file holds no documents" },
+    { "comments only", "# nothing\n", 1, 1, "file holds no documents" },
+    { "empty document", "---\n---\na: 1\n", 1, 1, "empty document" },
+    { "scalar document", "hello\n", 1, 1, "expected a mapping" },
+    { "list document", "[1]\n", 1, 1, "got array" },
+};
+
+static void
+test_spec_yaml_hostile_inputs_report_line_col(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct spec_file f;
+
+        print_message("case: %s\n", cases[i].name);
+        assert_true(spec_test_load(cases[i].text, &f) > 0);
+        assert_true(spec_test_has_error(&f, cases[i].line, cases[i].col, NULL,
+                                        cases[i].needle));
+        assert_int_equal(f.n, 0);
+        spec_file_cleanup(&f);
+    }
+}
+
+/* Many documents, each nesting one level deeper: the 65th level fails. */
+static void
+test_spec_yaml_nesting_deeper_than_64_is_refused(void **state)
+{
+    char text[400];
+    struct spec_file f;
+    size_t n = 0;
+
+    (void)state;
+    for (int i = 0; i < 65; i++)
+        text[n++] = '[';
+    for (int i = 0; i < 65; i++)
+        text[n++] = ']';
+    text[n] = '\0';
+    assert_true(spec_test_load(text, &f) > 0);
+    assert_true(spec_test_has_error(&f, 1, 65, NULL, "nesting deeper than 64"));
+    spec_file_cleanup(&f);
+    /* 64 levels parse (and then fail the schema, not the parser) */
+    text[64] = '\0';
+    memset(text + 64, ']', 64);
+    text[128] = '\0';
+    assert_true(spec_test_load(text + 0, &f) > 0);
+    assert_false(spec_test_has_error(&f, 0, 0, NULL, "nesting"));
+    spec_file_cleanup(&f);
+}
+
+/* The billion-laughs shape is refused at its first anchor, before any
+ * expansion could happen. */
+static void
+test_spec_yaml_billion_laughs_refused_at_first_anchor(void **state)
+{
+    const char *text = "a: &a [\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+                       "b: &b [*a,*a,*a,*a,*a,*a,*a,*a]\n"
+                       "c: &c [*b,*b,*b,*b,*b,*b,*b,*b]\n";
+    struct spec_file f;
+
+    (void)state;
+    assert_int_equal(spec_test_load(text, &f), 1);
+    assert_true(spec_test_has_error(&f, 1, 4, NULL, "anchors"));
+    spec_file_cleanup(&f);
+}
+
+static void
+test_spec_yaml_file_over_1mib_is_refused_before_parsing(void **state)
+{
+    size_t len = SPEC_MAX_FILE_BYTES + 1;
+    char *text = malloc(len + 1);
+    struct spec_file f;
+
+    (void)state;
+    memset(text, '#', len);
+    text[len] = '\0';
+    spec_load_buffer("big.yaml", text, len, &f);
+    assert_int_equal(f.errors.n, 1);
+    assert_non_null(strstr(f.errors.items[0].msg, "over the 1 MiB limit"));
+    spec_file_cleanup(&f);
+    free(text);
+}
+
+static void
+test_spec_yaml_too_many_nodes_is_refused(void **state)
+{
+    size_t len = 4 * 25000 + 16, n = 0;
+    char *text = malloc(len);
+    struct spec_file f;
+
+    (void)state;
+    n += (size_t)sprintf(text, "a: [");
+    for (int i = 0; i < 25000; i++)
+        n += (size_t)sprintf(text + n, "1,");
+    sprintf(text + n, "1]\n");
+    spec_test_load(text, &f);
+    assert_true(spec_test_has_error(&f, 0, 0, NULL, "too many nodes"));
+    spec_file_cleanup(&f);
+    free(text);
+}
+
+static void
+test_spec_yaml_scalar_types_follow_yaml_1_2_core(void **state)
+{
+    const char *text = "a: yes\nb: true\nc: 12\nd: \"12\"\ne: 1.5\nf: ~\ng: "
+                       "-7\nh: 0x10\n";
+    struct spec_stream st;
+    struct spec_errors es = { .n = 0 };
+    struct spec_node *d;
+
+    (void)state;
+    assert_int_equal(spec_yaml_parse("t", text, strlen(text), &st, &es), 0);
+    d = st.docs[0];
+    assert_int_equal(spec_node_get(d, "a")->type, SPEC_SCALAR_STRING);
+    assert_int_equal(spec_node_get(d, "b")->type, SPEC_SCALAR_BOOL);
+    assert_int_equal(spec_node_get(d, "c")->type, SPEC_SCALAR_INT);
+    assert_int_equal(spec_node_get(d, "d")->type, SPEC_SCALAR_STRING);
+    assert_int_equal(spec_node_get(d, "e")->type, SPEC_SCALAR_FLOAT);
+    assert_int_equal(spec_node_get(d, "f")->type, SPEC_SCALAR_NULL);
+    assert_int_equal(spec_node_get(d, "g")->type, SPEC_SCALAR_INT);
+    assert_int_equal(spec_node_get(d, "h")->type, SPEC_SCALAR_STRING);
+    spec_stream_cleanup(&st);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_spec_yaml_hostile_inputs_report_line_col),
+        cmocka_unit_test(test_spec_yaml_nesting_deeper_than_64_is_refused),
+        cmocka_unit_test(test_spec_yaml_billion_laughs_refused_at_first_anchor),
+        cmocka_unit_test(test_spec_yaml_file_over_1mib_is_refused_before_parsing),
+        cmocka_unit_test(test_spec_yaml_too_many_nodes_is_refused),
+        cmocka_unit_test(test_spec_yaml_scalar_types_follow_yaml_1_2_core),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
