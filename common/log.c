@@ -25,12 +25,17 @@ log_time_now(char *out, size_t size)
 {
     struct timespec ts;
     struct tm tm;
+    char ms[8];
+    size_t n;
 
+    if (size == 0)
+        return;
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
-    snprintf(out, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
-             tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-             tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+    n = strftime(out, size, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(ms, sizeof(ms), ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
+    if (n + strlen(ms) < size)
+        memcpy(out + n, ms, strlen(ms) + 1);
 }
 
 size_t
