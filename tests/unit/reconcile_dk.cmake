@@ -4,3 +4,9 @@ agentctl_unit_test(test_dk_client
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_client.c
           ${CMAKE_CURRENT_LIST_DIR}/test_dk_fake.c
   LIBS dkclient)
+agentctl_unit_test(test_dk_stream
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_stream.c
+          ${CMAKE_CURRENT_LIST_DIR}/test_dk_fake.c
+  LIBS dkclient)
+agentctl_unit_test(test_dk_logs
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_logs.c LIBS dkclient)

@@ -127,6 +127,7 @@ fake_on_step(struct ev_loop *loop, ev_timer *w, int revents)
     struct fake_conn *c = w->data;
     const char *chunk = c->chunks[c->next_chunk];
     char head[32];
+    size_t len;
 
     (void)revents;
     if (chunk == NULL) {
@@ -137,9 +138,10 @@ fake_on_step(struct ev_loop *loop, ev_timer *w, int revents)
         }
         return;
     }
-    snprintf(head, sizeof(head), "%zx\r\n", c->lens[c->next_chunk]);
+    len = c->lens != NULL ? c->lens[c->next_chunk] : strlen(chunk);
+    snprintf(head, sizeof(head), "%zx\r\n", len);
     fake_write(c, head, strlen(head));
-    fake_write(c, chunk, c->lens[c->next_chunk]);
+    fake_write(c, chunk, len);
     fake_write(c, "\r\n", 2);
     c->next_chunk++;
 }

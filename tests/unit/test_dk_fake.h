@@ -44,7 +44,8 @@ void fake_reply(struct fake_conn *c, int status, const char *reason,
 
 /* Chunked 200 reply: headers now, then one chunk per loop step. A NULL
  * chunk ends the list; end = 1 sends the final chunk and closes, end = 0
- * keeps the stream open. Chunks are borrowed until sent. */
+ * keeps the stream open. lens may be NULL (strlen of each chunk). Chunks
+ * are borrowed until sent. */
 void fake_stream(struct fake_conn *c, const char *content_type,
                  const char *const *chunks, const size_t *lens, int end);
 
