@@ -1,0 +1,687 @@
+/* px_conn.c - one proxied client: read CONNECT, check policy, resolve,
+ * dial, pump bytes both ways, log one line, close.
+ *
+ * Memory per tunnel stays small: every recv() lands in the shared
+ * px->scratch and is sent on at once; only what the peer does not take
+ * right away is copied into a per-direction buffer (at most
+ * PX_PUMP_CHUNK), and while it is there the source side is not read
+ * (back-pressure). The request parser exists only until the header is
+ * done. px__conn_close() is the one teardown path.
+ */
+#include "px_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "px_addr.h"
+
+enum px_conn_state {
+    PX_CS_HEADER,  /* reading the CONNECT header (header timeout) */
+    PX_CS_RESOLVE, /* waiting for DNS (connect timeout) */
+    PX_CS_DIAL,    /* connect() in progress (connect timeout) */
+    PX_CS_TUNNEL,  /* 200 sent, pumping (idle timeout) */
+    PX_CS_LINGER,  /* error answer sent, draining the client */
+};
+
+/* One direction: bytes read from src waiting to be written to dst. */
+struct px_pipe {
+    char *buf;      /* NULL unless the peer was slow; owned */
+    uint32_t off;   /* first unsent byte in buf */
+    uint32_t len;   /* unsent bytes from off */
+    bool eof;       /* src sent EOF */
+    bool shut;      /* dst has been shut down for writing */
+    uint64_t bytes; /* written to dst */
+};
+
+struct px_conn {
+    struct px *px;
+    struct px_conn *prev, *next;
+    enum px_conn_state state;
+    int cfd, ufd;
+    ev_io cio, uio;
+    ev_timer timer;
+    ev_tstamp started, last_active;
+    struct px_pipe up;   /* client -> upstream */
+    struct px_pipe down; /* upstream -> client */
+    uint32_t down_skip;  /* bytes of our own answer in down.bytes */
+    uint32_t dropped;    /* bytes dropped while lingering */
+    struct px_req *req;  /* only while reading the header */
+    struct px_dns_query *dnsq;
+    union px_sockaddr addrs[PX_DNS_MAX_ADDRS];
+    unsigned naddrs, addr_i;
+    bool counted; /* counts against max_conns (else a 503 reject) */
+    bool have_target;
+    int status;
+    struct px_authority target;
+    char client[56];
+};
+
+static const char *
+px_reason(int status)
+{
+    switch (status) {
+    case 200:
+        return "Connection established";
+    case 400:
+        return "Bad Request";
+    case 403:
+        return "Forbidden";
+    case 405:
+        return "Method Not Allowed";
+    case 408:
+        return "Request Timeout";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 502:
+        return "Bad Gateway";
+    case 503:
+        return "Service Unavailable";
+    case 504:
+        return "Gateway Timeout";
+    default:
+        return "Error";
+    }
+}
+
+/* Watch fd for events, touching the loop only when something changed. */
+static void
+px_io_want(struct ev_loop *loop, ev_io *w, int fd, int events)
+{
+    if (fd < 0)
+        return;
+    if (ev_is_active(w) && (w->events & (EV_READ | EV_WRITE)) == events)
+        return;
+    if (!ev_is_active(w) && events == 0)
+        return;
+    ev_io_stop(loop, w);
+    if (events != 0) {
+        ev_io_set(w, fd, events);
+        ev_io_start(loop, w);
+    }
+}
+
+/* Derive both watchers from the state and the pipes. */
+static void
+px_conn_watch(struct px_conn *c)
+{
+    int ce = 0, ue = 0;
+
+    switch (c->state) {
+    case PX_CS_HEADER:
+    case PX_CS_LINGER:
+        ce = EV_READ;
+        break;
+    case PX_CS_RESOLVE:
+        break;
+    case PX_CS_DIAL:
+        ue = EV_WRITE;
+        break;
+    case PX_CS_TUNNEL:
+        if (!c->up.eof && c->up.len == 0)
+            ce |= EV_READ;
+        if (!c->down.eof && c->down.len == 0)
+            ue |= EV_READ;
+        if (c->up.len > 0)
+            ue |= EV_WRITE;
+        break;
+    }
+    if (c->down.len > 0)
+        ce |= EV_WRITE;
+    px_io_want(c->px->loop, &c->cio, c->cfd, ce);
+    px_io_want(c->px->loop, &c->uio, c->ufd, ue);
+}
+
+static void
+px_conn_set_state(struct px_conn *c, enum px_conn_state s, double timeout)
+{
+    c->state = s;
+    ev_timer_stop(c->px->loop, &c->timer);
+    if (timeout > 0) {
+        ev_timer_set(&c->timer, timeout, 0.);
+        ev_timer_start(c->px->loop, &c->timer);
+    }
+    px_conn_watch(c);
+}
+
+/* Send what p holds to fd. Returns -1 on a hard error. */
+static int
+px_pipe_flush(struct px_pipe *p, int fd)
+{
+    while (p->len > 0) {
+        ssize_t w = send(fd, p->buf + p->off, p->len, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+        }
+        p->off += (uint32_t)w;
+        p->len -= (uint32_t)w;
+        p->bytes += (uint64_t)w;
+    }
+    free(p->buf);
+    p->buf = NULL;
+    p->off = 0;
+    return 0;
+}
+
+/* Send data to fd now; keep what fd does not take in p. Only called when
+ * p is empty. Returns -1 on a hard error or out of memory. */
+static int
+px_pipe_send(struct px_pipe *p, int fd, const char *data, size_t n)
+{
+    ssize_t w = 0;
+
+    if (fd >= 0) {
+        w = send(fd, data, n, MSG_NOSIGNAL);
+        if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            return -1;
+        if (w < 0)
+            w = 0;
+    }
+    p->bytes += (uint64_t)w;
+    if ((size_t)w == n)
+        return 0;
+    p->buf = malloc(n - (size_t)w);
+    if (p->buf == NULL)
+        return -1;
+    memcpy(p->buf, data + w, n - (size_t)w);
+    p->off = 0;
+    p->len = (uint32_t)(n - (size_t)w);
+    return 0;
+}
+
+/* Move src -> dst until src is dry, dst is full or a budget is spent
+ * (so one busy tunnel cannot starve the others). */
+static int
+px_pump(struct px_conn *c, struct px_pipe *p, int src, int dst)
+{
+    size_t budget = 16 * PX_PUMP_CHUNK;
+
+    if (p->len > 0 && px_pipe_flush(p, dst) == -1)
+        return -1;
+    while (p->len == 0 && !p->eof && budget > 0) {
+        ssize_t n = recv(src, c->px->scratch, PX_PUMP_CHUNK, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                break;
+            return -1;
+        }
+        if (n == 0) {
+            p->eof = true;
+            break;
+        }
+        c->last_active = ev_now(c->px->loop);
+        if (px_pipe_send(p, dst, c->px->scratch, (size_t)n) == -1)
+            return -1;
+        budget -= (size_t)n < budget ? (size_t)n : budget;
+    }
+    if (p->eof && p->len == 0 && !p->shut) {
+        /* Half-close: pass the EOF on, keep the other direction. */
+        shutdown(dst, SHUT_WR);
+        p->shut = true;
+    }
+    return 0;
+}
+
+static void
+px_conn_tunnel_step(struct px_conn *c)
+{
+    if (px_pump(c, &c->up, c->cfd, c->ufd) == -1 ||
+        px_pump(c, &c->down, c->ufd, c->cfd) == -1) {
+        px__conn_close(c, "connection reset");
+        return;
+    }
+    if (c->up.shut && c->down.shut) {
+        px__conn_close(c, "done");
+        return;
+    }
+    px_conn_watch(c);
+}
+
+/* Answer an error and linger: shut our side once the answer is out, read
+ * and drop what the client still sends (so the close does not reset the
+ * answer away), then close. */
+static void
+px_conn_fail(struct px_conn *c, int status)
+{
+    char msg[128];
+    int n;
+
+    c->status = status;
+    if (c->ufd >= 0) {
+        ev_io_stop(c->px->loop, &c->uio);
+        close(c->ufd);
+        c->ufd = -1;
+    }
+    free(c->up.buf);
+    c->up.buf = NULL;
+    c->up.len = 0;
+    n = snprintf(msg, sizeof(msg),
+                 "HTTP/1.1 %d %s\r\nContent-Length: 0\r\n"
+                 "Connection: close\r\n\r\n",
+                 status, px_reason(status));
+    c->down_skip = (uint32_t)n;
+    if (px_pipe_send(&c->down, c->cfd, msg, (size_t)n) == -1) {
+        px__conn_close(c, "client write failed");
+        return;
+    }
+    if (c->down.len == 0) {
+        shutdown(c->cfd, SHUT_WR);
+        c->down.shut = true;
+    }
+    px_conn_set_state(c, PX_CS_LINGER, PX_LINGER_SECS);
+}
+
+static void
+px_conn_linger_step(struct px_conn *c, int revents)
+{
+    if ((revents & EV_WRITE) && c->down.len > 0) {
+        if (px_pipe_flush(&c->down, c->cfd) == -1) {
+            px__conn_close(c, "client write failed");
+            return;
+        }
+        if (c->down.len == 0) {
+            shutdown(c->cfd, SHUT_WR);
+            c->down.shut = true;
+        }
+    }
+    if (revents & EV_READ) {
+        ssize_t n = recv(c->cfd, c->px->scratch, PX_PUMP_CHUNK, 0);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+            px__conn_close(c, "answered");
+            return;
+        }
+        if (n > 0)
+            c->dropped += (uint32_t)n;
+        if (c->dropped > PX_LINGER_BYTES) {
+            px__conn_close(c, "answered; client kept sending");
+            return;
+        }
+    }
+    px_conn_watch(c);
+}
+
+static void px_conn_dial(struct px_conn *c);
+
+/* Refuse addresses in a private class; then dial the first one. */
+static void
+px_conn_check_and_dial(struct px_conn *c)
+{
+    if (!c->px->cfg->allow_private) {
+        for (unsigned i = 0; i < c->naddrs; i++) {
+            if (px_addr_class(&c->addrs[i].sa) != PX_ADDR_PUBLIC) {
+                px_conn_fail(c, 403);
+                return;
+            }
+        }
+    }
+    c->addr_i = 0;
+    px_conn_dial(c);
+}
+
+static void
+px_conn_on_dns(void *arg, enum px_dns_status st, const union px_sockaddr *addrs,
+               size_t n)
+{
+    struct px_conn *c = arg;
+
+    c->dnsq = NULL;
+    if (st != PX_DNS_OK) {
+        px_conn_fail(c, st == PX_DNS_TIMEOUT ? 504 : 502);
+        return;
+    }
+    memcpy(c->addrs, addrs, n * sizeof(*addrs));
+    c->naddrs = (unsigned)n;
+    px_conn_check_and_dial(c);
+}
+
+/* Resolve the target: a literal is its own (only) address. */
+static void
+px_conn_resolve(struct px_conn *c)
+{
+    const struct px_authority *t = &c->target;
+    union px_sockaddr *a = &c->addrs[0];
+    struct err e = { 0 };
+
+    memset(a, 0, sizeof(*a));
+    c->naddrs = 1;
+    if (t->kind == PX_HOST_IPV4) {
+        a->in4.sin_family = AF_INET;
+        a->in4.sin_port = htons((uint16_t)t->port);
+        inet_pton(AF_INET, t->host, &a->in4.sin_addr);
+        px_conn_check_and_dial(c);
+        return;
+    }
+    if (t->kind == PX_HOST_IPV6) {
+        a->in6.sin6_family = AF_INET6;
+        a->in6.sin6_port = htons((uint16_t)t->port);
+        inet_pton(AF_INET6, t->host, &a->in6.sin6_addr);
+        px_conn_check_and_dial(c);
+        return;
+    }
+    c->naddrs = 0;
+    px_conn_set_state(c, PX_CS_RESOLVE, c->px->cfg->connect_timeout);
+    c->dnsq =
+        px_dns_lookup(c->px->dns, t->host, t->port, px_conn_on_dns, c, &e);
+    if (c->dnsq == NULL)
+        px_conn_fail(c, 502);
+}
+
+static void
+px_conn_on_connected(struct px_conn *c)
+{
+    static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+    int one = 1;
+
+    /* Bytes are forwarded as they come; Nagle would only add delay. */
+    setsockopt(c->cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    setsockopt(c->ufd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    c->status = 200;
+    c->down_skip = sizeof(ok) - 1;
+    if (px_pipe_send(&c->down, c->cfd, ok, sizeof(ok) - 1) == -1) {
+        px__conn_close(c, "client write failed");
+        return;
+    }
+    c->last_active = ev_now(c->px->loop);
+    px_conn_set_state(c, PX_CS_TUNNEL, c->px->cfg->idle_timeout);
+    px_conn_tunnel_step(c); /* sends payload that came with the header */
+}
+
+/* Open a socket to addrs[addr_i] and start connecting; on an immediate
+ * failure try the next address. */
+static void
+px_conn_dial(struct px_conn *c)
+{
+    for (; c->addr_i < c->naddrs; c->addr_i++) {
+        const union px_sockaddr *a = &c->addrs[c->addr_i];
+        socklen_t len =
+            a->sa.sa_family == AF_INET ? sizeof(a->in4) : sizeof(a->in6);
+        int fd = socket(a->sa.sa_family,
+                        SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+        if (fd < 0)
+            break;
+        if (connect(fd, &a->sa, len) == 0 || errno == EINPROGRESS) {
+            c->ufd = fd;
+            px_conn_set_state(c, PX_CS_DIAL, c->px->cfg->connect_timeout);
+            return;
+        }
+        close(fd);
+    }
+    px_conn_fail(c, 502);
+}
+
+static void
+px_conn_dial_done(struct px_conn *c)
+{
+    int err = 0;
+    socklen_t len = sizeof(err);
+
+    if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+        err = errno;
+    if (err == 0) {
+        px_conn_on_connected(c);
+        return;
+    }
+    ev_io_stop(c->px->loop, &c->uio);
+    close(c->ufd);
+    c->ufd = -1;
+    c->addr_i++;
+    if (c->addr_i < c->naddrs) {
+        px_conn_dial(c);
+        return;
+    }
+    px_conn_fail(c, err == ETIMEDOUT ? 504 : 502);
+}
+
+/* The header is complete: check the target against the policy. */
+static void
+px_conn_route(struct px_conn *c)
+{
+    const struct px_config *cfg = c->px->cfg;
+
+    if (px_authority_parse(c->req->target, c->req->target_len, &c->target,
+                           NULL) == -1) {
+        px_conn_fail(c, 400);
+        return;
+    }
+    c->have_target = true;
+    free(c->req); /* the tunnel keeps no header state */
+    c->req = NULL;
+    if (!px_allow_match(&cfg->allow, &c->target)) {
+        px_conn_fail(c, 403);
+        return;
+    }
+    px_conn_resolve(c);
+}
+
+static void
+px_conn_header_step(struct px_conn *c)
+{
+    size_t used = 0;
+    ssize_t n = recv(c->cfd, c->px->scratch, PX_PUMP_CHUNK, 0);
+    enum px_req_result res;
+
+    if (n < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            px__conn_close(c, "client read failed");
+        return;
+    }
+    if (n == 0) {
+        px__conn_close(c, "client left before the header ended");
+        return;
+    }
+    res = px_req_feed(c->req, c->px->scratch, (size_t)n, &used);
+    if (res == PX_REQ_FAIL) {
+        px_conn_fail(c, c->req->status);
+        return;
+    }
+    if (res == PX_REQ_MORE)
+        return;
+    /* Bytes after the header are payload: keep them for the upstream. */
+    if ((size_t)n > used && px_pipe_send(&c->up, -1, c->px->scratch + used,
+                                         (size_t)n - used) == -1) {
+        px__conn_close(c, "out of memory");
+        return;
+    }
+    px_conn_route(c);
+}
+
+static void
+px_conn_on_client(struct ev_loop *loop, ev_io *w, int revents)
+{
+    struct px_conn *c = container_of(w, struct px_conn, cio);
+
+    (void)loop;
+    switch (c->state) {
+    case PX_CS_HEADER:
+        px_conn_header_step(c);
+        break;
+    case PX_CS_TUNNEL:
+        px_conn_tunnel_step(c);
+        break;
+    case PX_CS_LINGER:
+        px_conn_linger_step(c, revents);
+        break;
+    default:
+        px_conn_watch(c);
+        break;
+    }
+}
+
+static void
+px_conn_on_upstream(struct ev_loop *loop, ev_io *w, int revents)
+{
+    struct px_conn *c = container_of(w, struct px_conn, uio);
+
+    (void)loop;
+    (void)revents;
+    if (c->state == PX_CS_DIAL)
+        px_conn_dial_done(c);
+    else if (c->state == PX_CS_TUNNEL)
+        px_conn_tunnel_step(c);
+    else
+        px_conn_watch(c);
+}
+
+static void
+px_conn_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct px_conn *c = container_of(w, struct px_conn, timer);
+    ev_tstamp left;
+
+    (void)revents;
+    switch (c->state) {
+    case PX_CS_HEADER:
+        px_conn_fail(c, 408);
+        break;
+    case PX_CS_RESOLVE:
+    case PX_CS_DIAL:
+        px_dns_cancel(c->dnsq);
+        c->dnsq = NULL;
+        px_conn_fail(c, 504);
+        break;
+    case PX_CS_TUNNEL:
+        /* Activity only stamps last_active; re-arm for what is left
+         * (ev.pod "Be smart about timeouts"). */
+        left = c->last_active + c->px->cfg->idle_timeout - ev_now(loop);
+        if (left > 0) {
+            ev_timer_set(w, left, 0.);
+            ev_timer_start(loop, w);
+        } else {
+            px__conn_close(c, "idle timeout");
+        }
+        break;
+    case PX_CS_LINGER:
+        px__conn_close(c, "answered");
+        break;
+    }
+}
+
+static void
+px_conn_log(const struct px_conn *c, const char *why)
+{
+    char when[40], target[PX_REQ_TARGET_MAX + 16], esc[6 * sizeof(target)];
+    char line[2400];
+    uint64_t down = c->down.bytes;
+    int n;
+
+    target[0] = '\0';
+    if (c->have_target)
+        px_authority_format(&c->target, target, sizeof(target));
+    else if (c->req != NULL)
+        snprintf(target, sizeof(target), "%s", c->req->target);
+    log_json_escape(esc, sizeof(esc), target);
+    log_time_now(when, sizeof(when));
+    down -= down < c->down_skip ? down : c->down_skip;
+    n = snprintf(line, sizeof(line),
+                 "{\"time\":\"%s\",\"level\":\"info\",\"msg\":\"tunnel\","
+                 "\"client\":\"%s\",\"target\":\"%s\",\"status\":%d,"
+                 "\"bytes_up\":%llu,\"bytes_down\":%llu,"
+                 "\"duration_ms\":%lld,\"reason\":\"%s\"}\n",
+                 when, c->client, esc, c->status,
+                 (unsigned long long)c->up.bytes, (unsigned long long)down,
+                 (long long)((ev_time() - c->started) * 1000.0), why);
+    if (n > 0 && (size_t)n < sizeof(line) && write(2, line, (size_t)n) < 0)
+        return; /* nowhere left to report it */
+}
+
+void
+px__conn_close(struct px_conn *c, const char *why)
+{
+    struct px *px = c->px;
+
+    ev_io_stop(px->loop, &c->cio);
+    ev_io_stop(px->loop, &c->uio);
+    ev_timer_stop(px->loop, &c->timer);
+    px_dns_cancel(c->dnsq);
+    if (c->cfd >= 0)
+        close(c->cfd);
+    if (c->ufd >= 0)
+        close(c->ufd);
+    px_conn_log(c, why);
+    free(c->up.buf);
+    free(c->down.buf);
+    free(c->req);
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else
+        px->conns = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    if (c->counted)
+        px->nconns--;
+    else
+        px->nreject--;
+    free(c);
+    px__maybe_done(px);
+}
+
+static void
+px_conn_name_peer(struct px_conn *c, const union px_sockaddr *peer)
+{
+    char ip[INET6_ADDRSTRLEN] = "?";
+
+    if (peer->sa.sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &peer->in6.sin6_addr, ip, sizeof(ip));
+        snprintf(c->client, sizeof(c->client), "[%s]:%u", ip,
+                 ntohs(peer->in6.sin6_port));
+    } else {
+        inet_ntop(AF_INET, &peer->in4.sin_addr, ip, sizeof(ip));
+        snprintf(c->client, sizeof(c->client), "%s:%u", ip,
+                 ntohs(peer->in4.sin_port));
+    }
+}
+
+void
+px__conn_accept(struct px *px, int fd, const union px_sockaddr *peer)
+{
+    bool over = px->nconns >= px->cfg->max_conns;
+    struct px_conn *c;
+
+    if (over && px->nreject >= PX_REJECT_MAX) {
+        close(fd); /* a flood: no answer at all rather than unbounded */
+        return;
+    }
+    c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        close(fd);
+        return;
+    }
+    c->px = px;
+    c->cfd = fd;
+    c->ufd = -1;
+    c->started = ev_time();
+    px_conn_name_peer(c, peer);
+    ev_init(&c->cio, px_conn_on_client);
+    ev_init(&c->uio, px_conn_on_upstream);
+    ev_init(&c->timer, px_conn_on_timer);
+    c->next = px->conns;
+    if (px->conns != NULL)
+        px->conns->prev = c;
+    px->conns = c;
+    c->counted = !over;
+    if (over) {
+        px->nreject++;
+        px_conn_fail(c, 503);
+        return;
+    }
+    px->nconns++;
+    c->req = malloc(sizeof(*c->req));
+    if (c->req == NULL) {
+        px__conn_close(c, "out of memory");
+        return;
+    }
+    px_req_init(c->req, px->cfg->header_limit);
+    px_conn_set_state(c, PX_CS_HEADER, px->cfg->header_timeout);
+}

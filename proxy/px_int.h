@@ -1,0 +1,73 @@
+/* px_int.h - what the proxy's loop modules (px_main.c, px_conn.c) share.
+ *
+ * struct px is the one context main() makes (no global state); struct
+ * px_conn is one client from accept to close.
+ */
+#ifndef PX_INT_H
+#define PX_INT_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "px_allow.h"
+#include "px_authority.h"
+#include "px_dns.h"
+#include "px_request.h"
+
+#define container_of(p, type, member)                                          \
+    ((type *)(void *)((char *)(p)-offsetof(type, member)))
+
+/* Bytes read from one side per recv(); also the most a slow peer can
+ * leave buffered in one direction of one tunnel. */
+#define PX_PUMP_CHUNK (16 * 1024)
+/* Connections answered 503 at once that may linger; beyond, just close. */
+#define PX_REJECT_MAX 64
+/* How long an answered error waits for the client to finish sending. */
+#define PX_LINGER_SECS 2.0
+/* Most bytes read and dropped from a client after an error answer. */
+#define PX_LINGER_BYTES (64 * 1024)
+
+struct px_config {
+    union px_sockaddr listen;
+    struct px_allow allow;
+    bool allow_private;
+    size_t header_limit;
+    double header_timeout;
+    double idle_timeout;
+    double connect_timeout;
+    double drain_timeout;
+    unsigned max_conns;
+};
+
+struct px_conn;
+
+struct px {
+    struct ev_loop *loop;
+    const struct px_config *cfg;
+    struct px_dns *dns;
+    int listen_fd;
+    ev_io accept_w;
+    ev_timer accept_retry; /* after EMFILE: accept again later */
+    ev_signal sigterm, sigint;
+    ev_timer drain; /* bounds the wait for tunnels after SIGTERM */
+    bool draining;
+    unsigned nconns;  /* counted against max_conns */
+    unsigned nreject; /* 503 answers still lingering */
+    struct px_conn *conns;
+    char scratch[PX_PUMP_CHUNK]; /* every recv() lands here first */
+};
+
+/* Take an accepted client socket (non-blocking). Never fails: on error
+ * the socket is closed. */
+void px__conn_accept(struct px *px, int fd, const union px_sockaddr *peer);
+
+/* Tear a connection down (stops watchers, closes, logs, frees). */
+void px__conn_close(struct px_conn *c, const char *why);
+
+/* Called by px__conn_close when the last connection is gone while
+ * draining. */
+void px__maybe_done(struct px *px);
+
+#endif

@@ -1,0 +1,341 @@
+/* px_main.c - egress-proxy: flags, listening socket, signals, the loop.
+ *
+ * egress-proxy --listen ADDR:PORT --allow HOST:PORT[,HOST:PORT...]
+ *   [--allow-private] [--header-limit 8192] [--header-timeout 10]
+ *   [--idle-timeout 600] [--max-conns 256]
+ *   [--connect-timeout 10] [--drain-timeout 5]
+ * (DESIGN.md "egress-proxy contract"; the last two are extensions.)
+ */
+#include "px_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static const char usage[] =
+    "usage: egress-proxy --listen ADDR:PORT --allow HOST:PORT[,...]\n"
+    "       [--allow-private] [--header-limit BYTES] [--header-timeout S]\n"
+    "       [--idle-timeout S] [--max-conns N] [--connect-timeout S]\n"
+    "       [--drain-timeout S]\n";
+
+/* Parse "ADDR:PORT" with a numeric IPv4 or bracketed IPv6 address; port
+ * 0 asks the kernel for one (the "listening" log line names it). */
+static int
+px_parse_listen(const char *s, union px_sockaddr *out, struct err *e)
+{
+    char host[64];
+    const char *colon = strrchr(s, ':');
+    char *end;
+    long port;
+    size_t hl;
+
+    if (colon == NULL)
+        return err_set(e, ERR_SYNTAX, "--listen wants ADDR:PORT");
+    hl = (size_t)(colon - s);
+    if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
+        s++;
+        hl -= 2;
+    }
+    if (hl == 0 || hl >= sizeof(host))
+        return err_set(e, ERR_SYNTAX, "--listen wants ADDR:PORT");
+    memcpy(host, s, hl);
+    host[hl] = '\0';
+    errno = 0;
+    port = strtol(colon + 1, &end, 10);
+    if (errno != 0 || end == colon + 1 || *end != '\0' || port < 0 ||
+        port > 65535)
+        return err_set(e, ERR_SYNTAX, "--listen port must be 0-65535");
+    memset(out, 0, sizeof(*out));
+    if (inet_pton(AF_INET, host, &out->in4.sin_addr) == 1) {
+        out->in4.sin_family = AF_INET;
+        out->in4.sin_port = htons((uint16_t)port);
+    } else if (inet_pton(AF_INET6, host, &out->in6.sin6_addr) == 1) {
+        out->in6.sin6_family = AF_INET6;
+        out->in6.sin6_port = htons((uint16_t)port);
+    } else {
+        return err_set(e, ERR_SYNTAX,
+                       "--listen address \"%s\" is not an "
+                       "IP address",
+                       host);
+    }
+    return 0;
+}
+
+static int
+px_parse_num(const char *flag, const char *s, double lo, double hi, double *out,
+             struct err *e)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno != 0 || end == s || *end != '\0' || !(v >= lo && v <= hi))
+        return err_set(e, ERR_INVALID, "%s must be a number from %g to %g",
+                       flag, lo, hi);
+    *out = v;
+    return 0;
+}
+
+static int
+px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
+{
+    static const struct option opts[] = {
+        { "listen", required_argument, NULL, 'l' },
+        { "allow", required_argument, NULL, 'a' },
+        { "allow-private", no_argument, NULL, 'p' },
+        { "header-limit", required_argument, NULL, 'H' },
+        { "header-timeout", required_argument, NULL, 'T' },
+        { "idle-timeout", required_argument, NULL, 'I' },
+        { "max-conns", required_argument, NULL, 'm' },
+        { "connect-timeout", required_argument, NULL, 'C' },
+        { "drain-timeout", required_argument, NULL, 'D' },
+        { NULL, 0, NULL, 0 },
+    };
+    bool have_listen = false;
+    double v;
+    int o;
+
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        int rc = 0;
+        switch (o) {
+        case 'l':
+            rc = px_parse_listen(optarg, &cfg->listen, e);
+            have_listen = true;
+            break;
+        case 'a':
+            rc = px_allow_add(&cfg->allow, optarg, e);
+            break;
+        case 'p':
+            cfg->allow_private = true;
+            break;
+        case 'H':
+            rc = px_parse_num("--header-limit", optarg, 64, 1 << 20, &v, e);
+            cfg->header_limit = (size_t)v;
+            break;
+        case 'T':
+            rc = px_parse_num("--header-timeout", optarg, 0.01, 3600,
+                              &cfg->header_timeout, e);
+            break;
+        case 'I':
+            rc = px_parse_num("--idle-timeout", optarg, 0.01, 1e7,
+                              &cfg->idle_timeout, e);
+            break;
+        case 'm':
+            rc = px_parse_num("--max-conns", optarg, 1, 1000000, &v, e);
+            cfg->max_conns = (unsigned)v;
+            break;
+        case 'C':
+            rc = px_parse_num("--connect-timeout", optarg, 0.01, 3600,
+                              &cfg->connect_timeout, e);
+            break;
+        case 'D':
+            rc = px_parse_num("--drain-timeout", optarg, 0, 3600,
+                              &cfg->drain_timeout, e);
+            break;
+        default:
+            return err_set(e, ERR_SYNTAX, "unknown flag\n%s", usage);
+        }
+        if (rc == -1)
+            return -1;
+    }
+    if (optind != argc)
+        return err_set(e, ERR_SYNTAX, "unexpected argument \"%s\"",
+                       argv[optind]);
+    if (!have_listen || cfg->allow.len == 0)
+        return err_set(e, ERR_SYNTAX, "--listen and --allow are required");
+    return 0;
+}
+
+static int
+px_listen(struct px *px, struct err *e)
+{
+    const union px_sockaddr *a = &px->cfg->listen;
+    socklen_t len =
+        a->sa.sa_family == AF_INET ? sizeof(a->in4) : sizeof(a->in6);
+    union px_sockaddr bound;
+    char ip[INET6_ADDRSTRLEN], addr[80];
+    int one = 1;
+
+    px->listen_fd =
+        socket(a->sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (px->listen_fd < 0)
+        return err_sys(e, "socket");
+    setsockopt(px->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(px->listen_fd, &a->sa, len) == -1)
+        return err_sys(e, "bind");
+    if (listen(px->listen_fd, 1024) == -1)
+        return err_sys(e, "listen");
+    len = sizeof(bound);
+    getsockname(px->listen_fd, &bound.sa, &len);
+    if (bound.sa.sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &bound.in6.sin6_addr, ip, sizeof(ip));
+        snprintf(addr, sizeof(addr), "[%s]:%u", ip, ntohs(bound.in6.sin6_port));
+    } else {
+        inet_ntop(AF_INET, &bound.in4.sin_addr, ip, sizeof(ip));
+        snprintf(addr, sizeof(addr), "%s:%u", ip, ntohs(bound.in4.sin_port));
+    }
+    log_kv(LOG_INFO, "listening", "addr", addr, (char *)NULL);
+    return 0;
+}
+
+static void
+px_on_accept(struct ev_loop *loop, ev_io *w, int revents)
+{
+    struct px *px = container_of(w, struct px, accept_w);
+
+    (void)revents;
+    for (int i = 0; i < 128; i++) {
+        union px_sockaddr peer;
+        socklen_t len = sizeof(peer);
+        int fd = accept4(px->listen_fd, &peer.sa, &len,
+                         SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+        if (fd >= 0) {
+            px__conn_accept(px, fd, &peer);
+            continue;
+        }
+        if (errno == EINTR || errno == ECONNABORTED)
+            continue;
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+            errno == ENOMEM) {
+            /* Out of descriptors: pause accepting, retry from a timer
+             * rather than spin on a listener that stays readable. */
+            log_warn("accept");
+            ev_io_stop(loop, &px->accept_w);
+            ev_timer_set(&px->accept_retry, 0.5, 0.);
+            ev_timer_start(loop, &px->accept_retry);
+        }
+        break;
+    }
+}
+
+static void
+px_on_accept_retry(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct px *px = container_of(w, struct px, accept_retry);
+
+    (void)revents;
+    if (!px->draining)
+        ev_io_start(loop, &px->accept_w);
+}
+
+void
+px__maybe_done(struct px *px)
+{
+    if (px->draining && px->conns == NULL)
+        ev_break(px->loop, EVBREAK_ALL);
+}
+
+static void
+px_on_drain_timeout(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)w;
+    (void)revents;
+    ev_break(loop, EVBREAK_ALL);
+}
+
+/* SIGTERM/SIGINT: stop accepting, give tunnels drain_timeout, exit. */
+static void
+px_on_signal(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    struct px *px = w->signum == SIGTERM ? container_of(w, struct px, sigterm)
+                                         : container_of(w, struct px, sigint);
+
+    (void)revents;
+    if (px->draining)
+        return;
+    log_info("draining: %u connections open", px->nconns + px->nreject);
+    px->draining = true;
+    ev_io_stop(loop, &px->accept_w);
+    ev_timer_stop(loop, &px->accept_retry);
+    close(px->listen_fd);
+    px->listen_fd = -1;
+    ev_timer_set(&px->drain, px->cfg->drain_timeout, 0.);
+    ev_timer_start(loop, &px->drain);
+    px__maybe_done(px);
+}
+
+static int
+px_run(struct px *px, struct err *e)
+{
+    struct ev_loop *loop = px->loop;
+
+    px->dns = px_dns_new(loop, 2000, 2, e);
+    if (px->dns == NULL)
+        return -1;
+    if (px_listen(px, e) == -1)
+        return -1;
+    ev_io_init(&px->accept_w, px_on_accept, px->listen_fd, EV_READ);
+    ev_io_start(loop, &px->accept_w);
+    ev_init(&px->accept_retry, px_on_accept_retry);
+    ev_init(&px->drain, px_on_drain_timeout);
+    ev_signal_init(&px->sigterm, px_on_signal, SIGTERM);
+    ev_signal_init(&px->sigint, px_on_signal, SIGINT);
+    ev_signal_start(loop, &px->sigterm);
+    ev_signal_start(loop, &px->sigint);
+    ev_unref(loop); /* signal watchers alone do not keep the loop */
+    ev_unref(loop);
+    ev_run(loop, 0);
+    while (px->conns != NULL)
+        px__conn_close(px->conns, "shutdown");
+    ev_ref(loop);
+    ev_ref(loop);
+    ev_signal_stop(loop, &px->sigterm);
+    ev_signal_stop(loop, &px->sigint);
+    ev_timer_stop(loop, &px->drain);
+    ev_timer_stop(loop, &px->accept_retry);
+    ev_io_stop(loop, &px->accept_w);
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    struct px_config cfg = {
+        .header_limit = 8192,
+        .header_timeout = 10,
+        .idle_timeout = 600,
+        .connect_timeout = 10,
+        .drain_timeout = 5,
+        .max_conns = 256,
+    };
+    struct err e = { 0 };
+    struct px *px;
+    int rc = 1;
+
+    signal(SIGPIPE, SIG_IGN);
+    px_allow_init(&cfg.allow);
+    px = calloc(1, sizeof(*px));
+    if (px == NULL) {
+        log_msg(LOG_ERROR, "out of memory");
+        return 1;
+    }
+    px->listen_fd = -1;
+    px->cfg = &cfg;
+    if (px_parse_flags(argc, argv, &cfg, &e) == -1) {
+        log_msg(LOG_ERROR, "%s", e.msg);
+        rc = 2;
+        goto out;
+    }
+    px->loop = ev_default_loop(EVFLAG_AUTO);
+    if (px_run(px, &e) == -1)
+        log_msg(LOG_ERROR, "%s", e.msg);
+    else
+        rc = 0;
+out:
+    if (px->listen_fd >= 0)
+        close(px->listen_fd);
+    px_dns_free(px->dns);
+    px_allow_cleanup(&cfg.allow);
+    free(px);
+    return rc;
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# test_policy.sh - target checks: an IP literal only when that literal is
+# listed, a name that resolves to loopback refused without
+# --allow-private (and admitted with it, the positive control).
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/px_lib.sh"
+
+start_upstream echo echo
+ECHO=$UP_PORT
+
+# Only the name is listed; no --allow-private.
+start_proxy --allow "localhost:$ECHO"
+check_eq "literal 127.0.0.1 refused when only the name is listed" 403 \
+    "$(status "CONNECT 127.0.0.1:$ECHO HTTP/1.1\r\n\r\n")"
+check_eq "literal [::1] refused when only the name is listed" 403 \
+    "$(status "CONNECT [::1]:$ECHO HTTP/1.1\r\n\r\n")"
+check_eq "listed name resolving to loopback refused without --allow-private" \
+    403 "$(status "CONNECT localhost:$ECHO HTTP/1.1\r\n\r\n")"
+check_eq "same with other case and a trailing dot" 403 \
+    "$(status "CONNECT LocalHost.:$ECHO HTTP/1.1\r\n\r\n")"
+stop_proxy
+check_match "the log names the refused target" '"target":"localhost:[0-9]+","status":403' \
+    "$(grep localhost "$TEST_TMP/proxy.log" | head -n 1)"
+
+# Literal listed, no --allow-private: the literal is loopback, refused.
+start_proxy --allow "127.0.0.1:$ECHO"
+check_eq "listed loopback literal refused without --allow-private" 403 \
+    "$(status "CONNECT 127.0.0.1:$ECHO HTTP/1.1\r\n\r\n")"
+stop_proxy
+
+# Positive controls with --allow-private.
+start_proxy --allow "localhost:$ECHO,127.0.0.1:$ECHO" --allow-private
+check_eq "name admitted with --allow-private" 200 \
+    "$(status "CONNECT localhost:$ECHO HTTP/1.1\r\n\r\n")"
+check_eq "case and trailing dot normalised" 200 \
+    "$(status "CONNECT LOCALHOST.:$ECHO HTTP/1.1\r\n\r\n")"
+check_eq "listed literal admitted with --allow-private" 200 \
+    "$(status "CONNECT 127.0.0.1:$ECHO HTTP/1.1\r\n\r\n")"
+check_eq "port compared exactly" 403 \
+    "$(status "CONNECT localhost:$((ECHO + 1)) HTTP/1.1\r\n\r\n")"
+check_eq "a suffix of a listed name is no match" 403 \
+    "$(status "CONNECT x.localhost:$ECHO HTTP/1.1\r\n\r\n")"
+stop_proxy
