@@ -146,8 +146,8 @@ store_doc_del(struct store *s, enum store_doc kind, const char *name,
 }
 
 int
-store_doc_names(struct store *s, enum store_doc kind, char ***names,
-                size_t *n, struct err *e)
+store_doc_names(struct store *s, enum store_doc kind, char ***names, size_t *n,
+                struct err *e)
 {
     return s->ops->doc_names(s, kind, names, n, e);
 }
@@ -264,7 +264,7 @@ store_uuid4(char out[37], struct err *e)
     snprintf(out, 37,
              "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
              "%02x%02x%02x%02x%02x%02x",
-             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
-             b[10], b[11], b[12], b[13], b[14], b[15]);
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10],
+             b[11], b[12], b[13], b[14], b[15]);
     return 0;
 }

@@ -87,9 +87,9 @@ struct store;
 
 struct store_ops {
     int (*list)(struct store *s, struct store_list *out, struct err *e);
-    int (*put)(struct store *s, const char *name, const char *data,
-               size_t len, const char *expect_rev,
-               char new_rev[STORE_REV_MAX], struct err *e);
+    int (*put)(struct store *s, const char *name, const char *data, size_t len,
+               const char *expect_rev, char new_rev[STORE_REV_MAX],
+               struct err *e);
     int (*del)(struct store *s, const char *name, const char *expect_rev,
                struct err *e);
     int (*watch_fd)(struct store *s, struct err *e);
@@ -147,8 +147,8 @@ void store_spec_cleanup(struct store_spec *sp);
  * with ERR_CONFLICT. ERR_CONFLICT also when the name lives in a file the
  * store cannot rewrite for it (another file name, several documents).
  * new_rev (may be NULL) gets the new revision. */
-int store_put(struct store *s, const char *name, const char *data,
-              size_t len, const char *expect_rev, char new_rev[STORE_REV_MAX],
+int store_put(struct store *s, const char *name, const char *data, size_t len,
+              const char *expect_rev, char new_rev[STORE_REV_MAX],
               struct err *e);
 
 /* Remove the resource called name (CAS as for put). ERR_NOTFOUND when
@@ -213,9 +213,8 @@ int store_output_path(struct store *s, const char *name, char *path,
  * generation 1 and the creation time; later calls advance the generation
  * by one when spec_hash differs from the recorded one. Race-safe: two
  * processes seeing a name at once get the same uid. */
-int store_meta_observe(struct store *s, const char *name,
-                       const char *spec_hash, struct store_meta *out,
-                       struct err *e);
+int store_meta_observe(struct store *s, const char *name, const char *spec_hash,
+                       struct store_meta *out, struct err *e);
 
 /* Read the metadata without changing it; ERR_NOTFOUND when never seen. */
 int store_meta_get(struct store *s, const char *name, struct store_meta *out,

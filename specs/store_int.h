@@ -28,12 +28,12 @@ bool store__dir_is_spec_file(const char *base);
 
 /* Read and check one spec file into entries appended to l (one per
  * document, or one invalid entry). A file that vanished adds nothing. */
-int store__dir_load(struct store_dir *d, const char *base,
-                    struct store_list *l, struct err *e);
+int store__dir_load(struct store_dir *d, const char *base, struct store_list *l,
+                    struct err *e);
 
 int store__dir_watch_fd(struct store *s, struct err *e);
-int store__dir_watch_read(struct store *s, struct store_change *out,
-                          size_t max, size_t *n, struct err *e);
+int store__dir_watch_read(struct store *s, struct store_change *out, size_t max,
+                          size_t *n, struct err *e);
 void store__dir_watch_cleanup(struct store_dir *d);
 
 /* Replace dir/base with data atomically: a temp dot-file in dir, fsync,
@@ -44,8 +44,8 @@ int store__write_atomic(const char *dir, const char *base, const char *data,
 /* Create dir/base with data only when it does not exist (temp + fsync +
  * link(), which fails when the name is taken): -1 with ERR_CONFLICT when
  * another writer got there first. Readers never see a partial file. */
-int store__create_exclusive(const char *dir, const char *base,
-                            const char *data, size_t len, struct err *e);
+int store__create_exclusive(const char *dir, const char *base, const char *data,
+                            size_t len, struct err *e);
 
 /* Read a whole file of at most max bytes into *data (caller frees,
  * NUL-terminated). ERR_NOTFOUND when it does not exist, ERR_LIMIT when it
