@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+static void err_vset(struct err *e, enum err_code c, const char *fmt,
+                     va_list ap) ERR_PRINTF(3, 0);
+
 static void
 err_vset(struct err *e, enum err_code c, const char *fmt, va_list ap)
 {

@@ -96,6 +96,9 @@ log_end(char *line, size_t n, size_t size)
     fflush(stderr);
 }
 
+static void log_vmsg(enum log_level lvl, int with_errno, const char *fmt,
+                     va_list ap) ERR_PRINTF(3, 0);
+
 static void
 log_vmsg(enum log_level lvl, int with_errno, const char *fmt, va_list ap)
 {

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int spec_errors_vadd(struct spec_errors *es, const char *file,
+                            unsigned line, unsigned col, const char *field,
+                            const char *fmt, va_list ap) ERR_PRINTF(6, 0);
+
 static int
 spec_errors_vadd(struct spec_errors *es, const char *file, unsigned line,
                  unsigned col, const char *field, const char *fmt, va_list ap)
