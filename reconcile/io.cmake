@@ -1,0 +1,9 @@
+# reconcile/io.cmake - rcio: the controller's file-side helpers that touch
+# no Docker object: the workspace checker and tar builder (rc_workspace),
+# the credential reader (rc_credential) and the bounded output capture
+# (rc_output). Included from reconcile/CMakeLists.txt.
+add_library(rcio STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/rc_credential.c
+)
+target_include_directories(rcio PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(rcio PUBLIC common)

@@ -1,0 +1,4 @@
+# reconcile/rc_workspace, rc_credential, rc_output (library rcio): real
+# files in mkdtemp() directories under /tmp.
+agentctl_unit_test(test_rc_credential
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_credential.c LIBS rcio)
