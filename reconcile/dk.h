@@ -39,6 +39,8 @@
 #define DK_DEFAULT_TIMEOUT_MS 30000L
 #define DK_DEFAULT_MAX_BODY   (8u * 1024 * 1024)
 #define DK_DEFAULT_MAX_LINE   (1024u * 1024)
+/* Idle connections to the daemon kept for reuse. */
+#define DK_MAX_IDLE_CONNS 8
 /* timeout_ms value: no total deadline (wait, streams). */
 #define DK_NO_TIMEOUT (-1L)
 
@@ -86,8 +88,8 @@ struct dk_request_opts {
     long connect_timeout_ms;  /* 0 = DK_DEFAULT_CONNECT_MS */
     long timeout_ms;          /* 0 = default (requests 30 s, streams none); or
                                  DK_NO_TIMEOUT */
-    long idle_timeout_ms;     /* streams: fail after this long without a
-                                 byte (ERR_TIMEOUT); 0 = never. 1 s steps. */
+    long idle_timeout_ms;     /* fail (ERR_TIMEOUT) after this long without
+                                 a byte from the daemon; 0 = never */
     size_t max_body;          /* 0 = DK_DEFAULT_MAX_BODY */
     size_t max_line;          /* DK_STREAM_LINES: 0 = DK_DEFAULT_MAX_LINE */
     int raw_path;             /* 1: do not prefix /v1.41 (/_ping, /version) */

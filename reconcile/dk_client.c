@@ -109,7 +109,8 @@ dk_check_done(struct dk *dk)
     int left;
 
     while (!dk->closing) {
-        struct dk_req *req = NULL;
+        char *priv = NULL;
+        struct dk_req *req;
         CURLcode rc;
 
         msg = curl_multi_info_read(dk->multi, &left);
@@ -118,7 +119,8 @@ dk_check_done(struct dk *dk)
         if (msg->msg != CURLMSG_DONE)
             continue;
         rc = msg->data.result;
-        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&req);
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv);
+        req = (struct dk_req *)priv;
         curl_multi_remove_handle(dk->multi, req->easy);
         dk__finish(req, rc);
     }
@@ -142,7 +144,8 @@ dk_action(struct dk *dk, curl_socket_t fd, int events)
 static void
 dk_on_io(struct ev_loop *loop, ev_io *w, int revents)
 {
-    struct dk_sock *s = (struct dk_sock *)w; /* io is the first member */
+    struct dk_sock *s =
+        (struct dk_sock *)((char *)w - offsetof(struct dk_sock, io));
     struct dk *dk = s->dk;
     int events = ((revents & EV_READ) ? CURL_CSELECT_IN : 0) |
                  ((revents & EV_WRITE) ? CURL_CSELECT_OUT : 0) |
@@ -258,6 +261,9 @@ dk_multi_init(struct dk *dk, struct err *e)
     curl_multi_setopt(dk->multi, CURLMOPT_SOCKETDATA, dk);
     curl_multi_setopt(dk->multi, CURLMOPT_TIMERFUNCTION, dk_on_curl_timer);
     curl_multi_setopt(dk->multi, CURLMOPT_TIMERDATA, dk);
+    /* dockerd keeps idle connections forever: after a burst of requests
+     * keep only a few of them open. */
+    curl_multi_setopt(dk->multi, CURLMOPT_MAXCONNECTS, (long)DK_MAX_IDLE_CONNS);
     return 0;
 }
 

@@ -54,7 +54,8 @@ struct dk_req {
     char method[8];
     char *what;      /* "GET /containers/x/json" for messages (no query) */
     long timeout_ms; /* for the timeout message; -1 none */
-    long idle_s;     /* low-speed window; 0 none */
+    ev_timer idle;   /* idle_timeout_ms: restarted by every byte */
+    long idle_ms;    /* 0 none */
     enum dk_stream_mode mode;
     dk_data_fn *on_data;
     dk_headers_fn *on_headers;
@@ -82,6 +83,7 @@ size_t dk__on_write(char *p, size_t size, size_t nmemb, void *userp);
 size_t dk__on_header(char *p, size_t size, size_t nmemb, void *userp);
 void dk__req_free(struct dk_req *req);
 void dk__reap(struct dk *dk);
+void dk__idle_touch(struct dk_req *req);
 
 /* dk_finish.c: deliver the outcome and free the request. */
 void dk__finish(struct dk_req *req, CURLcode rc);

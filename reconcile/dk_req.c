@@ -53,6 +53,39 @@ dk_deliver_lines(struct dk_req *req, const char *p, size_t n)
     return dk_req_live(req);
 }
 
+/* No byte for idle_ms: end the transfer here, from the loop (not inside
+ * curl, so the handle may be removed at once). */
+static void
+dk_on_idle(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct dk_req *req =
+        (struct dk_req *)((char *)w - offsetof(struct dk_req, idle));
+    struct dk *dk = req->dk;
+
+    (void)revents;
+    ev_timer_stop(loop, w);
+    if (req->state != DK_REQ_ACTIVE && req->state != DK_REQ_PENDING)
+        return;
+    dk__enter(dk);
+    curl_multi_remove_handle(dk->multi, req->easy);
+    err_set(&req->fail, ERR_TIMEOUT, "%s: no data from Docker for %ld ms",
+            req->what, req->idle_ms);
+    req->failed = 1;
+    dk__finish(req, CURLE_OK);
+    dk__leave(dk);
+}
+
+void
+dk__idle_touch(struct dk_req *req)
+{
+    if (req->idle_ms <= 0)
+        return;
+    if (ev_cb(&req->idle) == NULL)
+        ev_init(&req->idle, dk_on_idle);
+    req->idle.repeat = (double)req->idle_ms / 1000.0;
+    ev_timer_again(req->dk->loop, &req->idle);
+}
+
 /* CURLOPT_WRITEFUNCTION. Returning less than given makes curl stop the
  * transfer, which is how a cancel or a full buffer ends it. */
 size_t
@@ -63,6 +96,7 @@ dk__on_write(char *p, size_t size, size_t nmemb, void *userp)
 
     if (!dk_req_live(req))
         return 0;
+    dk__idle_touch(req);
     if (req->mode == DK_STREAM_NONE || req->status >= 400) {
         if (buf_append(&req->body, p, n, NULL) == -1)
             return dk_req_fail(req, ERR_LIMIT, "reply body too large");
@@ -111,6 +145,7 @@ dk__on_header(char *p, size_t size, size_t nmemb, void *userp)
 
     if (!dk_req_live(req))
         return 0;
+    dk__idle_touch(req);
     if (n > 5 && strncmp(p, "HTTP/", 5) == 0) {
         dk_parse_status_line(req, p, n);
     } else if (n > sizeof(ct) && strncasecmp(p, ct, sizeof(ct) - 1) == 0) {
@@ -151,6 +186,7 @@ dk__req_free(struct dk_req *req)
 {
     if (req == NULL)
         return;
+    ev_timer_stop(req->dk->loop, &req->idle);
     if (req->easy != NULL) {
         curl_multi_remove_handle(req->dk->multi, req->easy);
         curl_easy_cleanup(req->easy);

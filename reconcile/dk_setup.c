@@ -128,11 +128,7 @@ dk_set_limits(struct dk_req *req, const struct dk_request_opts *o)
     req->timeout_ms = total > 0 ? total : -1;
     rc |= curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, conn);
     rc |= curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, total > 0 ? total : 0L);
-    if (o->idle_timeout_ms > 0) {
-        req->idle_s = (o->idle_timeout_ms + 999) / 1000;
-        rc |= curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-        rc |= curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, req->idle_s);
-    }
+    req->idle_ms = o->idle_timeout_ms > 0 ? o->idle_timeout_ms : 0;
     return rc == CURLE_OK ? 0 : -1;
 }
 
@@ -219,5 +215,6 @@ dk_request(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
         return NULL;
     }
     dk->stats.in_flight++;
+    dk__idle_touch(req);
     return req;
 }

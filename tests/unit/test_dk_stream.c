@@ -308,7 +308,7 @@ test_dk_idle_stream_times_out(void **state)
         .path = "/events?quiet",
         .stream = DK_STREAM_LINES,
         .on_data = on_line,
-        .idle_timeout_ms = 1000,
+        .idle_timeout_ms = 200,
     };
     struct err e = { 0 };
 
@@ -318,6 +318,28 @@ test_dk_idle_stream_times_out(void **state)
     t_run_until(&t, &t.done, 1);
     assert_int_equal(t.code, ERR_TIMEOUT);
     assert_int_equal(t.status, 200);
+    assert_string_equal(t.msg, "GET /events: no data from Docker for 200 ms");
+    t_cleanup(&t);
+}
+
+static void
+test_dk_idle_timer_is_reset_by_data(void **state)
+{
+    struct t t;
+    struct dk_request_opts o = {
+        .path = "/events?split",
+        .stream = DK_STREAM_LINES,
+        .on_data = on_line,
+        .idle_timeout_ms = 1000, /* chunks come every few ms */
+    };
+    struct err e = { 0 };
+
+    (void)state;
+    t_init(&t);
+    assert_non_null(dk_request(t.dk, &o, on_done, &t, &e));
+    t_run_until(&t, &t.done, 1);
+    assert_int_equal(t.code, ERR_OK);
+    assert_int_equal(t.nlines, 5);
     t_cleanup(&t);
 }
 
@@ -406,6 +428,7 @@ main(void)
             test_dk_request_started_inside_data_callback_completes),
         cmocka_unit_test(test_dk_free_inside_data_callback_stops_everything),
         cmocka_unit_test(test_dk_idle_stream_times_out),
+        cmocka_unit_test(test_dk_idle_timer_is_reset_by_data),
         cmocka_unit_test(test_dk_logs_stream_demultiplexes),
         cmocka_unit_test(test_dk_wait_gives_headers_then_exit_code),
     };
