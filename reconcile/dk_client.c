@@ -270,7 +270,7 @@ dk_multi_init(struct dk *dk, struct err *e)
 struct dk *
 dk_new(struct ev_loop *loop, const char *docker_url, struct err *e)
 {
-    const char *url = docker_url, *from = "--docker";
+    const char *url = docker_url, *from = "Docker URL";
     struct dk *dk;
 
     if (url == NULL || url[0] == '\0') {

@@ -268,6 +268,33 @@ test_dk_cancel_inside_data_callback_silences_stream(void **state)
 }
 
 static void
+test_dk_daemon_gone_mid_stream_is_unavailable(void **state)
+{
+    struct t t;
+    struct err e = { 0 };
+    struct dk_stats st;
+
+    (void)state;
+    t_init(&t);
+    start_events(&t, "/events?open", 0);
+    t_run_until(&t, &t.nlines, 4); /* the 5th has no "\n" yet */
+    fake_stop(t.srv); /* the daemon goes away: stream cut, socket gone */
+    t.srv = NULL;
+    t_run_until(&t, &t.done, 1);
+    assert_int_equal(t.code, ERR_UNAVAIL);
+    assert_non_null(strstr(t.msg, "GET /events: connection to Docker lost"));
+    assert_non_null(dk_get(t.dk, "/fast", on_done, &t, &e));
+    t_run_until(&t, &t.done, 2);
+    assert_int_equal(t.code, ERR_UNAVAIL);
+    assert_non_null(strstr(t.msg, "cannot reach Docker"));
+    assert_int_equal(t.nlines, 4); /* a cut line is not delivered */
+    dk_stats(t.dk, &st);
+    assert_int_equal(st.transport, 2);
+    assert_int_equal(st.in_flight, 0);
+    t_cleanup(&t);
+}
+
+static void
 test_dk_request_started_inside_data_callback_completes(void **state)
 {
     struct t t;
@@ -424,6 +451,7 @@ main(void)
         cmocka_unit_test(test_dk_events_line_over_cap_ends_stream_with_limit),
         cmocka_unit_test(test_dk_events_http_error_is_reported_not_streamed),
         cmocka_unit_test(test_dk_cancel_inside_data_callback_silences_stream),
+        cmocka_unit_test(test_dk_daemon_gone_mid_stream_is_unavailable),
         cmocka_unit_test(
             test_dk_request_started_inside_data_callback_completes),
         cmocka_unit_test(test_dk_free_inside_data_callback_stops_everything),
