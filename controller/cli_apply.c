@@ -1,0 +1,377 @@
+/* cli_apply.c - agentctl apply: validate every input first, then write
+ * each invocation as <specs>/<name>.yaml (atomically, under the store
+ * lock so two applies never interleave), and with --prune remove what an
+ * earlier apply wrote and this input no longer has.
+ *
+ * What apply wrote is recorded as applied/<name>.json = {sha256, file}:
+ * prune only removes a file whose bytes still hash to that record, so a
+ * file dropped in by hand or edited since is never removed. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum apply_action {
+    APPLY_CREATE,
+    APPLY_CONFIGURE,
+    APPLY_UNCHANGED,
+};
+
+static const char *const action_word[] = { "created", "configured",
+                                           "unchanged" };
+
+struct apply_item {
+    const struct spec_invocation *inv; /* borrowed from the input */
+    enum apply_action action;
+    char rev[STORE_REV_MAX]; /* expected revision for the write */
+};
+
+struct apply_opts {
+    char **paths;
+    size_t npaths;
+    bool prune, dry_run;
+    const char *output; /* NULL, "name", "json", "yaml" */
+};
+
+static const char apply_usage[] =
+    "usage: agentctl apply -f PATH [--prune] [--dry-run] [-o name|json|yaml]\n"
+    "\n"
+    "Validate every document of every input first; when one is invalid,\n"
+    "print the errors and write nothing. Then write each invocation to\n"
+    "<specs>/<name>.yaml.\n\n"
+    "  -f, --filename PATH  file, directory (*.yaml, *.yml) or - for stdin\n"
+    "  --prune              delete specs an earlier apply wrote that the\n"
+    "                       input no longer has (never hand-written or\n"
+    "                       hand-edited files)\n"
+    "  --dry-run            print what would happen, write nothing\n"
+    "  -o, --output FORMAT  name, json or yaml\n";
+
+/* Options shared with diff: -f PATH (repeatable). */
+static int
+parse_apply(int argc, char **argv, struct apply_opts *o)
+{
+    o->paths = calloc((size_t)argc, sizeof(*o->paths));
+    if (o->paths == NULL)
+        return CLI_FAIL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+
+        if ((strcmp(a, "-f") == 0 || strcmp(a, "--filename") == 0) &&
+            i + 1 < argc)
+            o->paths[o->npaths++] = argv[++i];
+        else if (strncmp(a, "--filename=", 11) == 0)
+            o->paths[o->npaths++] = (char *)a + 11;
+        else if (strcmp(a, "--prune") == 0)
+            o->prune = true;
+        else if (strcmp(a, "--dry-run") == 0 ||
+                 strcmp(a, "--dry-run=client") == 0)
+            o->dry_run = true;
+        else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) &&
+                 i + 1 < argc)
+            o->output = argv[++i];
+        else if (strncmp(a, "-o", 2) == 0 && a[2] != '\0')
+            o->output = a[2] == '=' ? a + 3 : a + 2;
+        else if (strncmp(a, "--output=", 9) == 0)
+            o->output = a + 9;
+        else
+            return cli_usage_error(argv[0], "unexpected argument \"%s\"", a);
+    }
+    if (o->npaths == 0)
+        return cli_usage_error(argv[0], "no input: pass -f PATH");
+    if (o->output != NULL && strcmp(o->output, "name") != 0 &&
+        strcmp(o->output, "json") != 0 && strcmp(o->output, "yaml") != 0)
+        return cli_usage_error(argv[0], "-o must be name, json or yaml");
+    return CLI_OK;
+}
+
+static const char *
+base_of(const char *path)
+{
+    const char *p = strrchr(path, '/');
+
+    return p ? p + 1 : path;
+}
+
+static bool
+own_file(const char *key, const char *name)
+{
+    char a[80], b[80];
+
+    snprintf(a, sizeof(a), "%s.yaml", name);
+    snprintf(b, sizeof(b), "%s.yml", name);
+    return strcmp(base_of(key), a) == 0 || strcmp(base_of(key), b) == 0;
+}
+
+/* Decide what happens to inv; -1 (message printed) when apply must not
+ * touch it because it lives in a file apply does not own. */
+static int
+plan_item(const struct store_list *live, const struct spec_invocation *inv,
+          struct apply_item *it)
+{
+    const struct store_spec *hit = NULL;
+    char mine[80];
+
+    snprintf(mine, sizeof(mine), "%s.yaml", inv->name);
+    it->inv = inv;
+    it->action = APPLY_CREATE;
+    it->rev[0] = '\0';
+    for (size_t i = 0; i < live->n; i++) {
+        const struct store_spec *sp = &live->items[i];
+
+        if (strcmp(sp->name, inv->name) != 0) {
+            if (strcmp(base_of(sp->key), mine) != 0)
+                continue;
+            fprintf(stderr,
+                    "%s:%u:1: metadata.name: %s already holds another "
+                    "invocation (\"%s\")\n",
+                    inv->file, inv->line, sp->key, sp->name);
+            return -1;
+        }
+        if (hit != NULL || sp->docs > 1 || !own_file(sp->key, inv->name)) {
+            fprintf(stderr,
+                    "%s:%u:1: metadata.name: \"%s\" is already defined in "
+                    "%s; apply only writes <name>.yaml files, so move or "
+                    "delete that definition first\n",
+                    inv->file, inv->line, inv->name, sp->key);
+            return -1;
+        }
+        hit = sp;
+    }
+    if (hit == NULL)
+        return 0;
+    snprintf(it->rev, sizeof(it->rev), "%s", hit->rev);
+    it->action =
+        hit->inv != NULL && cJSON_Compare(hit->inv->resource, inv->resource, 1)
+            ? APPLY_UNCHANGED
+            : APPLY_CONFIGURE;
+    return 0;
+}
+
+static int
+record_applied(struct cli *c, const char *name, const char *yaml, struct err *e)
+{
+    char sha[65], file[80];
+    cJSON *j = cJSON_CreateObject();
+    int rc = -1;
+
+    spec_sha256_hex(yaml, strlen(yaml), sha);
+    snprintf(file, sizeof(file), "%s.yaml", name);
+    if (j != NULL && cJSON_AddStringToObject(j, "sha256", sha) &&
+        cJSON_AddStringToObject(j, "file", file))
+        rc = store_json_put(c->store, STORE_DOC_APPLIED, name, j, e);
+    cJSON_Delete(j);
+    return rc;
+}
+
+static int
+write_item(struct cli *c, const struct apply_item *it, struct err *e)
+{
+    struct store_meta m;
+    char *yaml;
+    int rc = -1;
+
+    if (it->action != APPLY_UNCHANGED) {
+        yaml = cli_spec_yaml(it->inv);
+        if (yaml == NULL)
+            return err_set(e, ERR_NOMEM, "out of memory");
+        if (store_put(c->store, it->inv->name, yaml, strlen(yaml), it->rev,
+                      NULL, e) == 0)
+            rc = record_applied(c, it->inv->name, yaml, e);
+        free(yaml);
+        if (rc == -1)
+            return -1;
+    }
+    /* uid and generation exist from the first apply on */
+    return store_meta_observe(c->store, it->inv->name, it->inv->spec_hash, &m,
+                              e);
+}
+
+static bool
+in_input(const struct apply_item *items, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(items[i].inv->name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Remove one spec apply wrote, if its bytes are still apply's. */
+static void
+prune_one(struct cli *c, const char *name, const struct apply_opts *o, int *rc)
+{
+    struct store_spec sp;
+    cJSON *rec = NULL;
+    const cJSON *sha;
+    struct err e = { 0 };
+
+    if (store_json_get(c->store, STORE_DOC_APPLIED, name, &rec, &e) == -1)
+        goto out;
+    sha = cJSON_GetObjectItemCaseSensitive(rec, "sha256");
+    if (store_get(c->store, name, &sp, &e) == -1) {
+        if (e.code == ERR_NOTFOUND && !o->dry_run) /* gone already */
+            store_doc_del(c->store, STORE_DOC_APPLIED, name, NULL);
+        goto out;
+    }
+    if (!cJSON_IsString(sha) || strcmp(sp.rev, sha->valuestring) != 0 ||
+        sp.docs > 1) {
+        fprintf(stderr,
+                "warning: not pruning \"%s\": %s changed since apply wrote "
+                "it\n",
+                name, sp.key);
+    } else if (o->dry_run) {
+        printf(CLI_KIND "/%s pruned (dry run)\n", name);
+    } else if (store_del(c->store, name, sp.rev, &e) == 0) {
+        store_doc_del(c->store, STORE_DOC_APPLIED, name, NULL);
+        printf(CLI_KIND "/%s pruned\n", name);
+    } else {
+        fprintf(stderr, "error: prune \"%s\": %s\n", name, e.msg);
+        *rc = CLI_FAIL;
+    }
+    store_spec_cleanup(&sp);
+out:
+    cJSON_Delete(rec);
+}
+
+static int
+prune(struct cli *c, const struct apply_item *items, size_t n,
+      const struct apply_opts *o)
+{
+    char **names;
+    size_t k;
+    int rc = CLI_OK;
+    struct err e = { 0 };
+
+    if (store_doc_names(c->store, STORE_DOC_APPLIED, &names, &k, &e) == -1) {
+        fprintf(stderr, "error: %s\n", e.msg);
+        return CLI_FAIL;
+    }
+    for (size_t i = 0; i < k; i++)
+        if (!in_input(items, n, names[i]))
+            prune_one(c, names[i], o, &rc);
+    store_names_free(names, k);
+    return rc;
+}
+
+static void
+print_item(struct cli *c, const struct apply_item *it,
+           const struct apply_opts *o, cJSON *list)
+{
+    struct store_spec tmp = { .name = it->inv->name };
+
+    if (o->output == NULL)
+        printf(CLI_KIND "/%s %s%s\n", it->inv->name, action_word[it->action],
+               o->dry_run ? " (dry run)" : "");
+    else if (strcmp(o->output, "name") == 0)
+        printf(CLI_KIND "/%s\n", it->inv->name);
+    else {
+        tmp.inv = (struct spec_invocation *)it->inv;
+        cJSON_AddItemToArray(list, cli_resource_full(c, &tmp));
+    }
+}
+
+/* Plan every item against the live store; all-or-nothing. */
+static int
+plan_all(struct cli *c, const struct cli_input *in, struct apply_item *items,
+         size_t *n)
+{
+    struct store_list live;
+    struct err e = { 0 };
+    int bad = 0;
+
+    if (store_list(c->store, &live, &e) == -1) {
+        fprintf(stderr, "error: %s\n", e.msg);
+        return -1;
+    }
+    *n = 0;
+    for (size_t i = 0; i < in->n; i++)
+        for (size_t j = 0; j < in->files[i].n; j++)
+            if (plan_item(&live, in->files[i].items[j], &items[(*n)++]) == -1)
+                bad++;
+    store_list_cleanup(&live);
+    return bad ? -1 : 0;
+}
+
+static int
+apply_locked(struct cli *c, const struct cli_input *in,
+             const struct apply_opts *o)
+{
+    struct apply_item *items = calloc(in->docs + 1, sizeof(*items));
+    cJSON *list = cJSON_CreateArray();
+    struct err e = { 0 };
+    size_t n = 0;
+    int rc = CLI_OK;
+
+    if (items == NULL || list == NULL || plan_all(c, in, items, &n) == -1) {
+        fprintf(stderr, "error: nothing applied\n");
+        rc = CLI_FAIL;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!o->dry_run && write_item(c, &items[i], &e) == -1) {
+            fprintf(stderr, "error: apply \"%s\": %s\n", items[i].inv->name,
+                    e.msg);
+            rc = CLI_FAIL;
+            continue;
+        }
+        print_item(c, &items[i], o, list);
+    }
+    if (o->prune && prune(c, items, n, o) != CLI_OK)
+        rc = CLI_FAIL;
+    if (o->output != NULL && strcmp(o->output, "name") != 0) {
+        if (cJSON_GetArraySize(list) == 1)
+            cli_print_doc(cJSON_GetArrayItem(list, 0), o->output);
+        else {
+            cJSON *l = cJSON_CreateObject();
+
+            cJSON_AddStringToObject(l, "apiVersion", "v1");
+            cJSON_AddItemReferenceToObject(l, "items", list);
+            cJSON_AddStringToObject(l, "kind", "List");
+            cli_print_doc(l, o->output);
+            cJSON_Delete(l);
+        }
+    }
+out:
+    cJSON_Delete(list);
+    free(items);
+    return rc;
+}
+
+int
+cli_apply(struct cli *c, int argc, char **argv)
+{
+    struct apply_opts o = { 0 };
+    struct cli_input in = { 0 };
+    struct err e = { 0 };
+    size_t problems;
+    int rc;
+
+    if (cli_wants_help(argc, argv, apply_usage))
+        return CLI_OK;
+    rc = parse_apply(argc, argv, &o);
+    if (rc != CLI_OK)
+        goto out;
+    if (cli_input_load(o.paths, o.npaths, &in) == -1) {
+        fprintf(stderr, "error: too many input files\n");
+        rc = CLI_FAIL;
+        goto out;
+    }
+    problems = cli_input_report(&in);
+    if (problems > 0 || in.docs == 0) {
+        fprintf(stderr, "error: nothing applied: %zu error(s) in the input\n",
+                problems);
+        rc = CLI_FAIL;
+        goto out;
+    }
+    if (store_lock(c->store, &e) == -1) {
+        fprintf(stderr, "error: %s\n", e.msg);
+        rc = CLI_FAIL;
+        goto out;
+    }
+    rc = apply_locked(c, &in, &o);
+    store_unlock(c->store);
+out:
+    cli_input_cleanup(&in);
+    free(o.paths);
+    return rc;
+}

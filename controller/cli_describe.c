@@ -1,0 +1,336 @@
+/* cli_describe.c - agentctl describe: one invocation as kubectl-describe
+ * text (metadata, spec, status, owned resources, conditions, events).
+ * It renders whatever the status holds; the controller fills it. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TBL_COLS 5
+#define TBL_ROWS 512
+
+static const char describe_usage[] =
+    "usage: agentctl describe NAME\n\n"
+    "Show one invocation in detail: spec, status, the Docker resources it\n"
+    "owns, conditions and events.\n";
+
+/* A small table printed with two-space indent and aligned columns. */
+struct table {
+    const char *head[TBL_COLS];
+    size_t ncol, nrow;
+    char *cell[TBL_ROWS][TBL_COLS];
+};
+
+static void
+table_add(struct table *t, const char *const *vals)
+{
+    if (t->nrow == TBL_ROWS)
+        return;
+    for (size_t k = 0; k < t->ncol; k++)
+        t->cell[t->nrow][k] = strdup(vals[k] ? vals[k] : "");
+    t->nrow++;
+}
+
+static void
+table_print(struct table *t)
+{
+    size_t w[TBL_COLS];
+
+    for (size_t k = 0; k < t->ncol; k++) {
+        w[k] = strlen(t->head[k]);
+        for (size_t r = 0; r < t->nrow; r++)
+            if (t->cell[r][k] && strlen(t->cell[r][k]) > w[k])
+                w[k] = strlen(t->cell[r][k]);
+    }
+    for (size_t r = 0; r <= t->nrow; r++) {
+        printf("  ");
+        for (size_t k = 0; k < t->ncol; k++) {
+            const char *s = r == 0 ? t->head[k] : t->cell[r - 1][k];
+            bool last = k + 1 == t->ncol;
+
+            printf("%-*s%s", last ? 0 : (int)w[k], s ? s : "",
+                   last ? "\n" : "  ");
+        }
+        if (r == 0) { /* kubectl's dashed rule under the heading */
+            printf("  ");
+            for (size_t k = 0; k < t->ncol; k++) {
+                size_t n = strlen(t->head[k]);
+                bool last = k + 1 == t->ncol;
+
+                for (size_t i = 0; i < n; i++)
+                    putchar('-');
+                printf("%*s", last ? 0 : (int)(w[k] - n + 2), "");
+            }
+            putchar('\n');
+        }
+    }
+    for (size_t r = 0; r < t->nrow; r++)
+        for (size_t k = 0; k < t->ncol; k++)
+            free(t->cell[r][k]);
+}
+
+/* Text of a scalar at key (strings, raw integers, numbers, bools). */
+static const char *
+val(const cJSON *obj, const char *key, char *tmp, size_t size)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    if (cJSON_IsString(v) || cJSON_IsRaw(v))
+        return v->valuestring;
+    if (cJSON_IsNumber(v)) {
+        snprintf(tmp, size, "%.0f", v->valuedouble);
+        return tmp;
+    }
+    if (cJSON_IsBool(v))
+        return cJSON_IsTrue(v) ? "true" : "false";
+    return NULL;
+}
+
+static void
+field(int indent, const char *label, const char *value)
+{
+    printf("%*s%-*s%s\n", indent, "", 24 - indent, label,
+           value ? value : "<none>");
+}
+
+static void
+print_argv(int indent, const char *label, const struct spec_argv *a)
+{
+    printf("%*s%-*s", indent, "", 24 - indent, label);
+    for (size_t i = 0; i < a->n; i++)
+        printf(i ? " %s" : "%s", a->argv[i]);
+    printf("\n");
+}
+
+static void
+print_spec(const struct spec_invocation *inv)
+{
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(inv->resource, "spec");
+    const cJSON *ws = cJSON_GetObjectItemCaseSensitive(spec, "workspace");
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(spec, "scratch");
+    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(spec, "resources");
+    char line[512], t1[32], t2[32], t3[32];
+
+    printf("Spec:\n");
+    field(2, "Vendor:", inv->vendor);
+    field(2, "Phase:", spec_phase_name(inv->phase));
+    field(2, "Image:", inv->image);
+    if (inv->command.n > 0)
+        print_argv(2, "Command:", &inv->command);
+    else
+        field(2, "Prompt:", inv->prompt);
+    if (inv->runner.n > 0)
+        print_argv(2, "Runner:", &inv->runner);
+    field(2, "Credential:", inv->credential);
+    if (ws != NULL) {
+        snprintf(line, sizeof(line), "%s (size %s, inodes %s)",
+                 val(ws, "source", t1, 32), val(ws, "size", t2, 32),
+                 val(ws, "inodes", t3, 32));
+        field(2, "Workspace:", line);
+    } else
+        field(2, "Workspace:", NULL);
+    snprintf(line, sizeof(line), "size %s, inodes %s", val(sc, "size", t1, 32),
+             val(sc, "inodes", t2, 32));
+    field(2, "Scratch:", line);
+    snprintf(line, sizeof(line), "memory %s, cpus %s, pids %s",
+             val(rs, "memory", t1, 32), val(rs, "cpus", t2, 32),
+             val(rs, "pids", t3, 32));
+    field(2, "Resources:", line);
+    snprintf(line, sizeof(line), "%us", (unsigned)inv->deadline_seconds);
+    field(2, "Deadline:", line);
+    field(2, "Attempt:", inv->attempt);
+    field(2, "Cancel:", inv->cancel ? "true" : "false");
+}
+
+static void
+print_status(const cJSON *st, const char *dflt_phase)
+{
+    static const char *const keys[][2] = {
+        { "Stop Reason:", "stopReason" },
+        { "Exit Code:", "exitCode" },
+        { "Started:", "startedAt" },
+        { "Finished:", "finishedAt" },
+        { "Image ID:", "imageID" },
+        { "Controller:", "controller" },
+        { "Observed Generation:", "observedGeneration" },
+    };
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(st, "output");
+    char tmp[32], line[160], t2[32];
+
+    printf("Status:\n");
+    field(2, "Phase:",
+          val(st, "phase", tmp, 32) ? val(st, "phase", tmp, 32) : dflt_phase);
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        field(2, keys[i][0], val(st, keys[i][1], tmp, sizeof(tmp)));
+    if (out != NULL) {
+        snprintf(
+            line, sizeof(line), "%s bytes%s",
+            val(out, "bytes", tmp, 32) ? val(out, "bytes", tmp, 32) : "?",
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated"))
+                ? " (truncated)"
+                : "");
+        field(2, "Output:", line);
+        field(2, "Output SHA256:", val(out, "sha256", t2, 32));
+    }
+}
+
+static void
+print_resources(const cJSON *st)
+{
+    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(st, "resources");
+    struct table t = { .head = { "Role", "ID", "Name" }, .ncol = 3 };
+    char a[32], b[32];
+    const cJSON *r;
+
+    printf("Resources:");
+    if (rs == NULL || rs->child == NULL) {
+        printf("  <none>\n");
+        return;
+    }
+    printf("\n");
+    cJSON_ArrayForEach(r, rs)
+    {
+        const char *role =
+            cJSON_IsObject(rs) ? r->string : val(r, "role", a, sizeof(a));
+        const char *row[3] = { role, val(r, "id", a, sizeof(a)),
+                               val(r, "name", b, sizeof(b)) };
+        table_add(&t, row);
+    }
+    table_print(&t);
+}
+
+static void
+print_conditions(const cJSON *st)
+{
+    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(st, "conditions");
+    struct table t = { .head = { "Type", "Status", "LastTransitionTime",
+                                 "Reason", "Message" },
+                       .ncol = 5 };
+    char b[5][32];
+    const cJSON *c;
+
+    printf("Conditions:");
+    if (!cJSON_IsArray(cs) || cs->child == NULL) {
+        printf("  <none>\n");
+        return;
+    }
+    printf("\n");
+    cJSON_ArrayForEach(c, cs)
+    {
+        const char *row[5] = {
+            val(c, "type", b[0], 32),
+            val(c, "status", b[1], 32),
+            val(c, "lastTransitionTime", b[2], 32),
+            val(c, "reason", b[3], 32),
+            val(c, "message", b[4], 32),
+        };
+        table_add(&t, row);
+    }
+    table_print(&t);
+}
+
+static void
+print_events(struct cli *c, const char *name)
+{
+    struct table t = { .head = { "Type", "Reason", "Age", "Message" },
+                       .ncol = 4 };
+    char *data = NULL, *line, *save = NULL, age[64], first[32], tmp[32];
+    size_t len;
+
+    printf("Events:");
+    if (store_event_read(c->store, name, &data, &len, NULL) == -1 || len == 0) {
+        printf("  <none>\n");
+        free(data);
+        return;
+    }
+    printf("\n");
+    for (line = strtok_r(data, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        cJSON *ev = cJSON_Parse(line);
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(ev, "count");
+        const char *ft = val(ev, "firstTime", tmp, sizeof(tmp));
+        const char *row[4];
+
+        if (ev == NULL)
+            continue;
+        cli_age(val(ev, "time", tmp, sizeof(tmp)), age, sizeof(age));
+        if (cJSON_IsNumber(n) && n->valuedouble > 1) {
+            size_t l = strlen(age);
+
+            cli_age(ft ? ft : val(ev, "time", tmp, sizeof(tmp)), first,
+                    sizeof(first));
+            snprintf(age + l, sizeof(age) - l, " (x%.0f over %s)",
+                     n->valuedouble, first);
+        }
+        row[0] = val(ev, "type", tmp, sizeof(tmp));
+        row[1] = val(ev, "reason", first, 0);
+        row[2] = age;
+        row[3] = val(ev, "message", first, 0);
+        table_add(&t, row);
+        cJSON_Delete(ev);
+    }
+    table_print(&t);
+    free(data);
+}
+
+static void
+print_meta(struct cli *c, const struct store_spec *sp)
+{
+    struct store_meta m;
+    const struct spec_kvlist *l = sp->inv ? &sp->inv->labels : NULL;
+
+    field(0, "Name:", sp->name);
+    printf("%-24s", "Labels:");
+    if (l == NULL || l->n == 0)
+        printf("<none>\n");
+    for (size_t i = 0; l != NULL && i < l->n; i++)
+        printf("%*s%s=%s\n", i ? 24 : 0, "", l->items[i].key,
+               l->items[i].value);
+    field(0, "API Version:", "agentctl.dev/v1alpha1");
+    field(0, "Kind:", "AgentInvocation");
+    field(0, "File:", sp->key);
+    if (store_meta_get(c->store, sp->name, &m, NULL) == 0) {
+        char gen[32];
+
+        snprintf(gen, sizeof(gen), "%llu", (unsigned long long)m.generation);
+        field(0, "UID:", m.uid);
+        field(0, "Generation:", gen);
+        field(0, "Creation Timestamp:", m.creation_timestamp);
+    }
+}
+
+int
+cli_describe(struct cli *c, int argc, char **argv)
+{
+    struct store_spec sp;
+    struct err e = { 0 };
+    cJSON *st = NULL;
+    char line[600];
+
+    if (cli_wants_help(argc, argv, describe_usage))
+        return CLI_OK;
+    if (argc != 2 || argv[1][0] == '-')
+        return cli_usage_error("describe", "expected one NAME");
+    if (store_get(c->store, argv[1], &sp, &e) == -1)
+        return e.code == ERR_NOTFOUND ? cli_not_found(argv[1]) : CLI_FAIL;
+    print_meta(c, &sp);
+    if (sp.inv != NULL)
+        print_spec(sp.inv);
+    else {
+        printf("Errors:\n");
+        for (size_t i = 0; sp.errors && i < sp.errors->n; i++)
+            printf("  %s\n",
+                   err_format(&sp.errors->items[i], line, sizeof(line)));
+    }
+    if (store_name_ok(sp.name))
+        store_json_get(c->store, STORE_DOC_STATUS, sp.name, &st, NULL);
+    print_status(st, sp.inv ? "Pending" : "Invalid");
+    print_resources(st);
+    print_conditions(st);
+    if (store_name_ok(sp.name))
+        print_events(c, sp.name);
+    cJSON_Delete(st);
+    store_spec_cleanup(&sp);
+    return CLI_OK;
+}
