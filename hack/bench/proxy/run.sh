@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# run.sh - benchmark egress-proxy against tinyproxy, squid and a direct
+# connection, side by side on loopback, and print one table:
+#   CONNECT set-up latency p50/p99 over 2,000 sequential tunnels,
+#   throughput of 1 tunnel and of 8 parallel tunnels (upstream -> client),
+#   proxy CPU seconds per GB moved (over both throughput runs),
+#   proxy RSS with 1,000 and ~10,000 idle tunnels, and KiB per tunnel.
+# Not a test: numbers, no pass/fail. Installs tinyproxy and squid from
+# Debian if missing (their services are not started), runs each on its own
+# loopback port with the same one-entry allowlist, stops them at the end.
+# Env: BENCH_BYTES1 (default 2 GiB), BENCH_BYTES8 (per tunnel, 512 MiB),
+#      BENCH_IDLE_BIG (default 9900: the proxy needs 2 fds per tunnel and
+#      the hard open-file limit here may be 20000).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+HERE=$ROOT/hack/bench/proxy
+B=${BENCH_BUILD:-$ROOT/build-bench}
+BYTES1=${BENCH_BYTES1:-$((2 * 1024 * 1024 * 1024))}
+BYTES8=${BENCH_BYTES8:-$((512 * 1024 * 1024))}
+IDLE_SMALL=1000
+IDLE_BIG=${BENCH_IDLE_BIG:-9900}
+LAT_N=${BENCH_LAT_N:-2000}
+W=$(mktemp -d /tmp/pxbench.XXXXXX)
+chmod 777 "$W"
+PIDS=()
+cleanup() {
+    local p
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$W"
+}
+trap cleanup EXIT
+
+# --- packages ---------------------------------------------------------
+need=()
+command -v tinyproxy >/dev/null || need+=(tinyproxy)
+command -v squid >/dev/null || need+=(squid)
+if [ "${#need[@]}" -gt 0 ]; then
+    echo "installing ${need[*]} (Debian)" >&2
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+    chmod +x /usr/sbin/policy-rc.d
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends "${need[@]}" >/dev/null
+    rm -f /usr/sbin/policy-rc.d
+fi
+
+# --- build --------------------------------------------------------------
+cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$B" -j "$(nproc)" --target egress-proxy >/dev/null
+cc -O2 -Wall -o "$W/pxbench" "$HERE/pxbench.c"
+PXB=$W/pxbench
+
+ulimit -n "$(ulimit -Hn)"
+FDS=$(ulimit -n)
+
+wait_port() { # PORT: until something accepts on it
+    local i
+    for i in $(seq 100); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "nothing listening on $1" >&2
+    return 1
+}
+
+"$PXB" serve "$W/up.port" &
+PIDS+=($!)
+for i in $(seq 50); do [ -s "$W/up.port" ] && break; sleep 0.1; done
+UP=$(cat "$W/up.port")
+TARGET=127.0.0.1:$UP
+P_EGRESS=18128 P_TINY=18129 P_SQUID=18130
+
+"$B/proxy/egress-proxy" --listen 127.0.0.1:$P_EGRESS --allow "$TARGET" \
+    --allow-private --max-conns 20000 2>/dev/null &
+PID_EGRESS=$!
+PIDS+=($PID_EGRESS)
+
+cat >"$W/tinyproxy.conf" <<CONF
+User nobody
+Group nogroup
+Port $P_TINY
+Listen 127.0.0.1
+Timeout 600
+MaxClients 20000
+Allow 127.0.0.1
+ConnectPort $UP
+LogFile "$W/tinyproxy.log"
+LogLevel Critical
+CONF
+tinyproxy -d -c "$W/tinyproxy.conf" >/dev/null 2>&1 &
+PID_TINY=$!
+PIDS+=($PID_TINY)
+
+mkdir -p "$W/squid"
+chmod 777 "$W/squid"
+cat >"$W/squid.conf" <<CONF
+http_port 127.0.0.1:$P_SQUID
+acl CONNECT method CONNECT
+acl target_ip dst 127.0.0.1
+acl target_port port $UP
+http_access allow CONNECT target_ip target_port
+http_access deny all
+cache deny all
+cache_mem 8 MB
+access_log none
+cache_log $W/squid/cache.log
+pid_filename $W/squid/squid.pid
+coredump_dir $W/squid
+max_filedescriptors $FDS
+shutdown_lifetime 1 seconds
+client_lifetime 1 hour
+read_timeout 1 hour
+CONF
+squid -N -f "$W/squid.conf" >/dev/null 2>&1 &
+PID_SQUID=$!
+PIDS+=($PID_SQUID)
+for p in $P_EGRESS $P_TINY $P_SQUID; do wait_port "$p"; done
+
+# --- measurements -------------------------------------------------------
+cpu_s() { # PID: user+system CPU seconds of a process and its children
+    local t=0 p
+    for p in $1 $(pgrep -P "$1" || true); do
+        t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+    done
+    awk -v t="$t" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", t / hz }'
+}
+rss_kb() {
+    local t=0 p
+    for p in $1 $(pgrep -P "$1" || true); do
+        t=$((t + $(awk '/^VmRSS:/ {print $2}' "/proc/$p/status")))
+    done
+    echo "$t"
+}
+idle_rss() { # PORT PID N: RSS (KiB) while N idle tunnels are open
+    local port=$1 pid=$2 n=$3 rss
+    coproc IDLE { "$PXB" idle "$port" "$TARGET" "$n"; }
+    read -r _ _ <&"${IDLE[0]}" || { echo "fail"; return; }
+    sleep 1
+    rss=$(rss_kb "$pid")
+    eval "exec ${IDLE[1]}>&-"
+    wait "$IDLE_PID" 2>/dev/null || true
+    sleep 2 # let the proxy close its side
+    echo "$rss"
+}
+
+printf '%-12s %9s %9s %10s %10s %9s %10s %10s %8s\n' system p50_us p99_us \
+    1x_MB/s 8x_MB/s cpu_s/GB rss1k_KiB rss10k_KiB KiB/tun
+for sys in direct egress-proxy tinyproxy squid; do
+    case $sys in
+    direct) port=$UP tgt=- pid= ;;
+    egress-proxy) port=$P_EGRESS tgt=$TARGET pid=$PID_EGRESS ;;
+    tinyproxy) port=$P_TINY tgt=$TARGET pid=$PID_TINY ;;
+    squid) port=$P_SQUID tgt=$TARGET pid=$PID_SQUID ;;
+    esac
+    read -r p50 p99 < <("$PXB" latency "$port" "$tgt" "$LAT_N")
+    c0=0
+    [ -n "$pid" ] && c0=$(cpu_s "$pid")
+    read -r t1 b1 < <("$PXB" throughput "$port" "$tgt" 1 "$BYTES1")
+    read -r t8 b8 < <("$PXB" throughput "$port" "$tgt" 8 "$BYTES8")
+    if [ -n "$pid" ]; then
+        c1=$(cpu_s "$pid")
+        cpg=$(awk -v a="$c0" -v b="$c1" -v n="$((b1 + b8))" \
+            'BEGIN { printf "%.2f", (b - a) / (n / 1e9) }')
+        base=$(rss_kb "$pid")
+        r1=$(idle_rss "$port" "$pid" "$IDLE_SMALL")
+        r10=$(idle_rss "$port" "$pid" "$IDLE_BIG")
+        per=$(awk -v a="$base" -v b="$r10" -v n="$IDLE_BIG" \
+            'BEGIN { printf "%.1f", (b - a) / n }')
+    else
+        cpg=- r1=- r10=- per=-
+    fi
+    printf '%-12s %9s %9s %10s %10s %9s %10s %10s %8s\n' "$sys" "$p50" \
+        "$p99" "$t1" "$t8" "$cpg" "$r1" "$r10" "$per"
+done
+echo "(idle columns: $IDLE_SMALL and $IDLE_BIG tunnels; KiB/tun = (RSS at" \
+    "$IDLE_BIG - RSS before) / $IDLE_BIG; throughput = upstream -> client;" \
+    "1x: $BYTES1 bytes, 8x: 8 x $BYTES8 bytes; $(nproc) CPUs)"
