@@ -1,0 +1,990 @@
+/* ctl_config.c - load the controller configuration from YAML: built-in
+ * defaults, then every key of the file checked and applied, every error
+ * reported with file:line:col; and the admission check of a spec against
+ * the loaded config.
+ *
+ * YAML is read by spec_yaml_parse() (hostile input refused there); this
+ * file only walks the node tree. Vendor hosts are checked with the proxy's
+ * own authority parser so the proxy can never refuse an allowlist that the
+ * config accepted.
+ */
+#include "ctl_config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "px_authority.h"
+#include "spec_quantity.h"
+
+#define CFG_FIELD_MAX 300
+#define CFG_PATH_MAX  4096
+#define CFG_NAME_MAX  255 /* image references, network names */
+
+/* Variables the controller sets in the agent; neither a spec's env nor a
+ * vendor's credentialEnv may name them (the list matches spec_model.c). */
+static const char *const cfg_reserved_env[] = {
+    "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+    "NO_PROXY",    "no_proxy",    "ALL_PROXY",  "all_proxy",
+    "AGENT_PHASE", "HOME",        NULL,
+};
+
+struct cfg_parse {
+    const char *file;
+    struct spec_errors *es;
+    struct ctl_config *cfg;
+    int nomem;
+};
+
+/* A key's handler: check the value node and store it in ctx. */
+typedef void cfg_key_fn(struct cfg_parse *p, void *ctx,
+                        const struct spec_node *v, const char *field);
+
+struct cfg_key {
+    const char *name;
+    cfg_key_fn *fn;
+};
+
+/* ---- small checks ---------------------------------------------------- */
+
+static size_t
+cfg_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
+
+    if (la >= 63 || lb >= 63)
+        return 99;
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+            cur[j] =
+                sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, sizeof(prev));
+    }
+    return prev[lb];
+}
+
+static bool
+cfg_env_name_ok(const char *k)
+{
+    if (!((*k >= 'A' && *k <= 'Z') || (*k >= 'a' && *k <= 'z') || *k == '_'))
+        return false;
+    for (k++; *k != '\0'; k++)
+        if (!((*k >= 'A' && *k <= 'Z') || (*k >= 'a' && *k <= 'z') ||
+              (*k >= '0' && *k <= '9') || *k == '_'))
+            return false;
+    return true;
+}
+
+static bool
+cfg_env_reserved(const char *k)
+{
+    for (size_t i = 0; cfg_reserved_env[i] != NULL; i++)
+        if (strcmp(k, cfg_reserved_env[i]) == 0)
+            return true;
+    return false;
+}
+
+/* DNS-1123 label: vendor names end up in messages and flags. */
+static bool
+cfg_label_ok(const char *s)
+{
+    size_t n = strlen(s);
+
+    if (n == 0 || n > CTL_VENDOR_NAME_MAX || s[0] == '-' || s[n - 1] == '-')
+        return false;
+    for (; *s != '\0'; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+              *s == '-'))
+            return false;
+    return true;
+}
+
+/* Docker's rule for network names: [a-zA-Z0-9][a-zA-Z0-9_.-]*. */
+static bool
+cfg_docker_name_ok(const char *s)
+{
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+          (*s >= '0' && *s <= '9')))
+        return false;
+    for (; *s != '\0'; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '-'))
+            return false;
+    return true;
+}
+
+/* Unsigned decimal without sign or leading zeros, at most max. */
+static int
+cfg_parse_u32(const char *s, size_t len, uint32_t max, uint32_t *out)
+{
+    uint64_t v = 0;
+
+    if (len == 0 || len > 10 || (len > 1 && s[0] == '0'))
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > max)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* "a.b.c.d/p", canonical dotted quad, host bits zero, prefix 8..24 (a
+ * pool must hold at least one /24). */
+static const char *
+cfg_parse_pool(const char *s, uint32_t *addr, unsigned *prefix)
+{
+    const char *slash = strchr(s, '/');
+    char ip[INET_ADDRSTRLEN];
+    struct in_addr a;
+    uint32_t p, host;
+
+    if (slash == NULL || (size_t)(slash - s) >= sizeof(ip))
+        return "expected an IPv4 CIDR such as 10.213.0.0/16";
+    memcpy(ip, s, (size_t)(slash - s));
+    ip[slash - s] = '\0';
+    if (inet_pton(AF_INET, ip, &a) != 1 ||
+        cfg_parse_u32(slash + 1, strlen(slash + 1), 32, &p) == -1)
+        return "expected an IPv4 CIDR such as 10.213.0.0/16";
+    if (p < 8 || p > 24)
+        return "prefix must be /8../24 (each invocation takes a /24)";
+    host = ntohl(a.s_addr);
+    if ((host & ((1u << (32 - p)) - 1)) != 0)
+        return "address has host bits set (give the network address)";
+    *addr = host;
+    *prefix = p;
+    return NULL;
+}
+
+/* ---- typed value readers ---------------------------------------------- */
+
+static void
+cfg_nomem(struct cfg_parse *p, const struct spec_node *at)
+{
+    if (!p->nomem)
+        spec_errors_add(p->es, p->file, at, NULL, "out of memory");
+    p->nomem = 1;
+}
+
+static bool
+cfg_is_string(struct cfg_parse *p, const struct spec_node *v, const char *field)
+{
+    if (v->kind == SPEC_NODE_SCALAR && v->type == SPEC_SCALAR_STRING &&
+        v->len > 0)
+        return true;
+    if (v->kind == SPEC_NODE_SCALAR && v->type == SPEC_SCALAR_STRING)
+        spec_errors_add(p->es, p->file, v, field, "must not be empty");
+    else
+        spec_errors_add(p->es, p->file, v, field, "expected a string, got %s",
+                        spec_node_type_name(v));
+    return false;
+}
+
+/* Replace *dst with a copy of v's text. */
+static void
+cfg_set_str(struct cfg_parse *p, const struct spec_node *v, char **dst)
+{
+    char *s = strdup(v->value);
+
+    if (s == NULL) {
+        cfg_nomem(p, v);
+        return;
+    }
+    free(*dst);
+    *dst = s;
+}
+
+static int
+cfg_get_int(struct cfg_parse *p, const struct spec_node *v, const char *field,
+            uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    uint32_t x;
+
+    if (v->kind != SPEC_NODE_SCALAR || v->type != SPEC_SCALAR_INT)
+        return spec_errors_add(p->es, p->file, v, field,
+                               "expected an integer, got %s",
+                               spec_node_type_name(v));
+    if (cfg_parse_u32(v->value, v->len, hi, &x) == -1 || x < lo)
+        return spec_errors_add(p->es, p->file, v, field,
+                               "must be an integer from %u to %u, got %s", lo,
+                               hi, v->value);
+    *out = x;
+    return 0;
+}
+
+static void
+cfg_get_quantity(struct cfg_parse *p, const struct spec_node *v,
+                 const char *field, uint64_t *out)
+{
+    struct err qe = { 0 };
+    uint64_t x;
+
+    if (v->kind != SPEC_NODE_SCALAR ||
+        (v->type != SPEC_SCALAR_INT && v->type != SPEC_SCALAR_STRING)) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected a quantity such as 8Gi, got %s",
+                        spec_node_type_name(v));
+        return;
+    }
+    if (spec_quantity_parse(v->value, &x, &qe) == -1) {
+        spec_errors_add(p->es, p->file, v, field, "%s", qe.msg);
+        return;
+    }
+    if (x == 0) {
+        spec_errors_add(p->es, p->file, v, field, "must be at least 1");
+        return;
+    }
+    *out = x;
+}
+
+/* Walk a mapping, calling each known key's handler; unknown keys are
+ * errors at the key with a suggestion. */
+static void
+cfg_walk(struct cfg_parse *p, void *ctx, const struct spec_node *m,
+         const char *path, const struct cfg_key *keys)
+{
+    char field[CFG_FIELD_MAX];
+
+    if (m->kind != SPEC_NODE_MAP) {
+        spec_errors_add(p->es, p->file, m, path, "expected a mapping, got %s",
+                        spec_node_type_name(m));
+        return;
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        const struct spec_node *k = m->pairs[i].key;
+        const struct cfg_key *hit = NULL, *best = NULL;
+        size_t best_d = 3;
+
+        for (const struct cfg_key *c = keys; c->name != NULL; c++) {
+            size_t d = cfg_edit_distance(k->value, c->name);
+
+            if (d == 0)
+                hit = c;
+            else if (d < best_d) {
+                best_d = d;
+                best = c;
+            }
+        }
+        if (hit == NULL && best != NULL)
+            spec_errors_add(p->es, p->file, k, path,
+                            "unknown field \"%s\" (did you mean \"%s\"?)",
+                            k->value, best->name);
+        else if (hit == NULL)
+            spec_errors_add(p->es, p->file, k, path, "unknown field \"%s\"",
+                            k->value);
+        if (hit == NULL)
+            continue;
+        snprintf(field, sizeof(field), "%s%s%s", path, path[0] ? "." : "",
+                 k->value);
+        hit->fn(p, ctx, m->pairs[i].value, field);
+    }
+}
+
+/* ---- vendors ------------------------------------------------------------ */
+
+static void
+cfg_vendor_cleanup(struct ctl_vendor *v)
+{
+    for (size_t i = 0; i < v->n_hosts; i++)
+        free(v->hosts[i]);
+    free(v->hosts);
+    free(v->name);
+    free(v->credential_env);
+    memset(v, 0, sizeof(*v));
+}
+
+static void
+cfg_vendor_hosts(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                 const char *field)
+{
+    struct ctl_vendor *vd = ctx;
+    char item[CFG_FIELD_MAX + 16], norm[PX_HOST_MAX + 16];
+
+    if (v->kind != SPEC_NODE_SEQ || v->n == 0 || v->n > CTL_MAX_VENDOR_HOSTS) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected a list of 1 to %d host:port strings",
+                        CTL_MAX_VENDOR_HOSTS);
+        return;
+    }
+    vd->hosts = calloc(v->n, sizeof(*vd->hosts));
+    if (vd->hosts == NULL) {
+        cfg_nomem(p, v);
+        return;
+    }
+    for (size_t i = 0; i < v->n; i++) {
+        const struct spec_node *h = v->items[i];
+        struct px_authority a;
+        struct err ae = { 0 };
+
+        snprintf(item, sizeof(item), "%s[%zu]", field, i);
+        if (!cfg_is_string(p, h, item))
+            continue;
+        if (px_authority_parse(h->value, h->len, &a, &ae) == -1) {
+            spec_errors_add(p->es, p->file, h, item,
+                            "expected host:port (a DNS name or IP literal, "
+                            "port 1-65535): %s",
+                            ae.msg);
+            continue;
+        }
+        px_authority_format(&a, norm, sizeof(norm));
+        vd->hosts[vd->n_hosts] = strdup(norm);
+        if (vd->hosts[vd->n_hosts] == NULL) {
+            cfg_nomem(p, h);
+            return;
+        }
+        vd->n_hosts++;
+    }
+}
+
+static void
+cfg_vendor_credential_env(struct cfg_parse *p, void *ctx,
+                          const struct spec_node *v, const char *field)
+{
+    struct ctl_vendor *vd = ctx;
+
+    if (!cfg_is_string(p, v, field))
+        return;
+    if (!cfg_env_name_ok(v->value) || v->len > 128) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "not a valid variable name (letters, digits and "
+                        "'_', not starting with a digit)");
+        return;
+    }
+    if (cfg_env_reserved(v->value)) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "%s is set by the controller for other purposes",
+                        v->value);
+        return;
+    }
+    cfg_set_str(p, v, &vd->credential_env);
+}
+
+static void
+cfg_vendor_allow_private(struct cfg_parse *p, void *ctx,
+                         const struct spec_node *v, const char *field)
+{
+    struct ctl_vendor *vd = ctx;
+
+    if (v->kind != SPEC_NODE_SCALAR || v->type != SPEC_SCALAR_BOOL) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected a boolean (true or false), got %s",
+                        spec_node_type_name(v));
+        return;
+    }
+    vd->allow_private = strcmp(v->value, "true") == 0 ||
+                        strcmp(v->value, "True") == 0 ||
+                        strcmp(v->value, "TRUE") == 0;
+}
+
+static const struct cfg_key cfg_vendor_keys[] = {
+    { "hosts", cfg_vendor_hosts },
+    { "credentialEnv", cfg_vendor_credential_env },
+    { "allowPrivate", cfg_vendor_allow_private },
+    { NULL, NULL },
+};
+
+/* Put vd into cfg (replacing a vendor of the same name), keeping the
+ * list sorted; takes vd's contents. */
+static int
+cfg_vendor_put(struct ctl_config *cfg, struct ctl_vendor *vd)
+{
+    struct ctl_vendor *grown;
+    size_t at = 0;
+
+    while (at < cfg->n_vendors && strcmp(cfg->vendors[at].name, vd->name) < 0)
+        at++;
+    if (at < cfg->n_vendors && strcmp(cfg->vendors[at].name, vd->name) == 0) {
+        cfg_vendor_cleanup(&cfg->vendors[at]);
+        cfg->vendors[at] = *vd;
+        return 0;
+    }
+    if (cfg->n_vendors == CTL_MAX_VENDORS)
+        return -1;
+    grown = realloc(cfg->vendors, (cfg->n_vendors + 1) * sizeof(*grown));
+    if (grown == NULL)
+        return -1;
+    cfg->vendors = grown;
+    memmove(&grown[at + 1], &grown[at], (cfg->n_vendors - at) * sizeof(*grown));
+    grown[at] = *vd;
+    cfg->n_vendors++;
+    return 0;
+}
+
+static void
+cfg_vendor_one(struct cfg_parse *p, const struct spec_node *k,
+               const struct spec_node *v)
+{
+    struct ctl_vendor vd = { 0 };
+    char field[CFG_FIELD_MAX];
+    size_t before = p->es->n + p->es->dropped;
+
+    snprintf(field, sizeof(field), "vendors.%s", k->value);
+    if (!cfg_label_ok(k->value)) {
+        spec_errors_add(p->es, p->file, k, "vendors",
+                        "vendor name \"%s\" is not a DNS-1123 label "
+                        "(a-z, 0-9, '-', at most 63)",
+                        k->value);
+        return;
+    }
+    cfg_walk(p, &vd, v, field, cfg_vendor_keys);
+    if (v->kind == SPEC_NODE_MAP && spec_node_get(v, "hosts") == NULL)
+        spec_errors_add(p->es, p->file, v, field,
+                        "hosts is required: the proxy of a vendor without "
+                        "hosts could reach nothing");
+    vd.name = strdup(k->value);
+    if (vd.name == NULL)
+        cfg_nomem(p, k);
+    if (p->es->n + p->es->dropped != before || p->nomem) {
+        cfg_vendor_cleanup(&vd);
+        return;
+    }
+    if (cfg_vendor_put(p->cfg, &vd) == -1) {
+        spec_errors_add(p->es, p->file, k, "vendors",
+                        "more than %d vendors (or out of memory)",
+                        CTL_MAX_VENDORS);
+        cfg_vendor_cleanup(&vd);
+    }
+}
+
+static void
+cfg_vendors(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+            const char *field)
+{
+    (void)ctx;
+    if (v->kind != SPEC_NODE_MAP) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected a mapping of vendor name to profile, got %s",
+                        spec_node_type_name(v));
+        return;
+    }
+    for (size_t i = 0; i < v->n; i++)
+        cfg_vendor_one(p, v->pairs[i].key, v->pairs[i].value);
+}
+
+/* ---- top-level keys ---------------------------------------------------- */
+
+static void
+cfg_image(struct cfg_parse *p, const struct spec_node *v, const char *field,
+          char **dst)
+{
+    if (!cfg_is_string(p, v, field))
+        return;
+    for (const char *s = v->value; *s != '\0'; s++)
+        if ((unsigned char)*s <= ' ' || *s == 0x7f) {
+            spec_errors_add(p->es, p->file, v, field,
+                            "an image reference has no spaces or control "
+                            "characters");
+            return;
+        }
+    if (v->len > CFG_NAME_MAX) {
+        spec_errors_add(p->es, p->file, v, field, "longer than %d characters",
+                        CFG_NAME_MAX);
+        return;
+    }
+    cfg_set_str(p, v, dst);
+}
+
+static void
+cfg_image_proxy(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                const char *field)
+{
+    cfg_image(p, v, field, &((struct ctl_config *)ctx)->proxy_image);
+}
+
+static void
+cfg_image_keeper(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                 const char *field)
+{
+    cfg_image(p, v, field, &((struct ctl_config *)ctx)->keeper_image);
+}
+
+static const struct cfg_key cfg_image_keys[] = {
+    { "proxy", cfg_image_proxy },
+    { "keeper", cfg_image_keeper },
+    { NULL, NULL },
+};
+
+static void
+cfg_images(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+           const char *field)
+{
+    cfg_walk(p, ctx, v, field, cfg_image_keys);
+}
+
+static void
+cfg_egress_network(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                   const char *field)
+{
+    struct ctl_config *cfg = ctx;
+
+    if (!cfg_is_string(p, v, field))
+        return;
+    if (!cfg_docker_name_ok(v->value) || v->len > 64) {
+        spec_errors_add(
+            p->es, p->file, v, field,
+            "not a Docker network name ([a-zA-Z0-9][a-zA-Z0-9_.-]*, "
+            "at most 64)");
+        return;
+    }
+    /* host would put the proxy in the host's network namespace; none can
+     * never be connected (docker-notes.md section 2). */
+    if (strcmp(v->value, "host") == 0 || strcmp(v->value, "none") == 0) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "\"%s\" cannot be the egress network: use a bridge "
+                        "network of its own",
+                        v->value);
+        return;
+    }
+    cfg_set_str(p, v, &cfg->egress_network);
+}
+
+static void
+cfg_subnet_pool(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                const char *field)
+{
+    struct ctl_config *cfg = ctx;
+    const char *why;
+    uint32_t addr;
+    unsigned prefix;
+
+    if (!cfg_is_string(p, v, field))
+        return;
+    why = cfg_parse_pool(v->value, &addr, &prefix);
+    if (why != NULL) {
+        spec_errors_add(p->es, p->file, v, field, "%s, got \"%s\"", why,
+                        v->value);
+        return;
+    }
+    cfg->pool_addr = addr;
+    cfg->pool_prefix = prefix;
+    cfg_set_str(p, v, &cfg->subnet_pool);
+}
+
+static void
+cfg_proxy_port(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+               const char *field)
+{
+    uint32_t port;
+
+    if (cfg_get_int(p, v, field, 1, 65535, &port) == 0)
+        ((struct ctl_config *)ctx)->proxy_port = (uint16_t)port;
+}
+
+static void
+cfg_agent_user(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+               const char *field)
+{
+    struct ctl_config *cfg = ctx;
+    const char *colon;
+    uint32_t uid, gid;
+
+    if (!cfg_is_string(p, v, field))
+        return;
+    colon = strchr(v->value, ':');
+    /* Numeric only: the images are FROM scratch with no /etc/passwd, and a
+     * name could resolve to root inside some other image. */
+    if (colon == NULL ||
+        cfg_parse_u32(v->value, (size_t)(colon - v->value), 4294967294u,
+                      &uid) == -1 ||
+        cfg_parse_u32(colon + 1, strlen(colon + 1), 4294967294u, &gid) == -1) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected numeric \"uid:gid\" such as \"1000:1000\", "
+                        "got \"%s\"",
+                        v->value);
+        return;
+    }
+    /* Root, or the root group, in the agent would own what root owns. */
+    if (uid == 0 || gid == 0) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "the agent must not run as root (uid and gid must "
+                        "not be 0), got \"%s\"",
+                        v->value);
+        return;
+    }
+    cfg->agent_uid = uid;
+    cfg->agent_gid = gid;
+    cfg_set_str(p, v, &cfg->agent_user);
+}
+
+static void
+cfg_abs_path(struct cfg_parse *p, const struct spec_node *v, const char *field,
+             char **dst)
+{
+    if (!cfg_is_string(p, v, field))
+        return;
+    if (v->value[0] != '/' || v->len >= CFG_PATH_MAX ||
+        strstr(v->value, "/../") != NULL ||
+        (v->len >= 3 && strcmp(v->value + v->len - 3, "/..") == 0)) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected an absolute path without \"..\", got \"%s\"",
+                        v->value);
+        return;
+    }
+    cfg_set_str(p, v, dst);
+}
+
+static void
+cfg_secrets_dir(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                const char *field)
+{
+    cfg_abs_path(p, v, field, &((struct ctl_config *)ctx)->secrets_dir);
+}
+
+static void
+cfg_workspace_root(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                   const char *field)
+{
+    cfg_abs_path(p, v, field, &((struct ctl_config *)ctx)->workspace_root);
+}
+
+static void
+cfg_max_deadline(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                 const char *field)
+{
+    /* 86400 is also the CRD's maximum: a higher limit would mean nothing. */
+    cfg_get_int(p, v, field, 1, 86400,
+                &((struct ctl_config *)ctx)->limits.max_deadline_seconds);
+}
+
+static void
+cfg_max_workspace(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                  const char *field)
+{
+    cfg_get_quantity(p, v, field,
+                     &((struct ctl_config *)ctx)->limits.max_workspace_bytes);
+}
+
+static void
+cfg_max_output(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+               const char *field)
+{
+    cfg_get_quantity(p, v, field,
+                     &((struct ctl_config *)ctx)->limits.max_output_bytes);
+}
+
+static const struct cfg_key cfg_limit_keys[] = {
+    { "maxDeadlineSeconds", cfg_max_deadline },
+    { "maxWorkspaceBytes", cfg_max_workspace },
+    { "maxOutputBytes", cfg_max_output },
+    { NULL, NULL },
+};
+
+static void
+cfg_limits(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+           const char *field)
+{
+    cfg_walk(p, ctx, v, field, cfg_limit_keys);
+}
+
+static const struct cfg_key cfg_top_keys[] = {
+    { "vendors", cfg_vendors },
+    { "images", cfg_images },
+    { "egressNetwork", cfg_egress_network },
+    { "subnetPool", cfg_subnet_pool },
+    { "proxyPort", cfg_proxy_port },
+    { "agentUser", cfg_agent_user },
+    { "secretsDir", cfg_secrets_dir },
+    { "workspaceRoot", cfg_workspace_root },
+    { "limits", cfg_limits },
+    { NULL, NULL },
+};
+
+/* ---- defaults, load, free ---------------------------------------------- */
+
+static int
+cfg_builtin_vendor(struct ctl_config *cfg, const char *name,
+                   const char *const *hosts, size_t n, const char *env)
+{
+    struct ctl_vendor vd = { 0 };
+
+    vd.name = strdup(name);
+    vd.credential_env = strdup(env);
+    vd.hosts = calloc(n, sizeof(*vd.hosts));
+    if (vd.name == NULL || vd.credential_env == NULL || vd.hosts == NULL)
+        goto fail;
+    for (; vd.n_hosts < n; vd.n_hosts++)
+        if ((vd.hosts[vd.n_hosts] = strdup(hosts[vd.n_hosts])) == NULL)
+            goto fail;
+    if (cfg_vendor_put(cfg, &vd) == 0)
+        return 0;
+fail:
+    cfg_vendor_cleanup(&vd);
+    return -1;
+}
+
+static struct ctl_config *
+cfg_defaults(void)
+{
+    static const char *const claude[] = { "api.anthropic.com:443" };
+    static const char *const codex[] = { "api.openai.com:443",
+                                         "chatgpt.com:443" };
+    struct ctl_config *cfg = calloc(1, sizeof(*cfg));
+
+    if (cfg == NULL)
+        return NULL;
+    cfg->proxy_image = strdup(CTL_DEFAULT_PROXY_IMG);
+    cfg->keeper_image = strdup(CTL_DEFAULT_KEEPER_IMG);
+    cfg->egress_network = strdup("agentctl-egress");
+    cfg->subnet_pool = strdup("10.213.0.0/16");
+    cfg->pool_addr = (10u << 24) | (213u << 16);
+    cfg->pool_prefix = 16;
+    cfg->proxy_port = 3128;
+    cfg->agent_user = strdup("1000:1000");
+    cfg->agent_uid = 1000;
+    cfg->agent_gid = 1000;
+    cfg->secrets_dir = strdup("/etc/agentctl/secrets");
+    cfg->workspace_root = strdup("/var/lib/agentctl/workspaces");
+    cfg->limits.max_deadline_seconds = 86400;
+    cfg->limits.max_workspace_bytes = 8ull << 30;
+    cfg->limits.max_output_bytes = 16ull << 20;
+    if (cfg->proxy_image == NULL || cfg->keeper_image == NULL ||
+        cfg->egress_network == NULL || cfg->subnet_pool == NULL ||
+        cfg->agent_user == NULL || cfg->secrets_dir == NULL ||
+        cfg->workspace_root == NULL ||
+        cfg_builtin_vendor(cfg, "claude", claude, 1, "ANTHROPIC_API_KEY") ||
+        cfg_builtin_vendor(cfg, "codex", codex, 2, "OPENAI_API_KEY")) {
+        ctl_config_free(cfg);
+        return NULL;
+    }
+    return cfg;
+}
+
+void
+ctl_config_free(struct ctl_config *cfg)
+{
+    if (cfg == NULL)
+        return;
+    for (size_t i = 0; i < cfg->n_vendors; i++)
+        cfg_vendor_cleanup(&cfg->vendors[i]);
+    free(cfg->vendors);
+    free(cfg->path);
+    free(cfg->proxy_image);
+    free(cfg->keeper_image);
+    free(cfg->egress_network);
+    free(cfg->subnet_pool);
+    free(cfg->agent_user);
+    free(cfg->secrets_dir);
+    free(cfg->workspace_root);
+    free(cfg);
+}
+
+struct ctl_config *
+ctl_config_parse(const char *name, const char *data, size_t len,
+                 struct spec_errors *es)
+{
+    struct cfg_parse p = { .file = name, .es = es };
+    struct spec_stream st;
+    const struct spec_node *root;
+
+    memset(es, 0, sizeof(*es));
+    p.cfg = cfg_defaults();
+    if (p.cfg == NULL) {
+        spec_errors_add_at(es, name, 0, 0, NULL, "out of memory");
+        return NULL;
+    }
+    if (spec_yaml_parse(name, data, len, &st, es) == 0) {
+        if (st.n > 1)
+            spec_errors_add_at(es, name, st.doc_line[1], 1, NULL,
+                               "a config file holds one YAML document");
+        root = st.n > 0 ? st.docs[0] : NULL;
+        /* An empty file is the built-in defaults. */
+        if (root != NULL)
+            cfg_walk(&p, p.cfg, root, "", cfg_top_keys);
+    }
+    spec_stream_cleanup(&st);
+    if (es->n > 0 || es->dropped > 0) {
+        ctl_config_free(p.cfg);
+        return NULL;
+    }
+    p.cfg->path = strdup(name);
+    if (p.cfg->path == NULL) {
+        spec_errors_add_at(es, name, 0, 0, NULL, "out of memory");
+        ctl_config_free(p.cfg);
+        return NULL;
+    }
+    return p.cfg;
+}
+
+/* Read at most SPEC_MAX_FILE_BYTES of path into b. */
+static int
+cfg_read_file(const char *path, struct buf *b, struct spec_errors *es)
+{
+    char chunk[16384];
+    ssize_t got;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd == -1)
+        return spec_errors_add_at(es, path, 0, 0, NULL, "cannot read: %s",
+                                  strerror(errno));
+    while ((got = read(fd, chunk, sizeof(chunk))) != 0) {
+        if (got == -1 && errno == EINTR)
+            continue;
+        if (got == -1) {
+            int saved = errno;
+
+            close(fd);
+            return spec_errors_add_at(es, path, 0, 0, NULL, "cannot read: %s",
+                                      strerror(saved));
+        }
+        if (buf_append(b, chunk, (size_t)got, NULL) == -1) {
+            close(fd);
+            return spec_errors_add_at(es, path, 0, 0, NULL,
+                                      "file is over the 1 MiB limit");
+        }
+    }
+    close(fd);
+    return 0;
+}
+
+struct ctl_config *
+ctl_config_load_all(const char *path, struct spec_errors *es)
+{
+    struct ctl_config *cfg;
+    struct buf b;
+
+    memset(es, 0, sizeof(*es));
+    if (path == NULL) {
+        cfg = cfg_defaults();
+        if (cfg == NULL)
+            spec_errors_add_at(es, NULL, 0, 0, NULL, "out of memory");
+        return cfg;
+    }
+    buf_init(&b, SPEC_MAX_FILE_BYTES);
+    if (cfg_read_file(path, &b, es) == -1) {
+        buf_cleanup(&b);
+        return NULL;
+    }
+    cfg = ctl_config_parse(path, b.data ? b.data : "", b.len, es);
+    buf_cleanup(&b);
+    return cfg;
+}
+
+struct ctl_config *
+ctl_config_load(const char *path, struct err *e)
+{
+    struct spec_errors *es = malloc(sizeof(*es));
+    struct ctl_config *cfg;
+
+    /* struct spec_errors is ~30 KiB: keep it off the caller's stack. */
+    if (es == NULL) {
+        err_set(e, ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    cfg = ctl_config_load_all(path, es);
+    if (cfg == NULL && e != NULL) {
+        if (es->n > 0)
+            *e = es->items[0];
+        else
+            err_set(e, ERR_INVALID, "config has errors");
+    }
+    free(es);
+    return cfg;
+}
+
+const struct ctl_vendor *
+ctl_config_vendor(const struct ctl_config *cfg, const char *name)
+{
+    if (cfg == NULL || name == NULL)
+        return NULL;
+    for (size_t i = 0; i < cfg->n_vendors; i++)
+        if (strcmp(cfg->vendors[i].name, name) == 0)
+            return &cfg->vendors[i];
+    return NULL;
+}
+
+/* ---- admission ----------------------------------------------------------- */
+
+static int
+cfg_unknown_vendor(const struct ctl_config *cfg,
+                   const struct spec_invocation *inv, struct err *e)
+{
+    char known[200] = "";
+    size_t n = 0;
+
+    for (size_t i = 0; i < cfg->n_vendors && n < sizeof(known); i++) {
+        int w = snprintf(known + n, sizeof(known) - n, "%s%s", i ? ", " : "",
+                         cfg->vendors[i].name);
+
+        n = (w < 0 || (size_t)w >= sizeof(known) - n) ? sizeof(known)
+                                                      : n + (size_t)w;
+    }
+    return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0, "spec.vendor",
+                      "vendor \"%s\" is not configured (known: %s)",
+                      inv->vendor ? inv->vendor : "", known);
+}
+
+static int
+cfg_admit_env(const struct ctl_vendor *vd, const struct spec_invocation *inv,
+              struct err *e)
+{
+    char field[CFG_FIELD_MAX];
+
+    for (size_t i = 0; i < inv->env.n; i++) {
+        const char *k = inv->env.items[i].key;
+
+        snprintf(field, sizeof(field), "spec.env.%s", k);
+        if (vd->credential_env != NULL && strcmp(k, vd->credential_env) == 0)
+            return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0, field,
+                              "%s carries vendor \"%s\"'s credential: use "
+                              "spec.credential, not env",
+                              k, vd->name);
+        if (!cfg_env_name_ok(k) || cfg_env_reserved(k))
+            return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0, field,
+                              "%s cannot be set in a spec (set by the "
+                              "controller, or not a variable name)",
+                              k);
+    }
+    return 0;
+}
+
+int
+ctl_config_admit(const struct ctl_config *cfg,
+                 const struct spec_invocation *inv, struct err *e)
+{
+    const struct ctl_limits *l = &cfg->limits;
+    const struct ctl_vendor *vd = ctl_config_vendor(cfg, inv->vendor);
+
+    if (vd == NULL)
+        return cfg_unknown_vendor(cfg, inv, e);
+    if (inv->deadline_seconds > l->max_deadline_seconds)
+        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
+                          "spec.deadlineSeconds",
+                          "%u is over the controller's limit of %u "
+                          "(limits.maxDeadlineSeconds)",
+                          inv->deadline_seconds, l->max_deadline_seconds);
+    if (inv->has_workspace && inv->workspace_bytes > l->max_workspace_bytes)
+        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
+                          "spec.workspace.size",
+                          "%llu bytes is over the controller's limit of %llu "
+                          "(limits.maxWorkspaceBytes)",
+                          (unsigned long long)inv->workspace_bytes,
+                          (unsigned long long)l->max_workspace_bytes);
+    if (inv->output_max_bytes > l->max_output_bytes)
+        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
+                          "spec.output.maxBytes",
+                          "%llu bytes is over the controller's limit of %llu "
+                          "(limits.maxOutputBytes)",
+                          (unsigned long long)inv->output_max_bytes,
+                          (unsigned long long)l->max_output_bytes);
+    if (inv->credential != NULL && vd->credential_env == NULL)
+        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
+                          "spec.credential",
+                          "vendor \"%s\" has no credentialEnv to pass a "
+                          "credential in",
+                          vd->name);
+    return cfg_admit_env(vd, inv, e);
+}
