@@ -2,3 +2,6 @@
 # files in mkdtemp() directories under /tmp.
 agentctl_unit_test(test_rc_credential
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_credential.c LIBS rcio)
+agentctl_unit_test(test_rc_output
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_output.c
+  LIBS rcio PkgConfig::CRYPTO)
