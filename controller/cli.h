@@ -74,6 +74,9 @@ size_t cli_input_report(const struct cli_input *in);
  * frees; NULL when out of memory. */
 char *cli_yaml_emit(const cJSON *doc);
 
+/* Indented JSON (4 spaces) with the same key order. Caller frees. */
+char *cli_json_emit(const cJSON *doc);
+
 /* The bytes apply writes for inv: its canonical resource as YAML. */
 char *cli_spec_yaml(const struct spec_invocation *inv);
 

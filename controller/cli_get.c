@@ -30,14 +30,12 @@ cli_print_doc(const cJSON *doc, const char *format)
     char *text;
 
     if (strcmp(format, "json") == 0)
-        text = cJSON_Print(doc);
+        text = cli_json_emit(doc);
     else
         text = cli_yaml_emit(doc);
     if (text == NULL)
         return CLI_FAIL;
     fputs(text, stdout);
-    if (strcmp(format, "json") == 0)
-        fputc('\n', stdout);
     free(text);
     return CLI_OK;
 }

@@ -214,3 +214,62 @@ cli_spec_yaml(const struct spec_invocation *inv)
 {
     return cli_yaml_emit(inv->resource);
 }
+
+/* JSON as kubectl prints it: 4-space indent, resource keys in the same
+ * order as the YAML. Scalars are printed by cJSON (escaping). */
+static int
+json_value(struct buf *b, const cJSON *v, int depth)
+{
+    const cJSON *c;
+    char *text;
+    bool first = true;
+
+    if (depth > 64)
+        return -1;
+    if (!cJSON_IsObject(v) && !cJSON_IsArray(v)) {
+        text = cJSON_PrintUnformatted(v);
+        if (text == NULL)
+            return -1;
+        buf_puts(b, text, NULL);
+        cJSON_free(text);
+        return 0;
+    }
+    if (v->child == NULL)
+        return buf_puts(b, cJSON_IsObject(v) ? "{}" : "[]", NULL);
+    buf_puts(b, cJSON_IsObject(v) ? "{\n" : "[\n", NULL);
+    for (int rank = 0; rank <= (cJSON_IsObject(v) ? 12 : 0); rank++)
+        for (c = v->child; c != NULL; c = c->next) {
+            if (cJSON_IsObject(v) && key_rank(c->string) != rank)
+                continue;
+            buf_printf(b, NULL, "%s%*s", first ? "" : ",\n", 4 * (depth + 1),
+                       "");
+            first = false;
+            if (cJSON_IsObject(v)) {
+                cJSON *k = cJSON_CreateString(c->string);
+
+                text = k ? cJSON_PrintUnformatted(k) : NULL;
+                cJSON_Delete(k);
+                if (text == NULL)
+                    return -1;
+                buf_printf(b, NULL, "%s: ", text);
+                cJSON_free(text);
+            }
+            if (json_value(b, c, depth + 1) == -1)
+                return -1;
+        }
+    return buf_printf(b, NULL, "\n%*s%s", 4 * depth, "",
+                      cJSON_IsObject(v) ? "}" : "]");
+}
+
+char *
+cli_json_emit(const cJSON *doc)
+{
+    struct buf b;
+    char *out = NULL;
+
+    buf_init(&b, CLI_YAML_MAX);
+    if (json_value(&b, doc, 0) == 0 && buf_puts(&b, "\n", NULL) == 0)
+        out = buf_take(&b);
+    buf_cleanup(&b);
+    return out;
+}
