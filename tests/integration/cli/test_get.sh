@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# test_get.sh - agentctl get / describe / delete / cancel / logs / wait /
+# version and the usage paths, against a specs directory whose status the
+# test writes by hand (as the controller will).
+source "$(dirname "$0")/../lib.sh"
+
+A=$BUILD/controller/agentctl
+S=$TEST_TMP/specs
+mkdir -p "$S"
+ctl() { "$A" --specs "$S" "$@"; }
+spec() {
+    printf 'apiVersion: agentctl.dev/v1alpha1\nkind: AgentInvocation\n'
+    printf 'metadata:\n  name: %s\n  labels: {team: web}\nspec:\n  vendor: fake\n  phase: execute\n' "$1"
+    printf '  image: agentctl/demo-agent:0.1.0\n  command: [demo-agent]\n'
+    printf '  deadlineSeconds: 60\n  attempt: a1\n'
+}
+
+check_eq "version" "agentctl version 0.1.0" "$("$A" version)"
+rc=0; "$A" >/dev/null 2>&1 || rc=$?
+check_eq "no command: usage" 2 "$rc"
+rc=0; "$A" frobnicate >/dev/null 2>&1 || rc=$?
+check_eq "unknown command: usage" 2 "$rc"
+rc=0; "$A" get >/dev/null 2>&1 || rc=$?
+check_eq "no store given: usage" 2 "$rc"
+rc=0; out=$("$A" --etcd http://127.0.0.1:2379 get 2>&1) || rc=$?
+check_eq "--etcd: exit 2" 2 "$rc"
+check_match "--etcd: says so" "etcd store is not built yet" "$out"
+for c in validate apply diff get describe delete cancel logs wait version; do
+    out=$("$A" $c --help)
+    check_match "$c --help" "^usage: agentctl $c" "$out"
+done
+
+out=$(ctl get 2>&1)
+check_eq "empty store" "No resources found" "$out"
+
+spec web | ctl apply -f - >/dev/null
+spec api | ctl apply -f - >/dev/null
+printf 'apiVersion: [\n' >"$S/broken.yaml"   # hand-dropped, invalid
+out=$(ctl get)
+check_match "table header" "^NAME +PHASE +ATTEMPT +STOP +AGE$" "$(head -1 <<<"$out")"
+check_match "pending row" $'\nweb +Pending +a1 +<none> +[0-9]+s' "$out"
+check_match "invalid file row" $'\nbroken +Invalid ' "$out"
+out=$(AGENTCTL_SPECS=$S "$A" get -o wide)
+check_match "wide header (env store)" "VENDOR +IMAGE +CONTROLLER" "$out"
+check_match "wide row" "fake +agentctl/demo-agent:0.1.0 +<none>" "$out"
+
+# status written by the controller shows up
+printf '{"phase":"Running","attempt":"a1","controller":"host-1","resources":{"agent":{"id":"abc123","name":"agentctl-web-1234"}},"conditions":[{"type":"BoundaryVerified","status":"True","reason":"Probed","message":"ok","lastTransitionTime":"2026-01-01T00:00:00Z"}]}' \
+    >"$S/.agentctl/status/web.json"
+printf '{"time":"2026-01-01T00:00:00Z","type":"Normal","reason":"Started","message":"agent started","count":3}\n' \
+    >"$S/.agentctl/events/web.jsonl"
+check_match "status phase in table" $'\nweb +Running +a1' "$(ctl get)"
+out=$(ctl get web -o json)
+check_match "json: whole resource" '"apiVersion": "agentctl.dev/v1alpha1"' "$out"
+check_match "json: uid" '"uid": "[0-9a-f]{8}-[0-9a-f]{4}-4' "$out"
+check_match "json: status" '"phase": "Running"' "$out"
+out=$(ctl get web -o yaml)
+check_match "yaml: generation" $'\n  generation: 1\n' "$out"
+check_match "yaml: quoted timestamp" 'creationTimestamp: "20' "$out"
+check_match "yaml: status" $'\nstatus:\n' "$out"
+out=$(ctl get -o json)
+check_match "list" '"kind": "List"' "$out"
+
+rc=0; out=$(ctl get nope 2>&1) || rc=$?
+check_eq "not found: exit 1" 1 "$rc"
+check_eq "not found message" 'Error from server (NotFound): agentinvocations.agentctl.dev "nope" not found' "$out"
+
+out=$(ctl describe web)
+check_match "describe name" "^Name: +web" "$out"
+check_match "describe labels" "Labels: +team=web" "$out"
+check_match "describe spec" "Command: +demo-agent" "$out"
+check_match "describe status" "Phase: +Running" "$out"
+check_match "describe resources" "agent +abc123 +agentctl-web-1234" "$out"
+check_match "describe conditions" "BoundaryVerified +True" "$out"
+check_match "describe events" "Normal +Started +[0-9]+d \(x3 over [0-9]+d\) +agent started" "$out"
+out=$(ctl describe broken)
+check_match "describe invalid" "Phase: +Invalid" "$out"
+
+# logs and wait read what the controller records
+printf 'hello\nworld\n' >"$S/.agentctl/output/web.log"
+check_eq "logs" $'hello\nworld' "$(ctl logs web)"
+rc=0; ctl wait web --for=phase=Running --timeout=2s >/dev/null || rc=$?
+check_eq "wait: met" 0 "$rc"
+rc=0; out=$(ctl wait web --for=phase=Succeeded --timeout=0.3s 2>&1) || rc=$?
+check_eq "wait: timeout exit 1" 1 "$rc"
+check_match "wait: timeout message" "timed out" "$out"
+( sleep 0.5; printf '{"phase":"Succeeded"}' >"$S/.agentctl/status/web.tmp" &&
+  mv "$S/.agentctl/status/web.tmp" "$S/.agentctl/status/web.json" ) &
+rc=0; ctl wait web --for=phase=Succeeded --timeout=20s >/dev/null || rc=$?
+check_eq "wait: met after a change" 0 "$rc"
+wait
+printf 'more\n' >>"$S/.agentctl/output/web.log"
+check_eq "logs -f stops at a terminal phase" $'hello\nworld\nmore' "$(ctl logs -f web)"
+
+# cancel rewrites the spec atomically
+out=$(ctl cancel web)
+check_eq "cancel" "agentinvocation.agentctl.dev/web cancelled" "$out"
+check "cancel: true on disk" grep -q '^  cancel: true$' "$S/web.yaml"
+check "cancelled spec validates" "$A" validate -f "$S/web.yaml"
+check_match "generation advanced" $'\n  generation: 2\n' "$(ctl get web -o yaml)"
+
+# delete
+check_eq "delete" 'agentinvocation.agentctl.dev "api" deleted' "$(ctl delete api)"
+check "file gone" test ! -e "$S/api.yaml"
+rc=0; ctl delete api >/dev/null 2>&1 || rc=$?
+check_eq "delete again: not found" 1 "$rc"
+{ spec one; echo '---'; spec two; } >"$S/pair.yaml"
+rc=0; out=$(ctl delete one 2>&1) || rc=$?
+check_eq "delete from a multi-document file: refused" 1 "$rc"
+check_match "says why" "holds 2 documents" "$out"
+check "pair.yaml untouched" test -e "$S/pair.yaml"
