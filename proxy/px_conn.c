@@ -12,6 +12,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -198,31 +199,99 @@ px_pipe_send(struct px_pipe *p, int fd, const char *data, size_t n)
     return 0;
 }
 
+/* Keep the n bytes still in the shared pipe for later: copy them out so
+ * the pipe is empty for the next tunnel. */
+static int
+px_pipe_keep(struct px_conn *c, struct px_pipe *p, size_t n)
+{
+    size_t got = 0;
+
+    p->buf = malloc(n);
+    if (p->buf == NULL) {
+        px__pipe_reset(c->px);
+        return -1;
+    }
+    while (got < n) {
+        ssize_t r = read(c->px->pipe_rd, p->buf + got, n - got);
+        if (r <= 0) {
+            px__pipe_reset(c->px); /* never leave bytes for another */
+            return -1;
+        }
+        got += (size_t)r;
+    }
+    p->off = 0;
+    p->len = (uint32_t)n;
+    return 0;
+}
+
+/* One zero-copy step: src -> pipe -> dst. Returns bytes read from src, 0
+ * on EOF, -1 with errno EAGAIN when src is dry, -1 on error. */
+static ssize_t
+px_splice_once(struct px_conn *c, struct px_pipe *p, int src, int dst)
+{
+    const unsigned fl = SPLICE_F_NONBLOCK | SPLICE_F_MOVE;
+    ssize_t n = splice(src, NULL, c->px->pipe_wr, NULL, PX_SPLICE_CHUNK, fl);
+    size_t moved = 0;
+
+    if (n <= 0)
+        return n;
+    while (moved < (size_t)n) {
+        ssize_t m =
+            splice(c->px->pipe_rd, NULL, dst, NULL, (size_t)n - moved, fl);
+        if (m <= 0) {
+            if (m < 0 && errno != EAGAIN && errno != EINTR) {
+                px__pipe_reset(c->px);
+                return -2;
+            }
+            break;
+        }
+        moved += (size_t)m;
+    }
+    p->bytes += moved;
+    if (moved < (size_t)n && px_pipe_keep(c, p, (size_t)n - moved) == -1)
+        return -2;
+    return n;
+}
+
+/* One copying step through px->scratch (when there is no pipe). */
+static ssize_t
+px_copy_once(struct px_conn *c, struct px_pipe *p, int src, int dst)
+{
+    ssize_t n = recv(src, c->px->scratch, PX_PUMP_CHUNK, 0);
+
+    if (n <= 0)
+        return n;
+    if (px_pipe_send(p, dst, c->px->scratch, (size_t)n) == -1)
+        return -2;
+    return n;
+}
+
 /* Move src -> dst until src is dry, dst is full or a budget is spent
  * (so one busy tunnel cannot starve the others). */
 static int
 px_pump(struct px_conn *c, struct px_pipe *p, int src, int dst)
 {
-    size_t budget = 16 * PX_PUMP_CHUNK;
+    size_t budget = 4 * PX_SPLICE_CHUNK;
 
     if (p->len > 0 && px_pipe_flush(p, dst) == -1)
         return -1;
     while (p->len == 0 && !p->eof && budget > 0) {
-        ssize_t n = recv(src, c->px->scratch, PX_PUMP_CHUNK, 0);
-        if (n < 0) {
+        ssize_t n = c->px->pipe_rd >= 0 ? px_splice_once(c, p, src, dst)
+                                        : px_copy_once(c, p, src, dst);
+        if (n == -1) {
             if (errno == EINTR)
                 continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 break;
             return -1;
         }
+        if (n < -1)
+            return -1;
         if (n == 0) {
             p->eof = true;
             break;
         }
         c->last_active = ev_now(c->px->loop);
-        if (px_pipe_send(p, dst, c->px->scratch, (size_t)n) == -1)
-            return -1;
         budget -= (size_t)n < budget ? (size_t)n : budget;
     }
     if (p->eof && p->len == 0 && !p->shut) {

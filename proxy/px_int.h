@@ -22,6 +22,10 @@
 /* Bytes read from one side per recv(); also the most a slow peer can
  * leave buffered in one direction of one tunnel. */
 #define PX_PUMP_CHUNK (16 * 1024)
+/* Bytes moved per splice() through the loop's shared pipe (the pipe's
+ * default size); also the most a slow peer can leave buffered in one
+ * direction when splicing. */
+#define PX_SPLICE_CHUNK (64 * 1024)
 /* Connections answered 503 at once that may linger; beyond, just close. */
 #define PX_REJECT_MAX 64
 /* How long an answered error waits for the client to finish sending. */
@@ -56,6 +60,8 @@ struct px {
     unsigned nconns;  /* counted against max_conns */
     unsigned nreject; /* 503 answers still lingering */
     struct px_conn *conns;
+    int pipe_rd, pipe_wr;        /* shared splice pipe, empty between calls; -1
+                                    when splice is not available */
     char scratch[PX_PUMP_CHUNK]; /* every recv() lands here first */
 };
 
@@ -65,6 +71,10 @@ void px__conn_accept(struct px *px, int fd, const union px_sockaddr *peer);
 
 /* Tear a connection down (stops watchers, closes, logs, frees). */
 void px__conn_close(struct px_conn *c, const char *why);
+
+/* Make (or remake) the shared splice pipe; on failure pumps fall back to
+ * recv/send through scratch. */
+void px__pipe_reset(struct px *px);
 
 /* Called by px__conn_close when the last connection is gone while
  * draining. */

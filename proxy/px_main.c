@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -264,6 +265,22 @@ px_on_signal(struct ev_loop *loop, ev_signal *w, int revents)
     px__maybe_done(px);
 }
 
+void
+px__pipe_reset(struct px *px)
+{
+    int fds[2];
+
+    if (px->pipe_rd >= 0) {
+        close(px->pipe_rd);
+        close(px->pipe_wr);
+    }
+    px->pipe_rd = px->pipe_wr = -1;
+    if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) == -1)
+        return;
+    px->pipe_rd = fds[0];
+    px->pipe_wr = fds[1];
+}
+
 static int
 px_run(struct px *px, struct err *e)
 {
@@ -274,6 +291,7 @@ px_run(struct px *px, struct err *e)
         return -1;
     if (px_listen(px, e) == -1)
         return -1;
+    px__pipe_reset(px);
     ev_io_init(&px->accept_w, px_on_accept, px->listen_fd, EV_READ);
     ev_io_start(loop, &px->accept_w);
     ev_init(&px->accept_retry, px_on_accept_retry);
@@ -320,6 +338,7 @@ main(int argc, char **argv)
         return 1;
     }
     px->listen_fd = -1;
+    px->pipe_rd = px->pipe_wr = -1;
     px->cfg = &cfg;
     if (px_parse_flags(argc, argv, &cfg, &e) == -1) {
         log_msg(LOG_ERROR, "%s", e.msg);
@@ -334,6 +353,10 @@ main(int argc, char **argv)
 out:
     if (px->listen_fd >= 0)
         close(px->listen_fd);
+    if (px->pipe_rd >= 0) {
+        close(px->pipe_rd);
+        close(px->pipe_wr);
+    }
     px_dns_free(px->dns);
     px_allow_cleanup(&cfg.allow);
     free(px);

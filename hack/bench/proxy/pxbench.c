@@ -62,8 +62,7 @@ tunnel(int fd, const char *target)
 {
     char req[512], buf[1024];
     int n = snprintf(req, sizeof(req),
-                     "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target,
-                     target);
+                     "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target);
     size_t k = 0;
 
     if (strcmp(target, "-") == 0)
