@@ -1,0 +1,204 @@
+/* ctl_metrics.h - the controller's metrics registry and its /metrics and
+ * /healthz HTTP endpoint.
+ *
+ * The registry (ctl_metrics_*) holds counters, gauges and fixed-bucket
+ * histograms in one object the caller owns (no global state) and renders
+ * them in the Prometheus text exposition format 0.0.4: families sorted by
+ * name, series by their label text, every value written the same way on
+ * every render so a scrape can be compared with a golden file.
+ *
+ * Updating is cheap: ctl_metrics_series() returns a handle once, and
+ * ctl_series_add/set/observe are a few instructions. The by-name calls
+ * (ctl_metrics_counter_add, ...) look the series up each time (binary
+ * search over a few dozen entries): fine for a reconcile pass, use a handle
+ * in a hot loop.
+ *
+ * The endpoint (ctl_http_*) runs libmicrohttpd in the caller's libev loop
+ * without threads: MHD's epoll fd is an ev_io, MHD_get_timeout() arms an
+ * ev_timer, and both call MHD_run(). The health callback and the metrics
+ * hook therefore run inside the loop and must not block: they report the
+ * state the controller already knows, they do not go and probe it.
+ */
+#ifndef CTL_METRICS_H
+#define CTL_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "err.h"
+
+struct ev_loop;
+
+/* --- registry --------------------------------------------------------- */
+
+enum ctl_metric_type {
+    CTL_METRIC_COUNTER,   /* only goes up (or is copied from a counter) */
+    CTL_METRIC_GAUGE,     /* any value, set each time it is known */
+    CTL_METRIC_HISTOGRAM, /* observations counted into fixed buckets */
+};
+
+/* Caps: the registry never grows past them (label values may come from
+ * specs, so a bad input must not make a scrape unbounded). */
+#define CTL_METRICS_MAX_FAMILIES   64
+#define CTL_METRICS_MAX_SERIES     256 /* per family */
+#define CTL_METRICS_MAX_LABELS     4   /* key/value pairs per series */
+#define CTL_METRICS_MAX_LABEL_TEXT 512 /* rendered `k="v",...` bytes */
+#define CTL_METRICS_MAX_BUCKETS    32
+
+/* A NULL-terminated list of label keys and values, e.g.
+ * CTL_LABELS("result", "ok"). Pass NULL for a series without labels.
+ * Values are escaped when rendered (\\, \" and \n). */
+#define CTL_LABELS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+struct ctl_metrics;
+struct ctl_series;
+
+/* Called by ctl_metrics_refresh() right before a render, to copy values
+ * the controller keeps elsewhere (dk_stats, phase counts) into gauges and
+ * counters. Runs inside the event loop: must not block. */
+typedef void ctl_metrics_hook_fn(struct ctl_metrics *m, void *arg);
+
+/* An empty registry. NULL when out of memory. Free with
+ * ctl_metrics_free(); NULL is a no-op there. */
+struct ctl_metrics *ctl_metrics_new(void);
+void ctl_metrics_free(struct ctl_metrics *m);
+
+/* Declare a counter or gauge family. name must match
+ * [a-zA-Z_:][a-zA-Z0-9_:]*; help is any text (escaped when rendered).
+ * Declaring the same name and type again is a no-op (the first help
+ * stays); another type fails with ERR_CONFLICT. ERR_LIMIT past
+ * CTL_METRICS_MAX_FAMILIES, ERR_INVALID for a bad name. */
+int ctl_metrics_register(struct ctl_metrics *m, enum ctl_metric_type type,
+                         const char *name, const char *help, struct err *e);
+
+/* Declare a histogram family with n strictly increasing, finite upper
+ * bounds (the +Inf bucket is implied). bounds are copied. */
+int ctl_metrics_register_histogram(struct ctl_metrics *m, const char *name,
+                                   const char *help, const double *bounds,
+                                   size_t n, struct err *e);
+
+/* The series of family name with these labels (CTL_LABELS or NULL),
+ * created at zero if new. The handle stays valid until
+ * ctl_metrics_free(). NULL with ERR_NOTFOUND (no such family),
+ * ERR_INVALID (bad label name, "le" on a histogram, key without value,
+ * duplicate key) or ERR_LIMIT. */
+struct ctl_series *ctl_metrics_series(struct ctl_metrics *m, const char *name,
+                                      const char *const *labels, struct err *e);
+
+/* Counter: add v (negative v is ignored: counters never go down).
+ * Gauge: add v (may be negative). Histogram: ignored. */
+void ctl_series_add(struct ctl_series *s, double v);
+
+/* Counter or gauge: set the value. For counters this is for copying a
+ * counter kept elsewhere (struct dk_stats); histogram: ignored. */
+void ctl_series_set(struct ctl_series *s, double v);
+
+/* Histogram: count v into its bucket, add it to _sum and _count.
+ * Counter or gauge: ignored. NaN is ignored. */
+void ctl_series_observe(struct ctl_series *s, double v);
+
+/* The current value of a counter or gauge (0 for a histogram). */
+double ctl_series_value(const struct ctl_series *s);
+
+/* By-name shorthands: ctl_metrics_series() then the update. They fail
+ * like ctl_metrics_series(), and with ERR_INVALID when the family has
+ * another type (counter_add on a gauge, ...). */
+int ctl_metrics_counter_add(struct ctl_metrics *m, const char *name,
+                            const char *const *labels, double v);
+int ctl_metrics_counter_set(struct ctl_metrics *m, const char *name,
+                            const char *const *labels, double v);
+int ctl_metrics_gauge_set(struct ctl_metrics *m, const char *name,
+                          const char *const *labels, double v);
+int ctl_metrics_observe(struct ctl_metrics *m, const char *name,
+                        const char *const *labels, double v);
+
+/* Set the pre-render hook (NULL clears it). */
+void ctl_metrics_set_hook(struct ctl_metrics *m, ctl_metrics_hook_fn *fn,
+                          void *arg);
+
+/* Run the hook, if one is set. The endpoint calls it before each render. */
+void ctl_metrics_refresh(struct ctl_metrics *m);
+
+/* Append the exposition text to out. On ERR_LIMIT (out's cap) or
+ * ERR_NOMEM out holds a partial text: reset it before reuse. */
+int ctl_metrics_render(const struct ctl_metrics *m, struct buf *out,
+                       struct err *e);
+
+/* --- the controller's metrics ----------------------------------------- */
+
+#define CTL_M_RECONCILES        "agentctl_reconciles_total"
+#define CTL_M_RECONCILE_SECONDS "agentctl_reconcile_duration_seconds"
+#define CTL_M_DOCKER_REQUESTS   "agentctl_docker_requests_total"
+#define CTL_M_DOCKER_IN_FLIGHT  "agentctl_docker_requests_in_flight"
+#define CTL_M_INVOCATIONS       "agentctl_invocations"
+#define CTL_M_DOCKER_UP         "agentctl_docker_up"
+#define CTL_M_STORE_UP          "agentctl_store_up"
+#define CTL_M_BUILD_INFO        "agentctl_build_info"
+
+/* Register every family above with its help text and create each known
+ * series at zero, so a scrape shows them all before anything happened:
+ * reconciles_total{result=ok|error|requeue}, reconcile_duration_seconds
+ * (buckets 0.005 .. 10), docker_requests_total{result=ok|4xx|5xx|
+ * transport|timeout|cancelled}, docker_requests_in_flight,
+ * invocations{phase=Pending|Preparing|Running|Succeeded|Failed|Cancelled},
+ * docker_up, store_up, and build_info{version} = 1. */
+int ctl_metrics_register_agentctl(struct ctl_metrics *m, const char *version,
+                                  struct err *e);
+
+/* --- health ----------------------------------------------------------- */
+
+#define CTL_HEALTH_MAX_CHECKS 8
+
+struct ctl_health_check {
+    char name[32];    /* "docker", "store" */
+    char detail[200]; /* "ok" or "unreachable: <why>" */
+    bool ok;
+};
+
+struct ctl_health {
+    bool ok; /* false as soon as one check failed */
+    size_t n_checks;
+    struct ctl_health_check checks[CTL_HEALTH_MAX_CHECKS];
+};
+
+/* Fills h (which the endpoint zeroed and set ok = true) from what the
+ * controller knows. Runs inside the event loop: must not block. */
+typedef void ctl_health_fn(struct ctl_health *h, void *arg);
+
+/* Add a named check; detail is printf text ("ok" when healthy). A failing
+ * check clears h->ok. Past CTL_HEALTH_MAX_CHECKS the check is dropped but
+ * a failure still clears h->ok. Long texts are truncated. */
+void ctl_health_add(struct ctl_health *h, const char *name, bool ok,
+                    const char *fmt, ...) ERR_PRINTF(4, 5);
+
+/* --- HTTP endpoint ---------------------------------------------------- */
+
+#define CTL_HTTP_MAX_CONNECTIONS 32
+#define CTL_HTTP_TIMEOUT_SECONDS 10
+#define CTL_HTTP_MEMORY_LIMIT    (16 * 1024)   /* per connection: headers */
+#define CTL_HTTP_MAX_BODY        (1024 * 1024) /* cap on a /metrics render */
+
+struct ctl_http;
+
+/* Serve on addr_port: "IPv4:port" or "[IPv6]:port" (numeric only: no name
+ * lookups in the loop); port 0 picks a free one (see ctl_http_port).
+ * Only that address is bound. Routes: GET /metrics (200, text/plain;
+ * version=0.0.4; ctl_metrics_refresh then render), GET /healthz (200 "ok"
+ * or 503 "unhealthy", then one "name: detail" line per check; the 503
+ * lists the failing checks only), anything else 404, a method other than
+ * GET or HEAD 405. health may be NULL (always healthy). m and arg are
+ * borrowed and must outlive the endpoint. NULL with ERR_INVALID (bad
+ * address) or ERR_IO (bind failed, e.g. the port is taken). */
+struct ctl_http *ctl_http_start(struct ev_loop *loop, const char *addr_port,
+                                ctl_health_fn *health, void *arg,
+                                struct ctl_metrics *m, struct err *e);
+
+/* The bound port. */
+int ctl_http_port(const struct ctl_http *h);
+
+/* Stop the watchers, close every connection and free. Not from inside the
+ * health callback or the metrics hook. NULL is a no-op. */
+void ctl_http_stop(struct ctl_http *h);
+
+#endif
