@@ -6,9 +6,11 @@
 add_library(rcio STATIC
   ${CMAKE_CURRENT_LIST_DIR}/rc_credential.c
   ${CMAKE_CURRENT_LIST_DIR}/rc_output.c
+  ${CMAKE_CURRENT_LIST_DIR}/rc_workspace.c
 )
 target_include_directories(rcio PUBLIC ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(rcio PUBLIC common dkclient PkgConfig::CRYPTO)
+target_link_libraries(rcio PUBLIC common dkclient PkgConfig::CRYPTO
+                      PkgConfig::ARCHIVE)
 
 agentctl_fuzz_target(fuzz_rc_output
   SOURCES ${CMAKE_SOURCE_DIR}/hack/fuzz/fuzz_rc_output.c LIBS rcio)

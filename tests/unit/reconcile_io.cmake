@@ -5,3 +5,6 @@ agentctl_unit_test(test_rc_credential
 agentctl_unit_test(test_rc_output
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_output.c
   LIBS rcio PkgConfig::CRYPTO)
+agentctl_unit_test(test_rc_workspace
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_workspace.c
+  LIBS rcio PkgConfig::ARCHIVE)
