@@ -183,7 +183,6 @@ cli_input_report(const struct cli_input *in)
     return bad + report_duplicates(in);
 }
 
-/* Collect the -f values of a command; returns the count or -1. */
 static const char validate_usage[] =
     "usage: agentctl validate -f PATH...\n\n"
     "Check spec files (or every *.yaml/*.yml in a directory) against the\n"

@@ -269,6 +269,34 @@ test_store_dir_watch_reports_put_and_delete(void **state)
     assert_string_equal(ch[0].name, "web");
 }
 
+/* An editor writing in place: nothing is reported until the file is
+ * closed, so a half-written spec is never acted on. */
+static void
+test_store_dir_watch_ignores_half_written_file(void **state)
+{
+    struct fixture *fx = *state;
+    struct store_change ch[4];
+    struct err e = { 0 };
+    char path[256], *t = spec_text("slow", 5);
+    size_t half = strlen(t) / 2;
+    int fd;
+
+    assert_true(store_watch_fd(fx->s, &e) >= 0);
+    snprintf(path, sizeof(path), "%s/slow.yaml", fx->dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, t, half), (ssize_t)half);
+    assert_int_equal(drain(fx->s, ch, 4), 0);
+    assert_int_equal(write(fd, t + half, strlen(t) - half),
+                     (ssize_t)(strlen(t) - half));
+    assert_int_equal(drain(fx->s, ch, 4), 0);
+    assert_int_equal(close(fd), 0);
+    assert_int_equal(drain(fx->s, ch, 4), 1);
+    assert_int_equal(ch[0].kind, STORE_CHANGE_PUT);
+    assert_string_equal(ch[0].name, "slow");
+    free(t);
+}
+
 static void
 test_store_dir_watch_overflow_asks_for_resync(void **state)
 {
@@ -432,6 +460,7 @@ main(void)
         T(test_store_dir_name_in_other_file_is_a_conflict),
         T(test_store_dir_invalid_file_is_listed_with_errors),
         T(test_store_dir_watch_reports_put_and_delete),
+        T(test_store_dir_watch_ignores_half_written_file),
         T(test_store_dir_watch_overflow_asks_for_resync),
         T(test_store_dir_generation_advances_only_on_spec_change),
         T(test_store_dir_uid_creation_is_race_safe),
