@@ -7,14 +7,17 @@
  *   dk_smoke [--docker URL] events [--query KEY VALUE]... [--filters JSON]
  *            --count N
  *   dk_smoke [--docker URL] run CONTAINER
+ *   dk_smoke [--docker URL] bench N IN_FLIGHT PATH
  *
  * req prints the body (or one top-level field) on stdout and "status N" on
  * stderr; an error prints "error: <kind>: <message>" and exits 1. events
  * prints "<Type> <Action> <Actor.ID>" per event and stops after N. run
  * registers a wait (condition=next-exit), starts the container once the
  * wait is registered, follows its logs (demultiplexed) and prints
- * "out: ..." / "err: ..." lines and "exit: N".
+ * "out: ..." / "err: ..." lines and "exit: N". bench sends N GETs keeping
+ * IN_FLIGHT outstanding and prints requests per second (hack/bench use).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,8 @@ struct smoke {
     struct dk_logs_demux demux;
     struct buf out, err; /* demultiplexed logs */
     long exit_code;
+    const char *bench_path;
+    long started, failed;
 };
 
 static void
@@ -384,6 +389,65 @@ cmd_run(struct smoke *s, const char *id)
     return s->rc;
 }
 
+static void bench_next(struct smoke *s);
+
+static void
+on_bench_done(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct smoke *s = arg;
+
+    (void)req;
+    s->pending--;
+    s->seen++;
+    if (r->err != NULL && s->failed++ == 0)
+        smoke_fail(s, r->err);
+    bench_next(s);
+}
+
+static void
+bench_next(struct smoke *s)
+{
+    struct err e = { 0 };
+
+    if (s->started >= s->want)
+        return;
+    if (dk_get(s->dk, s->bench_path, on_bench_done, s, &e) == NULL) {
+        smoke_fail(s, &e);
+        s->started = s->want;
+        return;
+    }
+    s->started++;
+    s->pending++;
+}
+
+static int
+cmd_bench(struct smoke *s, long n, long conc, const char *path)
+{
+    struct dk_stats st;
+    double t0, dt;
+    long i;
+
+    if (n <= 0 || conc <= 0) {
+        fprintf(stderr, "bench: N and IN_FLIGHT must be positive\n");
+        return 2;
+    }
+    s->want = n;
+    s->bench_path = path;
+    ev_now_update(s->loop);
+    t0 = ev_now(s->loop);
+    for (i = 0; i < conc; i++)
+        bench_next(s);
+    smoke_run(s);
+    ev_now_update(s->loop);
+    dt = ev_now(s->loop) - t0;
+    dk_stats(s->dk, &st);
+    printf("%ld requests, %ld in flight: %.3f s, %.0f req/s, %.2f ms each; "
+           "ok %" PRIu64 ", failed %ld\n",
+           s->seen, conc, dt, dt > 0 ? (double)s->seen / dt : 0.,
+           s->seen > 0 ? dt * 1000. / (double)s->seen : 0., st.ok, s->failed);
+    return s->rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -415,6 +479,9 @@ main(int argc, char **argv)
         rc = cmd_req(&s, argc - i - 1, argv + i + 1);
     } else if (strcmp(argv[i], "events") == 0) {
         rc = cmd_events(&s, argc - i - 1, argv + i + 1);
+    } else if (strcmp(argv[i], "bench") == 0 && argc - i == 4) {
+        rc = cmd_bench(&s, strtol(argv[i + 1], NULL, 10),
+                       strtol(argv[i + 2], NULL, 10), argv[i + 3]);
     } else if (strcmp(argv[i], "run") == 0 && argc - i == 2) {
         rc = cmd_run(&s, argv[i + 1]);
     } else {
