@@ -59,6 +59,19 @@ add_entry(struct store_list *l, struct store_spec *sp, struct err *e)
     return 0;
 }
 
+/* A copy of len bytes plus a NUL (the bytes may hold NULs themselves). */
+static char *
+dup_bytes(const char *data, size_t len)
+{
+    char *p = malloc(len + 1);
+
+    if (p != NULL) {
+        memcpy(p, data, len);
+        p[len] = '\0';
+    }
+    return p;
+}
+
 /* The base name without .yaml/.yml: the name of an invalid file. */
 static char *
 stem_of(const char *base)
@@ -79,7 +92,7 @@ add_invalid(struct store_list *l, const char *base, const char *path,
 
     sp.name = stem_of(base);
     sp.key = strdup(path);
-    sp.data = strndup(data, len);
+    sp.data = dup_bytes(data, len);
     sp.errors = malloc(sizeof(*sp.errors));
     if (sp.name == NULL || sp.key == NULL || sp.data == NULL ||
         sp.errors == NULL) {
@@ -101,7 +114,7 @@ add_valid(struct store_list *l, struct spec_file *f, const char *path,
         sp.inv = spec_file_take(f, i);
         sp.name = strdup(sp.inv->name);
         sp.key = strdup(path);
-        sp.data = strndup(data, len);
+        sp.data = dup_bytes(data, len);
         if (sp.name == NULL || sp.key == NULL || sp.data == NULL) {
             store_spec_cleanup(&sp);
             return err_set(e, ERR_NOMEM, "out of memory");
@@ -201,7 +214,10 @@ dir_files(const char *dir, char ***out, size_t *n, struct err *e)
     while ((de = readdir(dp)) != NULL) {
         if (!store__dir_is_spec_file(de->d_name))
             continue;
-        if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+        /* symlinks are listed so that reading them (O_NOFOLLOW) reports
+         * them as invalid instead of ignoring them silently */
+        if (de->d_type != DT_REG && de->d_type != DT_LNK &&
+            de->d_type != DT_UNKNOWN)
             continue;
         nv = realloc(v, (k + 1) * sizeof(*v));
         if (nv == NULL || (nv[k] = strdup(de->d_name)) == NULL) {

@@ -143,6 +143,9 @@ store__read_file(const char *path, size_t max, char **data, size_t *len,
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd == -1 && errno == ENOENT)
         return err_set(e, ERR_NOTFOUND, "%s does not exist", path);
+    if (fd == -1 && errno == ELOOP)
+        return err_set(e, ERR_INVALID,
+                       "%s is a symbolic link; links are not followed", path);
     if (fd == -1)
         return err_sys(e, "open %s", path);
     if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
