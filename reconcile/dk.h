@@ -12,7 +12,12 @@
  * Async rules (STYLE.md 3): a start function that fails returns NULL / -1,
  * fills its struct err and never calls the callback; one that succeeds
  * calls it exactly once, never before it returns, unless the request is
- * cancelled first. Callbacks run from the loop given to dk_new().
+ * cancelled first. Callbacks run from the loop given to dk_new(); on_data
+ * and on_headers run while libcurl works, so a request started there is
+ * handed to libcurl on the next loop iteration. One thread per client.
+ *
+ * Paths are sent as given: escape any name or value you put in them
+ * (dk_url_escape(), dk_query_add()). IDs from Docker are safe as they are.
  *
  * Errors in a dk_response: transport failures (no socket, connection
  * refused or reset) are ERR_UNAVAIL, deadlines ERR_TIMEOUT, 404
