@@ -357,7 +357,7 @@ test_dk_idle_timer_is_reset_by_data(void **state)
         .path = "/events?split",
         .stream = DK_STREAM_LINES,
         .on_data = on_line,
-        .idle_timeout_ms = 1000, /* chunks come every few ms */
+        .idle_timeout_ms = 5000, /* chunks come every few ms */
     };
     struct err e = { 0 };
 
