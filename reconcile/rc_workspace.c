@@ -96,83 +96,112 @@ ws_next_comp(char *rest, char *comp, size_t size)
 
 enum ws_link { WS_LINK_INSIDE, WS_LINK_ESCAPES, WS_LINK_LOOP };
 
+/* A symlink target being resolved inside the top. cur only ever holds
+ * real directories (every symlink met is expanded, never kept), so
+ * fstatat() on it follows no symlink. */
+struct ws_res {
+    int top;
+    char cur[RC_WS_PATH_MAX * 2]; /* resolved so far, relative to top */
+    size_t cl;
+    char rest[RC_WS_PATH_MAX * 2]; /* components still to resolve */
+    unsigned hops;
+    int missing; /* a component did not exist: go on lexically */
+};
+
+/* "..": pop the last component of cur; 1 when there is none (escape). */
+static int
+ws_res_up(struct ws_res *r)
+{
+    if (r->cl == 0)
+        return 1;
+    while (r->cl > 0 && r->cur[r->cl - 1] != '/')
+        r->cl--;
+    r->cl -= r->cl > 0;
+    r->cur[r->cl] = '\0';
+    return 0;
+}
+
+/* cur names a symlink: replace it by its target in front of rest. */
+static int
+ws_res_follow(struct ws_res *r, size_t comp_len, enum ws_link *res,
+              struct err *e)
+{
+    char tgt[RC_WS_PATH_MAX];
+    size_t rl = strlen(r->rest);
+    ssize_t n;
+
+    if (++r->hops > RC_WS_MAX_LINK_HOPS) {
+        *res = WS_LINK_LOOP;
+        return 1;
+    }
+    n = readlinkat(r->top, r->cur, tgt, sizeof(tgt) - 1);
+    if (n == -1)
+        return err_sys(e, "workspace: readlink while resolving a link");
+    if (n > 0 && tgt[0] == '/') {
+        *res = WS_LINK_ESCAPES;
+        return 1;
+    }
+    if ((size_t)n + 1 + rl + 1 > sizeof(r->rest)) {
+        *res = WS_LINK_LOOP; /* longer than any path can be */
+        return 1;
+    }
+    r->cl -= comp_len;
+    r->cl -= r->cl > 0;
+    r->cur[r->cl] = '\0';
+    memmove(r->rest + n + 1, r->rest, rl + 1);
+    memcpy(r->rest, tgt, (size_t)n);
+    r->rest[n] = '/';
+    return 0;
+}
+
 /* Resolve target from directory dir (relative to top, "" = top) the way
- * the kernel would inside the top: ".." pops, a symlink met on the way is
- * expanded (absolute = escape), a missing component ends the lookups and
- * the rest is resolved lexically. cur only ever holds real directories,
- * so fstatat() on it follows no symlink. */
+ * the kernel would, but inside the top: ".." above it is an escape, a
+ * symlink met on the way is expanded (absolute = escape), and after a
+ * missing component the rest is resolved lexically. */
 static int
 ws_link_resolve(int top, const char *dir, const char *target, enum ws_link *res,
                 struct err *e)
 {
-    char cur[RC_WS_PATH_MAX * 2], rest[RC_WS_PATH_MAX * 2];
-    char comp[256], tgt[RC_WS_PATH_MAX];
-    size_t cl = strlen(dir), hops = 0;
-    int missing = 0;
+    struct ws_res *r = calloc(1, sizeof(*r));
+    char comp[256];
     struct stat st;
-    ssize_t n;
+    int rc = 0;
 
-    memcpy(cur, dir, cl + 1);
-    snprintf(rest, sizeof(rest), "%s", target);
+    if (r == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    r->top = top;
+    r->cl = (size_t)snprintf(r->cur, sizeof(r->cur), "%s", dir);
+    snprintf(r->rest, sizeof(r->rest), "%s", target);
     *res = WS_LINK_INSIDE;
-    while (rest[0] != '\0') {
-        ws_next_comp(rest, comp, sizeof(comp));
+    while (rc == 0 && r->rest[0] != '\0') {
+        ws_next_comp(r->rest, comp, sizeof(comp));
         if (comp[0] == '\0' || strcmp(comp, ".") == 0)
             continue;
         if (strcmp(comp, "..") == 0) {
-            if (cl == 0) {
-                *res = WS_LINK_ESCAPES;
-                return 0;
-            }
-            while (cl > 0 && cur[cl - 1] != '/')
-                cl--;
-            cl -= cl > 0;
-            cur[cl] = '\0';
+            if (ws_res_up(r))
+                *res = WS_LINK_ESCAPES, rc = 1;
             continue;
         }
-        if (cl + 1 + strlen(comp) + 1 > RC_WS_PATH_MAX) {
-            *res = WS_LINK_LOOP; /* longer than any path can be */
-            return 0;
-        }
-        cl += (size_t)snprintf(cur + cl, sizeof(cur) - cl, "%s%s",
-                               cl ? "/" : "", comp);
-        if (missing)
+        if (r->cl + 1 + strlen(comp) + 1 > RC_WS_PATH_MAX) {
+            *res = WS_LINK_LOOP, rc = 1;
             continue;
-        if (fstatat(top, cur, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+        }
+        r->cl += (size_t)snprintf(r->cur + r->cl, sizeof(r->cur) - r->cl,
+                                  "%s%s", r->cl ? "/" : "", comp);
+        if (r->missing)
+            continue;
+        if (fstatat(top, r->cur, &st, AT_SYMLINK_NOFOLLOW) == -1) {
             if (errno != ENOENT && errno != ENOTDIR)
-                return err_sys(e, "workspace: stat while resolving a link");
-            missing = 1;
-            continue;
+                rc = err_sys(e, "workspace: stat while resolving a link");
+            r->missing = 1;
+        } else if (S_ISLNK(st.st_mode)) {
+            rc = ws_res_follow(r, strlen(comp), res, e);
+        } else {
+            r->missing = !S_ISDIR(st.st_mode); /* a file ends lookups */
         }
-        if (!S_ISLNK(st.st_mode)) {
-            missing = !S_ISDIR(st.st_mode); /* a file ends the lookups */
-            continue;
-        }
-        if (++hops > RC_WS_MAX_LINK_HOPS) {
-            *res = WS_LINK_LOOP;
-            return 0;
-        }
-        n = readlinkat(top, cur, tgt, sizeof(tgt) - 1);
-        if (n == -1)
-            return err_sys(e, "workspace: readlink while resolving a link");
-        tgt[n] = '\0';
-        if (tgt[0] == '/') {
-            *res = WS_LINK_ESCAPES;
-            return 0;
-        }
-        /* Drop the link from cur, splice its target in front of rest. */
-        cl -= strlen(comp);
-        cl -= cl > 0;
-        cur[cl] = '\0';
-        if ((size_t)n + 1 + strlen(rest) + 1 > sizeof(rest)) {
-            *res = WS_LINK_LOOP;
-            return 0;
-        }
-        memmove(rest + n + 1, rest, strlen(rest) + 1);
-        memcpy(rest, tgt, (size_t)n);
-        rest[n] = '/';
     }
-    return 0;
+    free(r);
+    return rc == -1 ? -1 : 0;
 }
 
 /* Read en's target into tgt and refuse an absolute or escaping one. */
@@ -182,7 +211,7 @@ ws_check_link(struct ws_walk *w, const struct ws_entry *en, char *tgt,
 {
     char qp[WS_QUOTE_MAX + 8], qt[WS_QUOTE_MAX + 8], dir[RC_WS_PATH_MAX];
     struct ws_level *L = &w->lv[w->depth - 1];
-    enum ws_link res;
+    enum ws_link res = WS_LINK_INSIDE;
     ssize_t n;
 
     n = readlinkat(en->dirfd, en->name, tgt, size - 1);
@@ -571,9 +600,12 @@ rc_workspace_check(const char *root, const char *source, uint64_t max_bytes,
 uint64_t
 rc_workspace_tar_max(const struct rc_workspace_stats *st)
 {
-    /* Per entry: header padding of the data (511), a pax 'x' header with
-     * its padding (512 + 511) and its fixed records (~512). */
-    return st->bytes + st->inodes * 2048 + 2 * st->name_bytes + 16384;
+    /* bytes already has one 512-byte header per entry. On top, per entry:
+     * the data's padding (511), a pax 'x' header (512) whose records
+     * (path, linkpath, times: the names plus < 512) pad to 512 more, and
+     * some slack; twice the names for the records; the end-of-archive
+     * blocks. */
+    return st->bytes + st->inodes * 2560 + 2 * st->name_bytes + 16384;
 }
 
 /* --- file contents ----------------------------------------------------- */

@@ -301,8 +301,8 @@ test_rc_workspace_depth_capped(void **state)
 }
 
 struct tar_seen {
-    char name[16][64];
-    char link[16][64];
+    char name[16][300];
+    char link[16][300];
     mode_t mode[16];
     int64_t size[16], mtime[16];
     char data[16][128];
@@ -417,6 +417,43 @@ test_rc_workspace_tar_entries(void **state)
     buf_cleanup(&b);
 }
 
+/* Names past ustar's 100 bytes and non-ASCII names need pax headers: they
+ * must round-trip and still fit in rc_workspace_tar_max(). */
+static void
+test_rc_workspace_tar_long_and_utf8_names(void **state)
+{
+    struct fx *f = *state;
+    struct rc_workspace_stats st;
+    struct tar_seen s;
+    struct buf b;
+    struct err e = { 0 };
+    char dir[200], file[400], target[300], rel[300];
+
+    memset(dir, 'd', 120);
+    dir[120] = '\0';
+    mkd(f, "ws");
+    snprintf(rel, sizeof(rel), "ws/%s", dir);
+    mkd(f, rel);
+    snprintf(file, sizeof(file), "ws/%s/%s", dir,
+             "caf\xc3\xa9-with-a-name-that-is-long-enough-to-matter.txt");
+    mkf(f, file, "x", 0644);
+    snprintf(target, sizeof(target), "%s/%s", dir,
+             "caf\xc3\xa9-with-a-name-that-is-long-enough-to-matter.txt");
+    mkl(f, target, "ws/l\xc3\xaf");
+    assert_int_equal(
+        rc_workspace_check(f->root, "ws", UINT64_MAX, UINT64_MAX, &st, &e), 0);
+    assert_int_equal(st.inodes, 4);
+    buf_init(&b, rc_workspace_tar_max(&st));
+    assert_int_equal(rc_workspace_tar(f->root, "ws", 1000, 1001, NULL, &b, &e),
+                     0);
+    tar_list(&b, &s);
+    assert_int_equal(s.n, 3);
+    assert_true(tar_find(&s, dir) >= 0);
+    assert_true(tar_find(&s, file + 3) >= 0);
+    assert_string_equal(s.link[tar_find(&s, "l\xc3\xaf")], target);
+    buf_cleanup(&b);
+}
+
 static void
 test_rc_workspace_tar_refuses_unsafe_and_respects_cap(void **state)
 {
@@ -492,6 +529,7 @@ main(void)
         T(test_rc_workspace_limits_exact),
         T(test_rc_workspace_depth_capped),
         T(test_rc_workspace_tar_entries),
+        T(test_rc_workspace_tar_long_and_utf8_names),
         T(test_rc_workspace_tar_refuses_unsafe_and_respects_cap),
         T(test_rc_workspace_digest_stable_and_sensitive),
     };
