@@ -37,6 +37,12 @@ for f in "$CORPUS"/invalid/*.yaml; do
     n=$((n + 1))
 done
 check "the invalid corpus is not empty ($n files)" test "$n" -ge 20
+# Negative control: a wrong expectation must fail the check.
+if (expect_invalid "$CORPUS/invalid/wrong-kind.yaml" 3:8 kind) >/dev/null 2>&1 ||
+    (expect_invalid "$CORPUS/invalid/wrong-kind.yaml" 3:7 apiVersion) >/dev/null 2>&1; then
+    fail "expect_invalid accepted a wrong position or field"
+fi
+check "a wrong expectation is caught" true
 
 for f in "$CORPUS"/valid/*.yaml; do
     rc=0
