@@ -5,7 +5,6 @@
  */
 #include "dk_int.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
