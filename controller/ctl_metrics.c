@@ -812,26 +812,44 @@ http_arm_timer(struct ctl_http *h)
     ev_timer_start(h->loop, &h->tm);
 }
 
+static unsigned
+http_connections(struct ctl_http *h)
+{
+    const union MHD_DaemonInfo *i =
+        MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+
+    return i != NULL ? i->num_connections : 0;
+}
+
+/* One MHD step. At its connection limit MHD takes the listening socket out
+ * of its epoll set and only puts it back at the start of a later
+ * MHD_run(); with no event and no timeout pending, a client waiting in the
+ * backlog would wait for good. So when connections closed, run once more. */
+static void
+http_drive(struct ctl_http *h)
+{
+    unsigned before = http_connections(h);
+
+    MHD_run(h->d);
+    if (http_connections(h) < before)
+        MHD_run(h->d);
+    http_arm_timer(h);
+}
+
 static void
 http_on_io(struct ev_loop *loop, ev_io *w, int revents)
 {
-    struct ctl_http *h = container_of(w, struct ctl_http, io);
-
     (void)loop;
     (void)revents;
-    MHD_run(h->d);
-    http_arm_timer(h);
+    http_drive(container_of(w, struct ctl_http, io));
 }
 
 static void
 http_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    struct ctl_http *h = container_of(w, struct ctl_http, tm);
-
     (void)loop;
     (void)revents;
-    MHD_run(h->d);
-    http_arm_timer(h);
+    http_drive(container_of(w, struct ctl_http, tm));
 }
 
 static struct MHD_Daemon *
