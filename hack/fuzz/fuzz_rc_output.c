@@ -83,10 +83,20 @@ ref_output(const uint8_t *in, size_t n, const uint8_t *sec, size_t slen,
     return o;
 }
 
+/* One scratch file for the whole run (rc_output_open truncates it),
+ * removed at exit; on tmpfs when there is one, which is 8x faster here
+ * than truncating a file on disk at each input. */
+static char path[64];
+
+static void
+fuzz_cleanup(void)
+{
+    unlink(path);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[] = "/tmp/fuzz-rc-output-XXXXXX";
     struct rc_output o;
     struct rc_output_result r;
     size_t slen, max, chunk, n, i, want_len, got_len;
@@ -105,10 +115,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sec = data + 3;
     in = sec + slen;
     n = size - 3 - slen;
-    fd = mkstemp(path);
-    if (fd == -1)
-        abort();
-    close(fd);
+    if (path[0] == '\0') {
+        snprintf(path, sizeof(path), "/dev/shm/fuzz-rc-output-XXXXXX");
+        fd = mkstemp(path);
+        if (fd == -1) {
+            snprintf(path, sizeof(path), "/tmp/fuzz-rc-output-XXXXXX");
+            fd = mkstemp(path);
+        }
+        if (fd == -1)
+            abort();
+        close(fd);
+        atexit(fuzz_cleanup);
+    }
     if (rc_output_open(path, max, &o, NULL) == -1)
         abort();
     if (slen > 0 && rc_output_redact(&o, sec, slen, NULL) == -1)
@@ -126,7 +144,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     got_len = fread(got, 1, max + 1, f);
     fclose(f);
-    unlink(path);
     if (got_len != want_len || r.bytes != got_len ||
         memcmp(got, want, got_len) != 0)
         abort();
