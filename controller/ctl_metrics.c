@@ -772,30 +772,52 @@ serve_health(struct ctl_http *h, struct MHD_Connection *c)
                    "text/plain; charset=utf-8", buf_take(&b));
 }
 
-/* MHD's access handler. A GET has no body, so every answer is queued on
- * the first call, before any upload data. */
+/* True when the request announces a body (MHD 0.9.75 accepts an answer
+ * only before it starts reading one, so this is decided on the headers). */
+static bool
+has_body(struct MHD_Connection *c)
+{
+    const char *len = MHD_lookup_connection_value(
+        c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+    return MHD_lookup_connection_value(
+               c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL ||
+           (len != NULL && strcmp(len, "0") != 0);
+}
+
+/* MHD's access handler. It is called once when the headers are in, then
+ * for each piece of body, then once more at the end. Answering GETs on the
+ * last call keeps the connection alive for the next scrape (an answer
+ * queued on the first call makes MHD close it); a request with a body is
+ * refused on the first call, so the body is never read. */
 static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *c, const char *url,
            const char *method, const char *version, const char *upload_data,
            size_t *upload_data_size, void **con_cls)
 {
     struct ctl_http *h = cls;
+    const char *plain = "text/plain; charset=utf-8";
 
     (void)version;
     (void)upload_data;
-    (void)upload_data_size;
-    (void)con_cls;
-    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
-        strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-        return respond(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-                       "text/plain; charset=utf-8",
-                       strdup("method not allowed\n"));
+    if (*con_cls == NULL) {
+        if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+            strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+            return respond(c, MHD_HTTP_METHOD_NOT_ALLOWED, plain,
+                           strdup("method not allowed\n"));
+        if (has_body(c))
+            return respond(c, MHD_HTTP_CONTENT_TOO_LARGE, plain,
+                           strdup("a GET takes no body\n"));
+        *con_cls = h; /* headers seen; the answer comes on the last call */
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0)
+        return MHD_NO; /* a body nobody announced: drop the connection */
     if (strcmp(url, "/metrics") == 0)
         return serve_metrics(h, c);
     if (strcmp(url, "/healthz") == 0)
         return serve_health(h, c);
-    return respond(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
-                   strdup("not found\n"));
+    return respond(c, MHD_HTTP_NOT_FOUND, plain, strdup("not found\n"));
 }
 
 /* MHD asks to be run again within its timeout even without socket events

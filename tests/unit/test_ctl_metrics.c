@@ -696,6 +696,52 @@ test_http_unknown_path_404_and_other_methods_405(void **state)
 }
 
 static void
+test_http_keeps_the_connection_for_the_next_request(void **state)
+{
+    struct tserver *s = *state;
+    struct tclient *c;
+    const char *p;
+
+    /* Two pipelined GETs on one connection: both answered, the first
+     * without closing. */
+    c = http_ask(s->loop, ctl_http_port(s->h),
+                 "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                 "GET /metrics HTTP/1.1\r\nHost: x\r\n"
+                 "Connection: close\r\n\r\n");
+    assert_int_equal(http_status(c), 200);
+    p = strstr(c->resp + 1, "HTTP/1.1 200 OK\r\n");
+    assert_non_null(p);
+    assert_non_null(strstr(p, "agentctl_build_info{version=\"0.1.0\"} 1\n"));
+    assert_int_equal(s->hook_calls, 1);
+    free(c);
+}
+
+static void
+test_http_get_with_a_body_is_refused(void **state)
+{
+    struct tserver *s = *state;
+    struct tclient *c;
+
+    c = http_ask(s->loop, ctl_http_port(s->h),
+                 "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                 "Content-Length: 5\r\n\r\nhello");
+    assert_int_equal(http_status(c), 413);
+    assert_int_equal(s->hook_calls, 0);
+    free(c);
+    c = http_ask(s->loop, ctl_http_port(s->h),
+                 "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                 "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
+    assert_int_equal(http_status(c), 413);
+    free(c);
+    /* Control: an empty body is no body. */
+    c = http_ask(s->loop, ctl_http_port(s->h),
+                 "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                 "Content-Length: 0\r\n\r\n");
+    assert_int_equal(http_status(c), 200);
+    free(c);
+}
+
+static void
 test_http_oversized_request_is_refused(void **state)
 {
     struct tserver *s = *state;
@@ -808,6 +854,8 @@ test_http_start_refuses_bad_addresses_and_taken_ports(void **state)
     HTTP_TEST(test_http_metrics_serves_the_render_after_the_hook),             \
         HTTP_TEST(test_http_healthz_ok_then_503_naming_the_failing_check),     \
         HTTP_TEST(test_http_unknown_path_404_and_other_methods_405),           \
+        HTTP_TEST(test_http_keeps_the_connection_for_the_next_request),        \
+        HTTP_TEST(test_http_get_with_a_body_is_refused),                       \
         HTTP_TEST(test_http_oversized_request_is_refused),                     \
         HTTP_TEST(test_http_connection_limit),                                 \
         HTTP_TEST(test_http_control_answers_within_a_few_loop_turns),          \
