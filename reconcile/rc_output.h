@@ -74,8 +74,9 @@ struct rc_output_result {
     int truncated;   /* the limit cut the output */
     char sha256[65]; /* hex digest of the file's bytes */
     enum rc_output_status status;
-    uint64_t bad_offset; /* stream offset of the first bad byte, or
-                            RC_OUTPUT_NO_BAD */
+    uint64_t bad_offset; /* offset of the first byte of the first
+                            ill-formed sequence in the (redacted) stream,
+                            or RC_OUTPUT_NO_BAD */
 };
 
 /* Create (or truncate) path with mode 0600, not following a symlink, and

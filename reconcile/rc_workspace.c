@@ -178,12 +178,15 @@ ws_link_resolve(int top, const char *dir, const char *target, enum ws_link *res,
         if (comp[0] == '\0' || strcmp(comp, ".") == 0)
             continue;
         if (strcmp(comp, "..") == 0) {
-            if (ws_res_up(r))
-                *res = WS_LINK_ESCAPES, rc = 1;
+            if (ws_res_up(r)) {
+                *res = WS_LINK_ESCAPES;
+                rc = 1;
+            }
             continue;
         }
         if (r->cl + 1 + strlen(comp) + 1 > RC_WS_PATH_MAX) {
-            *res = WS_LINK_LOOP, rc = 1;
+            *res = WS_LINK_LOOP;
+            rc = 1;
             continue;
         }
         r->cl += (size_t)snprintf(r->cur + r->cl, sizeof(r->cur) - r->cl,
@@ -285,10 +288,13 @@ ws_list(struct ws_walk *w, struct ws_level *L, struct err *e)
     int fd, rc = -1;
 
     fd = openat(L->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd == -1 || (dir = fdopendir(fd)) == NULL) {
-        if (fd != -1)
-            close(fd);
+    if (fd == -1)
         return err_sys(e, "workspace: open directory");
+    dir = fdopendir(fd);
+    if (dir == NULL) {
+        err_sys(e, "workspace: open directory");
+        close(fd);
+        return -1;
     }
     L->names = NULL;
     for (errno = 0; (d = readdir(dir)) != NULL; errno = 0) {
@@ -305,7 +311,8 @@ ws_list(struct ws_walk *w, struct ws_level *L, struct err *e)
                 goto nomem;
             L->names = p;
         }
-        if ((L->names[L->n] = strdup(d->d_name)) == NULL)
+        L->names[L->n] = strdup(d->d_name);
+        if (L->names[L->n] == NULL)
             goto nomem;
         L->n++;
     }
@@ -449,7 +456,8 @@ ws_walk_run(struct ws_walk *w, int top_fd, struct err *e)
         L = &w->lv[w->depth - 1];
         if (!L->listed) {
             L->listed = 1;
-            if ((rc = ws_list(w, L, e)) == -1)
+            rc = ws_list(w, L, e);
+            if (rc == -1)
                 break;
         }
         if (L->next < L->n) {

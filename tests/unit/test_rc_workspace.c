@@ -160,6 +160,10 @@ test_rc_workspace_absolute_symlinks_refused(void **state)
     good_tree(f, "ws2");
     mkl(f, "/", "ws2/root");
     unsafe(f, "ws2", "symlink \"root\" is absolute (\"/\")");
+    /* A name with a line break and a quote is escaped in the message. */
+    good_tree(f, "ws3");
+    mkl(f, "/x\"y", "ws3/a\nb");
+    unsafe(f, "ws3", "symlink \"a\\x0ab\" is absolute (\"/x\\x22y\")");
 }
 
 static void
