@@ -191,7 +191,10 @@ report_range(struct vctx *v, const struct spec_schema *s,
 {
     char b[64];
 
-    if (s->has_min && s->has_max)
+    if (s->has_min && s->has_max && s->exclusive_min)
+        verr(v, n, path, "must be more than %.15g and at most %.15g, got %s",
+             s->minimum, s->maximum, show(n, b, sizeof(b)));
+    else if (s->has_min && s->has_max)
         verr(v, n, path, "must be between %.15g and %.15g, got %s",
              s->minimum, s->maximum, show(n, b, sizeof(b)));
     else if (s->has_min)
@@ -426,7 +429,7 @@ check_object(struct vctx *v, const struct spec_schema *s, struct spec_node *m,
             ps = s->additional;
         if (ps == NULL) {
             if (!s->preserve_unknown)
-                report_unknown(v, s, m->pairs[i].key, path);
+                report_unknown(v, s, m->pairs[i].key, child);
             continue;
         }
         validate(v, ps, m->pairs[i].value, child);

@@ -42,12 +42,12 @@ static const struct vcase cases[] = {
     { "cpus as millis", HEAD "  command: [x]\n  resources: {cpus: 0m}\n", 11, 21,
       "spec.resources.cpus", "expected a quantity such as 1.5 or 500m" },
     { "deadline zero", HEAD "  command: [x]\n", 9, 20, "spec.deadlineSeconds", NULL },
-    { "unknown top-level field", HEAD "  command: [x]\nstatuz: {}\n", 11, 1, "",
+    { "unknown top-level field", HEAD "  command: [x]\nstatuz: {}\n", 11, 1, "statuz",
       "unknown field \"statuz\" (did you mean \"status\"?)" },
     { "unknown spec field", HEAD "  command: [x]\n  imagePullPolicy: Always\n", 11, 3,
-      "spec", "unknown field \"imagePullPolicy\"" },
+      "spec.imagePullPolicy", "unknown field \"imagePullPolicy\"" },
     { "unknown nested field", HEAD "  command: [x]\n  workspace: {source: w, sise: 1Gi}\n",
-      11, 26, "spec.workspace", "(did you mean \"size\"?)" },
+      11, 26, "spec.workspace.sise", "(did you mean \"size\"?)" },
     { "both command and prompt", HEAD "  command: [x]\n  prompt: hi\n", 6, 3, "spec",
       "only one of command, prompt may be set" },
     { "neither command nor prompt", HEAD, 6, 3, "spec",
@@ -197,6 +197,40 @@ test_spec_validate_builds_typed_invocation(void **state)
     spec_file_cleanup(&f);
 }
 
+/* Fractions of a CPU, in both spellings; zero is refused. */
+static void
+test_spec_validate_cpus_fractions(void **state)
+{
+    struct spec_file f;
+
+    (void)state;
+    assert_int_equal(spec_test_load(HEAD "  command: [x]\n"
+                                         "  resources: {cpus: \"0.5\"}\n",
+                                    &f),
+                     0);
+    assert_int_equal(f.items[0]->millicpus, 500);
+    spec_file_cleanup(&f);
+    assert_int_equal(spec_test_load(HEAD "  command: [x]\n"
+                                         "  resources: {cpus: 250m}\n",
+                                    &f),
+                     0);
+    assert_int_equal(f.items[0]->millicpus, 250);
+    spec_file_cleanup(&f);
+    assert_int_equal(spec_test_load(HEAD "  command: [x]\n"
+                                         "  resources: {cpus: 2}\n",
+                                    &f),
+                     0);
+    assert_int_equal(f.items[0]->millicpus, 2000);
+    spec_file_cleanup(&f);
+    assert_int_equal(spec_test_load(HEAD "  command: [x]\n"
+                                         "  resources: {cpus: 0}\n",
+                                    &f),
+                     1);
+    assert_true(spec_test_has_error(&f, 11, 21, "spec.resources.cpus",
+                                    "must be more than 0"));
+    spec_file_cleanup(&f);
+}
+
 static void
 test_spec_validate_multi_document_and_duplicate_names(void **state)
 {
@@ -237,6 +271,7 @@ main(void)
         cmocka_unit_test(test_spec_validate_caps_errors_at_50),
         cmocka_unit_test(test_spec_validate_applies_crd_defaults),
         cmocka_unit_test(test_spec_validate_builds_typed_invocation),
+        cmocka_unit_test(test_spec_validate_cpus_fractions),
         cmocka_unit_test(test_spec_validate_multi_document_and_duplicate_names),
         cmocka_unit_test(test_spec_validate_runner_refused_in_planning),
     };
