@@ -363,62 +363,48 @@ ctl_series_value(const struct ctl_series *s)
     return s->fam->type == CTL_METRIC_HISTOGRAM ? 0 : s->value;
 }
 
-/* Shared body of the by-name shorthands. */
-static struct ctl_series *
-series_typed(struct ctl_metrics *m, const char *name, const char *const *labels,
-             enum ctl_metric_type type)
+typedef void series_op_fn(struct ctl_series *s, double v);
+
+/* The by-name shorthands: look the series up, check its type, update. */
+static int
+by_name(struct ctl_metrics *m, const char *name, const char *const *labels,
+        enum ctl_metric_type type, series_op_fn *op, double v)
 {
     struct ctl_series *s = ctl_metrics_series(m, name, labels, NULL);
 
-    return s != NULL && s->fam->type == type ? s : NULL;
+    if (s == NULL || s->fam->type != type)
+        return -1;
+    op(s, v);
+    return 0;
 }
 
 int
 ctl_metrics_counter_add(struct ctl_metrics *m, const char *name,
                         const char *const *labels, double v)
 {
-    struct ctl_series *s = series_typed(m, name, labels, CTL_METRIC_COUNTER);
-
-    if (s == NULL)
-        return -1;
-    ctl_series_add(s, v);
-    return 0;
+    return by_name(m, name, labels, CTL_METRIC_COUNTER, ctl_series_add, v);
 }
 
 int
 ctl_metrics_counter_set(struct ctl_metrics *m, const char *name,
                         const char *const *labels, double v)
 {
-    struct ctl_series *s = series_typed(m, name, labels, CTL_METRIC_COUNTER);
-
-    if (s == NULL)
-        return -1;
-    ctl_series_set(s, v);
-    return 0;
+    return by_name(m, name, labels, CTL_METRIC_COUNTER, ctl_series_set, v);
 }
 
 int
 ctl_metrics_gauge_set(struct ctl_metrics *m, const char *name,
                       const char *const *labels, double v)
 {
-    struct ctl_series *s = series_typed(m, name, labels, CTL_METRIC_GAUGE);
-
-    if (s == NULL)
-        return -1;
-    ctl_series_set(s, v);
-    return 0;
+    return by_name(m, name, labels, CTL_METRIC_GAUGE, ctl_series_set, v);
 }
 
 int
 ctl_metrics_observe(struct ctl_metrics *m, const char *name,
                     const char *const *labels, double v)
 {
-    struct ctl_series *s = series_typed(m, name, labels, CTL_METRIC_HISTOGRAM);
-
-    if (s == NULL)
-        return -1;
-    ctl_series_observe(s, v);
-    return 0;
+    return by_name(m, name, labels, CTL_METRIC_HISTOGRAM, ctl_series_observe,
+                   v);
 }
 
 void
