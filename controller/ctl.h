@@ -1,0 +1,190 @@
+/* ctl.h - agent-controller's shared state: the loop, the store, the Docker
+ * client, the config, and one struct ctl_inv per known invocation.
+ *
+ * Module map (controller/):
+ *   ctl_main.c    flags, start-up, signals, the loop
+ *   ctl_sync.c    store watch, resync timer, per-invocation queue/backoff
+ *   ctl_inv.c     one invocation's pass: capture, prepare, run, stop, clean
+ *   ctl_prepare.c the Docker objects of an attempt, created one per step
+ *   ctl_run.c     a running agent: logs, wait, deadline, cancel, kill
+ *   ctl_status.c  the status document and events
+ *   ctl_metrics.c /metrics and /healthz
+ */
+#ifndef CTL_H
+#define CTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <ev.h>
+
+#include "ctl_config.h"
+#include "dk.h"
+#include "err.h"
+#include "rc_output.h"
+#include "spec.h"
+#include "store.h"
+
+#define CTL_ID_MAX        63
+#define CTL_BACKOFF_MIN   0.1  /* seconds, DESIGN.md "base 100ms" */
+#define CTL_BACKOFF_MAX   30.0 /* seconds, "cap 30s" */
+#define CTL_KILL_GRACE_MS 2000
+
+/* Phases of DESIGN.md; the order is the lifecycle's. */
+enum ctl_phase {
+    CTL_PENDING,
+    CTL_PREPARING,
+    CTL_RUNNING,
+    CTL_SUCCEEDED,
+    CTL_FAILED,
+    CTL_CANCELLED,
+};
+
+struct ctl;
+
+/* One invocation the controller knows: the latest spec from the store, the
+ * status document it owns (which records every Docker object by ID), and
+ * the watchers and requests of the pass in progress. */
+struct ctl_inv {
+    struct ctl *ctl;
+    struct ctl_inv *next;
+    char name[STORE_NAME_MAX + 1];
+    struct spec_invocation *spec; /* latest valid spec; NULL if none */
+    bool spec_invalid;            /* the store holds an invalid version */
+    bool deleted;                 /* the spec is gone: stop and clean */
+    struct store_meta meta;
+    cJSON *status;       /* status document (owned) */
+    bool status_dirty;   /* write before the next Docker call */
+    struct dk_req *call; /* the one step request in flight, or NULL */
+    ev_timer kick;       /* run the next pass (0 s, or backoff) */
+    ev_timer deadline;   /* end of the attempt's deadlineSeconds */
+    unsigned failures;   /* consecutive failed steps: backoff exponent */
+    char *credential;    /* the attempt's secret; never logged */
+    /* a running agent */
+    struct dk_req *logs; /* follow stream */
+    struct dk_req *wait; /* POST /wait */
+    bool output_open;
+    struct rc_output out;
+    bool exited; /* wait answered */
+    long exit_code;
+    bool logs_done;
+    bool freeing;          /* done: free when the pass returns */
+    bool seen;             /* found in the last full listing */
+    char invalid_msg[600]; /* first error of the invalid version */
+    bool invalid_msg_set;
+    /* capture in progress */
+    char pinned_image[80];            /* image ID found by the inspect step */
+    struct spec_invocation *captured; /* the spec as captured (frozen) */
+    struct rc_desired *desired;       /* built from `captured` */
+    bool egress_checked;              /* this attempt saw the egress network */
+    char frozen_hash[65];  /* spec hash already warned about (SpecFrozen) */
+    char cleanup_role[16]; /* role of the object the step is removing */
+    int creating;          /* enum rc_role the create step is making */
+    char action[32];       /* status.progress key of the action step */
+};
+
+struct ctl_opts {
+    const char *specs_dir;
+    const char *state_dir;
+    const char *config_path;
+    const char *docker_url;
+    const char *metrics_addr;
+    char controller_id[CTL_ID_MAX + 1];
+    double resync_s;
+    bool once;
+};
+
+struct ctl {
+    struct ev_loop *loop;
+    struct ctl_opts opts;
+    struct store *store;
+    struct dk *dk;
+    struct ctl_config *cfg;
+    struct ctl_inv *invs;
+    ev_io store_watch;
+    ev_timer resync;
+    ev_signal sigterm, sigint, sighup;
+    bool docker_up;
+    char docker_error[256];
+    bool negotiating;
+    bool stopping;
+    struct ctl_metrics *metrics;
+    struct ctl_http *http;
+    uint64_t reconciles_ok, reconciles_error;
+};
+
+/* ctl_main.c: ask the daemon for its version (start, and while down). */
+void ctl_check_docker(struct ctl *c);
+
+/* ctl_observe.c: /metrics and /healthz on --metrics. */
+int ctl_observe_start(struct ctl *c, struct err *e);
+void ctl_observe_stop(struct ctl *c);
+
+/* ctl_inv.c helpers */
+long ctl_subnet_alloc(const struct ctl_inv *inv, long from);
+void ctl_inv_reset_desired(struct ctl_inv *inv);
+
+/* ctl_sync.c */
+int ctl_sync_start(struct ctl *c, struct err *e);
+void ctl_sync_stop(struct ctl *c);
+/* Re-read every spec and status from the store; create, update or mark
+ * deleted the invocations, and queue a pass for each. */
+void ctl_sync_all(struct ctl *c);
+/* Queue a pass for one invocation after `after` seconds. */
+void ctl_inv_kick(struct ctl_inv *inv, double after);
+/* Queue with exponential backoff after a failed step. */
+void ctl_inv_backoff(struct ctl_inv *inv, const struct err *why);
+struct ctl_inv *ctl_inv_find(struct ctl *c, const char *name);
+/* Unlink and free an invocation whose work is done. */
+void ctl_inv_forget(struct ctl_inv *inv);
+/* true when no invocation has work pending (for --once). */
+bool ctl_idle(const struct ctl *c);
+
+/* ctl_inv.c */
+void ctl_inv_pass(struct ctl_inv *inv);
+/* The result of the step request: clears inv->call, records failures. */
+bool ctl_inv_step_ok(struct ctl_inv *inv, const struct dk_response *r);
+
+/* ctl_prepare.c: one step of bringing the attempt's objects up; returns
+ * true when a request was started (its callback continues the pass),
+ * false when everything exists and the agent may start. */
+bool ctl_prepare_step(struct ctl_inv *inv);
+/* The subnet overlapped a foreign network: move to the next free one. */
+void ctl_prepare_next_subnet(struct ctl_inv *inv);
+/* One step of removing the attempt's objects by recorded ID; false when
+ * nothing is left. */
+bool ctl_cleanup_step(struct ctl_inv *inv);
+
+/* ctl_run.c */
+bool ctl_run_step(struct ctl_inv *inv);
+/* Decide to stop the agent with a reason (first reason wins). */
+void ctl_run_stop(struct ctl_inv *inv, enum ctl_phase phase,
+                  const char *stop_reason, const char *message);
+void ctl_run_detach(struct ctl_inv *inv);
+
+/* ctl_status.c */
+const char *ctl_phase_name(enum ctl_phase p);
+enum ctl_phase ctl_status_phase(const cJSON *status);
+bool ctl_phase_terminal(enum ctl_phase p);
+cJSON *ctl_status_new(const struct ctl_inv *inv);
+void ctl_status_set_phase(struct ctl_inv *inv, enum ctl_phase p);
+void ctl_status_set_str(struct ctl_inv *inv, const char *key, const char *v);
+const char *ctl_status_str(const struct ctl_inv *inv, const char *key);
+void ctl_status_set_condition(struct ctl_inv *inv, const char *type,
+                              bool status, const char *reason,
+                              const char *message);
+/* Record a Docker object of the attempt: resources.<role> = {id, name}. */
+void ctl_status_set_resource(struct ctl_inv *inv, const char *role,
+                             const char *id, const char *name);
+const char *ctl_status_resource_id(const struct ctl_inv *inv, const char *role);
+void ctl_status_drop_resource(struct ctl_inv *inv, const char *role);
+/* Write the status document if it changed. */
+int ctl_status_flush(struct ctl_inv *inv, struct err *e);
+/* Append an event (Normal or Warning); repeats of the last one count up. */
+void ctl_event(struct ctl_inv *inv, bool warning, const char *reason,
+               const char *fmt, ...) ERR_PRINTF(4, 5);
+/* RFC 3339 UTC "now" with seconds. */
+void ctl_now(char out[32]);
+
+#endif

@@ -1,0 +1,152 @@
+/* ctl_cleanup.c - remove an attempt's Docker objects, one per step, by the
+ * ID recorded in the status and never by name: a same-named object with
+ * another ID is someone else's and is left alone (Warning event).
+ *
+ * Order: agent, keeper, proxy (containers, force: a running one is killed
+ * at once), then the volumes, then the network. Volumes have no ID, so a
+ * volume is removed only when its CreatedAt and uid label are the ones
+ * recorded at creation.
+ */
+#include "ctl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+
+static const char *const container_roles[] = { "agent", "keeper", "proxy",
+                                               NULL };
+static const char *const volume_roles[] = { "workspace", "scratch", NULL };
+
+static void
+on_removed(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r) && r->err->code != ERR_NOTFOUND) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    ctl_status_drop_resource(inv, inv->cleanup_role);
+    ctl_inv_kick(inv, 0);
+}
+
+static bool
+remove_path(struct ctl_inv *inv, const char *role, const char *path)
+{
+    struct err e;
+
+    if (role != inv->cleanup_role)
+        snprintf(inv->cleanup_role, sizeof(inv->cleanup_role), "%s", role);
+    inv->call = dk_delete(inv->ctl->dk, path, on_removed, inv, &e);
+    if (inv->call == NULL)
+        ctl_inv_backoff(inv, &e);
+    return true;
+}
+
+static const cJSON *
+resource(const struct ctl_inv *inv, const char *role)
+{
+    return cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(inv->status, "resources"), role);
+}
+
+static const char *
+resource_str(const struct ctl_inv *inv, const char *role, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(resource(inv, role), key);
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The volume answered: remove it only if it is the one we made. */
+static void
+on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    const char *role = inv->cleanup_role;
+    const char *want = resource_str(inv, role, "id");
+    const char *name = resource_str(inv, role, "name");
+    const cJSON *created, *labels, *uid;
+    char path[256];
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        if (r->err->code == ERR_NOTFOUND) {
+            ctl_status_drop_resource(inv, role);
+            ctl_inv_kick(inv, 0);
+        } else
+            ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    created = cJSON_GetObjectItemCaseSensitive(r->json, "CreatedAt");
+    labels = cJSON_GetObjectItemCaseSensitive(r->json, "Labels");
+    uid = cJSON_GetObjectItemCaseSensitive(labels, "agentctl.dev/uid");
+    if (!cJSON_IsString(created) || want == NULL ||
+        strcmp(created->valuestring, want) != 0 || !cJSON_IsString(uid) ||
+        strcmp(uid->valuestring, ctl_status_str(inv, "uid")) != 0) {
+        ctl_event(inv, true, "StandInLeft",
+                  "volume %s is not the one this attempt created (created "
+                  "%s, recorded %s): left in place",
+                  name, cJSON_IsString(created) ? created->valuestring : "?",
+                  want ? want : "?");
+        ctl_status_drop_resource(inv, role);
+        ctl_inv_kick(inv, 0);
+        return;
+    }
+    snprintf(path, sizeof(path), "/volumes/%s", name);
+    remove_path(inv, role, path);
+}
+
+static bool
+remove_volume(struct ctl_inv *inv, const char *role)
+{
+    const char *name = resource_str(inv, role, "name");
+    char path[256];
+    struct err e;
+
+    if (name == NULL) {
+        ctl_status_drop_resource(inv, role);
+        return false;
+    }
+    snprintf(inv->cleanup_role, sizeof(inv->cleanup_role), "%s", role);
+    snprintf(path, sizeof(path), "/volumes/%s", name);
+    inv->call = dk_get(inv->ctl->dk, path, on_volume_inspected, inv, &e);
+    if (inv->call == NULL)
+        ctl_inv_backoff(inv, &e);
+    return true;
+}
+
+bool
+ctl_cleanup_step(struct ctl_inv *inv)
+{
+    char path[256];
+    const char *id;
+
+    for (size_t i = 0; container_roles[i] != NULL; i++) {
+        id = ctl_status_resource_id(inv, container_roles[i]);
+        if (id != NULL) {
+            snprintf(path, sizeof(path), "/containers/%s?force=1", id);
+            return remove_path(inv, container_roles[i], path);
+        }
+    }
+    for (size_t i = 0; volume_roles[i] != NULL; i++)
+        if (resource(inv, volume_roles[i]) != NULL &&
+            remove_volume(inv, volume_roles[i]))
+            return true;
+    id = ctl_status_resource_id(inv, "network");
+    if (id != NULL) {
+        snprintf(path, sizeof(path), "/networks/%s", id);
+        return remove_path(inv, "network", path);
+    }
+    if (cJSON_GetObjectItemCaseSensitive(inv->status, "cleanedUp") == NULL &&
+        ctl_status_str(inv, "attempt") != NULL) {
+        cJSON_AddBoolToObject(inv->status, "cleanedUp", 1);
+        inv->status_dirty = true;
+        ctl_event(inv, false, "CleanedUp",
+                  "every Docker object of attempt %s was removed",
+                  ctl_status_str(inv, "attempt"));
+    }
+    return false;
+}

@@ -1,0 +1,497 @@
+/* ctl_inv.c - one pass of one invocation, level-triggered: read the spec
+ * and the status, decide the next step, start at most one Docker request;
+ * its callback records the result and queues the next pass.
+ *
+ * Attempt rules (DESIGN.md "The resource"): an attempt is captured once -
+ * the spec as it was then is kept in status.captured and later changes
+ * other than cancel and labels only raise a SpecFrozen warning; a new
+ * `attempt` value supersedes a live attempt; an attempt ID in
+ * status.usedAttempts never runs again.
+ */
+#include "ctl.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "rc_credential.h"
+#include "rc_desired.h"
+#include "rc_workspace.h"
+
+bool
+ctl_inv_step_ok(struct ctl_inv *inv, const struct dk_response *r)
+{
+    inv->call = NULL;
+    if (r->err == NULL) {
+        inv->failures = 0;
+        return true;
+    }
+    return false;
+}
+
+static bool
+attempt_used(const struct ctl_inv *inv, const char *attempt)
+{
+    const cJSON *used, *it;
+
+    used = cJSON_GetObjectItemCaseSensitive(inv->status, "usedAttempts");
+    cJSON_ArrayForEach(it, used)
+    {
+        if (cJSON_IsString(it) && strcmp(it->valuestring, attempt) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Forget what the previous attempt left in the status (its ID stays in
+ * usedAttempts; its events stay in the log). */
+static void
+reset_attempt_fields(struct ctl_inv *inv)
+{
+    static const char *const keys[] = {
+        "stopReason",         "startedAt", "finishedAt",
+        "exitCode",           "output",    "progress",
+        "cleanedUp",          "imageID",   "subnetIndex",
+        "captured",           "specHash",  "capturedAt",
+        "observedGeneration", NULL,
+    };
+
+    for (size_t i = 0; keys[i] != NULL; i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(inv->status, keys[i]);
+    inv->status_dirty = true;
+}
+
+/* The attempt ID of the current spec is spent: it never runs again. */
+static void
+mark_attempt_used(struct ctl_inv *inv)
+{
+    cJSON *used = cJSON_GetObjectItemCaseSensitive(inv->status, "usedAttempts");
+
+    if (used == NULL)
+        used = cJSON_AddArrayToObject(inv->status, "usedAttempts");
+    if (!attempt_used(inv, inv->spec->attempt))
+        cJSON_AddItemToArray(used, cJSON_CreateString(inv->spec->attempt));
+    ctl_status_set_str(inv, "attempt", inv->spec->attempt);
+    inv->status_dirty = true;
+}
+
+/* End an attempt that never got to capture: nothing exists, nothing is
+ * retried (DESIGN.md: preparation failures are not retried). */
+static void
+end_before_capture(struct ctl_inv *inv, enum ctl_phase phase,
+                   const char *stop_reason, const char *reason, const char *msg)
+{
+    mark_attempt_used(inv);
+    ctl_status_set_str(inv, "stopReason", stop_reason);
+    ctl_status_set_condition(inv, "Ready", false, reason, msg);
+    ctl_status_set_phase(inv, phase);
+    ctl_event(inv, phase != CTL_CANCELLED, reason, "%s", msg);
+}
+
+static void
+fail_preparation(struct ctl_inv *inv, const char *reason, const char *msg)
+{
+    end_before_capture(inv, CTL_FAILED, "preparation-failed", reason, msg);
+}
+
+/* Checks that need no Docker: admission, credential, workspace. Returns
+ * false when the attempt cannot go on (status already says why). */
+static bool
+capture_checks(struct ctl_inv *inv)
+{
+    const struct spec_invocation *s = inv->spec;
+    const struct ctl_config *cfg = inv->ctl->cfg;
+    struct rc_workspace_stats st;
+    struct err e;
+
+    if (ctl_config_admit(cfg, s, &e) == -1) {
+        char msg[600];
+
+        ctl_status_set_condition(inv, "Admitted", false, "NotAdmitted",
+                                 err_format(&e, msg, sizeof(msg)));
+        return false;
+    }
+    ctl_status_set_condition(inv, "Admitted", true, "Admitted",
+                             "the spec fits this controller's config");
+    if (s->credential != NULL && inv->credential == NULL &&
+        rc_credential_read(cfg->secrets_dir, s->credential, &inv->credential,
+                           &e) == -1) {
+        fail_preparation(inv, "CredentialUnavailable", e.msg);
+        return false;
+    }
+    if (s->has_workspace &&
+        rc_workspace_check(cfg->workspace_root, s->workspace_source,
+                           s->workspace_bytes, s->workspace_inodes, &st,
+                           &e) == -1) {
+        fail_preparation(
+            inv, e.code == ERR_LIMIT ? "WorkspaceTooLarge" : "UnsafeWorkspace",
+            e.msg);
+        return false;
+    }
+    return true;
+}
+
+static void
+on_image_inspect(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    const cJSON *id;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        if (r->err->code == ERR_NOTFOUND) {
+            char msg[300];
+
+            snprintf(msg, sizeof(msg),
+                     "image %s is not on this Docker host (agentctl never "
+                     "pulls): build or load it first",
+                     inv->spec->image);
+            fail_preparation(inv, "ImageNotFound", msg);
+            ctl_inv_kick(inv, 0);
+            return;
+        }
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    id = cJSON_GetObjectItemCaseSensitive(r->json, "Id");
+    if (!cJSON_IsString(id)) {
+        struct err e;
+
+        err_set(&e, ERR_SYNTAX, "image inspect has no Id");
+        ctl_inv_backoff(inv, &e);
+        return;
+    }
+    snprintf(inv->pinned_image, sizeof(inv->pinned_image), "%s",
+             id->valuestring);
+    ctl_inv_kick(inv, 0);
+}
+
+static bool
+subnet_taken(const struct ctl *c, const struct ctl_inv *self, long index)
+{
+    for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
+        const cJSON *s =
+            cJSON_GetObjectItemCaseSensitive(i->status, "subnetIndex");
+
+        if (i != self && cJSON_IsNumber(s) && (long)s->valuedouble == index &&
+            !ctl_phase_terminal(ctl_status_phase(i->status)))
+            return true;
+    }
+    return false;
+}
+
+/* The lowest /24 of the pool no live invocation of ours holds. Another
+ * owner on the daemon is found at network create (403 overlap) and then
+ * the next index is tried. */
+long
+ctl_subnet_alloc(const struct ctl_inv *inv, long from)
+{
+    long max = 1L << (24 - inv->ctl->cfg->pool_prefix);
+
+    for (long i = from; i < max; i++)
+        if (!subnet_taken(inv->ctl, inv, i))
+            return i;
+    return -1;
+}
+
+/* Record the capture: from here on the attempt's spec is frozen. */
+static void
+capture_commit(struct ctl_inv *inv)
+{
+    const struct spec_invocation *s = inv->spec;
+    cJSON *cap;
+    char now[32];
+    long subnet = ctl_subnet_alloc(inv, 0);
+
+    ctl_now(now);
+    mark_attempt_used(inv);
+    ctl_status_set_str(inv, "imageID", inv->pinned_image);
+    ctl_status_set_str(inv, "specHash", s->spec_hash);
+    ctl_status_set_str(inv, "capturedAt", now);
+    cJSON_AddNumberToObject(inv->status, "subnetIndex", (double)subnet);
+    cap = cJSON_Duplicate(s->resource, 1);
+    cJSON_AddItemToObject(inv->status, "captured", cap);
+    cJSON_AddNumberToObject(inv->status, "observedGeneration",
+                            (double)inv->meta.generation);
+    ctl_status_set_phase(inv, CTL_PREPARING);
+    ctl_event(inv, false, "Captured", "attempt %s captured, image %s",
+              s->attempt, inv->pinned_image);
+    inv->pinned_image[0] = '\0';
+    inv->egress_checked = false;
+    snprintf(inv->frozen_hash, sizeof(inv->frozen_hash), "%s", s->spec_hash);
+}
+
+static void
+capture(struct ctl_inv *inv)
+{
+    struct dk_req *req;
+    struct buf path;
+    char *esc;
+    struct err e;
+
+    if (attempt_used(inv, inv->spec->attempt))
+        return; /* this attempt ran already: never again */
+    if (inv->spec->cancel) {
+        end_before_capture(inv, CTL_CANCELLED, "cancelled", "Cancelled",
+                           "spec.cancel was true before the attempt started");
+        return;
+    }
+    if (!capture_checks(inv))
+        return;
+    if (inv->pinned_image[0] == '\0') {
+        buf_init(&path, 1024);
+        esc = dk_url_escape(inv->spec->image, &e);
+        if (esc == NULL ||
+            buf_printf(&path, &e, "/images/%s/json", esc) == -1) {
+            free(esc);
+            buf_cleanup(&path);
+            ctl_inv_backoff(inv, &e);
+            return;
+        }
+        free(esc);
+        req = dk_get(inv->ctl->dk, path.data, on_image_inspect, inv, &e);
+        buf_cleanup(&path);
+        if (req == NULL)
+            ctl_inv_backoff(inv, &e);
+        inv->call = req;
+        return;
+    }
+    capture_commit(inv);
+    ctl_inv_kick(inv, 0);
+}
+
+/* After a restart the captured spec is read back from the status. */
+static bool
+ensure_captured(struct ctl_inv *inv)
+{
+    const cJSON *cap =
+        cJSON_GetObjectItemCaseSensitive(inv->status, "captured");
+    const cJSON *subnet;
+    struct rc_inputs in;
+    struct spec_file f;
+    struct err e;
+    char *text;
+
+    if (inv->desired != NULL)
+        return true;
+    if (inv->captured == NULL) {
+        text = cap ? cJSON_PrintUnformatted(cap) : NULL;
+        if (text == NULL ||
+            spec_load_buffer("status.captured", text, strlen(text), &f) == -1) {
+            cJSON_free(text);
+            spec_file_cleanup(&f);
+            ctl_run_stop(inv, CTL_FAILED, "preparation-failed",
+                         "the captured spec in the status is unreadable");
+            return false;
+        }
+        cJSON_free(text);
+        inv->captured = spec_file_take(&f, 0);
+        spec_file_cleanup(&f);
+    }
+    if (inv->captured->credential != NULL && inv->credential == NULL &&
+        rc_credential_read(inv->ctl->cfg->secrets_dir,
+                           inv->captured->credential, &inv->credential,
+                           &e) == -1) {
+        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
+        return false;
+    }
+    subnet = cJSON_GetObjectItemCaseSensitive(inv->status, "subnetIndex");
+    memset(&in, 0, sizeof(in));
+    in.controller_id = inv->ctl->opts.controller_id;
+    in.uid = inv->meta.uid[0] ? inv->meta.uid : ctl_status_str(inv, "uid");
+    in.image_id = ctl_status_str(inv, "imageID");
+    in.subnet_index =
+        cJSON_IsNumber(subnet) ? (unsigned)subnet->valuedouble : 0;
+    in.credential = inv->credential;
+    inv->desired = rc_desired_build(inv->captured, inv->ctl->cfg, &in, &e);
+    if (inv->desired == NULL) {
+        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
+        return false;
+    }
+    return true;
+}
+
+/* Drop what was built for the attempt (after a subnet change or at the
+ * end), so the next pass builds it again from the status. */
+void
+ctl_inv_reset_desired(struct ctl_inv *inv)
+{
+    rc_desired_free(inv->desired);
+    inv->desired = NULL;
+}
+
+/* Cancel, a new attempt ID, or any other change of a captured spec. */
+static void
+watch_spec_changes(struct ctl_inv *inv)
+{
+    const struct spec_invocation *s = inv->spec;
+    const char *attempt = ctl_status_str(inv, "attempt");
+
+    if (s->cancel) {
+        ctl_run_stop(inv, CTL_CANCELLED, "cancelled", "spec.cancel is true");
+    } else if (attempt != NULL && strcmp(s->attempt, attempt) != 0) {
+        ctl_run_stop(inv, CTL_CANCELLED, "superseded",
+                     "a new attempt ID was given");
+    } else if (strcmp(s->spec_hash, inv->frozen_hash) != 0 &&
+               strcmp(s->spec_hash, ctl_status_str(inv, "specHash")
+                                        ? ctl_status_str(inv, "specHash")
+                                        : "") != 0) {
+        snprintf(inv->frozen_hash, sizeof(inv->frozen_hash), "%s",
+                 s->spec_hash);
+        ctl_event(inv, true, "SpecFrozen",
+                  "attempt %s is captured: spec changes other than cancel "
+                  "and labels are not applied; set a new spec.attempt to "
+                  "run the new spec",
+                  attempt ? attempt : "?");
+    }
+}
+
+static void
+arm_deadline(struct ctl_inv *inv)
+{
+    const char *at = ctl_status_str(inv, "capturedAt");
+    const struct spec_invocation *s = inv->captured;
+    struct tm tm;
+    double left;
+
+    if (ev_is_active(&inv->deadline) || at == NULL || s == NULL)
+        return;
+    memset(&tm, 0, sizeof(tm));
+    if (strptime(at, "%Y-%m-%dT%H:%M:%SZ", &tm) == NULL)
+        return;
+    left = difftime(timegm(&tm) + (time_t)s->deadline_seconds, time(NULL));
+    if (left <= 0) {
+        ctl_run_stop(inv, CTL_FAILED, "deadline",
+                     "the attempt ran past spec.deadlineSeconds");
+        return;
+    }
+    ev_timer_set(&inv->deadline, left, 0.);
+    ev_timer_start(inv->ctl->loop, &inv->deadline);
+}
+
+static void
+note_validity(struct ctl_inv *inv)
+{
+    if (inv->spec_invalid)
+        ctl_status_set_condition(inv, "Valid", false, "Invalid",
+                                 inv->invalid_msg_set ? inv->invalid_msg
+                                                      : "the spec is invalid");
+    else
+        ctl_status_set_condition(inv, "Valid", true, "Valid",
+                                 "the spec passed validation");
+}
+
+/* A finished, cleaned attempt: start the next one if the spec names an
+ * attempt ID that never ran. */
+static void
+maybe_next_attempt(struct ctl_inv *inv)
+{
+    const char *attempt = ctl_status_str(inv, "attempt");
+
+    if (inv->spec == NULL || inv->spec->cancel ||
+        (attempt != NULL && strcmp(inv->spec->attempt, attempt) == 0) ||
+        attempt_used(inv, inv->spec->attempt))
+        return;
+    ev_timer_stop(inv->ctl->loop, &inv->deadline);
+    ctl_inv_reset_desired(inv);
+    spec_invocation_free(inv->captured);
+    inv->captured = NULL;
+    rc_credential_free(inv->credential);
+    inv->credential = NULL;
+    reset_attempt_fields(inv);
+    ctl_status_set_phase(inv, CTL_PENDING);
+    ctl_inv_kick(inv, 0);
+}
+
+static void
+pass_deleted(struct ctl_inv *inv, enum ctl_phase phase)
+{
+    struct err e;
+
+    if (!ctl_phase_terminal(phase) && phase != CTL_PENDING)
+        ctl_run_stop(inv, CTL_CANCELLED, "deleted", "the spec was deleted");
+    if (ctl_cleanup_step(inv))
+        return;
+    /* Everything is gone: forget the name, so a new spec of the same name
+     * starts with a new uid. */
+    if (store_doc_del(inv->ctl->store, STORE_DOC_STATUS, inv->name, &e) == -1 ||
+        store_doc_del(inv->ctl->store, STORE_DOC_META, inv->name, &e) == -1) {
+        ctl_inv_backoff(inv, &e);
+        return;
+    }
+    log_kv(LOG_INFO, "deleted", "invocation", inv->name, NULL);
+    inv->status_dirty = false;
+    inv->freeing = true;
+}
+
+static void
+pass_phase(struct ctl_inv *inv)
+{
+    enum ctl_phase phase = ctl_status_phase(inv->status);
+
+    if (phase == CTL_PREPARING || phase == CTL_RUNNING) {
+        if (!ensure_captured(inv))
+            phase = ctl_status_phase(inv->status);
+        else {
+            watch_spec_changes(inv);
+            arm_deadline(inv);
+            phase = ctl_status_phase(inv->status);
+        }
+    }
+    switch (phase) {
+    case CTL_PENDING:
+        capture(inv);
+        break;
+    case CTL_PREPARING:
+        ctl_prepare_step(inv);
+        break;
+    case CTL_RUNNING:
+        ctl_run_step(inv);
+        break;
+    default:
+        ev_timer_stop(inv->ctl->loop, &inv->deadline);
+        if (!ctl_cleanup_step(inv))
+            maybe_next_attempt(inv);
+        break;
+    }
+}
+
+void
+ctl_inv_pass(struct ctl_inv *inv)
+{
+    struct ctl *c = inv->ctl;
+    struct err e;
+
+    if (inv->call != NULL)
+        return; /* the step's callback queues the next pass */
+    /* What the last step learnt (an object's ID) is on disk before the
+     * next step acts on it: a controller killed in between finds it. */
+    if (ctl_status_flush(inv, &e) == -1) {
+        ctl_inv_backoff(inv, &e);
+        return;
+    }
+    if (inv->status == NULL) {
+        if (inv->deleted || inv->spec == NULL) {
+            if (inv->deleted)
+                inv->freeing = true;
+            goto out;
+        }
+        inv->status = ctl_status_new(inv);
+    }
+    if (inv->deleted)
+        pass_deleted(inv, ctl_status_phase(inv->status));
+    else {
+        note_validity(inv);
+        if (inv->spec != NULL)
+            pass_phase(inv);
+    }
+out:
+    if (ctl_status_flush(inv, &e) == -1)
+        ctl_inv_backoff(inv, &e);
+    c->reconciles_ok++;
+    if (inv->freeing && inv->call == NULL)
+        ctl_inv_forget(inv);
+    if (c->opts.once && ctl_idle(c))
+        ev_break(c->loop, EVBREAK_ALL);
+}

@@ -1,0 +1,329 @@
+/* ctl_main.c - agent-controller: flags, start-up, signals and the loop.
+ *
+ *   agent-controller --specs DIR [--state DIR] [--config FILE]
+ *                    [--docker unix:///var/run/docker.sock] [--resync 5s]
+ *                    [--metrics 127.0.0.1:9464] [--controller-id ID] [--once]
+ *
+ * SIGTERM and SIGINT stop the loop and leave running agents in place: the
+ * next start adopts them from their status. SIGHUP reloads the config; a
+ * bad file keeps the old config and says why.
+ */
+#include "ctl.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static void
+usage(FILE *out)
+{
+    fprintf(out,
+            "usage: agent-controller --specs DIR [--state DIR] "
+            "[--config FILE]\n"
+            "                        [--docker unix:///var/run/docker.sock] "
+            "[--resync 5s]\n"
+            "                        [--metrics 127.0.0.1:9464] "
+            "[--controller-id ID] [--once]\n");
+}
+
+/* "5s", "500ms", "2m", "1.5" (seconds). */
+static int
+parse_duration(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+
+    if (end == s || v <= 0)
+        return -1;
+    if (strcmp(end, "ms") == 0)
+        v /= 1000;
+    else if (strcmp(end, "m") == 0)
+        v *= 60;
+    else if (*end != '\0' && strcmp(end, "s") != 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* The default ID is the host name, made into a label value. */
+static void
+default_id(char out[CTL_ID_MAX + 1])
+{
+    char host[256] = "controller";
+    size_t n = 0;
+
+    gethostname(host, sizeof(host) - 1);
+    for (const char *p = host; *p != '\0' && n < CTL_ID_MAX; p++) {
+        char ch = *p;
+
+        if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+            ch == '.')
+            out[n++] = ch;
+        else if (ch >= 'A' && ch <= 'Z')
+            out[n++] = (char)(ch - 'A' + 'a');
+    }
+    out[n] = '\0';
+    if (n == 0)
+        snprintf(out, CTL_ID_MAX + 1, "controller");
+}
+
+static bool
+id_ok(const char *id)
+{
+    size_t n = strlen(id);
+
+    if (n == 0 || n > CTL_ID_MAX)
+        return false;
+    for (const char *p = id; *p != '\0'; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+              *p == '-' || *p == '.' || *p == '_'))
+            return false;
+    return true;
+}
+
+static int
+parse_args(int argc, char **argv, struct ctl_opts *o)
+{
+    static const struct option longopts[] = {
+        { "specs", required_argument, NULL, 's' },
+        { "state", required_argument, NULL, 'S' },
+        { "config", required_argument, NULL, 'c' },
+        { "docker", required_argument, NULL, 'd' },
+        { "resync", required_argument, NULL, 'r' },
+        { "metrics", required_argument, NULL, 'm' },
+        { "controller-id", required_argument, NULL, 'i' },
+        { "once", no_argument, NULL, 'o' },
+        { "etcd", required_argument, NULL, 'e' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int ch;
+
+    memset(o, 0, sizeof(*o));
+    o->resync_s = 5;
+    default_id(o->controller_id);
+    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 's':
+            o->specs_dir = optarg;
+            break;
+        case 'S':
+            o->state_dir = optarg;
+            break;
+        case 'c':
+            o->config_path = optarg;
+            break;
+        case 'd':
+            o->docker_url = optarg;
+            break;
+        case 'm':
+            o->metrics_addr = optarg;
+            break;
+        case 'o':
+            o->once = true;
+            break;
+        case 'r':
+            if (parse_duration(optarg, &o->resync_s) == -1) {
+                fprintf(stderr,
+                        "agent-controller: --resync: expected a "
+                        "duration such as 5s or 500ms, got \"%s\"\n",
+                        optarg);
+                return -1;
+            }
+            break;
+        case 'i':
+            if (!id_ok(optarg)) {
+                fprintf(stderr,
+                        "agent-controller: --controller-id: at most "
+                        "63 of a-z 0-9 - . _, got \"%s\"\n",
+                        optarg);
+                return -1;
+            }
+            snprintf(o->controller_id, sizeof(o->controller_id), "%s", optarg);
+            break;
+        case 'e':
+            fprintf(stderr, "agent-controller: the etcd store is not built "
+                            "yet; use --specs DIR\n");
+            return -1;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (optind != argc || o->specs_dir == NULL) {
+        usage(stderr);
+        return -1;
+    }
+    return 0;
+}
+
+static void
+on_negotiated(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl *c = arg;
+    bool was_up = c->docker_up;
+
+    (void)req;
+    c->negotiating = false;
+    c->docker_up = r->err == NULL;
+    if (r->err != NULL) {
+        if (was_up || c->docker_error[0] == '\0')
+            log_kv(LOG_WARN, "Docker daemon unreachable", "error", r->err->msg,
+                   NULL);
+        snprintf(c->docker_error, sizeof(c->docker_error), "%s", r->err->msg);
+        return;
+    }
+    c->docker_error[0] = '\0';
+    if (!was_up) {
+        log_kv(LOG_INFO, "Docker daemon reachable", "api", DK_API_VERSION,
+               NULL);
+        ctl_sync_all(c);
+    }
+}
+
+/* Ask the daemon for its version (at start and while it is unreachable). */
+void
+ctl_check_docker(struct ctl *c)
+{
+    struct err e;
+
+    if (c->negotiating)
+        return;
+    if (dk_negotiate(c->dk, on_negotiated, c, &e) == -1) {
+        snprintf(c->docker_error, sizeof(c->docker_error), "%s", e.msg);
+        return;
+    }
+    c->negotiating = true;
+}
+
+static void
+on_stop_signal(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    struct ctl *c = w->data;
+
+    (void)revents;
+    log_kv(LOG_INFO, "stopping; running agents are left to be adopted",
+           "signal", w->signum == SIGTERM ? "SIGTERM" : "SIGINT", NULL);
+    c->stopping = true;
+    ev_break(loop, EVBREAK_ALL);
+}
+
+static struct ctl_config *
+load_config(const char *path)
+{
+    struct spec_errors es = { .n = 0 };
+    struct ctl_config *cfg = ctl_config_load_all(path, &es);
+    char line[600];
+
+    for (size_t i = 0; i < es.n; i++)
+        log_kv(LOG_ERROR, "config error", "error",
+               err_format(&es.items[i], line, sizeof(line)), NULL);
+    return cfg;
+}
+
+static void
+on_hup(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    struct ctl *c = w->data;
+    struct ctl_config *cfg;
+
+    (void)loop;
+    (void)revents;
+    cfg = load_config(c->opts.config_path);
+    if (cfg == NULL) {
+        log_kv(LOG_WARN, "config reload failed: keeping the old config",
+               "config", c->opts.config_path ? c->opts.config_path : "-", NULL);
+        return;
+    }
+    /* Captured attempts keep the desired state built from the old config
+     * (rc_desired copies what it needs); new attempts use the new one. */
+    ctl_config_free(c->cfg);
+    c->cfg = cfg;
+    log_kv(LOG_INFO, "config reloaded", NULL);
+    ctl_sync_all(c);
+}
+
+static void
+start_signals(struct ctl *c)
+{
+    ev_signal_init(&c->sigterm, on_stop_signal, SIGTERM);
+    ev_signal_init(&c->sigint, on_stop_signal, SIGINT);
+    ev_signal_init(&c->sighup, on_hup, SIGHUP);
+    c->sigterm.data = c->sigint.data = c->sighup.data = c;
+    ev_signal_start(c->loop, &c->sigterm);
+    ev_signal_start(c->loop, &c->sigint);
+    ev_signal_start(c->loop, &c->sighup);
+}
+
+static int
+ctl_open(struct ctl *c, struct err *e)
+{
+    c->cfg = load_config(c->opts.config_path);
+    if (c->cfg == NULL)
+        return err_set(e, ERR_INVALID, "the config has errors (see above)");
+    c->store = store_dir_open(c->opts.specs_dir, c->opts.state_dir, e);
+    if (c->store == NULL)
+        return -1;
+    c->dk = dk_new(c->loop, c->opts.docker_url, e);
+    if (c->dk == NULL)
+        return -1;
+    if (c->opts.metrics_addr != NULL && ctl_observe_start(c, e) == -1)
+        return -1;
+    start_signals(c);
+    ctl_check_docker(c);
+    return ctl_sync_start(c, e);
+}
+
+static void
+ctl_close(struct ctl *c)
+{
+    ctl_sync_stop(c);
+    while (c->invs != NULL)
+        ctl_inv_forget(c->invs);
+    ctl_observe_stop(c);
+    dk_free(c->dk);
+    store_close(c->store);
+    ctl_config_free(c->cfg);
+    ev_signal_stop(c->loop, &c->sigterm);
+    ev_signal_stop(c->loop, &c->sigint);
+    ev_signal_stop(c->loop, &c->sighup);
+}
+
+int
+main(int argc, char **argv)
+{
+    struct ctl c;
+    struct err e;
+    const char *lvl = getenv("AGENTCTL_LOG");
+    int rc = 0;
+
+    memset(&c, 0, sizeof(c));
+    if (parse_args(argc, argv, &c.opts) == -1)
+        return 2;
+    if (lvl != NULL && strcmp(lvl, "debug") == 0)
+        log_set_level(LOG_DEBUG);
+    c.loop = ev_default_loop(EVFLAG_AUTO);
+    if (ctl_open(&c, &e) == -1) {
+        char line[600];
+
+        log_kv(LOG_ERROR, "cannot start", "error",
+               err_format(&e, line, sizeof(line)), NULL);
+        rc = 1;
+    } else {
+        log_kv(LOG_INFO, "agent-controller started", "version",
+               AGENTCTL_VERSION, "controller", c.opts.controller_id, "specs",
+               c.opts.specs_dir, NULL);
+        if (!(c.opts.once && ctl_idle(&c)))
+            ev_run(c.loop, 0);
+    }
+    ctl_close(&c);
+    ev_loop_destroy(c.loop);
+    return rc;
+}

@@ -1,0 +1,88 @@
+/* ctl_observe.c - what the controller shows on --metrics: the metrics
+ * registry fed from the controller's own counters and the Docker client's
+ * stats at scrape time, and the /healthz checks (Docker daemon, store). */
+#include "ctl.h"
+
+#include "ctl_metrics.h"
+
+static void
+refresh(struct ctl_metrics *m, void *arg)
+{
+    struct ctl *c = arg;
+    static const char *const phases[] = {
+        "Pending", "Preparing", "Running", "Succeeded", "Failed", "Cancelled"
+    };
+    double by_phase[6] = { 0 };
+    struct dk_stats st;
+
+    for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
+        if (i->status != NULL)
+            by_phase[ctl_status_phase(i->status)]++;
+    for (size_t p = 0; p < 6; p++)
+        ctl_metrics_gauge_set(m, CTL_M_INVOCATIONS,
+                              CTL_LABELS("phase", phases[p]), by_phase[p]);
+    dk_stats(c->dk, &st);
+    ctl_metrics_counter_set(m, CTL_M_DOCKER_REQUESTS,
+                            CTL_LABELS("result", "ok"), (double)st.ok);
+    ctl_metrics_counter_set(m, CTL_M_DOCKER_REQUESTS,
+                            CTL_LABELS("result", "4xx"), (double)st.http_4xx);
+    ctl_metrics_counter_set(m, CTL_M_DOCKER_REQUESTS,
+                            CTL_LABELS("result", "5xx"), (double)st.http_5xx);
+    ctl_metrics_counter_set(m, CTL_M_DOCKER_REQUESTS,
+                            CTL_LABELS("result", "transport"),
+                            (double)st.transport);
+    ctl_metrics_counter_set(m, CTL_M_DOCKER_REQUESTS,
+                            CTL_LABELS("result", "timeout"),
+                            (double)st.timeout);
+    ctl_metrics_counter_set(m, CTL_M_DOCKER_REQUESTS,
+                            CTL_LABELS("result", "cancelled"),
+                            (double)st.cancelled);
+    ctl_metrics_gauge_set(m, CTL_M_DOCKER_IN_FLIGHT, NULL,
+                          (double)st.in_flight);
+    ctl_metrics_counter_set(m, CTL_M_RECONCILES, CTL_LABELS("result", "ok"),
+                            (double)c->reconciles_ok);
+    ctl_metrics_counter_set(m, CTL_M_RECONCILES, CTL_LABELS("result", "error"),
+                            (double)c->reconciles_error);
+    ctl_metrics_gauge_set(m, CTL_M_DOCKER_UP, NULL, c->docker_up ? 1 : 0);
+    ctl_metrics_gauge_set(m, CTL_M_STORE_UP, NULL, 1);
+}
+
+static void
+health(struct ctl_health *h, void *arg)
+{
+    struct ctl *c = arg;
+
+    if (c->docker_up)
+        ctl_health_add(h, "docker", true, "ok");
+    else
+        ctl_health_add(h, "docker", false, "unreachable: %s",
+                       c->docker_error[0] ? c->docker_error : "not checked");
+    ctl_health_add(h, "store", true, "ok (%s)", c->store->backend);
+}
+
+int
+ctl_observe_start(struct ctl *c, struct err *e)
+{
+    c->metrics = ctl_metrics_new();
+    if (c->metrics == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    if (ctl_metrics_register_agentctl(c->metrics, AGENTCTL_VERSION, e) == -1)
+        return -1;
+    ctl_metrics_set_hook(c->metrics, refresh, c);
+    c->http =
+        ctl_http_start(c->loop, c->opts.metrics_addr, health, c, c->metrics, e);
+    if (c->http == NULL) {
+        err_prefix(e, "--metrics %s: ", c->opts.metrics_addr);
+        return -1;
+    }
+    return 0;
+}
+
+void
+ctl_observe_stop(struct ctl *c)
+{
+    ctl_http_stop(c->http);
+    c->http = NULL;
+    ctl_metrics_free(c->metrics);
+    c->metrics = NULL;
+}

@@ -1,0 +1,423 @@
+/* ctl_prepare.c - bring an attempt's Docker objects up, one request per
+ * step, in DESIGN.md's order: the shared egress network (created when
+ * missing), the internal network, the proxy (created on the internal
+ * network, then connected to the egress network, then started), the
+ * volumes, the keeper (started, so the tmpfs volumes stay mounted), the
+ * workspace upload into the running keeper, the agent, and its start.
+ *
+ * Each object's ID goes into status.resources as soon as Docker returns
+ * it; one-off actions (connect, start, upload) are recorded in
+ * status.progress. A step that finds its object recorded moves on, so a
+ * restarted controller resumes where the last one stopped.
+ */
+#include "ctl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "log.h"
+#include "rc_desired.h"
+#include "rc_workspace.h"
+
+static bool
+progress_done(const struct ctl_inv *inv, const char *what)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(inv->status, "progress");
+
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, what));
+}
+
+static void
+progress_set(struct ctl_inv *inv, const char *what)
+{
+    cJSON *p = cJSON_GetObjectItemCaseSensitive(inv->status, "progress");
+
+    if (p == NULL)
+        p = cJSON_AddObjectToObject(inv->status, "progress");
+    cJSON_DeleteItemFromObjectCaseSensitive(p, what);
+    cJSON_AddBoolToObject(p, what, 1);
+    inv->status_dirty = true;
+}
+
+static bool
+started(struct ctl_inv *inv, struct dk_req *req, struct err *e)
+{
+    inv->call = req;
+    if (req == NULL)
+        ctl_inv_backoff(inv, e);
+    return true;
+}
+
+/* ---- the egress network, shared by every proxy of this controller ---- */
+
+static void
+on_egress_created(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r) && r->err->code != ERR_CONFLICT) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    inv->egress_checked = true;
+    ctl_inv_kick(inv, 0);
+}
+
+static void
+on_egress_inspected(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    const char *name = inv->ctl->cfg->egress_network;
+    cJSON *body, *labels;
+    struct err e;
+
+    (void)req;
+    if (ctl_inv_step_ok(inv, r)) {
+        inv->egress_checked = true;
+        ctl_inv_kick(inv, 0);
+        return;
+    }
+    if (r->err->code != ERR_NOTFOUND) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    body = cJSON_CreateObject();
+    cJSON_AddStringToObject(body, "Name", name);
+    cJSON_AddStringToObject(body, "Driver", "bridge");
+    cJSON_AddBoolToObject(body, "CheckDuplicate", 1);
+    labels = cJSON_AddObjectToObject(body, "Labels");
+    cJSON_AddStringToObject(labels, "agentctl.dev/role", "egress");
+    log_kv(LOG_INFO, "creating the egress network", "network", name, NULL);
+    started(inv,
+            dk_post_json(inv->ctl->dk, "/networks/create", body,
+                         on_egress_created, inv, &e),
+            &e);
+    cJSON_Delete(body);
+}
+
+static bool
+step_egress(struct ctl_inv *inv)
+{
+    char path[300];
+    struct err e;
+
+    snprintf(path, sizeof(path), "/networks/%s", inv->ctl->cfg->egress_network);
+    return started(
+        inv, dk_get(inv->ctl->dk, path, on_egress_inspected, inv, &e), &e);
+}
+
+/* ---- creating one object of the attempt ----------------------------- */
+
+/* Paths are prefix + name + suffix; the name goes only where it must. */
+struct kind {
+    const char *create, *create_suffix;   /* create path */
+    const char *inspect, *inspect_suffix; /* inspect path by name */
+    bool name_in_create;                  /* containers: ?name=<name> */
+    bool volume; /* volumes: no ID, record CreatedAt instead */
+};
+
+static const struct kind network_kind = {
+    "/networks/create", "", "/networks/", "", false, false
+};
+static const struct kind container_kind = {
+    "/containers/create?name=", "", "/containers/", "/json", true, false
+};
+static const struct kind volume_kind = {
+    "/volumes/create", "", "/volumes/", "", false, true
+};
+
+static const struct kind *
+kind_of(enum rc_role role)
+{
+    if (role == RC_ROLE_NETWORK)
+        return &network_kind;
+    if (role == RC_ROLE_WORKSPACE || role == RC_ROLE_SCRATCH)
+        return &volume_kind;
+    return &container_kind;
+}
+
+/* The object's identity from a create or inspect answer. */
+static const char *
+identity(const cJSON *json, bool volume)
+{
+    const cJSON *v =
+        cJSON_GetObjectItemCaseSensitive(json, volume ? "CreatedAt" : "Id");
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static bool
+labels_ours(const struct ctl_inv *inv, const cJSON *json, const char *role)
+{
+    const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(json, "Config");
+    const cJSON *labels =
+        cJSON_GetObjectItemCaseSensitive(cfg ? cfg : json, "Labels");
+    const char *want[][2] = {
+        { "agentctl.dev/uid", ctl_status_str(inv, "uid") },
+        { "agentctl.dev/attempt", ctl_status_str(inv, "attempt") },
+        { "agentctl.dev/role", role },
+        { "agentctl.dev/managed-by", inv->ctl->opts.controller_id },
+    };
+
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, want[i][0]);
+
+        if (!cJSON_IsString(v) || want[i][1] == NULL ||
+            strcmp(v->valuestring, want[i][1]) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* A create answered 409: the name exists. It is ours only when a killed
+ * controller created it for this very attempt (labels match); anything
+ * else is a stand-in and the attempt fails closed. */
+static void
+on_conflict_inspected(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    enum rc_role role = inv->creating;
+    const char *rname = rc_role_name(role);
+    const char *name = rc_desired_object(inv->desired, role)->name;
+    const char *id;
+    char msg[300];
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    id = identity(r->json, kind_of(role)->volume);
+    if (id != NULL && labels_ours(inv, r->json, rname)) {
+        ctl_status_set_resource(inv, rname, id, name);
+        ctl_event(inv, false, "Adopted",
+                  "%s %s was created for this attempt "
+                  "before a restart: adopted",
+                  rname, name);
+        ctl_inv_kick(inv, 0);
+        return;
+    }
+    snprintf(msg, sizeof(msg),
+             "%s %s already exists and is not this attempt's: refusing it",
+             rname, name);
+    ctl_event(inv, true, "NameConflict", "%s", msg);
+    ctl_run_stop(inv, CTL_FAILED, "preparation-failed", msg);
+}
+
+static void
+on_created(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    enum rc_role role = inv->creating;
+    const struct kind *k = kind_of(role);
+    const char *name = rc_desired_object(inv->desired, role)->name;
+    char path[300];
+    const char *id;
+    struct err e;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        if (r->err->code == ERR_CONFLICT) {
+            snprintf(path, sizeof(path), "%s%s%s", k->inspect, name,
+                     k->inspect_suffix);
+            started(inv,
+                    dk_get(inv->ctl->dk, path, on_conflict_inspected, inv, &e),
+                    &e);
+            return;
+        }
+        if (role == RC_ROLE_NETWORK && r->status == 403 &&
+            strstr(r->err->msg, "overlaps") != NULL) {
+            ctl_prepare_next_subnet(inv);
+            return;
+        }
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    id = identity(r->json, k->volume);
+    if (id == NULL) {
+        err_set(&e, ERR_SYNTAX, "create answer has no %s",
+                k->volume ? "CreatedAt" : "Id");
+        ctl_inv_backoff(inv, &e);
+        return;
+    }
+    ctl_status_set_resource(inv, rc_role_name(role), id, name);
+    ctl_inv_kick(inv, 0);
+}
+
+static bool
+step_create(struct ctl_inv *inv, enum rc_role role)
+{
+    const struct kind *k = kind_of(role);
+    char path[300];
+    struct err e;
+
+    inv->creating = role;
+    snprintf(path, sizeof(path), "%s%s%s", k->create,
+             k->name_in_create ? rc_desired_object(inv->desired, role)->name
+                               : "",
+             k->create_suffix);
+    return started(inv,
+                   dk_post_json(inv->ctl->dk, path,
+                                rc_desired_object(inv->desired, role)->body,
+                                on_created, inv, &e),
+                   &e);
+}
+
+/* Docker says the subnet overlaps a network we do not know: take the next
+ * free index of the pool (nothing exists yet, the network comes first). */
+void
+ctl_prepare_next_subnet(struct ctl_inv *inv)
+{
+    const cJSON *s =
+        cJSON_GetObjectItemCaseSensitive(inv->status, "subnetIndex");
+    long next =
+        ctl_subnet_alloc(inv, cJSON_IsNumber(s) ? (long)s->valuedouble + 1 : 0);
+
+    if (next < 0) {
+        ctl_run_stop(inv, CTL_FAILED, "preparation-failed",
+                     "no free /24 left in subnetPool");
+        return;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(inv->status, "subnetIndex");
+    cJSON_AddNumberToObject(inv->status, "subnetIndex", (double)next);
+    inv->status_dirty = true;
+    ctl_inv_reset_desired(inv);
+    ctl_inv_kick(inv, 0);
+}
+
+/* ---- one-off actions: connect, start, upload ------------------------ */
+
+static void
+on_action_done(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+
+    (void)req;
+    /* 304: already started; connect of an already connected endpoint is
+     * 403 "already exists" on 20.10 and counts as done too. */
+    if (!ctl_inv_step_ok(inv, r) &&
+        !(r->status == 403 && strstr(r->err->msg, "already exists"))) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    progress_set(inv, inv->action);
+    if (strcmp(inv->action, "agentStarted") == 0) {
+        char now[32];
+
+        ctl_now(now);
+        ctl_status_set_str(inv, "startedAt", now);
+        ctl_status_set_phase(inv, CTL_RUNNING);
+        ctl_status_set_condition(inv, "Ready", true, "Running",
+                                 "the agent is running");
+        ctl_event(inv, false, "Started", "agent started");
+    }
+    ctl_inv_kick(inv, 0);
+}
+
+static bool
+step_start(struct ctl_inv *inv, const char *role, const char *action)
+{
+    char path[300];
+    struct dk_request_opts o;
+    struct err e;
+
+    snprintf(inv->action, sizeof(inv->action), "%s", action);
+    snprintf(path, sizeof(path), "/containers/%s/start",
+             ctl_status_resource_id(inv, role));
+    memset(&o, 0, sizeof(o));
+    o.method = "POST";
+    o.path = path;
+    return started(inv, dk_request(inv->ctl->dk, &o, on_action_done, inv, &e),
+                   &e);
+}
+
+static bool
+step_connect_egress(struct ctl_inv *inv)
+{
+    char path[300];
+    cJSON *body;
+    struct err e;
+    bool ok;
+
+    snprintf(inv->action, sizeof(inv->action), "proxyConnected");
+    snprintf(path, sizeof(path), "/networks/%s/connect",
+             inv->ctl->cfg->egress_network);
+    body = rc_desired_proxy_connect(inv->desired,
+                                    ctl_status_resource_id(inv, "proxy"));
+    ok = started(
+        inv, dk_post_json(inv->ctl->dk, path, body, on_action_done, inv, &e),
+        &e);
+    cJSON_Delete(body);
+    return ok;
+}
+
+/* The workspace goes into the keeper's /work as a tar archive whose
+ * entries belong to the agent's uid (docker-notes.md section 6). */
+static bool
+step_upload(struct ctl_inv *inv)
+{
+    const struct spec_invocation *s = inv->captured;
+    const struct ctl_config *cfg = inv->ctl->cfg;
+    struct rc_workspace_stats st;
+    char path[300];
+    struct buf tar;
+    struct err e;
+    bool ok;
+
+    snprintf(inv->action, sizeof(inv->action), "workspaceUploaded");
+    if (rc_workspace_check(cfg->workspace_root, s->workspace_source,
+                           s->workspace_bytes, s->workspace_inodes, &st,
+                           &e) == -1) {
+        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
+        return false;
+    }
+    buf_init(&tar, rc_workspace_tar_max(&st));
+    if (rc_workspace_tar(cfg->workspace_root, s->workspace_source,
+                         cfg->agent_uid, cfg->agent_gid, NULL, &tar,
+                         &e) == -1) {
+        buf_cleanup(&tar);
+        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
+        return false;
+    }
+    snprintf(path, sizeof(path), "/containers/%s/archive?path=/work",
+             ctl_status_resource_id(inv, "keeper"));
+    ok = started(inv,
+                 dk_put_tar(inv->ctl->dk, path, tar.data, tar.len,
+                            on_action_done, inv, &e),
+                 &e);
+    buf_cleanup(&tar);
+    return ok;
+}
+
+bool
+ctl_prepare_step(struct ctl_inv *inv)
+{
+    const struct spec_invocation *s = inv->captured;
+
+    if (!inv->egress_checked)
+        return step_egress(inv);
+    if (ctl_status_resource_id(inv, "network") == NULL)
+        return step_create(inv, RC_ROLE_NETWORK);
+    if (ctl_status_resource_id(inv, "proxy") == NULL)
+        return step_create(inv, RC_ROLE_PROXY);
+    if (!progress_done(inv, "proxyConnected"))
+        return step_connect_egress(inv);
+    if (!progress_done(inv, "proxyStarted"))
+        return step_start(inv, "proxy", "proxyStarted");
+    if (s->has_workspace && ctl_status_resource_id(inv, "workspace") == NULL)
+        return step_create(inv, RC_ROLE_WORKSPACE);
+    if (ctl_status_resource_id(inv, "scratch") == NULL)
+        return step_create(inv, RC_ROLE_SCRATCH);
+    if (ctl_status_resource_id(inv, "keeper") == NULL)
+        return step_create(inv, RC_ROLE_KEEPER);
+    if (!progress_done(inv, "keeperStarted"))
+        return step_start(inv, "keeper", "keeperStarted");
+    if (s->has_workspace && !progress_done(inv, "workspaceUploaded"))
+        return step_upload(inv);
+    if (ctl_status_resource_id(inv, "agent") == NULL)
+        return step_create(inv, RC_ROLE_AGENT);
+    return step_start(inv, "agent", "agentStarted");
+}

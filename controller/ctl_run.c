@@ -1,0 +1,231 @@
+/* ctl_run.c - a running agent: its output is followed into the bounded,
+ * strict-UTF-8 capture (rc_output), its exit is awaited, and any stop
+ * cause - deadline, cancel, supersede, output-limit, capture-failure,
+ * deletion - ends it. The first stop reason recorded is the one kept. */
+#include "ctl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+
+static void
+record_output(struct ctl_inv *inv, const struct rc_output_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    cJSON_AddNumberToObject(o, "bytes", (double)r->bytes);
+    cJSON_AddBoolToObject(o, "truncated", r->truncated);
+    cJSON_AddStringToObject(o, "sha256", r->sha256);
+    cJSON_DeleteItemFromObjectCaseSensitive(inv->status, "output");
+    cJSON_AddItemToObject(inv->status, "output", o);
+    inv->status_dirty = true;
+}
+
+/* Stop following the agent and seal what was captured. */
+void
+ctl_run_detach(struct ctl_inv *inv)
+{
+    struct rc_output_result r;
+    struct err e;
+
+    dk_cancel(inv->logs);
+    dk_cancel(inv->wait);
+    inv->logs = inv->wait = NULL;
+    if (!inv->output_open)
+        return;
+    inv->output_open = false;
+    if (rc_output_close(&inv->out, &r, &e) == -1)
+        log_kv(LOG_WARN, "closing the output failed", "invocation", inv->name,
+               "error", e.msg, NULL);
+    if (inv->status != NULL)
+        record_output(inv, &r);
+}
+
+void
+ctl_run_stop(struct ctl_inv *inv, enum ctl_phase phase, const char *stop_reason,
+             const char *message)
+{
+    enum ctl_phase now = ctl_status_phase(inv->status);
+
+    if (ctl_phase_terminal(now) || ctl_status_str(inv, "stopReason") != NULL)
+        return; /* the first stop cause is the one kept */
+    ctl_status_set_str(inv, "stopReason", stop_reason);
+    ctl_status_set_condition(inv, "Ready", false, stop_reason, message);
+    ctl_event(inv, phase != CTL_CANCELLED, "Stopped", "%s: %s", stop_reason,
+              message);
+    ctl_run_detach(inv);
+    ctl_status_set_phase(inv, phase);
+    ev_timer_stop(inv->ctl->loop, &inv->deadline);
+    ctl_inv_kick(inv, 0);
+}
+
+static void
+stop_for_output(struct ctl_inv *inv, enum rc_output_status st)
+{
+    if (st == RC_OUTPUT_LIMIT)
+        ctl_run_stop(inv, CTL_FAILED, "output-limit",
+                     "output passed spec.output.maxBytes");
+    else if (st == RC_OUTPUT_CAPTURE_FAILURE)
+        ctl_run_stop(inv, CTL_FAILED, "capture-failure",
+                     inv->out.err.msg[0] ? inv->out.err.msg
+                                         : "output is not strict UTF-8");
+    else if (st == RC_OUTPUT_IO_ERROR)
+        ctl_run_stop(inv, CTL_FAILED, "capture-failure", inv->out.err.msg);
+}
+
+static void
+on_logs_data(struct dk_req *req, const char *data, size_t len, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    enum rc_output_status st;
+
+    (void)req;
+    st = rc_output_feed_logs(&inv->out, data, len);
+    if (st != RC_OUTPUT_OK)
+        stop_for_output(inv, st);
+}
+
+static void
+on_logs_done(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    struct rc_output_result res;
+    struct err e;
+
+    (void)req;
+    inv->logs = NULL;
+    if (r->err != NULL) {
+        /* Start the capture over from the first byte on the next pass:
+         * Docker keeps the whole log, and a half capture is worthless. */
+        if (inv->output_open) {
+            rc_output_close(&inv->out, &res, &e);
+            inv->output_open = false;
+        }
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    inv->logs_done = true;
+    ctl_inv_kick(inv, 0);
+}
+
+static void
+on_wait_done(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    const cJSON *code;
+
+    (void)req;
+    inv->wait = NULL;
+    if (r->err != NULL) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    code = cJSON_GetObjectItemCaseSensitive(r->json, "StatusCode");
+    inv->exit_code = cJSON_IsNumber(code) ? (long)code->valuedouble : -1;
+    inv->exited = true;
+    ctl_inv_kick(inv, 0);
+}
+
+static int
+open_output(struct ctl_inv *inv, struct err *e)
+{
+    char path[512];
+    const struct spec_invocation *s = inv->captured;
+
+    if (store_output_path(inv->ctl->store, inv->name, path, sizeof(path), e) ==
+            -1 ||
+        rc_output_open(path, s->output_max_bytes, &inv->out, e) == -1)
+        return -1;
+    if (inv->credential != NULL &&
+        rc_output_redact(&inv->out, inv->credential, strlen(inv->credential),
+                         e) == -1) {
+        struct rc_output_result r;
+
+        rc_output_close(&inv->out, &r, NULL);
+        return -1;
+    }
+    inv->output_open = true;
+    inv->logs_done = false;
+    return 0;
+}
+
+static int
+attach(struct ctl_inv *inv, const char *agent, struct err *e)
+{
+    char path[256];
+    struct dk_request_opts o;
+
+    if (inv->logs == NULL && !inv->logs_done) {
+        snprintf(path, sizeof(path),
+                 "/containers/%s/logs?stdout=1&stderr=1&follow=1", agent);
+        inv->logs = dk_stream(inv->ctl->dk, path, DK_STREAM_RAW, on_logs_data,
+                              on_logs_done, inv, e);
+        if (inv->logs == NULL)
+            return -1;
+    }
+    if (inv->wait == NULL && !inv->exited) {
+        snprintf(path, sizeof(path), "/containers/%s/wait", agent);
+        memset(&o, 0, sizeof(o));
+        o.method = "POST";
+        o.path = path;
+        o.timeout_ms = DK_NO_TIMEOUT;
+        inv->wait = dk_request(inv->ctl->dk, &o, on_wait_done, inv, e);
+        if (inv->wait == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+static void
+finish(struct ctl_inv *inv)
+{
+    cJSON *code;
+
+    ctl_run_detach(inv);
+    if (ctl_phase_terminal(ctl_status_phase(inv->status)))
+        return; /* a stop cause came first */
+    code = cJSON_CreateNumber((double)inv->exit_code);
+    cJSON_DeleteItemFromObjectCaseSensitive(inv->status, "exitCode");
+    cJSON_AddItemToObject(inv->status, "exitCode", code);
+    if (inv->exit_code == 0) {
+        ctl_status_set_condition(inv, "Ready", false, "Completed",
+                                 "the agent exited 0");
+        ctl_status_set_phase(inv, CTL_SUCCEEDED);
+        ctl_event(inv, false, "Completed", "the agent exited 0");
+    } else {
+        char msg[80];
+
+        snprintf(msg, sizeof(msg), "the agent exited %ld", inv->exit_code);
+        ctl_status_set_condition(inv, "Ready", false, "Error", msg);
+        ctl_status_set_phase(inv, CTL_FAILED);
+        ctl_event(inv, true, "Error", "%s", msg);
+    }
+    ctl_inv_kick(inv, 0);
+}
+
+bool
+ctl_run_step(struct ctl_inv *inv)
+{
+    const char *agent = ctl_status_resource_id(inv, "agent");
+    struct err e;
+
+    if (agent == NULL) {
+        ctl_run_stop(inv, CTL_FAILED, "agent-lost",
+                     "the agent container is not recorded");
+        return false;
+    }
+    if (!inv->output_open && !inv->logs_done && inv->logs == NULL) {
+        if (open_output(inv, &e) == -1) {
+            ctl_run_stop(inv, CTL_FAILED, "capture-failure", e.msg);
+            return false;
+        }
+    }
+    if (inv->exited && inv->logs_done) {
+        finish(inv);
+        return false;
+    }
+    if (attach(inv, agent, &e) == -1)
+        ctl_inv_backoff(inv, &e);
+    return false;
+}
