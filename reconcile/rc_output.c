@@ -297,6 +297,12 @@ rc_output_close(struct rc_output *o, struct rc_output_result *r, struct err *e)
     unsigned mdlen = 0, i;
     int rc = 0;
 
+    if (o->sha == NULL) { /* closed already: nothing left to release */
+        memset(r, 0, sizeof(*r));
+        r->status = RC_OUTPUT_IO_ERROR;
+        r->bad_offset = RC_OUTPUT_NO_BAD;
+        return err_set(e, ERR_INVALID, "output: closed twice");
+    }
     out_finish(o);
     if (o->status != RC_OUTPUT_IO_ERROR)
         out_flush(o);

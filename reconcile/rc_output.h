@@ -108,7 +108,8 @@ enum rc_output_status rc_output_feed_logs(struct rc_output *o, const void *p,
  * character cut by the end is a capture failure), close the file and fill
  * *r. Returns -1 with e filled when the file could not be written or
  * closed (r is still filled); a limit or a UTF-8 failure is not an error
- * of close: it is in r->status. */
+ * of close: it is in r->status. A second close only returns -1
+ * (ERR_INVALID) with r->status RC_OUTPUT_IO_ERROR. */
 int rc_output_close(struct rc_output *o, struct rc_output_result *r,
                     struct err *e);
 

@@ -134,6 +134,8 @@ test_rc_output_one_byte_over_truncates_at_limit(void **state)
     assert_int_equal(rc_output_close(&o, &r, &e), 0);
     read_back(f);
     assert_string_equal(f->got, "ab");
+    assert_int_equal(rc_output_close(&o, &r, &e), -1);
+    assert_int_equal(e.code, ERR_INVALID);
 
     /* A character that would straddle the limit is not cut in half. */
     capture(f, NULL, 3, "ab\xc3\xa9", 4, 4, 4, &r);
