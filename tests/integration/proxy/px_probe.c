@@ -9,6 +9,7 @@
  *                                    read to EOF, print "got N"
  *   px-probe serve stuck PORTFILE    listen with a full backlog: connects
  *                                    hang (for 504)
+ *   px-probe serve hold PORTFILE     accept and never read (back-pressure)
  * Clients (PORT is the proxy's):
  *   px-probe status PORT RAW         send RAW (\r \n \xHH escapes), print
  *                                    the answer's status code or EOF
@@ -20,6 +21,8 @@
  *                                    bytes and half-close
  *   px-probe trickle PORT CHUNK MS SECS  endless header, CHUNK bytes every
  *                                    MS ms, print the status or "none"
+ *   px-probe push PORT TARGET SECS   tunnel, then write without reading
+ *                                    for SECS; print the bytes written
  *   px-probe many PORT TARGET N HOLD_MS  N tunnels at once, "ping" echoed
  *                                    on each; prints counts per status
  * Exit status 0 when the exchange went as described, else 1.
@@ -260,6 +263,16 @@ serve_stuck(const char *portfile)
         pause();
 }
 
+static _Noreturn void
+serve_hold(const char *portfile)
+{
+    int lfd = listen_any(portfile, 64);
+
+    for (;;)
+        if (accept(lfd, NULL, NULL) < 0)
+            usleep(1000); /* accepted sockets are kept, never read */
+}
+
 /* Decode \r \n \t \\ \xHH into out; returns the length. */
 static size_t
 unescape(const char *s, char *out)
@@ -451,6 +464,36 @@ cmd_trickle(int port, size_t chunk, int ms, double secs)
 }
 
 static int
+cmd_push(int port, const char *target, double secs)
+{
+    size_t len, sent = 0;
+    char *req = make_request(target, 0, &len), *fill = calloc(1, 65536);
+    int fd = dial(port), st;
+    double end = now_s() + secs;
+
+    write_all(fd, req, len);
+    st = read_status(fd);
+    if (st != 200) {
+        printf("status %d\n", st);
+        return 1;
+    }
+    while (now_s() < end) {
+        struct pollfd pf = { .fd = fd, .events = POLLOUT };
+        ssize_t w = send(fd, fill, 65536, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w > 0)
+            sent += (size_t)w;
+        else
+            poll(&pf, 1, 50);
+    }
+    printf("%zu\n", sent);
+    fflush(stdout);
+    free(req);
+    free(fill);
+    close(fd);
+    return 0;
+}
+
+static int
 cmd_many(int port, const char *target, int n, int hold_ms)
 {
     size_t len;
@@ -510,6 +553,8 @@ main(int argc, char **argv)
             serve_greet(argv[3]);
         if (strcmp(argv[2], "stuck") == 0)
             serve_stuck(argv[3]);
+        if (strcmp(argv[2], "hold") == 0)
+            serve_hold(argv[3]);
     }
     if (argc == 4 && strcmp(argv[1], "status") == 0)
         return cmd_status(atoi(argv[2]), argv[3]);
@@ -522,6 +567,8 @@ main(int argc, char **argv)
     if (argc == 6 && strcmp(argv[1], "trickle") == 0)
         return cmd_trickle(atoi(argv[2]), strtoul(argv[3], NULL, 10),
                            atoi(argv[4]), atof(argv[5]));
+    if (argc == 5 && strcmp(argv[1], "push") == 0)
+        return cmd_push(atoi(argv[2]), argv[3], atof(argv[4]));
     if (argc == 6 && strcmp(argv[1], "many") == 0)
         return cmd_many(atoi(argv[2]), argv[3], atoi(argv[4]), atoi(argv[5]));
     fprintf(stderr, "usage: see the comment at the top of px_probe.c\n");
