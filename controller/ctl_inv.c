@@ -124,9 +124,14 @@ capture_checks(struct ctl_inv *inv)
         rc_workspace_check(cfg->workspace_root, s->workspace_source,
                            s->workspace_bytes, s->workspace_inodes, &st,
                            &e) == -1) {
-        fail_preparation(
-            inv, e.code == ERR_LIMIT ? "WorkspaceTooLarge" : "UnsafeWorkspace",
-            e.msg);
+        const char *reason = rc_workspace_reason_name(rc_workspace_reason(&e));
+
+        /* An unsafe or oversize tree fails for good; an I/O error (the
+         * tree is being written, a disk hiccup) is retried. */
+        if (reason != NULL)
+            fail_preparation(inv, reason, e.msg);
+        else
+            ctl_inv_backoff(inv, &e);
         return false;
     }
     return true;
