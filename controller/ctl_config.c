@@ -1,7 +1,7 @@
 /* ctl_config.c - load the controller configuration from YAML: built-in
  * defaults, then every key of the file checked and applied, every error
- * reported with file:line:col; and the admission check of a spec against
- * the loaded config.
+ * reported with file:line:col. The admission check of a spec against a
+ * config is in ctl_config_admit.c.
  *
  * YAML is read by spec_yaml_parse() (hostile input refused there); this
  * file only walks the node tree. Vendor hosts are checked with the proxy's
@@ -40,13 +40,17 @@ struct cfg_parse {
     int nomem;
 };
 
-/* A key's handler: check the value node and store it in ctx. */
-typedef void cfg_key_fn(struct cfg_parse *p, void *ctx,
+/* A key's handler: check the value node and store it at dst. */
+typedef void cfg_key_fn(struct cfg_parse *p, void *dst,
                         const struct spec_node *v, const char *field);
 
+/* One known key: its handler gets ctx + off, or, for a nested mapping,
+ * the walker descends into `sub` with ctx + off. */
 struct cfg_key {
     const char *name;
     cfg_key_fn *fn;
+    size_t off;
+    const struct cfg_key *sub;
 };
 
 /* ---- small checks ---------------------------------------------------- */
@@ -227,8 +231,8 @@ cfg_get_int(struct cfg_parse *p, const struct spec_node *v, const char *field,
 }
 
 static void
-cfg_get_quantity(struct cfg_parse *p, const struct spec_node *v,
-                 const char *field, uint64_t *out)
+cfg_get_quantity(struct cfg_parse *p, void *out, const struct spec_node *v,
+                 const char *field)
 {
     struct err qe = { 0 };
     uint64_t x;
@@ -248,7 +252,7 @@ cfg_get_quantity(struct cfg_parse *p, const struct spec_node *v,
         spec_errors_add(p->es, p->file, v, field, "must be at least 1");
         return;
     }
-    *out = x;
+    *(uint64_t *)out = x;
 }
 
 /* Walk a mapping, calling each known key's handler; unknown keys are
@@ -290,7 +294,11 @@ cfg_walk(struct cfg_parse *p, void *ctx, const struct spec_node *m,
             continue;
         snprintf(field, sizeof(field), "%s%s%s", path, path[0] ? "." : "",
                  k->value);
-        hit->fn(p, ctx, m->pairs[i].value, field);
+        if (hit->sub != NULL)
+            cfg_walk(p, (char *)ctx + hit->off, m->pairs[i].value, field,
+                     hit->sub);
+        else
+            hit->fn(p, (char *)ctx + hit->off, m->pairs[i].value, field);
     }
 }
 
@@ -351,11 +359,9 @@ cfg_vendor_hosts(struct cfg_parse *p, void *ctx, const struct spec_node *v,
 }
 
 static void
-cfg_vendor_credential_env(struct cfg_parse *p, void *ctx,
+cfg_vendor_credential_env(struct cfg_parse *p, void *dst,
                           const struct spec_node *v, const char *field)
 {
-    struct ctl_vendor *vd = ctx;
-
     if (!cfg_is_string(p, v, field))
         return;
     if (!cfg_env_name_ok(v->value) || v->len > 128) {
@@ -370,31 +376,31 @@ cfg_vendor_credential_env(struct cfg_parse *p, void *ctx,
                         v->value);
         return;
     }
-    cfg_set_str(p, v, &vd->credential_env);
+    cfg_set_str(p, v, dst);
 }
 
 static void
-cfg_vendor_allow_private(struct cfg_parse *p, void *ctx,
-                         const struct spec_node *v, const char *field)
+cfg_bool(struct cfg_parse *p, void *dst, const struct spec_node *v,
+         const char *field)
 {
-    struct ctl_vendor *vd = ctx;
-
     if (v->kind != SPEC_NODE_SCALAR || v->type != SPEC_SCALAR_BOOL) {
         spec_errors_add(p->es, p->file, v, field,
                         "expected a boolean (true or false), got %s",
                         spec_node_type_name(v));
         return;
     }
-    vd->allow_private = strcmp(v->value, "true") == 0 ||
-                        strcmp(v->value, "True") == 0 ||
-                        strcmp(v->value, "TRUE") == 0;
+    *(bool *)dst = strcmp(v->value, "true") == 0 ||
+                   strcmp(v->value, "True") == 0 ||
+                   strcmp(v->value, "TRUE") == 0;
 }
 
 static const struct cfg_key cfg_vendor_keys[] = {
-    { "hosts", cfg_vendor_hosts },
-    { "credentialEnv", cfg_vendor_credential_env },
-    { "allowPrivate", cfg_vendor_allow_private },
-    { NULL, NULL },
+    { "hosts", cfg_vendor_hosts, 0, NULL },
+    { "credentialEnv", cfg_vendor_credential_env,
+      offsetof(struct ctl_vendor, credential_env), NULL },
+    { "allowPrivate", cfg_bool, offsetof(struct ctl_vendor, allow_private),
+      NULL },
+    { NULL, NULL, 0, NULL },
 };
 
 /* Put vd into cfg (replacing a vendor of the same name), keeping the
@@ -461,10 +467,10 @@ cfg_vendor_one(struct cfg_parse *p, const struct spec_node *k,
 }
 
 static void
-cfg_vendors(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+cfg_vendors(struct cfg_parse *p, void *dst, const struct spec_node *v,
             const char *field)
 {
-    (void)ctx;
+    (void)dst;
     if (v->kind != SPEC_NODE_MAP) {
         spec_errors_add(p->es, p->file, v, field,
                         "expected a mapping of vendor name to profile, got %s",
@@ -478,8 +484,8 @@ cfg_vendors(struct cfg_parse *p, void *ctx, const struct spec_node *v,
 /* ---- top-level keys ---------------------------------------------------- */
 
 static void
-cfg_image(struct cfg_parse *p, const struct spec_node *v, const char *field,
-          char **dst)
+cfg_image(struct cfg_parse *p, void *dst, const struct spec_node *v,
+          const char *field)
 {
     if (!cfg_is_string(p, v, field))
         return;
@@ -499,38 +505,9 @@ cfg_image(struct cfg_parse *p, const struct spec_node *v, const char *field,
 }
 
 static void
-cfg_image_proxy(struct cfg_parse *p, void *ctx, const struct spec_node *v,
-                const char *field)
-{
-    cfg_image(p, v, field, &((struct ctl_config *)ctx)->proxy_image);
-}
-
-static void
-cfg_image_keeper(struct cfg_parse *p, void *ctx, const struct spec_node *v,
-                 const char *field)
-{
-    cfg_image(p, v, field, &((struct ctl_config *)ctx)->keeper_image);
-}
-
-static const struct cfg_key cfg_image_keys[] = {
-    { "proxy", cfg_image_proxy },
-    { "keeper", cfg_image_keeper },
-    { NULL, NULL },
-};
-
-static void
-cfg_images(struct cfg_parse *p, void *ctx, const struct spec_node *v,
-           const char *field)
-{
-    cfg_walk(p, ctx, v, field, cfg_image_keys);
-}
-
-static void
-cfg_egress_network(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+cfg_egress_network(struct cfg_parse *p, void *dst, const struct spec_node *v,
                    const char *field)
 {
-    struct ctl_config *cfg = ctx;
-
     if (!cfg_is_string(p, v, field))
         return;
     if (!cfg_docker_name_ok(v->value) || v->len > 64) {
@@ -549,7 +526,7 @@ cfg_egress_network(struct cfg_parse *p, void *ctx, const struct spec_node *v,
                         v->value);
         return;
     }
-    cfg_set_str(p, v, &cfg->egress_network);
+    cfg_set_str(p, v, dst);
 }
 
 static void
@@ -575,13 +552,13 @@ cfg_subnet_pool(struct cfg_parse *p, void *ctx, const struct spec_node *v,
 }
 
 static void
-cfg_proxy_port(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+cfg_proxy_port(struct cfg_parse *p, void *dst, const struct spec_node *v,
                const char *field)
 {
     uint32_t port;
 
     if (cfg_get_int(p, v, field, 1, 65535, &port) == 0)
-        ((struct ctl_config *)ctx)->proxy_port = (uint16_t)port;
+        *(uint16_t *)dst = (uint16_t)port;
 }
 
 static void
@@ -621,8 +598,8 @@ cfg_agent_user(struct cfg_parse *p, void *ctx, const struct spec_node *v,
 }
 
 static void
-cfg_abs_path(struct cfg_parse *p, const struct spec_node *v, const char *field,
-             char **dst)
+cfg_abs_path(struct cfg_parse *p, void *dst, const struct spec_node *v,
+             const char *field)
 {
     if (!cfg_is_string(p, v, field))
         return;
@@ -638,69 +615,42 @@ cfg_abs_path(struct cfg_parse *p, const struct spec_node *v, const char *field,
 }
 
 static void
-cfg_secrets_dir(struct cfg_parse *p, void *ctx, const struct spec_node *v,
-                const char *field)
-{
-    cfg_abs_path(p, v, field, &((struct ctl_config *)ctx)->secrets_dir);
-}
-
-static void
-cfg_workspace_root(struct cfg_parse *p, void *ctx, const struct spec_node *v,
-                   const char *field)
-{
-    cfg_abs_path(p, v, field, &((struct ctl_config *)ctx)->workspace_root);
-}
-
-static void
-cfg_max_deadline(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+cfg_max_deadline(struct cfg_parse *p, void *dst, const struct spec_node *v,
                  const char *field)
 {
     /* 86400 is also the CRD's maximum: a higher limit would mean nothing. */
-    cfg_get_int(p, v, field, 1, 86400,
-                &((struct ctl_config *)ctx)->limits.max_deadline_seconds);
+    cfg_get_int(p, v, field, 1, 86400, dst);
 }
 
-static void
-cfg_max_workspace(struct cfg_parse *p, void *ctx, const struct spec_node *v,
-                  const char *field)
-{
-    cfg_get_quantity(p, v, field,
-                     &((struct ctl_config *)ctx)->limits.max_workspace_bytes);
-}
+#define CFG_AT(f)  offsetof(struct ctl_config, f)
+#define CFG_LIM(f) offsetof(struct ctl_limits, f)
 
-static void
-cfg_max_output(struct cfg_parse *p, void *ctx, const struct spec_node *v,
-               const char *field)
-{
-    cfg_get_quantity(p, v, field,
-                     &((struct ctl_config *)ctx)->limits.max_output_bytes);
-}
-
-static const struct cfg_key cfg_limit_keys[] = {
-    { "maxDeadlineSeconds", cfg_max_deadline },
-    { "maxWorkspaceBytes", cfg_max_workspace },
-    { "maxOutputBytes", cfg_max_output },
-    { NULL, NULL },
+static const struct cfg_key cfg_image_keys[] = {
+    { "proxy", cfg_image, CFG_AT(proxy_image), NULL },
+    { "keeper", cfg_image, CFG_AT(keeper_image), NULL },
+    { NULL, NULL, 0, NULL },
 };
 
-static void
-cfg_limits(struct cfg_parse *p, void *ctx, const struct spec_node *v,
-           const char *field)
-{
-    cfg_walk(p, ctx, v, field, cfg_limit_keys);
-}
+static const struct cfg_key cfg_limit_keys[] = {
+    { "maxDeadlineSeconds", cfg_max_deadline, CFG_LIM(max_deadline_seconds),
+      NULL },
+    { "maxWorkspaceBytes", cfg_get_quantity, CFG_LIM(max_workspace_bytes),
+      NULL },
+    { "maxOutputBytes", cfg_get_quantity, CFG_LIM(max_output_bytes), NULL },
+    { NULL, NULL, 0, NULL },
+};
 
 static const struct cfg_key cfg_top_keys[] = {
-    { "vendors", cfg_vendors },
-    { "images", cfg_images },
-    { "egressNetwork", cfg_egress_network },
-    { "subnetPool", cfg_subnet_pool },
-    { "proxyPort", cfg_proxy_port },
-    { "agentUser", cfg_agent_user },
-    { "secretsDir", cfg_secrets_dir },
-    { "workspaceRoot", cfg_workspace_root },
-    { "limits", cfg_limits },
-    { NULL, NULL },
+    { "vendors", cfg_vendors, 0, NULL },
+    { "images", NULL, 0, cfg_image_keys },
+    { "egressNetwork", cfg_egress_network, CFG_AT(egress_network), NULL },
+    { "subnetPool", cfg_subnet_pool, 0, NULL },
+    { "proxyPort", cfg_proxy_port, CFG_AT(proxy_port), NULL },
+    { "agentUser", cfg_agent_user, 0, NULL },
+    { "secretsDir", cfg_abs_path, CFG_AT(secrets_dir), NULL },
+    { "workspaceRoot", cfg_abs_path, CFG_AT(workspace_root), NULL },
+    { "limits", NULL, CFG_AT(limits), cfg_limit_keys },
+    { NULL, NULL, 0, NULL },
 };
 
 /* ---- defaults, load, free ---------------------------------------------- */
@@ -904,87 +854,4 @@ ctl_config_vendor(const struct ctl_config *cfg, const char *name)
         if (strcmp(cfg->vendors[i].name, name) == 0)
             return &cfg->vendors[i];
     return NULL;
-}
-
-/* ---- admission ----------------------------------------------------------- */
-
-static int
-cfg_unknown_vendor(const struct ctl_config *cfg,
-                   const struct spec_invocation *inv, struct err *e)
-{
-    char known[200] = "";
-    size_t n = 0;
-
-    for (size_t i = 0; i < cfg->n_vendors && n < sizeof(known); i++) {
-        int w = snprintf(known + n, sizeof(known) - n, "%s%s", i ? ", " : "",
-                         cfg->vendors[i].name);
-
-        n = (w < 0 || (size_t)w >= sizeof(known) - n) ? sizeof(known)
-                                                      : n + (size_t)w;
-    }
-    return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0, "spec.vendor",
-                      "vendor \"%s\" is not configured (known: %s)",
-                      inv->vendor ? inv->vendor : "", known);
-}
-
-static int
-cfg_admit_env(const struct ctl_vendor *vd, const struct spec_invocation *inv,
-              struct err *e)
-{
-    char field[CFG_FIELD_MAX];
-
-    for (size_t i = 0; i < inv->env.n; i++) {
-        const char *k = inv->env.items[i].key;
-
-        snprintf(field, sizeof(field), "spec.env.%s", k);
-        if (vd->credential_env != NULL && strcmp(k, vd->credential_env) == 0)
-            return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0, field,
-                              "%s carries vendor \"%s\"'s credential: use "
-                              "spec.credential, not env",
-                              k, vd->name);
-        if (!cfg_env_name_ok(k) || cfg_env_reserved(k))
-            return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0, field,
-                              "%s cannot be set in a spec (set by the "
-                              "controller, or not a variable name)",
-                              k);
-    }
-    return 0;
-}
-
-int
-ctl_config_admit(const struct ctl_config *cfg,
-                 const struct spec_invocation *inv, struct err *e)
-{
-    const struct ctl_limits *l = &cfg->limits;
-    const struct ctl_vendor *vd = ctl_config_vendor(cfg, inv->vendor);
-
-    if (vd == NULL)
-        return cfg_unknown_vendor(cfg, inv, e);
-    if (inv->deadline_seconds > l->max_deadline_seconds)
-        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
-                          "spec.deadlineSeconds",
-                          "%u is over the controller's limit of %u "
-                          "(limits.maxDeadlineSeconds)",
-                          inv->deadline_seconds, l->max_deadline_seconds);
-    if (inv->has_workspace && inv->workspace_bytes > l->max_workspace_bytes)
-        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
-                          "spec.workspace.size",
-                          "%llu bytes is over the controller's limit of %llu "
-                          "(limits.maxWorkspaceBytes)",
-                          (unsigned long long)inv->workspace_bytes,
-                          (unsigned long long)l->max_workspace_bytes);
-    if (inv->output_max_bytes > l->max_output_bytes)
-        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
-                          "spec.output.maxBytes",
-                          "%llu bytes is over the controller's limit of %llu "
-                          "(limits.maxOutputBytes)",
-                          (unsigned long long)inv->output_max_bytes,
-                          (unsigned long long)l->max_output_bytes);
-    if (inv->credential != NULL && vd->credential_env == NULL)
-        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
-                          "spec.credential",
-                          "vendor \"%s\" has no credentialEnv to pass a "
-                          "credential in",
-                          vd->name);
-    return cfg_admit_env(vd, inv, e);
 }

@@ -481,6 +481,35 @@ test_ctl_config_admit_rules(void **state)
     ctl_config_free(cfg);
 }
 
+/* The spec loader refuses these names already; admission checks again
+ * because the desired state relies on it, so forge the spec in memory. */
+static void
+test_ctl_config_admit_rechecks_reserved_env(void **state)
+{
+    static const char *const names[] = { "HOME", "HTTPS_PROXY", "AGENT_PHASE",
+                                         "A=B",  "1X",          NULL };
+    struct ctl_config *cfg = ctl_config_load(NULL, NULL);
+    struct spec_invocation *inv =
+        load_spec(SPEC_HEAD "  vendor: claude\n  deadlineSeconds: 60\n"
+                            "  env: {X: y}\n");
+    char *orig = inv->env.items[0].key;
+    struct err e = { 0 };
+    char field[64];
+
+    (void)state;
+    assert_int_equal(ctl_config_admit(cfg, inv, &e), 0);
+    for (size_t i = 0; names[i] != NULL; i++) {
+        inv->env.items[0].key = (char *)names[i];
+        assert_int_equal(ctl_config_admit(cfg, inv, &e), -1);
+        snprintf(field, sizeof(field), "spec.env.%s", names[i]);
+        assert_string_equal(e.field, field);
+        assert_non_null(strstr(e.msg, "cannot be set in a spec"));
+    }
+    inv->env.items[0].key = orig;
+    spec_invocation_free(inv);
+    ctl_config_free(cfg);
+}
+
 int
 main(void)
 {
@@ -492,6 +521,7 @@ main(void)
         cmocka_unit_test(test_ctl_config_errors_report_line_col),
         cmocka_unit_test(test_ctl_config_reports_every_error),
         cmocka_unit_test(test_ctl_config_admit_rules),
+        cmocka_unit_test(test_ctl_config_admit_rechecks_reserved_env),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
