@@ -25,6 +25,16 @@
  * config's subnetPool: network .0/24, gateway .1 (reserved by Docker's
  * IPAM; with inhibit_ipv4 the host does not hold it), proxy .2, agent .3.
  *
+ * How inspect echoes these bodies (checked against dockerd 20.10, API
+ * 1.41, by creating and running all six objects): container fields come
+ * back under Config.* (Image as given, Labels, Env, Entrypoint, User,
+ * WorkingDir, ...), HostConfig.* verbatim, the endpoint under
+ * NetworkSettings.Networks.<net>.IPAMConfig, volume DriverOpts under
+ * Options, network fields at the top. Exceptions a comparison must allow
+ * for: network CheckDuplicate is not echoed (create-only);
+ * HostConfig.Mounts[] leaves out "ReadOnly": false; Config.Env gains the
+ * image's variables (PATH).
+ *
  * The agent's command: the spec's argv is the container's Entrypoint (and
  * Cmd is left out), so the argv runs exactly as written, as Kubernetes
  * `command` does; an image ENTRYPOINT is not put in front of it. Prompt
