@@ -112,6 +112,13 @@ struct ctl {
     struct ctl_metrics *metrics;
     struct ctl_http *http;
     uint64_t reconciles_ok, reconciles_error;
+    struct dk_req *events[2]; /* containers by label; networks+volumes */
+    ev_timer events_retry;
+    long events_since;      /* Unix time of the last event seen */
+    uint64_t events_seen;   /* events that triggered a pass */
+    struct dk_req *gc_call; /* the garbage collector's request */
+    int gc_stage;           /* which object list it is reading */
+    cJSON *gc_queue;        /* paths of orphans still to remove */
 };
 
 /* ctl_main.c: ask the daemon for its version (start, and while down). */
@@ -124,6 +131,15 @@ void ctl_observe_stop(struct ctl *c);
 /* ctl_inv.c helpers */
 long ctl_subnet_alloc(const struct ctl_inv *inv, long from);
 void ctl_inv_reset_desired(struct ctl_inv *inv);
+
+/* ctl_events.c: follow Docker events (started once the daemon answers). */
+void ctl_events_start(struct ctl *c);
+void ctl_events_stop(struct ctl *c);
+
+/* ctl_gc.c: remove objects labelled for this controller that no live
+ * invocation owns (at start and on every resync). */
+void ctl_gc_run(struct ctl *c);
+void ctl_gc_stop(struct ctl *c);
 
 /* ctl_sync.c */
 int ctl_sync_start(struct ctl *c, struct err *e);

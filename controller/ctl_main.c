@@ -184,7 +184,9 @@ on_negotiated(struct dk_req *req, struct dk_response *r, void *arg)
     if (!was_up) {
         log_kv(LOG_INFO, "Docker daemon reachable", "api", DK_API_VERSION,
                NULL);
+        ctl_events_start(c);
         ctl_sync_all(c);
+        ctl_gc_run(c);
     }
 }
 
@@ -285,6 +287,8 @@ static void
 ctl_close(struct ctl *c)
 {
     ctl_sync_stop(c);
+    ctl_events_stop(c);
+    ctl_gc_stop(c);
     while (c->invs != NULL)
         ctl_inv_forget(c->invs);
     ctl_observe_stop(c);

@@ -94,6 +94,11 @@ ctl_inv_backoff(struct ctl_inv *inv, const struct err *why)
         delay = CTL_BACKOFF_MAX;
     inv->failures++;
     inv->ctl->reconciles_error++;
+    if (why != NULL && why->code == ERR_UNAVAIL && inv->ctl->docker_up) {
+        snprintf(inv->ctl->docker_error, sizeof(inv->ctl->docker_error), "%s",
+                 why->msg);
+        inv->ctl->docker_up = false;
+    }
     log_kv(LOG_WARN, "step failed, will retry", "invocation", inv->name,
            "error", why ? why->msg : "unknown", NULL);
     ev_timer_stop(inv->ctl->loop, &inv->kick);
@@ -259,7 +264,10 @@ ctl_sync_on_resync(struct ev_loop *loop, ev_timer *w, int revents)
 
     (void)loop;
     (void)revents;
+    if (!c->docker_up)
+        ctl_check_docker(c);
     ctl_sync_all(c);
+    ctl_gc_run(c);
 }
 
 int

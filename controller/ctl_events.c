@@ -1,0 +1,203 @@
+/* ctl_events.c - follow Docker's event stream so that a change made behind
+ * the controller's back (a container updated, killed or removed, an
+ * endpoint connected to an invocation's network, a volume removed)
+ * triggers a pass of the owning invocation at once; the resync timer
+ * stays as the backstop.
+ *
+ * Two streams, because Docker filters AND their keys and only container
+ * events carry labels (docker-notes.md section 5; on 20.10 volume events
+ * carry none either): containers by this controller's managed-by label,
+ * and every network and volume event, matched to an invocation by the IDs
+ * and names its status records. After a broken stream the controller
+ * reconnects with `since` set to the last event seen, so nothing between
+ * is missed.
+ */
+#include "ctl.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "log.h"
+
+#define EVENTS_RETRY_S 1.0
+
+static struct ctl_inv *
+inv_by_uid(struct ctl *c, const char *uid)
+{
+    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
+        const char *u = i->status ? ctl_status_str(i, "uid") : NULL;
+
+        if (u != NULL && strcmp(u, uid) == 0)
+            return i;
+    }
+    return NULL;
+}
+
+/* The invocation recording an object with this ID or name, if any. */
+static struct ctl_inv *
+inv_by_object(struct ctl *c, const char *id, const char *name)
+{
+    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
+        const cJSON *res =
+            cJSON_GetObjectItemCaseSensitive(i->status, "resources");
+        const cJSON *r;
+
+        cJSON_ArrayForEach(r, res)
+        {
+            const cJSON *rid = cJSON_GetObjectItemCaseSensitive(r, "id");
+            const cJSON *rn = cJSON_GetObjectItemCaseSensitive(r, "name");
+
+            if ((id != NULL && cJSON_IsString(rid) &&
+                 strcmp(rid->valuestring, id) == 0) ||
+                (name != NULL && cJSON_IsString(rn) &&
+                 strcmp(rn->valuestring, name) == 0))
+                return i;
+        }
+    }
+    return NULL;
+}
+
+static void
+on_event_line(struct dk_req *req, const char *data, size_t len, void *arg)
+{
+    struct ctl *c = arg;
+    cJSON *ev = cJSON_ParseWithLength(data, len);
+    const cJSON *actor, *attrs, *id, *type, *uid, *name, *t;
+    struct ctl_inv *inv = NULL;
+
+    (void)req;
+    if (ev == NULL)
+        return;
+    t = cJSON_GetObjectItemCaseSensitive(ev, "time");
+    if (cJSON_IsNumber(t) && (long)t->valuedouble > c->events_since)
+        c->events_since = (long)t->valuedouble;
+    type = cJSON_GetObjectItemCaseSensitive(ev, "Type");
+    actor = cJSON_GetObjectItemCaseSensitive(ev, "Actor");
+    attrs = cJSON_GetObjectItemCaseSensitive(actor, "Attributes");
+    id = cJSON_GetObjectItemCaseSensitive(actor, "ID");
+    uid = cJSON_GetObjectItemCaseSensitive(attrs, "agentctl.dev/uid");
+    name = cJSON_GetObjectItemCaseSensitive(attrs, "name");
+    if (cJSON_IsString(uid))
+        inv = inv_by_uid(c, uid->valuestring);
+    if (inv == NULL && cJSON_IsString(id))
+        inv = inv_by_object(c, id->valuestring,
+                            cJSON_IsString(type) &&
+                                    strcmp(type->valuestring, "volume") == 0
+                                ? id->valuestring
+                                : NULL);
+    if (inv == NULL && cJSON_IsString(name))
+        inv = inv_by_object(c, NULL, name->valuestring);
+    if (inv != NULL) {
+        c->events_seen++;
+        ctl_inv_kick(inv, 0);
+    }
+    cJSON_Delete(ev);
+}
+
+static void events_schedule(struct ctl *c);
+
+static void
+on_events_done(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl *c = arg;
+
+    if (req == c->events[0])
+        c->events[0] = NULL;
+    else
+        c->events[1] = NULL;
+    if (r->err != NULL)
+        log_kv(LOG_DEBUG, "Docker event stream ended", "error", r->err->msg,
+               NULL);
+    events_schedule(c);
+}
+
+static struct dk_req *
+events_open(struct ctl *c, const cJSON *filters, struct err *e)
+{
+    struct buf path;
+    struct dk_req *req = NULL;
+    char since[32];
+
+    buf_init(&path, 4096);
+    snprintf(since, sizeof(since), "%ld", c->events_since);
+    if (buf_puts(&path, "/events", e) == 0 &&
+        dk_query_add(&path, "since", since, e) == 0 &&
+        dk_query_add_json(&path, "filters", filters, e) == 0)
+        req = dk_stream(c->dk, path.data, DK_STREAM_LINES, on_event_line,
+                        on_events_done, c, e);
+    buf_cleanup(&path);
+    return req;
+}
+
+/* (Re)open whichever stream is not running. */
+static void
+events_start(struct ctl *c)
+{
+    char label[128];
+    cJSON *f;
+    struct err e;
+
+    if (c->stopping)
+        return;
+    if (c->events[0] == NULL) {
+        f = cJSON_CreateObject();
+        snprintf(label, sizeof(label), "agentctl.dev/managed-by=%s",
+                 c->opts.controller_id);
+        cJSON_AddItemToObject(
+            f, "label",
+            cJSON_CreateStringArray((const char *const[]){ label }, 1));
+        c->events[0] = events_open(c, f, &e);
+        cJSON_Delete(f);
+    }
+    if (c->events[1] == NULL) {
+        f = cJSON_CreateObject();
+        cJSON_AddItemToObject(
+            f, "type",
+            cJSON_CreateStringArray(
+                (const char *const[]){ "network", "volume" }, 2));
+        c->events[1] = events_open(c, f, &e);
+        cJSON_Delete(f);
+    }
+    if (c->events[0] == NULL || c->events[1] == NULL)
+        events_schedule(c);
+}
+
+static void
+on_events_retry(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct ctl *c = w->data;
+
+    (void)loop;
+    (void)revents;
+    events_start(c);
+}
+
+static void
+events_schedule(struct ctl *c)
+{
+    if (c->stopping || ev_is_active(&c->events_retry))
+        return;
+    ev_timer_set(&c->events_retry, EVENTS_RETRY_S, 0.);
+    ev_timer_start(c->loop, &c->events_retry);
+}
+
+void
+ctl_events_start(struct ctl *c)
+{
+    if (c->events_since == 0)
+        c->events_since = (long)time(NULL);
+    ev_timer_init(&c->events_retry, on_events_retry, 0., 0.);
+    c->events_retry.data = c;
+    events_start(c);
+}
+
+void
+ctl_events_stop(struct ctl *c)
+{
+    ev_timer_stop(c->loop, &c->events_retry);
+    dk_cancel(c->events[0]);
+    dk_cancel(c->events[1]);
+    c->events[0] = c->events[1] = NULL;
+}

@@ -1,0 +1,207 @@
+/* ctl_gc.c - garbage collection: at start and on every resync, list the
+ * containers, volumes and networks labelled managed-by=<this controller>
+ * and remove, by ID, every one that no live invocation owns: its uid
+ * belongs to no invocation, or it is from another attempt than the
+ * invocation's current one (or the current one is cleaned up) and the
+ * status does not record it. Objects of an attempt still being prepared
+ * are never touched: a create whose answer is in flight is not an orphan.
+ */
+#include "ctl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "log.h"
+
+enum gc_stage { GC_CONTAINERS, GC_VOLUMES, GC_NETWORKS, GC_DELETE, GC_DONE };
+
+static const char *const list_paths[] = {
+    [GC_CONTAINERS] = "/containers/json?all=1",
+    [GC_VOLUMES] = "/volumes",
+    [GC_NETWORKS] = "/networks",
+};
+
+static struct ctl_inv *
+owner(struct ctl *c, const char *uid)
+{
+    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
+        const char *u = i->status ? ctl_status_str(i, "uid") : NULL;
+
+        if (u != NULL && strcmp(u, uid) == 0)
+            return i;
+    }
+    return NULL;
+}
+
+static bool
+recorded(const struct ctl_inv *inv, const char *id, const char *name)
+{
+    const cJSON *res =
+        cJSON_GetObjectItemCaseSensitive(inv->status, "resources");
+    const cJSON *r;
+
+    cJSON_ArrayForEach(r, res)
+    {
+        const cJSON *rid = cJSON_GetObjectItemCaseSensitive(r, "id");
+        const cJSON *rn = cJSON_GetObjectItemCaseSensitive(r, "name");
+
+        if ((cJSON_IsString(rid) && strcmp(rid->valuestring, id) == 0) ||
+            (name != NULL && cJSON_IsString(rn) &&
+             strcmp(rn->valuestring, name) == 0))
+            return true;
+    }
+    return false;
+}
+
+static bool
+orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name)
+{
+    const cJSON *uid =
+        cJSON_GetObjectItemCaseSensitive(labels, "agentctl.dev/uid");
+    const cJSON *att =
+        cJSON_GetObjectItemCaseSensitive(labels, "agentctl.dev/attempt");
+    struct ctl_inv *inv;
+    const char *cur;
+
+    if (!cJSON_IsString(uid))
+        return false; /* not made by an invocation of ours */
+    inv = owner(c, uid->valuestring);
+    if (inv == NULL)
+        return true;
+    if (recorded(inv, id, name))
+        return false;
+    cur = ctl_status_str(inv, "attempt");
+    if (cJSON_IsTrue(
+            cJSON_GetObjectItemCaseSensitive(inv->status, "cleanedUp")))
+        return true;
+    return cur != NULL && cJSON_IsString(att) &&
+           strcmp(cur, att->valuestring) != 0 &&
+           ctl_status_phase(inv->status) != CTL_PENDING;
+}
+
+static void
+queue_delete(struct ctl *c, const char *path)
+{
+    if (c->gc_queue == NULL)
+        c->gc_queue = cJSON_CreateArray();
+    cJSON_AddItemToArray(c->gc_queue, cJSON_CreateString(path));
+}
+
+static void
+collect(struct ctl *c, const cJSON *items)
+{
+    const cJSON *o;
+    char path[300];
+
+    cJSON_ArrayForEach(o, items)
+    {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "Id");
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "Name");
+        const cJSON *labels = cJSON_GetObjectItemCaseSensitive(o, "Labels");
+        const char *key;
+
+        /* volumes have no Id: their name is what Docker knows them by */
+        key = cJSON_IsString(id)
+                  ? id->valuestring
+                  : (cJSON_IsString(name) ? name->valuestring : NULL);
+        if (key == NULL ||
+            !orphan(c, labels, key,
+                    cJSON_IsString(name) ? name->valuestring : NULL))
+            continue;
+        if (c->gc_stage == GC_CONTAINERS)
+            snprintf(path, sizeof(path), "/containers/%s?force=1", key);
+        else if (c->gc_stage == GC_VOLUMES)
+            snprintf(path, sizeof(path), "/volumes/%s", key);
+        else
+            snprintf(path, sizeof(path), "/networks/%s", key);
+        queue_delete(c, path);
+    }
+}
+
+static void gc_next(struct ctl *c);
+
+static void
+on_gc_answer(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl *c = arg;
+
+    (void)req;
+    c->gc_call = NULL;
+    if (r->err != NULL && c->gc_stage != GC_DELETE) {
+        log_kv(LOG_DEBUG, "garbage collection stopped", "error", r->err->msg,
+               NULL);
+        c->gc_stage = GC_DONE;
+        cJSON_Delete(c->gc_queue);
+        c->gc_queue = NULL;
+        return;
+    }
+    if (c->gc_stage == GC_CONTAINERS || c->gc_stage == GC_NETWORKS)
+        collect(c, r->json);
+    else if (c->gc_stage == GC_VOLUMES)
+        collect(c, cJSON_GetObjectItemCaseSensitive(r->json, "Volumes"));
+    else if (r->err != NULL && r->err->code != ERR_NOTFOUND)
+        log_kv(LOG_WARN, "garbage collection: removal failed", "error",
+               r->err->msg, NULL);
+    if (c->gc_stage != GC_DELETE)
+        c->gc_stage++;
+    gc_next(c);
+}
+
+static void
+gc_next(struct ctl *c)
+{
+    struct buf path;
+    struct err e;
+    char label[128];
+    cJSON *f;
+
+    if (c->gc_stage < GC_DELETE) {
+        buf_init(&path, 2048);
+        f = cJSON_CreateObject();
+        snprintf(label, sizeof(label), "agentctl.dev/managed-by=%s",
+                 c->opts.controller_id);
+        cJSON_AddItemToObject(
+            f, "label",
+            cJSON_CreateStringArray((const char *const[]){ label }, 1));
+        if (buf_puts(&path, list_paths[c->gc_stage], &e) == 0 &&
+            dk_query_add_json(&path, "filters", f, &e) == 0)
+            c->gc_call = dk_get(c->dk, path.data, on_gc_answer, c, &e);
+        cJSON_Delete(f);
+        buf_cleanup(&path);
+        if (c->gc_call == NULL)
+            c->gc_stage = GC_DONE;
+        return;
+    }
+    if (c->gc_queue == NULL || cJSON_GetArraySize(c->gc_queue) == 0) {
+        cJSON_Delete(c->gc_queue);
+        c->gc_queue = NULL;
+        c->gc_stage = GC_DONE;
+        return;
+    }
+    cJSON *first = cJSON_DetachItemFromArray(c->gc_queue, 0);
+    log_kv(LOG_INFO, "garbage collection: removing an orphan", "object",
+           first->valuestring, NULL);
+    c->gc_call = dk_delete(c->dk, first->valuestring, on_gc_answer, c, &e);
+    cJSON_Delete(first);
+    if (c->gc_call == NULL)
+        c->gc_stage = GC_DONE;
+}
+
+void
+ctl_gc_run(struct ctl *c)
+{
+    if (c->gc_call != NULL || !c->docker_up)
+        return; /* a run is in progress, or nobody to ask */
+    c->gc_stage = GC_CONTAINERS;
+    gc_next(c);
+}
+
+void
+ctl_gc_stop(struct ctl *c)
+{
+    dk_cancel(c->gc_call);
+    c->gc_call = NULL;
+    cJSON_Delete(c->gc_queue);
+    c->gc_queue = NULL;
+}
