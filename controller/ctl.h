@@ -69,6 +69,7 @@ struct ctl_inv {
     bool exited; /* wait answered */
     long exit_code;
     bool logs_done;
+    bool daemon_lost;     /* Docker was unreachable while it ran */
     bool freeing;          /* done: free when the pass returns */
     bool seen;             /* found in the last full listing */
     char invalid_msg[600]; /* first error of the invalid version */

@@ -182,6 +182,15 @@ finish(struct ctl_inv *inv)
 {
     cJSON *code;
 
+    if (inv->daemon_lost) {
+        /* The daemon went away while the agent ran: whatever exit code it
+         * reports now is not the agent's own (docker-notes.md: no
+         * live-restore), and the attempt is never rerun. */
+        ctl_run_stop(inv, CTL_FAILED, "agent-lost",
+                     "AgentLost: the Docker daemon became unreachable while "
+                     "the agent ran");
+        return;
+    }
     ctl_run_detach(inv);
     if (ctl_phase_terminal(ctl_status_phase(inv->status)))
         return; /* a stop cause came first */

@@ -94,6 +94,9 @@ ctl_inv_backoff(struct ctl_inv *inv, const struct err *why)
         delay = CTL_BACKOFF_MAX;
     inv->failures++;
     inv->ctl->reconciles_error++;
+    if (why != NULL && why->code == ERR_UNAVAIL && inv->status != NULL &&
+        ctl_status_phase(inv->status) == CTL_RUNNING)
+        inv->daemon_lost = true;
     if (why != NULL && why->code == ERR_UNAVAIL && inv->ctl->docker_up) {
         snprintf(inv->ctl->docker_error, sizeof(inv->ctl->docker_error), "%s",
                  why->msg);
