@@ -132,9 +132,13 @@ px_dns_new(struct ev_loop *loop, int timeout_ms, int tries, struct err *e)
     opt.sock_state_cb_data = d;
     opt.timeout = timeout_ms;
     opt.tries = tries;
+    /* The allowlisted name is looked up as written: a search domain from
+     * resolv.conf or a HOSTALIASES file must not turn "api.example.com"
+     * into some other host. */
+    opt.flags = ARES_FLAG_NOSEARCH | ARES_FLAG_NOALIASES;
     rc = ares_init_options(&d->channel, &opt,
                            ARES_OPT_SOCK_STATE_CB | ARES_OPT_TIMEOUTMS |
-                               ARES_OPT_TRIES);
+                               ARES_OPT_TRIES | ARES_OPT_FLAGS);
     if (rc != ARES_SUCCESS) {
         err_set(e, ERR_IO, "c-ares channel: %s", ares_strerror(rc));
         free(d);
