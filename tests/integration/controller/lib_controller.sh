@@ -116,12 +116,13 @@ pick_subnet_pool() {
     fail "every /20 of 10.214.0.0/16 overlaps an existing Docker network"
 }
 
-# pick_port: a loopback TCP port nothing listens on (for --metrics).
+# pick_port: a loopback TCP port (for --metrics) below the ephemeral
+# range that no socket uses.
 pick_port() {
     local p i
     for i in $(seq 1 50); do
-        p=$((20000 + RANDOM % 20000))
-        ss -ltnH "sport = :$p" 2>/dev/null | grep -q . || {
+        p=$((12000 + RANDOM % 20000))
+        ss -tanH "sport = :$p" 2>/dev/null | grep -q . || {
             echo "$p"
             return 0
         }
@@ -212,18 +213,34 @@ ctl_init() {
         "egress $EGRESS_NET, vendor $VENDOR_IP, other $OTHER_IP"
 }
 
-# ctl_start [EXTRA ARGS...]: the controller, in the background.
+# ctl_start [EXTRA ARGS...]: the controller, in the background. A metrics
+# port that another process took in the meantime gets another try.
 ctl_start() {
+    local try
+    for try in 1 2 3; do
+        ctl_launch "$@" && return 0
+        grep -q 'Address already in use' "$CTL_LOG" ||
+            fail "agent-controller exited at start: $(tail -n 20 "$CTL_LOG")"
+        CTL_METRICS=127.0.0.1:$(pick_port)
+    done
+    fail "agent-controller could not bind a metrics port: $(tail -n 5 "$CTL_LOG")"
+}
+
+# ctl_launch ARGS...: start it and wait (bounded, not timed) until its
+# /healthz answers; 1 when it exited instead.
+ctl_launch() {
+    local i
     "$CONTROLLER" --specs "$SPECS" --state "$STATE" --config "$CONFIG" \
         --resync 1s --metrics "$CTL_METRICS" --controller-id "$CTL_ID" \
         "$@" >>"$CTL_LOG" 2>&1 &
     CTL_PID=$!
-    echo "# agent-controller pid $CTL_PID, log $CTL_LOG"
-    # Readiness (bounded, not timed): /healthz answers, or it died.
-    local i
+    echo "# agent-controller pid $CTL_PID, metrics $CTL_METRICS, log $CTL_LOG"
     for i in $(seq 1 120); do
-        ctl_alive || fail "agent-controller exited at start:" \
-            "$(tail -n 20 "$CTL_LOG")"
+        if ! ctl_alive; then
+            wait "$CTL_PID" 2>/dev/null || true
+            CTL_PID=
+            return 1
+        fi
         curl -fsS --max-time 2 -o /dev/null "http://$CTL_METRICS/healthz" \
             2>/dev/null && return 0
         sleep 0.25
@@ -352,8 +369,8 @@ condition_field() {
 # wait_phase NAME PHASE TIMEOUT-S: poll the status file; fails on timeout,
 # on another terminal phase, or when the controller died.
 wait_phase() {
-    local name=$1 want=$2 tmo=$3 i phase=""
-    for i in $(seq 1 $((tmo * 4))); do
+    local name=$1 want=$2 end=$((SECONDS + $3)) phase=""
+    while [ "$SECONDS" -lt "$end" ]; do
         phase=$(status_field "$name" .phase)
         [ "$phase" == "$want" ] && return 0
         if [[ $phase =~ $TERMINAL_RE ]]; then
@@ -363,13 +380,13 @@ wait_phase() {
             "$name to reach $want"
         sleep 0.25
     done
-    fail "$name did not reach phase $want within ${tmo}s (last: ${phase:-none})"
+    fail "$name did not reach phase $want within ${3}s (last: ${phase:-none})"
 }
 
 # wait_terminal NAME TIMEOUT-S: echoes the terminal phase reached.
 wait_terminal() {
-    local name=$1 tmo=$2 i phase=""
-    for i in $(seq 1 $((tmo * 4))); do
+    local name=$1 end=$((SECONDS + $2)) phase=""
+    while [ "$SECONDS" -lt "$end" ]; do
         phase=$(status_field "$name" .phase)
         if [[ $phase =~ $TERMINAL_RE ]]; then
             echo "$phase"
@@ -378,7 +395,7 @@ wait_terminal() {
         ctl_alive || fail "agent-controller exited while waiting for $name"
         sleep 0.25
     done
-    fail "$name reached no terminal phase within ${tmo}s (last: ${phase:-none})"
+    fail "$name reached no terminal phase within ${2}s (last: ${phase:-none})"
 }
 
 # agent_output NAME: the captured output of the attempt.
@@ -399,10 +416,11 @@ labelled_objects() {
 # wait_no_objects LABEL TIMEOUT-S: 0 once nothing carries LABEL; else 1 and
 # what is left on stdout.
 wait_no_objects() {
-    local label=$1 tmo=$2 i left
-    for i in $(seq 1 $((tmo * 2))); do
+    local label=$1 end=$((SECONDS + $2)) left
+    while :; do
         left=$(labelled_objects "$label")
         [ -z "$left" ] && return 0
+        [ "$SECONDS" -lt "$end" ] || break
         sleep 0.5
     done
     echo "$left"

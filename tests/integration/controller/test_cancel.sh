@@ -11,7 +11,7 @@ uid=$(inv_uid stopme)
 check_match "stopme: has a uid" '^[0-9a-f-]{36}$' "$uid"
 wait_phase stopme Running 180
 check_running_objects stopme
-check "agentctl cancel stopme" actl cancel stopme
+check "agentctl cancel stopme" quiet actl cancel stopme
 wait_phase stopme Cancelled 120
 check_eq "stopme: stopReason cancelled" cancelled \
     "$(status_field stopme .stopReason)"

@@ -7,7 +7,8 @@ ctl_init
 ctl_start
 
 apply_spec garbled execute \
-    "command: [/demo-agent, --bad-utf8, --sleep, \"600\"]"
+    "command: [/demo-agent, --bad-utf8, --sleep, \"600\"]" \
+    "deadlineSeconds: 150"
 apply_spec unicode execute "image: $BOX_IMAGE" \
     "command: [echo, \"héllo ✓ ünïcødé 日本\"]"
 uid=$(inv_uid garbled)

@@ -16,7 +16,7 @@ wait_phase bystander Running 180
 check_running_objects doomed
 check_running_objects bystander
 
-check "agentctl delete doomed" actl delete doomed
+check "agentctl delete doomed" quiet actl delete doomed
 check_no_objects "doomed: every object with its uid is gone" \
     "agentctl.dev/uid=$uid" 60
 check "doomed: spec gone from the store" not quiet actl get doomed
@@ -24,6 +24,6 @@ check_eq "bystander: still Running" Running \
     "$(status_field bystander .phase)"
 check "bystander: its objects are still there" \
     test -n "$(labelled_objects "agentctl.dev/uid=$other")"
-check "agentctl cancel bystander" actl cancel bystander
+check "agentctl cancel bystander" quiet actl cancel bystander
 wait_phase bystander Cancelled 120
 ctl_finish

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # test_main_job.sh - README command (a)'s script, hack/run.sh, in a
-# specs directory of its own (AGENTCTL_SPECS): it exits 0 and the example
-# invocations it applies are run by the controller it starts: at least one
-# reaches Succeeded and none is left unfinished. Skips until the controller
-# exists and hack/run.sh starts it.
+# specs directory of its own (AGENTCTL_SPECS): it exits 0, the example
+# invocations it applies are run by the controller it starts (`demo`
+# reaches Succeeded and fetched the demo vendor's page through its proxy;
+# none is left unfinished), and nothing the controller (ID "demo") created
+# is left in Docker. Skips until the controller exists and hack/run.sh
+# starts it. (hack/run.sh uses fixed names, controller ID "demo" and the
+# container agentctl-demo-vendor: do not run it at the same time.)
 source "$(dirname "$0")/lib_controller.sh"
 [ -x "$CONTROLLER" ] ||
     skip "agent-controller not built yet ($CONTROLLER missing)"
@@ -38,3 +41,12 @@ for f in "${files[@]}"; do
     [ "$phase" != Succeeded ] || succeeded=$((succeeded + 1))
 done
 check "at least one example invocation Succeeded" test "$succeeded" -gt 0
+check_eq "demo: Succeeded" Succeeded \
+    "$(jq -r '.phase // ""' "$STATE/status/demo.json" 2>/dev/null)"
+check_match "demo: the vendor's page came back through the proxy" \
+    'vendor_body: hello from the demo vendor' \
+    "$(cat "$STATE/output/demo.log" 2>/dev/null)"
+check_no_objects "no Docker object of controller demo left" \
+    agentctl.dev/managed-by=demo 60
+check_eq "the demo vendor container is gone" "" \
+    "$(docker ps -aq --filter label=agentctl.dev/demo=vendor)"

@@ -9,7 +9,7 @@ ctl_start
 
 apply_spec chatty execute \
     "command: [/demo-agent, --print, \"100000\", --sleep, \"600\"]" \
-    "output: {maxBytes: 1000}"
+    "output: {maxBytes: 1000}" "deadlineSeconds: 150"
 apply_spec quiet-one execute "command: [/demo-agent]" \
     "output: {maxBytes: 4000}"
 uid=$(inv_uid chatty)

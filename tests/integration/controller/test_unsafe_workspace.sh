@@ -36,7 +36,8 @@ done
 
 # Poll until all are terminal; at no poll may an object of theirs exist.
 seen=""
-for i in $(seq 1 480); do
+end=$((SECONDS + 120))
+while [ "$SECONDS" -lt "$end" ]; do
     done_all=1
     for c in "${CASES[@]}"; do
         read -r name src reason <<<"$c"
