@@ -2,7 +2,9 @@
  * step 5): run once on an invocation's internal network, from the agent's
  * side of the box, before the agent starts, and prove the boundary holds.
  *
- * Checks, in order, each bounded by --timeout-ms:
+ * Checks, in order, each bounded by --timeout-ms (the two CONNECTs by
+ * --proxy-timeout-ms, which must outlast the proxy's own resolve and dial
+ * bound, 10 s by default, so an offline vendor shows as 502/504):
  *   allowed  CONNECT to the vendor through the proxy: 200 ok; 502/504 ok
  *            but the vendor itself is unreachable; anything else means the
  *            proxy would not let the agent work (proxy-broken).
@@ -33,6 +35,7 @@
 #include <unistd.h>
 
 #define PROBE_DEFAULT_TIMEOUT_MS 3000
+#define PROBE_DEFAULT_PROXY_MS   12000 /* > egress-proxy --connect-timeout */
 #define PROBE_MAX_DIRECT         16
 #define PROBE_MAX_TARGET         255 /* host:port in a CONNECT line */
 #define PROBE_MAX_HEAD           4096
@@ -67,7 +70,8 @@ struct probe_opts {
     const char *direct[PROBE_MAX_DIRECT];
     struct sockaddr_in direct_sa[PROBE_MAX_DIRECT];
     size_t n_direct;
-    long timeout_ms;
+    long timeout_ms;       /* direct connects, DNS */
+    long proxy_timeout_ms; /* each CONNECT through the proxy */
 };
 
 struct probe_report {
@@ -79,13 +83,17 @@ struct probe_report {
 static const char probe_usage[] =
     "usage: probe --proxy IP:PORT --allowed HOST:PORT --denied HOST:PORT\n"
     "             [--direct IP:PORT]... [--timeout-ms N]\n"
+    "             [--proxy-timeout-ms N]\n"
     "  --proxy       the egress proxy, by IPv4 address\n"
     "  --allowed     a vendor host the proxy must admit (CONNECT: 200,\n"
     "                or 502/504 when the vendor itself is down)\n"
     "  --denied      a host off the allowlist (CONNECT must get 403)\n"
     "  --direct      an IPv4 address a plain connect must not reach\n"
     "                (up to 16)\n"
-    "  --timeout-ms  bound of each check (default 3000)\n"
+    "  --timeout-ms  bound of each direct connect and of the DNS check\n"
+    "                (default 3000)\n"
+    "  --proxy-timeout-ms  bound of each CONNECT through the proxy\n"
+    "                (default 12000: longer than the proxy's own dial)\n"
     "Prints one JSON line; exit 0 ok, 2 breach, 3 proxy-broken, 4 usage.\n";
 
 /* ---- arguments ----------------------------------------------------------
@@ -174,6 +182,9 @@ probe_parse_flag(struct probe_opts *o, const char *flag, const char *v)
     } else if (strcmp(flag, "--timeout-ms") == 0) {
         if (probe_parse_long(v, 1, 60000, &o->timeout_ms) == -1)
             return probe_usage_error("--timeout-ms needs 1..60000", v);
+    } else if (strcmp(flag, "--proxy-timeout-ms") == 0) {
+        if (probe_parse_long(v, 1, 60000, &o->proxy_timeout_ms) == -1)
+            return probe_usage_error("--proxy-timeout-ms needs 1..60000", v);
     } else {
         return probe_usage_error("unknown argument", flag);
     }
@@ -184,6 +195,7 @@ static int
 probe_parse_args(int argc, char **argv, struct probe_opts *o)
 {
     o->timeout_ms = PROBE_DEFAULT_TIMEOUT_MS;
+    o->proxy_timeout_ms = PROBE_DEFAULT_PROXY_MS;
     for (int i = 1; i < argc; i += 2) {
         if (i + 1 >= argc)
             return probe_usage_error("missing value for", argv[i]);
@@ -327,7 +339,7 @@ static int
 probe_connect_via_proxy(const struct probe_opts *o, const char *target,
                         char *why, size_t why_size)
 {
-    long deadline = probe_now_ms() + o->timeout_ms;
+    long deadline = probe_now_ms() + o->proxy_timeout_ms;
     char req[2 * PROBE_MAX_TARGET + 64], head[PROBE_MAX_HEAD];
     int fd, n, code = -1;
     long len;
