@@ -1,0 +1,139 @@
+/* rc_drift.h - the drift checker: given what the controller created for one
+ * object of an attempt (the rc_desired body plus what it recorded at
+ * creation) and what Docker reports now (a fresh inspect result), say
+ * exactly what differs (DESIGN.md "The reconcile loop"). Pure: no Docker,
+ * no I/O, no printing.
+ *
+ * The rules live in one table (rc_drift_rules.c), documented row for row
+ * in docs/drift-rules.md (a unit test keeps the two in lock-step). Each
+ * rule has a stable ID such as "container.restart-policy" and an index;
+ * bit (1 << index) of rc_drift_expect.disabled_rules switches it off (a
+ * test-only negative control: it proves a test of that rule can fail).
+ *
+ * What inspect adds on its own and the checker therefore allows
+ * (verified on dockerd 20.10, API 1.41: tests/unit/fixtures/drift/):
+ * Config.Env and Config.Labels gain the image's entries whose key the body
+ * does not set; Config.Entrypoint, Cmd, User, WorkingDir come from the
+ * image when the body leaves them out (a body Entrypoint clears the
+ * image's Cmd); HostConfig.Mounts[] drops "ReadOnly": false; null, [] and
+ * {} are the same; fields the body leaves out show Docker's default
+ * (PidMode/UTSMode/UsernsMode "", CgroupnsMode "host" on cgroup v1, 0 for
+ * limits); NetworkSettings.Ports lists the image's EXPOSEd ports with a
+ * null binding; the network's Containers lists only running endpoints.
+ */
+#ifndef RC_DRIFT_H
+#define RC_DRIFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "rc_desired.h"
+
+#define RC_DRIFT_FIELD_MAX 192 /* inspect path plus a key or two */
+#define RC_DRIFT_VALUE_MAX 256 /* short JSON text; longer ends in "..." */
+#define RC_DRIFT_MSG_MAX   768
+
+/* How a rule compares (the checker's dispatch; see rc_drift_rules.c). */
+enum rc_drift_cmp {
+    RC_CMP_EXACT,             /* inspect value = body value (or the default) */
+    RC_CMP_ID,                /* Id = the recorded ID */
+    RC_CMP_CREATED_AT,        /* CreatedAt = the recorded one (volumes) */
+    RC_CMP_NAME,              /* Name = "/" + the object's name */
+    RC_CMP_IMAGE_ID,          /* .Image = the recorded image ID */
+    RC_CMP_LABELS_IMAGE,      /* body labels + the image's other labels */
+    RC_CMP_ENV_IMAGE,         /* body Env + the image's other variables */
+    RC_CMP_FROM_IMAGE,        /* body value, else the image's Config value */
+    RC_CMP_IPAM,              /* one IPAM.Config entry: subnet (+ gateway) */
+    RC_CMP_ENDPOINTS_EXTRA,   /* Containers keys within the allowed set */
+    RC_CMP_ENDPOINTS_MISSING, /* the required endpoints are there */
+    RC_CMP_NETWORKS,          /* NetworkSettings.Networks keys = expected */
+    RC_CMP_PORTS_LIVE,        /* every NetworkSettings.Ports value null */
+    RC_CMP_MOUNTS,            /* HostConfig.Mounts, ReadOnly false = absent */
+    RC_CMP_LIVE_MOUNTS,       /* .Mounts[] = the body's mounts, as mounted */
+    RC_CMP_INTERNAL_IP,       /* address on the internal network */
+    RC_CMP_CGROUPNS,          /* body value, else the daemon's default */
+};
+
+#define RC_DRIFT_ROLE(r) (1u << (r))
+#define RC_DRIFT_CONTAINERS                                                    \
+    (RC_DRIFT_ROLE(RC_ROLE_PROXY) | RC_DRIFT_ROLE(RC_ROLE_KEEPER) |            \
+     RC_DRIFT_ROLE(RC_ROLE_AGENT))
+#define RC_DRIFT_VOLUMES                                                       \
+    (RC_DRIFT_ROLE(RC_ROLE_WORKSPACE) | RC_DRIFT_ROLE(RC_ROLE_SCRATCH))
+
+/* One rule of the table. Static, read-only. */
+struct rc_drift_rule {
+    const char *id;   /* stable: "container.restart-policy" */
+    unsigned roles;   /* RC_DRIFT_ROLE() bits it applies to */
+    const char *path; /* inspect path, dotted: "HostConfig.RestartPolicy" */
+    const char *want; /* JSON pointer into the create body, or NULL */
+    const char *def;  /* JSON text shown when the body leaves it out */
+    enum rc_drift_cmp cmp;
+    const char *expected; /* for the doc: what must hold */
+    const char *why;      /* for the doc: why it matters */
+};
+
+/* What the controller recorded for the object. Everything is borrowed. */
+struct rc_drift_expect {
+    const char *id;         /* containers, network: ID recorded at create */
+    const char *created_at; /* volumes: CreatedAt recorded at create */
+    /* containers */
+    const char *image_id;        /* .Image recorded at create */
+    const cJSON *image_config;   /* Config of GET /images/<image_id>/json:
+                                    Env, Labels, Entrypoint, Cmd, User,
+                                    WorkingDir fill what the body leaves out */
+    const char *const *networks; /* NetworkSettings.Networks keys; n == 0:
+                                    proxy {internal, egress}, agent
+                                    {internal}, keeper {"none"} */
+    size_t n_networks;
+    const char *internal_ip;      /* proxy, agent: recorded address on the
+                                     internal network; NULL = d's proxy_ip or
+                                     agent_ip */
+    const char *cgroupns_default; /* CgroupnsMode when the body has none;
+                                     NULL = "host" (20.10, cgroup v1) */
+    /* network: container IDs that may be attached right now ({proxy}
+     * before the agent runs, {proxy, agent} while it runs, plus a running
+     * probe), and the subset that must be (running, so listed). */
+    const char *const *allowed;
+    size_t n_allowed;
+    const char *const *required;
+    size_t n_required;
+    uint64_t disabled_rules; /* bit i skips rule i; 0 in production */
+};
+
+/* The first drift found, in table order, and which rules found any. */
+struct rc_drift_report {
+    const char *rule; /* rule ID (static) */
+    enum rc_role role;
+    char object[RC_NAME_MAX];
+    char field[RC_DRIFT_FIELD_MAX];    /* "HostConfig.RestartPolicy.Name" */
+    char expected[RC_DRIFT_VALUE_MAX]; /* short JSON text */
+    char observed[RC_DRIFT_VALUE_MAX]; /* short JSON text */
+    char message[RC_DRIFT_MSG_MAX];    /* one line, for the condition */
+    uint64_t drifted;                  /* bit i: rule i found drift */
+    unsigned count;                    /* rules that found drift */
+};
+
+/* Check one object of role `role` (its inspect result) against d and the
+ * record x. Returns 0 when nothing differs, 1 on drift (out filled:
+ * details of the first rule in table order that found drift, plus the bit
+ * of every rule that did), -1 on a bad argument (NULL d/inspect/x/out, a
+ * role d has no object for, an inspect that is not a JSON object, a
+ * container without x->image_config) or out of memory. Values in the
+ * report never hold the credential: the agent's Env is reported by key
+ * only and every string is scrubbed of d's secret. */
+int rc_drift_check(const struct rc_desired *d, enum rc_role role,
+                   const cJSON *inspect, const struct rc_drift_expect *x,
+                   struct rc_drift_report *out);
+
+/* The rule table: count, rule i (NULL when i is out of range), its ID
+ * (NULL likewise), and the index of an ID (-1 when unknown). The bit of
+ * rule i in disabled_rules and in rc_drift_report.drifted is 1 << i. */
+size_t rc_drift_rule_count(void);
+const struct rc_drift_rule *rc_drift_rule_at(size_t i);
+const char *rc_drift_rule_id(size_t i);
+int rc_drift_rule_by_id(const char *id);
+
+#endif

@@ -1,0 +1,225 @@
+/* rc_drift_rules.c - the one table of drift rules (issue 5) and its
+ * accessors. docs/drift-rules.md is this table rendered row for row;
+ * test_rc_drift fails when the two disagree and rewrites the doc with
+ * `test_rc_drift --write-doc docs/drift-rules.md`.
+ *
+ * A rule names the inspect path it reads, the create-body pointer that
+ * states the expected value (so no value is written twice), Docker's
+ * default for a field the body leaves out, and how to compare. */
+#include "rc_drift.h"
+
+#include <string.h>
+
+#define NET  RC_DRIFT_ROLE(RC_ROLE_NETWORK)
+#define CTR  RC_DRIFT_CONTAINERS
+#define VOL  RC_DRIFT_VOLUMES
+#define PXAG (RC_DRIFT_ROLE(RC_ROLE_PROXY) | RC_DRIFT_ROLE(RC_ROLE_AGENT))
+
+#define HC(k) "HostConfig." k, "/HostConfig/" k
+
+#define RECREATED                                                              \
+    "a same-named object recreated behind the controller's back is another "   \
+    "object, even with identical attributes"
+#define CREATE_ONLY                                                            \
+    "create-time only (/update ignores it), so a change means a recreated "    \
+    "stand-in"
+
+static const struct rc_drift_rule rules[] = {
+    /* ---- network ---- */
+    { "network.id", NET, "Id", NULL, NULL, RC_CMP_ID,
+      "the ID recorded at create", RECREATED },
+    { "network.labels", NET, "Labels", "/Labels", "null", RC_CMP_EXACT,
+      "exactly the body's labels",
+      "ownership: GC and adoption find objects by these labels" },
+    { "network.driver", NET, "Driver", "/Driver", "\"bridge\"", RC_CMP_EXACT,
+      "the body's driver (bridge)",
+      "another driver means other isolation semantics" },
+    { "network.internal", NET, "Internal", "/Internal", "false", RC_CMP_EXACT,
+      "true",
+      "without it the bridge routes out: the agent would bypass the proxy" },
+    { "network.enable-ipv6", NET, "EnableIPv6", "/EnableIPv6", "false",
+      RC_CMP_EXACT, "false", "an IPv6 path is a route the proxy does not see" },
+    { "network.ipam", NET, "IPAM.Config", "/IPAM/Config", "null", RC_CMP_IPAM,
+      "one entry: the body's subnet and gateway",
+      "the proxy and agent addresses (HTTPS_PROXY) are fixed in this subnet" },
+    { "network.options", NET, "Options", "/Options", "null", RC_CMP_EXACT,
+      "exactly the body's options (bridge.inhibit_ipv4 \"true\")",
+      "without inhibit_ipv4 the host holds the gateway address and the agent "
+      "reaches host services (docker-notes.md section 1)" },
+    { "network.endpoint-extra", NET, "Containers", NULL, NULL,
+      RC_CMP_ENDPOINTS_EXTRA,
+      "every running endpoint is an allowed container (proxy, agent, probe)",
+      "an extra container on the network is a path to or from the agent "
+      "outside the proxy" },
+    { "network.endpoint-missing", NET, "Containers", NULL, NULL,
+      RC_CMP_ENDPOINTS_MISSING,
+      "every required endpoint is there (Containers lists running ones only)",
+      "a proxy disconnected or stopped means the boundary is not the one "
+      "verified" },
+    /* ---- containers: identity and command ---- */
+    { "container.id", CTR, "Id", NULL, NULL, RC_CMP_ID,
+      "the ID recorded at create", RECREATED },
+    { "container.name", CTR, "Name", NULL, NULL, RC_CMP_NAME,
+      "\"/\" + the object's name",
+      "a renamed container frees its name for a stand-in" },
+    { "container.labels", CTR, "Config.Labels", "/Labels", "null",
+      RC_CMP_LABELS_IMAGE, "the body's labels plus the image's other labels",
+      "ownership: GC and adoption find objects by these labels" },
+    { "container.image-id", CTR, "Image", NULL, NULL, RC_CMP_IMAGE_ID,
+      "the image ID recorded at create",
+      "a tag moved or a stand-in built from another image runs other code" },
+    { "container.image", CTR, "Config.Image", "/Image", "null", RC_CMP_EXACT,
+      "the body's Image", "the reference the controller pinned" },
+    { "container.entrypoint", CTR, "Config.Entrypoint", "/Entrypoint", "null",
+      RC_CMP_FROM_IMAGE, "the body's, else the image's",
+      "what runs in the box" },
+    { "container.cmd", CTR, "Config.Cmd", "/Cmd", "null", RC_CMP_FROM_IMAGE,
+      "the body's, else the image's (none when the body sets Entrypoint)",
+      "what runs in the box (the proxy's allowlist is in its Cmd)" },
+    { "container.env", CTR, "Config.Env", "/Env", "null", RC_CMP_ENV_IMAGE,
+      "the body's variables plus the image's other variables, nothing else",
+      "HTTPS_PROXY and the credential; an added variable (LD_PRELOAD, a "
+      "proxy bypass) changes behaviour" },
+    { "container.user", CTR, "Config.User", "/User", "\"\"", RC_CMP_FROM_IMAGE,
+      "the body's user (non-root)",
+      "root in the container widens every other escape" },
+    { "container.workdir", CTR, "Config.WorkingDir", "/WorkingDir", "\"\"",
+      RC_CMP_FROM_IMAGE, "the body's, else the image's",
+      "where the agent writes" },
+    { "container.stdin", CTR, "Config.OpenStdin", "/OpenStdin", "false",
+      RC_CMP_EXACT, "false", "stdin stays closed (DESIGN.md)" },
+    /* ---- containers: privilege ---- */
+    { "container.privileged", CTR, HC("Privileged"), "false", RC_CMP_EXACT,
+      "false", "privileged is root on the host" },
+    { "container.cap-add", CTR, HC("CapAdd"), "null", RC_CMP_EXACT, "none",
+      "an added capability (NET_ADMIN, SYS_ADMIN) undoes CapDrop" },
+    { "container.cap-drop", CTR, HC("CapDrop"), "null", RC_CMP_EXACT,
+      "exactly the body's ([\"ALL\"])", "no capabilities in the box" },
+    { "container.readonly-rootfs", CTR, HC("ReadonlyRootfs"), "false",
+      RC_CMP_EXACT, "true", "writes go only to the sized volumes" },
+    { "container.security-opt", CTR, HC("SecurityOpt"), "null", RC_CMP_EXACT,
+      "exactly the body's ([\"no-new-privileges\"])",
+      "seccomp=unconfined or a lost no-new-privileges reopens escalation" },
+    { "container.restart-policy", CTR, HC("RestartPolicy"),
+      "{\"Name\":\"no\",\"MaximumRetryCount\":0}", RC_CMP_EXACT,
+      "Name \"no\", MaximumRetryCount 0",
+      "a restarted agent runs an attempt twice; docker update can set it "
+      "on a live container" },
+    /* ---- containers: network ---- */
+    { "container.dns", CTR, HC("Dns"), "null", RC_CMP_EXACT,
+      "exactly the body's (agent [\"0.0.0.0\"]; none elsewhere)",
+      "an upstream resolver is a DNS tunnel past the proxy; " CREATE_ONLY },
+    { "container.dns-options", CTR, HC("DnsOptions"), "null", RC_CMP_EXACT,
+      "exactly the body's", CREATE_ONLY },
+    { "container.dns-search", CTR, HC("DnsSearch"), "null", RC_CMP_EXACT,
+      "exactly the body's (none)", CREATE_ONLY },
+    { "container.extra-hosts", CTR, HC("ExtraHosts"), "null", RC_CMP_EXACT,
+      "exactly the body's (none)",
+      "a hosts entry redirects a name the agent trusts; " CREATE_ONLY },
+    { "container.network-mode", CTR, HC("NetworkMode"), "\"default\"",
+      RC_CMP_EXACT, "the body's (internal network; keeper \"none\")",
+      "host or another container's namespace is no boundary" },
+    { "container.networks", CTR, "NetworkSettings.Networks", NULL, NULL,
+      RC_CMP_NETWORKS,
+      "keys exactly: proxy {internal, egress}, agent {internal}, keeper "
+      "{none}",
+      "a second network is a route past the proxy" },
+    { "container.internal-ip", PXAG, "NetworkSettings.Networks", NULL, NULL,
+      RC_CMP_INTERNAL_IP, "the recorded address on the internal network",
+      "the agent's HTTPS_PROXY names the proxy by this address" },
+    { "container.port-bindings", CTR, HC("PortBindings"), "null", RC_CMP_EXACT,
+      "none",
+      "a binding goes live on a later connect even when Ports is empty "
+      "(docker-notes.md section 4)" },
+    { "container.publish-all-ports", CTR, HC("PublishAllPorts"), "false",
+      RC_CMP_EXACT, "false", "publishes every EXPOSEd port on the host" },
+    { "container.ports-live", CTR, "NetworkSettings.Ports", NULL, NULL,
+      RC_CMP_PORTS_LIVE, "no port has a host binding (EXPOSE alone is null)",
+      "a live host port reaches into the box" },
+    /* ---- containers: storage ---- */
+    { "container.mounts", CTR, HC("Mounts"), "null", RC_CMP_MOUNTS,
+      "exactly the body's mounts",
+      "a mount carries data in or out of the box; /work read-only by phase" },
+    { "container.live-mounts", CTR, "Mounts", "/HostConfig/Mounts", NULL,
+      RC_CMP_LIVE_MOUNTS,
+      "exactly the body's mounts: type, volume name, destination, RW",
+      "what is really mounted, binds and VolumesFrom included" },
+    { "container.binds", CTR, HC("Binds"), "null", RC_CMP_EXACT, "none",
+      "a host path in the box" },
+    { "container.volumes-from", CTR, HC("VolumesFrom"), "null", RC_CMP_EXACT,
+      "none", "another container's volumes in the box" },
+    { "container.tmpfs", CTR, HC("Tmpfs"), "null", RC_CMP_EXACT,
+      "exactly the body's (none)", "unsized writable space" },
+    { "container.devices", CTR, HC("Devices"), "null", RC_CMP_EXACT, "none",
+      "a host device in the box" },
+    /* ---- containers: namespaces ---- */
+    { "container.pid-mode", CTR, HC("PidMode"), "\"\"", RC_CMP_EXACT,
+      "the body's, else \"\" (private)",
+      "host or another container's PID namespace (ptrace, signals)" },
+    { "container.ipc-mode", CTR, HC("IpcMode"), "\"private\"", RC_CMP_EXACT,
+      "the body's (\"private\")", "shared memory with the host or others" },
+    { "container.uts-mode", CTR, HC("UTSMode"), "\"\"", RC_CMP_EXACT,
+      "the body's, else \"\" (private)", "the host's UTS namespace" },
+    { "container.userns-mode", CTR, HC("UsernsMode"), "\"\"", RC_CMP_EXACT,
+      "the body's, else \"\"", "user namespace changes what uid 1000 is" },
+    { "container.cgroupns-mode", CTR, "HostConfig.CgroupnsMode",
+      "/HostConfig/CgroupnsMode", NULL, RC_CMP_CGROUPNS,
+      "the body's, else the daemon's default (\"host\" on cgroup v1)",
+      "the cgroup namespace the limits were checked in" },
+    /* ---- containers: limits ---- */
+    { "container.memory", CTR, HC("Memory"), "0", RC_CMP_EXACT, "the body's",
+      "memory limit of the spec (docker update can change it)" },
+    { "container.memory-swap", CTR, HC("MemorySwap"), "0", RC_CMP_EXACT,
+      "the body's (= Memory: no swap)", "swap would lift the memory limit" },
+    { "container.nano-cpus", CTR, HC("NanoCpus"), "0", RC_CMP_EXACT,
+      "the body's, else 0", "cpu limit of the spec" },
+    { "container.pids-limit", CTR, HC("PidsLimit"), "null", RC_CMP_EXACT,
+      "the body's", "fork bombs" },
+    { "container.init", CTR, HC("Init"), "null", RC_CMP_EXACT, "true",
+      "reaps orphans that would fill PidsLimit; SIGTERM ends the agent" },
+    /* ---- volumes ---- */
+    { "volume.created-at", VOL, "CreatedAt", NULL, NULL, RC_CMP_CREATED_AT,
+      "the CreatedAt recorded at create",
+      RECREATED " (volumes have no ID; CreatedAt tells them apart)" },
+    { "volume.labels", VOL, "Labels", "/Labels", "null", RC_CMP_EXACT,
+      "exactly the body's labels",
+      "ownership: GC and adoption find objects by these labels" },
+    { "volume.driver", VOL, "Driver", "/Driver", "\"local\"", RC_CMP_EXACT,
+      "the body's (local)", "another driver stores the data elsewhere" },
+    { "volume.options", VOL, "Options", "/DriverOpts", "null", RC_CMP_EXACT,
+      "exactly the body's: type tmpfs, device, o (size, nr_inodes, uid, gid, "
+      "mode)",
+      "the byte and inode limits and the owner of the workspace" },
+};
+
+#define N_RULES (sizeof(rules) / sizeof(rules[0]))
+
+/* Rules are addressed by a bit of a uint64_t. */
+_Static_assert(sizeof(rules) / sizeof(rules[0]) <= 64, "at most 64 rules");
+
+size_t
+rc_drift_rule_count(void)
+{
+    return N_RULES;
+}
+
+const struct rc_drift_rule *
+rc_drift_rule_at(size_t i)
+{
+    return i < N_RULES ? &rules[i] : NULL;
+}
+
+const char *
+rc_drift_rule_id(size_t i)
+{
+    return i < N_RULES ? rules[i].id : NULL;
+}
+
+int
+rc_drift_rule_by_id(const char *id)
+{
+    for (size_t i = 0; id != NULL && i < N_RULES; i++)
+        if (strcmp(rules[i].id, id) == 0)
+            return (int)i;
+    return -1;
+}
