@@ -1,0 +1,511 @@
+/* test_rc_probe.c - the boundary probe's create body and the reading of its
+ * output, without Docker: every HostConfig field of the agent's hardening
+ * is copied exactly, no mounts, no Env, exact labels and argv, the .4
+ * address; refusals of bad inputs; parsing of each verdict into a finding,
+ * and of garbage, truncated and inconsistent output (always an error, so
+ * the controller fails closed). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ctl_config.h"
+#include "rc_desired.h"
+#include "rc_probe.h"
+#include "spec.h"
+
+#define SECRET "sk-TEST-probe-secret-0042"
+#define IMAGEID                                                                \
+    "sha256:"                                                                  \
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define UID    "0123abcd-ef45-6789-aaaa-bbbbccccdddd"
+#define PFX    "agentctl-demo-0123abcd"
+#define NET    PFX "-net"
+#define PROBE  "agentctl/probe:" AGENTCTL_VERSION
+#define DENIED RC_PROBE_DENIED_DEFAULT
+
+static const char cfg_text[] =
+    "vendors:\n"
+    "  fake: {hosts: [\"vendor.test:443\"], credentialEnv: FAKE_API_KEY,\n"
+    "         allowPrivate: true}\n";
+
+static const char spec_text[] =
+    "apiVersion: agentctl.dev/v1alpha1\n"
+    "kind: AgentInvocation\n"
+    "metadata: {name: demo}\n"
+    "spec:\n"
+    "  vendor: fake\n"
+    "  phase: execute\n"
+    "  image: my-agent:1\n"
+    "  command: [/demo-agent]\n"
+    "  workspace: {source: repos/web, size: 512Mi, inodes: 100000}\n"
+    "  scratch: {size: 64Mi, inodes: 10000}\n"
+    "  resources: {memory: 1Gi, cpus: \"1.5\", pids: 256}\n"
+    "  credential: fk\n"
+    "  deadlineSeconds: 1800\n"
+    "  output: {maxBytes: 1048576}\n"
+    "  attempt: a1\n";
+
+static const char *const direct[] = { "10.213.5.1:80", "10.213.5.1:443",
+                                      "10.213.5.1:3128", "172.20.0.3:3128" };
+#define N_DIRECT (sizeof(direct) / sizeof(direct[0]))
+
+struct fixture {
+    struct ctl_config *cfg;
+    struct spec_invocation *inv;
+    struct rc_desired *d;
+    cJSON *probe;
+};
+
+static int
+setup(void **state)
+{
+    struct fixture *fx = calloc(1, sizeof(*fx));
+    struct spec_errors es;
+    struct spec_file f;
+    struct rc_inputs in = { .controller_id = "ctl-a",
+                            .uid = UID,
+                            .image_id = IMAGEID,
+                            .subnet_index = 5,
+                            .credential = SECRET };
+    struct err e = { 0 };
+
+    assert_non_null(fx);
+    fx->cfg = ctl_config_parse("c.yaml", cfg_text, strlen(cfg_text), &es);
+    assert_non_null(fx->cfg);
+    if (spec_load_buffer("s.yaml", spec_text, strlen(spec_text), &f) != 0) {
+        spec_file_print_errors(&f, stderr);
+        fail_msg("test spec does not load");
+    }
+    fx->inv = spec_file_take(&f, 0);
+    spec_file_cleanup(&f);
+    fx->d = rc_desired_build(fx->inv, fx->cfg, &in, &e);
+    if (fx->d == NULL)
+        fail_msg("build: %s", e.msg);
+    fx->probe = rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", DENIED,
+                              direct, N_DIRECT, "ctl-a", UID, "a1");
+    assert_non_null(fx->probe);
+    *state = fx;
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    struct fixture *fx = *state;
+
+    cJSON_Delete(fx->probe);
+    rc_desired_free(fx->d);
+    spec_invocation_free(fx->inv);
+    ctl_config_free(fx->cfg);
+    free(fx);
+    return 0;
+}
+
+static const cJSON *
+agent_body(const struct fixture *fx)
+{
+    return rc_desired_object(fx->d, RC_ROLE_AGENT)->body;
+}
+
+/* The field at pointer as compact JSON text ("<absent>" if missing). */
+static void
+assert_field(const cJSON *body, const char *pointer, const char *json)
+{
+    const cJSON *v = rc_json_at(body, pointer);
+    char *text = v ? cJSON_PrintUnformatted(v) : NULL;
+
+    if (text == NULL || strcmp(text, json) != 0) {
+        print_error("%s: expected %s, got %s\n", pointer, json,
+                    text ? text : "<absent>");
+        free(text);
+        fail();
+    }
+    free(text);
+}
+
+/* Fields the probe sets itself; every other HostConfig field is the
+ * agent's. */
+static bool
+probe_own_field(const char *key)
+{
+    static const char *const own[] = { "Mounts",    "Memory",   "MemorySwap",
+                                       "PidsLimit", "NanoCpus", "LogConfig" };
+
+    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+        if (strcmp(key, own[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The first HostConfig field where the probe's body is not the agent's
+ * (fields the probe sets itself aside), or NULL; *same counts the equal
+ * ones. */
+static const char *
+hardening_diff(const cJSON *agent, const cJSON *probe, int *same)
+{
+    const cJSON *ahc = rc_json_at(agent, "/HostConfig");
+    const cJSON *phc = rc_json_at(probe, "/HostConfig");
+    const cJSON *f;
+
+    *same = 0;
+    cJSON_ArrayForEach(f, ahc)
+    {
+        if (probe_own_field(f->string))
+            continue;
+        if (!cJSON_Compare(f, cJSON_GetObjectItemCaseSensitive(phc, f->string),
+                           true))
+            return f->string;
+        (*same)++;
+    }
+    cJSON_ArrayForEach(f, phc)
+    {
+        if (cJSON_GetObjectItemCaseSensitive(ahc, f->string) == NULL)
+            return f->string; /* a field the agent does not have */
+    }
+    return NULL;
+}
+
+static void
+test_rc_probe_body_copies_every_agent_hardening_field(void **state)
+{
+    struct fixture *fx = *state;
+    const char *diff;
+    cJSON *bad;
+    int same;
+
+    diff = hardening_diff(agent_body(fx), fx->probe, &same);
+    if (diff != NULL)
+        fail_msg("HostConfig.%s differs from the agent's", diff);
+    /* NetworkMode, Init, Privileged, CapDrop, ReadonlyRootfs, SecurityOpt,
+     * RestartPolicy, IpcMode, PortBindings, PublishAllPorts, Dns,
+     * DnsOptions, DnsSearch, ExtraHosts, PidMode at least */
+    assert_true(same >= 15);
+    for (const char *const *k =
+             (const char *const[]){ "/User", "/Tty", "/OpenStdin",
+                                    "/AttachStdin", "/StdinOnce",
+                                    "/StopTimeout", NULL };
+         *k != NULL; k++)
+        assert_true(cJSON_Compare(rc_json_at(agent_body(fx), *k),
+                                  rc_json_at(fx->probe, *k), true));
+    /* negative control: a weakened copy is caught, and so is an extra field */
+    bad = cJSON_Duplicate(fx->probe, true);
+    assert_non_null(bad);
+    cJSON_ReplaceItemInObjectCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(bad, "HostConfig"), "ReadonlyRootfs",
+        cJSON_CreateFalse());
+    assert_string_equal(hardening_diff(agent_body(fx), bad, &same),
+                        "ReadonlyRootfs");
+    cJSON_Delete(bad);
+    bad = cJSON_Duplicate(fx->probe, true);
+    assert_non_null(bad);
+    cJSON_AddTrueToObject(cJSON_GetObjectItemCaseSensitive(bad, "HostConfig"),
+                          "Privileged2");
+    assert_string_equal(hardening_diff(agent_body(fx), bad, &same),
+                        "Privileged2");
+    cJSON_Delete(bad);
+}
+
+static void
+test_rc_probe_body_golden(void **state)
+{
+    const cJSON *p = ((struct fixture *)*state)->probe;
+
+    assert_field(p, "/Image", "\"" PROBE "\"");
+    assert_field(p, "/Entrypoint",
+                 "[\"/probe\",\"--proxy\",\"10.213.5.2:3128\",\"--allowed\","
+                 "\"vendor.test:443\",\"--denied\",\"" DENIED "\","
+                 "\"--direct\",\"10.213.5.1:80\",\"--direct\","
+                 "\"10.213.5.1:443\",\"--direct\",\"10.213.5.1:3128\","
+                 "\"--direct\",\"172.20.0.3:3128\"]");
+    assert_null(rc_json_at(p, "/Cmd"));
+    assert_field(p, "/Env", "[]");
+    assert_field(p, "/Labels",
+                 "{\"agentctl.dev/managed-by\":\"ctl-a\","
+                 "\"agentctl.dev/invocation\":\"demo\","
+                 "\"agentctl.dev/uid\":\"" UID "\","
+                 "\"agentctl.dev/attempt\":\"a1\","
+                 "\"agentctl.dev/role\":\"probe\"}");
+    assert_field(p, "/User", "\"1000:1000\"");
+    assert_field(p, "/HostConfig/Mounts", "[]");
+    assert_null(rc_json_at(p, "/HostConfig/Binds"));
+    assert_null(rc_json_at(p, "/HostConfig/Tmpfs"));
+    assert_field(p, "/HostConfig/CapDrop", "[\"ALL\"]");
+    assert_field(p, "/HostConfig/ReadonlyRootfs", "true");
+    assert_field(p, "/HostConfig/SecurityOpt", "[\"no-new-privileges\"]");
+    assert_field(p, "/HostConfig/Init", "true");
+    assert_field(p, "/HostConfig/RestartPolicy",
+                 "{\"Name\":\"no\",\"MaximumRetryCount\":0}");
+    assert_field(p, "/HostConfig/Dns", "[\"0.0.0.0\"]");
+    assert_field(p, "/HostConfig/DnsOptions", "[\"timeout:1\",\"attempts:1\"]");
+    assert_field(p, "/HostConfig/Memory", "16777216");
+    assert_field(p, "/HostConfig/MemorySwap", "16777216");
+    assert_field(p, "/HostConfig/PidsLimit", "16");
+    assert_field(p, "/HostConfig/NetworkMode", "\"" NET "\"");
+    assert_field(p, "/NetworkingConfig",
+                 "{\"EndpointsConfig\":{\"" NET "\":{\"IPAMConfig\":"
+                 "{\"IPv4Address\":\"10.213.5.4\"}}}}");
+}
+
+static void
+test_rc_probe_body_never_holds_the_credential(void **state)
+{
+    struct fixture *fx = *state;
+    char *text = cJSON_PrintUnformatted(fx->probe);
+
+    assert_non_null(text);
+    assert_null(strstr(text, SECRET));
+    assert_null(strstr(text, "FAKE_API_KEY"));
+    assert_null(strstr(text, "HTTPS_PROXY"));
+    free(text);
+    /* negative control: the agent's body does hold it */
+    text = cJSON_PrintUnformatted(agent_body(fx));
+    assert_non_null(strstr(text, SECRET));
+    free(text);
+}
+
+static void
+test_rc_probe_body_refuses_bad_inputs(void **state)
+{
+    struct fixture *fx = *state;
+    const char *many[RC_PROBE_MAX_DIRECT + 1];
+    const char *spaced[] = { "10.0.0.1:80 --allowed x:1" };
+
+    for (size_t i = 0; i < RC_PROBE_MAX_DIRECT + 1; i++)
+        many[i] = "10.213.5.1:80";
+    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", DENIED,
+                              many, RC_PROBE_MAX_DIRECT + 1, "ctl-a", UID,
+                              "a1"));
+    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", DENIED,
+                              spaced, 1, "ctl-a", UID, "a1"));
+    assert_null(rc_probe_body(fx->d, fx->cfg, NULL, "vendor.test:443", DENIED,
+                              NULL, 0, "ctl-a", UID, "a1"));
+    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, "", DENIED, NULL, 0,
+                              "ctl-a", UID, "a1"));
+    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443",
+                              "a\nb:1", NULL, 0, "ctl-a", UID, "a1"));
+    /* the limit itself is fine */
+    cJSON *ok = rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", DENIED,
+                              many, RC_PROBE_MAX_DIRECT, "ctl-a", UID, "a1");
+    assert_non_null(ok);
+    cJSON_Delete(ok);
+}
+
+static void
+test_rc_probe_name_and_address(void **state)
+{
+    struct fixture *fx = *state;
+    char name[RC_NAME_MAX], ip[RC_IP_MAX], longp[RC_NAME_MAX + 1];
+
+    assert_int_equal(rc_probe_name(fx->d->prefix, name), 0);
+    assert_string_equal(name, PFX "-probe");
+    memset(longp, 'a', sizeof(longp) - 1);
+    longp[sizeof(longp) - 1] = '\0';
+    assert_int_equal(rc_probe_name(longp, name), -1);
+    assert_int_equal(rc_probe_ip(fx->d, ip), 0);
+    assert_string_equal(ip, "10.213.5.4");
+    assert_string_not_equal(ip, fx->d->agent_ip);
+    assert_string_not_equal(ip, fx->d->proxy_ip);
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+#define CHK(name, target, ok, detail)                                          \
+    "{\"name\":\"" name "\",\"target\":\"" target "\",\"ok\":" ok              \
+    ",\"detail\":\"" detail "\"}"
+#define ALLOWED_200 CHK("allowed", "vendor.test:443", "true", "200")
+#define DENIED_403  CHK("denied", "x.invalid:443", "true", "403")
+#define DNS_OK      CHK("dns", "vendor.test:443", "true", "no answer")
+#define LINE(verdict, vendor, checks)                                          \
+    "{\"verdict\":\"" verdict "\",\"vendor\":\"" vendor                        \
+    "\",\"checks\":[" checks "]}\n"
+
+struct parse_case {
+    const char *what;
+    const char *out;
+    long exit_code;
+    enum rc_probe_verdict verdict;
+    bool reachable;
+    const char *finding; /* NULL: must be an error */
+    const char *error;   /* substring of the error message */
+};
+
+static const struct parse_case parse_cases[] = {
+    { "ok, vendor reachable",
+      LINE("ok", "reachable",
+           ALLOWED_200 "," DENIED_403 "," CHK("direct", "10.213.0.1:443",
+                                              "true", "timeout") "," DNS_OK),
+      0, RC_PROBE_OK, true, "ok: boundary verified, vendor reachable", NULL },
+    { "ok, vendor down (504)",
+      LINE("ok", "unreachable",
+           CHK("allowed", "vendor.test:443", "true", "504") "," DENIED_403
+                                                            "," DNS_OK),
+      0, RC_PROBE_OK, false, "ok: boundary verified, vendor unreachable",
+      NULL },
+    { "breach: direct",
+      LINE("breach", "reachable",
+           ALLOWED_200 "," DENIED_403 "," CHK("direct", "10.213.0.1:443",
+                                              "false", "connected") "," DNS_OK),
+      2, RC_PROBE_BREACH, true,
+      "breach: direct connection to 10.213.0.1:443 succeeded past the proxy "
+      "(connected)",
+      NULL },
+    { "breach: denied host admitted",
+      LINE("breach", "reachable",
+           ALLOWED_200
+           "," CHK("denied", "denied.test:443", "false", "200") "," DNS_OK),
+      2, RC_PROBE_BREACH, true,
+      "breach: proxy did not refuse denied.test:443, a host off the "
+      "allowlist (200)",
+      NULL },
+    { "breach named over a refused vendor",
+      LINE("breach", "unreachable",
+           CHK("allowed", "vendor.test:443", "false",
+               "403") "," DENIED_403
+                      "," CHK("dns", "vendor.test:443", "false", "1 answers")),
+      2, RC_PROBE_BREACH, false,
+      "breach: outside name resolution works: the resolver answered "
+      "vendor.test:443 (1 answers)",
+      NULL },
+    { "proxy-broken",
+      LINE("proxy-broken", "unreachable",
+           CHK("allowed", "vendor.test:443", "false", "403") "," DENIED_403
+                                                             "," DNS_OK),
+      3, RC_PROBE_PROXY_BROKEN, false,
+      "proxy-broken: proxy refused the vendor vendor.test:443 (403)", NULL },
+    { "odd bytes in a detail are cleaned",
+      LINE("proxy-broken", "unreachable",
+           CHK("allowed", "vendor.test:443", "false",
+               "\\u001b[31m\\u00e9") "," DENIED_403 "," DNS_OK),
+      3, RC_PROBE_PROXY_BROKEN, false,
+      "proxy-broken: proxy refused the vendor vendor.test:443 (?[31m?\?)",
+      NULL },
+    { "empty", "", 0, 0, false, NULL, "printed nothing" },
+    { "blank", " \n\n", 137, 0, false, NULL,
+      "printed nothing (exit code 137)" },
+    { "garbage", "Segmentation fault\n", 139, 0, false, NULL,
+      "not a JSON object line" },
+    { "truncated", "{\"verdict\":\"ok\",\"vendor\":\"reach", 0, 0, false, NULL,
+      "not a JSON object line" },
+    { "two lines",
+      LINE("ok", "reachable", ALLOWED_200) LINE("ok", "reachable", ALLOWED_200),
+      0, 0, false, NULL, "more than one line" },
+    { "trailing text", "{\"verdict\":\"ok\"} x", 0, 0, false, NULL,
+      "not a JSON object line" },
+    { "not an object", "[1,2]", 0, 0, false, NULL, "not a JSON object line" },
+    { "bad usage", "", 4, 0, false, NULL, "refused its arguments" },
+    { "exit code disagrees",
+      LINE("ok", "reachable", ALLOWED_200 "," DENIED_403 "," DNS_OK), 2, 0,
+      false, NULL, "probe said ok but exited with code 2" },
+    { "ok with a failed check",
+      LINE("ok", "reachable",
+           ALLOWED_200 "," DENIED_403 "," CHK("direct", "10.0.0.1:1", "false",
+                                              "connected") "," DNS_OK),
+      0, 0, false, NULL, "probe said ok with 1 failed checks" },
+    { "breach without a failed check",
+      LINE("breach", "reachable", ALLOWED_200 "," DENIED_403 "," DNS_OK), 2, 0,
+      false, NULL, "probe said breach with 0 failed checks" },
+    { "breach with only allowed failing",
+      LINE("breach", "reachable",
+           CHK("allowed", "v:1", "false", "403") "," DENIED_403 "," DNS_OK),
+      2, 0, false, NULL, "probe said breach with 1 failed checks" },
+    { "a check missing", LINE("ok", "reachable", ALLOWED_200 "," DNS_OK), 0, 0,
+      false, NULL, "no denied check" },
+    { "a check malformed",
+      LINE("ok", "reachable",
+           ALLOWED_200 "," DENIED_403 ",{\"name\":\"dns\",\"ok\":\"yes\"}"),
+      0, 0, false, NULL, "a check lacks" },
+    { "unknown verdict", LINE("fine", "reachable", ALLOWED_200), 0, 0, false,
+      NULL, "unknown verdict" },
+    { "unknown vendor status", LINE("ok", "maybe", ALLOWED_200), 0, 0, false,
+      NULL, "unknown vendor status" },
+    { "no checks", "{\"verdict\":\"ok\",\"vendor\":\"reachable\"}", 0, 0, false,
+      NULL, "lacks checks" },
+};
+
+static void
+test_rc_probe_parse_table(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++) {
+        const struct parse_case *c = &parse_cases[i];
+        struct rc_probe_result r;
+        struct err e = { 0 };
+        int rc;
+
+        memset(&r, 0x5a, sizeof(r));
+        rc = rc_probe_parse(c->out, strlen(c->out), c->exit_code, &r, &e);
+        if (c->finding == NULL) {
+            if (rc != -1 || strstr(e.msg, c->error) == NULL)
+                fail_msg("%s: rc %d, error [%s], wanted [%s]", c->what, rc,
+                         e.msg, c->error);
+            /* out untouched on failure */
+            assert_int_equal(((unsigned char *)&r)[0], 0x5a);
+            continue;
+        }
+        if (rc != 0)
+            fail_msg("%s: %s", c->what, e.msg);
+        assert_int_equal(r.verdict, c->verdict);
+        assert_int_equal(r.vendor_reachable, c->reachable);
+        if (strcmp(r.finding, c->finding) != 0)
+            fail_msg("%s: finding [%s], wanted [%s]", c->what, r.finding,
+                     c->finding);
+    }
+}
+
+static void
+test_rc_probe_parse_limits(void **state)
+{
+    static const char line[] =
+        LINE("ok", "reachable", ALLOWED_200 "," DENIED_403 "," DNS_OK);
+    char *big = malloc(RC_PROBE_MAX_OUTPUT + 2);
+    struct rc_probe_result r;
+    struct err e = { 0 };
+
+    (void)state;
+    assert_non_null(big);
+    memset(big, ' ', RC_PROBE_MAX_OUTPUT + 1);
+    memcpy(big, line, sizeof(line) - 1);
+    assert_int_equal(rc_probe_parse(big, RC_PROBE_MAX_OUTPUT + 1, 0, &r, &e),
+                     -1);
+    assert_int_equal(e.code, ERR_LIMIT);
+    /* at the cap it is fine (trailing blanks) */
+    assert_int_equal(rc_probe_parse(big, RC_PROBE_MAX_OUTPUT, 0, &r, &e), 0);
+    /* every prefix of a good line is an error, never a verdict */
+    for (size_t n = 0; n < sizeof(line) - 2; n++)
+        assert_int_equal(rc_probe_parse(line, n, 0, &r, NULL), -1);
+    /* a NUL inside the line */
+    memcpy(big, line, sizeof(line) - 1);
+    big[10] = '\0';
+    assert_int_equal(rc_probe_parse(big, sizeof(line) - 1, 0, &r, &e), -1);
+    free(big);
+    assert_string_equal(rc_probe_verdict_name(RC_PROBE_PROXY_BROKEN),
+                        "proxy-broken");
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(
+            test_rc_probe_body_copies_every_agent_hardening_field, setup,
+            teardown),
+        cmocka_unit_test_setup_teardown(test_rc_probe_body_golden, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(
+            test_rc_probe_body_never_holds_the_credential, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rc_probe_body_refuses_bad_inputs,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rc_probe_name_and_address, setup,
+                                        teardown),
+        cmocka_unit_test(test_rc_probe_parse_table),
+        cmocka_unit_test(test_rc_probe_parse_limits),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
