@@ -1,0 +1,112 @@
+/* rc_adapter.h - vendor adapters: what a `prompt` spec becomes for one
+ * vendor CLI in one phase (DESIGN.md "The resource": phase decides the
+ * tools). Pure: spec values in, plain data out, no Docker, no I/O.
+ *
+ * An adapter turns (phase, prompt, runner) into
+ *   - the agent's argv (the container's Entrypoint),
+ *   - extra environment entries ("KEY=VALUE"),
+ *   - config files the agent reads, to be placed read-only under
+ *     RC_ADAPTER_CONFIG_DIR (path, content, mode),
+ *   - the phase policy, as data and as one line for `agentctl describe`.
+ *
+ * The policy every adapter expresses in its vendor's own terms:
+ *   planning, questions  read, list and search only; no command tool
+ *   review               + the runner argv, exactly, as the one command
+ *   execute, fix         + edit tools (the worktree is writable)
+ *   always               no web fetch or search, no MCP servers, stdin
+ *                        closed (the prompt never travels through stdin)
+ * Where a vendor CLI cannot express a rule exactly the output says so
+ * (policy.run_exact, the summary) and docs/adapters.md explains what the
+ * adapter does instead; the container boundary (read-only /work outside
+ * execute and fix, the egress proxy) holds either way.
+ *
+ * A prompt always reaches the CLI as the prompt: after a `--` end of
+ * options for claude and codex (never as an option, whatever it starts
+ * with or contains), in an env variable for generic. Never via stdin, never
+ * through a shell.
+ */
+#ifndef RC_ADAPTER_H
+#define RC_ADAPTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "spec.h"
+
+/* Where the config files of an adapter live inside the agent container. */
+#define RC_ADAPTER_CONFIG_DIR "/etc/agentctl/agent"
+
+/* Longest single argv or env string Linux execve() accepts
+ * (MAX_ARG_STRLEN = 32 pages, NUL included). A prompt that does not fit
+ * is refused with ERR_LIMIT rather than failing at container start. */
+#define RC_ADAPTER_ARG_MAX 131071
+
+/* Caps on what one adapter emits (the adapters stay far below). */
+#define RC_ADAPTER_MAX_ARGS  64
+#define RC_ADAPTER_MAX_ENV   16
+#define RC_ADAPTER_MAX_FILES 8
+
+/* One config file for the container. */
+struct rc_adapter_file {
+    char *path;    /* absolute, under RC_ADAPTER_CONFIG_DIR */
+    char *content; /* text */
+    unsigned mode; /* e.g. 0444 */
+};
+
+/* The phase policy as data. Web, MCP and stdin are always off. */
+struct rc_adapter_policy {
+    bool edit;         /* edit tools present (execute, fix) */
+    bool run;          /* the runner may be dispatched */
+    bool run_exact;    /* the CLI itself limits commands to the runner */
+    char **runner;     /* copy of the runner argv; NULL when none */
+    size_t runner_n;   /* 0 = no runner */
+    char *runner_line; /* the runner as one shell-quoted line; NULL */
+};
+
+struct rc_adapter_out {
+    char *vendor;  /* the spec's vendor name */
+    char *adapter; /* "claude", "codex", "generic" */
+    enum spec_phase phase;
+    char **argv; /* NULL-terminated too; argc entries */
+    size_t argc;
+    char **env; /* "KEY=VALUE", in the order the adapter set them */
+    size_t n_env;
+    struct rc_adapter_file *files;
+    size_t n_files;
+    struct rc_adapter_policy policy;
+    char *summary; /* one line for describe, e.g. "tools: Read, ...; ..." */
+};
+
+/* Build the agent's command and config for a prompt spec. vendor_name is
+ * the spec's vendor (recorded only); adapter is "claude", "codex" or
+ * "generic"; runner may be NULL or empty (no command may run then).
+ * Returns NULL with e set: ERR_INVALID (field "spec.prompt" or
+ * "spec.runner[i]", or "adapter") for a runner in planning or questions,
+ * an unknown adapter, a runner argument the vendor cannot match exactly,
+ * a prompt codex would take as "read stdin"; ERR_LIMIT for a prompt or
+ * runner over RC_ADAPTER_ARG_MAX; ERR_NOMEM. Free with
+ * rc_adapter_out_free(). */
+struct rc_adapter_out *
+rc_adapter_build(const char *vendor_name, const char *adapter,
+                 enum spec_phase phase, const char *prompt,
+                 const struct spec_argv *runner, struct err *e);
+
+/* NULL is a no-op. */
+void rc_adapter_out_free(struct rc_adapter_out *o);
+
+/* The whole output as pretty-printed JSON (keys in a fixed order), as the
+ * golden files hold it. Caller frees; NULL when out of memory. */
+char *rc_adapter_out_to_json(const struct rc_adapter_out *o);
+
+/* The adapter a vendor name uses by default: "claude" and "codex" for the
+ * built-in vendors, "generic" for any other (operator-defined) vendor.
+ * Static string. */
+const char *rc_adapter_for_vendor(const char *vendor_name);
+
+/* argv as one POSIX shell line: words of [A-Za-z0-9_@%+=:,./-] as they
+ * are, anything else in single quotes ('\'' for a quote). "" for n == 0.
+ * Caller frees; NULL when out of memory. */
+char *rc_adapter_shell_line(char *const *argv, size_t n);
+
+#endif

@@ -1,0 +1,188 @@
+/* rc_adapter_codex.c - the OpenAI Codex CLI, non-interactive
+ * (`codex exec`): the phase as a sandbox mode (read-only, or
+ * workspace-write in execute and fix, never with network), no approvals,
+ * web search off, no MCP servers, CODEX_HOME on the read-only config dir,
+ * and the prompt after `--`.
+ *
+ * Codex cannot limit its shell tool to one argv (its rules decide what
+ * runs outside the sandbox, not what runs inside it), so: without a
+ * runner the shell tool is switched off; with one the shell runs inside
+ * the sandbox and the runner is an instruction, which the policy says
+ * (run_exact false). docs/adapters.md has the sources.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "rc_adapter_int.h"
+
+#define CODEX_HOME   RC_ADAPTER_CONFIG_DIR "/codex"
+#define CODEX_CONFIG CODEX_HOME "/config.toml"
+
+/* s as a TOML basic string, quotes included. */
+static char *
+codex_toml_string(struct rc__adapter *b, const char *s)
+{
+    struct buf t;
+    struct err e = { 0 };
+    int rc;
+
+    buf_init(&t, RC__ADAPTER_TEXT_MAX);
+    rc = buf_puts(&t, "\"", &e);
+    for (const unsigned char *c = (const unsigned char *)s;
+         *c != '\0' && rc == 0; c++) {
+        if (*c == '"' || *c == '\\')
+            rc = buf_printf(&t, &e, "\\%c", *c);
+        else if (*c == '\n')
+            rc = buf_puts(&t, "\\n", &e);
+        else if (*c < 0x20 || *c == 0x7f)
+            rc = buf_printf(&t, &e, "\\u%04X", *c);
+        else
+            rc = buf_append(&t, c, 1, &e);
+    }
+    rc = rc == 0 ? buf_puts(&t, "\"", &e) : rc;
+    if (rc != 0) {
+        buf_cleanup(&t);
+        rc__adapter_fail(b, ERR_NOMEM, NULL, NULL);
+        return NULL;
+    }
+    return buf_take(&t);
+}
+
+/* The shell tool exists only when the runner may be dispatched. */
+static bool
+codex_shell(const struct rc__adapter *b)
+{
+    return b->out->policy.run;
+}
+
+static const char *
+codex_sandbox(const struct rc__adapter *b)
+{
+    return b->out->policy.edit ? "workspace-write" : "read-only";
+}
+
+static char *
+codex_instructions(struct rc__adapter *b)
+{
+    const struct rc_adapter_policy *p = &b->out->policy;
+    char *run, *s;
+
+    if (p->run)
+        run = rc__adapter_strf(b,
+                               " The one command you may run is `%s`. "
+                               "Run no other command.",
+                               p->runner_line);
+    else
+        run = rc__adapter_strf(b, " You cannot run commands.");
+    s = rc__adapter_strf(b,
+                         "agentctl phase %s: %s.%s Web access and MCP "
+                         "servers are off; stdin is closed.",
+                         spec_phase_name(b->out->phase),
+                         p->edit ? "you may edit files in the worktree"
+                                 : "the worktree is read-only",
+                         run != NULL ? run : "");
+    free(run);
+    return s;
+}
+
+/* config.toml: the only user config layer (CODEX_HOME); the worktree's
+ * .codex/ is a project layer, which codex loads only for a trusted
+ * project, and nothing here trusts one. No MCP server table. */
+static char *
+codex_config(struct rc__adapter *b)
+{
+    char *note = codex_instructions(b);
+    char *q = note != NULL ? codex_toml_string(b, note) : NULL;
+    char *s = NULL;
+
+    if (q != NULL)
+        s = rc__adapter_strf(
+            b,
+            "# agentctl: codex exec policy for phase %s (generated)\n"
+            "approval_policy = \"never\"\n"
+            "sandbox_mode = \"%s\"\n"
+            "web_search = \"disabled\"\n"
+            "developer_instructions = %s\n"
+            "\n"
+            "[features]\n"
+            "shell_tool = %s\n"
+            "unified_exec = false\n"
+            "web_search_request = false\n"
+            "\n"
+            "[tools]\n"
+            "web_search = false\n"
+            "\n"
+            "[sandbox_workspace_write]\n"
+            "network_access = false\n"
+            "\n"
+            "# no MCP server tables: no MCP servers\n",
+            spec_phase_name(b->out->phase), codex_sandbox(b), q,
+            codex_shell(b) ? "true" : "false");
+    free(note);
+    free(q);
+    return s;
+}
+
+static void
+codex_summary(struct rc__adapter *b)
+{
+    const struct rc_adapter_policy *p = &b->out->policy;
+    const char *tools;
+
+    if (!codex_shell(b))
+        tools = p->edit ? "apply_patch only (shell tool off)"
+                        : "none (shell tool off, writes refused by the "
+                          "read-only sandbox; codex reads files only "
+                          "through its shell)";
+    else
+        tools = p->edit ? "shell, apply_patch (codex cannot limit the "
+                          "shell to one command)"
+                        : "shell (codex cannot limit it to one command)";
+    b->out->summary = rc__adapter_strf(
+        b, "tools: %s; sandbox: %s, no network; runner: %s%s; edits: %s; %s",
+        tools, codex_sandbox(b), p->run ? p->runner_line : "none",
+        p->run ? " (by instruction, not enforced by codex)" : "",
+        p->edit ? "worktree" : "off", RC__ADAPTER_ALWAYS);
+}
+
+int
+rc__adapter_codex(struct rc__adapter *b)
+{
+    /* `codex exec -` reads the prompt from stdin, which is closed. */
+    if (strcmp(b->prompt, "-") == 0)
+        return rc__adapter_fail(b, ERR_INVALID, "spec.prompt",
+                                "codex reads a prompt of \"-\" from stdin, "
+                                "which the agent does not have");
+    rc__adapter_arg(b, "codex");
+    rc__adapter_arg(b, "exec");
+    rc__adapter_arg(b, "--sandbox");
+    rc__adapter_arg(b, codex_sandbox(b));
+    rc__adapter_arg(b, "--skip-git-repo-check");
+    rc__adapter_arg(b, "--ephemeral");
+    rc__adapter_arg(b, "--color");
+    rc__adapter_arg(b, "never");
+    /* -c overrides beat every config layer (docs: config precedence). */
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "approval_policy=\"never\"");
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "web_search=\"disabled\"");
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "features.web_search_request=false");
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "mcp_servers={}");
+    rc__adapter_arg(b, "-c");
+    rc__adapter_argf(b, "features.shell_tool=%s",
+                     codex_shell(b) ? "true" : "false");
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "features.unified_exec=false");
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "sandbox_workspace_write.network_access=false");
+    rc__adapter_arg(b, "--");
+    rc__adapter_arg(b, b->prompt);
+    rc__adapter_env(b, "CODEX_HOME", CODEX_HOME);
+    rc__adapter_file(b, CODEX_CONFIG, codex_config(b), 0444);
+    codex_summary(b);
+    return b->failed ? -1 : 0;
+}

@@ -1,0 +1,736 @@
+/* test_rc_adapter.c - vendor adapters: golden argv/env/config per vendor
+ * and phase, and the phase policy checked directly on the output: no web
+ * tool and no MCP server anywhere; no command tool and no runner in
+ * planning and questions; exactly the runner in review, execute and fix;
+ * edit tools only in execute and fix; an option-like prompt reaches the
+ * CLI as the prompt (after `--`, or in AGENT_PROMPT), never as an option.
+ * Each checker has a negative control that proves it bites.
+ *
+ * Golden files: tests/unit/golden/adapter/<adapter>-<phase>.json. To
+ * regenerate them after a deliberate change, run the test with
+ *   AGENTCTL_UPDATE_GOLDEN=1 ./test_rc_adapter
+ * (from the build dir; AGENTCTL_SOURCE_DIR is set by ctest, else set it to
+ * the source root), then review every changed line against the policy
+ * above before committing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "rc_adapter.h"
+#include "spec.h"
+
+#define PROMPT "fix the login bug"
+
+static char *make_test_argv[] = { "make", "test" };
+static const struct spec_argv make_test = { make_test_argv, 2 };
+
+static const char *const adapters[] = { "claude", "codex", "generic" };
+static const enum spec_phase phases[] = {
+    SPEC_PHASE_PLANNING, SPEC_PHASE_QUESTIONS, SPEC_PHASE_REVIEW,
+    SPEC_PHASE_EXECUTE,  SPEC_PHASE_FIX,
+};
+#define N_ADAPTERS 3
+#define N_PHASES   5
+
+static bool
+has_runner(enum spec_phase p)
+{
+    return p == SPEC_PHASE_REVIEW || p == SPEC_PHASE_EXECUTE ||
+           p == SPEC_PHASE_FIX;
+}
+
+static const char *
+vendor_of(const char *adapter)
+{
+    return strcmp(adapter, "generic") == 0 ? "acme" : adapter;
+}
+
+static struct rc_adapter_out *
+build(const char *adapter, enum spec_phase p, const char *prompt)
+{
+    struct err e = { 0 };
+    struct rc_adapter_out *o =
+        rc_adapter_build(vendor_of(adapter), adapter, p, prompt,
+                         has_runner(p) ? &make_test : NULL, &e);
+
+    if (o == NULL)
+        fail_msg("%s/%s: %s", adapter, spec_phase_name(p), e.msg);
+    return o;
+}
+
+/* --- reading an output --------------------------------------------- */
+
+/* Value of "--flag=value" in argv, or NULL. */
+static const char *
+flag_value(const struct rc_adapter_out *o, const char *flag)
+{
+    size_t n = strlen(flag);
+
+    for (size_t i = 0; i < o->argc; i++)
+        if (strncmp(o->argv[i], flag, n) == 0 && o->argv[i][n] == '=')
+            return o->argv[i] + n + 1;
+    return NULL;
+}
+
+static bool
+has_arg(const struct rc_adapter_out *o, const char *s)
+{
+    for (size_t i = 0; i < o->argc; i++)
+        if (strcmp(o->argv[i], s) == 0)
+            return true;
+    return false;
+}
+
+/* An argument that is an option: anything but the prompt at the end. */
+static bool
+has_option(const struct rc_adapter_out *o, const char *s)
+{
+    size_t n = strcmp(o->adapter, "generic") == 0 ? o->argc : o->argc - 1;
+
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(o->argv[i], s) == 0)
+            return true;
+    return false;
+}
+
+static const char *
+env_value(const struct rc_adapter_out *o, const char *key)
+{
+    size_t n = strlen(key);
+
+    for (size_t i = 0; i < o->n_env; i++)
+        if (strncmp(o->env[i], key, n) == 0 && o->env[i][n] == '=')
+            return o->env[i] + n + 1;
+    return NULL;
+}
+
+static const char *
+file_content(const struct rc_adapter_out *o, const char *suffix)
+{
+    size_t n = strlen(suffix);
+
+    for (size_t i = 0; i < o->n_files; i++) {
+        size_t m = strlen(o->files[i].path);
+
+        if (m >= n && strcmp(o->files[i].path + m - n, suffix) == 0)
+            return o->files[i].content;
+    }
+    return NULL;
+}
+
+/* Is name one of the comma-separated items of list? */
+static bool
+in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = list; p != NULL && *p != '\0';) {
+        const char *c = strchr(p, ',');
+        size_t len = c != NULL ? (size_t)(c - p) : strlen(p);
+
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p = c != NULL ? c + 1 : NULL;
+    }
+    return false;
+}
+
+static bool
+json_array_has(const cJSON *a, const char *s)
+{
+    const cJSON *it;
+
+    cJSON_ArrayForEach(it, a)
+    {
+        if (cJSON_IsString(it) && strcmp(it->valuestring, s) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Entries of a that start with prefix. */
+static int
+json_array_count_prefix(const cJSON *a, const char *prefix)
+{
+    const cJSON *it;
+    int n = 0;
+
+    cJSON_ArrayForEach(it, a)
+    {
+        if (cJSON_IsString(it) &&
+            strncmp(it->valuestring, prefix, strlen(prefix)) == 0)
+            n++;
+    }
+    return n;
+}
+
+static cJSON *
+claude_permissions(const struct rc_adapter_out *o, cJSON **root)
+{
+    const char *s = file_content(o, "/claude/settings.json");
+
+    *root = s != NULL ? cJSON_Parse(s) : NULL;
+    return cJSON_GetObjectItem(*root, "permissions");
+}
+
+static cJSON *
+generic_policy(const struct rc_adapter_out *o)
+{
+    const char *s = env_value(o, "AGENT_TOOL_POLICY");
+
+    return s != NULL ? cJSON_Parse(s) : NULL;
+}
+
+/* --- the policy checkers (each returns NULL or why it fails) ------- */
+
+static const char *
+check_claude_no_web_no_mcp(const struct rc_adapter_out *o)
+{
+    static const char *const web[] = { "WebFetch", "WebSearch" };
+    const char *mcp = file_content(o, "/claude/mcp.json");
+    cJSON *root, *perm = claude_permissions(o, &root), *m;
+    const char *why = NULL;
+
+    for (int i = 0; i < 2 && why == NULL; i++)
+        if (in_list(flag_value(o, "--tools"), web[i]) ||
+            in_list(flag_value(o, "--allowedTools"), web[i]) ||
+            !in_list(flag_value(o, "--disallowedTools"), web[i]) ||
+            json_array_has(cJSON_GetObjectItem(perm, "allow"), web[i]) ||
+            !json_array_has(cJSON_GetObjectItem(perm, "deny"), web[i]))
+            why = "a web tool is not denied everywhere";
+    if (why == NULL && !has_arg(o, "--strict-mcp-config"))
+        why = "no --strict-mcp-config";
+    m = mcp != NULL ? cJSON_Parse(mcp) : NULL;
+    if (why == NULL &&
+        (cJSON_GetArraySize(cJSON_GetObjectItem(m, "mcpServers")) != 0 ||
+         !cJSON_IsObject(cJSON_GetObjectItem(m, "mcpServers"))))
+        why = "mcp.json names a server";
+    if (why == NULL && (json_array_count_prefix(
+                            cJSON_GetObjectItem(perm, "allow"), "mcp__") != 0 ||
+                        !cJSON_IsFalse(cJSON_GetObjectItem(
+                            root, "enableAllProjectMcpServers"))))
+        why = "settings let MCP tools in";
+    cJSON_Delete(m);
+    cJSON_Delete(root);
+    return why;
+}
+
+static const char *
+check_codex_no_web_no_mcp(const struct rc_adapter_out *o)
+{
+    const char *cfg = file_content(o, "/codex/config.toml");
+
+    if (!has_arg(o, "web_search=\"disabled\"") ||
+        !has_arg(o, "features.web_search_request=false"))
+        return "web search is not disabled on the command line";
+    if (cfg == NULL || strstr(cfg, "\nweb_search = \"disabled\"\n") == NULL)
+        return "web search is not disabled in config.toml";
+    if (!has_arg(o, "mcp_servers={}") || strstr(cfg, "[mcp_servers") != NULL)
+        return "an MCP server table is present";
+    return NULL;
+}
+
+static const char *
+check_generic_no_web_no_mcp(const struct rc_adapter_out *o)
+{
+    cJSON *p = generic_policy(o);
+    const char *why = NULL;
+
+    if (!cJSON_IsFalse(cJSON_GetObjectItem(p, "web")) ||
+        json_array_has(cJSON_GetObjectItem(p, "tools"), "web"))
+        why = "web is on in AGENT_TOOL_POLICY";
+    else if (cJSON_GetArraySize(cJSON_GetObjectItem(p, "mcpServers")) != 0)
+        why = "an MCP server in AGENT_TOOL_POLICY";
+    cJSON_Delete(p);
+    return why;
+}
+
+static const char *
+check_no_web_no_mcp(const struct rc_adapter_out *o)
+{
+    if (strcmp(o->adapter, "claude") == 0)
+        return check_claude_no_web_no_mcp(o);
+    if (strcmp(o->adapter, "codex") == 0)
+        return check_codex_no_web_no_mcp(o);
+    return check_generic_no_web_no_mcp(o);
+}
+
+/* runline: the one command allowed, NULL for none. */
+static const char *
+check_claude_commands(const struct rc_adapter_out *o, const char *runline)
+{
+    cJSON *root, *perm = claude_permissions(o, &root);
+    cJSON *allow = cJSON_GetObjectItem(perm, "allow");
+    char rule[256];
+    const char *why = NULL;
+
+    snprintf(rule, sizeof(rule), "Bash(%s)", runline ? runline : "");
+    if (runline == NULL &&
+        (in_list(flag_value(o, "--tools"), "Bash") ||
+         json_array_count_prefix(allow, "Bash") != 0 ||
+         !json_array_has(cJSON_GetObjectItem(perm, "deny"), "Bash")))
+        why = "a command tool in a phase without a runner";
+    if (runline != NULL && (!in_list(flag_value(o, "--tools"), "Bash") ||
+                            json_array_count_prefix(allow, "Bash") != 1 ||
+                            !json_array_has(allow, rule)))
+        why = "allowed commands are not exactly the runner";
+    if (why == NULL &&
+        (in_list(flag_value(o, "--allowedTools"), "Bash") ||
+         !has_arg(o, "dontAsk") ||
+         strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(perm, "defaultMode")),
+                "dontAsk") != 0))
+        why = "commands beyond the allow rule may run";
+    cJSON_Delete(root);
+    return why;
+}
+
+static const char *
+check_codex_commands(const struct rc_adapter_out *o, const char *runline)
+{
+    const char *cfg = file_content(o, "/codex/config.toml");
+    bool shell = runline != NULL;
+
+    if (!has_arg(o, shell ? "features.shell_tool=true"
+                          : "features.shell_tool=false") ||
+        strstr(cfg, shell ? "shell_tool = true" : "shell_tool = false") ==
+            NULL ||
+        !has_arg(o, "features.unified_exec=false"))
+        return "the shell tool does not follow the runner";
+    if (shell && (o->policy.run_exact || strstr(o->summary, runline) == NULL ||
+                  strstr(o->summary, "not enforced") == NULL ||
+                  strstr(cfg, runline) == NULL))
+        return "codex's unenforced runner is not stated as such";
+    return NULL;
+}
+
+static const char *
+check_generic_commands(const struct rc_adapter_out *o, const char *runline)
+{
+    const char *r = env_value(o, "AGENT_RUNNER");
+    cJSON *p = generic_policy(o);
+    bool run = json_array_has(cJSON_GetObjectItem(p, "tools"), "run");
+    const char *want = runline != NULL ? "[\"make\",\"test\"]" : "[]";
+    const char *why = NULL;
+
+    if (r == NULL || strcmp(r, want) != 0 || run != (runline != NULL))
+        why = "AGENT_RUNNER/tools do not match the runner";
+    cJSON_Delete(p);
+    return why;
+}
+
+static const char *
+check_commands(const struct rc_adapter_out *o, const char *runline)
+{
+    if ((o->policy.run != (runline != NULL)) ||
+        (runline != NULL && strcmp(o->policy.runner_line, runline) != 0))
+        return "policy.run/runner_line do not match";
+    if (strcmp(o->adapter, "claude") == 0)
+        return check_claude_commands(o, runline);
+    if (strcmp(o->adapter, "codex") == 0)
+        return check_codex_commands(o, runline);
+    return check_generic_commands(o, runline);
+}
+
+static const char *
+check_edit(const struct rc_adapter_out *o, bool edit)
+{
+    static const char *const tools[] = { "Edit", "Write", "NotebookEdit" };
+    cJSON *root, *perm, *p;
+    const char *why = NULL;
+
+    if (o->policy.edit != edit)
+        return "policy.edit is wrong";
+    if (strcmp(o->adapter, "claude") == 0) {
+        perm = claude_permissions(o, &root);
+        for (int i = 0; i < 3 && why == NULL; i++)
+            if (in_list(flag_value(o, "--tools"), tools[i]) != edit ||
+                json_array_has(cJSON_GetObjectItem(perm, "allow"), tools[i]) !=
+                    edit ||
+                json_array_has(cJSON_GetObjectItem(perm, "deny"), tools[i]) ==
+                    edit)
+                why = "claude edit tools do not follow the phase";
+        cJSON_Delete(root);
+    } else if (strcmp(o->adapter, "codex") == 0) {
+        if (!has_arg(o, edit ? "workspace-write" : "read-only") ||
+            has_arg(o, edit ? "read-only" : "workspace-write"))
+            why = "codex sandbox does not follow the phase";
+    } else {
+        p = generic_policy(o);
+        if (json_array_has(cJSON_GetObjectItem(p, "tools"), "edit") != edit)
+            why = "generic edit tool does not follow the phase";
+        cJSON_Delete(p);
+    }
+    return why;
+}
+
+/* The prompt is the last argument, right after the only `--`, and no
+ * other argument holds it (claude, codex); generic has no arguments and
+ * the prompt in AGENT_PROMPT. */
+static const char *
+check_prompt(const struct rc_adapter_out *o, const char *prompt)
+{
+    size_t dashes = 0;
+
+    if (strcmp(o->adapter, "generic") == 0) {
+        if (o->argc != 1 || strcmp(o->argv[0], "/agent") != 0)
+            return "generic argv is not [/agent]";
+        if (env_value(o, "AGENT_PROMPT") == NULL ||
+            strcmp(env_value(o, "AGENT_PROMPT"), prompt) != 0)
+            return "AGENT_PROMPT is not the prompt";
+        return NULL;
+    }
+    if (o->argc < 2 || strcmp(o->argv[o->argc - 1], prompt) != 0 ||
+        strcmp(o->argv[o->argc - 2], "--") != 0)
+        return "the prompt is not the argument after --";
+    for (size_t i = 0; i + 1 < o->argc; i++) {
+        if (strcmp(o->argv[i], "--") == 0)
+            dashes++;
+        if (strcmp(o->argv[i], prompt) == 0 && i + 2 != o->argc)
+            return "the prompt also appears before --";
+    }
+    return dashes == 1 ? NULL : "more than one --";
+}
+
+#define ASSERT_OK(why)                                                         \
+    do {                                                                       \
+        const char *why_ = (why);                                              \
+        if (why_ != NULL)                                                      \
+            fail_msg("%s/%s: %s", o->adapter, spec_phase_name(o->phase),       \
+                     why_);                                                    \
+    } while (0)
+
+/* --- golden files --------------------------------------------------- */
+
+static char *
+golden_path(const char *adapter, enum spec_phase p)
+{
+    const char *src = getenv("AGENTCTL_SOURCE_DIR");
+    char *path = malloc(4096);
+
+    assert_non_null(path);
+    snprintf(path, 4096, "%s/tests/unit/golden/adapter/%s-%s.json",
+             src != NULL ? src : ".", adapter, spec_phase_name(p));
+    return path;
+}
+
+static char *
+read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *s = calloc(1, 1 << 20);
+    size_t n;
+
+    assert_non_null(s);
+    if (f == NULL) {
+        free(s);
+        return NULL;
+    }
+    n = fread(s, 1, (1 << 20) - 1, f);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static void
+test_golden_every_adapter_and_phase(void **state)
+{
+    const char *update = getenv("AGENTCTL_UPDATE_GOLDEN");
+
+    (void)state;
+    for (int a = 0; a < N_ADAPTERS; a++)
+        for (int p = 0; p < N_PHASES; p++) {
+            struct rc_adapter_out *o = build(adapters[a], phases[p], PROMPT);
+            char *json = rc_adapter_out_to_json(o);
+            char *path = golden_path(adapters[a], phases[p]);
+            char *want;
+
+            assert_non_null(json);
+            if (update != NULL && strcmp(update, "1") == 0) {
+                FILE *f = fopen(path, "w");
+
+                assert_non_null(f);
+                fprintf(f, "%s\n", json);
+                fclose(f);
+            }
+            want = read_text(path);
+            if (want == NULL)
+                fail_msg("missing golden %s (AGENTCTL_UPDATE_GOLDEN=1 "
+                         "writes it)",
+                         path);
+            want[strcspn(want, "\0")] = '\0';
+            if (strlen(want) > 0 && want[strlen(want) - 1] == '\n')
+                want[strlen(want) - 1] = '\0';
+            if (strcmp(json, want) != 0)
+                fail_msg("%s differs from the output:\n%s", path, json);
+            free(want);
+            free(path);
+            free(json);
+            rc_adapter_out_free(o);
+        }
+}
+
+/* --- the policy on every output ------------------------------------ */
+
+static void
+test_policy_holds_for_every_adapter_and_phase(void **state)
+{
+    (void)state;
+    for (int a = 0; a < N_ADAPTERS; a++)
+        for (int p = 0; p < N_PHASES; p++) {
+            struct rc_adapter_out *o = build(adapters[a], phases[p], PROMPT);
+
+            ASSERT_OK(check_no_web_no_mcp(o));
+            ASSERT_OK(
+                check_commands(o, has_runner(phases[p]) ? "make test" : NULL));
+            ASSERT_OK(check_edit(o, spec_phase_writable(phases[p])));
+            ASSERT_OK(check_prompt(o, PROMPT));
+            assert_non_null(
+                strstr(o->summary, "web: off; mcp: none; stdin: closed"));
+            rc_adapter_out_free(o);
+        }
+}
+
+static void
+test_review_without_runner_runs_nothing(void **state)
+{
+    (void)state;
+    for (int a = 0; a < N_ADAPTERS; a++) {
+        struct err e = { 0 };
+        struct rc_adapter_out *o =
+            rc_adapter_build(vendor_of(adapters[a]), adapters[a],
+                             SPEC_PHASE_REVIEW, PROMPT, NULL, &e);
+
+        assert_non_null(o);
+        ASSERT_OK(check_commands(o, NULL));
+        ASSERT_OK(check_edit(o, false));
+        rc_adapter_out_free(o);
+    }
+}
+
+static void
+test_option_like_prompt_arrives_as_the_prompt(void **state)
+{
+    static const char *const prompts[] = {
+        "--help",
+        "-p x",
+        "line1\n--dangerously-skip-permissions",
+        "--",
+        "-c mcp_servers.x.command=\"sh\"",
+    };
+
+    (void)state;
+    for (int a = 0; a < N_ADAPTERS; a++)
+        for (int p = 0; p < N_PHASES; p++)
+            for (size_t i = 0; i < sizeof(prompts) / sizeof(prompts[0]); i++) {
+                struct rc_adapter_out *o =
+                    build(adapters[a], phases[p], prompts[i]);
+
+                ASSERT_OK(check_prompt(o, prompts[i]));
+                /* and no option token was added for it */
+                assert_false(has_option(o, "--dangerously-skip-permissions"));
+                assert_false(has_option(o, "--help"));
+                rc_adapter_out_free(o);
+            }
+}
+
+static void
+test_runner_with_quotes_is_one_exact_rule(void **state)
+{
+    char *argv[] = { "pytest", "-k", "not slow", "it's" };
+    struct spec_argv r = { argv, 4 };
+    struct err e = { 0 };
+    struct rc_adapter_out *o =
+        rc_adapter_build("claude", "claude", SPEC_PHASE_FIX, PROMPT, &r, &e);
+    const char *line = "pytest -k 'not slow' 'it'\\''s'";
+
+    (void)state;
+    assert_non_null(o);
+    assert_string_equal(o->policy.runner_line, line);
+    ASSERT_OK(check_commands(o, line));
+    rc_adapter_out_free(o);
+}
+
+/* --- negative controls: the checkers can fail ---------------------- */
+
+static void
+replace_arg(struct rc_adapter_out *o, const char *old, const char *new)
+{
+    for (size_t i = 0; i < o->argc; i++)
+        if (strcmp(o->argv[i], old) == 0 ||
+            (old[strlen(old) - 1] == '=' &&
+             strncmp(o->argv[i], old, strlen(old)) == 0)) {
+            free(o->argv[i]);
+            o->argv[i] = strdup(new);
+            return;
+        }
+    fail_msg("no argument %s", old);
+}
+
+static void
+replace_file(struct rc_adapter_out *o, const char *old, const char *new)
+{
+    char *c = o->files[0].content, *at = strstr(c, old);
+    size_t n = strlen(c) - strlen(old) + strlen(new) + 1;
+    char *s = malloc(n);
+
+    assert_non_null(at);
+    snprintf(s, n, "%.*s%s%s", (int)(at - c), c, new, at + strlen(old));
+    free(c);
+    o->files[0].content = s;
+}
+
+static void
+test_checkers_catch_a_widened_output(void **state)
+{
+    struct rc_adapter_out *o;
+
+    (void)state;
+    o = build("claude", SPEC_PHASE_REVIEW, PROMPT);
+    replace_arg(o, "--tools=", "--tools=Read,Glob,Grep,Bash,WebFetch");
+    assert_non_null(check_no_web_no_mcp(o));
+    rc_adapter_out_free(o);
+
+    o = build("claude", SPEC_PHASE_REVIEW, PROMPT);
+    replace_file(o, "\"Bash(make test)\"", "\"Bash(make test)\", \"Bash\"");
+    assert_non_null(check_commands(o, "make test"));
+    rc_adapter_out_free(o);
+
+    o = build("claude", SPEC_PHASE_PLANNING, PROMPT);
+    replace_arg(o, "--tools=", "--tools=Read,Glob,Grep,Bash");
+    assert_non_null(check_commands(o, NULL));
+    rc_adapter_out_free(o);
+
+    o = build("claude", SPEC_PHASE_REVIEW, PROMPT);
+    replace_arg(o, "--tools=", "--tools=Read,Glob,Grep,Edit,Bash");
+    assert_non_null(check_edit(o, false));
+    rc_adapter_out_free(o);
+
+    o = build("codex", SPEC_PHASE_PLANNING, PROMPT);
+    replace_arg(o, "features.shell_tool=false", "features.shell_tool=true");
+    assert_non_null(check_commands(o, NULL));
+    rc_adapter_out_free(o);
+
+    o = build("codex", SPEC_PHASE_QUESTIONS, PROMPT);
+    replace_file(o, "# no MCP server tables", "[mcp_servers.x]");
+    assert_non_null(check_no_web_no_mcp(o));
+    rc_adapter_out_free(o);
+
+    o = build("generic", SPEC_PHASE_EXECUTE, PROMPT);
+    assert_null(check_prompt(o, PROMPT));
+    replace_arg(o, "/agent", "--help");
+    assert_non_null(check_prompt(o, PROMPT));
+    rc_adapter_out_free(o);
+
+    o = build("codex", SPEC_PHASE_FIX, "--help");
+    replace_arg(o, "--", "--x");
+    assert_non_null(check_prompt(o, "--help"));
+    rc_adapter_out_free(o);
+}
+
+/* --- refusals ------------------------------------------------------- */
+
+static void
+expect_error(const char *adapter, enum spec_phase p, const char *prompt,
+             const struct spec_argv *runner, enum err_code code,
+             const char *field)
+{
+    struct err e = { 0 };
+    struct rc_adapter_out *o =
+        rc_adapter_build(vendor_of(adapter), adapter, p, prompt, runner, &e);
+
+    assert_null(o);
+    assert_int_equal(e.code, code);
+    assert_string_equal(e.field, field);
+    assert_true(e.msg[0] != '\0');
+}
+
+static void
+test_bad_inputs_are_refused_with_the_field(void **state)
+{
+    char *star[] = { "sh", "-c", "rm *" };
+    struct spec_argv r_star = { star, 3 };
+    char *nl[] = { "make", "a\nb" };
+    struct spec_argv r_nl = { nl, 2 };
+    char *big = malloc(RC_ADAPTER_ARG_MAX + 2);
+
+    (void)state;
+    assert_non_null(big);
+    memset(big, 'x', RC_ADAPTER_ARG_MAX + 1);
+    big[RC_ADAPTER_ARG_MAX + 1] = '\0';
+    for (int a = 0; a < N_ADAPTERS; a++) {
+        expect_error(adapters[a], SPEC_PHASE_PLANNING, PROMPT, &make_test,
+                     ERR_INVALID, "spec.runner");
+        expect_error(adapters[a], SPEC_PHASE_QUESTIONS, PROMPT, &make_test,
+                     ERR_INVALID, "spec.runner");
+        expect_error(adapters[a], SPEC_PHASE_FIX, big, NULL, ERR_LIMIT,
+                     "spec.prompt");
+        expect_error(adapters[a], SPEC_PHASE_FIX, "", NULL, ERR_INVALID,
+                     "spec.prompt");
+    }
+    /* one byte less fits */
+    big[RC_ADAPTER_ARG_MAX] = '\0';
+    rc_adapter_out_free(build("claude", SPEC_PHASE_PLANNING, big));
+    expect_error("generic", SPEC_PHASE_PLANNING, big, NULL, ERR_LIMIT,
+                 "spec.prompt"); /* "AGENT_PROMPT=" pushes it over */
+    free(big);
+    expect_error("claude", SPEC_PHASE_REVIEW, PROMPT, &r_star, ERR_INVALID,
+                 "spec.runner[2]");
+    expect_error("claude", SPEC_PHASE_REVIEW, PROMPT, &r_nl, ERR_INVALID,
+                 "spec.runner[1]");
+    expect_error("codex", SPEC_PHASE_REVIEW, "-", NULL, ERR_INVALID,
+                 "spec.prompt");
+    expect_error("bard", SPEC_PHASE_REVIEW, PROMPT, NULL, ERR_INVALID,
+                 "adapter");
+}
+
+/* --- helpers -------------------------------------------------------- */
+
+static void
+test_shell_line_quotes_only_what_needs_it(void **state)
+{
+    char *a[] = { "make", "-j2", "test", "a b", "it's", "$HOME", "x;y" };
+    char *s = rc_adapter_shell_line(a, 7);
+
+    (void)state;
+    assert_string_equal(s, "make -j2 test 'a b' 'it'\\''s' '$HOME' 'x;y'");
+    free(s);
+    s = rc_adapter_shell_line(a, 0);
+    assert_string_equal(s, "");
+    free(s);
+}
+
+static void
+test_vendor_picks_its_adapter(void **state)
+{
+    (void)state;
+    assert_string_equal(rc_adapter_for_vendor("claude"), "claude");
+    assert_string_equal(rc_adapter_for_vendor("codex"), "codex");
+    assert_string_equal(rc_adapter_for_vendor("fake"), "generic");
+    assert_string_equal(rc_adapter_for_vendor(NULL), "generic");
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_golden_every_adapter_and_phase),
+        cmocka_unit_test(test_policy_holds_for_every_adapter_and_phase),
+        cmocka_unit_test(test_review_without_runner_runs_nothing),
+        cmocka_unit_test(test_option_like_prompt_arrives_as_the_prompt),
+        cmocka_unit_test(test_runner_with_quotes_is_one_exact_rule),
+        cmocka_unit_test(test_checkers_catch_a_widened_output),
+        cmocka_unit_test(test_bad_inputs_are_refused_with_the_field),
+        cmocka_unit_test(test_shell_line_quotes_only_what_needs_it),
+        cmocka_unit_test(test_vendor_picks_its_adapter),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
