@@ -78,7 +78,11 @@ struct rc_drift_rule {
 /* What the controller recorded for the object. Everything is borrowed. */
 struct rc_drift_expect {
     const char *id;         /* containers, network: ID recorded at create */
-    const char *created_at; /* volumes: CreatedAt recorded at create */
+    const char *created_at; /* volumes: CreatedAt recorded at create, or
+                               NULL to skip volume.created-at: pass it only
+                               while no container holds the volume (a
+                               mounted tmpfs volume's CreatedAt is the ctime
+                               of its root, which moves on writes) */
     /* containers */
     const char *image_id;        /* .Image recorded at create */
     const cJSON *image_config;   /* Config of GET /images/<image_id>/json:
@@ -121,7 +125,8 @@ struct rc_drift_report {
  * details of the first rule in table order that found drift, plus the bit
  * of every rule that did), -1 on a bad argument (NULL d/inspect/x/out, a
  * role d has no object for, an inspect that is not a JSON object, a
- * container without x->image_config) or out of memory. Values in the
+ * container or network without x->id, a container without x->image_id or
+ * x->image_config) or out of memory. Values in the
  * report never hold the credential: the agent's Env is reported by key
  * only and every string is scrubbed of d's secret. */
 int rc_drift_check(const struct rc_desired *d, enum rc_role role,

@@ -179,8 +179,13 @@ static const struct rc_drift_rule rules[] = {
       "reaps orphans that would fill PidsLimit; SIGTERM ends the agent" },
     /* ---- volumes ---- */
     { "volume.created-at", VOL, "CreatedAt", NULL, NULL, RC_CMP_CREATED_AT,
-      "the CreatedAt recorded at create",
-      RECREATED " (volumes have no ID; CreatedAt tells them apart)" },
+      "the CreatedAt recorded at create, while no container holds the volume "
+      "(the controller passes none after)",
+      RECREATED
+      ". Volumes have no ID; CreatedAt is the ctime of the tmpfs "
+      "root while mounted (it moves at mount and on writes at /work's top), "
+      "and from then on Docker refuses to remove a volume a container "
+      "references, so container.id and container.live-mounts carry it" },
     { "volume.labels", VOL, "Labels", "/Labels", "null", RC_CMP_EXACT,
       "exactly the body's labels",
       "ownership: GC and adoption find objects by these labels" },

@@ -1,0 +1,7 @@
+# The drift checker (reconcile/rc_drift*): pure, against inspect results
+# captured from dockerd (tests/unit/fixtures/drift/), and the agreement of
+# its rule table with docs/drift-rules.md.
+agentctl_unit_test(test_rc_drift
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_drift.c LIBS rcdrift)
+target_compile_definitions(test_rc_drift PRIVATE
+  TEST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

@@ -1,0 +1,886 @@
+/* test_rc_drift.c - the drift checker against real inspect results
+ * (tests/unit/fixtures/drift/, captured from dockerd 20.10 for the bodies
+ * rc_desired_build() makes from the spec below): every fixture as captured
+ * shows no drift; for every rule a mutation that breaks exactly that rule
+ * is reported with that rule, field, expected and observed value, and is
+ * not reported with the rule's bit in disabled_rules (the negative control
+ * the integration tests rely on); the rule table and docs/drift-rules.md
+ * agree row for row; no report holds the credential.
+ *
+ * `test_rc_drift --write-doc docs/drift-rules.md` rewrites the generated
+ * table of the doc from the code. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ctl_config.h"
+#include "rc_desired.h"
+#include "rc_drift.h"
+#include "spec.h"
+
+/* The fake credential the fixtures were made with (not a secret). */
+#define SECRET "FAKE-cred-not-a-secret-0000"
+#define NET    "agentctl-driftfx-5eedf00d-net"
+#define EGRESS "agentctl-driftfx-egress"
+#define PROXY_ID                                                               \
+    "2d0e76472d09ff85d80a488d6a29d600a11dd2217c13998c3033e269a5a67e99"
+#define AGENT_ID                                                               \
+    "4d8f8c4d992ac1aee4ed3bcbc0646552b97bce7efa03ad2f836b61dad09c7602"
+#define NET_ID                                                                 \
+    "3a9063d4ead6c0dadeb89226b357190becabf3793a10365ff1fcccecc7eafb86"
+#define OTHER_ID                                                               \
+    "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+#define AGENT_IMAGE                                                            \
+    "sha256:a2ba02a51fbc089b4c2be476972fd3b030f600740b70d8b8e99fd320140d8268"
+
+#define DOC_BEGIN                                                              \
+    "<!-- rules:begin (generated: test_rc_drift --write-doc) -->\n"
+#define DOC_END "<!-- rules:end -->\n"
+
+/* The config and spec the fixtures were made from (README.md there). */
+static const char cfg_text[] =
+    "vendors:\n"
+    "  fake: {hosts: [\"vendor.test:443\"], credentialEnv: FAKE_API_KEY, "
+    "allowPrivate: true}\n"
+    "egressNetwork: " EGRESS "\n"
+    "subnetPool: 10.250.0.0/16\n";
+
+static const char spec_text[] =
+    "apiVersion: agentctl.dev/v1alpha1\n"
+    "kind: AgentInvocation\n"
+    "metadata: {name: driftfx}\n"
+    "spec:\n"
+    "  vendor: fake\n"
+    "  phase: execute\n"
+    "  image: agentctl/demo-agent:0.1.0\n"
+    "  command: [/demo-agent, --write-work, --sleep, \"300\"]\n"
+    "  env: {LOG_LEVEL: debug}\n"
+    "  workspace: {source: repos/web, size: 8Mi, inodes: 1000}\n"
+    "  credential: fk\n"
+    "  scratch: {size: 16Mi, inodes: 1000}\n"
+    "  resources: {memory: 256Mi, cpus: \"0.5\", pids: 64}\n"
+    "  deadlineSeconds: 600\n"
+    "  output: {maxBytes: 1048576}\n"
+    "  attempt: a1\n";
+
+static const char *const fixture_file[RC_ROLE_COUNT] = {
+    "network.json", "proxy.json",  "workspace.json",
+    "scratch.json", "keeper.json", "agent.json",
+};
+
+struct fx {
+    struct ctl_config *cfg;
+    struct spec_invocation *inv;
+    struct rc_desired *d;
+    cJSON *obj[RC_ROLE_COUNT]; /* inspect results as captured */
+    cJSON *images;             /* [{Id, Config}] */
+};
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static void
+source_path(const char *rel, char *out, size_t size)
+{
+    const char *root = getenv("AGENTCTL_SOURCE_DIR");
+
+    snprintf(out, size, "%s/%s", root ? root : TEST_SOURCE_DIR, rel);
+}
+
+static char *
+read_text(const char *rel)
+{
+    char path[1024];
+    FILE *f;
+    long n;
+    char *s;
+
+    source_path(rel, path, sizeof(path));
+    f = fopen(path, "rb");
+    if (f == NULL)
+        fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    rewind(f);
+    s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static cJSON *
+read_fixture(const char *name)
+{
+    char rel[256];
+    char *text;
+    cJSON *j;
+
+    snprintf(rel, sizeof(rel), "tests/unit/fixtures/drift/%s", name);
+    text = read_text(rel);
+    j = cJSON_Parse(text);
+    if (j == NULL)
+        fail_msg("%s is not JSON", rel);
+    free(text);
+    return j;
+}
+
+static int
+group_setup(void **state)
+{
+    struct fx *fx = calloc(1, sizeof(*fx));
+    struct spec_errors es;
+    struct spec_file f;
+    struct err e = { 0 };
+    struct rc_inputs in = {
+        .controller_id = "ctl-fx",
+        .uid = "5eedf00d-0000-4000-8000-000000000001",
+        .image_id = AGENT_IMAGE,
+        .subnet_index = 7,
+        .credential = SECRET,
+    };
+
+    assert_non_null(fx);
+    fx->cfg = ctl_config_parse("c.yaml", cfg_text, strlen(cfg_text), &es);
+    assert_non_null(fx->cfg);
+    if (spec_load_buffer("s.yaml", spec_text, strlen(spec_text), &f) != 0)
+        fail_msg("fixture spec does not load");
+    fx->inv = spec_file_take(&f, 0);
+    spec_file_cleanup(&f);
+    fx->d = rc_desired_build(fx->inv, fx->cfg, &in, &e);
+    if (fx->d == NULL)
+        fail_msg("build: %s: %s", e.field, e.msg);
+    for (int r = 0; r < RC_ROLE_COUNT; r++)
+        fx->obj[r] = read_fixture(fixture_file[r]);
+    fx->images = read_fixture("images.json");
+    *state = fx;
+    return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+    struct fx *fx = *state;
+
+    for (int r = 0; r < RC_ROLE_COUNT; r++)
+        cJSON_Delete(fx->obj[r]);
+    cJSON_Delete(fx->images);
+    rc_desired_free(fx->d);
+    spec_invocation_free(fx->inv);
+    ctl_config_free(fx->cfg);
+    free(fx);
+    return 0;
+}
+
+static const char *
+str_at(const cJSON *j, const char *ptr)
+{
+    const cJSON *v = rc_json_at(j, ptr);
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The image's Config for the container's recorded .Image. */
+static const cJSON *
+image_config(const struct fx *fx, const char *image_id)
+{
+    const cJSON *im;
+
+    cJSON_ArrayForEach(im, fx->images)
+    {
+        if (strcmp(str_at(im, "/Id"), image_id) == 0)
+            return rc_json_at(im, "/Config");
+    }
+    fail_msg("no image %s in images.json", image_id);
+    return NULL;
+}
+
+static const char *const both[] = { PROXY_ID, AGENT_ID };
+
+/* What the controller recorded when it made the fixture objects: the
+ * agent runs, so {proxy, agent} are allowed and required. */
+static void
+expect_for(const struct fx *fx, enum rc_role role, struct rc_drift_expect *x)
+{
+    const cJSON *o = fx->obj[role];
+
+    memset(x, 0, sizeof(*x));
+    x->id = str_at(o, "/Id");
+    x->created_at = str_at(o, "/CreatedAt");
+    if (role == RC_ROLE_NETWORK) {
+        x->allowed = both;
+        x->n_allowed = 2;
+        x->required = both;
+        x->n_required = 2;
+    } else if (x->id != NULL) {
+        x->image_id = str_at(o, "/Image");
+        x->image_config = image_config(fx, x->image_id);
+    }
+}
+
+/* Set (json != NULL) or delete the value at an RFC 6901 pointer of the
+ * test's own copy; "-" appends to an array. */
+static void
+mutate(cJSON *root, const char *ptr, const char *json)
+{
+    char parent[512], key[256];
+    const char *slash = strrchr(ptr, '/');
+    cJSON *p, *v = NULL;
+    size_t k = 0;
+
+    snprintf(parent, sizeof(parent), "%.*s", (int)(slash - ptr), ptr);
+    for (const char *s = slash + 1; *s != '\0' && k + 1 < sizeof(key); s++)
+        if (s[0] == '~' && (s[1] == '1' || s[1] == '0')) {
+            key[k++] = s[1] == '1' ? '/' : '~';
+            s++;
+        } else {
+            key[k++] = *s;
+        }
+    key[k] = '\0';
+    p = (cJSON *)rc_json_at(root, parent);
+    if (p == NULL)
+        fail_msg("no parent %s", parent);
+    if (json != NULL && (v = cJSON_Parse(json)) == NULL)
+        fail_msg("bad JSON %s", json);
+    if (cJSON_IsArray(p) && strcmp(key, "-") == 0)
+        cJSON_AddItemToArray(p, v);
+    else if (cJSON_IsArray(p) && v != NULL)
+        cJSON_ReplaceItemInArray(p, atoi(key), v);
+    else if (cJSON_IsArray(p))
+        cJSON_DeleteItemFromArray(p, atoi(key));
+    else if (v == NULL)
+        cJSON_DeleteItemFromObjectCaseSensitive(p, key);
+    else if (cJSON_GetObjectItemCaseSensitive(p, key) != NULL)
+        cJSON_ReplaceItemInObjectCaseSensitive(p, key, v);
+    else
+        cJSON_AddItemToObject(p, key, v);
+}
+
+static void
+assert_no_secret(const struct rc_drift_report *r)
+{
+    assert_null(strstr(r->field, SECRET));
+    assert_null(strstr(r->expected, SECRET));
+    assert_null(strstr(r->observed, SECRET));
+    assert_null(strstr(r->message, SECRET));
+}
+
+/* ---- one mutation per rule (at least) ----------------------------------- */
+
+/* A change to one fixture and what must be reported: rule, field,
+ * expected and observed (NULL: too long to spell out, not compared). */
+struct mut {
+    enum rc_role role;
+    const char *rule;
+    const char *ptr;  /* JSON pointer into the inspect result */
+    const char *json; /* new value; NULL deletes */
+    const char *field;
+    const char *exp;
+    const char *obs;
+};
+
+#define N        RC_ROLE_NETWORK
+#define P        RC_ROLE_PROXY
+#define K        RC_ROLE_KEEPER
+#define A        RC_ROLE_AGENT
+#define WS       RC_ROLE_WORKSPACE
+#define SC       RC_ROLE_SCRATCH
+#define Q        "\""
+#define NETS_PTR "/NetworkSettings/Networks/"
+#define RED      "=<redacted>\""
+
+static const struct mut muts[] = {
+    /* network */
+    { N, "network.id", "/Id", Q OTHER_ID Q, "Id", Q NET_ID Q, Q OTHER_ID Q },
+    { N, "network.labels", "/Labels/agentctl.dev~1attempt", "\"a2\"",
+      "Labels.agentctl.dev/attempt", "\"a1\"", "\"a2\"" },
+    { N, "network.labels", "/Labels/extra", "\"1\"", "Labels.extra", "null",
+      "\"1\"" },
+    { N, "network.driver", "/Driver", "\"macvlan\"", "Driver", "\"bridge\"",
+      "\"macvlan\"" },
+    { N, "network.internal", "/Internal", "false", "Internal", "true",
+      "false" },
+    { N, "network.enable-ipv6", "/EnableIPv6", "true", "EnableIPv6", "false",
+      "true" },
+    { N, "network.ipam", "/IPAM/Config/0/Subnet", "\"10.250.8.0/24\"",
+      "IPAM.Config",
+      "[{\"Subnet\":\"10.250.7.0/24\",\"Gateway\":\"10.250.7.1\"}]",
+      "[{\"Subnet\":\"10.250.8.0/24\",\"Gateway\":\"10.250.7.1\"}]" },
+    { N, "network.ipam", "/IPAM/Config/-", "{\"Subnet\":\"10.9.0.0/24\"}",
+      "IPAM.Config", NULL, NULL },
+    { N, "network.options", "/Options/com.docker.network.bridge.inhibit_ipv4",
+      NULL, "Options", "{\"com.docker.network.bridge.inhibit_ipv4\":\"true\"}",
+      "{}" },
+    { N, "network.options", "/Options/com.docker.network.bridge.inhibit_ipv4",
+      "\"false\"", "Options.com.docker.network.bridge.inhibit_ipv4", "\"true\"",
+      "\"false\"" },
+    { N, "network.endpoint-extra", "/Containers/" OTHER_ID,
+      "{\"Name\":\"intruder\",\"IPv4Address\":\"10.250.7.9/24\"}", "Containers",
+      "[\"2d0e76472d09\",\"4d8f8c4d992a\"]",
+      "{\"eeeeeeeeeeee\":\"intruder\"}" },
+    { N, "network.endpoint-missing", "/Containers/" PROXY_ID, NULL,
+      "Containers", "[\"2d0e76472d09\",\"4d8f8c4d992a\"]",
+      "[\"4d8f8c4d992a\"]" },
+    /* containers: identity and command */
+    { P, "container.id", "/Id", Q OTHER_ID Q, "Id", Q PROXY_ID Q,
+      Q OTHER_ID Q },
+    { K, "container.name", "/Name", "\"/old-keeper\"", "Name",
+      "\"/agentctl-driftfx-5eedf00d-keeper\"", "\"/old-keeper\"" },
+    { A, "container.labels", "/Config/Labels/agentctl.dev~1role", "\"proxy\"",
+      "Config.Labels.agentctl.dev/role", "\"agent\"", "\"proxy\"" },
+    { P, "container.labels", "/Config/Labels/agentctl.dev~1image", NULL,
+      "Config.Labels.agentctl.dev/image", "\"true\"", "null" },
+    { A, "container.image-id", "/Image", "\"sha256:" OTHER_ID "\"", "Image",
+      Q AGENT_IMAGE Q, "\"sha256:" OTHER_ID "\"" },
+    { P, "container.image", "/Config/Image", "\"agentctl/egress-proxy:0.2.0\"",
+      "Config.Image", "\"agentctl/egress-proxy:0.1.0\"",
+      "\"agentctl/egress-proxy:0.2.0\"" },
+    { A, "container.entrypoint", "/Config/Entrypoint/-", "\"--evil\"",
+      "Config.Entrypoint",
+      "[\"/demo-agent\",\"--write-work\",\"--sleep\",\"300\"]",
+      "[\"/demo-agent\",\"--write-work\",\"--sleep\",\"300\",\"--evil\"]" },
+    { P, "container.entrypoint", "/Config/Entrypoint", "[\"/bin/sh\"]",
+      "Config.Entrypoint", "[\"/egress-proxy\"]", "[\"/bin/sh\"]" },
+    { P, "container.cmd", "/Config/Cmd/3", "\"evil.test:443\"", "Config.Cmd",
+      "[\"--listen\",\"10.250.7.2:3128\",\"--allow\",\"vendor.test:443\","
+      "\"--allow-private\"]",
+      "[\"--listen\",\"10.250.7.2:3128\",\"--allow\",\"evil.test:443\","
+      "\"--allow-private\"]" },
+    { A, "container.cmd", "/Config/Cmd", "[\"x\"]", "Config.Cmd", "null",
+      "[\"x\"]" },
+    { A, "container.env", "/Config/Env/-", "\"LD_PRELOAD=/x.so\"", "Config.Env",
+      "null", "\"LD_PRELOAD" RED },
+    { A, "container.env", "/Config/Env/1", "\"FAKE_API_KEY=other\"",
+      "Config.Env", "\"FAKE_API_KEY" RED, "\"FAKE_API_KEY" RED },
+    { A, "container.env", "/Config/Env/3", NULL, "Config.Env",
+      "\"HTTPS_PROXY" RED, "null" },
+    { A, "container.env", "/Config/Env/6", "\"PATH=/evil\"", "Config.Env",
+      "\"PATH" RED, "\"PATH" RED },
+    { A, "container.env", "/Config/Env/-", "\"LOG_LEVEL=debug\"", "Config.Env",
+      "7", "8" },
+    { P, "container.env", "/Config/Env/-", "\"NO_PROXY=*\"", "Config.Env",
+      "null", "\"NO_PROXY=*\"" },
+    { K, "container.user", "/Config/User", "\"0:0\"", "Config.User",
+      "\"1000:1000\"", "\"0:0\"" },
+    { A, "container.workdir", "/Config/WorkingDir", "\"/\"",
+      "Config.WorkingDir", "\"/work\"", "\"/\"" },
+    { A, "container.stdin", "/Config/OpenStdin", "true", "Config.OpenStdin",
+      "false", "true" },
+    /* containers: privilege */
+    { A, "container.privileged", "/HostConfig/Privileged", "true",
+      "HostConfig.Privileged", "false", "true" },
+    { P, "container.cap-add", "/HostConfig/CapAdd", "[\"NET_ADMIN\"]",
+      "HostConfig.CapAdd", "null", "[\"NET_ADMIN\"]" },
+    { K, "container.cap-drop", "/HostConfig/CapDrop", "[]",
+      "HostConfig.CapDrop", "[\"ALL\"]", "[]" },
+    { A, "container.readonly-rootfs", "/HostConfig/ReadonlyRootfs", "false",
+      "HostConfig.ReadonlyRootfs", "true", "false" },
+    { A, "container.security-opt", "/HostConfig/SecurityOpt/-",
+      "\"seccomp=unconfined\"", "HostConfig.SecurityOpt",
+      "[\"no-new-privileges\"]",
+      "[\"no-new-privileges\",\"seccomp=unconfined\"]" },
+    { P, "container.restart-policy", "/HostConfig/RestartPolicy/Name",
+      "\"always\"", "HostConfig.RestartPolicy.Name", "\"no\"", "\"always\"" },
+    { K, "container.restart-policy", "/HostConfig/RestartPolicy",
+      "{\"Name\":\"on-failure\",\"MaximumRetryCount\":3}",
+      "HostConfig.RestartPolicy.Name", "\"no\"", "\"on-failure\"" },
+    { A, "container.restart-policy",
+      "/HostConfig/RestartPolicy/MaximumRetryCount", "5",
+      "HostConfig.RestartPolicy.MaximumRetryCount", "0", "5" },
+    /* containers: network */
+    { A, "container.dns", "/HostConfig/Dns/-", "\"8.8.8.8\"", "HostConfig.Dns",
+      "[\"0.0.0.0\"]", "[\"0.0.0.0\",\"8.8.8.8\"]" },
+    { P, "container.dns", "/HostConfig/Dns", "[\"1.1.1.1\"]", "HostConfig.Dns",
+      "null", "[\"1.1.1.1\"]" },
+    { A, "container.dns-options", "/HostConfig/DnsOptions", "[\"ndots:5\"]",
+      "HostConfig.DnsOptions", "[\"timeout:1\",\"attempts:1\"]",
+      "[\"ndots:5\"]" },
+    { A, "container.dns-search", "/HostConfig/DnsSearch", "[\"corp.invalid\"]",
+      "HostConfig.DnsSearch", "[]", "[\"corp.invalid\"]" },
+    { A, "container.extra-hosts", "/HostConfig/ExtraHosts/-",
+      "\"vendor.test:10.250.7.9\"", "HostConfig.ExtraHosts", "[]",
+      "[\"vendor.test:10.250.7.9\"]" },
+    { K, "container.network-mode", "/HostConfig/NetworkMode", "\"host\"",
+      "HostConfig.NetworkMode", "\"none\"", "\"host\"" },
+    { P, "container.networks", NETS_PTR EGRESS, NULL,
+      "NetworkSettings.Networks", "[\"" NET "\",\"" EGRESS "\"]",
+      "[\"" NET "\"]" },
+    { A, "container.networks", NETS_PTR "bridge", "{}",
+      "NetworkSettings.Networks", "[\"" NET "\"]", "[\"" NET "\",\"bridge\"]" },
+    { P, "container.internal-ip", NETS_PTR NET "/IPAddress", "\"10.250.7.9\"",
+      "NetworkSettings.Networks." NET ".IPAddress", "\"10.250.7.2\"",
+      "\"10.250.7.9\"" },
+    { A, "container.internal-ip", NETS_PTR NET "/IPAMConfig/IPv4Address",
+      "\"10.250.7.9\"",
+      "NetworkSettings.Networks." NET ".IPAMConfig.IPv4Address",
+      "\"10.250.7.3\"", "\"10.250.7.9\"" },
+    { K, "container.port-bindings", "/HostConfig/PortBindings/8080~1tcp",
+      "[{\"HostIp\":\"127.0.0.1\",\"HostPort\":\"18090\"}]",
+      "HostConfig.PortBindings", "{}",
+      "{\"8080/tcp\":[{\"HostIp\":\"127.0.0.1\",\"HostPort\":\"18090\"}]}" },
+    { A, "container.publish-all-ports", "/HostConfig/PublishAllPorts", "true",
+      "HostConfig.PublishAllPorts", "false", "true" },
+    { P, "container.ports-live", "/NetworkSettings/Ports/3128~1tcp",
+      "[{\"HostIp\":\"0.0.0.0\",\"HostPort\":\"3128\"}]",
+      "NetworkSettings.Ports.3128/tcp", "null",
+      "[{\"HostIp\":\"0.0.0.0\",\"HostPort\":\"3128\"}]" },
+    /* containers: storage */
+    { K, "container.mounts", "/HostConfig/Mounts/-",
+      "{\"Type\":\"bind\",\"Source\":\"/\",\"Target\":\"/host\"}",
+      "HostConfig.Mounts", NULL, NULL },
+    { A, "container.mounts", "/HostConfig/Mounts/0/ReadOnly", "true",
+      "HostConfig.Mounts", NULL, NULL },
+    { P, "container.mounts", "/HostConfig/Mounts",
+      "[{\"Type\":\"volume\",\"Source\":\"x\",\"Target\":\"/x\"}]",
+      "HostConfig.Mounts", "null",
+      "[{\"Type\":\"volume\",\"Source\":\"x\",\"Target\":\"/x\"}]" },
+    { A, "container.live-mounts", "/Mounts/1/RW", "false", "Mounts", NULL,
+      NULL },
+    { P, "container.live-mounts", "/Mounts/-",
+      "{\"Type\":\"bind\",\"Source\":\"/var/run/docker.sock\","
+      "\"Destination\":\"/run/docker.sock\",\"RW\":true}",
+      "Mounts", "[]",
+      "[{\"Type\":\"bind\",\"Source\":\"/var/run/docker.sock\","
+      "\"Destination\":\"/run/docker.sock\",\"RW\":true}]" },
+    { K, "container.binds", "/HostConfig/Binds", "[\"/:/host\"]",
+      "HostConfig.Binds", "null", "[\"/:/host\"]" },
+    { A, "container.volumes-from", "/HostConfig/VolumesFrom", "[\"other\"]",
+      "HostConfig.VolumesFrom", "null", "[\"other\"]" },
+    { A, "container.tmpfs", "/HostConfig/Tmpfs", "{\"/run\":\"size=1g\"}",
+      "HostConfig.Tmpfs", "null", "{\"/run\":\"size=1g\"}" },
+    { P, "container.devices", "/HostConfig/Devices",
+      "[{\"PathOnHost\":\"/dev/kmsg\",\"PathInContainer\":\"/dev/kmsg\","
+      "\"CgroupPermissions\":\"r\"}]",
+      "HostConfig.Devices", "null", NULL },
+    /* containers: namespaces and limits */
+    { A, "container.pid-mode", "/HostConfig/PidMode", "\"host\"",
+      "HostConfig.PidMode", "\"\"", "\"host\"" },
+    { K, "container.ipc-mode", "/HostConfig/IpcMode", "\"host\"",
+      "HostConfig.IpcMode", "\"private\"", "\"host\"" },
+    { P, "container.uts-mode", "/HostConfig/UTSMode", "\"host\"",
+      "HostConfig.UTSMode", "\"\"", "\"host\"" },
+    { A, "container.userns-mode", "/HostConfig/UsernsMode", "\"host\"",
+      "HostConfig.UsernsMode", "\"\"", "\"host\"" },
+    { K, "container.cgroupns-mode", "/HostConfig/CgroupnsMode", "\"private\"",
+      "HostConfig.CgroupnsMode", "\"host\"", "\"private\"" },
+    { A, "container.memory", "/HostConfig/Memory", "1073741824",
+      "HostConfig.Memory", "268435456", "1073741824" },
+    { P, "container.memory-swap", "/HostConfig/MemorySwap", "-1",
+      "HostConfig.MemorySwap", "67108864", "-1" },
+    { A, "container.nano-cpus", "/HostConfig/NanoCpus", "2000000000",
+      "HostConfig.NanoCpus", "500000000", "2000000000" },
+    { K, "container.nano-cpus", "/HostConfig/NanoCpus", "1000000000",
+      "HostConfig.NanoCpus", "0", "1000000000" },
+    { A, "container.pids-limit", "/HostConfig/PidsLimit", "-1",
+      "HostConfig.PidsLimit", "64", "-1" },
+    { P, "container.init", "/HostConfig/Init", "false", "HostConfig.Init",
+      "true", "false" },
+    /* volumes */
+    { WS, "volume.created-at", "/CreatedAt", "\"2026-12-02T10:09:00Z\"",
+      "CreatedAt", "\"2026-12-02T10:05:06Z\"", "\"2026-12-02T10:09:00Z\"" },
+    { SC, "volume.labels", "/Labels/agentctl.dev~1managed-by", "\"other\"",
+      "Labels.agentctl.dev/managed-by", "\"ctl-fx\"", "\"other\"" },
+    { WS, "volume.driver", "/Driver", "\"nfs\"", "Driver", "\"local\"",
+      "\"nfs\"" },
+    { WS, "volume.options", "/Options/o",
+      "\"size=1073741824,nr_inodes=1000,uid=1000,gid=1000,mode=0700\"",
+      "Options.o",
+      "\"size=8388608,nr_inodes=1000,uid=1000,gid=1000,mode=0700\"",
+      "\"size=1073741824,nr_inodes=1000,uid=1000,gid=1000,mode=0700\"" },
+    { SC, "volume.options", "/Options/type", "\"ext4\"", "Options.type",
+      "\"tmpfs\"", "\"ext4\"" },
+};
+
+static void
+check_mut(struct fx *fx, size_t i, const struct mut *m)
+{
+    struct rc_drift_expect x;
+    struct rc_drift_report r;
+    cJSON *obj = cJSON_Duplicate(fx->obj[m->role], true);
+    int bit = rc_drift_rule_by_id(m->rule);
+    int rc;
+
+    assert_non_null(obj);
+    if (bit < 0)
+        fail_msg("case %zu: unknown rule %s", i, m->rule);
+    mutate(obj, m->ptr, m->json);
+    expect_for(fx, m->role, &x);
+    rc = rc_drift_check(fx->d, m->role, obj, &x, &r);
+    if (rc != 1)
+        fail_msg("case %zu (%s %s): rc %d", i, m->rule, m->ptr, rc);
+    print_message("case %zu: %s\n", i, r.message);
+    assert_string_equal(r.rule, m->rule);
+    assert_int_equal(r.role, m->role);
+    /* exactly this rule and no other */
+    assert_int_equal(r.count, 1);
+    assert_true(r.drifted == (1ull << bit));
+    assert_string_equal(r.field, m->field);
+    if (m->exp != NULL)
+        assert_string_equal(r.expected, m->exp);
+    if (m->obs != NULL)
+        assert_string_equal(r.observed, m->obs);
+    assert_non_null(strstr(r.message, rc_desired_object(fx->d, m->role)->name));
+    assert_no_secret(&r);
+    /* negative control: the switch turns exactly this finding off */
+    x.disabled_rules = 1ull << bit;
+    assert_int_equal(rc_drift_check(fx->d, m->role, obj, &x, &r), 0);
+    assert_int_equal(r.count, 0);
+    cJSON_Delete(obj);
+}
+
+static void
+test_mutations_reported(void **state)
+{
+    for (size_t i = 0; i < sizeof(muts) / sizeof(muts[0]); i++)
+        check_mut(*state, i, &muts[i]);
+}
+
+/* Every rule of the table has a mutation above. */
+static void
+test_every_rule_mutated(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < rc_drift_rule_count(); i++) {
+        size_t j;
+
+        for (j = 0; j < sizeof(muts) / sizeof(muts[0]); j++)
+            if (strcmp(muts[j].rule, rc_drift_rule_id(i)) == 0)
+                break;
+        if (j == sizeof(muts) / sizeof(muts[0]))
+            fail_msg("rule %s has no mutation test", rc_drift_rule_id(i));
+    }
+}
+
+/* ---- the fixtures as captured ------------------------------------------- */
+
+static void
+test_fixtures_clean(void **state)
+{
+    struct fx *fx = *state;
+
+    for (int role = 0; role < RC_ROLE_COUNT; role++) {
+        struct rc_drift_expect x;
+        struct rc_drift_report r;
+        int rc;
+
+        expect_for(fx, role, &x);
+        rc = rc_drift_check(fx->d, role, fx->obj[role], &x, &r);
+        if (rc != 0)
+            fail_msg("%s: rc %d: %s", rc_role_name(role), rc, r.message);
+        assert_int_equal(r.count, 0);
+        assert_true(r.drifted == 0);
+    }
+}
+
+/* Which endpoints may and must be there follows the phase: the network
+ * before the agent runs, with a probe, and after the agent exited. */
+static void
+test_endpoints_by_phase(void **state)
+{
+    struct fx *fx = *state;
+    static const char *const proxy_only[] = { PROXY_ID };
+    static const char *const with_probe[] = { PROXY_ID, AGENT_ID, OTHER_ID };
+    struct rc_drift_expect x;
+    struct rc_drift_report r;
+    cJSON *net = cJSON_Duplicate(fx->obj[RC_ROLE_NETWORK], true);
+
+    expect_for(fx, RC_ROLE_NETWORK, &x);
+    /* before start: the running agent is an extra endpoint */
+    x.allowed = proxy_only;
+    x.n_allowed = 1;
+    x.required = proxy_only;
+    x.n_required = 1;
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_NETWORK, net, &x, &r), 1);
+    assert_string_equal(r.rule, "network.endpoint-extra");
+    assert_string_equal(
+        r.observed, "{\"4d8f8c4d992a\":\"agentctl-driftfx-5eedf00d-agent\"}");
+    assert_non_null(strstr(r.message, "extra endpoint 4d8f8c4d992a"));
+    /* ... and without it, clean */
+    mutate(net, "/Containers/" AGENT_ID, NULL);
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_NETWORK, net, &x, &r), 0);
+    /* a running probe is allowed while it runs */
+    mutate(net, "/Containers/" OTHER_ID, "{\"Name\":\"probe\"}");
+    x.allowed = with_probe;
+    x.n_allowed = 3;
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_NETWORK, net, &x, &r), 0);
+    /* the agent exited (Containers lists running endpoints only): allowed,
+     * not required */
+    x.required = proxy_only;
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_NETWORK, net, &x, &r), 0);
+    cJSON_Delete(net);
+}
+
+/* A created, not started agent has no IPAddress yet; a running one must. */
+static void
+test_internal_ip_before_start(void **state)
+{
+    struct fx *fx = *state;
+    struct rc_drift_expect x;
+    struct rc_drift_report r;
+    cJSON *a = cJSON_Duplicate(fx->obj[RC_ROLE_AGENT], true);
+
+    expect_for(fx, RC_ROLE_AGENT, &x);
+    mutate(a, NETS_PTR NET "/IPAddress", "\"\"");
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_AGENT, a, &x, &r), 1);
+    assert_string_equal(r.rule, "container.internal-ip");
+    assert_string_equal(r.observed, "\"\"");
+    mutate(a, "/State/Running", "false");
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_AGENT, a, &x, &r), 0);
+    /* the recorded address wins over the desired one */
+    x.internal_ip = "10.250.7.4";
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_AGENT, a, &x, &r), 1);
+    assert_string_equal(r.expected, "\"10.250.7.4\"");
+    cJSON_Delete(a);
+}
+
+/* The workspace fixture's CreatedAt (10:05:06) is not when it was created
+ * (10:05:01): while mounted it is the ctime of the tmpfs root, moved by
+ * the keeper's mount and the agent's writes. So volume.created-at runs
+ * only when the controller passes created_at (before any container holds
+ * the volume). */
+static void
+test_volume_created_at_optional(void **state)
+{
+    struct fx *fx = *state;
+    struct rc_drift_expect x;
+    struct rc_drift_report r;
+    cJSON *v = cJSON_Duplicate(fx->obj[RC_ROLE_WORKSPACE], true);
+
+    mutate(v, "/CreatedAt", "\"2026-12-02T10:05:01Z\"");
+    expect_for(fx, RC_ROLE_WORKSPACE, &x);
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_WORKSPACE, v, &x, &r), 1);
+    assert_string_equal(r.rule, "volume.created-at");
+    x.created_at = NULL;
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_WORKSPACE, v, &x, &r), 0);
+    /* the other volume rules still run */
+    mutate(v, "/Driver", "\"nfs\"");
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_WORKSPACE, v, &x, &r), 1);
+    assert_string_equal(r.rule, "volume.driver");
+    cJSON_Delete(v);
+}
+
+/* Every rule that finds drift is counted; the details are the first's. */
+static void
+test_all_rules_counted(void **state)
+{
+    struct fx *fx = *state;
+    struct rc_drift_expect x;
+    struct rc_drift_report r;
+    cJSON *p = cJSON_Duplicate(fx->obj[RC_ROLE_PROXY], true);
+    int id = rc_drift_rule_by_id("container.id");
+    int rp = rc_drift_rule_by_id("container.restart-policy");
+
+    mutate(p, "/HostConfig/RestartPolicy/Name", "\"always\"");
+    mutate(p, "/Id", Q OTHER_ID Q);
+    expect_for(fx, RC_ROLE_PROXY, &x);
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_PROXY, p, &x, &r), 1);
+    assert_int_equal(r.count, 2);
+    assert_true(r.drifted == ((1ull << id) | (1ull << rp)));
+    assert_string_equal(r.rule, "container.id");
+    x.disabled_rules = 1ull << id;
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_PROXY, p, &x, &r), 1);
+    assert_string_equal(r.message,
+                        "proxy agentctl-driftfx-5eedf00d-proxy: "
+                        "HostConfig.RestartPolicy.Name is \"always\", "
+                        "expected \"no\"");
+    cJSON_Delete(p);
+}
+
+/* The credential never reaches a report, wherever a stand-in puts it. */
+static void
+test_secret_never_reported(void **state)
+{
+    static const char *const where[] = {
+        "/Config/Cmd",
+        "/Config/Labels/agentctl.dev~1attempt",
+        "/HostConfig/ExtraHosts",
+        "/Config/Env/1",
+    };
+    static const char *const value[] = {
+        "[\"" SECRET "\"]",
+        "\"x" SECRET "x\"",
+        "[\"" SECRET ".test:10.0.0.1\"]",
+        "\"FAKE_API_KEY=" SECRET "-longer\"",
+    };
+    struct fx *fx = *state;
+
+    for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+        struct rc_drift_expect x;
+        struct rc_drift_report r;
+        cJSON *a = cJSON_Duplicate(fx->obj[RC_ROLE_AGENT], true);
+
+        mutate(a, where[i], value[i]);
+        expect_for(fx, RC_ROLE_AGENT, &x);
+        assert_int_equal(rc_drift_check(fx->d, RC_ROLE_AGENT, a, &x, &r), 1);
+        assert_no_secret(&r);
+        assert_non_null(strstr(r.observed, "redacted"));
+        cJSON_Delete(a);
+    }
+}
+
+static void
+test_bad_arguments(void **state)
+{
+    struct fx *fx = *state;
+    struct rc_drift_expect x;
+    struct rc_drift_report r;
+    cJSON *arr = cJSON_CreateArray();
+
+    expect_for(fx, RC_ROLE_AGENT, &x);
+    assert_int_equal(
+        rc_drift_check(NULL, RC_ROLE_AGENT, fx->obj[RC_ROLE_AGENT], &x, &r),
+        -1);
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_AGENT, NULL, &x, &r), -1);
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_AGENT, arr, &x, &r), -1);
+    assert_int_equal(
+        rc_drift_check(fx->d, RC_ROLE_AGENT, fx->obj[RC_ROLE_AGENT], NULL, &r),
+        -1);
+    assert_int_equal(rc_drift_check(fx->d, (enum rc_role)RC_ROLE_COUNT,
+                                    fx->obj[RC_ROLE_AGENT], &x, &r),
+                     -1);
+    x.image_config = NULL; /* cannot tell the image's Env from added ones */
+    assert_int_equal(
+        rc_drift_check(fx->d, RC_ROLE_AGENT, fx->obj[RC_ROLE_AGENT], &x, &r),
+        -1);
+    expect_for(fx, RC_ROLE_NETWORK, &x);
+    x.id = NULL;
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_NETWORK,
+                                    fx->obj[RC_ROLE_NETWORK], &x, &r),
+                     -1);
+    cJSON_Delete(arr);
+}
+
+static void
+test_rule_names(void **state)
+{
+    size_t n = rc_drift_rule_count();
+
+    (void)state;
+    assert_true(n > 0 && n <= 64);
+    for (size_t i = 0; i < n; i++) {
+        const struct rc_drift_rule *r = rc_drift_rule_at(i);
+
+        assert_non_null(r);
+        assert_ptr_equal(rc_drift_rule_id(i), r->id);
+        assert_int_equal(rc_drift_rule_by_id(r->id), (int)i); /* unique */
+        assert_true(r->roles != 0);
+        assert_non_null(r->path);
+        assert_non_null(r->expected);
+        assert_non_null(r->why);
+    }
+    assert_null(rc_drift_rule_at(n));
+    assert_null(rc_drift_rule_id(n));
+    assert_int_equal(rc_drift_rule_by_id("container.nonsense"), -1);
+    assert_int_equal(rc_drift_rule_by_id(NULL), -1);
+}
+
+/* ---- docs/drift-rules.md ------------------------------------------------ */
+
+/* The table rows the doc holds between its markers, from the code. */
+static void
+render_rows(char *out, size_t size)
+{
+    size_t n = 0;
+
+    n += (size_t)snprintf(out + n, size - n,
+                          "| Rule | Objects | Field (inspect) | Expected "
+                          "| Why it matters |\n|---|---|---|---|---|\n");
+    for (size_t i = 0; i < rc_drift_rule_count() && n < size; i++) {
+        const struct rc_drift_rule *r = rc_drift_rule_at(i);
+        char roles[128] = "";
+
+        for (int role = 0; role < RC_ROLE_COUNT; role++)
+            if (r->roles & RC_DRIFT_ROLE(role))
+                snprintf(roles + strlen(roles), sizeof(roles) - strlen(roles),
+                         "%s%s", roles[0] ? ", " : "", rc_role_name(role));
+        if (strchr(r->expected, '|') || strchr(r->why, '|'))
+            fail_msg("rule %s: '|' breaks the markdown table", r->id);
+        n += (size_t)snprintf(out + n, size - n,
+                              "| `%s` | %s | `%s` | %s | %s |\n", r->id, roles,
+                              r->path, r->expected, r->why);
+    }
+    assert_true(n < size);
+}
+
+/* The doc's text and where its generated block starts and ends. */
+static char *
+doc_block(const char **begin, const char **end)
+{
+    char *doc = read_text("docs/drift-rules.md");
+
+    *begin = strstr(doc, DOC_BEGIN);
+    *end = *begin ? strstr(*begin, DOC_END) : NULL;
+    if (*begin == NULL || *end == NULL)
+        fail_msg("docs/drift-rules.md lacks the rules markers");
+    *begin += strlen(DOC_BEGIN);
+    return doc;
+}
+
+static void
+test_doc_matches_table(void **state)
+{
+    static char rows[64 * 1024];
+    const char *b, *e;
+    char *doc;
+
+    (void)state;
+    render_rows(rows, sizeof(rows));
+    doc = doc_block(&b, &e);
+    if ((size_t)(e - b) != strlen(rows) || memcmp(b, rows, strlen(rows)) != 0)
+        fail_msg("docs/drift-rules.md and the rule table in "
+                 "reconcile/rc_drift_rules.c differ; run `test_rc_drift "
+                 "--write-doc docs/drift-rules.md` and review the diff");
+    /* every rule of the code is a row, and the doc has no other rule rows */
+    for (size_t i = 0; i < rc_drift_rule_count(); i++) {
+        char cell[96];
+
+        snprintf(cell, sizeof(cell), "| `%s` |", rc_drift_rule_id(i));
+        assert_non_null(strstr(b, cell));
+    }
+    free(doc);
+}
+
+/* --write-doc PATH: replace the generated block of the doc. */
+static int
+write_doc(const char *path)
+{
+    static char rows[64 * 1024];
+    const char *b, *e;
+    char *doc = doc_block(&b, &e);
+    FILE *f = fopen(path, "w");
+
+    render_rows(rows, sizeof(rows));
+    if (f == NULL)
+        return 1;
+    fprintf(f, "%.*s%s%s", (int)(b - doc), doc, rows, e);
+    free(doc);
+    return fclose(f) == 0 ? 0 : 1;
+}
+
+int
+main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fixtures_clean),
+        cmocka_unit_test(test_mutations_reported),
+        cmocka_unit_test(test_every_rule_mutated),
+        cmocka_unit_test(test_endpoints_by_phase),
+        cmocka_unit_test(test_internal_ip_before_start),
+        cmocka_unit_test(test_all_rules_counted),
+        cmocka_unit_test(test_volume_created_at_optional),
+        cmocka_unit_test(test_secret_never_reported),
+        cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_rule_names),
+        cmocka_unit_test(test_doc_matches_table),
+    };
+
+    if (argc == 3 && strcmp(argv[1], "--write-doc") == 0)
+        return write_doc(argv[2]);
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
