@@ -55,6 +55,9 @@ rc__adapter_fail(struct rc__adapter *b, enum err_code c, const char *field,
     return err_set_at(b->e, c, NULL, 0, 0, field, "%s", msg);
 }
 
+static char *rc_adapter_vstrf(struct rc__adapter *b, const char *fmt,
+                              va_list ap) ERR_PRINTF(2, 0);
+
 static char *
 rc_adapter_vstrf(struct rc__adapter *b, const char *fmt, va_list ap)
 {
