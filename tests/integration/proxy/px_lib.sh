@@ -4,10 +4,16 @@
 # set UP_PORT. start_proxy ARGS...: run egress-proxy on 127.0.0.1:0 with
 # ARGS, set PX_PID and PX_PORT (from its "listening" log line); its log is
 # $TEST_TMP/proxy.log. Both are killed on exit.
-PROBE=$BUILD/proxy/px-probe
+PROBE_BIN=$BUILD/proxy/px-probe
 PROXY_BIN=$BUILD/proxy/egress-proxy
-[ -x "$PROBE" ] && [ -x "$PROXY_BIN" ] ||
+[ -x "$PROBE_BIN" ] && [ -x "$PROXY_BIN" ] ||
     skip "egress-proxy or px-probe not built in $BUILD"
+
+# probe ARGS...: a px-probe client, bounded so a misbehaving proxy fails
+# the scenario instead of hanging it.
+probe() {
+    timeout 120 "$PROBE_BIN" "$@"
+}
 
 # wait_for FILE PATTERN: up to 10 s for PATTERN to appear in FILE.
 wait_for() {
@@ -21,7 +27,7 @@ wait_for() {
 
 start_upstream() {
     local mode=$1 name=$2
-    "$PROBE" serve "$mode" "$TEST_TMP/$name.port" >"$TEST_TMP/$name.out" &
+    "$PROBE_BIN" serve "$mode" "$TEST_TMP/$name.port" >"$TEST_TMP/$name.out" &
     on_cleanup "kill $! 2>/dev/null"
     wait_for "$TEST_TMP/$name.port" '[0-9]'
     UP_PORT=$(cat "$TEST_TMP/$name.port")
@@ -47,7 +53,7 @@ stop_proxy() {
 
 # status RAW: the status code the proxy answers to RAW.
 status() {
-    "$PROBE" status "$PX_PORT" "$1"
+    probe status "$PX_PORT" "$1"
 }
 
 # rss_kb PID: resident set size in KiB.

@@ -14,7 +14,7 @@ start_proxy --allow "127.0.0.1:$HOLD" --allow-private
 before=$(rss_kb "$PX_PID")
 pids=()
 for i in $(seq 10); do
-    "$PROBE" push "$PX_PORT" "127.0.0.1:$HOLD" 3 >"$TEST_TMP/push.$i" &
+    probe push "$PX_PORT" "127.0.0.1:$HOLD" 3 >"$TEST_TMP/push.$i" &
     pids+=($!)
 done
 peak=$before

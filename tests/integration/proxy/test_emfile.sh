@@ -20,7 +20,7 @@ PX_PORT=$(sed -n 's/.*"addr":"127.0.0.1:\([0-9]*\)".*/\1/p' \
 
 pids=()
 for i in $(seq 8); do # each holds its tunnel for 1.5 s
-    "$PROBE" many "$PX_PORT" "127.0.0.1:$ECHO" 1 1500 >"$TEST_TMP/m.$i" &
+    probe many "$PX_PORT" "127.0.0.1:$ECHO" 1 1500 >"$TEST_TMP/m.$i" &
     pids+=($!)
 done
 wait "${pids[@]}"
@@ -35,5 +35,5 @@ check "every answer other than 200 was a logged 502" test \
     "$(grep -c '"status":502' "$TEST_TMP/proxy.log" || true)" -eq \
     "$(cat "$TEST_TMP"/m.* | grep -c other=1 || true)"
 check_eq "afterwards a tunnel works again" "ok 100" \
-    "$("$PROBE" echo "$PX_PORT" "127.0.0.1:$ECHO" 100)"
+    "$(probe echo "$PX_PORT" "127.0.0.1:$ECHO" 100)"
 stop_proxy

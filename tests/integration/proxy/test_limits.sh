@@ -16,7 +16,7 @@ check_eq "9 KiB header gets 431 (default limit 8192)" 431 \
 check_eq "7 KiB header gets 200" 200 \
     "$(status "CONNECT 127.0.0.1:$ECHO HTTP/1.1\r\nX: ${big:0:7000}\r\n\r\n")"
 # endless header at speed: 431 once past 8192 bytes
-out=$("$PROBE" trickle "$PX_PORT" 1000 10 5)
+out=$(probe trickle "$PX_PORT" 1000 10 5)
 check_match "endless fast header gets 431" '^431 ' "$out"
 stop_proxy
 
@@ -28,7 +28,7 @@ start_proxy --allow "127.0.0.1:$ECHO" --allow-private \
 before=$(rss_kb "$PX_PID")
 pids=()
 for i in $(seq 10); do
-    "$PROBE" trickle "$PX_PORT" 65536 10 4 >"$TEST_TMP/trickle.$i" &
+    probe trickle "$PX_PORT" 65536 10 4 >"$TEST_TMP/trickle.$i" &
     pids+=($!)
 done
 peak=$before
@@ -47,6 +47,6 @@ check "RSS grew by less than 2 MiB while streaming" \
     test $((peak - before)) -lt 2048
 
 # slow drip: never reaches the limit, times out
-out=$("$PROBE" trickle "$PX_PORT" 10 200 6)
+out=$(probe trickle "$PX_PORT" 10 200 6)
 check_match "slow endless header gets 408" '^408 ' "$out"
 stop_proxy

@@ -9,7 +9,7 @@ start_upstream echo echo
 ECHO=$UP_PORT
 
 start_proxy --allow "127.0.0.1:$ECHO" --allow-private --max-conns 2000
-"$PROBE" many "$PX_PORT" "127.0.0.1:$ECHO" 1000 1500 >"$TEST_TMP/many" &
+probe many "$PX_PORT" "127.0.0.1:$ECHO" 1000 1500 >"$TEST_TMP/many" &
 mpid=$!
 wait_for "$TEST_TMP/many" '200='
 check_eq "1000 concurrent tunnels all up and echoing" \
@@ -25,5 +25,5 @@ stop_proxy
 start_proxy --allow "127.0.0.1:$ECHO" --allow-private --max-conns 100
 check_eq "130 at once with --max-conns 100: 100 tunnels, 30 answered 503" \
     "200=100 503=30 other=0 echoed=100" \
-    "$("$PROBE" many "$PX_PORT" "127.0.0.1:$ECHO" 130 0)"
+    "$(probe many "$PX_PORT" "127.0.0.1:$ECHO" 130 0)"
 stop_proxy

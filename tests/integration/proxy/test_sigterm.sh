@@ -9,15 +9,15 @@ start_upstream echo echo
 ECHO=$UP_PORT
 
 start_proxy --allow "127.0.0.1:$ECHO" --allow-private --drain-timeout 1
-"$PROBE" many "$PX_PORT" "127.0.0.1:$ECHO" 2 20000 >"$TEST_TMP/many" &
+probe many "$PX_PORT" "127.0.0.1:$ECHO" 2 20000 >"$TEST_TMP/many" &
 mpid=$!
 on_cleanup "kill $mpid 2>/dev/null"
 wait_for "$TEST_TMP/many" '200='
 check_eq "two tunnels up" "200=2 503=0 other=0 echoed=2" "$(cat "$TEST_TMP/many")"
 kill -TERM "$PX_PID"
 wait_for "$TEST_TMP/proxy.log" '"draining'
-check "no new connections once draining" \
-    bash -c "! $PROBE status $PX_PORT 'CONNECT 127.0.0.1:$ECHO HTTP/1.1\r\n\r\n' 2>/dev/null"
+refused() { ! probe status "$PX_PORT" "CONNECT 127.0.0.1:$ECHO HTTP/1.1\r\n\r\n" >/dev/null 2>&1; }
+check "no new connections once draining" refused
 rc=0
 wait "$PX_PID" || rc=$?
 check_eq "exit 0 after the drain timeout" 0 "$rc"
@@ -26,7 +26,7 @@ check_eq "both held tunnels logged as closed by the shutdown" 2 \
 
 start_proxy --allow "127.0.0.1:$ECHO" --allow-private --drain-timeout 30
 check_eq "a tunnel that ends by itself" "ok 10" \
-    "$("$PROBE" echo "$PX_PORT" "127.0.0.1:$ECHO" 10)"
+    "$(probe echo "$PX_PORT" "127.0.0.1:$ECHO" 10)"
 stop_proxy
 check_eq "which was logged as done" 1 \
     "$(grep -c '"reason":"done"' "$TEST_TMP/proxy.log")"

@@ -12,7 +12,7 @@ STUCK=$UP_PORT
 start_upstream echo gone
 REFUSED=$UP_PORT
 kill "$(jobs -p | tail -n 1)"
-wait_gone() { ! "$PROBE" status "$REFUSED" x >/dev/null 2>&1; }
+wait_gone() { ! probe status "$REFUSED" x >/dev/null 2>&1; }
 for i in $(seq 50); do wait_gone && break; sleep 0.1; done
 
 start_proxy --allow "localhost:$ECHO,127.0.0.1:$ECHO,127.0.0.1:$REFUSED" \
@@ -51,7 +51,7 @@ check_eq "upstream that never answers gets 504" 504 \
 # 503: with --max-conns 2, hold two tunnels and ask for a third and fourth
 stop_proxy
 start_proxy --allow "127.0.0.1:$ECHO" --allow-private --max-conns 2
-out=$("$PROBE" many "$PX_PORT" "127.0.0.1:$ECHO" 4 0)
+out=$(probe many "$PX_PORT" "127.0.0.1:$ECHO" 4 0)
 check_eq "--max-conns 2: two tunnels, two 503" "200=2 503=2 other=0 echoed=2" "$out"
 # once they are gone, new tunnels are admitted again
 sleep 0.3
