@@ -387,6 +387,12 @@ check_prompt(const struct rc_adapter_out *o, const char *prompt)
             return "AGENT_PROMPT is not the prompt";
         return NULL;
     }
+    /* claude's tool flags take several values: as separate tokens they
+     * would swallow what follows (anthropics/claude-code#25978). */
+    if (has_option(o, "--tools") || has_option(o, "--allowedTools") ||
+        has_option(o, "--disallowedTools") ||
+        has_option(o, "--append-system-prompt"))
+        return "a many-valued flag is a separate token";
     if (o->argc < 2 || strcmp(o->argv[o->argc - 1], prompt) != 0 ||
         strcmp(o->argv[o->argc - 2], "--") != 0)
         return "the prompt is not the argument after --";
@@ -627,6 +633,12 @@ test_checkers_catch_a_widened_output(void **state)
     assert_null(check_prompt(o, PROMPT));
     replace_arg(o, "/agent", "--help");
     assert_non_null(check_prompt(o, PROMPT));
+    rc_adapter_out_free(o);
+
+    o = build("claude", SPEC_PHASE_FIX, "--help");
+    assert_null(check_prompt(o, "--help"));
+    replace_arg(o, "--tools=", "--tools");
+    assert_non_null(check_prompt(o, "--help"));
     rc_adapter_out_free(o);
 
     o = build("codex", SPEC_PHASE_FIX, "--help");
