@@ -578,6 +578,41 @@ test_fixtures_clean(void **state)
     }
 }
 
+/* Before the agent starts (a second capture: agent created, not started;
+ * the network with only the proxy running): clean, with the endpoint sets
+ * the controller passes in that phase. The running agent's fixture is an
+ * extra endpoint then. */
+static void
+test_before_start_clean(void **state)
+{
+    struct fx *fx = *state;
+    static const char *const proxy2[] = {
+        "5bd4fb943bb71157fdafa81ec2b9c270ffaf967dbf789de015aa8e93588f2e68"
+    };
+    cJSON *agent = read_fixture("agent-created.json");
+    cJSON *net = read_fixture("network-before-agent.json");
+    struct rc_drift_expect x;
+    struct rc_drift_report r;
+
+    memset(&x, 0, sizeof(x));
+    x.id = str_at(agent, "/Id");
+    x.image_id = str_at(agent, "/Image");
+    x.image_config = image_config(fx, x.image_id);
+    assert_false(cJSON_IsTrue(rc_json_at(agent, "/State/Running")));
+    if (rc_drift_check(fx->d, RC_ROLE_AGENT, agent, &x, &r) != 0)
+        fail_msg("created agent: %s", r.message);
+    memset(&x, 0, sizeof(x));
+    x.id = str_at(net, "/Id");
+    x.allowed = proxy2;
+    x.n_allowed = 1;
+    x.required = proxy2;
+    x.n_required = 1;
+    if (rc_drift_check(fx->d, RC_ROLE_NETWORK, net, &x, &r) != 0)
+        fail_msg("network before start: %s", r.message);
+    cJSON_Delete(agent);
+    cJSON_Delete(net);
+}
+
 /* Which endpoints may and must be there follows the phase: the network
  * before the agent runs, with a probe, and after the agent exited. */
 static void
@@ -663,6 +698,30 @@ test_volume_created_at_optional(void **state)
     assert_int_equal(rc_drift_check(fx->d, RC_ROLE_WORKSPACE, v, &x, &r), 1);
     assert_string_equal(r.rule, "volume.driver");
     cJSON_Delete(v);
+}
+
+/* What the controller may pass instead of the defaults: the daemon's
+ * cgroupns default (private on cgroup v2) and the attached networks. */
+static void
+test_expect_overrides(void **state)
+{
+    struct fx *fx = *state;
+    static const char *const nets[] = { "none", "other" };
+    struct rc_drift_expect x;
+    struct rc_drift_report r;
+    cJSON *k = cJSON_Duplicate(fx->obj[RC_ROLE_KEEPER], true);
+
+    mutate(k, "/HostConfig/CgroupnsMode", "\"private\"");
+    expect_for(fx, RC_ROLE_KEEPER, &x);
+    x.cgroupns_default = "private";
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_KEEPER, k, &x, &r), 0);
+    x.networks = nets;
+    x.n_networks = 2;
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_KEEPER, k, &x, &r), 1);
+    assert_string_equal(r.rule, "container.networks");
+    assert_string_equal(r.expected, "[\"none\",\"other\"]");
+    assert_string_equal(r.observed, "[\"none\"]");
+    cJSON_Delete(k);
 }
 
 /* Every rule that finds drift is counted; the details are the first's. */
@@ -870,10 +929,12 @@ main(int argc, char **argv)
         cmocka_unit_test(test_fixtures_clean),
         cmocka_unit_test(test_mutations_reported),
         cmocka_unit_test(test_every_rule_mutated),
+        cmocka_unit_test(test_before_start_clean),
         cmocka_unit_test(test_endpoints_by_phase),
         cmocka_unit_test(test_internal_ip_before_start),
         cmocka_unit_test(test_all_rules_counted),
         cmocka_unit_test(test_volume_created_at_optional),
+        cmocka_unit_test(test_expect_overrides),
         cmocka_unit_test(test_secret_never_reported),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_rule_names),
