@@ -63,6 +63,45 @@ dr_short_ids(const char *const *v, size_t n)
     return a;
 }
 
+/* A JSON array of the keys of obj, cut to `width` characters (IDs as
+ * docker ps shows them); width 0 keeps them whole. */
+static cJSON *
+dr_keys(const cJSON *obj, int width)
+{
+    cJSON *a = cJSON_CreateArray();
+    const cJSON *k;
+    char key[RC_NAME_MAX];
+
+    cJSON_ArrayForEach(k, obj)
+    {
+        cJSON *s;
+
+        snprintf(key, sizeof(key), "%.*s", width > 0 ? width : RC_NAME_MAX,
+                 k->string);
+        s = cJSON_CreateString(key);
+        if (s == NULL || a == NULL || !cJSON_AddItemToArray(a, s)) {
+            cJSON_Delete(s);
+            cJSON_Delete(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+/* Report exp/seen (both owned here) or out of memory. */
+static int
+dr_found_owned(const struct rc_drift_ctx *c, struct rc_drift_find *f,
+               const char *field, cJSON *exp, cJSON *seen)
+{
+    int rc = exp != NULL && seen != NULL
+                 ? rc_drift__found(c, f, field, exp, seen)
+                 : -1;
+
+    cJSON_Delete(exp);
+    cJSON_Delete(seen);
+    return rc;
+}
+
 /* An endpoint not in x->allowed (extra), or a required one not listed
  * (missing; Containers lists running endpoints only). */
 int
@@ -71,60 +110,42 @@ rc_drift__cmp_endpoints(const struct rc_drift_ctx *c,
 {
     const cJSON *obs = rc_drift__get(c->inspect, r->path), *k;
     const struct rc_drift_expect *x = c->x;
-    cJSON *exp, *seen = NULL;
     char id[DR_SHORT_ID + 1];
-    const char *name = "";
-    int rc;
+    cJSON *seen;
+    size_t i;
 
-    if (r->cmp == RC_CMP_ENDPOINTS_EXTRA) {
-        cJSON_ArrayForEach(
-            k, obs) if (!dr_listed(x->allowed, x->n_allowed, k->string)) break;
-        if (k == NULL)
-            return 0;
-        snprintf(id, sizeof(id), "%s", k->string);
-        name = rc_drift__str(cJSON_GetObjectItemCaseSensitive(k, "Name"));
-        seen = cJSON_CreateObject();
-        if (seen == NULL ||
-            cJSON_AddStringToObject(seen, id, name ? name : "") == NULL)
-            goto nomem;
-        exp = dr_short_ids(x->allowed, x->n_allowed);
-        rc_drift__detail(f, "Containers has extra endpoint %s (%s)", id,
-                         name ? name : "?");
-    } else {
-        size_t i;
-
+    if (r->cmp == RC_CMP_ENDPOINTS_MISSING) {
         for (i = 0; i < x->n_required; i++)
             if (cJSON_GetObjectItemCaseSensitive(obs, x->required[i]) == NULL)
                 break;
         if (i == x->n_required)
             return 0;
         snprintf(id, sizeof(id), "%s", x->required[i]);
-        exp = dr_short_ids(x->required, x->n_required);
-        seen = cJSON_CreateArray();
-        cJSON_ArrayForEach(k, obs)
-        {
-            char sid[DR_SHORT_ID + 1];
-            cJSON *s;
-
-            snprintf(sid, sizeof(sid), "%s", k->string);
-            s = cJSON_CreateString(sid);
-            if (s == NULL || seen == NULL || !cJSON_AddItemToArray(seen, s)) {
-                cJSON_Delete(s);
-                cJSON_Delete(exp);
-                goto nomem;
-            }
-        }
         rc_drift__detail(f, "Containers lacks required endpoint %s", id);
+        return dr_found_owned(c, f, r->path,
+                              dr_short_ids(x->required, x->n_required),
+                              dr_keys(obs, DR_SHORT_ID));
     }
-    if (exp == NULL)
-        goto nomem;
-    rc = rc_drift__found(c, f, r->path, exp, seen);
-    cJSON_Delete(exp);
-    cJSON_Delete(seen);
-    return rc;
-nomem:
-    cJSON_Delete(seen);
-    return -1;
+    cJSON_ArrayForEach(k, obs)
+    {
+        if (!dr_listed(x->allowed, x->n_allowed, k->string)) {
+            const char *name =
+                rc_drift__str(cJSON_GetObjectItemCaseSensitive(k, "Name"));
+
+            snprintf(id, sizeof(id), "%s", k->string);
+            rc_drift__detail(f, "Containers has extra endpoint %s (%s)", id,
+                             name ? name : "?");
+            seen = cJSON_CreateObject();
+            if (seen != NULL &&
+                cJSON_AddStringToObject(seen, id, name ? name : "") == NULL) {
+                cJSON_Delete(seen);
+                seen = NULL;
+            }
+            return dr_found_owned(c, f, r->path,
+                                  dr_short_ids(x->allowed, x->n_allowed), seen);
+        }
+    }
+    return 0;
 }
 
 /* ---- container networks, ports, addresses -------------------------------- */
@@ -155,8 +176,6 @@ rc_drift__cmp_networks(const struct rc_drift_ctx *c,
     const char *def[2];
     const char *const *v = c->x->networks;
     size_t n = c->x->n_networks, seen = 0;
-    cJSON *exp, *got;
-    int rc;
 
     if (n == 0) {
         n = dr_default_networks(c, def);
@@ -170,20 +189,8 @@ rc_drift__cmp_networks(const struct rc_drift_ctx *c,
     }
     if (k == NULL && seen == n)
         return 0;
-    exp = cJSON_CreateStringArray(v, (int)n);
-    got = cJSON_CreateArray();
-    cJSON_ArrayForEach(k, obs)
-    {
-        cJSON *s = cJSON_CreateString(k->string);
-
-        if (s == NULL || got == NULL || !cJSON_AddItemToArray(got, s))
-            cJSON_Delete(s);
-    }
-    rc = exp != NULL && got != NULL ? rc_drift__found(c, f, r->path, exp, got)
-                                    : -1;
-    cJSON_Delete(exp);
-    cJSON_Delete(got);
-    return rc;
+    return dr_found_owned(c, f, r->path, cJSON_CreateStringArray(v, (int)n),
+                          dr_keys(obs, 0));
 }
 
 /* EXPOSE shows as "3128/tcp": null; a binding (even to 127.0.0.1) is a
