@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# run.sh - benchmark agent-controller against the floor and docker-compose,
+# side by side in one run, and print one markdown table.
+#
+# For N = 1, 10, 50 concurrent invocations of the demo agent
+# (agentctl/demo-agent:0.1.0, command [/demo-agent], vendor fake, phase
+# execute, a one-file workspace) it measures, from the spec drop, the time
+# to (a) agent running and (b) Succeeded, for:
+#   agentctl - agent-controller on a directory (--resync 1s), specs dropped
+#              with `agentctl apply -f` of one multi-document file; times
+#              from cbwatch.c (inotify on the status directory: first status
+#              document showing Running / startedAt, then Succeeded);
+#   floor    - floor.sh: the same Engine API calls with the same bodies,
+#              back to back with curl, N sequences as parallel jobs;
+#   compose  - compose.sh: docker-compose (Debian's 1.29) of an equivalent
+#              compose file, N projects in parallel.
+# Also the controller's peak RSS (VmHWM) and CPU seconds (utime+stime) over
+# each agentctl run (a fresh controller per run; its start-up is not timed).
+# Every configuration runs BENCH_REPS times (default 2), interleaved so a
+# load change on the machine hits all three alike. Not a test: numbers,
+# no pass/fail (exit 1 only when the harness itself breaks).
+#
+# Everything the floor and compose create carries agentctl.bench=<run>;
+# the controller's objects carry agentctl.dev/managed-by=<run>-...; all
+# is removed on exit and checked. Subnets: controller 10.216.0.0/16, floor
+# 10.217.0-49.0/24, compose 10.217.100-149.0/24, egress 10.217.255.0/24;
+# the script refuses to start when any network on the daemon uses them.
+#
+# Env: BENCH_NS ("1 10 50"), BENCH_REPS (2), BENCH_KINDS ("agentctl floor
+# compose"), BENCH_TIMEOUT (per configuration, 600 s), BENCH_BUILD (build
+# dir, build-bench-ctl), BENCH_SKIP_IMAGES=1 (do not run hack/images.sh when
+# the images exist), BENCH_OUT (also write the table there).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+HERE=$ROOT/hack/bench/controller
+B=${BENCH_BUILD:-$ROOT/build-bench-ctl}
+NS=${BENCH_NS:-"1 10 50"}
+REPS=${BENCH_REPS:-2}
+KINDS=${BENCH_KINDS:-"agentctl floor compose"}
+TIMEOUT=${BENCH_TIMEOUT:-600}
+RUN=cbench-$(date +%H%M%S)-$$
+EGRESS=$RUN-egress
+VENDOR=$RUN-vendor
+W=$(mktemp -d /tmp/ctlbench.XXXXXX)
+PIDS=()
+CTL_IDS=()
+
+say() { echo "[$(date +%T)] $*" >&2; }
+
+# --- clean-up: by label, also on failure ----------------------------
+sweep() { # LABEL=VALUE: remove containers, volumes, networks carrying it
+    local ids
+    ids=$(docker ps -aq --filter "label=$1")
+    [ -z "$ids" ] || docker rm -f $ids >/dev/null 2>&1 || true
+    ids=$(docker volume ls -q --filter "label=$1")
+    [ -z "$ids" ] || docker volume rm $ids >/dev/null 2>&1 || true
+    ids=$(docker network ls -q --filter "label=$1")
+    [ -z "$ids" ] || docker network rm $ids >/dev/null 2>&1 || true
+}
+leftovers() { # LABEL=VALUE: count what still carries it
+    echo $(($(docker ps -aq --filter "label=$1" | wc -l) +
+        $(docker volume ls -q --filter "label=$1" | wc -l) +
+        $(docker network ls -q --filter "label=$1" | wc -l)))
+}
+cleanup() {
+    local p id
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    for id in "${CTL_IDS[@]}"; do sweep "agentctl.dev/managed-by=$id"; done
+    sweep "agentctl.bench=$RUN"
+    rm -rf "$W"
+}
+trap cleanup EXIT
+
+# --- pre-flight --------------------------------------------------------
+if docker network inspect $(docker network ls -q) \
+    --format '{{.Name}} {{range .IPAM.Config}}{{.Subnet}} {{end}}' |
+    grep -E ' 10\.21[67]\.'; then
+    echo "a network above already uses 10.216/16 or 10.217/16:" \
+        "remove it or run later" >&2
+    exit 1
+fi
+if ! command -v docker-compose >/dev/null; then
+    say "installing docker-compose (Debian)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends docker-compose >/dev/null
+fi
+
+# --- build ----------------------------------------------------------------
+say "building agentctl, agent-controller, cbwatch"
+cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$B" -j "$(nproc)" --target agentctl agent-controller >/dev/null
+cc -O2 -Wall -Wextra -o "$W/cbwatch" "$HERE/cbwatch.c"
+if [ "${BENCH_SKIP_IMAGES:-0}" != 1 ] ||
+    ! docker image inspect agentctl/demo-agent:0.1.0 agentctl/egress-proxy:0.1.0 \
+        agentctl/keeper:0.1.0 agentctl/testbox:0.1.0 >/dev/null 2>&1; then
+    say "building the images (hack/images.sh)"
+    "$ROOT/hack/images.sh" >/dev/null
+fi
+AGENTCTL=$B/controller/agentctl
+CONTROLLER=$B/controller/agent-controller
+IMAGE=$(docker image inspect -f '{{.Id}}' agentctl/demo-agent:0.1.0)
+
+# --- shared set-up: egress network, vendor, workspace, config ------------
+docker network create --label "agentctl.bench=$RUN" \
+    --subnet 10.217.255.0/24 "$EGRESS" >/dev/null
+docker run -d --name "$VENDOR" --label "agentctl.bench=$RUN" \
+    --network "$EGRESS" --network-alias vendor.test agentctl/testbox:0.1.0 \
+    sh -c 'mkdir -p /www && echo hello >/www/index.html &&
+           exec httpd -f -p 443 -h /www' >/dev/null
+mkdir -p "$W/ws/tiny" "$W/secrets"
+chmod 700 "$W/secrets"
+echo "a workspace file" >"$W/ws/tiny/README"
+tar --owner=1000 --group=1000 --numeric-owner -C "$W/ws/tiny" \
+    -cf "$W/ws.tar" README
+cat >"$W/controller.yaml" <<YAML
+vendors:
+  fake: {hosts: ["vendor.test:443"], allowPrivate: true}
+egressNetwork: $EGRESS
+subnetPool: 10.216.0.0/16
+workspaceRoot: $W/ws
+secretsDir: $W/secrets
+YAML
+
+specs_file() { # N FILE: N invocation documents
+    local i
+    for ((i = 0; i < $1; i++)); do
+        cat <<YAML
+---
+apiVersion: agentctl.dev/v1alpha1
+kind: AgentInvocation
+metadata: {name: b$i}
+spec:
+  vendor: fake
+  phase: execute
+  image: agentctl/demo-agent:0.1.0
+  command: [/demo-agent]
+  workspace: {source: tiny, size: 1Mi, inodes: 100}
+  deadlineSeconds: 300
+YAML
+    done >"$2"
+}
+
+# Each run_* writes $d/times: "<s_to_running> <s_to_succeeded> <ok 0|1>"
+# per invocation, relative to the drop, and $d/extra for the table.
+run_agentctl() { # N DIR
+    local n=$1 d=$2 id=$RUN-a$1-$(basename "$2") ctl watch t0 i st
+    CTL_IDS+=("$id")
+    mkdir -p "$d/specs/.agentctl/status"
+    specs_file "$n" "$d/in.yaml"
+    "$W/cbwatch" "$d/specs/.agentctl/status" >"$d/marks" &
+    watch=$!
+    PIDS+=("$watch")
+    "$CONTROLLER" --specs "$d/specs" --config "$W/controller.yaml" \
+        --controller-id "$id" --resync 1s 2>"$d/ctl.log" &
+    ctl=$!
+    PIDS+=("$ctl")
+    for i in $(seq 100); do
+        grep -q 'Docker daemon reachable' "$d/ctl.log" && break
+        sleep 0.1
+    done
+    sleep 0.5
+    t0=$EPOCHREALTIME
+    "$AGENTCTL" --specs "$d/specs" apply -f "$d/in.yaml" >/dev/null
+    for ((i = 0; i < TIMEOUT * 5; i++)); do
+        [ "$(grep -c ' cleanedUp$' "$d/marks")" -ge "$n" ] && break
+        sleep 0.2
+    done
+    st=($(cat "/proc/$ctl/stat" | sed 's/.*) //'))
+    echo "rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$ctl/status")" \
+        "cpu_s=$(awk -v u="${st[11]}" -v s="${st[12]}" -v hz="$(getconf CLK_TCK)" \
+            'BEGIN {printf "%.2f", (u + s) / hz}')" >"$d/extra"
+    kill "$ctl" "$watch"
+    wait "$ctl" "$watch" || true
+    echo "leftover=$(leftovers "agentctl.dev/managed-by=$id")" >>"$d/extra"
+    for ((i = 0; i < n; i++)); do
+        awk -v t0="$t0" -v name="b$i" '
+            $2 == name && $3 == "Running" { r = $1 / 1e9 - t0 }
+            $2 == name && ($3 == "Succeeded" || $3 == "Failed" ||
+                           $3 == "Cancelled") { s = $1 / 1e9 - t0; ok = ($3 == "Succeeded") }
+            END { if (r == "") r = "-"; if (s == "") s = "-"
+                  printf "%s %s %d\n", r, s, ok + 0 }' "$d/marks"
+    done >"$d/times"
+}
+
+run_script() { # KIND N DIR: floor.sh or compose.sh, N in parallel
+    local kind=$1 n=$2 d=$3 t0 i base jobs=()
+    base=$([ "$kind" = floor ] && echo 0 || echo 100)
+    mkdir -p "$d"
+    t0=$EPOCHREALTIME
+    for ((i = 0; i < n; i++)); do
+        timeout "$TIMEOUT" "$HERE/$kind.sh" "$RUN" \
+            "$RUN-${kind:0:1}$n-$(basename "$d")-$i" $((base + i)) "$IMAGE" \
+            "$EGRESS" "$W/ws.tar" "$d" >"$d/r$i" 2>"$d/err$i" &
+        jobs+=($!)
+    done
+    wait "${jobs[@]}" || true
+    for ((i = 0; i < n; i++)); do
+        awk -v t0="$t0" '
+            NF == 4 && $1 != "-" && $2 != "-" {
+                printf "%.6f %.6f %d\n", $1 - t0, $2 - t0, $4 == "0"; next }
+            { print "- - 0" }
+            END { if (NR == 0) print "- - 0" }' "$d/r$i"
+    done >"$d/times"
+    echo "leftover=$(leftovers "agentctl.bench=$RUN" | awk '{print $1 - 2}')" \
+        >"$d/extra" # the egress network and the vendor stay
+}
+
+stats() { # TIMES COLUMN: "p50 max" of that column over the ok rows
+    awk -v c="$2" '$3 == 1 && $c != "-" { print $c }' "$1" | sort -g |
+        awk '{ v[NR] = $1 } END {
+            if (NR == 0) { print "- -"; exit }
+            printf "%.2f %.2f\n", v[int((NR + 1) / 2)], v[NR] }'
+}
+
+# --- the runs ------------------------------------------------------------
+ROWS=$W/rows
+: >"$ROWS"
+for rep in $(seq "$REPS"); do
+    for n in $NS; do
+        for kind in $KINDS; do
+            d=$W/$kind-$n/$rep
+            mkdir -p "$d"
+            load=$(cut -d' ' -f1 /proc/loadavg)
+            say "$kind N=$n run $rep (load $load)"
+            start=$EPOCHREALTIME
+            if [ "$kind" = agentctl ]; then
+                run_agentctl "$n" "$d"
+            else
+                run_script "$kind" "$n" "$d"
+            fi
+            wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.1f", b - a}')
+            read -r rp50 rmax <<<"$(stats "$d/times" 1)"
+            read -r sp50 smax <<<"$(stats "$d/times" 2)"
+            ok=$(awk '$3 == 1' "$d/times" | wc -l)
+            echo "$n $rep $kind $rp50 $rmax $sp50 $smax $ok $wall $load $(cat "$d/extra" | tr '\n' ' ')" >>"$ROWS"
+            say "  running p50/max $rp50/$rmax s, succeeded p50/max $sp50/$smax s, ok $ok/$n, wall ${wall}s; $(cat "$d/extra" | tr '\n' ' ')"
+            cat "$d"/err* 2>/dev/null | head -5 >&2 || true
+        done
+    done
+done
+
+# --- the table ----------------------------------------------------------------
+table() {
+    echo "| N | run | kind | running p50 / max (s) | succeeded p50 / max (s) | ok | agentctl/floor running p50, succeeded p50 | controller peak RSS, CPU | wall (s) | load | leftovers |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    awk '
+        { key = $1 " " $2; k[NR] = $0; if ($3 == "floor") { fr[key] = $4; fs[key] = $6 } }
+        END {
+            for (i = 1; i <= NR; i++) {
+                split(k[i], f, " "); key = f[1] " " f[2]
+                ratio = ""; extra = ""; left = ""
+                for (j = 11; j <= length(f); j++) {
+                    if (f[j] ~ /^rss_kib=/) { sub(/rss_kib=/, "", f[j]); rss = f[j] }
+                    if (f[j] ~ /^cpu_s=/) { sub(/cpu_s=/, "", f[j]); cpu = f[j] }
+                    if (f[j] ~ /^leftover=/) { sub(/leftover=/, "", f[j]); left = f[j] }
+                }
+                if (f[3] == "agentctl") {
+                    extra = sprintf("%.1f MiB, %s s", rss / 1024, cpu)
+                    if ((key in fr) && fr[key] > 0 && f[4] != "-")
+                        ratio = sprintf("%.2fx, %.2fx", f[4] / fr[key], f[6] / fs[key])
+                }
+                printf "| %s | %s | %s | %s / %s | %s / %s | %s/%s | %s | %s | %s | %s | %s |\n",
+                    f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[1], ratio, extra, f[9], f[10], left
+            }
+        }' "$ROWS"
+}
+echo
+echo "controller benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+table | tee "${BENCH_OUT:-/dev/null}"
