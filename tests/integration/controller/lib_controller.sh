@@ -403,13 +403,17 @@ agent_output() {
     cat "$STATE/output/$1.log" 2>/dev/null || true
 }
 
-# labelled_objects LABEL: "kind id name" of every container, network and
-# volume carrying LABEL (key=value).
+# labelled_objects "LABEL [LABEL...]": "kind id name" of every container,
+# network and volume carrying all the LABELs (key=value, space-separated).
 labelled_objects() {
+    local f=() l
+    for l in $1; do
+        f+=(--filter "label=$l")
+    done
     {
-        docker ps -a --filter "label=$1" --format 'container {{.ID}} {{.Names}}'
-        docker network ls --filter "label=$1" --format 'network {{.ID}} {{.Name}}'
-        docker volume ls --filter "label=$1" --format 'volume {{.Name}} -'
+        docker ps -a "${f[@]}" --format 'container {{.ID}} {{.Names}}'
+        docker network ls "${f[@]}" --format 'network {{.ID}} {{.Name}}'
+        docker volume ls "${f[@]}" --format 'volume {{.Name}} -'
     } 2>/dev/null || true
 }
 
@@ -485,3 +489,17 @@ quiet() { "$@" >/dev/null 2>&1; }
 
 # lacks TEXT NEEDLE: TEXT does not contain NEEDLE (a fixed string).
 lacks() { [[ $1 != *"$2"* ]]; }
+
+# object_of NAME ROLE [KIND]: the ID of NAME's Docker object with role ROLE
+# (KIND container, network or volume; container by default), by labels.
+object_of() {
+    local uid f
+    uid=$(inv_uid "$1")
+    f=(--filter "label=agentctl.dev/uid=$uid"
+        --filter "label=agentctl.dev/role=$2")
+    case ${3:-container} in
+    container) docker ps -aq --no-trunc "${f[@]}" ;;
+    network) docker network ls -q --no-trunc "${f[@]}" ;;
+    volume) docker volume ls -q "${f[@]}" ;;
+    esac
+}
