@@ -10,7 +10,8 @@
  *            proxy would not let the agent work (proxy-broken).
  *   denied   CONNECT to a name off the allowlist must get 403. A 2xx, 502
  *            or 504 means the proxy tried it: breach.
- *   direct   a plain TCP connect to each --direct address must fail.
+ *   direct   a plain TCP connect to each --direct address must fail (all
+ *            at once, under one --timeout-ms).
  *   dns      the container's resolver must not answer the vendor's name.
  *
  * It never resolves a name itself (names only travel in CONNECT lines and
@@ -410,29 +411,89 @@ probe_check_denied(const struct probe_opts *o, struct probe_report *r)
                   : PROBE_FAIL_BROKEN;
 }
 
+/* Record the outcome of one direct connect: err 0 = it connected. */
 static void
-probe_check_direct(const struct probe_opts *o, size_t i, struct probe_report *r)
+probe_direct_result(struct probe_check *c, int err)
 {
-    struct probe_check *c = probe_add(r, "direct", o->direct[i]);
-    int fd;
-
-    fd = probe_connect(&o->direct_sa[i], probe_now_ms() + o->timeout_ms);
     c->fail = PROBE_FAIL_BREACH;
-    if (fd != -1) {
-        close(fd);
-        c->ok = false;
+    c->ok = err != 0;
+    if (err == 0)
         snprintf(c->detail, sizeof(c->detail), "connected");
-        return;
-    }
-    c->ok = true;
-    if (errno == ETIMEDOUT)
+    else if (err == ETIMEDOUT)
         snprintf(c->detail, sizeof(c->detail), "timeout");
-    else if (errno == ECONNREFUSED)
+    else if (err == ECONNREFUSED)
         snprintf(c->detail, sizeof(c->detail), "refused");
-    else if (errno == EHOSTUNREACH || errno == ENETUNREACH)
+    else if (err == EHOSTUNREACH || err == ENETUNREACH)
         snprintf(c->detail, sizeof(c->detail), "unreachable");
     else
-        snprintf(c->detail, sizeof(c->detail), "%s", strerror(errno));
+        snprintf(c->detail, sizeof(c->detail), "%s", strerror(err));
+}
+
+/* Start a non-blocking connect: the fd while it is in progress, else -1
+ * with *err = 0 (connected at once) or the error. */
+static int
+probe_direct_start(const struct sockaddr_in *sa, int *err)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+    if (fd == -1) {
+        *err = errno;
+        return -1;
+    }
+    if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0) {
+        *err = 0;
+    } else if (errno == EINPROGRESS) {
+        return fd;
+    } else {
+        *err = errno;
+    }
+    close(fd);
+    return -1;
+}
+
+/* All direct connects at once, under one --timeout-ms: a blackholed
+ * address costs the timeout once, not once per address. */
+static void
+probe_check_directs(const struct probe_opts *o, struct probe_report *r)
+{
+    long deadline = probe_now_ms() + o->timeout_ms;
+    struct pollfd p[PROBE_MAX_DIRECT];
+    struct probe_check *c[PROBE_MAX_DIRECT];
+    size_t pending = 0;
+    int err;
+
+    for (size_t i = 0; i < o->n_direct; i++) {
+        c[i] = probe_add(r, "direct", o->direct[i]);
+        p[i].fd = probe_direct_start(&o->direct_sa[i], &err);
+        p[i].events = POLLOUT;
+        if (p[i].fd == -1)
+            probe_direct_result(c[i], err);
+        else
+            pending++;
+    }
+    while (pending > 0 && probe_now_ms() < deadline) {
+        if (poll(p, o->n_direct, (int)(deadline - probe_now_ms())) == -1 &&
+            errno != EINTR)
+            break;
+        for (size_t i = 0; i < o->n_direct; i++) {
+            socklen_t len = sizeof(err);
+
+            if (p[i].fd == -1 || p[i].revents == 0)
+                continue;
+            if (getsockopt(p[i].fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+                err = errno;
+            probe_direct_result(c[i], err);
+            close(p[i].fd);
+            p[i].fd = -1; /* poll() skips negative fds */
+            pending--;
+        }
+    }
+    for (size_t i = 0; i < o->n_direct; i++) {
+        if (p[i].fd != -1) {
+            probe_direct_result(c[i], ETIMEDOUT);
+            close(p[i].fd);
+        }
+    }
 }
 
 /* ---- DNS ----------------------------------------------------------------
@@ -617,8 +678,7 @@ main(int argc, char **argv)
         return PROBE_EXIT_USAGE;
     probe_check_allowed(&o, &r);
     probe_check_denied(&o, &r);
-    for (size_t i = 0; i < o.n_direct; i++)
-        probe_check_direct(&o, i, &r);
+    probe_check_directs(&o, &r);
     probe_check_dns(&o, &r);
     verdict = probe_verdict(&r);
     probe_print(&r, verdict);
