@@ -104,12 +104,18 @@ DIRECT=(--direct "$S.1:80" --direct "$S.1:443" --direct "$S.1:3128"
 
 # The vendor's httpd may need a moment: retry the first run a few times.
 for i in 1 2 3 4 5; do
+    t0=$(date +%s%N)
     out=$(probe "p0-$i" "$INT" "$S.4" - "${BASE[@]}" "${DIRECT[@]}")
+    t1=$(date +%s%N)
     [ "$(verdict "$out")" == "ok reachable" ] && break
     docker rm -f "p0-$i-$id" >/dev/null
     sleep 1
 done
 echo "# $(head -n 1 <<<"$out")"
+echo "# probe run (create to exit, 5 direct addresses, timeout $TIMEOUT_MS ms):" \
+    "$(((t1 - t0) / 1000000)) ms; inside the container:" \
+    "$(docker inspect -f '{{.State.StartedAt}} {{.State.FinishedAt}}' "p0-$i-$id" |
+        { read -r a b; echo $((($(date -d "$b" +%s%N) - $(date -d "$a" +%s%N)) / 1000000)); }) ms"
 check_eq "boundary holds: verdict ok, vendor reachable" "ok reachable" \
     "$(verdict "$out")"
 check_eq "and exit 0" exit=0 "$(exit_of "$out")"
@@ -161,6 +167,8 @@ echo "# (c) $(head -n 1 <<<"$out")"
 check_eq "(c) direct path: breach" breach "$(verdict "$out" | cut -d' ' -f1)"
 check_eq "(c) direct to the vendor connected" "false connected" \
     "$(check_of "$out" direct "$VENDOR_IP:443")"
+check_match "(c) and the resolver now answers the vendor's name" '^false ' \
+    "$(check_of "$out" dns vendor.test:443)"
 check_eq "(c) exit 2" exit=2 "$(exit_of "$out")"
 
 # (d) an internal network WITHOUT inhibit_ipv4: the host holds its gateway
