@@ -334,6 +334,23 @@ probe_status_code(const char *head)
     return (head[9] - '0') * 100 + (head[10] - '0') * 10 + (head[11] - '0');
 }
 
+/* Connect to the proxy; while it refuses (it may have started a moment
+ * ago and not be listening yet) try again every 100 ms until deadline. */
+static int
+probe_proxy_connect(const struct sockaddr_in *proxy, long deadline)
+{
+    struct timespec pause = { .tv_nsec = 100 * 1000000L };
+    int fd;
+
+    for (;;) {
+        fd = probe_connect(proxy, deadline);
+        if (fd != -1 || errno != ECONNREFUSED ||
+            probe_now_ms() + 100 >= deadline)
+            return fd;
+        nanosleep(&pause, NULL);
+    }
+}
+
 /* CONNECT target through the proxy: the status code, or -1 with a reason
  * in why (no connection, no answer, not HTTP). */
 static int
@@ -347,7 +364,7 @@ probe_connect_via_proxy(const struct probe_opts *o, const char *target,
 
     n = snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n",
                  target, target);
-    fd = probe_connect(&o->proxy, deadline);
+    fd = probe_proxy_connect(&o->proxy, deadline);
     if (fd == -1) {
         snprintf(why, why_size, "proxy: %s", strerror(errno));
         return -1;
