@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# test_hardening.sh - what one invocation becomes in Docker (DESIGN.md),
+# read back from the daemon while the agent runs: an Internal network of
+# its own with inhibit_ipv4 and a subnet from the configured pool; a proxy
+# on it and on the egress network, non-root, no capabilities, read-only,
+# no-new-privileges, restart no, no mounts, no ports; an agent on the
+# internal network only, DNS disabled, HTTPS_PROXY = the proxy's address,
+# non-root, no capabilities, read-only root, no-new-privileges, Init,
+# restart no, no host paths, no ports, the spec's limits, stdin closed,
+# /work read-only in review; and every object carries the five labels and
+# a name starting agentctl-<name>-<uid8>.
+source "$(dirname "$0")/lib_controller.sh"
+ctl_init
+ctl_start
+
+apply_spec boxed review "command: [/demo-agent, --sleep, \"600\"]" \
+    "workspace: {source: small, size: 4Mi, inodes: 1000}" \
+    "resources: {memory: 128Mi, cpus: \"0.5\", pids: 64}" \
+    "attempt: h1"
+wait_phase boxed Running 240
+uid=$(inv_uid boxed)
+agent=$(object_of boxed agent)
+proxy=$(object_of boxed proxy)
+net=$(object_of boxed network network)
+check_match "agent container found" '^[0-9a-f]{64}$' "$agent"
+check_match "proxy container found" '^[0-9a-f]{64}$' "$proxy"
+check_match "internal network found" '^[0-9a-f]{64}$' "$net"
+
+# every object: five labels, name prefix
+while read -r kind id name; do
+    case $kind in
+    container) labels=$(docker inspect -f '{{json .Config.Labels}}' "$id") ;;
+    network) labels=$(docker network inspect -f '{{json .Labels}}' "$id") ;;
+    volume) labels=$(docker volume inspect -f '{{json .Labels}}' "$id") ;;
+    esac
+    for kv in "agentctl.dev/managed-by=$CTL_ID" agentctl.dev/invocation=boxed \
+        "agentctl.dev/uid=$uid" agentctl.dev/attempt=h1; do
+        check_eq "$kind $name: label ${kv%%=*}" "${kv#*=}" \
+            "$(jq -r --arg k "${kv%%=*}" '.[$k] // ""' <<<"$labels")"
+    done
+    check_match "$kind $name: has a role label" '.' \
+        "$(jq -r '.["agentctl.dev/role"] // ""' <<<"$labels")"
+    [ "$kind" != volume ] || name=$id # a volume's ID is its name
+    check_match "$kind $name: name starts agentctl-boxed-${uid:0:8}" \
+        "^agentctl-boxed-${uid:0:8}" "$name"
+done < <(labelled_objects "agentctl.dev/uid=$uid")
+
+# the network
+n() { docker network inspect -f "$1" "$net"; }
+check_eq "network: Internal" true "$(n '{{.Internal}}')"
+check_eq "network: inhibit_ipv4" true \
+    "$(n '{{index .Options "com.docker.network.bridge.inhibit_ipv4"}}')"
+subnet=$(n '{{range .IPAM.Config}}{{.Subnet}}{{end}}')
+pool_lo=$(ip4_int "${SUBNET_POOL%/*}")
+pool_hi=$((pool_lo + (1 << (32 - ${SUBNET_POOL#*/})) - 1))
+sub_lo=$(ip4_int "${subnet%/*}")
+check "network: $subnet lies inside $SUBNET_POOL" \
+    test "$sub_lo" -ge "$pool_lo" -a "$sub_lo" -le "$pool_hi"
+members=$(docker network inspect -f \
+    '{{range $k, $v := .Containers}}{{$k}} {{end}}' "$net")
+for id in $members; do
+    role=$(docker inspect -f '{{index .Config.Labels "agentctl.dev/role"}}' "$id")
+    check_match "network member ${id:0:12} is the agent, proxy or probe" \
+        '^(agent|proxy|probe)$' "$role"
+done
+
+# common hardening of proxy and agent
+c() { docker inspect -f "$2" "$1"; }
+for pair in "proxy $proxy" "agent $agent"; do
+    read -r r id <<<"$pair"
+    check_match "$r: non-root user" '^[1-9][0-9]*(:[0-9]+)?$' "$(c "$id" '{{.Config.User}}')"
+    check_eq "$r: CapDrop ALL" '["ALL"]' "$(c "$id" '{{json .HostConfig.CapDrop}}')"
+    check_match "$r: no CapAdd" '^(null|\[\])$' "$(c "$id" '{{json .HostConfig.CapAdd}}')"
+    check_eq "$r: read-only root" true "$(c "$id" '{{.HostConfig.ReadonlyRootfs}}')"
+    check_match "$r: no-new-privileges" 'no-new-privileges' \
+        "$(c "$id" '{{json .HostConfig.SecurityOpt}}')"
+    check_eq "$r: not privileged" false "$(c "$id" '{{.HostConfig.Privileged}}')"
+    check_eq "$r: restart policy no" no "$(c "$id" '{{.HostConfig.RestartPolicy.Name}}')"
+    check_match "$r: no host binds" '^(null|\[\])$' "$(c "$id" '{{json .HostConfig.Binds}}')"
+    check_match "$r: no port bindings" '^(null|\{\})$' \
+        "$(c "$id" '{{json .HostConfig.PortBindings}}')"
+    check_eq "$r: no publish-all" false "$(c "$id" '{{.HostConfig.PublishAllPorts}}')"
+    check_eq "$r: Init" true "$(c "$id" '{{.HostConfig.Init}}')"
+    check_eq "$r: no bind mounts" 0 \
+        "$(c "$id" '{{json .Mounts}}' | jq '[.[] | select(.Type == "bind")] | length')"
+done
+check_eq "proxy: no mounts at all" '[]' "$(c "$proxy" '{{json .Mounts}}')"
+check_eq "proxy: on the internal and the egress network" \
+    "$(printf '%s\n' "$net" "$(docker network inspect -f '{{.Id}}' "$EGRESS_NET")" | sort | tr '\n' ' ')" \
+    "$(c "$proxy" '{{range .NetworkSettings.Networks}}{{.NetworkID}}
+{{end}}' | grep . | sort | tr '\n' ' ')"
+
+# the agent
+check_eq "agent: only the internal network" "$net" \
+    "$(c "$agent" '{{range .NetworkSettings.Networks}}{{.NetworkID}}{{end}}')"
+check_eq "agent: user 1000:1000" 1000:1000 "$(c "$agent" '{{.Config.User}}')"
+check_eq "agent: stdin closed" false "$(c "$agent" '{{.Config.OpenStdin}}')"
+check_eq "agent: no tty" false "$(c "$agent" '{{.Config.Tty}}')"
+check_eq "agent: memory 128Mi" $((128 * 1024 * 1024)) \
+    "$(c "$agent" '{{.HostConfig.Memory}}')"
+check_eq "agent: cpus 0.5" 500000000 "$(c "$agent" '{{.HostConfig.NanoCpus}}')"
+check_eq "agent: pids 64" 64 "$(c "$agent" '{{.HostConfig.PidsLimit}}')"
+check_match "agent: no extra hosts" '^(null|\[\])$' \
+    "$(c "$agent" '{{json .HostConfig.ExtraHosts}}')"
+check_eq "agent: DNS disabled (upstream 0.0.0.0, docker-notes.md 4)" \
+    '["0.0.0.0"]' "$(c "$agent" '{{json .HostConfig.Dns}}')"
+proxy_ip=$(c "$proxy" "{{(index .NetworkSettings.Networks \"$(n '{{.Name}}')\").IPAddress}}")
+env=$(c "$agent" '{{json .Config.Env}}')
+check "agent: HTTPS_PROXY is the proxy's address" \
+    grep -qF "\"HTTPS_PROXY=http://$proxy_ip:3128\"" <<<"$env"
+check "agent: https_proxy too" \
+    grep -qF "\"https_proxy=http://$proxy_ip:3128\"" <<<"$env"
+check "agent: AGENT_PHASE=review" grep -qF '"AGENT_PHASE=review"' <<<"$env"
+work=$(c "$agent" '{{json .Mounts}}' | jq -c '.[] | select(.Destination == "/work")')
+check_eq "agent: /work is a volume" volume "$(jq -r .Type <<<"$work")"
+check_eq "agent: /work read-only in review" false "$(jq -r .RW <<<"$work")"
+
+check "agentctl cancel boxed" quiet actl cancel boxed
+wait_phase boxed Cancelled 120
+ctl_finish
