@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # test_secret_never_leaks.sh - the credential reaches the agent (in the
-# vendor's credentialEnv) and nowhere else: not in status, events, output,
-# the controller's log, agentctl get/describe/logs, the metrics endpoint,
-# nor in any Docker object of the invocation but the agent container's
-# environment. Negative controls: the same grep finds the token in the
-# credential file, and finds the vendor's token in the captured output.
+# vendor's credentialEnv) and nowhere else: not in status, events, output
+# (even when the agent prints it, whole or split), the controller's log,
+# agentctl get/describe/logs, the metrics endpoint, nor in any Docker
+# object of the invocation but the agent container's environment.
+# Negative controls: the same grep finds the token in the credential
+# file, and finds the vendor's token in the captured output.
 source "$(dirname "$0")/lib_controller.sh"
 ctl_init
 ctl_start
@@ -17,9 +18,32 @@ apply_spec keyed-long execute "command: [/demo-agent, --sleep, \"600\"]" \
 apply_spec keyed-refused execute "command: [/demo-agent, other.test:443]" \
     "${spec[@]}"
 
+# and one that prints it: whole, and split across two writes a second
+# apart (redaction must hold across chunks of the log stream)
+echo_key='echo "whole=$FAKE_API_KEY"
+h="${FAKE_API_KEY%????????????????????}"
+printf "split=%s" "$h"
+sleep 1
+printf "%s\n" "${FAKE_API_KEY#"$h"}"
+echo "length=${#FAKE_API_KEY}"'
+script=$(printf '%s' "$echo_key" | sed 's/\\/\\\\/g; s/"/\\"/g' |
+    awk '{printf "%s\\n", $0}')
+apply_spec keyed-echo execute "image: $BOX_IMAGE" \
+    "command: [sh, -c, \"$script\"]" "${spec[@]}"
+
 wait_phase keyed Succeeded 240
 check_match "keyed: the agent got the credential in FAKE_API_KEY" \
     "credential FAKE_API_KEY: set" "$(agent_output keyed)"
+wait_phase keyed-echo Succeeded 240
+out=$(agent_output keyed-echo)
+echo "# keyed-echo output:"
+sed 's/^/#   /' <<<"$out"
+check_match "keyed-echo: the box had the credential (its length)" \
+    "length=${#CRED_TOKEN}" "$out"
+check_match "keyed-echo: printed whole" 'whole=.' "$out"
+check_match "keyed-echo: printed split" 'split=.' "$out"
+check "keyed-echo: the output holds no credential" lacks "$out" "$CRED_TOKEN"
+check "keyed-echo: not even its second half" lacks "$out" "${CRED_TOKEN:20}"
 
 # While keyed-long runs: only the agent container holds the value.
 wait_phase keyed-long Running 240
@@ -65,7 +89,7 @@ check "state dir (status, events, output, meta): no token" \
     not grep -rqF "$CRED_TOKEN" "$STATE"
 check "specs dir: no token" not grep -rqF "$CRED_TOKEN" "$SPECS"
 check "controller log: no token" not grep -qF "$CRED_TOKEN" "$CTL_LOG"
-for n in keyed keyed-long keyed-refused; do
+for n in keyed keyed-long keyed-refused keyed-echo; do
     for cmd in "get $n -o json" "get $n -o yaml" "describe $n" "logs $n"; do
         # shellcheck disable=SC2086
         check "agentctl $cmd: no token" lacks "$(actl $cmd 2>&1)" \
