@@ -43,9 +43,11 @@ done
 check "at least one example invocation Succeeded" test "$succeeded" -gt 0
 check_eq "demo: Succeeded" Succeeded \
     "$(jq -r '.phase // ""' "$STATE/status/demo.json" 2>/dev/null)"
-check_match "demo: the vendor's page came back through the proxy" \
-    'vendor_body: hello from the demo vendor' \
-    "$(cat "$STATE/output/demo.log" 2>/dev/null)"
+out=$(cat "$STATE/output/demo.log" 2>/dev/null)
+check_match "demo: its CONNECT through the proxy was admitted" \
+    'connect: HTTP/1.1 200' "$out"
+check_match "demo: and the vendor's page came back" 'vendor_body: [^[:space:]]' \
+    "$out"
 check_no_objects "no Docker object of controller demo left" \
     agentctl.dev/managed-by=demo 60
 check_eq "the demo vendor container is gone" "" \
