@@ -10,7 +10,7 @@
  * the API server's ObjectMeta rules. Each out-node is NULL when absent and
  * otherwise owned by the caller. */
 void spec_meta_split(const char *file, struct spec_node *doc,
-                     struct spec_node **labels,
-                     struct spec_node **annotations, struct spec_errors *es);
+                     struct spec_node **labels, struct spec_node **annotations,
+                     struct spec_errors *es);
 
 #endif

@@ -115,7 +115,22 @@ spec_sha256_hex(const void *data, size_t len, char out[65])
     unsigned int mdlen = 0;
     static const char hex[] = "0123456789abcdef";
 
-    EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
+    /* The digest and a context are fetched once and reused: an implicit
+     * fetch and a new context on every call cost as much as hashing a
+     * spec. Immutable after the first call apart from the context, which
+     * is reset on every use (callers are single-threaded). */
+    static EVP_MD *sha256;
+    static EVP_MD_CTX *ctx;
+
+    if (sha256 == NULL)
+        sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+    if (ctx == NULL)
+        ctx = EVP_MD_CTX_new();
+    if (sha256 == NULL || ctx == NULL ||
+        EVP_DigestInit_ex2(ctx, sha256, NULL) != 1 ||
+        EVP_DigestUpdate(ctx, data, len) != 1 ||
+        EVP_DigestFinal_ex(ctx, md, &mdlen) != 1)
+        EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
     for (unsigned int i = 0; i < 32; i++) {
         out[2 * i] = hex[md[i] >> 4];
         out[2 * i + 1] = hex[md[i] & 15];

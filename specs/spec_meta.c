@@ -12,7 +12,6 @@
  */
 #include "spec_int.h"
 
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,21 +22,47 @@ static const char *const server_fields[] = { "uid", "generation",
                                              "resourceVersion", NULL };
 
 static bool
-meta_matches(const char *pattern, const char *s)
+is_alnum(char c)
 {
-    regex_t re;
-    bool ok;
-
-    if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0)
-        return false;
-    ok = regexec(&re, s, 0, NULL, 0) == 0;
-    regfree(&re);
-    return ok;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9');
 }
 
-#define LABEL_NAME_RE "^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$"
-#define SUBDOMAIN_RE                                                        \
-    "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+/* A label name or value: ([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?),
+ * 1..63 characters. */
+static bool
+label_name_ok(const char *s, size_t len)
+{
+    if (len == 0 || len > 63 || !is_alnum(s[0]) || !is_alnum(s[len - 1]))
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+            return false;
+    return true;
+}
+
+/* A DNS-1123 subdomain: lowercase labels of [a-z0-9-] joined by dots,
+ * each starting and ending alphanumeric, at most 253 characters. */
+static bool
+subdomain_ok(const char *s, size_t len)
+{
+    size_t start = 0;
+
+    if (len == 0 || len > 253)
+        return false;
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && s[i] != '.') {
+            if (!((s[i] >= 'a' && s[i] <= 'z') ||
+                  (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+                return false;
+            continue;
+        }
+        if (i == start || s[start] == '-' || s[i - 1] == '-')
+            return false;
+        start = i + 1;
+    }
+    return true;
+}
 
 static bool
 label_key_ok(const char *key)
@@ -45,29 +70,20 @@ label_key_ok(const char *key)
     const char *slash = strchr(key, '/');
     const char *name = slash ? slash + 1 : key;
 
-    if (slash != NULL) {
-        char prefix[254];
-        size_t plen = (size_t)(slash - key);
-
-        if (plen == 0 || plen > 253)
-            return false;
-        memcpy(prefix, key, plen);
-        prefix[plen] = '\0';
-        if (!meta_matches(SUBDOMAIN_RE, prefix))
-            return false;
-    }
-    return strlen(name) <= 63 && meta_matches(LABEL_NAME_RE, name);
+    if (slash != NULL && !subdomain_ok(key, (size_t)(slash - key)))
+        return false;
+    return label_name_ok(name, strlen(name));
 }
 
 static bool
 label_value_ok(const char *v)
 {
-    return v[0] == '\0' || (strlen(v) <= 63 && meta_matches(LABEL_NAME_RE, v));
+    return v[0] == '\0' || label_name_ok(v, strlen(v));
 }
 
 static void
-check_string_map(const char *file, const struct spec_node *m,
-                 const char *path, bool labels, struct spec_errors *es)
+check_string_map(const char *file, const struct spec_node *m, const char *path,
+                 bool labels, struct spec_errors *es)
 {
     char field[300];
     size_t total = 0;
@@ -152,6 +168,5 @@ spec_meta_split(const char *file, struct spec_node *doc,
     if (*labels != NULL)
         check_string_map(file, *labels, "metadata.labels", true, es);
     if (*annotations != NULL)
-        check_string_map(file, *annotations, "metadata.annotations", false,
-                         es);
+        check_string_map(file, *annotations, "metadata.annotations", false, es);
 }

@@ -16,9 +16,9 @@
 /* Variables the controller sets in the agent's environment; a spec may not
  * set them (DESIGN.md "Controller configuration"). */
 static const char *const reserved_env[] = {
-    "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY",
-    "no_proxy",    "ALL_PROXY",   "all_proxy",  "AGENT_PHASE", "HOME",
-    NULL,
+    "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+    "NO_PROXY",    "no_proxy",    "ALL_PROXY",  "all_proxy",
+    "AGENT_PHASE", "HOME",        NULL,
 };
 
 static const char *const phase_names[] = {
@@ -195,8 +195,8 @@ fill_spec(struct spec_invocation *inv, const struct spec_node *spec)
     inv->memory_bytes = quantity(spec_node_get(res, "memory"), false);
     inv->millicpus = quantity(spec_node_get(res, "cpus"), true);
     inv->pids = quantity(spec_node_get(res, "pids"), false);
-    inv->deadline_seconds = (uint32_t)quantity(
-        spec_node_get(spec, "deadlineSeconds"), false);
+    inv->deadline_seconds =
+        (uint32_t)quantity(spec_node_get(spec, "deadlineSeconds"), false);
     inv->output_max_bytes = quantity(
         spec_node_get(spec_node_get(spec, "output"), "maxBytes"), false);
     inv->cancel = cancel != NULL && cancel->value[0] == 't';
@@ -318,6 +318,19 @@ check_duplicate_names(struct spec_file *f)
                                    f->items[i]->name, f->items[j]->line);
 }
 
+/* Empty f without touching the error slots: struct spec_errors is tens of
+ * kilobytes and clearing it per file was measurable; only n and dropped
+ * say which slots hold errors. */
+static void
+spec_file_reset(struct spec_file *f)
+{
+    f->path = NULL;
+    f->items = NULL;
+    f->n = 0;
+    f->errors.n = 0;
+    f->errors.dropped = 0;
+}
+
 /* Errors come from several passes (parser, metadata, schema, names); show
  * them in file order. Insertion sort: stable, and there are at most 50. */
 static void
@@ -345,7 +358,7 @@ spec_load_buffer(const char *name, const char *data, size_t len,
     struct spec_stream st;
     struct err e;
 
-    memset(f, 0, sizeof(*f));
+    spec_file_reset(f);
     f->path = strdup(name);
     if (f->path == NULL)
         return -1;
@@ -388,7 +401,7 @@ spec_load_file(const char *path, struct spec_file *f)
         if (buf_append(&b, chunk, (size_t)got, NULL) == -1) {
             close(fd);
             buf_cleanup(&b);
-            memset(f, 0, sizeof(*f));
+            spec_file_reset(f);
             f->path = strdup(path);
             spec_errors_add_at(&f->errors, path, 0, 0, NULL,
                                "file is over the 1 MiB limit");
@@ -404,7 +417,7 @@ io_fail:
     if (fd != -1)
         close(fd);
     buf_cleanup(&b);
-    memset(f, 0, sizeof(*f));
+    spec_file_reset(f);
     f->path = strdup(path);
     spec_errors_add_at(&f->errors, path, 0, 0, NULL, "cannot read: %s",
                        strerror(rc));
@@ -467,7 +480,7 @@ spec_file_cleanup(struct spec_file *f)
         spec_invocation_free(f->items[i]);
     free(f->items);
     free(f->path);
-    memset(f, 0, sizeof(*f));
+    spec_file_reset(f);
 }
 
 void
@@ -476,8 +489,8 @@ spec_file_print_errors(const struct spec_file *f, FILE *out)
     char line[600];
 
     for (size_t i = 0; i < f->errors.n; i++)
-        fprintf(out, "%s\n", err_format(&f->errors.items[i], line,
-                                        sizeof(line)));
+        fprintf(out, "%s\n",
+                err_format(&f->errors.items[i], line, sizeof(line)));
     if (f->errors.dropped > 0)
         fprintf(out, "%s: %zu more errors not shown\n", f->path,
                 f->errors.dropped);

@@ -49,6 +49,7 @@ struct spec_node {
     struct spec_node **items;
     struct spec_pair *pairs;
     size_t n;
+    size_t cap; /* slots allocated in items or pairs */
 };
 
 struct spec_pair {
@@ -70,9 +71,9 @@ int spec_errors_add(struct spec_errors *es, const char *file,
                     const char *fmt, ...) ERR_PRINTF(5, 6);
 
 /* Add an error at an explicit position. Returns -1. */
-int spec_errors_add_at(struct spec_errors *es, const char *file,
-                       unsigned line, unsigned col, const char *field,
-                       const char *fmt, ...) ERR_PRINTF(6, 7);
+int spec_errors_add_at(struct spec_errors *es, const char *file, unsigned line,
+                       unsigned col, const char *field, const char *fmt, ...)
+    ERR_PRINTF(6, 7);
 
 /* The documents of one YAML stream. */
 struct spec_stream {

@@ -5,19 +5,25 @@
 
 struct suffix {
     const char *text;
-    uint64_t mul;  /* multiplier of the unit ... */
-    uint64_t div;  /* ... and divisor (only "m" has one) */
+    uint64_t mul; /* multiplier of the unit ... */
+    uint64_t div; /* ... and divisor (only "m" has one) */
 };
 
 static const struct suffix suffixes[] = {
-    { "Ki", 1ULL << 10, 1 },  { "Mi", 1ULL << 20, 1 },
-    { "Gi", 1ULL << 30, 1 },  { "Ti", 1ULL << 40, 1 },
-    { "Pi", 1ULL << 50, 1 },  { "Ei", 1ULL << 60, 1 },
-    { "k", 1000ULL, 1 },      { "M", 1000000ULL, 1 },
-    { "G", 1000000000ULL, 1 }, { "T", 1000000000000ULL, 1 },
+    { "Ki", 1ULL << 10, 1 },
+    { "Mi", 1ULL << 20, 1 },
+    { "Gi", 1ULL << 30, 1 },
+    { "Ti", 1ULL << 40, 1 },
+    { "Pi", 1ULL << 50, 1 },
+    { "Ei", 1ULL << 60, 1 },
+    { "k", 1000ULL, 1 },
+    { "M", 1000000ULL, 1 },
+    { "G", 1000000000ULL, 1 },
+    { "T", 1000000000000ULL, 1 },
     { "P", 1000000000000000ULL, 1 },
     { "E", 1000000000000000000ULL, 1 },
-    { "m", 1, 1000 },         { "", 1, 1 },
+    { "m", 1, 1000 },
+    { "", 1, 1 },
 };
 
 static int

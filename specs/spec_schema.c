@@ -9,13 +9,29 @@
 #include <string.h>
 
 static const char *const known_keywords[] = {
-    "type",          "format",    "pattern",        "enum",
-    "minimum",       "maximum",   "exclusiveMinimum", "minLength",
-    "maxLength",     "minItems",  "maxItems",       "maxProperties",
-    "properties",    "required",  "additionalProperties",
-    "items",         "oneOf",     "anyOf",          "default",
-    "description",   "x-kubernetes-int-or-string",
-    "x-kubernetes-preserve-unknown-fields",         NULL,
+    "type",
+    "format",
+    "pattern",
+    "enum",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "maxProperties",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "oneOf",
+    "anyOf",
+    "default",
+    "description",
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-preserve-unknown-fields",
+    NULL,
 };
 
 struct compiler {
@@ -80,13 +96,14 @@ compile_type(struct compiler *c, struct spec_schema *s,
         const char *name;
         enum spec_type type;
     } types[] = {
-        { "object", SPEC_T_OBJECT },   { "array", SPEC_T_ARRAY },
-        { "string", SPEC_T_STRING },   { "integer", SPEC_T_INTEGER },
-        { "number", SPEC_T_NUMBER },   { "boolean", SPEC_T_BOOLEAN },
+        { "object", SPEC_T_OBJECT }, { "array", SPEC_T_ARRAY },
+        { "string", SPEC_T_STRING }, { "integer", SPEC_T_INTEGER },
+        { "number", SPEC_T_NUMBER }, { "boolean", SPEC_T_BOOLEAN },
     };
 
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-        if (v->kind == SPEC_NODE_SCALAR && strcmp(v->value, types[i].name) == 0) {
+        if (v->kind == SPEC_NODE_SCALAR &&
+            strcmp(v->value, types[i].name) == 0) {
             s->type = types[i].type;
             return 0;
         }
@@ -251,9 +268,9 @@ compile_schema(struct compiler *c, const struct spec_node *n)
         const char *k = n->pairs[i].key->value;
 
         if (!keyword_known(k)) {
-            compile_fail(c, n->pairs[i].key,
-                         "schema keyword not implemented by the validator: ",
-                         k);
+            compile_fail(
+                c, n->pairs[i].key,
+                "schema keyword not implemented by the validator: ", k);
             goto fail;
         }
         if (compile_keyword(c, s, k, n->pairs[i].value) == -1) {
@@ -300,7 +317,8 @@ spec_schema_free(struct spec_schema *s)
 
 /* Walk spec.versions[0] of the CRD for the schema, group and kind. */
 static int
-crd_locate(struct compiler *c, struct spec_crd *crd, const struct spec_node *doc)
+crd_locate(struct compiler *c, struct spec_crd *crd,
+           const struct spec_node *doc)
 {
     const struct spec_node *spec = spec_node_get(doc, "spec");
     const struct spec_node *group = spec_node_get(spec, "group");

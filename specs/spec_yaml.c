@@ -121,11 +121,16 @@ builder_attach(struct builder *b, struct spec_node *n)
     if (f->node->kind == SPEC_NODE_SEQ) {
         struct spec_node **items;
 
-        items = realloc(f->node->items, (f->node->n + 1) * sizeof(*items));
-        if (items == NULL)
-            goto nomem;
-        f->node->items = items;
-        items[f->node->n++] = n;
+        if (f->node->n == f->node->cap) {
+            size_t cap = f->node->cap ? f->node->cap * 2 : 8;
+
+            items = realloc(f->node->items, cap * sizeof(*items));
+            if (items == NULL)
+                goto nomem;
+            f->node->items = items;
+            f->node->cap = cap;
+        }
+        f->node->items[f->node->n++] = n;
         return 0;
     }
     if (f->key == NULL) {
@@ -357,8 +362,9 @@ int
 spec_yaml_parse(const char *file, const char *data, size_t len,
                 struct spec_stream *out, struct spec_errors *es)
 {
-    struct builder b = { .file = file, .data = data, .len = len, .es = es,
-                         .out = out };
+    struct builder b = {
+        .file = file, .data = data, .len = len, .es = es, .out = out
+    };
     yaml_parser_t parser;
     yaml_event_t ev;
     int rc = 0, done = 0;

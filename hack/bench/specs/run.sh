@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 N=${N:-10000}
 ROUNDS=${ROUNDS:-3}
-B=$ROOT/build-bench
+B=$ROOT/build-bench-specs
 W=$(mktemp -d /tmp/agentctl-bench-specs.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
