@@ -69,7 +69,7 @@ struct ctl_inv {
     bool exited; /* wait answered */
     long exit_code;
     bool logs_done;
-    bool daemon_lost;     /* Docker was unreachable while it ran */
+    bool daemon_lost;      /* Docker was unreachable while it ran */
     bool freeing;          /* done: free when the pass returns */
     bool seen;             /* found in the last full listing */
     char invalid_msg[600]; /* first error of the invalid version */
@@ -83,6 +83,17 @@ struct ctl_inv {
     char cleanup_role[16]; /* role of the object the step is removing */
     int creating;          /* enum rc_role the create step is making */
     char action[32];       /* status.progress key of the action step */
+    /* revalidation */
+    bool verify_due;          /* re-inspect every object before going on */
+    unsigned verified;        /* roles checked in this round (1 << rc_role) */
+    char verify_role[16];     /* role being inspected */
+    cJSON *pending_inspect;   /* inspect waiting for its image's config */
+    bool repairing;           /* drift before start: tear down, rebuild */
+    bool prestart_verified;   /* the round right before the agent start ran */
+    char proxy_egress_ip[16]; /* the proxy's address on the egress net */
+    /* boundary probe */
+    long probe_exit;
+    bool probe_exited;
 };
 
 struct ctl_opts {
@@ -115,11 +126,13 @@ struct ctl {
     uint64_t reconciles_ok, reconciles_error;
     struct dk_req *events[2]; /* containers by label; networks+volumes */
     ev_timer events_retry;
-    long events_since;      /* Unix time of the last event seen */
-    uint64_t events_seen;   /* events that triggered a pass */
-    struct dk_req *gc_call; /* the garbage collector's request */
-    int gc_stage;           /* which object list it is reading */
-    cJSON *gc_queue;        /* paths of orphans still to remove */
+    long events_since;       /* Unix time of the last event seen */
+    uint64_t events_seen;    /* events that triggered a pass */
+    struct dk_req *gc_call;  /* the garbage collector's request */
+    int gc_stage;            /* which object list it is reading */
+    cJSON *gc_queue;         /* paths of orphans still to remove */
+    cJSON *image_configs;    /* image ID -> Config (immutable by ID) */
+    uint64_t disabled_rules; /* test-hooks build only: drift rules off */
 };
 
 /* ctl_main.c: ask the daemon for its version (start, and while down). */
@@ -179,6 +192,15 @@ bool ctl_run_step(struct ctl_inv *inv);
 void ctl_run_stop(struct ctl_inv *inv, enum ctl_phase phase,
                   const char *stop_reason, const char *message);
 void ctl_run_detach(struct ctl_inv *inv);
+
+/* ctl_verify.c: one inspect of the revalidation round; false when the
+ * round is complete (or none is due). */
+bool ctl_verify_step(struct ctl_inv *inv);
+/* Ask for a revalidation round and a pass now (events, resync). */
+void ctl_inv_revalidate(struct ctl_inv *inv);
+
+/* ctl_probe.c: one step of the boundary probe; false when it is done. */
+bool ctl_probe_step(struct ctl_inv *inv);
 
 /* ctl_status.c */
 const char *ctl_phase_name(enum ctl_phase p);

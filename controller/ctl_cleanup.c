@@ -14,8 +14,8 @@
 
 #include "log.h"
 
-static const char *const container_roles[] = { "agent", "keeper", "proxy",
-                                               NULL };
+static const char *const container_roles[] = { "probe", "agent", "keeper",
+                                               "proxy", NULL };
 static const char *const volume_roles[] = { "workspace", "scratch", NULL };
 
 static void
@@ -141,7 +141,8 @@ ctl_cleanup_step(struct ctl_inv *inv)
         return remove_path(inv, "network", path);
     }
     if (cJSON_GetObjectItemCaseSensitive(inv->status, "cleanedUp") == NULL &&
-        ctl_status_str(inv, "attempt") != NULL) {
+        ctl_status_str(inv, "attempt") != NULL &&
+        ctl_phase_terminal(ctl_status_phase(inv->status))) {
         cJSON_AddBoolToObject(inv->status, "cleanedUp", 1);
         inv->status_dirty = true;
         ctl_event(inv, false, "CleanedUp",

@@ -91,7 +91,7 @@ on_event_line(struct dk_req *req, const char *data, size_t len, void *arg)
         inv = inv_by_object(c, NULL, name->valuestring);
     if (inv != NULL) {
         c->events_seen++;
-        ctl_inv_kick(inv, 0);
+        ctl_inv_revalidate(inv);
     }
     cJSON_Delete(ev);
 }

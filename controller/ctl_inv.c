@@ -430,6 +430,18 @@ pass_deleted(struct ctl_inv *inv, enum ctl_phase phase)
     inv->freeing = true;
 }
 
+/* Drift before the start was repaired by removing everything: build the
+ * attempt again from the network up (same subnet, same capture). */
+static void
+repair_done(struct ctl_inv *inv)
+{
+    inv->repairing = false;
+    inv->egress_checked = false;
+    inv->probe_exited = false;
+    cJSON_DeleteItemFromObjectCaseSensitive(inv->status, "progress");
+    inv->status_dirty = true;
+}
+
 static void
 pass_phase(struct ctl_inv *inv)
 {
@@ -444,6 +456,15 @@ pass_phase(struct ctl_inv *inv)
             phase = ctl_status_phase(inv->status);
         }
     }
+    if (phase == CTL_PREPARING && inv->repairing) {
+        if (ctl_cleanup_step(inv))
+            return;
+        repair_done(inv);
+    }
+    if ((phase == CTL_PREPARING || phase == CTL_RUNNING) &&
+        ctl_verify_step(inv))
+        return;
+    phase = ctl_status_phase(inv->status);
     switch (phase) {
     case CTL_PENDING:
         capture(inv);

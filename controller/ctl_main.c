@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "rc_drift.h"
 
 static void
 usage(FILE *out)
@@ -264,9 +265,40 @@ start_signals(struct ctl *c)
     ev_signal_start(c->loop, &c->sighup);
 }
 
+#ifdef AGENTCTL_TEST_HOOKS
+/* Test-hooks build only (agent-controller-testhooks): switch drift rules
+ * off by ID, so the integration suite can show each rule's test fails
+ * without it. The production binary has no such switch. */
+static int
+test_hooks(struct ctl *c, struct err *e)
+{
+    const char *env = getenv("AGENTCTL_TEST_DISABLE_DRIFT_RULES");
+    char list[1024], *tok, *save = NULL;
+
+    if (env == NULL)
+        return 0;
+    snprintf(list, sizeof(list), "%s", env);
+    for (tok = strtok_r(list, ",", &save); tok != NULL;
+         tok = strtok_r(NULL, ",", &save)) {
+        int i = rc_drift_rule_by_id(tok);
+
+        if (i < 0)
+            return err_set(e, ERR_INVALID, "unknown drift rule \"%s\"", tok);
+        c->disabled_rules |= 1ull << i;
+        log_kv(LOG_WARN, "TEST HOOK: drift rule disabled", "rule", tok, NULL);
+    }
+    return 0;
+}
+#endif
+
 static int
 ctl_open(struct ctl *c, struct err *e)
 {
+    c->image_configs = cJSON_CreateObject();
+#ifdef AGENTCTL_TEST_HOOKS
+    if (test_hooks(c, e) == -1)
+        return -1;
+#endif
     c->cfg = load_config(c->opts.config_path);
     if (c->cfg == NULL)
         return err_set(e, ERR_INVALID, "the config has errors (see above)");
@@ -295,6 +327,7 @@ ctl_close(struct ctl *c)
     dk_free(c->dk);
     store_close(c->store);
     ctl_config_free(c->cfg);
+    cJSON_Delete(c->image_configs);
     ev_signal_stop(c->loop, &c->sigterm);
     ev_signal_stop(c->loop, &c->sigint);
     ev_signal_stop(c->loop, &c->sighup);

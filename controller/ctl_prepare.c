@@ -419,5 +419,14 @@ ctl_prepare_step(struct ctl_inv *inv)
         return step_upload(inv);
     if (ctl_status_resource_id(inv, "agent") == NULL)
         return step_create(inv, RC_ROLE_AGENT);
+    if (ctl_probe_step(inv))
+        return true;
+    /* The whole box, the agent container included, is inspected once more
+     * right before the start (DESIGN.md step 4). */
+    if (!inv->prestart_verified) {
+        inv->prestart_verified = true;
+        ctl_inv_revalidate(inv);
+        return true;
+    }
     return step_start(inv, "agent", "agentStarted");
 }

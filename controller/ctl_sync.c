@@ -63,6 +63,7 @@ ctl_inv_forget(struct ctl_inv *inv)
     ev_timer_stop(c->loop, &inv->deadline);
     ctl_run_detach(inv);
     dk_cancel(inv->call);
+    cJSON_Delete(inv->pending_inspect);
     spec_invocation_free(inv->spec);
     rc_credential_free(inv->credential);
     spec_invocation_free(inv->captured);
@@ -163,7 +164,7 @@ ctl_sync_spec(struct ctl *c, struct store_spec *sp)
         inv->spec = sp->inv;
         sp->inv = NULL;
     }
-    ctl_inv_kick(inv, 0);
+    ctl_inv_revalidate(inv);
 }
 
 /* Status documents whose spec is gone (deleted while the controller was

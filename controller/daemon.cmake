@@ -1,5 +1,16 @@
 # agent-controller - the controller daemon (ctl_*.c; see ctl.h for the map).
-add_executable(agent-controller ctl_main.c ctl_sync.c ctl_inv.c
-  ctl_prepare.c ctl_run.c ctl_cleanup.c ctl_status.c ctl_observe.c ctl_events.c ctl_gc.c)
-target_link_libraries(agent-controller PRIVATE ctlconfig ctlmetrics
-  rcdesired rcio dkclient specs m)
+set(ctl_sources ctl_main.c ctl_sync.c ctl_inv.c ctl_prepare.c ctl_run.c
+  ctl_cleanup.c ctl_status.c ctl_observe.c ctl_events.c ctl_gc.c
+  ctl_verify.c ctl_probe.c)
+set(ctl_libs ctlconfig ctlmetrics rcdesired rcdrift rcprobe rcio dkclient
+  specs m)
+add_executable(agent-controller ${ctl_sources})
+target_link_libraries(agent-controller PRIVATE ${ctl_libs})
+
+# The same daemon with test-only hooks (AGENTCTL_TEST_HOOKS): the drift
+# suite's negative control switches single rules off through it. Never
+# installed or used outside tests/.
+add_executable(agent-controller-testhooks ${ctl_sources})
+target_compile_definitions(agent-controller-testhooks PRIVATE
+  AGENTCTL_TEST_HOOKS)
+target_link_libraries(agent-controller-testhooks PRIVATE ${ctl_libs})

@@ -1,0 +1,251 @@
+/* ctl_probe.c - the boundary probe (DESIGN.md "What one invocation
+ * becomes", step 5): before the agent starts, a short-lived container with
+ * the agent's hardening, on the internal network only, checks from the
+ * agent's side that the proxy admits the vendor (200, or 502/504 when the
+ * vendor itself is down: recorded, not a breach), refuses a name off the
+ * allowlist (403), and that nothing is reachable past the proxy (the
+ * internal gateway, the proxy's egress address) and no outside name
+ * resolves. The agent starts only after BoundaryVerified=True; a breach
+ * fails the attempt closed with the probe's finding.
+ *
+ * Steps: create (recorded as resources.probe), start, wait, read its one
+ * JSON line from the logs, remove it by ID, record progress.boundaryVerified.
+ */
+#include "ctl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "log.h"
+#include "rc_probe.h"
+
+#define PROBE_IMAGE     "agentctl/probe:" AGENTCTL_VERSION
+#define PROBE_TIMEOUT_S 120
+
+static bool
+done(const struct ctl_inv *inv, const char *what)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(inv->status, "progress"), what));
+}
+
+static void
+mark(struct ctl_inv *inv, const char *what)
+{
+    cJSON *p = cJSON_GetObjectItemCaseSensitive(inv->status, "progress");
+
+    if (p == NULL)
+        p = cJSON_AddObjectToObject(inv->status, "progress");
+    cJSON_DeleteItemFromObjectCaseSensitive(p, what);
+    cJSON_AddBoolToObject(p, what, 1);
+    inv->status_dirty = true;
+}
+
+static bool
+started(struct ctl_inv *inv, struct dk_req *req, struct err *e)
+{
+    inv->call = req;
+    if (req == NULL)
+        ctl_inv_backoff(inv, e);
+    return true;
+}
+
+static void
+on_created(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    const cJSON *id;
+    char name[RC_NAME_MAX];
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    id = cJSON_GetObjectItemCaseSensitive(r->json, "Id");
+    rc_probe_name(inv->desired->prefix, name);
+    if (cJSON_IsString(id))
+        ctl_status_set_resource(inv, "probe", id->valuestring, name);
+    inv->probe_exited = false;
+    ctl_inv_kick(inv, 0);
+}
+
+static bool
+step_create(struct ctl_inv *inv)
+{
+    const struct ctl_vendor *v =
+        ctl_config_vendor(inv->ctl->cfg, inv->captured->vendor);
+    char direct[4][RC_IP_MAX + 8], name[RC_NAME_MAX], path[300];
+    const char *dp[4];
+    size_t n = 0;
+    cJSON *body;
+    struct err e;
+    bool ok;
+
+    /* Past the proxy: the internal gateway (the host, which inhibit_ipv4
+     * keeps off the network) and the proxy's egress-side address. */
+    snprintf(direct[n], sizeof(direct[n]), "%s:443", inv->desired->gateway);
+    dp[n] = direct[n], n++;
+    snprintf(direct[n], sizeof(direct[n]), "%s:80", inv->desired->gateway);
+    dp[n] = direct[n], n++;
+    if (inv->proxy_egress_ip[0] != '\0') {
+        snprintf(direct[n], sizeof(direct[n]), "%s:%u", inv->proxy_egress_ip,
+                 (unsigned)inv->ctl->cfg->proxy_port);
+        dp[n] = direct[n], n++;
+    }
+    body = rc_probe_body(
+        inv->desired, inv->ctl->cfg, PROBE_IMAGE,
+        v ? v->hosts[0] : "vendor.invalid:443", RC_PROBE_DENIED_DEFAULT, dp, n,
+        inv->ctl->opts.controller_id, ctl_status_str(inv, "uid"),
+        ctl_status_str(inv, "attempt"));
+    if (body == NULL) {
+        ctl_run_stop(inv, CTL_FAILED, "preparation-failed",
+                     "cannot build the boundary probe");
+        return false;
+    }
+    rc_probe_name(inv->desired->prefix, name);
+    snprintf(path, sizeof(path), "/containers/create?name=%s", name);
+    ok = started(
+        inv, dk_post_json(inv->ctl->dk, path, body, on_created, inv, &e), &e);
+    cJSON_Delete(body);
+    return ok;
+}
+
+static void
+on_started(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    mark(inv, "probeStarted");
+    ctl_inv_kick(inv, 0);
+}
+
+static void
+on_waited(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    const cJSON *code;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    code = cJSON_GetObjectItemCaseSensitive(r->json, "StatusCode");
+    inv->probe_exit = cJSON_IsNumber(code) ? (long)code->valuedouble : -1;
+    inv->probe_exited = true;
+    ctl_inv_kick(inv, 0);
+}
+
+static void
+collect(int stream, const char *data, size_t len, void *arg)
+{
+    (void)stream;
+    buf_append(arg, data, len, NULL);
+}
+
+static void
+judge(struct ctl_inv *inv, const char *out, size_t len)
+{
+    struct rc_probe_result res;
+    struct err e;
+
+    if (rc_probe_parse(out, len, inv->probe_exit, &res, &e) == -1) {
+        ctl_status_set_condition(inv, "BoundaryVerified", false, "ProbeFailed",
+                                 e.msg);
+        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
+        return;
+    }
+    if (res.verdict == RC_PROBE_OK) {
+        ctl_status_set_condition(inv, "BoundaryVerified", true,
+                                 res.vendor_reachable ? "Verified"
+                                                      : "VendorUnreachable",
+                                 res.finding);
+        ctl_event(inv, !res.vendor_reachable, "BoundaryVerified", "%s",
+                  res.finding);
+        mark(inv, "boundaryVerified");
+        return;
+    }
+    ctl_status_set_condition(
+        inv, "BoundaryVerified", false,
+        res.verdict == RC_PROBE_BREACH ? "Breach" : "ProxyBroken", res.finding);
+    ctl_run_stop(inv, CTL_FAILED,
+                 res.verdict == RC_PROBE_BREACH ? "boundary-breach"
+                                                : "preparation-failed",
+                 res.finding);
+}
+
+static void
+on_logs(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    struct dk_logs_demux dm;
+    struct buf out;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    buf_init(&out, RC_PROBE_MAX_OUTPUT + 1);
+    dk_logs_demux_init(&dm);
+    dk_logs_demux_feed(&dm, r->body, r->len, collect, &out, NULL);
+    judge(inv, out.data ? out.data : "", out.len);
+    buf_cleanup(&out);
+    ctl_inv_kick(inv, 0);
+}
+
+static void
+on_removed(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r) && r->err->code != ERR_NOTFOUND) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    ctl_status_drop_resource(inv, "probe");
+    ctl_inv_kick(inv, 0);
+}
+
+bool
+ctl_probe_step(struct ctl_inv *inv)
+{
+    const char *id = ctl_status_resource_id(inv, "probe");
+    struct dk_request_opts o;
+    char path[300];
+    struct err e;
+
+    if (done(inv, "boundaryVerified")) {
+        if (id == NULL)
+            return false;
+        snprintf(path, sizeof(path), "/containers/%s?force=1", id);
+        return started(inv, dk_delete(inv->ctl->dk, path, on_removed, inv, &e),
+                       &e);
+    }
+    if (id == NULL)
+        return step_create(inv);
+    memset(&o, 0, sizeof(o));
+    o.method = "POST";
+    o.path = path;
+    if (!done(inv, "probeStarted")) {
+        snprintf(path, sizeof(path), "/containers/%s/start", id);
+        return started(inv, dk_request(inv->ctl->dk, &o, on_started, inv, &e),
+                       &e);
+    }
+    if (!inv->probe_exited) {
+        snprintf(path, sizeof(path), "/containers/%s/wait", id);
+        o.timeout_ms = PROBE_TIMEOUT_S * 1000L;
+        return started(inv, dk_request(inv->ctl->dk, &o, on_waited, inv, &e),
+                       &e);
+    }
+    snprintf(path, sizeof(path), "/containers/%s/logs?stdout=1&stderr=1", id);
+    return started(inv, dk_get(inv->ctl->dk, path, on_logs, inv, &e), &e);
+}
