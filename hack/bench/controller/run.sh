@@ -23,11 +23,13 @@
 # Everything the floor and compose create carries agentctl.bench=<run>;
 # the controller's objects carry agentctl.dev/managed-by=<run>-...; all
 # is removed on exit and checked. Subnets: controller 10.216.0.0/16, floor
-# 10.217.0-49.0/24, compose 10.217.100-149.0/24, egress 10.217.255.0/24;
+# 10.217.0-49.0/24, compose 10.217.100-149.0/24, egress 10.217.255.0/24
+# (BENCH_EGRESS_SUBNET);
 # the script refuses to start when any network on the daemon uses them.
 #
 # Env: BENCH_NS ("1 10 50"), BENCH_REPS (2), BENCH_KINDS ("agentctl floor
-# compose"), BENCH_TIMEOUT (per configuration, 600 s), BENCH_BUILD (build
+# compose"), BENCH_COMPOSE_NS (the Ns compose runs at, default
+# BENCH_NS), BENCH_TIMEOUT (per configuration, 600 s), BENCH_BUILD (build
 # dir, build-bench-ctl), BENCH_SKIP_IMAGES=1 (do not run hack/images.sh when
 # the images exist), BENCH_OUT (also write the table there).
 set -euo pipefail
@@ -37,9 +39,11 @@ B=${BENCH_BUILD:-$ROOT/build-bench-ctl}
 NS=${BENCH_NS:-"1 10 50"}
 REPS=${BENCH_REPS:-2}
 KINDS=${BENCH_KINDS:-"agentctl floor compose"}
+COMPOSE_NS=${BENCH_COMPOSE_NS:-$NS}
 TIMEOUT=${BENCH_TIMEOUT:-600}
 RUN=cbench-$(date +%H%M%S)-$$
 EGRESS=$RUN-egress
+EGRESS_SUBNET=${BENCH_EGRESS_SUBNET:-10.217.255.0/24}
 VENDOR=$RUN-vendor
 W=$(mktemp -d /tmp/ctlbench.XXXXXX)
 PIDS=()
@@ -48,19 +52,24 @@ CTL_IDS=()
 say() { echo "[$(date +%T)] $*" >&2; }
 
 # --- clean-up: by label, also on failure ----------------------------
-sweep() { # LABEL=VALUE: remove containers, volumes, networks carrying it
-    local ids
-    ids=$(docker ps -aq --filter "label=$1")
+# sweep LABEL=VALUE [NAME_PREFIX]: remove containers, volumes, networks
+# carrying the label (and whose name starts with the prefix, if given).
+sweep() {
+    local ids f=(--filter "label=$1")
+    [ $# -lt 2 ] || f+=(--filter "name=$2")
+    ids=$(docker ps -aq "${f[@]}")
     [ -z "$ids" ] || docker rm -f $ids >/dev/null 2>&1 || true
-    ids=$(docker volume ls -q --filter "label=$1")
+    ids=$(docker volume ls -q "${f[@]}")
     [ -z "$ids" ] || docker volume rm $ids >/dev/null 2>&1 || true
-    ids=$(docker network ls -q --filter "label=$1")
+    ids=$(docker network ls -q "${f[@]}")
     [ -z "$ids" ] || docker network rm $ids >/dev/null 2>&1 || true
 }
-leftovers() { # LABEL=VALUE: count what still carries it
-    echo $(($(docker ps -aq --filter "label=$1" | wc -l) +
-        $(docker volume ls -q --filter "label=$1" | wc -l) +
-        $(docker network ls -q --filter "label=$1" | wc -l)))
+leftovers() { # LABEL=VALUE [NAME_PREFIX]: count what still carries it
+    local f=(--filter "label=$1")
+    [ $# -lt 2 ] || f+=(--filter "name=$2")
+    echo $(($(docker ps -aq "${f[@]}" | wc -l) +
+        $(docker volume ls -q "${f[@]}" | wc -l) +
+        $(docker network ls -q "${f[@]}" | wc -l)))
 }
 cleanup() {
     local p id
@@ -75,9 +84,9 @@ trap cleanup EXIT
 # --- pre-flight --------------------------------------------------------
 if docker network inspect $(docker network ls -q) \
     --format '{{.Name}} {{range .IPAM.Config}}{{.Subnet}} {{end}}' |
-    grep -E ' 10\.21[67]\.'; then
-    echo "a network above already uses 10.216/16 or 10.217/16:" \
-        "remove it or run later" >&2
+    grep -E " (10\.216\.|10\.217\.(1?[0-4]?[0-9])\.|${EGRESS_SUBNET//./\\.})"; then
+    echo "a network above overlaps 10.216.0.0/16, 10.217.{0-49,100-149}.0/24" \
+        "or $EGRESS_SUBNET: remove it, set BENCH_EGRESS_SUBNET or run later" >&2
     exit 1
 fi
 if ! command -v docker-compose >/dev/null; then
@@ -103,7 +112,7 @@ IMAGE=$(docker image inspect -f '{{.Id}}' agentctl/demo-agent:0.1.0)
 
 # --- shared set-up: egress network, vendor, workspace, config ------------
 docker network create --label "agentctl.bench=$RUN" \
-    --subnet 10.217.255.0/24 "$EGRESS" >/dev/null
+    --subnet "$EGRESS_SUBNET" "$EGRESS" >/dev/null
 docker run -d --name "$VENDOR" --label "agentctl.bench=$RUN" \
     --network "$EGRESS" --network-alias vendor.test agentctl/testbox:0.1.0 \
     sh -c 'mkdir -p /www && echo hello >/www/index.html &&
@@ -172,7 +181,15 @@ run_agentctl() { # N DIR
             'BEGIN {printf "%.2f", (u + s) / hz}')" >"$d/extra"
     kill "$ctl" "$watch"
     wait "$ctl" "$watch" || true
+    # What the stopped controller left (unfinished invocations keep their
+    # objects on SIGTERM); removed now so the next run starts clean.
     echo "leftover=$(leftovers "agentctl.dev/managed-by=$id")" >>"$d/extra"
+    echo "retries=$(grep -c 'step failed' "$d/ctl.log")" >>"$d/extra"
+    grep -o '"error":"[^"]*"' "$d/ctl.log" | sed -E 's/[0-9a-f]{64}/ID/g;
+        s/agentctl-b[0-9]+-[0-9a-f]+/NAME/g; s/[0-9]+ milliseconds/N ms/;
+        s/10\.216\.[0-9]+/10.216.X/g' | sort | uniq -c | sort -rn |
+        head -8 >"$d/retries" || true
+    sweep "agentctl.dev/managed-by=$id"
     for ((i = 0; i < n; i++)); do
         awk -v t0="$t0" -v name="b$i" '
             $2 == name && $3 == "Running" { r = $1 / 1e9 - t0 }
@@ -185,12 +202,13 @@ run_agentctl() { # N DIR
 
 run_script() { # KIND N DIR: floor.sh or compose.sh, N in parallel
     local kind=$1 n=$2 d=$3 t0 i base jobs=()
+    local prefix=$RUN-${kind:0:1}$n-$(basename "$d")-
     base=$([ "$kind" = floor ] && echo 0 || echo 100)
     mkdir -p "$d"
     t0=$EPOCHREALTIME
     for ((i = 0; i < n; i++)); do
         timeout "$TIMEOUT" "$HERE/$kind.sh" "$RUN" \
-            "$RUN-${kind:0:1}$n-$(basename "$d")-$i" $((base + i)) "$IMAGE" \
+            "$prefix$i" $((base + i)) "$IMAGE" \
             "$EGRESS" "$W/ws.tar" "$d" >"$d/r$i" 2>"$d/err$i" &
         jobs+=($!)
     done
@@ -202,8 +220,9 @@ run_script() { # KIND N DIR: floor.sh or compose.sh, N in parallel
             { print "- - 0" }
             END { if (NR == 0) print "- - 0" }' "$d/r$i"
     done >"$d/times"
-    echo "leftover=$(leftovers "agentctl.bench=$RUN" | awk '{print $1 - 2}')" \
-        >"$d/extra" # the egress network and the vendor stay
+    # Jobs cut by BENCH_TIMEOUT leave objects: counted, then removed.
+    echo "leftover=$(leftovers "agentctl.bench=$RUN" "$prefix")" >"$d/extra"
+    sweep "agentctl.bench=$RUN" "$prefix"
 }
 
 stats() { # TIMES COLUMN: "p50 max" of that column over the ok rows
@@ -219,6 +238,8 @@ ROWS=$W/rows
 for rep in $(seq "$REPS"); do
     for n in $NS; do
         for kind in $KINDS; do
+            [ "$kind" != compose ] || [[ " $COMPOSE_NS " == *" $n "* ]] ||
+                continue
             d=$W/$kind-$n/$rep
             mkdir -p "$d"
             load=$(cut -d' ' -f1 /proc/loadavg)
@@ -234,6 +255,7 @@ for rep in $(seq "$REPS"); do
             read -r sp50 smax <<<"$(stats "$d/times" 2)"
             ok=$(awk '$3 == 1' "$d/times" | wc -l)
             echo "$n $rep $kind $rp50 $rmax $sp50 $smax $ok $wall $load $(cat "$d/extra" | tr '\n' ' ')" >>"$ROWS"
+            [ ! -s "$d/retries" ] || { say "  controller retries:"; cat "$d/retries" >&2; }
             say "  running p50/max $rp50/$rmax s, succeeded p50/max $sp50/$smax s, ok $ok/$n, wall ${wall}s; $(cat "$d/extra" | tr '\n' ' ')"
             cat "$d"/err* 2>/dev/null | head -5 >&2 || true
         done
@@ -242,7 +264,7 @@ done
 
 # --- the table ----------------------------------------------------------------
 table() {
-    echo "| N | run | kind | running p50 / max (s) | succeeded p50 / max (s) | ok | agentctl/floor running p50, succeeded p50 | controller peak RSS, CPU | wall (s) | load | leftovers |"
+    echo "| N | run | kind | running p50 / max (s) | succeeded p50 / max (s) | ok | agentctl/floor running p50, succeeded p50 | controller peak RSS, CPU, failed steps | wall (s) | load | leftovers |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|"
     awk '
         { key = $1 " " $2; k[NR] = $0; if ($3 == "floor") { fr[key] = $4; fs[key] = $6 } }
@@ -254,9 +276,10 @@ table() {
                     if (f[j] ~ /^rss_kib=/) { sub(/rss_kib=/, "", f[j]); rss = f[j] }
                     if (f[j] ~ /^cpu_s=/) { sub(/cpu_s=/, "", f[j]); cpu = f[j] }
                     if (f[j] ~ /^leftover=/) { sub(/leftover=/, "", f[j]); left = f[j] }
+                    if (f[j] ~ /^retries=/) { sub(/retries=/, "", f[j]); retries = f[j] }
                 }
                 if (f[3] == "agentctl") {
-                    extra = sprintf("%.1f MiB, %s s", rss / 1024, cpu)
+                    extra = sprintf("%.1f MiB, %s s, %s retries", rss / 1024, cpu, retries)
                     if ((key in fr) && fr[key] > 0 && f[4] != "-")
                         ratio = sprintf("%.2fx, %.2fx", f[4] / fr[key], f[6] / fs[key])
                 }
