@@ -306,8 +306,11 @@ ctl_dump() {
 ctl_teardown() {
     [ "${rc:-0}" -eq 0 ] || [ "${rc:-0}" -eq 77 ] || ctl_dump
     ctl_stop
+    # Twice: a network of the controller's cannot go while a test
+    # container (a drift "stranger") is still attached to it.
     docker_cleanup_label "$MANAGED"
     docker_cleanup_label "$TEST_LABEL"
+    docker_cleanup_label "$MANAGED"
     docker network rm "$EGRESS_NET" >/dev/null 2>&1 || true
 }
 
