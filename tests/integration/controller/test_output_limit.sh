@@ -3,6 +3,7 @@
 # an agent that prints 100000 bytes (and would then sleep) is stopped with
 # stopReason output-limit, exactly maxBytes are kept, and the status says
 # truncated. Control: a run under its bound is complete and not truncated.
+# Both stdout and stderr are captured.
 source "$(dirname "$0")/lib_controller.sh"
 ctl_init
 ctl_start
@@ -12,6 +13,8 @@ apply_spec chatty execute \
     "output: {maxBytes: 1000}" "deadlineSeconds: 150"
 apply_spec quiet-one execute "command: [/demo-agent]" \
     "output: {maxBytes: 4000}"
+apply_spec two-streams execute "image: $BOX_IMAGE" \
+    "command: [sh, -c, \"echo to-stdout; echo to-stderr >&2\"]"
 uid=$(inv_uid chatty)
 
 wait_phase chatty Failed 240
@@ -44,4 +47,8 @@ check_eq "quiet-one: bytes = file size" "$(stat -c %s "$qlog")" \
     "$(status_field quiet-one .output.bytes)"
 check_match "quiet-one: the whole output, to the vendor's page" \
     "vendor_body: $VENDOR_TOKEN" "$(cat "$qlog")"
+wait_phase two-streams Succeeded 240
+check_match "two-streams: stdout is captured" to-stdout \
+    "$(agent_output two-streams)"
+check_match "two-streams: and stderr" to-stderr "$(agent_output two-streams)"
 ctl_finish
