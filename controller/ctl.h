@@ -202,6 +202,9 @@ void ctl_inv_revalidate(struct ctl_inv *inv);
 /* ctl_probe.c: one step of the boundary probe; false when it is done. */
 bool ctl_probe_step(struct ctl_inv *inv);
 
+/* ctl_testhooks.c: SIGKILL self at a named point (test-hooks build). */
+void ctl_test_point(const char *kind, const char *what);
+
 /* ctl_status.c */
 const char *ctl_phase_name(enum ctl_phase p);
 enum ctl_phase ctl_status_phase(const cJSON *status);

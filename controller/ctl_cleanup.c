@@ -28,6 +28,7 @@ on_removed(struct dk_req *req, struct dk_response *r, void *arg)
         ctl_inv_backoff(inv, r->err);
         return;
     }
+    ctl_test_point("removed", inv->cleanup_role);
     ctl_status_drop_resource(inv, inv->cleanup_role);
     ctl_inv_kick(inv, 0);
 }

@@ -243,6 +243,7 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
         ctl_inv_backoff(inv, &e);
         return;
     }
+    ctl_test_point("created", rc_role_name(role));
     ctl_status_set_resource(inv, rc_role_name(role), id, name);
     ctl_inv_kick(inv, 0);
 }
@@ -303,6 +304,7 @@ on_action_done(struct dk_req *req, struct dk_response *r, void *arg)
         ctl_inv_backoff(inv, r->err);
         return;
     }
+    ctl_test_point("done", inv->action);
     progress_set(inv, inv->action);
     if (strcmp(inv->action, "agentStarted") == 0) {
         char now[32];

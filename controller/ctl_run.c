@@ -123,6 +123,7 @@ on_wait_done(struct dk_req *req, struct dk_response *r, void *arg)
     }
     code = cJSON_GetObjectItemCaseSensitive(r->json, "StatusCode");
     inv->exit_code = cJSON_IsNumber(code) ? (long)code->valuedouble : -1;
+    ctl_test_point("exited", "agent");
     inv->exited = true;
     ctl_inv_kick(inv, 0);
 }

@@ -212,6 +212,7 @@ ctl_status_flush(struct ctl_inv *inv, struct err *e)
                        inv->status, e) == -1)
         return -1;
     inv->status_dirty = false;
+    ctl_test_point("recorded", ctl_phase_name(ctl_status_phase(inv->status)));
     return 0;
 }
 
