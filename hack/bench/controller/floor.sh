@@ -5,7 +5,9 @@
 # reconcile/rc_desired.c), in the controller's order:
 #   image inspect, egress network inspect, network create, proxy create,
 #   egress connect, proxy start, volume create x2, keeper create + start,
-#   archive PUT, agent create + start, logs (follow) alongside wait,
+#   archive PUT, agent create, [the boundary probe and the pre-start
+#   re-inspection, unless FLOOR_PROBE=0], agent start, logs (follow)
+#   alongside wait,
 #   then removal: containers (force) x3, volume inspect + delete x2,
 #   network delete.
 # Prints one line: "<t_running> <t_done> <t_cleaned> <exit>" (epoch
@@ -69,6 +71,7 @@ up() {
     [ "$CODE" = 200 ] || { echo "floor $NAME: archive PUT: $CODE" >&2; return 1; }
     api POST "/containers/create?name=$NAME-agent" "{\"Image\":\"$IMAGE\",\"Entrypoint\":[\"/demo-agent\"],\"User\":\"1000:1000\",\"Env\":[\"AGENT_PHASE=execute\",\"HOME=/tmp\",\"HTTPS_PROXY=http://$NET.2:3128\",\"https_proxy=http://$NET.2:3128\"],\"WorkingDir\":\"/work\",\"Labels\":$(labels agent),$COMMON,\"HostConfig\":{\"NetworkMode\":\"$NAME-net\",$(hardening 1073741824 256 4096k 2),\"NanoCpus\":1000000000,\"Dns\":[\"0.0.0.0\"],\"DnsOptions\":[\"timeout:1\",\"attempts:1\"],\"DnsSearch\":[],\"ExtraHosts\":[],\"PidMode\":\"\",$MOUNTS},\"NetworkingConfig\":{\"EndpointsConfig\":{\"$NAME-net\":{\"IPAMConfig\":{\"IPv4Address\":\"$NET.3\"}}}}}" || return 1
     AGENT=$(id_of)
+    [ "${FLOOR_PROBE:-1}" = 0 ] || probe || return 1
     api POST "/containers/$AGENT/start" || return 1
     T_RUN=$EPOCHREALTIME
     curl -sS --unix-socket "$SOCK" -o /dev/null \
@@ -78,6 +81,33 @@ up() {
     [[ $RESP =~ \"StatusCode\":([0-9]+) ]] && EXIT=${BASH_REMATCH[1]}
     wait "$logs" || return 1
     T_DONE=$EPOCHREALTIME
+}
+
+# The controller's boundary probe (controller/ctl_probe.c, rc_probe.c)
+# and its re-inspection of every object before the agent starts: proxy
+# inspect (for its egress address), probe create/start/wait/logs/delete,
+# then one GET per object.
+probe() {
+    local rest eip direct probe_id c
+    api GET "/containers/$PROXY/json" || return 1
+    rest=${RESP#*\"$EGRESS\":}
+    [[ $rest =~ \"IPAddress\":\"([0-9.]+)\" ]] && eip=${BASH_REMATCH[1]}
+    direct="\"--direct\",\"$NET.1:443\",\"--direct\",\"$NET.1:80\""
+    [ -z "${eip:-}" ] || direct="$direct,\"--direct\",\"$eip:3128\""
+    api POST "/containers/create?name=$NAME-probe" "{\"Image\":\"agentctl/probe:0.1.0\",\"Entrypoint\":[\"/probe\",\"--proxy\",\"$NET.2:3128\",\"--allowed\",\"vendor.test:443\",\"--denied\",\"agentctl-probe-denied.invalid:443\",$direct],\"Env\":[],\"WorkingDir\":\"/\",\"Labels\":$(labels probe),\"User\":\"1000:1000\",$COMMON,\"HostConfig\":{\"NetworkMode\":\"$NAME-net\",$(hardening 16777216 16 1m 1),\"NanoCpus\":250000000,\"Dns\":[\"0.0.0.0\"],\"DnsOptions\":[\"timeout:1\",\"attempts:1\"],\"DnsSearch\":[],\"ExtraHosts\":[],\"PidMode\":\"\",\"Mounts\":[]},\"NetworkingConfig\":{\"EndpointsConfig\":{\"$NAME-net\":{\"IPAMConfig\":{\"IPv4Address\":\"$NET.4\"}}}}}" || return 1
+    probe_id=$(id_of)
+    api POST "/containers/$probe_id/start" || return 1
+    api POST "/containers/$probe_id/wait" || return 1
+    [[ $RESP =~ \"StatusCode\":0 ]] || echo "floor $NAME: probe: $RESP" >&2
+    curl -sS --unix-socket "$SOCK" -o /dev/null \
+        "$API/containers/$probe_id/logs?stdout=1&stderr=1" || return 1
+    api DELETE "/containers/$probe_id?force=1" || return 1
+    for c in "$PROXY" "$KEEPER" "$AGENT"; do
+        api GET "/containers/$c/json" || return 1
+    done
+    api GET "/networks/$NET_ID" || return 1
+    api GET "/volumes/$NAME-ws" || return 1
+    api GET "/volumes/$NAME-scratch" || return 1
 }
 
 down() {

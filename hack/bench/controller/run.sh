@@ -102,7 +102,8 @@ cmake --build "$B" -j "$(nproc)" --target agentctl agent-controller >/dev/null
 cc -O2 -Wall -Wextra -o "$W/cbwatch" "$HERE/cbwatch.c"
 if [ "${BENCH_SKIP_IMAGES:-0}" != 1 ] ||
     ! docker image inspect agentctl/demo-agent:0.1.0 agentctl/egress-proxy:0.1.0 \
-        agentctl/keeper:0.1.0 agentctl/testbox:0.1.0 >/dev/null 2>&1; then
+        agentctl/keeper:0.1.0 agentctl/testbox:0.1.0 agentctl/probe:0.1.0 \
+        >/dev/null 2>&1; then
     say "building the images (hack/images.sh)"
     "$ROOT/hack/images.sh" >/dev/null
 fi
