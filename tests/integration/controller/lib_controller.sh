@@ -62,13 +62,15 @@ ctl_require() {
     [ -x "$AGENTCTL" ] || skip "agentctl not built ($AGENTCTL missing)"
     command -v jq >/dev/null || skip "jq not installed"
     need_docker
-    local img s
-    for img in "$DEMO_IMAGE" "$BOX_IMAGE" "$PROXY_IMAGE" "$KEEPER_IMAGE"; do
-        docker image inspect "$img" >/dev/null 2>&1 && continue
-        s=${img#agentctl/}
-        s=${s%%:*}
-        bash "$ROOT/hack/images/build-$s.sh" >/dev/null 2>&1 ||
-            fail "$img is missing and hack/images/build-$s.sh failed"
+    # every image the project builds (hack/images/build-NAME.sh makes
+    # agentctl/NAME:VERSION): the controller may need any of them
+    local b s
+    for b in "$ROOT"/hack/images/build-*.sh; do
+        s=${b##*/build-}
+        s=${s%.sh}
+        docker image inspect "agentctl/$s:$VERSION" >/dev/null 2>&1 && continue
+        bash "$b" >/dev/null 2>&1 ||
+            fail "agentctl/$s:$VERSION is missing and $b failed"
     done
 }
 
@@ -409,14 +411,14 @@ agent_output() {
 # labelled_objects "LABEL [LABEL...]": "kind id name" of every container,
 # network and volume carrying all the LABELs (key=value, space-separated).
 labelled_objects() {
-    local f=() l
+    local flt=() l
     for l in $1; do
-        f+=(--filter "label=$l")
+        flt+=(--filter "label=$l")
     done
     {
-        docker ps -a "${f[@]}" --format 'container {{.ID}} {{.Names}}'
-        docker network ls "${f[@]}" --format 'network {{.ID}} {{.Name}}'
-        docker volume ls "${f[@]}" --format 'volume {{.Name}} -'
+        docker ps -a "${flt[@]}" --format 'container {{.ID}} {{.Names}}'
+        docker network ls "${flt[@]}" --format 'network {{.ID}} {{.Name}}'
+        docker volume ls "${flt[@]}" --format 'volume {{.Name}} -'
     } 2>/dev/null || true
 }
 
@@ -496,13 +498,13 @@ lacks() { [[ $1 != *"$2"* ]]; }
 # object_of NAME ROLE [KIND]: the ID of NAME's Docker object with role ROLE
 # (KIND container, network or volume; container by default), by labels.
 object_of() {
-    local uid f
+    local uid flt
     uid=$(inv_uid "$1")
-    f=(--filter "label=agentctl.dev/uid=$uid"
+    flt=(--filter "label=agentctl.dev/uid=$uid"
         --filter "label=agentctl.dev/role=$2")
     case ${3:-container} in
-    container) docker ps -aq --no-trunc "${f[@]}" ;;
-    network) docker network ls -q --no-trunc "${f[@]}" ;;
-    volume) docker volume ls -q "${f[@]}" ;;
+    container) docker ps -aq --no-trunc "${flt[@]}" ;;
+    network) docker network ls -q --no-trunc "${flt[@]}" ;;
+    volume) docker volume ls -q "${flt[@]}" ;;
     esac
 }
