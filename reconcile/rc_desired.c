@@ -195,12 +195,18 @@ rc_host_config(struct rc_build *b, cJSON *c, const char *network_mode,
     rc_num(b, hc, "Memory", memory);
     rc_num(b, hc, "MemorySwap", memory);
     rc_num(b, hc, "PidsLimit", pids); /* fork bombs stop here */
-    /* Logs live on the host's disk: bound them. */
+    /* Logs live on the host's disk: bound them. The "local" driver keeps
+     * the bytes as written; json-file rewrites invalid UTF-8 to U+FFFD,
+     * which would hide exactly what the capture must refuse
+     * (capture-failure). */
     lc = rc_obj(b, hc, "LogConfig");
-    rc_str(b, lc, "Type", "json-file");
+    rc_str(b, lc, "Type", "local");
     lo = rc_obj(b, lc, "Config");
     rc_str(b, lo, "max-size", log_size);
     rc_str(b, lo, "max-file", log_files);
+    /* "local" compresses rotated files by default, which it refuses with a
+     * single file. */
+    rc_str(b, lo, "compress", "false");
     return hc;
 }
 
@@ -447,7 +453,7 @@ rc_agent_env(struct rc_build *b, cJSON *c)
     }
 }
 
-/* json-file keeps what the controller has not read yet: room for the
+/* The log driver keeps what the controller has not read yet: room for the
  * output bound several times over (JSON framing adds to every line), so
  * the controller's own maxBytes check fires first; never less than 1 MiB. */
 static void

@@ -159,10 +159,11 @@ rc_probe_host_config(cJSON *c, const cJSON *agent)
     /* Its one line is read at once: keep almost nothing on disk. */
     lc = cJSON_CreateObject();
     return rc_probe_set(hc, "LogConfig", lc) &&
-           cJSON_AddStringToObject(lc, "Type", "json-file") &&
+           cJSON_AddStringToObject(lc, "Type", "local") &&
            (lc = cJSON_AddObjectToObject(lc, "Config")) != NULL &&
            cJSON_AddStringToObject(lc, "max-size", "1m") &&
-           cJSON_AddStringToObject(lc, "max-file", "1");
+           cJSON_AddStringToObject(lc, "max-file", "1") &&
+           cJSON_AddStringToObject(lc, "compress", "false");
 }
 
 /* One endpoint: the internal network at the probe's address. */

@@ -246,8 +246,8 @@ static const struct rc_golden golden[] = {
     { RC_ROLE_AGENT, "/HostConfig/ExtraHosts", "[]" },
     { RC_ROLE_AGENT, "/HostConfig/PidMode", "\"\"" },
     { RC_ROLE_AGENT, "/HostConfig/LogConfig",
-      "{\"Type\":\"json-file\",\"Config\":{\"max-size\":\"4096k\","
-      "\"max-file\":\"2\"}}" },
+      "{\"Type\":\"local\",\"Config\":{\"max-size\":\"4096k\","
+      "\"max-file\":\"2\",\"compress\":\"false\"}}" },
     { RC_ROLE_AGENT, "/HostConfig/Mounts",
       "[{\"Type\":\"volume\",\"Source\":\"" WS "\",\"Target\":\"/work\","
       "\"ReadOnly\":false,\"VolumeOptions\":{\"NoCopy\":true}},"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# test_sigkill_walk.sh - the controller killed with SIGKILL at every step
+# of preparing, starting, running and cleaning up (issue 5). For each crash
+# point: a fresh invocation, the test-hooks controller with
+# AGENTCTL_TEST_CRASH_AT=<point> (it kills itself there), then a normal
+# controller. Each time the invocation must end Succeeded, its agent must
+# have been started exactly once (Docker's own `start` events for the
+# agent role of that uid), and nothing of it may be left.
+#
+# A crash point that is never reached fails the test (the walk would
+# otherwise prove nothing). AGENTCTL_CRASH_POINTS overrides the list.
+source "$(dirname "$0")/../controller/lib_controller.sh"
+TESTHOOKS=$BUILD/controller/agent-controller-testhooks
+[ -x "$TESTHOOKS" ] || skip "agent-controller-testhooks not built"
+ctl_init
+
+POINTS=${AGENTCTL_CRASH_POINTS:-"recorded:Preparing created:network
+created:proxy done:proxyConnected done:proxyStarted created:workspace
+created:scratch created:keeper done:keeperStarted done:workspaceUploaded
+created:agent done:agentStarted recorded:Running exited:agent
+recorded:Succeeded removed:agent removed:keeper removed:network"}
+
+n=0
+for point in $POINTS; do
+    n=$((n + 1))
+    name=crash-$n
+    t0=$(date +%s)
+    apply_spec "$name" execute "command: [/demo-agent, --write-work]" \
+        "workspace: {source: small, size: 16Mi, inodes: 1000}"
+    # Not ctl_start: an early crash point may come before /healthz answers.
+    AGENTCTL_TEST_CRASH_AT=$point "$TESTHOOKS" --specs "$SPECS" \
+        --state "$STATE" --config "$CONFIG" --resync 1s \
+        --controller-id "$CTL_ID" >>"$CTL_LOG" 2>&1 &
+    CTL_PID=$!
+    for _ in $(seq 1 480); do
+        ctl_alive || break
+        sleep 0.25
+    done
+    ctl_alive && fail "$point: the controller never reached the crash point"
+    wait "$CTL_PID" 2>/dev/null || true
+    CTL_PID=
+    check "$point: the controller killed itself there" \
+        grep -q "\"point\":\"$point\"" "$CTL_LOG"
+    ctl_start
+    wait_phase "$name" Succeeded 240
+    uid=$(status_field "$name" .uid)
+    check_match "$point: $name has a uid" '^[0-9a-f-]{36}$' "$uid"
+    check_no_objects "$point: nothing of $name left" \
+        "agentctl.dev/uid=$uid" 60
+    starts=$(docker events --since "$t0" --until "$(date +%s)" \
+        --filter "label=agentctl.dev/uid=$uid" \
+        --filter label=agentctl.dev/role=agent --filter event=start \
+        --format '{{.ID}}' | grep -c . || true)
+    check_eq "$point: the agent of $name started exactly once" 1 "$starts"
+    ctl_stop
+done
+check_no_objects "no Docker object labelled $MANAGED left" "$MANAGED" 60
