@@ -4,6 +4,11 @@
 # is writable but .git is not (and cannot be removed); in review neither
 # is writable; .git's content is readable in both.
 source "$(dirname "$0")/lib_controller.sh"
+# Issue 7 builds the separate read-only .git storage; until it lands the
+# controller uploads .git with the rest of the workspace and this scenario
+# fails by design. Remove this line with the feature.
+[ -n "${AGENTCTL_TEST_GIT_STORAGE:-}" ] ||
+    skip "issue 7: the read-only .git storage is not built yet"
 ctl_init
 mkdir -p "$WS_ROOT/withgit/.git/objects" "$WS_ROOT/withgit/.git/refs/heads" \
     "$WS_ROOT/withgit/src"
