@@ -555,7 +555,7 @@ static void
 cfg_proxy_port(struct cfg_parse *p, void *dst, const struct spec_node *v,
                const char *field)
 {
-    uint32_t port;
+    uint32_t port = 0;
 
     if (cfg_get_int(p, v, field, 1, 65535, &port) == 0)
         *(uint16_t *)dst = (uint16_t)port;

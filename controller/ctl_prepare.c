@@ -248,6 +248,40 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
     ctl_inv_kick(inv, 0);
 }
 
+/* Docker creates networks one at a time, so with many invocations a
+ * network create can wait far longer than other calls; a create that
+ * timed out on our side still happens on the daemon's, and a retry would
+ * then race a second network of the same name. Give creates a deadline
+ * well past that queue instead of the default 30 s. */
+#define CTL_CREATE_TIMEOUT_MS (10L * 60 * 1000)
+
+static struct dk_req *
+post_create(struct ctl_inv *inv, const char *path, enum rc_role role,
+            struct err *e)
+{
+    struct dk_request_opts o;
+    char *body = cJSON_PrintUnformatted(
+        rc_desired_object(inv->desired, role)->body);
+    struct dk_req *req;
+
+    if (body == NULL) {
+        err_set(e, ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    memset(&o, 0, sizeof(o));
+    o.method = "POST";
+    o.path = path;
+    o.body = body;
+    o.body_len = strlen(body);
+    o.content_type = "application/json";
+    o.timeout_ms = CTL_CREATE_TIMEOUT_MS;
+    req = dk_request(inv->ctl->dk, &o, on_created, inv, e);
+    if (rc_desired_object(inv->desired, role)->sensitive)
+        explicit_bzero(body, o.body_len); /* the agent's env holds a secret */
+    cJSON_free(body);
+    return req;
+}
+
 static bool
 step_create(struct ctl_inv *inv, enum rc_role role)
 {
@@ -260,11 +294,7 @@ step_create(struct ctl_inv *inv, enum rc_role role)
              k->name_in_create ? rc_desired_object(inv->desired, role)->name
                                : "",
              k->create_suffix);
-    return started(inv,
-                   dk_post_json(inv->ctl->dk, path,
-                                rc_desired_object(inv->desired, role)->body,
-                                on_created, inv, &e),
-                   &e);
+    return started(inv, post_create(inv, path, role, &e), &e);
 }
 
 /* Docker says the subnet overlaps a network we do not know: take the next

@@ -76,8 +76,9 @@ dr_keys(const cJSON *obj, int width)
     {
         cJSON *s;
 
-        snprintf(key, sizeof(key), "%.*s", width > 0 ? width : RC_NAME_MAX,
-                 k->string);
+        int n = width > 0 && width < RC_NAME_MAX - 1 ? width : RC_NAME_MAX - 1;
+
+        snprintf(key, sizeof(key), "%.*s", n, k->string);
         s = cJSON_CreateString(key);
         if (s == NULL || a == NULL || !cJSON_AddItemToArray(a, s)) {
             cJSON_Delete(s);
