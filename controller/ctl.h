@@ -173,6 +173,11 @@ bool ctl_idle(const struct ctl *c);
 
 /* ctl_inv.c */
 void ctl_inv_pass(struct ctl_inv *inv);
+/* Record req as the step in flight; when it could not start (NULL), back
+ * off with e. Returns true (a step was attempted) for the callers' tail
+ * calls. */
+bool ctl_inv_started(struct ctl_inv *inv, struct dk_req *req,
+                     const struct err *e);
 /* The result of the step request: clears inv->call, records failures. */
 bool ctl_inv_step_ok(struct ctl_inv *inv, const struct dk_response *r);
 
@@ -220,6 +225,13 @@ void ctl_status_set_condition(struct ctl_inv *inv, const char *type,
 void ctl_status_set_resource(struct ctl_inv *inv, const char *role,
                              const char *id, const char *name);
 const char *ctl_status_resource_id(const struct ctl_inv *inv, const char *role);
+/* resources.<role>.<key> ("id", "name", "image"), or NULL. */
+const char *ctl_status_resource_str(const struct ctl_inv *inv,
+                                    const char *role, const char *key);
+/* status.progress.<what>: the one-off actions of the attempt (connect,
+ * start, upload, probe) that are done. */
+bool ctl_progress_done(const struct ctl_inv *inv, const char *what);
+void ctl_progress_set(struct ctl_inv *inv, const char *what);
 void ctl_status_drop_resource(struct ctl_inv *inv, const char *role);
 /* Write the status document if it changed. */
 int ctl_status_flush(struct ctl_inv *inv, struct err *e);

@@ -46,29 +46,14 @@ remove_path(struct ctl_inv *inv, const char *role, const char *path)
     return true;
 }
 
-static const cJSON *
-resource(const struct ctl_inv *inv, const char *role)
-{
-    return cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(inv->status, "resources"), role);
-}
-
-static const char *
-resource_str(const struct ctl_inv *inv, const char *role, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(resource(inv, role), key);
-
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* The volume answered: remove it only if it is the one we made. */
 static void
 on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct ctl_inv *inv = arg;
     const char *role = inv->cleanup_role;
-    const char *want = resource_str(inv, role, "id");
-    const char *name = resource_str(inv, role, "name");
+    const char *want = ctl_status_resource_str(inv, role, "id");
+    const char *name = ctl_status_resource_str(inv, role, "name");
     const cJSON *created, *labels, *uid;
     char path[256];
 
@@ -103,7 +88,7 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
 static bool
 remove_volume(struct ctl_inv *inv, const char *role)
 {
-    const char *name = resource_str(inv, role, "name");
+    const char *name = ctl_status_resource_str(inv, role, "name");
     char path[256];
     struct err e;
 
@@ -133,7 +118,7 @@ ctl_cleanup_step(struct ctl_inv *inv)
         }
     }
     for (size_t i = 0; volume_roles[i] != NULL; i++)
-        if (resource(inv, volume_roles[i]) != NULL &&
+        if (ctl_status_resource_str(inv, volume_roles[i], "name") != NULL &&
             remove_volume(inv, volume_roles[i]))
             return true;
     id = ctl_status_resource_id(inv, "network");

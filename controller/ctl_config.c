@@ -55,41 +55,6 @@ struct cfg_key {
 
 /* ---- small checks ---------------------------------------------------- */
 
-static size_t
-cfg_edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
-
-    if (la >= 63 || lb >= 63)
-        return 99;
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-
-            cur[j] =
-                sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, cur, sizeof(prev));
-    }
-    return prev[lb];
-}
-
-static bool
-cfg_env_name_ok(const char *k)
-{
-    if (!((*k >= 'A' && *k <= 'Z') || (*k >= 'a' && *k <= 'z') || *k == '_'))
-        return false;
-    for (k++; *k != '\0'; k++)
-        if (!((*k >= 'A' && *k <= 'Z') || (*k >= 'a' && *k <= 'z') ||
-              (*k >= '0' && *k <= '9') || *k == '_'))
-            return false;
-    return true;
-}
-
 static bool
 cfg_env_reserved(const char *k)
 {
@@ -274,7 +239,7 @@ cfg_walk(struct cfg_parse *p, void *ctx, const struct spec_node *m,
         size_t best_d = 3;
 
         for (const struct cfg_key *c = keys; c->name != NULL; c++) {
-            size_t d = cfg_edit_distance(k->value, c->name);
+            size_t d = spec_edit_distance(k->value, c->name);
 
             if (d == 0)
                 hit = c;
@@ -364,7 +329,7 @@ cfg_vendor_credential_env(struct cfg_parse *p, void *dst,
 {
     if (!cfg_is_string(p, v, field))
         return;
-    if (!cfg_env_name_ok(v->value) || v->len > 128) {
+    if (!spec_env_name_ok(v->value) || v->len > 128) {
         spec_errors_add(p->es, p->file, v, field,
                         "not a valid variable name (letters, digits and "
                         "'_', not starting with a digit)");

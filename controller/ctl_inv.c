@@ -30,6 +30,15 @@ ctl_inv_step_ok(struct ctl_inv *inv, const struct dk_response *r)
     return false;
 }
 
+bool
+ctl_inv_started(struct ctl_inv *inv, struct dk_req *req, const struct err *e)
+{
+    inv->call = req;
+    if (req == NULL)
+        ctl_inv_backoff(inv, e);
+    return true;
+}
+
 static bool
 attempt_used(const struct ctl_inv *inv, const char *attempt)
 {

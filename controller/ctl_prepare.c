@@ -21,35 +21,6 @@
 #include "rc_desired.h"
 #include "rc_workspace.h"
 
-static bool
-progress_done(const struct ctl_inv *inv, const char *what)
-{
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(inv->status, "progress");
-
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, what));
-}
-
-static void
-progress_set(struct ctl_inv *inv, const char *what)
-{
-    cJSON *p = cJSON_GetObjectItemCaseSensitive(inv->status, "progress");
-
-    if (p == NULL)
-        p = cJSON_AddObjectToObject(inv->status, "progress");
-    cJSON_DeleteItemFromObjectCaseSensitive(p, what);
-    cJSON_AddBoolToObject(p, what, 1);
-    inv->status_dirty = true;
-}
-
-static bool
-started(struct ctl_inv *inv, struct dk_req *req, struct err *e)
-{
-    inv->call = req;
-    if (req == NULL)
-        ctl_inv_backoff(inv, e);
-    return true;
-}
-
 /* ---- the egress network, shared by every proxy of this controller ---- */
 
 static void
@@ -91,10 +62,10 @@ on_egress_inspected(struct dk_req *req, struct dk_response *r, void *arg)
     labels = cJSON_AddObjectToObject(body, "Labels");
     cJSON_AddStringToObject(labels, "agentctl.dev/role", "egress");
     log_kv(LOG_INFO, "creating the egress network", "network", name, NULL);
-    started(inv,
-            dk_post_json(inv->ctl->dk, "/networks/create", body,
-                         on_egress_created, inv, &e),
-            &e);
+    ctl_inv_started(inv,
+                    dk_post_json(inv->ctl->dk, "/networks/create", body,
+                                 on_egress_created, inv, &e),
+                    &e);
     cJSON_Delete(body);
 }
 
@@ -105,7 +76,7 @@ step_egress(struct ctl_inv *inv)
     struct err e;
 
     snprintf(path, sizeof(path), "/networks/%s", inv->ctl->cfg->egress_network);
-    return started(
+    return ctl_inv_started(
         inv, dk_get(inv->ctl->dk, path, on_egress_inspected, inv, &e), &e);
 }
 
@@ -223,9 +194,9 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
         if (r->err->code == ERR_CONFLICT) {
             snprintf(path, sizeof(path), "%s%s%s", k->inspect, name,
                      k->inspect_suffix);
-            started(inv,
-                    dk_get(inv->ctl->dk, path, on_conflict_inspected, inv, &e),
-                    &e);
+            ctl_inv_started(
+                inv, dk_get(inv->ctl->dk, path, on_conflict_inspected, inv, &e),
+                &e);
             return;
         }
         if (role == RC_ROLE_NETWORK && r->status == 403 &&
@@ -260,8 +231,8 @@ post_create(struct ctl_inv *inv, const char *path, enum rc_role role,
             struct err *e)
 {
     struct dk_request_opts o;
-    char *body = cJSON_PrintUnformatted(
-        rc_desired_object(inv->desired, role)->body);
+    char *body =
+        cJSON_PrintUnformatted(rc_desired_object(inv->desired, role)->body);
     struct dk_req *req;
 
     if (body == NULL) {
@@ -294,7 +265,7 @@ step_create(struct ctl_inv *inv, enum rc_role role)
              k->name_in_create ? rc_desired_object(inv->desired, role)->name
                                : "",
              k->create_suffix);
-    return started(inv, post_create(inv, path, role, &e), &e);
+    return ctl_inv_started(inv, post_create(inv, path, role, &e), &e);
 }
 
 /* Docker says the subnet overlaps a network we do not know: take the next
@@ -335,7 +306,7 @@ on_action_done(struct dk_req *req, struct dk_response *r, void *arg)
         return;
     }
     ctl_test_point("done", inv->action);
-    progress_set(inv, inv->action);
+    ctl_progress_set(inv, inv->action);
     if (strcmp(inv->action, "agentStarted") == 0) {
         char now[32];
 
@@ -362,8 +333,8 @@ step_start(struct ctl_inv *inv, const char *role, const char *action)
     memset(&o, 0, sizeof(o));
     o.method = "POST";
     o.path = path;
-    return started(inv, dk_request(inv->ctl->dk, &o, on_action_done, inv, &e),
-                   &e);
+    return ctl_inv_started(
+        inv, dk_request(inv->ctl->dk, &o, on_action_done, inv, &e), &e);
 }
 
 static bool
@@ -379,7 +350,7 @@ step_connect_egress(struct ctl_inv *inv)
              inv->ctl->cfg->egress_network);
     body = rc_desired_proxy_connect(inv->desired,
                                     ctl_status_resource_id(inv, "proxy"));
-    ok = started(
+    ok = ctl_inv_started(
         inv, dk_post_json(inv->ctl->dk, path, body, on_action_done, inv, &e),
         &e);
     cJSON_Delete(body);
@@ -416,10 +387,10 @@ step_upload(struct ctl_inv *inv)
     }
     snprintf(path, sizeof(path), "/containers/%s/archive?path=/work",
              ctl_status_resource_id(inv, "keeper"));
-    ok = started(inv,
-                 dk_put_tar(inv->ctl->dk, path, tar.data, tar.len,
-                            on_action_done, inv, &e),
-                 &e);
+    ok = ctl_inv_started(inv,
+                         dk_put_tar(inv->ctl->dk, path, tar.data, tar.len,
+                                    on_action_done, inv, &e),
+                         &e);
     buf_cleanup(&tar);
     return ok;
 }
@@ -435,9 +406,9 @@ ctl_prepare_step(struct ctl_inv *inv)
         return step_create(inv, RC_ROLE_NETWORK);
     if (ctl_status_resource_id(inv, "proxy") == NULL)
         return step_create(inv, RC_ROLE_PROXY);
-    if (!progress_done(inv, "proxyConnected"))
+    if (!ctl_progress_done(inv, "proxyConnected"))
         return step_connect_egress(inv);
-    if (!progress_done(inv, "proxyStarted"))
+    if (!ctl_progress_done(inv, "proxyStarted"))
         return step_start(inv, "proxy", "proxyStarted");
     if (s->has_workspace && ctl_status_resource_id(inv, "workspace") == NULL)
         return step_create(inv, RC_ROLE_WORKSPACE);
@@ -445,9 +416,9 @@ ctl_prepare_step(struct ctl_inv *inv)
         return step_create(inv, RC_ROLE_SCRATCH);
     if (ctl_status_resource_id(inv, "keeper") == NULL)
         return step_create(inv, RC_ROLE_KEEPER);
-    if (!progress_done(inv, "keeperStarted"))
+    if (!ctl_progress_done(inv, "keeperStarted"))
         return step_start(inv, "keeper", "keeperStarted");
-    if (s->has_workspace && !progress_done(inv, "workspaceUploaded"))
+    if (s->has_workspace && !ctl_progress_done(inv, "workspaceUploaded"))
         return step_upload(inv);
     if (ctl_status_resource_id(inv, "agent") == NULL)
         return step_create(inv, RC_ROLE_AGENT);

@@ -23,34 +23,6 @@
 #define PROBE_IMAGE     "agentctl/probe:" AGENTCTL_VERSION
 #define PROBE_TIMEOUT_S 120
 
-static bool
-done(const struct ctl_inv *inv, const char *what)
-{
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(inv->status, "progress"), what));
-}
-
-static void
-mark(struct ctl_inv *inv, const char *what)
-{
-    cJSON *p = cJSON_GetObjectItemCaseSensitive(inv->status, "progress");
-
-    if (p == NULL)
-        p = cJSON_AddObjectToObject(inv->status, "progress");
-    cJSON_DeleteItemFromObjectCaseSensitive(p, what);
-    cJSON_AddBoolToObject(p, what, 1);
-    inv->status_dirty = true;
-}
-
-static bool
-started(struct ctl_inv *inv, struct dk_req *req, struct err *e)
-{
-    inv->call = req;
-    if (req == NULL)
-        ctl_inv_backoff(inv, e);
-    return true;
-}
-
 static void
 on_created(struct dk_req *req, struct dk_response *r, void *arg)
 {
@@ -106,7 +78,7 @@ step_create(struct ctl_inv *inv)
     }
     rc_probe_name(inv->desired->prefix, name);
     snprintf(path, sizeof(path), "/containers/create?name=%s", name);
-    ok = started(
+    ok = ctl_inv_started(
         inv, dk_post_json(inv->ctl->dk, path, body, on_created, inv, &e), &e);
     cJSON_Delete(body);
     return ok;
@@ -122,7 +94,7 @@ on_started(struct dk_req *req, struct dk_response *r, void *arg)
         ctl_inv_backoff(inv, r->err);
         return;
     }
-    mark(inv, "probeStarted");
+    ctl_progress_set(inv, "probeStarted");
     ctl_inv_kick(inv, 0);
 }
 
@@ -169,7 +141,7 @@ judge(struct ctl_inv *inv, const char *out, size_t len)
                                  res.finding);
         ctl_event(inv, !res.vendor_reachable, "BoundaryVerified", "%s",
                   res.finding);
-        mark(inv, "boundaryVerified");
+        ctl_progress_set(inv, "boundaryVerified");
         return;
     }
     ctl_status_set_condition(
@@ -223,29 +195,30 @@ ctl_probe_step(struct ctl_inv *inv)
     char path[300];
     struct err e;
 
-    if (done(inv, "boundaryVerified")) {
+    if (ctl_progress_done(inv, "boundaryVerified")) {
         if (id == NULL)
             return false;
         snprintf(path, sizeof(path), "/containers/%s?force=1", id);
-        return started(inv, dk_delete(inv->ctl->dk, path, on_removed, inv, &e),
-                       &e);
+        return ctl_inv_started(
+            inv, dk_delete(inv->ctl->dk, path, on_removed, inv, &e), &e);
     }
     if (id == NULL)
         return step_create(inv);
     memset(&o, 0, sizeof(o));
     o.method = "POST";
     o.path = path;
-    if (!done(inv, "probeStarted")) {
+    if (!ctl_progress_done(inv, "probeStarted")) {
         snprintf(path, sizeof(path), "/containers/%s/start", id);
-        return started(inv, dk_request(inv->ctl->dk, &o, on_started, inv, &e),
-                       &e);
+        return ctl_inv_started(
+            inv, dk_request(inv->ctl->dk, &o, on_started, inv, &e), &e);
     }
     if (!inv->probe_exited) {
         snprintf(path, sizeof(path), "/containers/%s/wait", id);
         o.timeout_ms = PROBE_TIMEOUT_S * 1000L;
-        return started(inv, dk_request(inv->ctl->dk, &o, on_waited, inv, &e),
-                       &e);
+        return ctl_inv_started(
+            inv, dk_request(inv->ctl->dk, &o, on_waited, inv, &e), &e);
     }
     snprintf(path, sizeof(path), "/containers/%s/logs?stdout=1&stderr=1", id);
-    return started(inv, dk_get(inv->ctl->dk, path, on_logs, inv, &e), &e);
+    return ctl_inv_started(inv, dk_get(inv->ctl->dk, path, on_logs, inv, &e),
+                           &e);
 }

@@ -187,6 +187,37 @@ ctl_status_set_resource(struct ctl_inv *inv, const char *role, const char *id,
 }
 
 const char *
+ctl_status_resource_str(const struct ctl_inv *inv, const char *role,
+                        const char *key)
+{
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(inv->status, "resources");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(r, role), key);
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+bool
+ctl_progress_done(const struct ctl_inv *inv, const char *what)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(inv->status, "progress");
+
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, what));
+}
+
+void
+ctl_progress_set(struct ctl_inv *inv, const char *what)
+{
+    cJSON *p = cJSON_GetObjectItemCaseSensitive(inv->status, "progress");
+
+    if (p == NULL)
+        p = cJSON_AddObjectToObject(inv->status, "progress");
+    cJSON_DeleteItemFromObjectCaseSensitive(p, what);
+    cJSON_AddBoolToObject(p, what, 1);
+    inv->status_dirty = true;
+}
+
+const char *
 ctl_status_resource_id(const struct ctl_inv *inv, const char *role)
 {
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(inv->status, "resources");

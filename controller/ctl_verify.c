@@ -31,21 +31,6 @@ role_of(const char *name)
     return RC_ROLE_AGENT;
 }
 
-static const cJSON *
-resource(const struct ctl_inv *inv, const char *role)
-{
-    return cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(inv->status, "resources"), role);
-}
-
-static const char *
-resource_str(const struct ctl_inv *inv, const char *role, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(resource(inv, role), key);
-
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 void
 ctl_inv_revalidate(struct ctl_inv *inv)
 {
@@ -74,13 +59,6 @@ on_drift(struct ctl_inv *inv, const char *rule, const char *message)
     ctl_inv_kick(inv, 0);
 }
 
-static bool
-progress(const struct ctl_inv *inv, const char *what)
-{
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(inv->status, "progress"), what));
-}
-
 static void
 fill_endpoints(const struct ctl_inv *inv, struct rc_drift_expect *x,
                const char *allowed[3], const char *required[1])
@@ -95,7 +73,7 @@ fill_endpoints(const struct ctl_inv *inv, struct rc_drift_expect *x,
         /* The proxy runs from its start to the end of the attempt; the
          * agent's endpoint comes and goes with its process, and its
          * container is checked on its own. */
-        if (progress(inv, "proxyStarted"))
+        if (ctl_progress_done(inv, "proxyStarted"))
             required[x->n_required++] = proxy;
     }
     if (agent != NULL)
@@ -113,11 +91,11 @@ check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
     struct rc_drift_report rep;
     const char *allowed[3], *required[1], *internal[1];
     enum rc_role r = role_of(role);
-    const char *image = resource_str(inv, role, "image");
+    const char *image = ctl_status_resource_str(inv, role, "image");
     int rc;
 
     memset(&x, 0, sizeof(x));
-    x.id = resource_str(inv, role, "id");
+    x.id = ctl_status_resource_str(inv, role, "id");
     x.image_id = image;
     x.image_config =
         image ? cJSON_GetObjectItemCaseSensitive(inv->ctl->image_configs, image)
@@ -127,7 +105,7 @@ check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
         x.id = NULL; /* volumes: CreatedAt moves once mounted, see rc_drift.h */
     if (r == RC_ROLE_NETWORK)
         fill_endpoints(inv, &x, allowed, required);
-    if (r == RC_ROLE_PROXY && !progress(inv, "proxyConnected")) {
+    if (r == RC_ROLE_PROXY && !ctl_progress_done(inv, "proxyConnected")) {
         /* created on the internal network, not yet joined to egress */
         internal[0] = inv->desired->objects[RC_ROLE_NETWORK].name;
         x.networks = internal;
@@ -163,7 +141,7 @@ on_image_config(struct dk_req *req, struct dk_response *r, void *arg)
     if (cfg == NULL)
         cfg = cJSON_CreateObject();
     cJSON_AddItemToObject(inv->ctl->image_configs,
-                          resource_str(inv, role, "image"), cfg);
+                          ctl_status_resource_str(inv, role, "image"), cfg);
     check_inspect(inv, role, inv->pending_inspect);
     cJSON_Delete(inv->pending_inspect);
     inv->pending_inspect = NULL;
@@ -175,9 +153,11 @@ static bool
 note_image(struct ctl_inv *inv, const char *role, const cJSON *inspect)
 {
     const cJSON *img = cJSON_GetObjectItemCaseSensitive(inspect, "Image");
-    cJSON *res = (cJSON *)resource(inv, role);
+    cJSON *res = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(inv->status, "resources"), role);
 
-    if (resource_str(inv, role, "image") != NULL || !cJSON_IsString(img))
+    if (ctl_status_resource_str(inv, role, "image") != NULL ||
+        !cJSON_IsString(img))
         return true;
     if (strcmp(role, "agent") == 0 && ctl_status_str(inv, "imageID") &&
         strcmp(img->valuestring, ctl_status_str(inv, "imageID")) != 0) {
@@ -208,8 +188,8 @@ on_inspected(struct dk_req *req, struct dk_response *r, void *arg)
             snprintf(msg, sizeof(msg),
                      "%s %s: removed behind the "
                      "controller's back (recorded ID %.12s is gone)",
-                     role, resource_str(inv, role, "name"),
-                     resource_str(inv, role, "id"));
+                     role, ctl_status_resource_str(inv, role, "name"),
+                     ctl_status_resource_str(inv, role, "id"));
             ctl_status_drop_resource(inv, role);
             on_drift(inv, "object.gone", msg);
             return;
@@ -238,7 +218,7 @@ on_inspected(struct dk_req *req, struct dk_response *r, void *arg)
     }
     if (!note_image(inv, role, r->json))
         return;
-    image = resource_str(inv, role, "image");
+    image = ctl_status_resource_str(inv, role, "image");
     if (image == NULL ||
         cJSON_GetObjectItemCaseSensitive(inv->ctl->image_configs, image)) {
         check_inspect(inv, role, r->json);
@@ -259,8 +239,8 @@ on_inspected(struct dk_req *req, struct dk_response *r, void *arg)
 static bool
 inspect(struct ctl_inv *inv, const char *role)
 {
-    const char *id = resource_str(inv, role, "id");
-    const char *name = resource_str(inv, role, "name");
+    const char *id = ctl_status_resource_str(inv, role, "id");
+    const char *name = ctl_status_resource_str(inv, role, "name");
     char path[300];
     struct err e;
 
@@ -286,7 +266,7 @@ ctl_verify_step(struct ctl_inv *inv)
         enum rc_role r = role_of(verify_roles[i]);
 
         if ((inv->verified & (1u << r)) == 0 &&
-            resource_str(inv, verify_roles[i], "id") != NULL)
+            ctl_status_resource_str(inv, verify_roles[i], "id") != NULL)
             return inspect(inv, verify_roles[i]);
     }
     inv->verify_due = false;

@@ -39,18 +39,6 @@ spec_phase_writable(enum spec_phase p)
     return p == SPEC_PHASE_EXECUTE || p == SPEC_PHASE_FIX;
 }
 
-static bool
-env_name_ok(const char *k)
-{
-    if (!((*k >= 'A' && *k <= 'Z') || (*k >= 'a' && *k <= 'z') || *k == '_'))
-        return false;
-    for (k++; *k != '\0'; k++)
-        if (!((*k >= 'A' && *k <= 'Z') || (*k >= 'a' && *k <= 'z') ||
-              (*k >= '0' && *k <= '9') || *k == '_'))
-            return false;
-    return true;
-}
-
 /* Rules that need more than one field, or the names of env keys, which
  * OpenAPI cannot state without CEL. */
 static void
@@ -79,7 +67,7 @@ check_cross_fields(const char *file, const struct spec_node *doc,
         const struct spec_node *k = env->pairs[i].key;
 
         snprintf(field, sizeof(field), "spec.env.%s", k->value);
-        if (!env_name_ok(k->value))
+        if (!spec_env_name_ok(k->value))
             spec_errors_add(es, file, k, field,
                             "not a valid variable name (letters, digits and "
                             "'_', not starting with a digit)");

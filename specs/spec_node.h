@@ -111,6 +111,14 @@ int spec_node_map_add(struct spec_node *m, struct spec_node *key,
 struct spec_node *spec_node_new_scalar(const char *text, bool quoted,
                                        unsigned line, unsigned col);
 
+/* Levenshtein distance of two short names (99 past 62 characters): what
+ * "unknown field ... (did you mean ...?)" messages pick the closest known
+ * key by, in specs and in the controller config alike. */
+size_t spec_edit_distance(const char *a, const char *b);
+
+/* A valid environment variable name: [A-Za-z_][A-Za-z0-9_]*. */
+bool spec_env_name_ok(const char *name);
+
 /* "string", "integer", "number", "boolean", "null", "object", "array". */
 const char *spec_node_type_name(const struct spec_node *n);
 

@@ -313,29 +313,6 @@ check_int_or_string(struct vctx *v, const struct spec_schema *s,
         validate(v, branch, (struct spec_node *)n, path);
 }
 
-static size_t
-edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
-
-    if (la >= 63 || lb >= 63)
-        return 99;
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-
-            cur[j] =
-                sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, cur, sizeof(prev));
-    }
-    return prev[lb];
-}
-
 static void
 report_unknown(struct vctx *v, const struct spec_schema *s,
                const struct spec_node *key, const struct vpath *path)
@@ -344,7 +321,7 @@ report_unknown(struct vctx *v, const struct spec_schema *s,
     size_t best_d = 3;
 
     for (size_t i = 0; i < s->nprops; i++) {
-        size_t d = edit_distance(key->value, s->props[i].name);
+        size_t d = spec_edit_distance(key->value, s->props[i].name);
 
         if (d < best_d) {
             best_d = d;
