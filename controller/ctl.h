@@ -90,6 +90,7 @@ struct ctl_inv {
     cJSON *pending_inspect;   /* inspect waiting for its image's config */
     bool repairing;           /* drift before start: tear down, rebuild */
     bool prestart_verified;   /* the round right before the agent start ran */
+    bool agent_checked;       /* Docker says the agent never started yet */
     char proxy_egress_ip[16]; /* the proxy's address on the egress net */
     /* boundary probe */
     long probe_exit;
@@ -226,8 +227,8 @@ void ctl_status_set_resource(struct ctl_inv *inv, const char *role,
                              const char *id, const char *name);
 const char *ctl_status_resource_id(const struct ctl_inv *inv, const char *role);
 /* resources.<role>.<key> ("id", "name", "image"), or NULL. */
-const char *ctl_status_resource_str(const struct ctl_inv *inv,
-                                    const char *role, const char *key);
+const char *ctl_status_resource_str(const struct ctl_inv *inv, const char *role,
+                                    const char *key);
 /* status.progress.<what>: the one-off actions of the attempt (connect,
  * start, upload, probe) that are done. */
 bool ctl_progress_done(const struct ctl_inv *inv, const char *what);

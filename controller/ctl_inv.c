@@ -233,6 +233,7 @@ capture_commit(struct ctl_inv *inv)
               s->attempt, inv->pinned_image);
     inv->pinned_image[0] = '\0';
     inv->egress_checked = false;
+    inv->agent_checked = false;
     snprintf(inv->frozen_hash, sizeof(inv->frozen_hash), "%s", s->spec_hash);
 }
 
@@ -446,6 +447,7 @@ repair_done(struct ctl_inv *inv)
 {
     inv->repairing = false;
     inv->egress_checked = false;
+    inv->agent_checked = false;
     inv->probe_exited = false;
     cJSON_DeleteItemFromObjectCaseSensitive(inv->status, "progress");
     inv->status_dirty = true;

@@ -292,6 +292,8 @@ ctl_prepare_next_subnet(struct ctl_inv *inv)
 
 /* ---- one-off actions: connect, start, upload ------------------------ */
 
+static void agent_running(struct ctl_inv *inv, const char *started_at);
+
 static void
 on_action_done(struct dk_req *req, struct dk_response *r, void *arg)
 {
@@ -307,15 +309,53 @@ on_action_done(struct dk_req *req, struct dk_response *r, void *arg)
     }
     ctl_test_point("done", inv->action);
     ctl_progress_set(inv, inv->action);
-    if (strcmp(inv->action, "agentStarted") == 0) {
-        char now[32];
+    if (strcmp(inv->action, "agentStarted") == 0)
+        agent_running(inv, NULL);
+    ctl_inv_kick(inv, 0);
+}
 
-        ctl_now(now);
-        ctl_status_set_str(inv, "startedAt", now);
-        ctl_status_set_phase(inv, CTL_RUNNING);
-        ctl_status_set_condition(inv, "Ready", true, "Running",
-                                 "the agent is running");
-        ctl_event(inv, false, "Started", "agent started");
+/* The agent is started: the attempt is Running from here on. */
+static void
+agent_running(struct ctl_inv *inv, const char *started_at)
+{
+    char now[32];
+
+    ctl_now(now);
+    ctl_progress_set(inv, "agentStarted");
+    ctl_status_set_str(inv, "startedAt", started_at ? started_at : now);
+    ctl_status_set_phase(inv, CTL_RUNNING);
+    ctl_status_set_condition(inv, "Ready", true, "Running",
+                             "the agent is running");
+    ctl_event(inv, false, "Started", "agent started");
+}
+
+/* Docker's "never started" time. */
+#define NEVER_STARTED "0001-01-01T00:00:00Z"
+
+/* Before the agent's start is sent, Docker is asked whether it ever ran:
+ * a controller killed after the start and before recording it must not
+ * start an agent that already ran - an exited agent is read, not rerun. */
+static void
+on_agent_checked(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    const cJSON *at;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    at = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(r->json, "State"), "StartedAt");
+    if (cJSON_IsString(at) && strcmp(at->valuestring, NEVER_STARTED) != 0) {
+        ctl_event(inv, false, "Adopted",
+                  "the agent was started before a restart (at %s): "
+                  "following it, not starting it again",
+                  at->valuestring);
+        agent_running(inv, at->valuestring);
+    } else {
+        inv->agent_checked = true;
     }
     ctl_inv_kick(inv, 0);
 }
@@ -430,6 +470,15 @@ ctl_prepare_step(struct ctl_inv *inv)
         inv->prestart_verified = true;
         ctl_inv_revalidate(inv);
         return true;
+    }
+    if (!inv->agent_checked) {
+        char path[300];
+        struct err e;
+
+        snprintf(path, sizeof(path), "/containers/%s/json",
+                 ctl_status_resource_id(inv, "agent"));
+        return ctl_inv_started(
+            inv, dk_get(inv->ctl->dk, path, on_agent_checked, inv, &e), &e);
     }
     return step_start(inv, "agent", "agentStarted");
 }
