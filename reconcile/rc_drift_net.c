@@ -103,6 +103,24 @@ dr_found_owned(const struct rc_drift_ctx *c, struct rc_drift_find *f,
     return rc;
 }
 
+/* Docker lists an endpoint as "ep-<endpoint id>" when its container is
+ * being torn down (an agent or probe that just exited): one of this
+ * attempt's own containers on its way out, not a stranger attached. Names
+ * are unique on a daemon, so the name says whose it is. */
+static bool
+dr_own_endpoint_going(const struct rc_drift_ctx *c, const char *key,
+                      const char *name)
+{
+    char probe[RC_NAME_MAX + 8];
+
+    if (strncmp(key, "ep-", 3) != 0 || name == NULL)
+        return false;
+    snprintf(probe, sizeof(probe), "%s-probe", c->d->prefix);
+    return strcmp(name, c->d->objects[RC_ROLE_AGENT].name) == 0 ||
+           strcmp(name, c->d->objects[RC_ROLE_PROXY].name) == 0 ||
+           strcmp(name, probe) == 0;
+}
+
 /* An endpoint not in x->allowed (extra), or a required one not listed
  * (missing; Containers lists running endpoints only). */
 int
@@ -133,6 +151,8 @@ rc_drift__cmp_endpoints(const struct rc_drift_ctx *c,
             const char *name =
                 rc_drift__str(cJSON_GetObjectItemCaseSensitive(k, "Name"));
 
+            if (dr_own_endpoint_going(c, k->string, name))
+                continue;
             snprintf(id, sizeof(id), "%s", k->string);
             rc_drift__detail(f, "Containers has extra endpoint %s (%s)", id,
                              name ? name : "?");
