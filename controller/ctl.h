@@ -167,6 +167,8 @@ void ctl_inv_kick(struct ctl_inv *inv, double after);
 /* Queue with exponential backoff after a failed step. */
 void ctl_inv_backoff(struct ctl_inv *inv, const struct err *why);
 struct ctl_inv *ctl_inv_find(struct ctl *c, const char *name);
+/* The invocation whose status records this uid (Docker labels carry it). */
+struct ctl_inv *ctl_inv_by_uid(struct ctl *c, const char *uid);
 /* Unlink and free an invocation whose work is done. */
 void ctl_inv_forget(struct ctl_inv *inv);
 /* true when no invocation has work pending (for --once). */

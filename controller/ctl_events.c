@@ -23,18 +23,6 @@
 
 #define EVENTS_RETRY_S 1.0
 
-static struct ctl_inv *
-inv_by_uid(struct ctl *c, const char *uid)
-{
-    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
-        const char *u = i->status ? ctl_status_str(i, "uid") : NULL;
-
-        if (u != NULL && strcmp(u, uid) == 0)
-            return i;
-    }
-    return NULL;
-}
-
 /* The invocation recording an object with this ID or name, if any. */
 static struct ctl_inv *
 inv_by_object(struct ctl *c, const char *id, const char *name)
@@ -80,7 +68,7 @@ on_event_line(struct dk_req *req, const char *data, size_t len, void *arg)
     uid = cJSON_GetObjectItemCaseSensitive(attrs, "agentctl.dev/uid");
     name = cJSON_GetObjectItemCaseSensitive(attrs, "name");
     if (cJSON_IsString(uid))
-        inv = inv_by_uid(c, uid->valuestring);
+        inv = ctl_inv_by_uid(c, uid->valuestring);
     if (inv == NULL && cJSON_IsString(id))
         inv = inv_by_object(c, id->valuestring,
                             cJSON_IsString(type) &&

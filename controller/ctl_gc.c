@@ -22,18 +22,6 @@ static const char *const list_paths[] = {
     [GC_NETWORKS] = "/networks",
 };
 
-static struct ctl_inv *
-owner(struct ctl *c, const char *uid)
-{
-    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
-        const char *u = i->status ? ctl_status_str(i, "uid") : NULL;
-
-        if (u != NULL && strcmp(u, uid) == 0)
-            return i;
-    }
-    return NULL;
-}
-
 static bool
 recorded(const struct ctl_inv *inv, const char *id, const char *name)
 {
@@ -66,7 +54,7 @@ orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name)
 
     if (!cJSON_IsString(uid))
         return false; /* not made by an invocation of ours */
-    inv = owner(c, uid->valuestring);
+    inv = ctl_inv_by_uid(c, uid->valuestring);
     if (inv == NULL)
         return true;
     if (recorded(inv, id, name))

@@ -23,6 +23,18 @@ ctl_inv_find(struct ctl *c, const char *name)
     return NULL;
 }
 
+struct ctl_inv *
+ctl_inv_by_uid(struct ctl *c, const char *uid)
+{
+    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
+        const char *u = i->status ? ctl_status_str(i, "uid") : NULL;
+
+        if (u != NULL && strcmp(u, uid) == 0)
+            return i;
+    }
+    return NULL;
+}
+
 static struct ctl_inv *
 ctl_inv_new(struct ctl *c, const char *name)
 {
