@@ -22,6 +22,7 @@
 #include "ctl_config.h"
 #include "dk.h"
 #include "err.h"
+#include "rc_desired.h"
 #include "rc_output.h"
 #include "spec.h"
 #include "store.h"
@@ -42,6 +43,14 @@ enum ctl_phase {
 };
 
 struct ctl;
+
+/* Why this attempt's networks are listed (ctl_network.c). */
+enum ctl_net_retry {
+    CTL_NET_FRESH,    /* before a create */
+    CTL_NET_CONFLICT, /* the create found the name taken */
+    CTL_NET_OVERLAP,  /* the create found the subnet taken */
+    CTL_NET_SWEEP,    /* a create by name found it ambiguous */
+};
 
 /* One invocation the controller knows: the latest spec from the store, the
  * status document it owns (which records every Docker object by ID), and
@@ -82,6 +91,8 @@ struct ctl_inv {
     char frozen_hash[65];  /* spec hash already warned about (SpecFrozen) */
     char cleanup_role[16]; /* role of the object the step is removing */
     int creating;          /* enum rc_role the create step is making */
+    bool network_listed;   /* no network of this attempt: create next */
+    enum ctl_net_retry network_retry; /* why the networks are listed */
     char action[32];       /* status.progress key of the action step */
     /* revalidation */
     bool verify_due;          /* re-inspect every object before going on */
@@ -190,6 +201,15 @@ bool ctl_inv_step_ok(struct ctl_inv *inv, const struct dk_response *r);
 bool ctl_prepare_step(struct ctl_inv *inv);
 /* The subnet overlapped a foreign network: move to the next free one. */
 void ctl_prepare_next_subnet(struct ctl_inv *inv);
+/* POST the create of one role's object (its callback records the ID). */
+bool ctl_prepare_create(struct ctl_inv *inv, enum rc_role role);
+
+/* ctl_network.c: the attempt's network, listed by label before a create
+ * and after a failed one; one is adopted, twins are removed by ID. */
+bool ctl_network_step(struct ctl_inv *inv);
+void ctl_network_create_failed(struct ctl_inv *inv, const struct dk_response *r);
+/* A create by network name answered "ambiguous": remove the twin. */
+void ctl_network_sweep(struct ctl_inv *inv, const struct err *why);
 /* One step of removing the attempt's objects by recorded ID; false when
  * nothing is left. */
 bool ctl_cleanup_step(struct ctl_inv *inv);
@@ -212,6 +232,8 @@ bool ctl_probe_step(struct ctl_inv *inv);
 
 /* ctl_testhooks.c: SIGKILL self at a named point (test-hooks build). */
 void ctl_test_point(const char *kind, const char *what);
+/* AGENTCTL_TEST_DISABLE names this protection (test-hooks build only). */
+bool ctl_test_disabled(const char *protection);
 
 /* ctl_status.c */
 const char *ctl_phase_name(enum ctl_phase p);

@@ -191,17 +191,20 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
 
     (void)req;
     if (!ctl_inv_step_ok(inv, r)) {
+        if (role == RC_ROLE_NETWORK) {
+            ctl_network_create_failed(inv, r);
+            return;
+        }
+        if (strstr(r->err->msg, "is ambiguous") != NULL) {
+            ctl_network_sweep(inv, r->err);
+            return;
+        }
         if (r->err->code == ERR_CONFLICT) {
             snprintf(path, sizeof(path), "%s%s%s", k->inspect, name,
                      k->inspect_suffix);
             ctl_inv_started(
                 inv, dk_get(inv->ctl->dk, path, on_conflict_inspected, inv, &e),
                 &e);
-            return;
-        }
-        if (role == RC_ROLE_NETWORK && r->status == 403 &&
-            strstr(r->err->msg, "overlaps") != NULL) {
-            ctl_prepare_next_subnet(inv);
             return;
         }
         ctl_inv_backoff(inv, r->err);
@@ -220,10 +223,10 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
 }
 
 /* Docker creates networks one at a time, so with many invocations a
- * network create can wait far longer than other calls; a create that
- * timed out on our side still happens on the daemon's, and a retry would
- * then race a second network of the same name. Give creates a deadline
- * well past that queue instead of the default 30 s. */
+ * network create can wait far longer than other calls. A create that
+ * timed out is survived (ctl_network.c lists before retrying), but each
+ * one costs a removal: give creates a deadline well past that queue
+ * instead of the default 30 s. */
 #define CTL_CREATE_TIMEOUT_MS (10L * 60 * 1000)
 
 static struct dk_req *
@@ -253,8 +256,8 @@ post_create(struct ctl_inv *inv, const char *path, enum rc_role role,
     return req;
 }
 
-static bool
-step_create(struct ctl_inv *inv, enum rc_role role)
+bool
+ctl_prepare_create(struct ctl_inv *inv, enum rc_role role)
 {
     const struct kind *k = kind_of(role);
     char path[300];
@@ -268,8 +271,9 @@ step_create(struct ctl_inv *inv, enum rc_role role)
     return ctl_inv_started(inv, post_create(inv, path, role, &e), &e);
 }
 
-/* Docker says the subnet overlaps a network we do not know: take the next
- * free index of the pool (nothing exists yet, the network comes first). */
+/* Docker says the subnet overlaps a network that is not this attempt's
+ * (ctl_network.c listed ours first): take the next free index of the pool
+ * (nothing exists yet, the network comes first). */
 void
 ctl_prepare_next_subnet(struct ctl_inv *inv)
 {
@@ -442,26 +446,27 @@ ctl_prepare_step(struct ctl_inv *inv)
 
     if (!inv->egress_checked)
         return step_egress(inv);
-    if (ctl_status_resource_id(inv, "network") == NULL)
-        return step_create(inv, RC_ROLE_NETWORK);
+    if (ctl_status_resource_id(inv, "network") == NULL ||
+        inv->network_retry == CTL_NET_SWEEP)
+        return ctl_network_step(inv);
     if (ctl_status_resource_id(inv, "proxy") == NULL)
-        return step_create(inv, RC_ROLE_PROXY);
+        return ctl_prepare_create(inv, RC_ROLE_PROXY);
     if (!ctl_progress_done(inv, "proxyConnected"))
         return step_connect_egress(inv);
     if (!ctl_progress_done(inv, "proxyStarted"))
         return step_start(inv, "proxy", "proxyStarted");
     if (s->has_workspace && ctl_status_resource_id(inv, "workspace") == NULL)
-        return step_create(inv, RC_ROLE_WORKSPACE);
+        return ctl_prepare_create(inv, RC_ROLE_WORKSPACE);
     if (ctl_status_resource_id(inv, "scratch") == NULL)
-        return step_create(inv, RC_ROLE_SCRATCH);
+        return ctl_prepare_create(inv, RC_ROLE_SCRATCH);
     if (ctl_status_resource_id(inv, "keeper") == NULL)
-        return step_create(inv, RC_ROLE_KEEPER);
+        return ctl_prepare_create(inv, RC_ROLE_KEEPER);
     if (!ctl_progress_done(inv, "keeperStarted"))
         return step_start(inv, "keeper", "keeperStarted");
     if (s->has_workspace && !ctl_progress_done(inv, "workspaceUploaded"))
         return step_upload(inv);
     if (ctl_status_resource_id(inv, "agent") == NULL)
-        return step_create(inv, RC_ROLE_AGENT);
+        return ctl_prepare_create(inv, RC_ROLE_AGENT);
     if (ctl_probe_step(inv))
         return true;
     /* The whole box, the agent container included, is inspected once more

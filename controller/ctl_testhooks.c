@@ -11,6 +11,10 @@
  * yet), exited (the agent's exit was seen, not recorded), removed:<role>
  * (a cleanup removal succeeded, not recorded), and recorded:<phase> (the
  * status of that phase was just written).
+ *
+ * AGENTCTL_TEST_DISABLE=<name>[,<name>...] switches off a protection that
+ * is not a drift rule, for a negative control: "network-adoption" makes
+ * the listing of the attempt's networks see none (ctl_network.c).
  */
 #include "ctl.h"
 
@@ -36,5 +40,27 @@ ctl_test_point(const char *kind, const char *what)
 #else
     (void)kind;
     (void)what;
+#endif
+}
+
+bool
+ctl_test_disabled(const char *protection)
+{
+#ifdef AGENTCTL_TEST_HOOKS
+    const char *list = getenv("AGENTCTL_TEST_DISABLE");
+    size_t n = strlen(protection);
+
+    for (const char *p = list; p != NULL && *p != '\0';) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+
+        if (len == n && strncmp(p, protection, n) == 0)
+            return true;
+        p = end ? end + 1 : NULL;
+    }
+    return false;
+#else
+    (void)protection;
+    return false;
 #endif
 }

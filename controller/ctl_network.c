@@ -1,0 +1,235 @@
+/* ctl_network.c - the attempt's internal network, created idempotently.
+ *
+ * Docker creates networks one at a time, so with many invocations a
+ * create can outlast its request; it still happens on the daemon's side.
+ * A retry would then race a same-named twin (and every later create by
+ * name answers "ambiguous"), or read the twin's subnet as a foreign
+ * overlap and walk on to the next subnet. So this attempt's networks are
+ * listed by their labels before every create and after every create that
+ * failed: one with the desired name is adopted, every other one is
+ * removed by ID, and a conflict or an overlap that is not ours is
+ * believed only when the list is empty.
+ */
+#include "ctl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "log.h"
+
+static bool
+label_is(const cJSON *labels, const char *key, const char *want)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, key);
+
+    return want != NULL && cJSON_IsString(v) &&
+           strcmp(v->valuestring, want) == 0;
+}
+
+/* Made for this very attempt by this controller. */
+static bool
+network_ours(const struct ctl_inv *inv, const cJSON *net)
+{
+    const cJSON *labels = cJSON_GetObjectItemCaseSensitive(net, "Labels");
+
+    return label_is(labels, "agentctl.dev/uid", ctl_status_str(inv, "uid")) &&
+           label_is(labels, "agentctl.dev/attempt",
+                    ctl_status_str(inv, "attempt")) &&
+           label_is(labels, "agentctl.dev/role", "network") &&
+           label_is(labels, "agentctl.dev/managed-by",
+                    inv->ctl->opts.controller_id);
+}
+
+static const char *
+str_of(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The one to keep: the recorded network when there is one (a sweep after
+ * "ambiguous"), else the oldest with the desired name. */
+static const cJSON *
+pick_keeper(const struct ctl_inv *inv, const cJSON *list)
+{
+    const char *recorded = ctl_status_resource_id(inv, "network");
+    const char *want = rc_desired_object(inv->desired, RC_ROLE_NETWORK)->name;
+    const cJSON *n, *best = NULL;
+
+    cJSON_ArrayForEach(n, list)
+    {
+        const char *id = str_of(n, "Id"), *name = str_of(n, "Name");
+        const char *created = str_of(n, "Created");
+
+        if (!network_ours(inv, n) || id == NULL)
+            continue;
+        if (recorded != NULL) {
+            if (strcmp(id, recorded) == 0)
+                return n;
+            continue;
+        }
+        if (name == NULL || strcmp(name, want) != 0)
+            continue;
+        if (best == NULL || (created != NULL && str_of(best, "Created") &&
+                             strcmp(created, str_of(best, "Created")) < 0))
+            best = n;
+    }
+    return best;
+}
+
+static void
+on_extra_removed(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r) && r->err->code != ERR_NOTFOUND) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    ctl_inv_kick(inv, 0); /* list again: one removal per pass */
+}
+
+static bool
+remove_extra(struct ctl_inv *inv, const char *id, const char *name)
+{
+    char path[128];
+    struct err e;
+
+    ctl_event(inv, true, "NetworkDuplicate",
+              "network %s (%.12s) is a second network of this attempt, "
+              "left by a create that outlasted its request: removing it",
+              name ? name : "?", id);
+    snprintf(path, sizeof(path), "/networks/%s", id);
+    return ctl_inv_started(
+        inv, dk_delete(inv->ctl->dk, path, on_extra_removed, inv, &e), &e);
+}
+
+static void
+adopt(struct ctl_inv *inv, const cJSON *net)
+{
+    const char *id = str_of(net, "Id"), *name = str_of(net, "Name");
+
+    if (ctl_status_resource_id(inv, "network") == NULL) {
+        ctl_status_set_resource(inv, "network", id, name);
+        ctl_event(inv, false, "Adopted",
+                  "network %s was created for this attempt by an earlier "
+                  "request: adopted",
+                  name);
+    }
+    inv->network_retry = CTL_NET_FRESH;
+    ctl_inv_kick(inv, 0);
+}
+
+/* No network of this attempt exists: act on why the list ran. */
+static void
+none_found(struct ctl_inv *inv)
+{
+    enum ctl_net_retry why = inv->network_retry;
+    char msg[300];
+
+    inv->network_retry = CTL_NET_FRESH;
+    if (why == CTL_NET_CONFLICT) {
+        snprintf(msg, sizeof(msg),
+                 "network %s already exists and is not this attempt's: "
+                 "refusing it",
+                 rc_desired_object(inv->desired, RC_ROLE_NETWORK)->name);
+        ctl_event(inv, true, "NameConflict", "%s", msg);
+        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", msg);
+        return;
+    }
+    if (why == CTL_NET_OVERLAP) {
+        ctl_prepare_next_subnet(inv);
+        return;
+    }
+    inv->network_listed = true;
+    ctl_inv_kick(inv, 0);
+}
+
+static void
+on_listed(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    const cJSON *keep, *n;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    if (ctl_test_disabled("network-adoption")) {
+        none_found(inv);
+        return;
+    }
+    keep = pick_keeper(inv, r->json);
+    cJSON_ArrayForEach(n, r->json)
+    {
+        if (n != keep && network_ours(inv, n) && str_of(n, "Id") != NULL) {
+            remove_extra(inv, str_of(n, "Id"), str_of(n, "Name"));
+            return;
+        }
+    }
+    if (keep != NULL)
+        adopt(inv, keep);
+    else
+        none_found(inv);
+}
+
+static bool
+list_networks(struct ctl_inv *inv)
+{
+    struct buf path;
+    struct err e;
+    char uid[128];
+    struct dk_req *req = NULL;
+    cJSON *f = cJSON_CreateObject();
+
+    snprintf(uid, sizeof(uid), "agentctl.dev/uid=%s",
+             ctl_status_str(inv, "uid"));
+    cJSON_AddItemToObject(
+        f, "label",
+        cJSON_CreateStringArray(
+            (const char *const[]){ uid, "agentctl.dev/role=network" }, 2));
+    buf_init(&path, 1024);
+    if (buf_puts(&path, "/networks", &e) == 0 &&
+        dk_query_add_json(&path, "filters", f, &e) == 0)
+        req = dk_get(inv->ctl->dk, path.data, on_listed, inv, &e);
+    cJSON_Delete(f);
+    buf_cleanup(&path);
+    return ctl_inv_started(inv, req, &e);
+}
+
+bool
+ctl_network_step(struct ctl_inv *inv)
+{
+    if (!inv->network_listed || inv->network_retry == CTL_NET_SWEEP)
+        return list_networks(inv);
+    inv->network_listed = false; /* a failed create lists again first */
+    return ctl_prepare_create(inv, RC_ROLE_NETWORK);
+}
+
+void
+ctl_network_create_failed(struct ctl_inv *inv, const struct dk_response *r)
+{
+    if (r->err->code == ERR_CONFLICT)
+        inv->network_retry = CTL_NET_CONFLICT;
+    else if (r->status == 403 && strstr(r->err->msg, "overlaps") != NULL)
+        inv->network_retry = CTL_NET_OVERLAP;
+    if (inv->network_retry != CTL_NET_FRESH) {
+        ctl_inv_kick(inv, 0);
+        return;
+    }
+    ctl_inv_backoff(inv, r->err); /* a timeout: it may exist anyway */
+}
+
+void
+ctl_network_sweep(struct ctl_inv *inv, const struct err *why)
+{
+    log_kv(LOG_WARN, "the attempt's network name is ambiguous: removing "
+                     "the unrecorded twin",
+           "invocation", inv->name, "error", why->msg, NULL);
+    inv->network_retry = CTL_NET_SWEEP;
+    ctl_inv_backoff(inv, why);
+}
