@@ -1,7 +1,8 @@
 # agent-controller - the controller daemon (ctl_*.c; see ctl.h for the map).
-set(ctl_sources ctl_main.c ctl_sync.c ctl_inv.c ctl_prepare.c ctl_network.c ctl_run.c
+set(ctl_core_sources ctl_sync.c ctl_inv.c ctl_prepare.c ctl_network.c ctl_run.c
   ctl_cleanup.c ctl_status.c ctl_observe.c ctl_events.c ctl_gc.c
   ctl_verify.c ctl_probe.c ctl_testhooks.c)
+set(ctl_sources ctl_main.c ${ctl_core_sources})
 set(ctl_libs ctlconfig ctlmetrics rcdesired rcdrift rcprobe rcio dkclient
   specs m)
 add_executable(agent-controller ${ctl_sources})
@@ -14,3 +15,9 @@ add_executable(agent-controller-testhooks ${ctl_sources})
 target_compile_definitions(agent-controller-testhooks PRIVATE
   AGENTCTL_TEST_HOOKS)
 target_link_libraries(agent-controller-testhooks PRIVATE ${ctl_libs})
+
+# The daemon without ctl_main.c, for unit tests that drive its functions
+# (tests/unit/controller_stop.cmake); the test supplies ctl_check_docker().
+# Built only when a test asks for it.
+add_library(ctlcore STATIC EXCLUDE_FROM_ALL ${ctl_core_sources})
+target_link_libraries(ctlcore PUBLIC ${ctl_libs})

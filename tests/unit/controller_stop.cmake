@@ -1,0 +1,7 @@
+# The controller's stop rules (controller/ctl_run.c ctl_run_stop: the first
+# stop reason is kept), driven through the daemon's own code (ctlcore) with
+# a fake Docker daemon for the log stream.
+agentctl_unit_test(test_ctl_stop
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ctl_stop.c
+          ${CMAKE_CURRENT_LIST_DIR}/test_dk_fake.c
+  LIBS ctlcore)

@@ -1,0 +1,417 @@
+/* test_ctl_stop.c - the first stop reason is the one kept (issue 7): when
+ * stop causes race - cancel then deadline, deadline then cancel, drift
+ * during a cancel, output-limit then cancel - the status, the Ready
+ * condition and the Stopped event name the first cause only.
+ *
+ * The controller's own code runs here (ctlcore: every ctl_*.c but
+ * ctl_main.c): the invocation is made by ctl_sync_all() from a directory
+ * store, the deadline fires through its real timer callback (ev_invoke,
+ * so no clock is involved), the output limit through the real log stream
+ * of a fake Docker daemon. The races are driven by calling the causes in
+ * a fixed order; each second cause is also shown to record its own reason
+ * on a fresh attempt, so an overwrite could not go unnoticed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ctl.h"
+#include "test_dk_fake.h"
+
+#define OUTPUT_MAX 16
+
+static const char spec_yaml[] = "apiVersion: agentctl.dev/v1alpha1\n"
+                                "kind: AgentInvocation\n"
+                                "metadata: {name: race}\n"
+                                "spec:\n"
+                                "  vendor: claude\n"
+                                "  phase: execute\n"
+                                "  image: agentctl/demo-agent:0\n"
+                                "  command: [sleep, \"600\"]\n"
+                                "  deadlineSeconds: 30\n"
+                                "  output: {maxBytes: 16}\n";
+
+/* One multiplexed stdout frame of 40 bytes: over OUTPUT_MAX. */
+static const char logs_frame[] = "\x01\x00\x00\x00\x00\x00\x00\x28"
+                                 "0123456789012345678901234567890123456789";
+static const char *const logs_chunks[] = { logs_frame, NULL };
+static const size_t logs_lens[] = { sizeof(logs_frame) - 1 };
+static const char *const nothing[] = { NULL };
+
+struct fx {
+    char dir[64];
+    struct ctl c;
+    struct ctl_inv *inv;
+    struct fake_srv *srv;
+    ev_timer watchdog;
+};
+
+/* ctl_main.c is not in ctlcore; the resync timer that calls this never
+ * runs in these tests. */
+void
+ctl_check_docker(struct ctl *c)
+{
+    (void)c;
+}
+
+static void
+fake_docker(struct fake_conn *conn, const struct fake_http *h, void *arg)
+{
+    (void)arg;
+    if (strncmp(h->path, "/v1.41/containers/c1/logs?", 26) == 0)
+        fake_stream(conn, "application/vnd.docker.raw-stream", logs_chunks,
+                    logs_lens, 0);
+    else if (strcmp(h->path, "/v1.41/containers/c1/wait") == 0)
+        fake_stream(conn, "application/json", nothing, NULL, 0);
+    else
+        fake_reply(conn, 404, "Not Found", "application/json",
+                   "{\"message\":\"no such thing\"}", 27);
+}
+
+/* The queued pass would talk to Docker: these tests call the steps
+ * themselves, so a queued pass does nothing. */
+static void
+on_kick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)w;
+    (void)revents;
+}
+
+static void
+on_watchdog(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)w;
+    (void)revents;
+    fail_msg("the fake Docker daemon never answered");
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A Running attempt: captured spec, an agent recorded, deadline armed. */
+static void
+running(struct fx *f)
+{
+    struct spec_file sf;
+
+    cJSON_Delete(f->inv->status);
+    f->inv->status = ctl_status_new(f->inv);
+    ctl_status_set_resource(f->inv, "agent", "c1", "agentctl-race-test");
+    ctl_status_set_phase(f->inv, CTL_RUNNING);
+    if (f->inv->captured == NULL) {
+        assert_int_equal(
+            spec_load_buffer("race.yaml", spec_yaml, strlen(spec_yaml), &sf),
+            0);
+        f->inv->captured = spec_file_take(&sf, 0);
+        spec_file_cleanup(&sf);
+        assert_non_null(f->inv->captured);
+    }
+    ev_timer_set(&f->inv->deadline, 3600., 0.);
+    ev_timer_start(f->c.loop, &f->inv->deadline);
+}
+
+static int
+setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof(*f));
+    char specs[96], statedir[96], path[128];
+    struct spec_errors es;
+    struct err e = { 0 };
+
+    assert_non_null(f);
+    snprintf(f->dir, sizeof(f->dir), "/tmp/ctlstop.XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(specs, sizeof(specs), "%s/specs", f->dir);
+    snprintf(statedir, sizeof(statedir), "%s/state", f->dir);
+    assert_int_equal(mkdir(specs, 0700), 0);
+    snprintf(path, sizeof(path), "%s/race.yaml", specs);
+    write_file(path, spec_yaml);
+
+    f->c.loop = ev_loop_new(EVFLAG_AUTO);
+    assert_non_null(f->c.loop);
+    snprintf(f->c.opts.controller_id, sizeof(f->c.opts.controller_id),
+             "test-stop");
+    f->c.store = store_dir_open(specs, statedir, &e);
+    assert_non_null(f->c.store);
+    f->c.cfg = ctl_config_parse("empty", "", 0, &es);
+    assert_non_null(f->c.cfg);
+    f->srv = fake_start(f->c.loop, fake_docker, f);
+    assert_non_null(f->srv);
+    f->c.dk = dk_new(f->c.loop, fake_url(f->srv), &e);
+    assert_non_null(f->c.dk);
+
+    ctl_sync_all(&f->c);
+    f->inv = ctl_inv_find(&f->c, "race");
+    assert_non_null(f->inv);
+    assert_non_null(f->inv->spec);
+    ev_set_cb(&f->inv->kick, on_kick);
+    ev_timer_init(&f->watchdog, on_watchdog, 20., 0.);
+    ev_timer_start(f->c.loop, &f->watchdog);
+    running(f);
+    *state = f;
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    struct fx *f = *state;
+    char cmd[128];
+
+    ev_timer_stop(f->c.loop, &f->watchdog);
+    while (f->c.invs != NULL)
+        ctl_inv_forget(f->c.invs);
+    dk_free(f->c.dk);
+    fake_stop(f->srv);
+    ctl_config_free(f->c.cfg);
+    store_close(f->c.store);
+    ev_loop_destroy(f->c.loop);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+    assert_int_equal(system(cmd), 0);
+    free(f);
+    return 0;
+}
+
+/* --- the causes, as the controller raises them ---------------------- */
+
+/* ctl_inv.c watch_spec_changes() on spec.cancel. */
+static void
+cause_cancel(struct fx *f)
+{
+    ctl_run_stop(f->inv, CTL_CANCELLED, "cancelled", "spec.cancel is true");
+}
+
+/* The deadline timer's own callback (ctl_sync.c), fired now. */
+static void
+cause_deadline(struct fx *f)
+{
+    ev_invoke(f->c.loop, &f->inv->deadline, EV_TIMER);
+}
+
+/* ctl_verify.c on_drift() while the agent runs. */
+static void
+cause_drift(struct fx *f)
+{
+    ctl_run_stop(f->inv, CTL_FAILED, "boundary-drift",
+                 "agent: HostConfig.RestartPolicy.Name is always, expected no");
+}
+
+/* --- what the status says ------------------------------------------- */
+
+static const char *
+ready_reason(const struct fx *f)
+{
+    const cJSON *it;
+
+    cJSON_ArrayForEach(
+        it, cJSON_GetObjectItemCaseSensitive(f->inv->status, "conditions"))
+    {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "type");
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(it, "reason");
+
+        if (cJSON_IsString(t) && strcmp(t->valuestring, "Ready") == 0)
+            return cJSON_IsString(r) ? r->valuestring : NULL;
+    }
+    return NULL;
+}
+
+/* Events whose reason is Stopped, and how many of them start with
+ * "<stop_reason>:". */
+static void
+count_stopped(struct fx *f, const char *stop_reason, int *all, int *match)
+{
+    char *data = NULL, *line, *save = NULL;
+    size_t len = 0;
+    struct err e;
+
+    *all = *match = 0;
+    if (store_event_read(f->c.store, "race", &data, &len, &e) == -1)
+        return;
+    for (line = strtok_r(data, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        cJSON *ev = cJSON_Parse(line);
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(ev, "reason");
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(ev, "message");
+
+        if (cJSON_IsString(r) && strcmp(r->valuestring, "Stopped") == 0) {
+            (*all)++;
+            if (cJSON_IsString(m) &&
+                strncmp(m->valuestring, stop_reason, strlen(stop_reason)) ==
+                    0 &&
+                m->valuestring[strlen(stop_reason)] == ':')
+                (*match)++;
+        }
+        cJSON_Delete(ev);
+    }
+    free(data);
+}
+
+/* The status in memory and on disk, and the event log, name `reason`
+ * and `phase` only. */
+static void
+assert_stopped(struct fx *f, const char *reason, enum ctl_phase phase)
+{
+    cJSON *disk = NULL;
+    struct err e;
+    int all, match;
+
+    assert_string_equal(ctl_status_str(f->inv, "stopReason"), reason);
+    assert_int_equal(ctl_status_phase(f->inv->status), phase);
+    assert_string_equal(ready_reason(f), reason);
+    assert_int_equal(ctl_status_flush(f->inv, &e), 0);
+    assert_int_equal(
+        store_json_get(f->c.store, STORE_DOC_STATUS, "race", &disk, &e), 0);
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(disk, "stopReason")->valuestring,
+        reason);
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(disk, "phase")->valuestring,
+        ctl_phase_name(phase));
+    cJSON_Delete(disk);
+    count_stopped(f, reason, &all, &match);
+    assert_int_equal(match, 1);
+    assert_int_equal(all, 1);
+    /* a stopped attempt's deadline can no longer fire */
+    assert_false(ev_is_active(&f->inv->deadline));
+}
+
+/* The next test's attempt starts with an empty event log. */
+static void
+fresh_attempt(struct fx *f)
+{
+    char path[128];
+
+    snprintf(path, sizeof(path), "%s/state/events/race.jsonl", f->dir);
+    unlink(path);
+    running(f);
+}
+
+/* --- the races ------------------------------------------------------ */
+
+static void
+test_cancel_then_deadline(void **state)
+{
+    struct fx *f = *state;
+
+    cause_cancel(f);
+    assert_stopped(f, "cancelled", CTL_CANCELLED);
+    cause_deadline(f);
+    assert_stopped(f, "cancelled", CTL_CANCELLED);
+
+    /* control: the deadline alone is recorded as such */
+    fresh_attempt(f);
+    cause_deadline(f);
+    assert_stopped(f, "deadline", CTL_FAILED);
+}
+
+static void
+test_deadline_then_cancel(void **state)
+{
+    struct fx *f = *state;
+
+    cause_deadline(f);
+    assert_stopped(f, "deadline", CTL_FAILED);
+    cause_cancel(f);
+    assert_stopped(f, "deadline", CTL_FAILED);
+    ctl_run_stop(f->inv, CTL_CANCELLED, "deleted", "the spec was deleted");
+    assert_stopped(f, "deadline", CTL_FAILED);
+
+    /* control: the cancel alone is recorded as such */
+    fresh_attempt(f);
+    cause_cancel(f);
+    assert_stopped(f, "cancelled", CTL_CANCELLED);
+}
+
+static void
+test_drift_during_cancel(void **state)
+{
+    struct fx *f = *state;
+
+    cause_cancel(f);
+    cause_drift(f);
+    assert_stopped(f, "cancelled", CTL_CANCELLED);
+    cause_deadline(f);
+    assert_stopped(f, "cancelled", CTL_CANCELLED);
+
+    /* control: drift alone fails the attempt with boundary-drift */
+    fresh_attempt(f);
+    cause_drift(f);
+    assert_stopped(f, "boundary-drift", CTL_FAILED);
+    cause_cancel(f);
+    assert_stopped(f, "boundary-drift", CTL_FAILED);
+}
+
+/* Run the loop (bounded) until the attempt has a stop reason. */
+static void
+run_until_stopped(struct fx *f)
+{
+    for (int i = 0; i < 2000 && ctl_status_str(f->inv, "stopReason") == NULL;
+         i++)
+        ev_run(f->c.loop, EVRUN_ONCE);
+}
+
+static void
+test_output_limit_then_cancel(void **state)
+{
+    struct fx *f = *state;
+
+    /* the real capture: ctl_run_step follows logs and wait of agent c1 */
+    assert_false(ctl_run_step(f->inv));
+    assert_non_null(f->inv->logs);
+    assert_non_null(f->inv->wait);
+    run_until_stopped(f);
+    assert_stopped(f, "output-limit", CTL_FAILED);
+    assert_null(f->inv->logs); /* detached: no later byte can count */
+    assert_null(f->inv->wait);
+    cause_cancel(f);
+    cause_deadline(f);
+    assert_stopped(f, "output-limit", CTL_FAILED);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(f->inv->status, "output"),
+        "truncated")));
+
+    /* control: cancel first, and the same stream records nothing more */
+    fresh_attempt(f);
+    f->inv->logs_done = false;
+    assert_false(ctl_run_step(f->inv));
+    assert_non_null(f->inv->logs);
+    cause_cancel(f);
+    assert_null(f->inv->logs);
+    for (int i = 0; i < 50; i++)
+        ev_run(f->c.loop, EVRUN_NOWAIT);
+    assert_stopped(f, "cancelled", CTL_CANCELLED);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_cancel_then_deadline, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_deadline_then_cancel, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_drift_during_cancel, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_output_limit_then_cancel, setup,
+                                        teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
