@@ -128,6 +128,14 @@ struct store {
 struct store *store_dir_open(const char *specs_dir, const char *state_dir,
                              struct err *e);
 
+/* Open the etcd store (docs/store-etcd.md): urls is one or more
+ * comma-separated http(s) endpoints, tried in turn; prefix NULL means
+ * "/agentctl"; state_dir (where captured output stays) NULL means
+ * /var/lib/agentctl/<prefix, '/' as '_'>. Nothing is sent until the
+ * first request, so a down etcd fails the first call, not the open. */
+struct store *store_etcd_open(const char *urls, const char *prefix,
+                              const char *state_dir, struct err *e);
+
 /* Close and free; NULL is a no-op. */
 void store_close(struct store *s);
 

@@ -1,0 +1,447 @@
+/* store_etcd_docs.c - the etcd store's state and its lifetime: state
+ * documents, the event log, where captured output goes, open and close.
+ *
+ *   <prefix>/status/<name>        controller status (JSON)
+ *   <prefix>/meta/<name>          uid, generation, creationTimestamp
+ *   <prefix>/applied/<name>       what agentctl apply wrote
+ *   <prefix>/events/<name>/<seq>  one JSON event per key; seq is the
+ *                                 time in ns (20 digits) and 8 random hex
+ *                                 digits, so keys sort oldest first
+ *   <prefix>/lock                 the store lock (store_etcd_kv.c)
+ *   <prefix>/claims/              reserved for claims and leases
+ *
+ * Captured output stays a local file under the state dir (default
+ * /var/lib/agentctl/<prefix with '/' as '_'>): the first version keeps it
+ * on the controller's host (docs/store-etcd.md). */
+#include "store_etcd_int.h"
+#include "store_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#define ETCD_OF(s)      ((struct store_etcd *)(s))
+#define EVENTS_READ_MAX 4096 /* newest events read back */
+
+static const char *const doc_dirs[] = {
+    [STORE_DOC_STATUS] = "status",
+    [STORE_DOC_META] = "meta",
+    [STORE_DOC_APPLIED] = "applied",
+};
+
+/* POST req (deleted here) to path; *ans is the answer. */
+static int
+call(struct store_etcd *s, const char *path, cJSON *req, cJSON **ans,
+     struct err *e)
+{
+    int rc;
+
+    if (req == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    rc = store__etcd_call(s, path, req, ans, e);
+    cJSON_Delete(req);
+    return rc;
+}
+
+static int
+etcd_doc_get(struct store *st, enum store_doc kind, const char *name,
+             char **data, size_t *len, struct err *e)
+{
+    struct store_etcd *s = ETCD_OF(st);
+    char key[512];
+    cJSON *ans = NULL;
+    const cJSON *kv, *v;
+    int rc;
+
+    if (store__etcd_key(s, key, sizeof(key), e, "%s/%s", doc_dirs[kind],
+                        name) == -1 ||
+        call(s, "/v3/kv/range", store__etcd_range(key, NULL, false), &ans, e) ==
+            -1)
+        return -1;
+    kv = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ans, "kvs"), 0);
+    v = cJSON_GetObjectItemCaseSensitive(kv, "value");
+    if (kv == NULL)
+        rc = err_set(e, ERR_NOTFOUND, "no %s for \"%s\"", doc_dirs[kind], name);
+    else
+        rc = store__etcd_b64_dec(cJSON_IsString(v) ? v->valuestring : "", data,
+                                 len, e);
+    cJSON_Delete(ans);
+    return rc;
+}
+
+static int
+doc_write(struct store *st, enum store_doc kind, const char *name,
+          const char *data, size_t len, const char *expect, struct err *e)
+{
+    struct store_etcd *s = ETCD_OF(st);
+    struct err mine = { 0 };
+    char key[512];
+    cJSON *body, *ans = NULL;
+    int rc;
+
+    if (len > STORE_STATE_MAX)
+        return err_set(e, ERR_LIMIT, "state of \"%s\" is too big", name);
+    if (store__etcd_key(s, key, sizeof(key), e, "%s/%s", doc_dirs[kind],
+                        name) == -1)
+        return -1;
+    body = store__etcd_txn_put(key, data, len, expect, NULL, &mine);
+    if (body == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    if (call(s, "/v3/kv/txn", body, &ans, e) == -1)
+        return -1;
+    rc = 0;
+    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "succeeded")))
+        rc = err_set(e, ERR_CONFLICT, "%s of \"%s\" already exists",
+                     doc_dirs[kind], name);
+    cJSON_Delete(ans);
+    return rc;
+}
+
+static int
+etcd_doc_put(struct store *st, enum store_doc kind, const char *name,
+             const char *data, size_t len, struct err *e)
+{
+    return doc_write(st, kind, name, data, len, NULL, e);
+}
+
+static int
+etcd_doc_create(struct store *st, enum store_doc kind, const char *name,
+                const char *data, size_t len, struct err *e)
+{
+    return doc_write(st, kind, name, data, len, "", e);
+}
+
+static int
+etcd_doc_del(struct store *st, enum store_doc kind, const char *name,
+             struct err *e)
+{
+    struct store_etcd *s = ETCD_OF(st);
+    char key[512];
+    cJSON *ans = NULL;
+
+    if (store__etcd_key(s, key, sizeof(key), e, "%s/%s", doc_dirs[kind],
+                        name) == -1 ||
+        call(s, "/v3/kv/deleterange", store__etcd_range(key, NULL, false), &ans,
+             e) == -1)
+        return -1;
+    cJSON_Delete(ans);
+    return 0;
+}
+
+/* The keys under dir (a prefix ending in '/') as strings after it. */
+static int
+range_keys(struct store_etcd *s, const char *dir, cJSON *req, char ***names,
+           size_t *n, struct err *e)
+{
+    cJSON *ans = NULL;
+    const cJSON *kv;
+    char **v = NULL, **nv;
+    size_t k = 0, skip = strlen(dir);
+
+    if (call(s, "/v3/kv/range", req, &ans, e) == -1)
+        return -1;
+    cJSON_ArrayForEach(kv, cJSON_GetObjectItemCaseSensitive(ans, "kvs"))
+    {
+        const cJSON *key = cJSON_GetObjectItemCaseSensitive(kv, "key");
+        char *text;
+        size_t len;
+
+        if (!cJSON_IsString(key) ||
+            store__etcd_b64_dec(key->valuestring, &text, &len, e) == -1)
+            goto fail;
+        if (len <= skip || !store_name_ok(text + skip)) {
+            free(text);
+            continue;
+        }
+        nv = realloc(v, (k + 1) * sizeof(*v));
+        if (nv == NULL) {
+            free(text);
+            err_set(e, ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        v = nv;
+        memmove(text, text + skip, len - skip + 1);
+        v[k++] = text;
+    }
+    cJSON_Delete(ans);
+    *names = v;
+    *n = k;
+    return 0;
+fail:
+    store_names_free(v, k);
+    cJSON_Delete(ans);
+    return -1;
+}
+
+static int
+etcd_doc_names(struct store *st, enum store_doc kind, char ***names, size_t *n,
+               struct err *e)
+{
+    struct store_etcd *s = ETCD_OF(st);
+    char dir[512], end[512];
+
+    if (store__etcd_key(s, dir, sizeof(dir), e, "%s/", doc_dirs[kind]) == -1)
+        return -1;
+    store__etcd_prefix_end(dir, end, sizeof(end));
+    /* etcd sorts by key: the names come sorted */
+    return range_keys(s, dir, store__etcd_range(dir, end, true), names, n, e);
+}
+
+static int
+etcd_event_append(struct store *st, const char *name, const char *line,
+                  struct err *e)
+{
+    struct store_etcd *s = ETCD_OF(st);
+    struct timespec ts;
+    char key[512], uid[37];
+    cJSON *ans = NULL;
+    int rc;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (store_uuid4(uid, e) == -1 ||
+        store__etcd_key(
+            s, key, sizeof(key), e, "events/%s/%020" PRIu64 "-%.8s", name,
+            (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+            uid) == -1)
+        return -1;
+    /* create-only: two appends can never overwrite each other */
+    rc = call(s, "/v3/kv/txn",
+              store__etcd_txn_put(key, line, strlen(line), "", NULL, NULL),
+              &ans, e);
+    if (rc == 0 &&
+        !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "succeeded")))
+        rc = err_set(e, ERR_CONFLICT, "event key %s taken", key);
+    cJSON_Delete(ans);
+    return rc;
+}
+
+/* The newest events first (at most EVENTS_READ_MAX), values decoded. */
+static cJSON *
+events_req(const char *dir)
+{
+    char end[512];
+    cJSON *req;
+
+    store__etcd_prefix_end(dir, end, sizeof(end));
+    req = store__etcd_range(dir, end, false);
+    if (req != NULL &&
+        (!cJSON_AddStringToObject(req, "sort_order", "DESCEND") ||
+         !cJSON_AddStringToObject(req, "sort_target", "KEY") ||
+         !cJSON_AddNumberToObject(req, "limit", EVENTS_READ_MAX))) {
+        cJSON_Delete(req);
+        return NULL;
+    }
+    return req;
+}
+
+static int
+etcd_event_read(struct store *st, const char *name, char **data, size_t *len,
+                struct err *e)
+{
+    struct store_etcd *s = ETCD_OF(st);
+    char dir[512];
+    cJSON *ans = NULL;
+    const cJSON *kvs, *v;
+    struct buf b;
+    size_t total = 0;
+    int i, first;
+
+    if (store__etcd_key(s, dir, sizeof(dir), e, "events/%s/", name) == -1 ||
+        call(s, "/v3/kv/range", events_req(dir), &ans, e) == -1)
+        return -1;
+    kvs = cJSON_GetObjectItemCaseSensitive(ans, "kvs");
+    /* keep the newest STORE_EVENTS_MAX bytes: count from the newest */
+    for (first = 0; first < cJSON_GetArraySize(kvs); first++) {
+        v = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(kvs, first),
+                                             "value");
+        total += cJSON_IsString(v) ? strlen(v->valuestring) / 4 * 3 + 1 : 0;
+        if (total > STORE_EVENTS_MAX)
+            break;
+    }
+    buf_init(&b, STORE_EVENTS_MAX + 4);
+    for (i = first - 1; i >= 0; i--) {
+        char *line;
+        size_t n;
+
+        v = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(kvs, i),
+                                             "value");
+        if (store__etcd_b64_dec(cJSON_IsString(v) ? v->valuestring : "", &line,
+                                &n, e) == -1)
+            goto fail;
+        if (buf_append(&b, line, n, e) == -1 || buf_puts(&b, "\n", e) == -1) {
+            free(line);
+            goto fail;
+        }
+        free(line);
+    }
+    cJSON_Delete(ans);
+    *len = b.len;
+    *data = buf_take(&b);
+    return *data == NULL ? err_set(e, ERR_NOMEM, "out of memory") : 0;
+fail:
+    buf_cleanup(&b);
+    cJSON_Delete(ans);
+    return -1;
+}
+
+static int
+etcd_output_path(struct store *st, const char *name, char *path, size_t size,
+                 struct err *e)
+{
+    struct store_etcd *s = ETCD_OF(st);
+    char dir[4096];
+
+    /* created on demand: agentctl may run where it cannot create it */
+    if (store__path(dir, sizeof(dir), e, "%s/output", s->state) == -1)
+        return -1;
+    (void)mkdir(s->state, 0755);
+    (void)mkdir(dir, 0755);
+    return store__path(path, size, e, "%s/%s.log", dir, name);
+}
+
+static void
+etcd_close(struct store *st)
+{
+    struct store_etcd *s = ETCD_OF(st);
+
+    if (s->lock_depth > 0) {
+        s->lock_depth = 1;
+        store__etcd_unlock(st);
+    }
+    store__etcd_watch_free(s);
+    if (s->curl != NULL)
+        curl_easy_cleanup(s->curl);
+    store_names_free(s->eps, s->neps);
+    free(s->prefix);
+    free(s->state);
+    free(s);
+}
+
+static const struct store_ops etcd_ops = {
+    .list = store__etcd_list,
+    .put = store__etcd_put,
+    .del = store__etcd_del,
+    .watch_fd = store__etcd_watch_fd,
+    .watch_read = store__etcd_watch_read,
+    .lock = store__etcd_lock,
+    .unlock = store__etcd_unlock,
+    .doc_get = etcd_doc_get,
+    .doc_put = etcd_doc_put,
+    .doc_create = etcd_doc_create,
+    .doc_del = etcd_doc_del,
+    .doc_names = etcd_doc_names,
+    .event_append = etcd_event_append,
+    .event_read = etcd_event_read,
+    .output_path = etcd_output_path,
+    .close = etcd_close,
+};
+
+/* "http://a:2379,http://b:2379/" -> endpoints without trailing '/'. */
+static int
+split_endpoints(struct store_etcd *s, const char *urls, struct err *e)
+{
+    char *copy = strdup(urls), *tok, *save = NULL;
+
+    if (copy == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    for (tok = strtok_r(copy, ",", &save); tok != NULL;
+         tok = strtok_r(NULL, ",", &save)) {
+        size_t n = strlen(tok);
+        char **v;
+
+        while (n > 0 && tok[n - 1] == '/')
+            tok[--n] = '\0';
+        if (strncmp(tok, "http://", 7) != 0 &&
+            strncmp(tok, "https://", 8) != 0) {
+            free(copy);
+            return err_set(e, ERR_INVALID,
+                           "etcd endpoint \"%s\" is not an http:// or "
+                           "https:// URL",
+                           tok);
+        }
+        v = realloc(s->eps, (s->neps + 1) * sizeof(*v));
+        if (v == NULL || (v[s->neps] = strdup(tok)) == NULL) {
+            if (v != NULL)
+                s->eps = v;
+            free(copy);
+            return err_set(e, ERR_NOMEM, "out of memory");
+        }
+        s->eps = v;
+        s->neps++;
+    }
+    free(copy);
+    if (s->neps == 0)
+        return err_set(e, ERR_INVALID, "no etcd endpoint in \"%s\"", urls);
+    return 0;
+}
+
+/* The prefix without trailing '/', and the default state dir named
+ * after it. */
+static int
+set_prefix(struct store_etcd *s, const char *prefix, const char *state,
+           struct err *e)
+{
+    size_t n;
+
+    if (prefix == NULL || prefix[0] == '\0')
+        prefix = "/agentctl";
+    s->prefix = strdup(prefix);
+    if (s->prefix == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    n = strlen(s->prefix);
+    while (n > 0 && s->prefix[n - 1] == '/')
+        s->prefix[--n] = '\0';
+    if (state != NULL)
+        s->state = strdup(state);
+    else if (asprintf(&s->state, "/var/lib/agentctl/%s",
+                      s->prefix[0] == '/' ? s->prefix + 1 : s->prefix) == -1)
+        s->state = NULL;
+    if (s->state == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    if (state == NULL) {
+        for (char *p = s->state + strlen("/var/lib/agentctl/"); *p; p++)
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                  (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ||
+                  *p == '_'))
+                *p = '_';
+        if (strcmp(s->state, "/var/lib/agentctl/") == 0 ||
+            s->state[strlen("/var/lib/agentctl/")] == '.') {
+            free(s->state);
+            s->state = strdup("/var/lib/agentctl/_root");
+            if (s->state == NULL)
+                return err_set(e, ERR_NOMEM, "out of memory");
+        }
+    }
+    return 0;
+}
+
+struct store *
+store_etcd_open(const char *urls, const char *prefix, const char *state_dir,
+                struct err *e)
+{
+    struct store_etcd *s = calloc(1, sizeof(*s));
+
+    if (s == NULL) {
+        err_set(e, ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    s->base.ops = &etcd_ops;
+    s->base.backend = "etcd";
+    if (split_endpoints(s, urls, e) == -1 ||
+        set_prefix(s, prefix, state_dir, e) == -1)
+        goto fail;
+    s->curl = curl_easy_init();
+    if (s->curl == NULL) {
+        err_set(e, ERR_NOMEM, "cannot start libcurl");
+        goto fail;
+    }
+    return &s->base;
+fail:
+    etcd_close(&s->base);
+    return NULL;
+}

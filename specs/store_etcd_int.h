@@ -1,0 +1,146 @@
+/* store_etcd_int.h - what the files of the etcd backend share (specs/
+ * only): the store struct, the JSON-gateway client and the pure helpers
+ * the unit tests drive (base64, request bodies, the watch-stream parser).
+ *
+ *   store_etcd_http.c   endpoints, failover, one request -> cJSON answer
+ *   store_etcd_json.c   base64, int64-as-string fields, request bodies
+ *   store_etcd_kv.c     specs: list, CAS put and delete, the store lock
+ *   store_etcd_watch.c  the watch inside the caller's loop (epoll fd)
+ *   store_etcd_wparse.c the watch stream: split chunks -> changes
+ *   store_etcd_docs.c   documents, events, output path, open and close
+ */
+#ifndef STORE_ETCD_INT_H
+#define STORE_ETCD_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "err.h"
+#include "store.h"
+
+#define STORE_ETCD_TIMEOUT_MS  2000 /* one request to one endpoint */
+#define STORE_ETCD_CONNECT_MS  1000
+#define STORE_ETCD_BODY_MAX    (256u * 1024 * 1024) /* one answer */
+#define STORE_ETCD_WATCH_MAX   (64u * 1024 * 1024)  /* one watch message */
+#define STORE_ETCD_LOCK_TTL    15                   /* seconds */
+#define STORE_ETCD_LOCK_WAIT_S 10
+
+struct store_etcd_watch; /* store_etcd_watch.c */
+
+struct store_etcd {
+    struct store base; /* first: the ops table points here */
+    char **eps;        /* endpoint base URLs, no trailing slash */
+    size_t neps;
+    size_t cur;   /* the endpoint that answered last */
+    char *prefix; /* key prefix, no trailing slash, e.g. "/agentctl" */
+    char *state;  /* local state dir (captured output) */
+    void *curl;   /* CURL *, reused for the blocking requests */
+    int lock_depth;
+    char lock_lease[24]; /* lease ID holding <prefix>/lock, decimal */
+    int64_t list_rev;    /* header revision of the last spec list */
+    struct store_etcd_watch *w;
+};
+
+/* --- store_etcd_http.c --- */
+
+/* POST body to path (e.g. "/v3/kv/range") on the current endpoint, then
+ * the next ones while an endpoint cannot be reached. *out is the parsed
+ * answer (caller deletes). An answer carrying "error" is ERR_REMOTE. A
+ * message a user can act on: "etcd URL: connection refused (tried 2
+ * endpoints)". */
+int store__etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
+                     cJSON **out, struct err *e);
+
+/* --- store_etcd_json.c (pure) --- */
+
+/* Standard base64 of n bytes; caller frees; NULL when out of memory. */
+char *store__etcd_b64_enc(const void *p, size_t n);
+
+/* Decode base64 text into *out (caller frees, NUL-terminated) of *n bytes;
+ * ERR_SYNTAX when text is not base64. */
+int store__etcd_b64_dec(const char *text, char **out, size_t *n, struct err *e);
+
+/* An int64 field the gateway prints as a decimal string (or a number);
+ * 0 when absent or not a number. */
+int64_t store__etcd_int(const cJSON *obj, const char *name);
+
+/* "<prefix>/" + rest into buf; -1 with ERR_LIMIT when it does not fit. */
+int store__etcd_key(const struct store_etcd *s, char *buf, size_t size,
+                    struct err *e, const char *fmt, ...) ERR_PRINTF(5, 6);
+
+/* The first key after every key starting with prefix (etcd's range_end
+ * for a prefix): prefix with its last byte incremented. */
+void store__etcd_prefix_end(const char *prefix, char *out, size_t size);
+
+/* Bodies of the requests (caller deletes; NULL when out of memory or, for
+ * an expect_rev that is not a decimal revision, ERR_CONFLICT in e).
+ * txn_put: expect_rev NULL puts unconditionally, "" only creates (the
+ * key's create_revision is 0), else the key's mod_revision must equal
+ * it. lease "" means none. The failure branch reads the key back, so a
+ * refused write can say whether the key is gone or changed. */
+cJSON *store__etcd_txn_put(const char *key, const char *data, size_t len,
+                           const char *expect_rev, const char *lease,
+                           struct err *e);
+cJSON *store__etcd_txn_del(const char *key, const char *expect_rev,
+                           struct err *e);
+/* range_end NULL reads one key; keys_only drops the values. */
+cJSON *store__etcd_range(const char *key, const char *range_end,
+                         bool keys_only);
+
+/* --- store_etcd_wparse.c (pure) --- */
+
+/* The watch stream: newline-delimited JSON messages ({"result": ...}),
+ * any of which may arrive split across reads. */
+struct store_etcd_wparse {
+    struct buf pending; /* bytes of an unfinished message */
+    const char *specs;  /* "<prefix>/specs/": keys to report */
+};
+
+enum store_etcd_wmsg {
+    STORE_ETCD_WMSG_NONE,     /* nothing complete yet */
+    STORE_ETCD_WMSG_CREATED,  /* the watch is live */
+    STORE_ETCD_WMSG_EVENTS,   /* changes (maybe none: a progress notice) */
+    STORE_ETCD_WMSG_COMPACTED /* canceled or compacted: relist */
+};
+
+void store__etcd_wparse_init(struct store_etcd_wparse *p, const char *specs);
+void store__etcd_wparse_cleanup(struct store_etcd_wparse *p);
+
+/* Append bytes read from the stream. ERR_LIMIT when one message grows
+ * past STORE_ETCD_WATCH_MAX (the watch must restart). */
+int store__etcd_wparse_feed(struct store_etcd_wparse *p, const char *data,
+                            size_t len, struct err *e);
+
+/* Take the next complete message: its kind, the header revision in *rev,
+ * and for EVENTS the changes of keys under specs (with a valid name) in
+ * out[0..*n) (at most max; *over set when more did not fit). -1 with
+ * ERR_SYNTAX for a message that is not a watch answer (an "error"). */
+int store__etcd_wparse_next(struct store_etcd_wparse *p,
+                            enum store_etcd_wmsg *kind, int64_t *rev,
+                            struct store_change *out, size_t max, size_t *n,
+                            bool *over, struct err *e);
+
+/* --- store_etcd_kv.c, store_etcd_watch.c --- */
+
+int store__etcd_list(struct store *s, struct store_list *out, struct err *e);
+int store__etcd_put(struct store *s, const char *name, const char *data,
+                    size_t len, const char *expect_rev,
+                    char new_rev[STORE_REV_MAX], struct err *e);
+int store__etcd_del(struct store *s, const char *name, const char *expect_rev,
+                    struct err *e);
+int store__etcd_lock(struct store *s, struct err *e);
+void store__etcd_unlock(struct store *s);
+
+/* The current revision of the store (a count-only range). */
+int store__etcd_revision(struct store_etcd *s, int64_t *rev, struct err *e);
+
+int store__etcd_watch_fd(struct store *s, struct err *e);
+int store__etcd_watch_read(struct store *s, struct store_change *out,
+                           size_t max, size_t *n, struct err *e);
+void store__etcd_watch_free(struct store_etcd *s);
+
+#endif

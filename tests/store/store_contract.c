@@ -1,0 +1,467 @@
+/* store_contract.c - the store contract: the same cases run against any
+ * backend named on the command line, so the directory and etcd stores
+ * are held to one behaviour (store.h).
+ *
+ *   store_contract [--break] dir SPECS_DIR STATE_DIR
+ *   store_contract [--break] etcd URLS PREFIX STATE_DIR
+ *
+ * Every case prints "ok" or "FAIL" and the exit status is the number of
+ * failures (capped at 100). --break runs one deliberately wrong
+ * expectation (a put with a stale revision must succeed), so a harness can
+ * show that the suite reports a failure when the contract is broken.
+ * Waiting for watch changes uses a generous deadline, never a timing
+ * assertion. Not a ctest unit: it needs a live backend. */
+#include "store.h"
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#define WAIT_MS 15000
+
+struct ctx {
+    char **argv; /* backend and its arguments */
+    bool etcd, broken;
+    int fails;
+};
+
+static void
+check(struct ctx *c, bool ok, const char *what)
+{
+    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+    fflush(stdout);
+    if (!ok)
+        c->fails++;
+}
+
+static struct store *
+open_store(const struct ctx *c)
+{
+    struct err e = { 0 };
+    struct store *s;
+
+    if (c->etcd)
+        s = store_etcd_open(c->argv[1], c->argv[2], c->argv[3], &e);
+    else
+        s = store_dir_open(c->argv[1], c->argv[2], &e);
+    if (s == NULL)
+        fprintf(stderr, "store_contract: open: %s\n", e.msg);
+    return s;
+}
+
+static char *
+spec_yaml(const char *name, const char *image)
+{
+    char *y = NULL;
+
+    if (asprintf(&y,
+                 "apiVersion: agentctl.dev/v1alpha1\n"
+                 "kind: AgentInvocation\n"
+                 "metadata:\n  name: %s\n"
+                 "spec:\n  vendor: fake\n  phase: planning\n"
+                 "  image: %s\n  command: [demo-agent]\n"
+                 "  deadlineSeconds: 1\n",
+                 name, image) == -1)
+        exit(100);
+    return y;
+}
+
+static int
+put(struct store *s, const char *name, const char *image, const char *expect,
+    char rev[STORE_REV_MAX], struct err *e)
+{
+    char *y = spec_yaml(name, image);
+    int rc = store_put(s, name, y, strlen(y), expect, rev, e);
+
+    free(y);
+    return rc;
+}
+
+static void
+case_kv(struct ctx *c, struct store *s)
+{
+    struct store_list l;
+    struct store_spec sp;
+    struct err e = { 0 };
+    char r1[STORE_REV_MAX] = "", r2[STORE_REV_MAX] = "";
+    char *y = spec_yaml("alpha", "img:1");
+
+    check(c, store_list(s, &l, &e) == 0 && l.n == 0, "list: empty store");
+    store_list_cleanup(&l);
+    check(c, put(s, "alpha", "img:1", "", r1, &e) == 0 && r1[0] != '\0',
+          "put: create-only creates");
+    check(c,
+          put(s, "alpha", "img:1", "", NULL, &e) == -1 &&
+              e.code == ERR_CONFLICT,
+          "put: create-only on an existing name conflicts");
+    check(c,
+          store_get(s, "alpha", &sp, &e) == 0 && sp.inv != NULL &&
+              strcmp(sp.rev, r1) == 0 && sp.len == strlen(y) &&
+              memcmp(sp.data, y, sp.len) == 0,
+          "get: bytes as put, revision as put returned");
+    store_spec_cleanup(&sp);
+    check(c, put(s, "alpha", "img:2", r1, r2, &e) == 0 && strcmp(r1, r2) != 0,
+          "put: matching revision writes, revision changes");
+    if (c->broken)
+        check(c, put(s, "alpha", "img:3", r1, NULL, &e) == 0,
+              "BROKEN EXPECTATION: put with a stale revision succeeds");
+    else
+        check(c,
+              put(s, "alpha", "img:3", r1, NULL, &e) == -1 &&
+                  e.code == ERR_CONFLICT,
+              "put: stale revision conflicts");
+    check(c,
+          store_list(s, &l, &e) == 0 && l.n == 1 &&
+              strcmp(l.items[0].name, "alpha") == 0 &&
+              strstr(l.items[0].data, "img:2") != NULL,
+          "list: one spec, the last write that won");
+    store_list_cleanup(&l);
+    check(c, store_del(s, "alpha", r1, &e) == -1 && e.code == ERR_CONFLICT,
+          "del: stale revision conflicts");
+    check(c, store_del(s, "alpha", r2, &e) == 0, "del: matching revision");
+    check(c, store_get(s, "alpha", &sp, &e) == -1 && e.code == ERR_NOTFOUND,
+          "get: deleted is not found");
+    check(c, store_del(s, "alpha", NULL, &e) == -1 && e.code == ERR_NOTFOUND,
+          "del: absent is not found");
+    free(y);
+}
+
+/* n processes race to create one document: exactly one may win. */
+static int
+race_create(struct ctx *c, int n)
+{
+    int wins = 0;
+
+    for (int i = 0; i < n; i++)
+        if (fork() == 0) {
+            struct store *s = open_store(c);
+            struct err e = { 0 };
+            int rc = s != NULL && store_doc_create(s, STORE_DOC_META, "race",
+                                                   "{}", 2, &e) == 0;
+
+            store_close(s);
+            _exit(rc ? 0 : e.code == ERR_CONFLICT ? 1 : 2);
+        }
+    for (int i = 0; i < n; i++) {
+        int st;
+
+        wait(&st);
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+            wins++;
+        else if (!WIFEXITED(st) || WEXITSTATUS(st) != 1)
+            wins += 100;
+    }
+    return wins;
+}
+
+static void
+case_docs(struct ctx *c, struct store *s)
+{
+    struct err e = { 0 };
+    char *d = NULL, **names = NULL;
+    size_t len = 0, n = 0;
+
+    check(c,
+          store_doc_get(s, STORE_DOC_STATUS, "beta", &d, &len, &e) == -1 &&
+              e.code == ERR_NOTFOUND,
+          "doc: absent is not found");
+    check(c,
+          store_doc_put(s, STORE_DOC_STATUS, "beta", "{\"a\":1}", 7, &e) == 0 &&
+              store_doc_put(s, STORE_DOC_STATUS, "alpha", "{}", 2, &e) == 0,
+          "doc: put");
+    check(c,
+          store_doc_get(s, STORE_DOC_STATUS, "beta", &d, &len, &e) == 0 &&
+              len == 7 && strcmp(d, "{\"a\":1}") == 0,
+          "doc: get returns what put wrote");
+    free(d);
+    check(c,
+          store_doc_create(s, STORE_DOC_STATUS, "beta", "{}", 2, &e) == -1 &&
+              e.code == ERR_CONFLICT,
+          "doc: create on an existing document conflicts");
+    check(c, race_create(c, 4) == 1, "doc: 4 racing creators, one wins");
+    check(c,
+          store_doc_names(s, STORE_DOC_STATUS, &names, &n, &e) == 0 && n == 2 &&
+              strcmp(names[0], "alpha") == 0 && strcmp(names[1], "beta") == 0,
+          "doc: names sorted");
+    store_names_free(names, n);
+    check(c,
+          store_doc_del(s, STORE_DOC_STATUS, "beta", &e) == 0 &&
+              store_doc_del(s, STORE_DOC_STATUS, "beta", &e) == 0 &&
+              store_doc_get(s, STORE_DOC_STATUS, "beta", &d, &len, &e) == -1,
+          "doc: del, del of absent is fine");
+    store_doc_del(s, STORE_DOC_STATUS, "alpha", NULL);
+    store_doc_del(s, STORE_DOC_META, "race", NULL);
+}
+
+static void
+case_events(struct ctx *c, struct store *s)
+{
+    struct err e = { 0 };
+    char *d = NULL;
+    size_t len = 0;
+
+    check(c, store_event_read(s, "gamma", &d, &len, &e) == 0 && len == 0,
+          "events: a missing log reads empty");
+    free(d);
+    check(c,
+          store_event_append(s, "gamma", "{\"n\":1}", &e) == 0 &&
+              store_event_append(s, "gamma", "{\"n\":2}", &e) == 0 &&
+              store_event_append(s, "gamma", "{\"n\":3}", &e) == 0,
+          "events: append");
+    check(c,
+          store_event_read(s, "gamma", &d, &len, &e) == 0 &&
+              strcmp(d, "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n") == 0,
+          "events: read back in order, one per line");
+    free(d);
+}
+
+static uint64_t
+observe(struct store *s, const char *hash, char uid[37])
+{
+    struct store_meta m;
+    struct err e = { 0 };
+
+    if (store_meta_observe(s, "delta", hash, &m, &e) == -1) {
+        fprintf(stderr, "observe: %s\n", e.msg);
+        return 0;
+    }
+    if (uid != NULL)
+        memcpy(uid, m.uid, 37);
+    return m.generation;
+}
+
+static void
+case_meta(struct ctx *c, struct store *s)
+{
+    char u1[37], u2[37];
+    bool same = true;
+
+    check(c,
+          observe(s, "h1", u1) == 1 && observe(s, "h1", u2) == 1 &&
+              strcmp(u1, u2) == 0,
+          "meta: first sight is generation 1, same hash keeps it");
+    check(c,
+          observe(s, "h2", NULL) == 2 && observe(s, "h2", NULL) == 2 &&
+              observe(s, "h3", NULL) == 3,
+          "meta: generation advances only when the hash changes");
+    /* four processes observe the same change at once: it counts once */
+    for (int i = 0; i < 4; i++)
+        if (fork() == 0) {
+            struct store *cs = open_store(c);
+            uint64_t g = cs ? observe(cs, "h4", NULL) : 0;
+
+            store_close(cs);
+            _exit(g == 4 ? 0 : 1);
+        }
+    for (int i = 0; i < 4; i++) {
+        int st;
+
+        wait(&st);
+        same = same && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    check(c, same && observe(s, "h4", NULL) == 4,
+          "meta: 4 racing observers of one change advance it once");
+    store_doc_del(s, STORE_DOC_META, "delta", NULL);
+}
+
+/* Read changes until want(name, kind) has been seen, or a RESYNC. */
+static bool
+wait_change(struct store *s, const char *name, enum store_change_kind kind,
+            bool *resync)
+{
+    struct pollfd p = { .fd = store_watch_fd(s, NULL), .events = POLLIN };
+    struct store_change ch[64];
+
+    for (int waited = 0; waited < WAIT_MS; waited += 100) {
+        size_t n = 0;
+
+        if (poll(&p, 1, 100) < 0 || store_watch_read(s, ch, 64, &n, NULL) < 0)
+            return false;
+        for (size_t i = 0; i < n; i++) {
+            if (ch[i].kind == STORE_CHANGE_RESYNC && resync != NULL) {
+                *resync = true;
+                return true;
+            }
+            if (ch[i].kind == kind && strcmp(ch[i].name, name) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Read changes until want distinct burst-NN PUTs were seen (true) or a
+ * RESYNC came (*resync). */
+static size_t
+collect_burst(struct store *s, size_t want, bool *resync)
+{
+    struct pollfd p = { .fd = store_watch_fd(s, NULL), .events = POLLIN };
+    struct store_change ch[64];
+    bool seen[100] = { false };
+    size_t k = 0;
+
+    for (int waited = 0; waited < WAIT_MS && k < want && !*resync;
+         waited += 100) {
+        size_t n = 0;
+
+        if (poll(&p, 1, 100) < 0 || store_watch_read(s, ch, 64, &n, NULL) < 0)
+            return k;
+        for (size_t i = 0; i < n; i++) {
+            int at;
+
+            if (ch[i].kind == STORE_CHANGE_RESYNC)
+                *resync = true;
+            else if (ch[i].kind == STORE_CHANGE_PUT &&
+                     sscanf(ch[i].name, "burst-%d", &at) == 1 && at >= 0 &&
+                     at < 100 && !seen[at]) {
+                seen[at] = true;
+                k++;
+            }
+        }
+    }
+    return k;
+}
+
+static void
+case_watch(struct ctx *c, struct store *s)
+{
+    struct store_list l;
+    struct err e = { 0 };
+    const char *bad = "apiVersion: agentctl.dev/v1alpha1\nkind: [\n";
+    bool resync = false;
+    char name[32];
+    size_t seen = 0;
+
+    check(c, store_list(s, &l, &e) == 0 && store_watch_fd(s, &e) >= 0,
+          "watch: fd after a list");
+    store_list_cleanup(&l);
+    check(c,
+          put(s, "epsilon", "img:1", NULL, NULL, &e) == 0 &&
+              wait_change(s, "epsilon", STORE_CHANGE_PUT, NULL),
+          "watch: a put is a PUT");
+    check(c,
+          store_del(s, "epsilon", NULL, &e) == 0 &&
+              wait_change(s, "epsilon", STORE_CHANGE_DELETE, NULL),
+          "watch: a delete is a DELETE");
+    check(c,
+          store_put(s, "zeta", bad, strlen(bad), NULL, NULL, &e) == 0 &&
+              wait_change(s, "zeta", STORE_CHANGE_PUT, NULL),
+          "watch: an invalid spec is a PUT");
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof(name), "burst-%02d", i);
+        put(s, name, "img:1", NULL, NULL, &e);
+    }
+    /* every one is seen as a PUT, or a RESYNC says to list them */
+    seen = collect_burst(s, 40, &resync);
+    check(c, seen == 40 || resync, "watch: a burst of 40 puts is seen");
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof(name), "burst-%02d", i);
+        store_del(s, name, NULL, NULL);
+    }
+    store_del(s, "zeta", NULL, NULL);
+}
+
+/* etcd only: compact while a watcher is behind; it must say RESYNC, the
+ * relist has every change, and the watch goes on afterwards. */
+static void
+case_compaction(struct ctx *c, struct store *s)
+{
+    struct store *w = open_store(c);
+    struct store_list l;
+    struct err e = { 0 };
+    bool resync = false, compacted = false;
+    char url[512], body[128], rev[STORE_REV_MAX] = "";
+    CURL *h = curl_easy_init();
+    size_t found = 0;
+
+    if (w == NULL || h == NULL || store_list(w, &l, &e) == -1) {
+        check(c, false, "compaction: set up");
+        return;
+    }
+    store_list_cleanup(&l);
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+
+        snprintf(name, sizeof(name), "eta-%d", i);
+        put(s, name, "img:1", NULL, rev, &e);
+    }
+    /* the watcher listed before these; compact past its revision, on
+     * the first endpoint that answers */
+    snprintf(body, sizeof(body), "{\"revision\":\"%s\"}", rev);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, fwrite);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, stderr);
+    for (const char *u = c->argv[1]; *u != '\0' && !compacted;) {
+        int len = (int)strcspn(u, ",");
+
+        snprintf(url, sizeof(url), "%.*s/v3/kv/compaction", len, u);
+        curl_easy_setopt(h, CURLOPT_URL, url);
+        compacted = curl_easy_perform(h) == CURLE_OK;
+        u += len + (u[len] == ',');
+    }
+    check(c, compacted, "compaction: compacted");
+    curl_easy_cleanup(h);
+    check(c,
+          store_watch_fd(w, &e) >= 0 &&
+              wait_change(w, "eta-0", STORE_CHANGE_PUT, &resync) && resync,
+          "compaction: a watcher behind the compaction gets RESYNC");
+    if (store_list(w, &l, &e) == 0)
+        for (size_t i = 0; i < l.n; i++)
+            found += strncmp(l.items[i].name, "eta-", 4) == 0;
+    store_list_cleanup(&l);
+    check(c, found == 3, "compaction: the relist has every change");
+    check(c,
+          put(s, "eta-9", "img:1", NULL, NULL, &e) == 0 &&
+              wait_change(w, "eta-9", STORE_CHANGE_PUT, NULL),
+          "compaction: the watch goes on after the relist");
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+
+        snprintf(name, sizeof(name), "eta-%d", i);
+        store_del(s, name, NULL, NULL);
+    }
+    store_del(s, "eta-9", NULL, NULL);
+    store_close(w);
+}
+
+int
+main(int argc, char **argv)
+{
+    struct ctx c = { 0 };
+    struct store *s;
+    int i = 1;
+
+    if (i < argc && strcmp(argv[i], "--break") == 0) {
+        c.broken = true;
+        i++;
+    }
+    if (argc - i == 4 && strcmp(argv[i], "etcd") == 0)
+        c.etcd = true;
+    else if (argc - i != 3 || strcmp(argv[i], "dir") != 0) {
+        fprintf(stderr, "usage: store_contract [--break] dir SPECS STATE\n"
+                        "       store_contract [--break] etcd URLS PREFIX "
+                        "STATE\n");
+        return 100;
+    }
+    c.argv = argv + i;
+    s = open_store(&c);
+    if (s == NULL)
+        return 100;
+    printf("store contract: %s store\n", s->backend);
+    case_kv(&c, s);
+    case_docs(&c, s);
+    case_events(&c, s);
+    case_meta(&c, s);
+    case_watch(&c, s);
+    if (c.etcd)
+        case_compaction(&c, s);
+    else
+        printf("skip compaction: etcd only\n");
+    store_close(s);
+    printf("%d failure(s)\n", c.fails);
+    return c.fails > 100 ? 100 : c.fails;
+}
