@@ -44,6 +44,8 @@ enum ctl_phase {
 
 struct ctl;
 
+struct buf;
+
 /* Why this attempt's networks are listed (ctl_network.c). */
 enum ctl_net_retry {
     CTL_NET_FRESH,    /* before a create */
@@ -203,6 +205,14 @@ bool ctl_prepare_step(struct ctl_inv *inv);
 void ctl_prepare_next_subnet(struct ctl_inv *inv);
 /* POST the create of one role's object (its callback records the ID). */
 bool ctl_prepare_create(struct ctl_inv *inv, enum rc_role role);
+
+/* ctl_git.c: the git metadata's digest before (from the upload) and
+ * after (read back from the keeper, agent gone) into status.git. */
+int ctl_git_record_before(struct ctl_inv *inv, const struct buf *tar,
+                          struct err *e);
+/* The spec's workspace source has a .git directory (at capture). */
+bool ctl_git_present(const struct ctl_inv *inv);
+bool ctl_git_after_step(struct ctl_inv *inv);
 
 /* ctl_network.c: the attempt's network, listed by label before a create
  * and after a failed one; one is adopted, twins are removed by ID. */

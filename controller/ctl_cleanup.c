@@ -16,7 +16,8 @@
 
 static const char *const container_roles[] = { "probe", "agent", "keeper",
                                                "proxy", NULL };
-static const char *const volume_roles[] = { "workspace", "scratch", NULL };
+static const char *const volume_roles[] = { "workspace", "git", "config",
+                                            "scratch", NULL };
 
 static void
 on_removed(struct dk_req *req, struct dk_response *r, void *arg)
@@ -111,6 +112,11 @@ ctl_cleanup_step(struct ctl_inv *inv)
     const char *id;
 
     for (size_t i = 0; container_roles[i] != NULL; i++) {
+        /* With the agent gone, read the git metadata back from the
+         * keeper before the keeper goes. */
+        if (strcmp(container_roles[i], "keeper") == 0 &&
+            ctl_git_after_step(inv))
+            return true;
         id = ctl_status_resource_id(inv, container_roles[i]);
         if (id != NULL) {
             snprintf(path, sizeof(path), "/containers/%s?force=1", id);

@@ -63,7 +63,8 @@ reset_attempt_fields(struct ctl_inv *inv)
         "exitCode",           "output",    "progress",
         "cleanedUp",          "imageID",   "subnetIndex",
         "captured",           "specHash",  "capturedAt",
-        "observedGeneration", NULL,
+        "observedGeneration", "gitMetadata", "git",
+        "toolPolicy",         NULL,
     };
 
     for (size_t i = 0; keys[i] != NULL; i++)
@@ -224,6 +225,9 @@ capture_commit(struct ctl_inv *inv)
     ctl_status_set_str(inv, "specHash", s->spec_hash);
     ctl_status_set_str(inv, "capturedAt", now);
     cJSON_AddNumberToObject(inv->status, "subnetIndex", (double)subnet);
+    /* Whether .git gets a read-only storage of its own is fixed here. */
+    if (ctl_git_present(inv))
+        cJSON_AddBoolToObject(inv->status, "gitMetadata", 1);
     cap = cJSON_Duplicate(s->resource, 1);
     cJSON_AddItemToObject(inv->status, "captured", cap);
     cJSON_AddNumberToObject(inv->status, "observedGeneration",
@@ -319,11 +323,19 @@ ensure_captured(struct ctl_inv *inv)
     in.subnet_index =
         cJSON_IsNumber(subnet) ? (unsigned)subnet->valuedouble : 0;
     in.credential = inv->credential;
+    in.git_metadata = cJSON_IsTrue(
+        cJSON_GetObjectItemCaseSensitive(inv->status, "gitMetadata"));
     inv->desired = rc_desired_build(inv->captured, inv->ctl->cfg, &in, &e);
     if (inv->desired == NULL) {
-        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
+        char msg[600];
+
+        ctl_run_stop(inv, CTL_FAILED, "preparation-failed",
+                     err_format(&e, msg, sizeof(msg)));
         return false;
     }
+    /* The phase's tool policy, for describe (prompt specs). */
+    if (inv->desired->adapter != NULL && ctl_status_str(inv, "toolPolicy") == NULL)
+        ctl_status_set_str(inv, "toolPolicy", inv->desired->adapter->summary);
     return true;
 }
 

@@ -103,10 +103,14 @@ static const struct kind volume_kind = {
 static const struct kind *
 kind_of(enum rc_role role)
 {
-    if (role == RC_ROLE_NETWORK)
+    switch (rc_role_kind(role)) {
+    case RC_KIND_NETWORK:
         return &network_kind;
-    if (role == RC_ROLE_WORKSPACE || role == RC_ROLE_SCRATCH)
+    case RC_KIND_VOLUME:
         return &volume_kind;
+    case RC_KIND_CONTAINER:
+        break;
+    }
     return &container_kind;
 }
 
@@ -296,6 +300,11 @@ ctl_prepare_next_subnet(struct ctl_inv *inv)
 
 /* ---- one-off actions: connect, start, upload ------------------------ */
 
+/* The volumes in creation order; the ones the attempt has no object for
+ * (no workspace, no .git, no adapter config) are skipped. */
+static const enum rc_role volume_roles[] = { RC_ROLE_WORKSPACE, RC_ROLE_GIT,
+                                             RC_ROLE_CONFIG, RC_ROLE_SCRATCH };
+
 static void agent_running(struct ctl_inv *inv, const char *started_at);
 
 static void
@@ -422,15 +431,50 @@ step_upload(struct ctl_inv *inv)
         return false;
     }
     buf_init(&tar, rc_workspace_tar_max(&st));
+    /* .git lands on the git volume mounted under the keeper's /work; with
+     * no git volume (no .git at capture) one that appeared since is left
+     * out, never put where the agent could write it. */
     if (rc_workspace_tar(cfg->workspace_root, s->workspace_source,
-                         cfg->agent_uid, cfg->agent_gid, NULL, &tar,
-                         &e) == -1) {
+                         cfg->agent_uid, cfg->agent_gid,
+                         rc_desired_object(inv->desired, RC_ROLE_GIT)
+                             ? NULL
+                             : ".git",
+                         &tar, &e) == -1 ||
+        ctl_git_record_before(inv, &tar, &e) == -1) {
         buf_cleanup(&tar);
         ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
         return false;
     }
     snprintf(path, sizeof(path), "/containers/%s/archive?path=/work",
              ctl_status_resource_id(inv, "keeper"));
+    ok = ctl_inv_started(inv,
+                         dk_put_tar(inv->ctl->dk, path, tar.data, tar.len,
+                                    on_action_done, inv, &e),
+                         &e);
+    buf_cleanup(&tar);
+    return ok;
+}
+
+/* The adapter's config files go into the keeper's config volume, owned
+ * by root and read-only to everyone (the agent mounts it read-only too). */
+static bool
+step_upload_config(struct ctl_inv *inv)
+{
+    char path[300];
+    struct buf tar;
+    struct err e;
+    bool ok;
+
+    snprintf(inv->action, sizeof(inv->action), "configUploaded");
+    buf_init(&tar, RC_CONFIG_BYTES);
+    if (rc_adapter_files_tar(inv->desired->adapter, RC_ADAPTER_CONFIG_DIR,
+                             &tar, &e) == -1) {
+        buf_cleanup(&tar);
+        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
+        return false;
+    }
+    snprintf(path, sizeof(path), "/containers/%s/archive?path=%s",
+             ctl_status_resource_id(inv, "keeper"), RC_ADAPTER_CONFIG_DIR);
     ok = ctl_inv_started(inv,
                          dk_put_tar(inv->ctl->dk, path, tar.data, tar.len,
                                     on_action_done, inv, &e),
@@ -455,16 +499,20 @@ ctl_prepare_step(struct ctl_inv *inv)
         return step_connect_egress(inv);
     if (!ctl_progress_done(inv, "proxyStarted"))
         return step_start(inv, "proxy", "proxyStarted");
-    if (s->has_workspace && ctl_status_resource_id(inv, "workspace") == NULL)
-        return ctl_prepare_create(inv, RC_ROLE_WORKSPACE);
-    if (ctl_status_resource_id(inv, "scratch") == NULL)
-        return ctl_prepare_create(inv, RC_ROLE_SCRATCH);
+    for (size_t i = 0; i < sizeof(volume_roles) / sizeof(volume_roles[0]);
+         i++)
+        if (rc_desired_object(inv->desired, volume_roles[i]) != NULL &&
+            ctl_status_resource_id(inv, rc_role_name(volume_roles[i])) == NULL)
+            return ctl_prepare_create(inv, volume_roles[i]);
     if (ctl_status_resource_id(inv, "keeper") == NULL)
         return ctl_prepare_create(inv, RC_ROLE_KEEPER);
     if (!ctl_progress_done(inv, "keeperStarted"))
         return step_start(inv, "keeper", "keeperStarted");
     if (s->has_workspace && !ctl_progress_done(inv, "workspaceUploaded"))
         return step_upload(inv);
+    if (rc_desired_object(inv->desired, RC_ROLE_CONFIG) != NULL &&
+        !ctl_progress_done(inv, "configUploaded"))
+        return step_upload_config(inv);
     if (ctl_status_resource_id(inv, "agent") == NULL)
         return ctl_prepare_create(inv, RC_ROLE_AGENT);
     if (ctl_probe_step(inv))

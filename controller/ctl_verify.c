@@ -18,17 +18,25 @@
 #include "log.h"
 #include "rc_drift.h"
 
-static const char *const verify_roles[] = { "network", "proxy",  "workspace",
-                                            "scratch", "keeper", "agent",
-                                            NULL };
+static const char *const verify_roles[] = {
+    "network", "proxy", "workspace", "git", "config", "scratch",
+    "keeper",  "agent", NULL,
+};
 
 static enum rc_role
 role_of(const char *name)
 {
-    for (int r = 0; r < RC_ROLE_COUNT; r++)
-        if (strcmp(rc_role_name((enum rc_role)r), name) == 0)
-            return (enum rc_role)r;
-    return RC_ROLE_AGENT;
+    int r = rc_role_by_name(name);
+
+    return r < 0 ? RC_ROLE_AGENT : (enum rc_role)r;
+}
+
+static bool
+is_volume(const char *role)
+{
+    int r = rc_role_by_name(role);
+
+    return r >= 0 && rc_role_kind((enum rc_role)r) == RC_KIND_VOLUME;
 }
 
 void
@@ -101,7 +109,7 @@ check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
         image ? cJSON_GetObjectItemCaseSensitive(inv->ctl->image_configs, image)
               : NULL;
     x.disabled_rules = inv->ctl->disabled_rules;
-    if (r == RC_ROLE_WORKSPACE || r == RC_ROLE_SCRATCH)
+    if (rc_role_kind(r) == RC_KIND_VOLUME)
         x.id = NULL; /* volumes: CreatedAt moves once mounted, see rc_drift.h */
     if (r == RC_ROLE_NETWORK)
         fill_endpoints(inv, &x, allowed, required);
@@ -197,8 +205,7 @@ on_inspected(struct dk_req *req, struct dk_response *r, void *arg)
         ctl_inv_backoff(inv, r->err);
         return;
     }
-    if (strcmp(role, "network") == 0 || strcmp(role, "workspace") == 0 ||
-        strcmp(role, "scratch") == 0) {
+    if (strcmp(role, "network") == 0 || is_volume(role)) {
         check_inspect(inv, role, r->json);
         return;
     }
@@ -246,7 +253,7 @@ inspect(struct ctl_inv *inv, const char *role)
 
     if (strcmp(role, "network") == 0)
         snprintf(path, sizeof(path), "/networks/%s", id);
-    else if (strcmp(role, "workspace") == 0 || strcmp(role, "scratch") == 0)
+    else if (is_volume(role))
         snprintf(path, sizeof(path), "/volumes/%s", name);
     else
         snprintf(path, sizeof(path), "/containers/%s/json", id);

@@ -8,4 +8,4 @@ add_library(rcdesired STATIC
   ${CMAKE_CURRENT_LIST_DIR}/rc_names.c
 )
 target_include_directories(rcdesired PUBLIC ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(rcdesired PUBLIC ctlconfig specs common PkgConfig::CJSON)
+target_link_libraries(rcdesired PUBLIC ctlconfig rcadapter specs common PkgConfig::CJSON)

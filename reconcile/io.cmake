@@ -7,9 +7,11 @@ add_library(rcio STATIC
   ${CMAKE_CURRENT_LIST_DIR}/rc_credential.c
   ${CMAKE_CURRENT_LIST_DIR}/rc_output.c
   ${CMAKE_CURRENT_LIST_DIR}/rc_workspace.c
+  ${CMAKE_CURRENT_LIST_DIR}/rc_tar_digest.c
+  ${CMAKE_CURRENT_LIST_DIR}/rc_adapter_tar.c
 )
 target_include_directories(rcio PUBLIC ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(rcio PUBLIC common dkclient PkgConfig::CRYPTO
+target_link_libraries(rcio PUBLIC common specs dkclient PkgConfig::CRYPTO
                       PkgConfig::ARCHIVE)
 
 agentctl_fuzz_target(fuzz_rc_output

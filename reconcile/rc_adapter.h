@@ -104,6 +104,15 @@ char *rc_adapter_out_to_json(const struct rc_adapter_out *o);
  * Static string. */
 const char *rc_adapter_for_vendor(const char *vendor_name);
 
+struct buf;
+
+/* The config files as a tar archive for the directory dir they live in
+ * (RC_ADAPTER_CONFIG_DIR): relative names, directories included, owner
+ * root, each file's mode. Appended to out (capped by out's max: ERR_LIMIT
+ * beyond it). In rc_adapter_tar.c (library rcio: it needs libarchive). */
+int rc_adapter_files_tar(const struct rc_adapter_out *o, const char *dir,
+                         struct buf *out, struct err *e);
+
 /* argv as one POSIX shell line: words of [A-Za-z0-9_@%+=:,./-] as they
  * are, anything else in single quotes ('\'' for a quote). "" for n == 0.
  * Caller frees; NULL when out of memory. */

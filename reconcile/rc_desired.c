@@ -360,6 +360,25 @@ rc_volume_body(struct rc_build *b, enum rc_role role, uint64_t bytes,
     return v;
 }
 
+/* The volumes as the keeper (agent false) or the agent sees them. The
+ * keeper holds everything writable, since uploads land through it; the
+ * agent gets /work writable only in execute and fix, and the git
+ * metadata and the adapter's config read-only always. */
+static void
+rc_storage_mounts(struct rc_build *b, cJSON *mounts, bool agent)
+{
+    const struct rc_object *o = b->d->objects;
+
+    if (o[RC_ROLE_WORKSPACE].body != NULL)
+        rc_mount(b, mounts, RC_ROLE_WORKSPACE, "/work",
+                 agent && !spec_phase_writable(b->inv->phase));
+    if (o[RC_ROLE_GIT].body != NULL)
+        rc_mount(b, mounts, RC_ROLE_GIT, RC_GIT_TARGET, agent);
+    if (o[RC_ROLE_CONFIG].body != NULL)
+        rc_mount(b, mounts, RC_ROLE_CONFIG, RC_ADAPTER_CONFIG_DIR, agent);
+    rc_mount(b, mounts, RC_ROLE_SCRATCH, "/tmp", false);
+}
+
 static cJSON *
 rc_keeper_body(struct rc_build *b)
 {
@@ -374,25 +393,42 @@ rc_keeper_body(struct rc_build *b)
                         "1");
     mounts = cJSON_AddArrayToObject(hc, "Mounts");
     rc_ok(b, mounts);
-    if (b->inv->has_workspace)
-        rc_mount(b, mounts, RC_ROLE_WORKSPACE, "/work", false);
-    rc_mount(b, mounts, RC_ROLE_SCRATCH, "/tmp", false);
+    rc_storage_mounts(b, mounts, false);
     return c;
 }
 
-/* The argv the agent runs. Hook for the vendor adapter (another issue):
- * a prompt spec will get its argv and config from the vendor's adapter;
- * until that exists it is refused here. */
+/* A prompt spec: the vendor's adapter builds the argv, extra env and
+ * config files for the phase (rc_adapter.h). The adapter's variables are
+ * the controller's: a spec may not set them too. */
 static int
-rc_agent_argv(const struct spec_invocation *inv, const struct spec_argv **out,
-              struct err *e)
+rc_adapt(struct rc_build *b, struct err *e)
 {
-    if (inv->command.n == 0 || inv->prompt != NULL)
-        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
-                          "spec.prompt",
-                          "prompt specs need the vendor adapter, not built "
-                          "yet");
-    *out = &inv->command;
+    const struct spec_invocation *inv = b->inv;
+    struct rc_adapter_out *a;
+
+    if (inv->prompt == NULL)
+        return 0;
+    a = rc_adapter_build(inv->vendor, rc_adapter_for_vendor(inv->vendor),
+                         inv->phase, inv->prompt, &inv->runner, e);
+    if (a == NULL) {
+        if (e != NULL && e->file[0] == '\0' && inv->file != NULL) {
+            snprintf(e->file, sizeof(e->file), "%s", inv->file);
+            e->line = inv->line;
+        }
+        return -1;
+    }
+    b->d->adapter = a;
+    for (size_t i = 0; i < a->n_env; i++) {
+        size_t klen = strcspn(a->env[i], "=");
+
+        for (size_t j = 0; j < inv->env.n; j++)
+            if (strlen(inv->env.items[j].key) == klen &&
+                strncmp(inv->env.items[j].key, a->env[i], klen) == 0)
+                return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
+                                  "spec.env",
+                                  "%.*s is set by the %s adapter", (int)klen,
+                                  a->env[i], a->adapter);
+    }
     return 0;
 }
 
@@ -428,7 +464,9 @@ rc_agent_env(struct rc_build *b, cJSON *c)
     char *env[RC_ENV_MAX];
     size_t n = 0;
 
-    if (inv->env.n > RC_ENV_MAX - 6) {
+    const struct rc_adapter_out *a = b->d->adapter;
+
+    if (inv->env.n + (a ? a->n_env : 0) > RC_ENV_MAX - 6) {
         b->nomem = 1;
         return;
     }
@@ -438,6 +476,8 @@ rc_agent_env(struct rc_build *b, cJSON *c)
     env[n++] = rc_env_entry("https_proxy", b->d->proxy_url);
     env[n++] = rc_env_entry("AGENT_PHASE", spec_phase_name(inv->phase));
     env[n++] = rc_env_entry("HOME", "/tmp"); /* the scratch volume */
+    for (size_t i = 0; a != NULL && i < a->n_env; i++)
+        env[n++] = strdup(a->env[i]);
     if (b->in->credential != NULL)
         env[n++] = rc_env_entry(b->vendor->credential_env, b->in->credential);
     for (size_t i = 0; i < n; i++)
@@ -486,25 +526,28 @@ rc_agent_host_config(struct rc_build *b, cJSON *c)
     rc_strs(b, hc, "DnsSearch", NULL, 0);
     rc_strs(b, hc, "ExtraHosts", NULL, 0); /* no /etc/hosts shortcuts */
     rc_str(b, hc, "PidMode", ""); /* own PID namespace, not the host's */
-    /* /work is writable only in execute and fix; no host paths at all. */
+    /* Volumes only: no host paths at all. */
     mounts = cJSON_AddArrayToObject(hc, "Mounts");
     rc_ok(b, mounts);
-    if (inv->has_workspace)
-        rc_mount(b, mounts, RC_ROLE_WORKSPACE, "/work",
-                 !spec_phase_writable(inv->phase));
-    rc_mount(b, mounts, RC_ROLE_SCRATCH, "/tmp", false);
+    rc_storage_mounts(b, mounts, true);
 }
 
 static cJSON *
-rc_agent_body(struct rc_build *b, const struct spec_argv *argv)
+rc_agent_body(struct rc_build *b)
 {
+    const struct rc_adapter_out *a = b->d->adapter;
     cJSON *c = cJSON_CreateObject();
 
     rc_ok(b, c);
     /* The ID captured with the attempt, never the tag. */
     rc_str(b, c, "Image", b->in->image_id);
-    /* argv exactly as written (no shell, no image ENTRYPOINT before it). */
-    rc_strs(b, c, "Entrypoint", (const char *const *)argv->argv, argv->n);
+    /* argv exactly as written, or as the adapter built it (no shell, no
+     * image ENTRYPOINT before it). */
+    if (a != NULL)
+        rc_strs(b, c, "Entrypoint", (const char *const *)a->argv, a->argc);
+    else
+        rc_strs(b, c, "Entrypoint", (const char *const *)b->inv->command.argv,
+                b->inv->command.n);
     rc_str(b, c, "User", b->cfg->agent_user); /* numeric, never root */
     rc_agent_env(b, c);
     rc_str(b, c, "WorkingDir", b->inv->has_workspace ? "/work" : "/tmp");
@@ -540,10 +583,7 @@ rc_names_and_addresses(struct rc_build *b, struct err *e)
         return err_set(e, ERR_LIMIT, "invocation name too long");
     for (int r = 0; r < RC_ROLE_COUNT; r++) {
         d->objects[r].role = (enum rc_role)r;
-        d->objects[r].kind = r == RC_ROLE_NETWORK ? RC_KIND_NETWORK
-                             : (r == RC_ROLE_WORKSPACE || r == RC_ROLE_SCRATCH)
-                                 ? RC_KIND_VOLUME
-                                 : RC_KIND_CONTAINER;
+        d->objects[r].kind = rc_role_kind((enum rc_role)r);
         snprintf(d->objects[r].name, sizeof(d->objects[r].name), "%s%s",
                  d->prefix, rc_role_suffix((enum rc_role)r));
     }
@@ -551,7 +591,7 @@ rc_names_and_addresses(struct rc_build *b, struct err *e)
 }
 
 static void
-rc_bodies(struct rc_build *b, const struct spec_argv *argv)
+rc_bodies(struct rc_build *b)
 {
     struct rc_object *o = b->d->objects;
     const struct spec_invocation *inv = b->inv;
@@ -561,10 +601,19 @@ rc_bodies(struct rc_build *b, const struct spec_argv *argv)
     if (inv->has_workspace)
         o[RC_ROLE_WORKSPACE].body = rc_volume_body(
             b, RC_ROLE_WORKSPACE, inv->workspace_bytes, inv->workspace_inodes);
+    /* The git metadata gets the workspace's limits in a storage of its
+     * own, so that it can be mounted read-only in every phase. */
+    if (inv->has_workspace && b->in->git_metadata)
+        o[RC_ROLE_GIT].body = rc_volume_body(
+            b, RC_ROLE_GIT, inv->workspace_bytes, inv->workspace_inodes);
+    if (b->d->adapter != NULL && b->d->adapter->n_files > 0)
+        o[RC_ROLE_CONFIG].body = rc_volume_body(b, RC_ROLE_CONFIG,
+                                                RC_CONFIG_BYTES,
+                                                RC_CONFIG_INODES);
     o[RC_ROLE_SCRATCH].body = rc_volume_body(
         b, RC_ROLE_SCRATCH, inv->scratch_bytes, inv->scratch_inodes);
     o[RC_ROLE_KEEPER].body = rc_keeper_body(b);
-    o[RC_ROLE_AGENT].body = rc_agent_body(b, argv);
+    o[RC_ROLE_AGENT].body = rc_agent_body(b);
     o[RC_ROLE_AGENT].sensitive = b->in->credential != NULL;
 }
 
@@ -574,10 +623,7 @@ rc_desired_build(const struct spec_invocation *inv,
                  struct err *e)
 {
     struct rc_build b = { .inv = inv, .cfg = cfg, .in = in };
-    const struct spec_argv *argv = NULL;
-
-    if (rc_agent_argv(inv, &argv, e) == -1 ||
-        ctl_config_admit(cfg, inv, e) == -1 || rc_check_inputs(&b, e) == -1)
+    if (ctl_config_admit(cfg, inv, e) == -1 || rc_check_inputs(&b, e) == -1)
         return NULL;
     b.vendor = ctl_config_vendor(cfg, inv->vendor);
     b.d = calloc(1, sizeof(*b.d));
@@ -585,13 +631,13 @@ rc_desired_build(const struct spec_invocation *inv,
         err_set(e, ERR_NOMEM, "out of memory");
         return NULL;
     }
-    if (rc_names_and_addresses(&b, e) == -1)
+    if (rc_names_and_addresses(&b, e) == -1 || rc_adapt(&b, e) == -1)
         goto fail;
     if (in->credential != NULL &&
         (b.d->secret = strdup(in->credential)) == NULL)
         b.nomem = 1;
     if (!b.nomem)
-        rc_bodies(&b, argv);
+        rc_bodies(&b);
     if (!b.nomem)
         return b.d;
     err_set(e, ERR_NOMEM, "out of memory building the desired state");
@@ -626,6 +672,7 @@ rc_desired_free(struct rc_desired *d)
         explicit_bzero(d->secret, strlen(d->secret));
         free(d->secret);
     }
+    rc_adapter_out_free(d->adapter);
     free(d);
 }
 

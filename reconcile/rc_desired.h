@@ -15,6 +15,11 @@
  *             then POST /networks/<egress>/connect (rc_desired_proxy_connect)
  *   workspace agentctl-<name>-<uid8>-ws       POST /volumes/create (only when
  *                                             the spec has a workspace)
+ *   git       agentctl-<name>-<uid8>-git      POST /volumes/create (only when
+ *                                             the workspace has a .git)
+ *   config    agentctl-<name>-<uid8>-cfg      POST /volumes/create (only for
+ *                                             a prompt whose adapter writes
+ *                                             config files)
  *   scratch   agentctl-<name>-<uid8>-scratch  POST /volumes/create
  *   keeper    agentctl-<name>-<uid8>-keeper   POST /containers/create?name=
  *   agent     agentctl-<name>-<uid8>-agent    POST /containers/create?name=
@@ -37,10 +42,15 @@
  *
  * The agent's command: the spec's argv is the container's Entrypoint (and
  * Cmd is left out), so the argv runs exactly as written, as Kubernetes
- * `command` does; an image ENTRYPOINT is not put in front of it. Prompt
- * specs need the vendor adapter (another issue): until it exists
- * rc_desired_build() refuses them with "prompt specs need the vendor
- * adapter, not built yet" (hook: rc_agent_argv() in rc_desired.c).
+ * `command` does; an image ENTRYPOINT is not put in front of it. For a
+ * `prompt` spec the vendor's adapter (rc_adapter.h) builds that argv, its
+ * extra env and its config files, which the controller uploads into the
+ * config volume (read-only in the agent at RC_ADAPTER_CONFIG_DIR).
+ *
+ * Git metadata: when the workspace had a .git directory at capture, it
+ * travels in a volume of its own (the workspace's limits) mounted at
+ * /work/.git, read-only in the agent in every phase: a mount point
+ * cannot be renamed or removed, and nothing under it can be written.
  */
 #ifndef RC_DESIRED_H
 #define RC_DESIRED_H
@@ -52,17 +62,26 @@
 
 #include "ctl_config.h"
 #include "err.h"
+#include "rc_adapter.h"
 #include "spec.h"
 
 enum rc_role {
     RC_ROLE_NETWORK,   /* the invocation's own Internal bridge */
     RC_ROLE_PROXY,     /* egress-proxy: internal network + egress network */
     RC_ROLE_WORKSPACE, /* tmpfs volume for /work (spec.workspace only) */
+    RC_ROLE_GIT,       /* tmpfs volume for /work/.git (a .git is there) */
+    RC_ROLE_CONFIG,    /* tmpfs volume for the adapter's config files */
     RC_ROLE_SCRATCH,   /* tmpfs volume for /tmp (HOME) */
-    RC_ROLE_KEEPER,    /* holds both volumes mounted for the attempt */
+    RC_ROLE_KEEPER,    /* holds the volumes mounted for the attempt */
     RC_ROLE_AGENT,     /* the workload */
 };
-#define RC_ROLE_COUNT 6
+#define RC_ROLE_COUNT 8
+
+/* Where the git metadata is mounted, read-only in the agent always. */
+#define RC_GIT_TARGET "/work/.git"
+/* The adapter's config volume is small: a few text files. */
+#define RC_CONFIG_BYTES  (1ull << 20)
+#define RC_CONFIG_INODES 64
 
 enum rc_kind {
     RC_KIND_NETWORK,
@@ -97,6 +116,7 @@ struct rc_inputs {
     unsigned subnet_index;      /* < rc_subnet_count(cfg) */
     const char *credential;     /* value of spec.credential, NULL if none */
     const char *egress_network; /* NULL = cfg->egress_network */
+    bool git_metadata; /* the workspace had a .git directory at capture */
 };
 
 struct rc_object {
@@ -118,6 +138,7 @@ struct rc_desired {
     char agent_ip[RC_IP_MAX];
     char proxy_url[RC_URL_MAX]; /* HTTPS_PROXY value */
     char *secret;               /* private copy for redaction; may be NULL */
+    struct rc_adapter_out *adapter; /* prompt specs: argv, files, policy */
 };
 
 /* Build every object of one attempt. The spec must have passed
@@ -157,12 +178,20 @@ char *rc_desired_redact(const struct rc_desired *d, const cJSON *json);
  * of the role label. */
 const char *rc_role_name(enum rc_role role);
 
-/* "-net", "-proxy", "-ws", "-scratch", "-keeper", "-agent". */
+/* "-net", "-proxy", "-ws", "-git", "-cfg", "-scratch", "-keeper",
+ * "-agent". */
 const char *rc_role_suffix(enum rc_role role);
 
+/* The role named name ("scratch"), or -1. */
+int rc_role_by_name(const char *name);
+
+/* Network, container or volume. */
+enum rc_kind rc_role_kind(enum rc_role role);
+
 /* All RC_ROLE_COUNT roles in creation order (network, proxy, workspace,
- * scratch, keeper, agent), or in deletion order (the reverse) when
- * `deletion` is true. Static; skip roles without an object. */
+ * git, config, scratch, keeper, agent), or in deletion order (the
+ * reverse) when `deletion` is true. Static; skip roles without an
+ * object. */
 const enum rc_role *rc_role_order(bool deletion);
 
 /* How many /24 subnets the config's pool holds (2^(24 - prefix)). */

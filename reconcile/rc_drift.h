@@ -61,7 +61,8 @@ enum rc_drift_cmp {
     (RC_DRIFT_ROLE(RC_ROLE_PROXY) | RC_DRIFT_ROLE(RC_ROLE_KEEPER) |            \
      RC_DRIFT_ROLE(RC_ROLE_AGENT))
 #define RC_DRIFT_VOLUMES                                                       \
-    (RC_DRIFT_ROLE(RC_ROLE_WORKSPACE) | RC_DRIFT_ROLE(RC_ROLE_SCRATCH))
+    (RC_DRIFT_ROLE(RC_ROLE_WORKSPACE) | RC_DRIFT_ROLE(RC_ROLE_GIT) |          \
+     RC_DRIFT_ROLE(RC_ROLE_CONFIG) | RC_DRIFT_ROLE(RC_ROLE_SCRATCH))
 
 /* One rule of the table. Static, read-only. */
 struct rc_drift_rule {

@@ -11,13 +11,15 @@
 
 static const char *const rc_role_names[RC_ROLE_COUNT] = {
     [RC_ROLE_NETWORK] = "network",     [RC_ROLE_PROXY] = "proxy",
-    [RC_ROLE_WORKSPACE] = "workspace", [RC_ROLE_SCRATCH] = "scratch",
+    [RC_ROLE_WORKSPACE] = "workspace", [RC_ROLE_GIT] = "git",
+    [RC_ROLE_CONFIG] = "config",       [RC_ROLE_SCRATCH] = "scratch",
     [RC_ROLE_KEEPER] = "keeper",       [RC_ROLE_AGENT] = "agent",
 };
 
 static const char *const rc_role_suffixes[RC_ROLE_COUNT] = {
     [RC_ROLE_NETWORK] = "-net",   [RC_ROLE_PROXY] = "-proxy",
-    [RC_ROLE_WORKSPACE] = "-ws",  [RC_ROLE_SCRATCH] = "-scratch",
+    [RC_ROLE_WORKSPACE] = "-ws",  [RC_ROLE_GIT] = "-git",
+    [RC_ROLE_CONFIG] = "-cfg",    [RC_ROLE_SCRATCH] = "-scratch",
     [RC_ROLE_KEEPER] = "-keeper", [RC_ROLE_AGENT] = "-agent",
 };
 
@@ -25,19 +27,39 @@ static const char *const rc_role_suffixes[RC_ROLE_COUNT] = {
  * network, the keeper and agent mount the volumes, and the agent comes
  * last so it never runs without its proxy and storage. */
 static const enum rc_role rc_create_order[RC_ROLE_COUNT] = {
-    RC_ROLE_NETWORK, RC_ROLE_PROXY,  RC_ROLE_WORKSPACE,
-    RC_ROLE_SCRATCH, RC_ROLE_KEEPER, RC_ROLE_AGENT,
+    RC_ROLE_NETWORK, RC_ROLE_PROXY,   RC_ROLE_WORKSPACE, RC_ROLE_GIT,
+    RC_ROLE_CONFIG,  RC_ROLE_SCRATCH, RC_ROLE_KEEPER,    RC_ROLE_AGENT,
 };
 
 static const enum rc_role rc_delete_order[RC_ROLE_COUNT] = {
-    RC_ROLE_AGENT,     RC_ROLE_KEEPER, RC_ROLE_SCRATCH,
-    RC_ROLE_WORKSPACE, RC_ROLE_PROXY,  RC_ROLE_NETWORK,
+    RC_ROLE_AGENT,  RC_ROLE_KEEPER,    RC_ROLE_SCRATCH, RC_ROLE_CONFIG,
+    RC_ROLE_GIT,    RC_ROLE_WORKSPACE, RC_ROLE_PROXY,   RC_ROLE_NETWORK,
 };
 
 const char *
 rc_role_name(enum rc_role role)
 {
     return (unsigned)role < RC_ROLE_COUNT ? rc_role_names[role] : "?";
+}
+
+int
+rc_role_by_name(const char *name)
+{
+    for (int r = 0; r < RC_ROLE_COUNT; r++)
+        if (name != NULL && strcmp(rc_role_names[r], name) == 0)
+            return r;
+    return -1;
+}
+
+enum rc_kind
+rc_role_kind(enum rc_role role)
+{
+    if (role == RC_ROLE_NETWORK)
+        return RC_KIND_NETWORK;
+    if (role == RC_ROLE_PROXY || role == RC_ROLE_KEEPER ||
+        role == RC_ROLE_AGENT)
+        return RC_KIND_CONTAINER;
+    return RC_KIND_VOLUME;
 }
 
 const char *

@@ -95,6 +95,14 @@ int rc_workspace_tar(const char *root, const char *source, uid_t uid, gid_t gid,
 int rc_workspace_digest(const char *root, const char *subdir, char out[65],
                         struct err *e);
 
+/* The same digest of the entries under top/ (e.g. ".git") in a tar
+ * archive held in memory (leading "./" ignored; top itself left out), so
+ * that the archive the controller uploads and the one Docker returns from
+ * the keeper can be compared. A hard link counts as its own type (they
+ * are never uploaded). ERR_SYNTAX for a broken archive. */
+int rc_workspace_tar_digest(const void *tar, size_t len, const char *top,
+                            char out[65], struct err *e);
+
 /* What the controller reports for a failed check/tar: the reason class
  * of e->code. */
 enum rc_ws_reason rc_workspace_reason(const struct err *e);

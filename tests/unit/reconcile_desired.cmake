@@ -2,3 +2,5 @@
 # no Docker.
 agentctl_unit_test(test_rc_desired
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_desired.c LIBS rcdesired)
+agentctl_unit_test(test_rc_desired_storage
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_desired_storage.c LIBS rcdesired)

@@ -8,3 +8,6 @@ agentctl_unit_test(test_rc_output
 agentctl_unit_test(test_rc_workspace
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_workspace.c
   LIBS rcio PkgConfig::ARCHIVE)
+agentctl_unit_test(test_rc_git_digest
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_git_digest.c
+  LIBS rcio PkgConfig::ARCHIVE)

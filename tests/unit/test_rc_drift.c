@@ -69,9 +69,13 @@ static const char spec_text[] =
     "  output: {maxBytes: 1048576}\n"
     "  attempt: a1\n";
 
+/* Captured from dockerd 20.10 for a spec without .git and prompt: no git
+ * or config volume (rc_desired builds the same body for them as for the
+ * scratch volume). */
 static const char *const fixture_file[RC_ROLE_COUNT] = {
-    "network.json", "proxy.json",  "workspace.json",
-    "scratch.json", "keeper.json", "agent.json",
+    [RC_ROLE_NETWORK] = "network.json",     [RC_ROLE_PROXY] = "proxy.json",
+    [RC_ROLE_WORKSPACE] = "workspace.json", [RC_ROLE_SCRATCH] = "scratch.json",
+    [RC_ROLE_KEEPER] = "keeper.json",       [RC_ROLE_AGENT] = "agent.json",
 };
 
 struct fx {
@@ -157,7 +161,8 @@ group_setup(void **state)
     if (fx->d == NULL)
         fail_msg("build: %s: %s", e.field, e.msg);
     for (int r = 0; r < RC_ROLE_COUNT; r++)
-        fx->obj[r] = read_fixture(fixture_file[r]);
+        if (fixture_file[r] != NULL)
+            fx->obj[r] = read_fixture(fixture_file[r]);
     fx->images = read_fixture("images.json");
     *state = fx;
     return 0;
@@ -569,6 +574,8 @@ test_fixtures_clean(void **state)
         struct rc_drift_report r;
         int rc;
 
+        if (fx->obj[role] == NULL)
+            continue;
         expect_for(fx, role, &x);
         rc = rc_drift_check(fx->d, role, fx->obj[role], &x, &r);
         if (rc != 0)

@@ -1,0 +1,154 @@
+/* ctl_git.c - proof that the git metadata came back as it went in
+ * (issue 7). The digest before is taken from the very archive uploaded
+ * (its .git/ entries), the digest after from the archive Docker returns
+ * for the keeper's /work/.git once the agent is gone and before the
+ * keeper is removed; one function digests both (rc_workspace_tar_digest),
+ * so equal means equal. Both go into status.git; a difference is a
+ * Warning event and condition GitIntact=False. The read-only mount is the
+ * protection; this is the evidence.
+ */
+#include "ctl.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "buf.h"
+#include "rc_workspace.h"
+
+static cJSON *
+git_doc(struct ctl_inv *inv)
+{
+    cJSON *g = cJSON_GetObjectItemCaseSensitive(inv->status, "git");
+
+    if (g == NULL)
+        g = cJSON_AddObjectToObject(inv->status, "git");
+    return g;
+}
+
+static const char *
+git_str(const struct ctl_inv *inv, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(inv->status, "git"), key);
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void
+git_set(struct ctl_inv *inv, const char *key, const char *value)
+{
+    cJSON *g = git_doc(inv);
+
+    cJSON_DeleteItemFromObjectCaseSensitive(g, key);
+    cJSON_AddStringToObject(g, key, value);
+    inv->status_dirty = true;
+}
+
+bool
+ctl_git_present(const struct ctl_inv *inv)
+{
+    const struct spec_invocation *s = inv->spec;
+    char path[4096];
+    struct stat st;
+    int n;
+
+    if (!s->has_workspace)
+        return false;
+    n = snprintf(path, sizeof(path), "%s/%s/.git",
+                 inv->ctl->cfg->workspace_root, s->workspace_source);
+    /* a symlinked .git is refused by the workspace check anyway */
+    return n > 0 && (size_t)n < sizeof(path) && lstat(path, &st) == 0 &&
+           S_ISDIR(st.st_mode);
+}
+
+int
+ctl_git_record_before(struct ctl_inv *inv, const struct buf *tar,
+                      struct err *e)
+{
+    char hex[65], v[80];
+
+    if (rc_desired_object(inv->desired, RC_ROLE_GIT) == NULL)
+        return 0;
+    if (rc_workspace_tar_digest(tar->data, tar->len, ".git", hex, e) == -1)
+        return -1;
+    snprintf(v, sizeof(v), "sha256:%s", hex);
+    git_set(inv, "digestBefore", v);
+    return 0;
+}
+
+static void
+compare(struct ctl_inv *inv, const char *after)
+{
+    const char *before = git_str(inv, "digestBefore");
+
+    git_set(inv, "digestAfter", after);
+    if (before != NULL && strcmp(before, after) == 0) {
+        ctl_status_set_condition(inv, "GitIntact", true, "DigestsEqual",
+                                 "the git metadata after the run equals the "
+                                 "metadata uploaded");
+        ctl_event(inv, false, "GitIntact",
+                  "git metadata unchanged by the run (%.19s...)", after);
+        return;
+    }
+    ctl_status_set_condition(inv, "GitIntact", false, "DigestsDiffer",
+                             "the git metadata after the run differs from "
+                             "the metadata uploaded");
+    ctl_event(inv, true, "GitModified",
+              "git metadata changed during the run: before %s, after %s",
+              before ? before : "none", after);
+}
+
+static void
+on_git_archive(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    char hex[65], v[300];
+    struct err e;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        /* The keeper is gone (daemon lost it, or drift removed it): the
+         * evidence is missing, which the status says; cleanup goes on. */
+        snprintf(v, sizeof(v), "unavailable: %s", r->err->msg);
+        git_set(inv, "digestAfter", v);
+        ctl_event(inv, true, "GitUnverified",
+                  "git metadata could not be read back: %s", r->err->msg);
+    } else if (rc_workspace_tar_digest(r->body, r->len, ".git", hex, &e) ==
+               -1) {
+        snprintf(v, sizeof(v), "unavailable: %s", e.msg);
+        git_set(inv, "digestAfter", v);
+        ctl_event(inv, true, "GitUnverified",
+                  "git metadata could not be read back: %s", e.msg);
+    } else {
+        snprintf(v, sizeof(v), "sha256:%s", hex);
+        compare(inv, v);
+    }
+    ctl_inv_kick(inv, 0);
+}
+
+bool
+ctl_git_after_step(struct ctl_inv *inv)
+{
+    const char *keeper = ctl_status_resource_id(inv, "keeper");
+    const struct spec_invocation *s = inv->captured;
+    struct dk_request_opts o;
+    char path[300];
+    struct err e;
+
+    if (git_str(inv, "digestBefore") == NULL ||
+        git_str(inv, "digestAfter") != NULL || keeper == NULL ||
+        ctl_status_resource_id(inv, "agent") != NULL)
+        return false;
+    snprintf(path, sizeof(path), "/containers/%s/archive?path=%s", keeper,
+             RC_GIT_TARGET);
+    memset(&o, 0, sizeof(o));
+    o.method = "GET";
+    o.path = path;
+    /* the volume holds at most the workspace's bytes, plus tar framing */
+    o.max_body = s != NULL ? (size_t)(s->workspace_bytes +
+                                      s->workspace_inodes * 1536 + (1 << 20))
+                           : 0;
+    return ctl_inv_started(
+        inv, dk_request(inv->ctl->dk, &o, on_git_archive, inv, &e), &e);
+}

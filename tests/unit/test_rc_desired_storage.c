@@ -1,0 +1,182 @@
+/* test_rc_desired_storage.c - the storages issue 7 adds to the desired
+ * state, without Docker: the git metadata volume (/work/.git read-only in
+ * the agent in every phase, writable only in the keeper that receives the
+ * upload) and, for a prompt spec, the adapter's argv as the Entrypoint,
+ * its env, and its config volume read-only at RC_ADAPTER_CONFIG_DIR.
+ * Negative controls: no .git, no git volume; a command spec, no config
+ * volume and the spec's argv untouched. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ctl_config.h"
+#include "rc_desired.h"
+#include "spec.h"
+
+#define IMAGEID                                                                \
+    "sha256:"                                                                  \
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static const char *const phases[] = { "planning", "questions", "review",
+                                      "execute", "fix" };
+
+static struct rc_desired *
+build(const char *vendor, const char *phase, const char *what, bool git)
+{
+    static const char cfg_text[] =
+        "vendors:\n  acme: {hosts: [\"vendor.test:443\"]}\n";
+    char text[2048];
+    struct spec_errors es;
+    struct spec_file f;
+    struct spec_invocation *inv;
+    struct ctl_config *cfg =
+        ctl_config_parse("c.yaml", cfg_text, strlen(cfg_text), &es);
+    struct rc_inputs in = { .controller_id = "ctl-a",
+                            .uid = "0123abcd-ef45-6789-aaaa-bbbbccccdddd",
+                            .image_id = IMAGEID,
+                            .subnet_index = 1,
+                            .git_metadata = git };
+    struct err e = { 0 };
+    struct rc_desired *d;
+
+    assert_non_null(cfg);
+    snprintf(text, sizeof(text),
+             "apiVersion: agentctl.dev/v1alpha1\nkind: AgentInvocation\n"
+             "metadata: {name: demo}\nspec:\n  vendor: %s\n  phase: %s\n"
+             "  image: a:1\n  %s\n  deadlineSeconds: 60\n"
+             "  workspace: {source: repo, size: 8Mi, inodes: 500}\n",
+             vendor, phase, what);
+    if (spec_load_buffer("s.yaml", text, strlen(text), &f) != 0) {
+        spec_file_print_errors(&f, stderr);
+        fail_msg("spec does not load");
+    }
+    inv = spec_file_take(&f, 0);
+    spec_file_cleanup(&f);
+    d = rc_desired_build(inv, cfg, &in, &e);
+    if (d == NULL)
+        fail_msg("build: %s: %s", e.field, e.msg);
+    spec_invocation_free(inv);
+    ctl_config_free(cfg);
+    return d;
+}
+
+/* The mount of `target` in role's body; NULL when there is none. */
+static const cJSON *
+mount_at(const struct rc_desired *d, enum rc_role role, const char *target)
+{
+    const cJSON *m;
+
+    cJSON_ArrayForEach(m, rc_json_at(rc_desired_object(d, role)->body,
+                                     "/HostConfig/Mounts"))
+    {
+        if (strcmp(rc_json_at(m, "/Target")->valuestring, target) == 0)
+            return m;
+    }
+    return NULL;
+}
+
+static void
+test_git_volume_read_only_in_every_phase(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
+        struct rc_desired *d = build("acme", phases[i], "command: [a]", true);
+        const struct rc_object *g = rc_desired_object(d, RC_ROLE_GIT);
+        const cJSON *am = mount_at(d, RC_ROLE_AGENT, RC_GIT_TARGET);
+        const cJSON *km = mount_at(d, RC_ROLE_KEEPER, RC_GIT_TARGET);
+
+        assert_non_null(g);
+        assert_string_equal(g->name, "agentctl-demo-0123abcd-git");
+        assert_int_equal(g->kind, RC_KIND_VOLUME);
+        /* the workspace's limits */
+        assert_non_null(strstr(rc_json_at(g->body, "/DriverOpts/o")->valuestring,
+                               "size=8388608,nr_inodes=500,"));
+        assert_non_null(am);
+        assert_string_equal(rc_json_at(am, "/Source")->valuestring, g->name);
+        assert_true(cJSON_IsTrue(rc_json_at(am, "/ReadOnly")));
+        assert_non_null(km);
+        assert_true(cJSON_IsFalse(rc_json_at(km, "/ReadOnly")));
+        /* /work itself follows the phase */
+        assert_int_equal(
+            cJSON_IsTrue(rc_json_at(mount_at(d, RC_ROLE_AGENT, "/work"),
+                                    "/ReadOnly")),
+            strcmp(phases[i], "execute") != 0 && strcmp(phases[i], "fix") != 0);
+        rc_desired_free(d);
+    }
+}
+
+static void
+test_no_git_no_volume(void **state)
+{
+    struct rc_desired *d = build("acme", "execute", "command: [a]", false);
+
+    (void)state;
+    assert_null(rc_desired_object(d, RC_ROLE_GIT));
+    assert_null(mount_at(d, RC_ROLE_AGENT, RC_GIT_TARGET));
+    assert_null(mount_at(d, RC_ROLE_KEEPER, RC_GIT_TARGET));
+    assert_null(rc_desired_object(d, RC_ROLE_CONFIG));
+    assert_null(d->adapter);
+    assert_string_equal(
+        rc_json_at(rc_desired_object(d, RC_ROLE_AGENT)->body, "/Entrypoint/0")
+            ->valuestring,
+        "a");
+    rc_desired_free(d);
+}
+
+static void
+test_prompt_spec_uses_the_adapter(void **state)
+{
+    struct rc_desired *d = build("claude", "review",
+                                 "prompt: \"--help me\"\n  runner: [make, test]",
+                                 false);
+    const cJSON *agent = rc_desired_object(d, RC_ROLE_AGENT)->body;
+    const cJSON *ep = rc_json_at(agent, "/Entrypoint");
+    const cJSON *cm = mount_at(d, RC_ROLE_AGENT, RC_ADAPTER_CONFIG_DIR);
+    int n = cJSON_GetArraySize(ep);
+    char *env;
+
+    (void)state;
+    assert_non_null(d->adapter);
+    assert_int_equal((size_t)n, d->adapter->argc);
+    assert_string_equal(cJSON_GetArrayItem(ep, 0)->valuestring, "claude");
+    /* the option-like prompt is the last argument, after "--" */
+    assert_string_equal(cJSON_GetArrayItem(ep, n - 1)->valuestring, "--help me");
+    assert_string_equal(cJSON_GetArrayItem(ep, n - 2)->valuestring, "--");
+    assert_null(rc_json_at(agent, "/Cmd"));
+    /* the adapter's env reaches the agent */
+    env = cJSON_PrintUnformatted(rc_json_at(agent, "/Env"));
+    assert_non_null(strstr(env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"));
+    free(env);
+    /* its config files live on a read-only volume of their own */
+    assert_non_null(rc_desired_object(d, RC_ROLE_CONFIG));
+    assert_non_null(cm);
+    assert_true(cJSON_IsTrue(rc_json_at(cm, "/ReadOnly")));
+    assert_true(cJSON_IsFalse(rc_json_at(
+        mount_at(d, RC_ROLE_KEEPER, RC_ADAPTER_CONFIG_DIR), "/ReadOnly")));
+    assert_non_null(strstr(d->adapter->summary, "make test"));
+    rc_desired_free(d);
+
+    /* generic adapter: no files, so no config volume */
+    d = build("acme", "planning", "prompt: fix it", false);
+    assert_null(rc_desired_object(d, RC_ROLE_CONFIG));
+    assert_string_equal(d->adapter->adapter, "generic");
+    rc_desired_free(d);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_git_volume_read_only_in_every_phase),
+        cmocka_unit_test(test_no_git_no_volume),
+        cmocka_unit_test(test_prompt_spec_uses_the_adapter),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
