@@ -1,10 +1,13 @@
 /* agentctl.c - the command-line client: global options, the command table
  * and dispatch (relayctl/parser.c style). The commands live in cli_*.c.
  *
- *   agentctl [--specs DIR] [--state DIR] COMMAND [ARGS]
+ *   agentctl [--specs DIR | --etcd URL[,URL] [--etcd-prefix P]]
+ *            [--state DIR] COMMAND [ARGS]
  *
  * The specs directory comes from --specs or AGENTCTL_SPECS, the state
- * directory from --state or AGENTCTL_STATE (default <specs>/.agentctl).
+ * directory from --state or AGENTCTL_STATE (default <specs>/.agentctl);
+ * etcd from --etcd / AGENTCTL_ETCD and --etcd-prefix /
+ * AGENTCTL_ETCD_PREFIX (default /agentctl).
  */
 #include "cli.h"
 
@@ -36,14 +39,17 @@ static const struct cli_command commands[] = {
 static void
 usage(FILE *out)
 {
-    fprintf(out, "usage: agentctl [--specs DIR] [--state DIR] COMMAND "
-                 "[ARGS]\n\n"
+    fprintf(out, "usage: agentctl [--specs DIR | --etcd URL[,URL] "
+                 "[--etcd-prefix P]] [--state DIR] COMMAND [ARGS]\n\n"
                  "options:\n"
                  "  --specs DIR   specs directory (env AGENTCTL_SPECS)\n"
                  "  --state DIR   state directory (env AGENTCTL_STATE; "
-                 "default DIR/.agentctl)\n"
-                 "  --etcd URL    etcd store (env AGENTCTL_ETCD; not built "
-                 "yet)\n\ncommands:\n");
+                 "default DIR/.agentctl,\n"
+                 "                for etcd /var/lib/agentctl/<prefix>)\n"
+                 "  --etcd URL    etcd endpoints, comma-separated (env "
+                 "AGENTCTL_ETCD)\n"
+                 "  --etcd-prefix P  key prefix (env AGENTCTL_ETCD_PREFIX; "
+                 "default /agentctl)\n\ncommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nRun 'agentctl COMMAND --help' for a command's "
@@ -84,11 +90,18 @@ int
 cli_open_store(struct cli *c)
 {
     struct err e = { 0 };
+    bool etcd = c->etcd != NULL && c->etcd[0] != '\0';
 
-    if (c->specs == NULL || c->specs[0] == '\0')
-        return cli_usage_error(NULL, "no store: pass --specs DIR or set "
-                                     "AGENTCTL_SPECS");
-    c->store = store_dir_open(c->specs, c->state, &e);
+    if (etcd && c->specs != NULL && c->specs[0] != '\0')
+        return cli_usage_error(NULL, "pass --specs DIR or --etcd URL, not "
+                                     "both");
+    if (!etcd && (c->specs == NULL || c->specs[0] == '\0'))
+        return cli_usage_error(NULL, "no store: pass --specs DIR or --etcd "
+                                     "URL, or set AGENTCTL_SPECS");
+    if (etcd)
+        c->store = store_etcd_open(c->etcd, c->etcd_prefix, c->state, &e);
+    else
+        c->store = store_dir_open(c->specs, c->state, &e);
     if (c->store == NULL) {
         fprintf(stderr, "error: %s\n", e.msg);
         return CLI_FAIL;
@@ -119,15 +132,15 @@ global_value(int argc, char **argv, int *i, const char *name, const char **out)
 /* Global options up to the command; returns the command's index in argv
  * or -1 (usage error printed), 0 for --help. */
 static int
-parse_globals(int argc, char **argv, struct cli *c, const char **etcd)
+parse_globals(int argc, char **argv, struct cli *c)
 {
     static const char *const names[] = { "--specs", "--state", "--etcd",
                                          "--etcd-prefix" };
-    const char *dummy;
     int i;
 
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-        const char **slot[] = { &c->specs, &c->state, etcd, &dummy };
+        const char **slot[] = { &c->specs, &c->state, &c->etcd,
+                                &c->etcd_prefix };
         int hit = 0;
 
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -157,14 +170,15 @@ int
 main(int argc, char **argv)
 {
     struct cli c = { .specs = getenv("AGENTCTL_SPECS"),
-                     .state = getenv("AGENTCTL_STATE") };
-    const char *etcd = getenv("AGENTCTL_ETCD");
+                     .state = getenv("AGENTCTL_STATE"),
+                     .etcd = getenv("AGENTCTL_ETCD"),
+                     .etcd_prefix = getenv("AGENTCTL_ETCD_PREFIX") };
     const struct cli_command *cmd = NULL;
     int at, rc;
 
     if (c.state != NULL && c.state[0] == '\0')
         c.state = NULL;
-    at = parse_globals(argc, argv, &c, &etcd);
+    at = parse_globals(argc, argv, &c);
     if (at <= 0)
         return at == 0 ? CLI_OK : CLI_USAGE;
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -172,10 +186,6 @@ main(int argc, char **argv)
             cmd = &commands[i];
     if (cmd == NULL)
         return cli_usage_error(NULL, "unknown command \"%s\"", argv[at]);
-    if (etcd != NULL && etcd[0] != '\0' && cmd->needs_store) {
-        fprintf(stderr, "error: etcd store is not built yet\n");
-        return CLI_USAGE;
-    }
     if (cmd->needs_store && !cli_wants_help(argc - at, argv + at, "") &&
         (rc = cli_open_store(&c)) != CLI_OK)
         return rc;

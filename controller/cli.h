@@ -28,6 +28,8 @@
 struct cli {
     const char *specs; /* --specs / AGENTCTL_SPECS; NULL when not given */
     const char *state; /* --state / AGENTCTL_STATE; NULL = default */
+    const char *etcd;  /* --etcd / AGENTCTL_ETCD: endpoint URLs, or NULL */
+    const char *etcd_prefix; /* --etcd-prefix / AGENTCTL_ETCD_PREFIX */
     struct store *store;
 };
 

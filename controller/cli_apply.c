@@ -93,6 +93,8 @@ base_of(const char *path)
     return p ? p + 1 : path;
 }
 
+/* <name>.yaml or <name>.yml in a directory, or the etcd key
+ * <prefix>/specs/<name> (a file without .yaml is never a spec file). */
 static bool
 own_file(const char *key, const char *name)
 {
@@ -100,7 +102,8 @@ own_file(const char *key, const char *name)
 
     snprintf(a, sizeof(a), "%s.yaml", name);
     snprintf(b, sizeof(b), "%s.yml", name);
-    return strcmp(base_of(key), a) == 0 || strcmp(base_of(key), b) == 0;
+    return strcmp(base_of(key), a) == 0 || strcmp(base_of(key), b) == 0 ||
+           strcmp(base_of(key), name) == 0;
 }
 
 /* Decide what happens to inv; -1 (message printed) when apply must not
@@ -204,6 +207,7 @@ prune_one(struct cli *c, const char *name, const struct apply_opts *o, int *rc)
     cJSON *rec = NULL;
     const cJSON *sha;
     struct err e = { 0 };
+    char now[65];
 
     if (store_json_get(c->store, STORE_DOC_APPLIED, name, &rec, &e) == -1)
         goto out;
@@ -213,7 +217,9 @@ prune_one(struct cli *c, const char *name, const struct apply_opts *o, int *rc)
             store_doc_del(c->store, STORE_DOC_APPLIED, name, NULL);
         goto out;
     }
-    if (!cJSON_IsString(sha) || strcmp(sp.rev, sha->valuestring) != 0 ||
+    /* the bytes' hash, not the revision: an etcd revision is no hash */
+    spec_sha256_hex(sp.data, sp.len, now);
+    if (!cJSON_IsString(sha) || strcmp(now, sha->valuestring) != 0 ||
         sp.docs > 1) {
         fprintf(stderr,
                 "warning: not pruning \"%s\": %s changed since apply wrote "

@@ -84,20 +84,22 @@ cli_delete(struct cli *c, int argc, char **argv)
 /* The applied record follows a rewrite that apply's bytes started, so
  * prune still knows the file as apply's. */
 static void
-follow_applied(struct cli *c, const char *name, const char *old_rev,
-               const char *yaml)
+follow_applied(struct cli *c, const struct store_spec *old, const char *yaml)
 {
     cJSON *rec = NULL;
     const cJSON *sha;
-    char now[65];
+    char now[65], was[65];
 
-    if (store_json_get(c->store, STORE_DOC_APPLIED, name, &rec, NULL) == -1)
+    if (store_json_get(c->store, STORE_DOC_APPLIED, old->name, &rec, NULL) ==
+        -1)
         return;
     sha = cJSON_GetObjectItemCaseSensitive(rec, "sha256");
-    if (cJSON_IsString(sha) && strcmp(sha->valuestring, old_rev) == 0) {
+    /* the old bytes' hash, not the revision (an etcd revision is no hash) */
+    spec_sha256_hex(old->data, old->len, was);
+    if (cJSON_IsString(sha) && strcmp(sha->valuestring, was) == 0) {
         spec_sha256_hex(yaml, strlen(yaml), now);
         cJSON_SetValuestring((cJSON *)sha, now);
-        store_json_put(c->store, STORE_DOC_APPLIED, name, rec, NULL);
+        store_json_put(c->store, STORE_DOC_APPLIED, old->name, rec, NULL);
     }
     cJSON_Delete(rec);
 }
@@ -131,7 +133,7 @@ cancel_locked(struct cli *c, const char *name)
                 yaml ? e.msg : "out of memory");
         goto out;
     }
-    follow_applied(c, name, sp.rev, yaml);
+    follow_applied(c, &sp, yaml);
     printf(CLI_KIND "/%s cancelled\n", name);
     rc = CLI_OK;
 out:

@@ -23,8 +23,9 @@ static void
 usage(FILE *out)
 {
     fprintf(out,
-            "usage: agent-controller --specs DIR [--state DIR] "
-            "[--config FILE]\n"
+            "usage: agent-controller --specs DIR | --etcd URL[,URL] "
+            "[--etcd-prefix P]\n"
+            "                        [--state DIR] [--config FILE]\n"
             "                        [--docker unix:///var/run/docker.sock] "
             "[--resync 5s]\n"
             "                        [--metrics 127.0.0.1:9464] "
@@ -86,8 +87,15 @@ id_ok(const char *id)
     return true;
 }
 
+/* Where the specs live when they are in etcd (the store is opened here
+ * only, so these stay out of struct ctl_opts). */
+struct ctl_etcd_opts {
+    const char *urls;   /* --etcd: endpoint URLs, comma-separated */
+    const char *prefix; /* --etcd-prefix; NULL = /agentctl */
+};
+
 static int
-parse_args(int argc, char **argv, struct ctl_opts *o)
+parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
 {
     static const struct option longopts[] = {
         { "specs", required_argument, NULL, 's' },
@@ -99,6 +107,7 @@ parse_args(int argc, char **argv, struct ctl_opts *o)
         { "controller-id", required_argument, NULL, 'i' },
         { "once", no_argument, NULL, 'o' },
         { "etcd", required_argument, NULL, 'e' },
+        { "etcd-prefix", required_argument, NULL, 'p' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -147,9 +156,11 @@ parse_args(int argc, char **argv, struct ctl_opts *o)
             snprintf(o->controller_id, sizeof(o->controller_id), "%s", optarg);
             break;
         case 'e':
-            fprintf(stderr, "agent-controller: the etcd store is not built "
-                            "yet; use --specs DIR\n");
-            return -1;
+            eo->urls = optarg;
+            break;
+        case 'p':
+            eo->prefix = optarg;
+            break;
         case 'h':
             usage(stdout);
             exit(0);
@@ -158,7 +169,7 @@ parse_args(int argc, char **argv, struct ctl_opts *o)
             return -1;
         }
     }
-    if (optind != argc || o->specs_dir == NULL) {
+    if (optind != argc || (o->specs_dir == NULL) == (eo->urls == NULL)) {
         usage(stderr);
         return -1;
     }
@@ -292,7 +303,7 @@ test_hooks(struct ctl *c, struct err *e)
 #endif
 
 static int
-ctl_open(struct ctl *c, struct err *e)
+ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
 {
     c->image_configs = cJSON_CreateObject();
 #ifdef AGENTCTL_TEST_HOOKS
@@ -302,7 +313,10 @@ ctl_open(struct ctl *c, struct err *e)
     c->cfg = load_config(c->opts.config_path);
     if (c->cfg == NULL)
         return err_set(e, ERR_INVALID, "the config has errors (see above)");
-    c->store = store_dir_open(c->opts.specs_dir, c->opts.state_dir, e);
+    if (eo->urls != NULL)
+        c->store = store_etcd_open(eo->urls, eo->prefix, c->opts.state_dir, e);
+    else
+        c->store = store_dir_open(c->opts.specs_dir, c->opts.state_dir, e);
     if (c->store == NULL)
         return -1;
     c->dk = dk_new(c->loop, c->opts.docker_url, e);
@@ -337,17 +351,18 @@ int
 main(int argc, char **argv)
 {
     struct ctl c;
+    struct ctl_etcd_opts eo = { 0 };
     struct err e;
     const char *lvl = getenv("AGENTCTL_LOG");
     int rc = 0;
 
     memset(&c, 0, sizeof(c));
-    if (parse_args(argc, argv, &c.opts) == -1)
+    if (parse_args(argc, argv, &c.opts, &eo) == -1)
         return 2;
     if (lvl != NULL && strcmp(lvl, "debug") == 0)
         log_set_level(LOG_DEBUG);
     c.loop = ev_default_loop(EVFLAG_AUTO);
-    if (ctl_open(&c, &e) == -1) {
+    if (ctl_open(&c, &eo, &e) == -1) {
         char line[600];
 
         log_kv(LOG_ERROR, "cannot start", "error",
@@ -356,7 +371,7 @@ main(int argc, char **argv)
     } else {
         log_kv(LOG_INFO, "agent-controller started", "version",
                AGENTCTL_VERSION, "controller", c.opts.controller_id, "specs",
-               c.opts.specs_dir, NULL);
+               c.opts.specs_dir ? c.opts.specs_dir : eo.urls, NULL);
         if (!(c.opts.once && ctl_idle(&c)))
             ev_run(c.loop, 0);
     }

@@ -22,9 +22,12 @@ rc=0; "$A" frobnicate >/dev/null 2>&1 || rc=$?
 check_eq "unknown command: usage" 2 "$rc"
 rc=0; "$A" get >/dev/null 2>&1 || rc=$?
 check_eq "no store given: usage" 2 "$rc"
-rc=0; out=$("$A" --etcd http://127.0.0.1:2379 get 2>&1) || rc=$?
-check_eq "--etcd: exit 2" 2 "$rc"
-check_match "--etcd: says so" "etcd store is not built yet" "$out"
+rc=0; out=$("$A" --etcd http://127.0.0.1:1 get 2>&1) || rc=$?
+check_eq "--etcd with no etcd there: exit 1" 1 "$rc"
+check_match "--etcd with no etcd there: says where and why" \
+    "etcd http://127.0.0.1:1: connection refused" "$out"
+rc=0; "$A" --etcd http://127.0.0.1:1 --specs "$TEST_TMP" get >/dev/null 2>&1 || rc=$?
+check_eq "--etcd and --specs: usage" 2 "$rc"
 for c in validate apply diff get describe delete cancel logs wait version; do
     out=$("$A" $c --help)
     check_match "$c --help" "^usage: agentctl $c" "$out"
