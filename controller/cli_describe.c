@@ -156,6 +156,7 @@ print_status(const cJSON *st, const char *dflt_phase)
         { "Observed Generation:", "observedGeneration" },
     };
     const cJSON *out = cJSON_GetObjectItemCaseSensitive(st, "output");
+    const cJSON *git = cJSON_GetObjectItemCaseSensitive(st, "git");
     char tmp[32], line[160], t2[32];
 
     printf("Status:\n");
@@ -163,6 +164,13 @@ print_status(const cJSON *st, const char *dflt_phase)
           val(st, "phase", tmp, 32) ? val(st, "phase", tmp, 32) : dflt_phase);
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         field(2, keys[i][0], val(st, keys[i][1], tmp, sizeof(tmp)));
+    /* prompt specs: what the vendor CLI may do in this phase */
+    if (val(st, "toolPolicy", tmp, sizeof(tmp)) != NULL)
+        field(2, "Tool Policy:", val(st, "toolPolicy", tmp, sizeof(tmp)));
+    if (git != NULL) {
+        field(2, "Git Digest Before:", val(git, "digestBefore", tmp, 32));
+        field(2, "Git Digest After:", val(git, "digestAfter", tmp, 32));
+    }
     if (out != NULL) {
         snprintf(
             line, sizeof(line), "%s bytes%s",

@@ -1,0 +1,132 @@
+/* fake_vendor_cli.c - a stand-in for the vendor CLIs (claude, codex, the
+ * generic /agent) in the test image agentctl/fakecli: it does no work and
+ * reports what it was given as one JSON document on stdout, so a test can
+ * check what the vendor adapter and the container handed the agent:
+ *
+ *   {"prog": argv[0] as given, "argv": [arguments after it],
+ *    "env": ["KEY=VALUE" for the variables adapters set: CLAUDE_*,
+ *            CODEX_*, AGENT_*],
+ *    "files": [{"path", "mode" (octal string), "content"} for every
+ *              regular file under /etc/agentctl/agent],
+ *    "stdin": "eof" | "data" | "error" (one read of fd 0),
+ *    "configWrite": "refused" | "allowed" (a new file in that directory)}
+ *
+ * Test-only: built into a test image, never into the product.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CONFIG_DIR "/etc/agentctl/agent"
+
+extern char **environ;
+
+/* A JSON string literal of n bytes (bytes >= 0x80 passed through). */
+static void
+put_json(const char *s, size_t n)
+{
+    putchar('"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static int first_file = 1;
+
+static void
+report_file(const char *path, const struct stat *st)
+{
+    char buf[65536];
+    int fd = open(path, O_RDONLY | O_NOFOLLOW);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+
+    printf("%s{\"path\":", first_file ? "" : ",");
+    first_file = 0;
+    put_json(path, strlen(path));
+    printf(",\"mode\":\"%04o\",\"content\":", (unsigned)(st->st_mode & 07777));
+    put_json(buf, n > 0 ? (size_t)n : 0);
+    putchar('}');
+    if (fd >= 0)
+        close(fd);
+}
+
+static void
+walk(const char *dir, int depth)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+
+    if (d == NULL || depth > 4) {
+        if (d != NULL)
+            closedir(d);
+        return;
+    }
+    while ((de = readdir(d)) != NULL) {
+        char path[1024];
+        struct stat st;
+
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        if (lstat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode))
+            walk(path, depth + 1);
+        else if (S_ISREG(st.st_mode))
+            report_file(path, &st);
+    }
+    closedir(d);
+}
+
+static int
+adapter_var(const char *kv)
+{
+    return strncmp(kv, "CLAUDE_", 7) == 0 || strncmp(kv, "CODEX_", 6) == 0 ||
+           strncmp(kv, "AGENT_", 6) == 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    int first = 1, fd;
+    ssize_t n;
+    char c;
+
+    fputs("{\"prog\":", stdout);
+    put_json(argv[0], strlen(argv[0]));
+    fputs(",\"argv\":[", stdout);
+    for (int i = 1; i < argc; i++) {
+        if (i > 1)
+            putchar(',');
+        put_json(argv[i], strlen(argv[i]));
+    }
+    fputs("],\"env\":[", stdout);
+    for (char **e = environ; *e != NULL; e++)
+        if (adapter_var(*e)) {
+            if (!first)
+                putchar(',');
+            first = 0;
+            put_json(*e, strlen(*e));
+        }
+    fputs("],\"files\":[", stdout);
+    walk(CONFIG_DIR, 0);
+    n = read(0, &c, 1);
+    printf("],\"stdin\":\"%s\"", n == 0 ? "eof" : n > 0 ? "data" : "error");
+    fd = open(CONFIG_DIR "/planted", O_WRONLY | O_CREAT | O_EXCL, 0644);
+    printf(",\"configWrite\":\"%s\"}\n", fd >= 0 ? "allowed" : "refused");
+    if (fd >= 0)
+        close(fd);
+    return fflush(stdout) == 0 ? 0 : 1;
+}
