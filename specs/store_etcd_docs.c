@@ -10,9 +10,9 @@
  *   <prefix>/lock                 the store lock (store_etcd_kv.c)
  *   <prefix>/claims/              reserved for claims and leases
  *
- * Captured output stays a local file under the state dir (default
- * /var/lib/agentctl/<prefix with '/' as '_'>): the first version keeps it
- * on the controller's host (docs/store-etcd.md). */
+ * Captured output is written to a local file under the state dir (default
+ * /var/lib/agentctl/<prefix with '/' as '_'>) and, once the attempt is
+ * final, uploaded to <prefix>/output/<name> (store_etcd_output.c). */
 #include "store_etcd_int.h"
 #include "store_int.h"
 
@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -106,7 +107,13 @@ static int
 etcd_doc_put(struct store *st, enum store_doc kind, const char *name,
              const char *data, size_t len, struct err *e)
 {
-    return doc_write(st, kind, name, data, len, NULL, e);
+    if (doc_write(st, kind, name, data, len, NULL, e) == -1)
+        return -1;
+    /* the status is written; a failed upload is tried again with the
+     * next status write and only costs `logs` away from this host */
+    if (kind == STORE_DOC_STATUS)
+        store__etcd_output_sync(ETCD_OF(st), name, data, len, NULL);
+    return 0;
 }
 
 static int
@@ -294,14 +301,26 @@ etcd_output_path(struct store *st, const char *name, char *path, size_t size,
                  struct err *e)
 {
     struct store_etcd *s = ETCD_OF(st);
-    char dir[4096];
+    char dir[4096], *status = NULL;
+    size_t len = 0;
 
-    /* created on demand: agentctl may run where it cannot create it */
     if (store__path(dir, sizeof(dir), e, "%s/output", s->state) == -1)
         return -1;
-    (void)mkdir(s->state, 0755);
+    /* created on demand (mkdir -p): agentctl may run where it cannot */
+    for (char *p = strchr(dir + 1, '/'); p != NULL; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        (void)mkdir(dir, 0755);
+        *p = '/';
+    }
     (void)mkdir(dir, 0755);
-    return store__path(path, size, e, "%s/%s.log", dir, name);
+    if (store__path(path, size, e, "%s/%s.log", dir, name) == -1)
+        return -1;
+    /* not written on this host: the uploaded copy of a final attempt */
+    if (access(path, F_OK) == -1 &&
+        etcd_doc_get(st, STORE_DOC_STATUS, name, &status, &len, NULL) == 0)
+        store__etcd_output_fetch(s, name, status, len, NULL);
+    free(status);
+    return 0;
 }
 
 static void

@@ -8,6 +8,7 @@
  *   store_etcd_watch.c  the watch inside the caller's loop (epoll fd)
  *   store_etcd_wparse.c the watch stream: split chunks -> changes
  *   store_etcd_docs.c   documents, events, output path, open and close
+ *   store_etcd_output.c captured output uploaded to / fetched from etcd
  */
 #ifndef STORE_ETCD_INT_H
 #define STORE_ETCD_INT_H
@@ -123,6 +124,18 @@ int store__etcd_wparse_next(struct store_etcd_wparse *p,
                             enum store_etcd_wmsg *kind, int64_t *rev,
                             struct store_change *out, size_t max, size_t *n,
                             bool *over, struct err *e);
+
+/* --- store_etcd_output.c --- */
+
+/* After a status write: when status says the attempt is final and its
+ * output.sha256 matches the local output file, upload that file (once). */
+int store__etcd_output_sync(struct store_etcd *s, const char *name,
+                            const char *status, size_t len, struct err *e);
+
+/* Before reading output here without a local file: fetch what was
+ * uploaded for the final attempt in status, when it hashes right. */
+int store__etcd_output_fetch(struct store_etcd *s, const char *name,
+                             const char *status, size_t len, struct err *e);
 
 /* --- store_etcd_kv.c, store_etcd_watch.c --- */
 

@@ -435,6 +435,78 @@ case_compaction(struct ctx *c, struct store *s)
     store_close(w);
 }
 
+static bool
+write_file(const char *path, const char *data)
+{
+    FILE *f = fopen(path, "w");
+
+    return f != NULL && fputs(data, f) >= 0 && fclose(f) == 0;
+}
+
+static bool
+has_file(const char *path, const char *want)
+{
+    char got[256] = "";
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(got, 1, sizeof(got) - 1, f) : 0;
+
+    if (f != NULL)
+        fclose(f);
+    got[n] = '\0';
+    return f != NULL && strcmp(got, want) == 0;
+}
+
+/* etcd only: a final attempt's output (hashing to status.output.sha256)
+ * reaches a reader on another host (another state dir); output that does
+ * not match the status never does. */
+static void
+case_output(struct ctx *c, struct store *s)
+{
+    const char *text = "hello from the agent\n";
+    char path[4096], other_path[4096], sha[65], status[256], other[4096];
+    struct store *o;
+    struct err e = { 0 };
+
+    snprintf(other, sizeof(other), "%s-other", c->argv[3]);
+    o = store_etcd_open(c->argv[1], c->argv[2], other, &e);
+    check(c,
+          o != NULL &&
+              store_output_path(s, "theta", path, sizeof(path), &e) == 0 &&
+              write_file(path, text),
+          "output: written to the local path");
+    spec_sha256_hex(text, strlen(text), sha);
+    /* a running attempt: nothing leaves the host yet */
+    snprintf(status, sizeof(status),
+             "{\"phase\":\"Running\",\"output\":{\"sha256\":\"%s\"}}", sha);
+    store_doc_put(s, STORE_DOC_STATUS, "theta", status, strlen(status), &e);
+    check(c,
+          o != NULL &&
+              store_output_path(o, "theta", other_path, sizeof(other_path),
+                                &e) == 0 &&
+              !has_file(other_path, text),
+          "output: not shared while the attempt runs");
+    snprintf(status, sizeof(status),
+             "{\"phase\":\"Succeeded\",\"output\":{\"sha256\":\"%064d\"}}", 0);
+    store_doc_put(s, STORE_DOC_STATUS, "theta", status, strlen(status), &e);
+    check(c,
+          o != NULL &&
+              store_output_path(o, "theta", other_path, sizeof(other_path),
+                                &e) == 0 &&
+              !has_file(other_path, text),
+          "output: a file that does not hash to the status is not shared");
+    snprintf(status, sizeof(status),
+             "{\"phase\":\"Succeeded\",\"output\":{\"sha256\":\"%s\"}}", sha);
+    store_doc_put(s, STORE_DOC_STATUS, "theta", status, strlen(status), &e);
+    check(c,
+          o != NULL &&
+              store_output_path(o, "theta", other_path, sizeof(other_path),
+                                &e) == 0 &&
+              has_file(other_path, text),
+          "output: a final attempt's output reaches another host");
+    store_doc_del(s, STORE_DOC_STATUS, "theta", NULL);
+    store_close(o);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -464,10 +536,11 @@ main(int argc, char **argv)
     case_events(&c, s);
     case_meta(&c, s);
     case_watch(&c, s);
-    if (c.etcd)
+    if (c.etcd) {
         case_compaction(&c, s);
-    else
-        printf("skip compaction: etcd only\n");
+        case_output(&c, s);
+    } else
+        printf("skip compaction and output sharing: etcd only\n");
     store_close(s);
     printf("%d failure(s)\n", c.fails);
     return c.fails > 100 ? 100 : c.fails;
