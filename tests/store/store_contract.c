@@ -4,6 +4,11 @@
  *
  *   store_contract [--break] dir SPECS_DIR STATE_DIR
  *   store_contract [--break] etcd URLS PREFIX STATE_DIR
+ *   store_contract --watch etcd URLS PREFIX STATE_DIR
+ *
+ * --watch only lists, then prints every change as a line ("PUT name",
+ * "DELETE name", "RESYNC") until killed, so a harness can stop and
+ * restart etcd underneath it.
  *
  * Every case prints "ok" or "FAIL" and the exit status is the number of
  * failures (capped at 100). --break runs one deliberately wrong
@@ -507,15 +512,48 @@ case_output(struct ctx *c, struct store *s)
     store_close(o);
 }
 
+/* Print changes as they come, forever. */
+static int
+watch_print(struct store *s)
+{
+    static const char *const kinds[] = { "PUT", "DELETE", "RESYNC" };
+    struct store_list l;
+    struct store_change ch[64];
+    struct err e = { 0 };
+    struct pollfd p = { .events = POLLIN };
+
+    if (store_list(s, &l, &e) == -1) {
+        fprintf(stderr, "store_contract: list: %s\n", e.msg);
+        return 100;
+    }
+    store_list_cleanup(&l);
+    p.fd = store_watch_fd(s, &e);
+    printf("WATCHING\n");
+    fflush(stdout);
+    for (;;) {
+        size_t n = 0;
+
+        if (poll(&p, 1, 1000) < 0 || store_watch_read(s, ch, 64, &n, &e) < 0)
+            return 100;
+        for (size_t i = 0; i < n; i++)
+            printf("%s %s\n", kinds[ch[i].kind], ch[i].name);
+        fflush(stdout);
+    }
+}
+
 int
 main(int argc, char **argv)
 {
     struct ctx c = { 0 };
     struct store *s;
+    bool watch = false;
     int i = 1;
 
     if (i < argc && strcmp(argv[i], "--break") == 0) {
         c.broken = true;
+        i++;
+    } else if (i < argc && strcmp(argv[i], "--watch") == 0) {
+        watch = true;
         i++;
     }
     if (argc - i == 4 && strcmp(argv[i], "etcd") == 0)
@@ -530,6 +568,8 @@ main(int argc, char **argv)
     s = open_store(&c);
     if (s == NULL)
         return 100;
+    if (watch)
+        return watch_print(s);
     printf("store contract: %s store\n", s->backend);
     case_kv(&c, s);
     case_docs(&c, s);

@@ -1,25 +1,21 @@
-# etcd_lib.sh - start a private etcd on loopback for a store scenario
-# (source after ../lib.sh). Sets ETCD_URL; the server is killed and its
-# data removed on exit. Skips when etcd is not installed.
+# etcd_lib.sh - a private etcd on loopback for a store scenario (source
+# after ../lib.sh). start_etcd picks free ports and sets ETCD_URL;
+# kill_etcd / restart_etcd stop it hard and bring it back on the same ports
+# and data. It is killed and its data removed on exit. Skips when etcd is
+# not installed.
 
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
-start_etcd() {
-    command -v etcd >/dev/null 2>&1 || skip "etcd is not installed (Debian etcd-server)"
-    local port peer
-    port=$(free_port)
-    peer=$(free_port)
-    ETCD_URL=http://127.0.0.1:$port
+run_etcd() {
     etcd --name t --data-dir "$TEST_TMP/etcd" \
         --listen-client-urls "$ETCD_URL" --advertise-client-urls "$ETCD_URL" \
-        --listen-peer-urls "http://127.0.0.1:$peer" \
-        --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
-        --initial-cluster "t=http://127.0.0.1:$peer" \
-        >"$TEST_TMP/etcd.log" 2>&1 &
+        --listen-peer-urls "http://127.0.0.1:$ETCD_PEER" \
+        --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" \
+        --initial-cluster "t=http://127.0.0.1:$ETCD_PEER" \
+        >>"$TEST_TMP/etcd.log" 2>&1 &
     ETCD_PID=$!
-    on_cleanup "kill $ETCD_PID 2>/dev/null; wait $ETCD_PID 2>/dev/null"
     for _ in $(seq 100); do
         if curl -fsS --max-time 1 "$ETCD_URL/health" 2>/dev/null | grep -q true; then
             return 0
@@ -28,4 +24,24 @@ start_etcd() {
     done
     cat "$TEST_TMP/etcd.log" >&2
     fail "etcd did not come up on $ETCD_URL"
+}
+
+start_etcd() {
+    command -v etcd >/dev/null 2>&1 || skip "etcd is not installed (Debian etcd-server)"
+    ETCD_URL=http://127.0.0.1:$(free_port)
+    ETCD_PEER=$(free_port)
+    on_cleanup 'kill_etcd'
+    run_etcd
+}
+
+kill_etcd() {
+    [ -n "${ETCD_PID:-}" ] || return 0
+    kill -9 "$ETCD_PID" 2>/dev/null || true
+    wait "$ETCD_PID" 2>/dev/null || true
+    ETCD_PID=
+}
+
+restart_etcd() {
+    kill_etcd
+    run_etcd
 }
