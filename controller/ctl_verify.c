@@ -50,14 +50,24 @@ ctl_inv_revalidate(struct ctl_inv *inv)
 static void
 on_drift(struct ctl_inv *inv, const char *rule, const char *message)
 {
+    enum ctl_phase phase = ctl_status_phase(inv->status);
+
     inv->verify_due = false;
     inv->verified = 0;
-    if (ctl_status_phase(inv->status) == CTL_RUNNING) {
-        ctl_status_set_condition(inv, "Drifted", true, rule, message);
+    ctl_status_set_condition(inv, "Drifted", true, rule, message);
+    if (phase == CTL_RUNNING) {
         ctl_run_stop(inv, CTL_FAILED, "boundary-drift", message);
         return;
     }
-    ctl_status_set_condition(inv, "Drifted", true, rule, message);
+    if (ctl_phase_terminal(phase)) {
+        /* A stop (deadline, output limit) came while this inspect was in
+         * flight: its reason stands, cleanup removes everything, and
+         * there is nothing to repair. The drift is still recorded. */
+        log_kv(LOG_WARN, "drift seen after the attempt stopped", "invocation",
+               inv->name, "rule", rule, NULL);
+        ctl_inv_kick(inv, 0);
+        return;
+    }
     ctl_event(inv, true, "DriftRepaired",
               "%s: removing every object of the attempt and building it again",
               message);

@@ -215,8 +215,9 @@ cause_drift(struct fx *f)
 
 /* --- what the status says ------------------------------------------- */
 
+/* A field of the status condition `type`, or NULL. */
 static const char *
-ready_reason(const struct fx *f)
+condition(const struct fx *f, const char *type, const char *field)
 {
     const cJSON *it;
 
@@ -224,10 +225,10 @@ ready_reason(const struct fx *f)
         it, cJSON_GetObjectItemCaseSensitive(f->inv->status, "conditions"))
     {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "type");
-        const cJSON *r = cJSON_GetObjectItemCaseSensitive(it, "reason");
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, field);
 
-        if (cJSON_IsString(t) && strcmp(t->valuestring, "Ready") == 0)
-            return cJSON_IsString(r) ? r->valuestring : NULL;
+        if (cJSON_IsString(t) && strcmp(t->valuestring, type) == 0)
+            return cJSON_IsString(v) ? v->valuestring : NULL;
     }
     return NULL;
 }
@@ -274,7 +275,7 @@ assert_stopped(struct fx *f, const char *reason, enum ctl_phase phase)
 
     assert_string_equal(ctl_status_str(f->inv, "stopReason"), reason);
     assert_int_equal(ctl_status_phase(f->inv->status), phase);
-    assert_string_equal(ready_reason(f), reason);
+    assert_string_equal(condition(f, "Ready", "reason"), reason);
     assert_int_equal(ctl_status_flush(f->inv, &e), 0);
     assert_int_equal(
         store_json_get(f->c.store, STORE_DOC_STATUS, "race", &disk, &e), 0);
@@ -399,6 +400,63 @@ test_output_limit_then_cancel(void **state)
     assert_stopped(f, "cancelled", CTL_CANCELLED);
 }
 
+/* Event reasons in the log, space-separated. */
+static void
+event_reasons(struct fx *f, char *out, size_t size)
+{
+    char *data = NULL, *line, *save = NULL;
+    size_t len = 0, used = 0;
+    struct err e;
+
+    out[0] = '\0';
+    if (store_event_read(f->c.store, "race", &data, &len, &e) == -1)
+        return;
+    for (line = strtok_r(data, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        cJSON *ev = cJSON_Parse(line);
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(ev, "reason");
+
+        if (cJSON_IsString(r) && used < size)
+            used += (size_t)snprintf(out + used, size - used, "%s ",
+                                     r->valuestring);
+        cJSON_Delete(ev);
+    }
+    free(data);
+}
+
+/* The deadline fires while a revalidation inspect is in flight, and the
+ * inspect then finds the agent gone (drift): the deadline, first, stays
+ * the stop reason, the drift is recorded as an observation, and no
+ * repair is announced for an attempt that is already stopping. */
+static void
+test_deadline_during_verify(void **state)
+{
+    struct fx *f = *state;
+    char reasons[256];
+
+    ctl_status_set_str(f->inv, "specHash", f->inv->spec->spec_hash);
+    ctl_status_set_str(
+        f->inv, "imageID",
+        "sha256:"
+        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    cJSON_AddItemToObject(f->inv->status, "captured",
+                          cJSON_Duplicate(f->inv->spec->resource, 1));
+    cJSON_AddNumberToObject(f->inv->status, "subnetIndex", 0);
+    f->inv->verify_due = true;
+    ctl_inv_pass(f->inv); /* starts GET /containers/c1/json */
+    assert_non_null(f->inv->call);
+    cause_deadline(f);
+    for (int i = 0; i < 2000 && f->inv->call != NULL; i++)
+        ev_run(f->c.loop, EVRUN_ONCE);
+    assert_null(f->inv->call);
+    assert_stopped(f, "deadline", CTL_FAILED);
+    event_reasons(f, reasons, sizeof(reasons));
+    assert_null(strstr(reasons, "DriftRepaired"));
+    assert_false(f->inv->repairing);
+    assert_string_equal(condition(f, "Drifted", "status"), "True");
+    assert_string_equal(condition(f, "Drifted", "reason"), "object.gone");
+}
+
 int
 main(void)
 {
@@ -410,6 +468,8 @@ main(void)
         cmocka_unit_test_setup_teardown(test_drift_during_cancel, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_output_limit_then_cancel, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_deadline_during_verify, setup,
                                         teardown),
     };
 
