@@ -658,6 +658,52 @@ test_endpoints_by_phase(void **state)
     cJSON_Delete(net);
 }
 
+/* While a container of the attempt is torn down, Docker lists its
+ * endpoint as "ep-<endpoint id>" with the container's name: that is the
+ * agent or probe on its way out, not an extra endpoint. The same key with
+ * any other name is a stranger (negative control). */
+static void
+test_own_endpoint_going(void **state)
+{
+    struct fx *fx = *state;
+    static const char *const proxy_only[] = { PROXY_ID };
+    struct rc_drift_expect x;
+    struct rc_drift_report r;
+    cJSON *net = cJSON_Duplicate(fx->obj[RC_ROLE_NETWORK], true);
+    static const char *const own[] = {
+        "{\"Name\":\"agentctl-driftfx-5eedf00d-agent\"}",
+        "{\"Name\":\"agentctl-driftfx-5eedf00d-probe\"}",
+    };
+    static const char *const strangers[] = {
+        "{\"Name\":\"agentctl-driftfx-5eedf00d-agentx\"}",
+        "{\"Name\":\"intruder\"}",
+        "{}",
+    };
+
+    expect_for(fx, RC_ROLE_NETWORK, &x);
+    x.allowed = proxy_only;
+    x.n_allowed = 1;
+    x.required = proxy_only;
+    x.n_required = 1;
+    mutate(net, "/Containers/" AGENT_ID, NULL);
+    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+        mutate(net, "/Containers/ep-0123456789ab", own[i]);
+        assert_int_equal(rc_drift_check(fx->d, RC_ROLE_NETWORK, net, &x, &r),
+                         0);
+    }
+    for (size_t i = 0; i < sizeof(strangers) / sizeof(strangers[0]); i++) {
+        mutate(net, "/Containers/ep-0123456789ab", strangers[i]);
+        assert_int_equal(rc_drift_check(fx->d, RC_ROLE_NETWORK, net, &x, &r),
+                         1);
+        assert_string_equal(r.rule, "network.endpoint-extra");
+    }
+    /* an own name under a container-ID key is an endpoint like any other */
+    mutate(net, "/Containers/ep-0123456789ab", NULL);
+    mutate(net, "/Containers/" OTHER_ID, own[0]);
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_NETWORK, net, &x, &r), 1);
+    cJSON_Delete(net);
+}
+
 /* A created, not started agent has no IPAddress yet; a running one must. */
 static void
 test_internal_ip_before_start(void **state)
@@ -938,6 +984,7 @@ main(int argc, char **argv)
         cmocka_unit_test(test_every_rule_mutated),
         cmocka_unit_test(test_before_start_clean),
         cmocka_unit_test(test_endpoints_by_phase),
+        cmocka_unit_test(test_own_endpoint_going),
         cmocka_unit_test(test_internal_ip_before_start),
         cmocka_unit_test(test_all_rules_counted),
         cmocka_unit_test(test_volume_created_at_optional),
