@@ -222,8 +222,16 @@ store__etcd_del(struct store *st, const char *name, const char *expect_rev,
 
     if (store__etcd_key(s, key, sizeof(key), e, "specs/%s", name) == -1)
         return -1;
-    if (expect_rev == NULL || expect_rev[0] == '\0') {
-        /* unconditional; "" (only if absent) can only find it absent */
+    if (expect_rev != NULL && expect_rev[0] == '\0') {
+        /* "only if absent": nothing to delete either way */
+        struct store_spec sp;
+
+        if (store_get(st, name, &sp, e) == -1)
+            return -1;
+        store_spec_cleanup(&sp);
+        return err_set(e, ERR_CONFLICT, "\"%s\" already exists", name);
+    }
+    if (expect_rev == NULL) {
         body = store__etcd_range(key, NULL, false);
         if (body == NULL)
             return err_set(e, ERR_NOMEM, "out of memory");
@@ -264,7 +272,8 @@ grant_lease(struct store_etcd *s, struct err *e)
     cJSON *req = cJSON_CreateObject(), *ans = NULL;
     int rc;
 
-    if (req == NULL || !cJSON_AddStringToObject(req, "TTL", "15")) {
+    if (req == NULL ||
+        !cJSON_AddNumberToObject(req, "TTL", STORE_ETCD_LOCK_TTL)) {
         cJSON_Delete(req);
         return err_set(e, ERR_NOMEM, "out of memory");
     }

@@ -128,6 +128,8 @@ case_kv(struct ctx *c, struct store *s)
     store_list_cleanup(&l);
     check(c, store_del(s, "alpha", r1, &e) == -1 && e.code == ERR_CONFLICT,
           "del: stale revision conflicts");
+    check(c, store_del(s, "alpha", "", &e) == -1 && e.code == ERR_CONFLICT,
+          "del: \"only if absent\" on an existing name conflicts");
     check(c, store_del(s, "alpha", r2, &e) == 0, "del: matching revision");
     check(c, store_get(s, "alpha", &sp, &e) == -1 && e.code == ERR_NOTFOUND,
           "get: deleted is not found");
