@@ -4,8 +4,19 @@
 # and data. It is killed and its data removed on exit. Skips when etcd is
 # not installed.
 
+# FREE_PORT = a loopback port nothing listens on (nothing answers a
+# connect), not one handed out before in this scenario.
 free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+    local p
+    while :; do
+        p=$((20000 + RANDOM % 40000))
+        case " ${USED_PORTS:-} " in *" $p "*) continue ;; esac
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            USED_PORTS="${USED_PORTS:-} $p"
+            FREE_PORT=$p
+            return
+        fi
+    done
 }
 
 run_etcd() {
@@ -28,8 +39,10 @@ run_etcd() {
 
 start_etcd() {
     command -v etcd >/dev/null 2>&1 || skip "etcd is not installed (Debian etcd-server)"
-    ETCD_URL=http://127.0.0.1:$(free_port)
-    ETCD_PEER=$(free_port)
+    free_port
+    ETCD_URL=http://127.0.0.1:$FREE_PORT
+    free_port
+    ETCD_PEER=$FREE_PORT
     on_cleanup 'kill_etcd'
     run_etcd
 }
