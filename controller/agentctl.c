@@ -188,7 +188,8 @@ main(int argc, char **argv)
         return cli_usage_error(NULL, "unknown command \"%s\"", argv[at]);
     if (cmd->needs_store && !cli_wants_help(argc - at, argv + at, "") &&
         (rc = cli_open_store(&c)) != CLI_OK)
-        return rc;
+        /* diff's 1 means "different": a store it cannot open is an error */
+        return cmd->fn == cli_diff ? CLI_USAGE : rc;
     rc = cmd->fn(&c, argc - at, argv + at);
     store_close(c.store);
     return rc;

@@ -66,8 +66,9 @@ int cli_input_load(char **paths, size_t npaths, struct cli_input *in);
 void cli_input_cleanup(struct cli_input *in);
 
 /* Print every error of every file to stderr; also duplicate names across
- * files. Returns the number of problems. */
-size_t cli_input_report(const struct cli_input *in);
+ * files. When errors is not NULL, each error is also appended to it as
+ * {file, line, column, field, message}. Returns the number of problems. */
+size_t cli_input_report(const struct cli_input *in, cJSON *errors);
 
 /* --- cli_yaml.c --- */
 

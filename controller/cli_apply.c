@@ -45,7 +45,9 @@ static const char apply_usage[] =
     "                       input no longer has (never hand-written or\n"
     "                       hand-edited files)\n"
     "  --dry-run            print what would happen, write nothing\n"
-    "  -o, --output FORMAT  name, json or yaml\n";
+    "  -o, --output FORMAT  name, json or yaml (with json and yaml, stdout\n"
+    "                       holds only the applied resources; the pruned\n"
+    "                       lines go to stderr)\n";
 
 /* Options shared with diff: -f PATH (repeatable). */
 static int
@@ -208,6 +210,9 @@ prune_one(struct cli *c, const char *name, const struct apply_opts *o, int *rc)
     const cJSON *sha;
     struct err e = { 0 };
     char now[65];
+    /* with -o json|yaml stdout is one document a program parses */
+    FILE *say =
+        o->output != NULL && strcmp(o->output, "name") != 0 ? stderr : stdout;
 
     if (store_json_get(c->store, STORE_DOC_APPLIED, name, &rec, &e) == -1)
         goto out;
@@ -226,10 +231,10 @@ prune_one(struct cli *c, const char *name, const struct apply_opts *o, int *rc)
                 "it\n",
                 name, sp.key);
     } else if (o->dry_run) {
-        printf(CLI_KIND "/%s pruned (dry run)\n", name);
+        fprintf(say, CLI_KIND "/%s pruned (dry run)\n", name);
     } else if (store_del(c->store, name, sp.rev, &e) == 0) {
         store_doc_del(c->store, STORE_DOC_APPLIED, name, NULL);
-        printf(CLI_KIND "/%s pruned\n", name);
+        fprintf(say, CLI_KIND "/%s pruned\n", name);
     } else {
         fprintf(stderr, "error: prune \"%s\": %s\n", name, e.msg);
         *rc = CLI_FAIL;
@@ -362,7 +367,7 @@ cli_apply(struct cli *c, int argc, char **argv)
         rc = CLI_FAIL;
         goto out;
     }
-    problems = cli_input_report(&in);
+    problems = cli_input_report(&in, NULL);
     if (problems > 0 || in.docs == 0) {
         fprintf(stderr, "error: nothing applied: %zu error(s) in the input\n",
                 problems);

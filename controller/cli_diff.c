@@ -1,6 +1,8 @@
 /* cli_diff.c - agentctl diff: the canonical YAML of each stored resource
  * against the input's, as a unified diff (an LCS over lines, 3 lines of
- * context). Exit 0 same, 1 different, 2 error. */
+ * context), or with -o json one object per input document saying what
+ * apply would do and carrying that diff. Exit 0 same, 1 different, 2
+ * error. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -16,10 +18,13 @@ struct lines {
 };
 
 static const char diff_usage[] =
-    "usage: agentctl diff -f PATH\n\n"
+    "usage: agentctl diff -f PATH [-o json]\n\n"
     "Show how the input differs from the stored specs (canonical YAML,\n"
     "unified format). Exit 0 when nothing differs, 1 when something\n"
-    "does, 2 on errors (including invalid input).\n";
+    "does, 2 on errors (including invalid input).\n\n"
+    "  -o, --output json  one JSON object on stdout instead: {changed,\n"
+    "                     items: [{name, action: create|update|none,\n"
+    "                     diff}]} (nothing on stdout on errors)\n";
 
 /* Split text in place at newlines. */
 static int
@@ -103,7 +108,7 @@ edit_script(const struct lines *x, const struct lines *y, struct edit *ops)
 }
 
 static void
-print_hunks(const struct edit *ops, size_t k)
+print_hunks(FILE *out, const struct edit *ops, size_t k)
 {
     size_t i = 0;
 
@@ -128,18 +133,18 @@ print_hunks(const struct edit *ops, size_t k)
             size_t b0 = start ? ops[start - 1].b : 0;
             size_t na = ops[end - 1].a - a0, nb = ops[end - 1].b - b0;
 
-            printf("@@ -%zu,%zu +%zu,%zu @@\n", na ? a0 + 1 : a0, na,
-                   nb ? b0 + 1 : b0, nb);
+            fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", na ? a0 + 1 : a0, na,
+                    nb ? b0 + 1 : b0, nb);
         }
         for (size_t p = start; p < end; p++)
-            printf("%c%s\n", ops[p].op, ops[p].line);
+            fprintf(out, "%c%s\n", ops[p].op, ops[p].line);
         i = end;
     }
 }
 
 /* Print the diff of two texts (both consumed); -1 when out of memory. */
 static int
-diff_texts(const char *name, char *old, char *new)
+diff_texts(FILE *out, const char *name, char *old, char *new)
 {
     struct lines x = { 0 }, y = { 0 };
     struct edit *ops = NULL;
@@ -148,8 +153,8 @@ diff_texts(const char *name, char *old, char *new)
     if (split(old, &x) == 0 && split(new, &y) == 0)
         ops = calloc(x.n + y.n + 1, sizeof(*ops));
     if (ops != NULL) {
-        printf("--- live/%s\n+++ input/%s\n", name, name);
-        print_hunks(ops, edit_script(&x, &y, ops));
+        fprintf(out, "--- live/%s\n+++ input/%s\n", name, name);
+        print_hunks(out, ops, edit_script(&x, &y, ops));
         rc = 0;
     }
     free(ops);
@@ -158,9 +163,55 @@ diff_texts(const char *name, char *old, char *new)
     return rc;
 }
 
-/* 0 same, 1 differs (diff printed), -1 error. */
+/* The item of diff -o json for one document; diff is the unified diff
+ * (NULL when the stored resource is the same). */
 static int
-diff_one(struct cli *c, const struct spec_invocation *inv)
+add_json_item(cJSON *items, const char *name, const char *action,
+              const char *diff)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (o == NULL || !cJSON_AddItemToArray(items, o)) {
+        cJSON_Delete(o);
+        return -1;
+    }
+    if (!cJSON_AddStringToObject(o, "name", name) ||
+        !cJSON_AddStringToObject(o, "action", action) ||
+        !(diff ? cJSON_AddStringToObject(o, "diff", diff)
+               : cJSON_AddNullToObject(o, "diff")))
+        return -1;
+    return 0;
+}
+
+/* The diff of old and new (both consumed) as text or, with items, as
+ * a JSON item; -1 on error. Bounded: both sides are canonical specs of at
+ * most SPEC_MAX_FILE_BYTES, so the text is too. */
+static int
+emit_diff(cJSON *items, const char *name, const char *action, char *old,
+          char *new)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem;
+    int rc;
+
+    if (items == NULL)
+        return diff_texts(stdout, name, old, new);
+    mem = open_memstream(&text, &len);
+    if (mem == NULL)
+        return -1;
+    rc = diff_texts(mem, name, old, new);
+    if (fclose(mem) != 0)
+        rc = -1;
+    if (rc == 0)
+        rc = add_json_item(items, name, action, text);
+    free(text);
+    return rc;
+}
+
+/* 0 same, 1 differs (diff printed or added to items), -1 error. */
+static int
+diff_one(struct cli *c, const struct spec_invocation *inv, cJSON *items)
 {
     struct store_spec sp;
     struct err e = { 0 };
@@ -176,18 +227,63 @@ diff_one(struct cli *c, const struct spec_invocation *inv)
     }
     if (sp.inv != NULL && cJSON_Compare(sp.inv->resource, inv->resource, 1)) {
         store_spec_cleanup(&sp);
-        return 0;
+        return items ? add_json_item(items, inv->name, "none", NULL) : 0;
     }
     if (sp.inv != NULL)
         old = cli_spec_yaml(sp.inv);
     else /* absent, or a file that does not validate: its bytes */
         old = strdup(sp.data ? sp.data : "");
     new = cli_spec_yaml(inv);
-    rc = old && new ? diff_texts(inv->name, old, new) : -1;
+    rc = old && new ? emit_diff(items, inv->name,
+                                sp.data != NULL ? "update" : "create", old, new)
+                    : -1;
     free(old);
     free(new);
     store_spec_cleanup(&sp);
     return rc == 0 ? 1 : -1;
+}
+
+/* -f PATH (repeatable) and -o json; CLI_OK or the usage error. */
+static int
+parse_diff(int argc, char **argv, char **paths, size_t *np, bool *json)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *fmt = NULL;
+
+        if ((strcmp(a, "-f") == 0 || strcmp(a, "--filename") == 0) &&
+            i + 1 < argc)
+            paths[(*np)++] = argv[++i];
+        else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) &&
+                 i + 1 < argc)
+            fmt = argv[++i];
+        else if (strncmp(a, "--output=", 9) == 0)
+            fmt = a + 9;
+        else if (strncmp(a, "-o", 2) == 0 && a[2] != '\0')
+            fmt = a[2] == '=' ? a + 3 : a + 2;
+        else
+            return cli_usage_error("diff", "unexpected argument \"%s\"", a);
+        if (fmt != NULL && strcmp(fmt, "json") != 0)
+            return cli_usage_error("diff", "-o must be json");
+        if (fmt != NULL)
+            *json = true;
+    }
+    if (*np == 0)
+        return cli_usage_error("diff", "no input: pass -f PATH");
+    return CLI_OK;
+}
+
+/* diff -o json: {changed, items} on stdout. */
+static int
+print_diff_json(cJSON *items, bool changed)
+{
+    cJSON *o = cJSON_CreateObject();
+    int rc = CLI_USAGE;
+
+    if (o != NULL && cJSON_AddBoolToObject(o, "changed", changed) &&
+        cJSON_AddItemReferenceToObject(o, "items", items))
+        rc = cli_print_doc(o, "json") == CLI_OK ? CLI_OK : CLI_USAGE;
+    cJSON_Delete(o);
+    return rc;
 }
 
 int
@@ -196,39 +292,38 @@ cli_diff(struct cli *c, int argc, char **argv)
     struct cli_input in = { 0 };
     char **paths;
     size_t np = 0;
-    int rc = CLI_OK;
+    bool json = false;
+    cJSON *items = NULL;
+    int rc;
 
     if (cli_wants_help(argc, argv, diff_usage))
         return CLI_OK;
     paths = calloc((size_t)argc, sizeof(*paths));
     if (paths == NULL)
         return CLI_USAGE;
-    for (int i = 1; i < argc; i++) {
-        if ((strcmp(argv[i], "-f") == 0 ||
-             strcmp(argv[i], "--filename") == 0) &&
-            i + 1 < argc)
-            paths[np++] = argv[++i];
-        else {
-            free(paths);
-            return cli_usage_error("diff", "unexpected argument \"%s\"",
-                                   argv[i]);
-        }
-    }
-    if (np == 0) {
+    rc = parse_diff(argc, argv, paths, &np, &json);
+    if (rc != CLI_OK) {
         free(paths);
-        return cli_usage_error("diff", "no input: pass -f PATH");
+        return rc;
     }
-    if (cli_input_load(paths, np, &in) == -1 || cli_input_report(&in) > 0)
+    if (json && (items = cJSON_CreateArray()) == NULL)
+        rc = CLI_USAGE;
+    else if (cli_input_load(paths, np, &in) == -1 ||
+             cli_input_report(&in, NULL) > 0)
         rc = CLI_USAGE;
     for (size_t i = 0; rc != CLI_USAGE && i < in.n; i++)
         for (size_t j = 0; rc != CLI_USAGE && j < in.files[i].n; j++) {
-            int d = diff_one(c, in.files[i].items[j]);
+            int d = diff_one(c, in.files[i].items[j], items);
 
             if (d == -1)
                 rc = CLI_USAGE;
             else if (d == 1)
                 rc = CLI_FAIL;
         }
+    if (json && rc != CLI_USAGE &&
+        print_diff_json(items, rc == CLI_FAIL) != CLI_OK)
+        rc = CLI_USAGE;
+    cJSON_Delete(items);
     cli_input_cleanup(&in);
     free(paths);
     return rc;

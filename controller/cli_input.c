@@ -147,9 +147,30 @@ cli_input_cleanup(struct cli_input *in)
     memset(in, 0, sizeof(*in));
 }
 
+/* One error as validate -o json shows it (fields that are unknown are
+ * left out, as err_format leaves them out of the line). */
+static void
+error_json(cJSON *errors, const struct err *e)
+{
+    cJSON *o;
+
+    if (errors == NULL || (o = cJSON_CreateObject()) == NULL)
+        return;
+    if (e->file[0] != '\0')
+        cJSON_AddStringToObject(o, "file", e->file);
+    if (e->line > 0)
+        cJSON_AddNumberToObject(o, "line", e->line);
+    if (e->col > 0)
+        cJSON_AddNumberToObject(o, "column", e->col);
+    if (e->field[0] != '\0')
+        cJSON_AddStringToObject(o, "field", e->field);
+    cJSON_AddStringToObject(o, "message", e->msg);
+    cJSON_AddItemToArray(errors, o);
+}
+
 /* A name given twice in the input (in two files) is ambiguous. */
 static size_t
-report_duplicates(const struct cli_input *in)
+report_duplicates(const struct cli_input *in, cJSON *errors)
 {
     size_t bad = 0;
 
@@ -159,35 +180,118 @@ report_duplicates(const struct cli_input *in)
                 for (size_t b = 0; b < in->files[j].n; b++) {
                     const struct spec_invocation *x = in->files[i].items[a];
                     const struct spec_invocation *y = in->files[j].items[b];
+                    struct err e = { 0 };
+                    char line[600];
 
                     if (strcmp(x->name, y->name) != 0)
                         continue;
-                    fprintf(stderr,
-                            "%s:%u:1: metadata.name: duplicate name \"%s\" "
-                            "(also in %s:%u)\n",
-                            x->file, x->line, x->name, y->file, y->line);
+                    err_set_at(&e, ERR_INVALID, x->file, x->line, 1,
+                               "metadata.name",
+                               "duplicate name \"%s\" (also in %s:%u)", x->name,
+                               y->file, y->line);
+                    fprintf(stderr, "%s\n", err_format(&e, line, sizeof(line)));
+                    error_json(errors, &e);
                     bad++;
                 }
     return bad;
 }
 
 size_t
-cli_input_report(const struct cli_input *in)
+cli_input_report(const struct cli_input *in, cJSON *errors)
 {
     size_t bad = 0;
 
     for (size_t i = 0; i < in->n; i++) {
-        spec_file_print_errors(&in->files[i], stderr);
-        bad += in->files[i].errors.n + in->files[i].errors.dropped;
+        const struct spec_file *f = &in->files[i];
+
+        spec_file_print_errors(f, stderr);
+        for (size_t k = 0; k < f->errors.n; k++)
+            error_json(errors, &f->errors.items[k]);
+        bad += f->errors.n + f->errors.dropped;
     }
-    return bad + report_duplicates(in);
+    return bad + report_duplicates(in, errors);
 }
 
 static const char validate_usage[] =
-    "usage: agentctl validate -f PATH...\n\n"
+    "usage: agentctl validate [-o json] -f PATH...\n\n"
     "Check spec files (or every *.yaml/*.yml in a directory) against the\n"
     "AgentInvocation schema. Prints file:line:col: field: message for\n"
-    "every error. Exit 0 when all are valid, 1 otherwise.\n";
+    "every error. Exit 0 when all are valid, 1 otherwise.\n\n"
+    "  -o, --output json  print the result as one JSON object on stdout:\n"
+    "                     {valid, documents, files: [{path, valid, names}],\n"
+    "                     errors: [{file, line, column, field, message}],\n"
+    "                     errorsNotShown} (errors still go to stderr too)\n";
+
+/* validate -o json: the whole result as one object on stdout. */
+static int
+print_validate_json(const struct cli_input *in, cJSON *errors, size_t problems)
+{
+    cJSON *o = cJSON_CreateObject(), *files, *names, *f;
+    size_t dropped = 0;
+    int rc = CLI_FAIL;
+
+    if (o == NULL)
+        goto out;
+    cJSON_AddBoolToObject(o, "valid", problems == 0);
+    cJSON_AddNumberToObject(o, "documents", (double)in->docs);
+    files = cJSON_AddArrayToObject(o, "files");
+    for (size_t i = 0; files != NULL && i < in->n; i++) {
+        const struct spec_file *sf = &in->files[i];
+
+        if ((f = cJSON_CreateObject()) == NULL)
+            break;
+        cJSON_AddItemToArray(files, f);
+        cJSON_AddStringToObject(f, "path", sf->path ? sf->path : "");
+        cJSON_AddBoolToObject(f, "valid",
+                              sf->errors.n + sf->errors.dropped == 0);
+        names = cJSON_AddArrayToObject(f, "names");
+        for (size_t k = 0; names != NULL && k < sf->n; k++)
+            cJSON_AddItemToArray(names, cJSON_CreateString(sf->items[k]->name));
+        dropped += sf->errors.dropped;
+    }
+    cJSON_AddItemReferenceToObject(o, "errors", errors);
+    cJSON_AddNumberToObject(o, "errorsNotShown", (double)dropped);
+    rc = cli_print_doc(o, "json");
+out:
+    cJSON_Delete(o);
+    return rc;
+}
+
+/* Options of validate: -f PATH (or bare paths) and -o json. */
+static int
+parse_validate(int argc, char **argv, char **paths, size_t *np, bool *json)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *fmt = NULL;
+
+        if (strcmp(a, "-f") == 0 || strcmp(a, "--filename") == 0) {
+            if (i + 1 == argc)
+                return cli_usage_error("validate", "-f needs a path");
+            paths[(*np)++] = argv[++i];
+        } else if (strncmp(a, "--filename=", 11) == 0) {
+            paths[(*np)++] = argv[i] + 11;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (i + 1 == argc)
+                return cli_usage_error("validate", "%s needs a format", a);
+            fmt = argv[++i];
+        } else if (strncmp(a, "--output=", 9) == 0) {
+            fmt = a + 9;
+        } else if (strncmp(a, "-o", 2) == 0 && a[2] != '\0') {
+            fmt = a[2] == '=' ? a + 3 : a + 2;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_usage_error("validate", "unknown option %s", a);
+        } else {
+            paths[(*np)++] = argv[i]; /* validate -f a.yaml b.yaml */
+        }
+        if (fmt != NULL && strcmp(fmt, "json") != 0)
+            return cli_usage_error("validate", "-o must be json");
+        if (fmt != NULL)
+            *json = true;
+    }
+    if (*np == 0)
+        return cli_usage_error("validate", "no input: pass -f PATH");
+    return CLI_OK;
+}
 
 int
 cli_validate(struct cli *c, int argc, char **argv)
@@ -195,6 +299,8 @@ cli_validate(struct cli *c, int argc, char **argv)
     struct cli_input in;
     char **paths;
     size_t np = 0, problems;
+    bool json = false;
+    cJSON *errors = NULL;
     int rc;
 
     (void)c;
@@ -203,25 +309,10 @@ cli_validate(struct cli *c, int argc, char **argv)
     paths = calloc((size_t)argc, sizeof(*paths));
     if (paths == NULL)
         return CLI_FAIL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--filename") == 0) {
-            if (i + 1 == argc) {
-                free(paths);
-                return cli_usage_error("validate", "-f needs a path");
-            }
-            paths[np++] = argv[++i];
-        } else if (strncmp(argv[i], "--filename=", 11) == 0) {
-            paths[np++] = argv[i] + 11;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            free(paths);
-            return cli_usage_error("validate", "unknown option %s", argv[i]);
-        } else {
-            paths[np++] = argv[i]; /* validate -f a.yaml b.yaml */
-        }
-    }
-    if (np == 0) {
+    rc = parse_validate(argc, argv, paths, &np, &json);
+    if (rc != CLI_OK) {
         free(paths);
-        return cli_usage_error("validate", "no input: pass -f PATH");
+        return rc;
     }
     rc = cli_input_load(paths, np, &in);
     free(paths);
@@ -231,12 +322,21 @@ cli_validate(struct cli *c, int argc, char **argv)
                 CLI_MAX_INPUTS);
         return CLI_FAIL;
     }
-    problems = cli_input_report(&in);
-    if (problems == 0)
+    if (json && (errors = cJSON_CreateArray()) == NULL) {
+        cli_input_cleanup(&in);
+        return CLI_FAIL;
+    }
+    problems = cli_input_report(&in, errors);
+    if (json)
+        rc = print_validate_json(&in, errors, problems);
+    else if (problems == 0)
         printf("%zu file(s), %zu document(s): valid\n", in.n, in.docs);
     else
         printf("%zu file(s): %zu invalid, %zu error(s)\n", in.n, in.invalid,
                problems);
+    cJSON_Delete(errors);
     cli_input_cleanup(&in);
+    if (rc != CLI_OK)
+        return CLI_FAIL;
     return problems == 0 ? CLI_OK : CLI_FAIL;
 }
