@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# test_dockerd_restart.sh - the Docker daemon stopped and started again
+# while an agent runs (issue 5). The machine's shared dockerd is never
+# touched: the test starts a private daemon of its own (own socket,
+# data-root, exec-root, pidfile, containerd; no default bridge) with the
+# project's images loaded into it, and points the controller at it with
+# --docker.
+#
+# While the daemon is down the controller keeps running and /healthz says
+# 503 naming Docker as unreachable. Once it is back: the invocation whose
+# agent was lost with the daemon ends Failed, stopReason agent-lost
+# (message AgentLost ...), and its agent was started exactly once (never
+# rerun); an invocation applied while the daemon was down runs to
+# Succeeded; nothing is left on the private daemon; /healthz is 200 again.
+#
+# The private daemon runs with --iptables=false: with iptables on, dockerd's
+# bridge driver starts by deleting the DOCKER and DOCKER-ISOLATION chains
+# (libnetwork bridge configure: removeIPChains, then setupIPChains), which
+# are the shared daemon's, so it cannot coexist with it. Without its own
+# rules, though, the shared daemon's FORWARD policy DROP (bridged traffic
+# goes through iptables, bridge-nf-call-iptables=1) drops every packet on
+# the private daemon's bridges, even between two containers of one network
+# (seen: the boundary probe's CONNECT timed out, preparation-failed). So
+# the test inserts one rule in DOCKER-USER (the chain Docker leaves to the
+# host) accepting traffic from PD_POOL to PD_POOL, with a comment naming
+# this run, and deletes it on exit. Everything of the private daemon lives
+# in PD_POOL: its default address pool (the egress network) and the
+# controller's subnetPool (its upper half).
+#
+# The daemon is stopped with SIGTERM (what `systemctl stop docker` sends),
+# PD_SIGNAL=KILL for a crash. On exit, also on failure, the private daemon
+# is stopped and its directories unmounted and removed.
+#
+# Skipped until the controller handles a daemon stop (known bugs, found by
+# this test on 2026-12-02; AGENTCTL_TEST_DAEMON_RESTART=1 runs it):
+#  - SIGTERM: dockerd stops the agent before it goes away; the controller's
+#    /wait answers 143 while the daemon still serves, and the attempt ends
+#    Failed "the agent exited 143" (reason Error, no stopReason), cleaned
+#    up, instead of agent-lost.
+#  - SIGKILL: after the restart the first pass's revalidation sees the
+#    proxy's endpoint gone (the daemon killed the containers at restore)
+#    and ends the attempt boundary-drift, although daemon_lost was set:
+#    the AgentLost stop never comes first.
+#  - /healthz says "docker: ok" for as long as no invocation has a Docker
+#    call failing: with nothing in flight nothing marks Docker down (the
+#    garbage collector's failures do not), 30 s after the daemon died.
+source "$(dirname "$0")/../controller/lib_controller.sh"
+[ "${AGENTCTL_TEST_DAEMON_RESTART:-0}" = 1 ] ||
+    skip "test_dockerd_restart: skipped until the controller reports an" \
+        "agent lost with a stopped dockerd as agent-lost (see the header;" \
+        "AGENTCTL_TEST_DAEMON_RESTART=1 runs it)"
+command -v dockerd >/dev/null || skip "dockerd not installed"
+[ -x "$CONTROLLER" ] || skip "agent-controller not built ($CONTROLLER)"
+need_docker
+PD=$TEST_TMP/pd
+PD_SOCK=unix://$PD/docker.sock
+PD_POOL=${PD_POOL:-10.219.0.0/16}
+PD_CTL_POOL=${PD_CTL_POOL:-10.219.128.0/20}
+PD_SIGNAL=${PD_SIGNAL:-TERM}
+PD_PID=
+MAIN_HOST=unix:///var/run/docker.sock
+
+pd_ping() {
+    curl -fsS --max-time 2 --unix-socket "$PD/docker.sock" \
+        http://docker/_ping >/dev/null 2>&1
+}
+
+# pd_up: start the private daemon (same dirs every time) and wait for it.
+pd_up() {
+    local i
+    mkdir -p "$PD/data" "$PD/exec"
+    dockerd --host "$PD_SOCK" --data-root "$PD/data" --exec-root "$PD/exec" \
+        --pidfile "$PD/docker.pid" --bridge=none --iptables=false \
+        --default-address-pool "base=$PD_POOL,size=24" \
+        >>"$PD/dockerd.log" 2>&1 &
+    PD_PID=$!
+    for i in $(seq 1 120); do # readiness, not a timed assertion
+        pd_ping && return 0
+        kill -0 "$PD_PID" 2>/dev/null || break
+        sleep 0.5
+    done
+    return 1
+}
+
+# pd_down SIGNAL: stop it and wait until the process is gone.
+pd_down() {
+    local i
+    [ -n "$PD_PID" ] || return 0
+    kill -"$1" "$PD_PID" 2>/dev/null || true
+    for i in $(seq 1 120); do
+        kill -0 "$PD_PID" 2>/dev/null || break
+        sleep 0.5
+    done
+    if kill -0 "$PD_PID" 2>/dev/null; then
+        kill -KILL "$PD_PID" 2>/dev/null || true
+    fi
+    wait "$PD_PID" 2>/dev/null || true
+    PD_PID=
+}
+
+PD_RULE=(DOCKER-USER -s "$PD_POOL" -d "$PD_POOL" -m comment --comment
+    "agentctl $TEST_RUN_ID" -j ACCEPT)
+
+# pd_cleanup: the private daemon gone, its mounts, directories and
+# firewall rule too.
+pd_cleanup() {
+    local m
+    pd_down TERM
+    while iptables -D "${PD_RULE[@]}" 2>/dev/null; do :; done
+    # its containerd (started by dockerd, parent gone now) by its socket
+    for m in $(pgrep -f "containerd --config $PD/exec/containerd/" || true); do
+        kill -TERM "$m" 2>/dev/null || true
+    done
+    sleep 1
+    awk -v p="$PD/" 'index($2, p) == 1 { print $2 }' /proc/mounts |
+        sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+    rm -rf "$PD"
+    export DOCKER_HOST=$MAIN_HOST
+}
+
+# healthz: "CODE BODY" of the controller's /healthz (body on one line).
+healthz() {
+    local body code
+    body=$(curl -sS --max-time 3 -w '\n%{http_code}' \
+        "http://$CTL_METRICS/healthz" 2>/dev/null || true)
+    code=$(tail -n1 <<<"$body")
+    echo "$code $(sed '$d' <<<"$body" | tr '\n' ' ')"
+}
+
+# agent_starts UID SINCE: Docker `start` events of that uid's agent since
+# SINCE on the daemon up now (a restarted daemon starts a new event log).
+agent_starts() {
+    docker events --since "$2" --until "$(date +%s)" \
+        --filter "label=agentctl.dev/uid=$1" \
+        --filter label=agentctl.dev/role=agent --filter event=start \
+        --format '{{.ID}}' | grep -c . || true
+}
+
+command -v iptables >/dev/null || skip "iptables not installed"
+iptables -S DOCKER-USER >/dev/null 2>&1 ||
+    skip "no DOCKER-USER chain: the shared dockerd does not run iptables"
+if docker network ls -q | xargs -r docker network inspect \
+    -f '{{range .IPAM.Config}}{{.Subnet}} {{end}}' 2>/dev/null |
+    grep -q "^${PD_POOL%.0.0/16}\.\| ${PD_POOL%.0.0/16}\."; then
+    skip "the shared daemon has a network in $PD_POOL (set PD_POOL)"
+fi
+on_cleanup pd_cleanup
+iptables -I "${PD_RULE[@]}" || skip "cannot add the DOCKER-USER rule"
+pd_up || skip "the private dockerd did not come up: $(tail -n 5 \
+    "$PD/dockerd.log" 2>/dev/null | tr '\n' ' ')"
+for img in demo-agent testbox egress-proxy keeper probe; do
+    docker -H "$MAIN_HOST" image inspect "agentctl/$img:$VERSION" \
+        >/dev/null 2>&1 || skip "agentctl/$img:$VERSION not built"
+    docker -H "$MAIN_HOST" save "agentctl/$img:$VERSION" |
+        docker -H "$PD_SOCK" load >/dev/null ||
+        fail "cannot load agentctl/$img:$VERSION into the private daemon"
+done
+export DOCKER_HOST=$PD_SOCK
+ctl_init
+sed -i "s|^subnetPool: .*|subnetPool: $PD_CTL_POOL|" "$CONFIG"
+# ctl_teardown (registered by ctl_init) must run while the daemon is up:
+# the daemon's cleanup goes last.
+TEST_CLEANUP_HOOKS=("${TEST_CLEANUP_HOOKS[@]:1}" "${TEST_CLEANUP_HOOKS[0]}")
+ctl_start --docker "$PD_SOCK"
+
+apply_spec lost execute "command: [/demo-agent, --sleep, \"600\"]" \
+    "deadlineSeconds: 600"
+wait_phase lost Running 240
+uid=$(inv_uid lost)
+t0=$(date +%s)
+check_match "healthz 200 while the daemon is up" '^200 ok' "$(healthz)"
+starts_before=$(agent_starts "$uid" "$((t0 - 600))")
+check_eq "lost: its agent started once so far" 1 "$starts_before"
+
+pd_down "$PD_SIGNAL"
+check "the private dockerd is gone" not pd_ping
+h=
+for _ in $(seq 1 120); do # until the controller has noticed
+    h=$(healthz)
+    [[ $h =~ ^200 ]] || break
+    sleep 0.25
+done
+echo "# healthz while down: $h"
+check_match "healthz is 503 while the daemon is down" '^503 ' "$h"
+check_match "healthz names Docker as unreachable" 'docker: unreachable' "$h"
+apply_spec later execute "command: [/demo-agent, --print, hello]"
+sleep 3 # a few resyncs with the daemon away
+check "agent-controller keeps running without the daemon" ctl_alive
+check_match "healthz still 503" '^503 ' "$(healthz)"
+
+t1=$(date +%s)
+pd_up || fail "the private dockerd did not come back: $(tail -n 5 \
+    "$PD/dockerd.log")"
+check_eq "lost: Failed" Failed "$(wait_terminal lost 240)"
+check_eq "lost: stopReason agent-lost" agent-lost \
+    "$(status_field lost .stopReason)"
+check_match "lost: the condition says AgentLost" 'AgentLost' \
+    "$(condition_field lost Ready message)"
+echo "# lost: $(condition_field lost Ready message)"
+wait_phase later Succeeded 240
+check_match "later: its output is there" hello "$(agent_output later)"
+check_eq "lost: its agent was not started again after the daemon came back" \
+    0 "$(agent_starts "$uid" "$t1")"
+sleep 3 # a few resyncs: still not rerun
+check_eq "lost: still Failed" Failed "$(status_field lost .phase)"
+check_eq "lost: still never restarted" 0 "$(agent_starts "$uid" "$t1")"
+check_match "healthz 200 again" '^200 ok' "$(healthz)"
+for n in lost later; do
+    check_no_objects "$n: nothing of it left on the private daemon" \
+        "agentctl.dev/uid=$(inv_uid "$n")" 90
+done
+ctl_finish
