@@ -29,6 +29,34 @@ no_body(struct err *mine, struct err *e)
     return -1;
 }
 
+/* Parse sp->data: sp->inv when it is one valid document naming the key's
+ * name, else sp->errors saying why. -1 only when out of memory. */
+static int
+check_spec(struct store_spec *sp)
+{
+    struct spec_file f;
+
+    spec_load_buffer(sp->key, sp->data, sp->len, &f);
+    if (f.errors.n == 0 && f.n == 1 &&
+        strcmp(f.items[0]->name, sp->name) == 0) {
+        sp->inv = spec_file_take(&f, 0);
+        spec_file_cleanup(&f);
+        return 0;
+    }
+    sp->errors = calloc(1, sizeof(*sp->errors));
+    if (sp->errors != NULL && f.errors.n > 0)
+        *sp->errors = f.errors;
+    else if (sp->errors != NULL && f.n == 1)
+        spec_errors_add_at(sp->errors, sp->key, 1, 1, "metadata.name",
+                           "the key is named \"%s\" but the spec \"%s\"",
+                           sp->name, f.items[0]->name);
+    else if (sp->errors != NULL)
+        spec_errors_add_at(sp->errors, sp->key, 1, 1, NULL,
+                           "a spec key holds one document, not %zu", f.n);
+    spec_file_cleanup(&f);
+    return sp->errors == NULL ? -1 : 0;
+}
+
 /* Add one entry for the key/value kv to l. A key that is not a valid
  * name is skipped: nothing could act on it. */
 static int
@@ -37,7 +65,6 @@ add_kv(const cJSON *kv, size_t skip, struct store_list *l, struct err *e)
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(kv, "key");
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(kv, "value");
     struct store_spec sp = { .docs = 1 };
-    struct spec_file f;
     struct store_spec *items;
     size_t klen;
 
@@ -60,24 +87,11 @@ add_kv(const cJSON *kv, size_t skip, struct store_list *l, struct err *e)
     }
     snprintf(sp.rev, sizeof(sp.rev), "%" PRId64,
              store__etcd_int(kv, "mod_revision"));
-    spec_load_buffer(sp.key, sp.data, sp.len, &f);
-    if (f.errors.n == 0 && f.n == 1 && strcmp(f.items[0]->name, sp.name) == 0)
-        sp.inv = spec_file_take(&f, 0);
-    else if ((sp.errors = calloc(1, sizeof(*sp.errors))) == NULL)
-        ;
-    else if (f.errors.n > 0)
-        *sp.errors = f.errors;
-    else if (f.n == 1)
-        spec_errors_add_at(sp.errors, sp.key, 1, 1, "metadata.name",
-                           "the key is named \"%s\" but the spec \"%s\"",
-                           sp.name, f.items[0]->name);
-    else
-        spec_errors_add_at(sp.errors, sp.key, 1, 1, NULL,
-                           "a spec key holds one document, not %zu", f.n);
-    spec_file_cleanup(&f);
-    items = NULL;
-    if (sp.inv != NULL || sp.errors != NULL)
-        items = realloc(l->items, (l->n + 1) * sizeof(*items));
+    if (check_spec(&sp) == -1) {
+        store_spec_cleanup(&sp);
+        return err_set(e, ERR_NOMEM, "out of memory");
+    }
+    items = realloc(l->items, (l->n + 1) * sizeof(*items));
     if (items == NULL) {
         store_spec_cleanup(&sp);
         return err_set(e, ERR_NOMEM, "out of memory");

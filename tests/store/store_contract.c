@@ -342,6 +342,7 @@ case_watch(struct ctx *c, struct store *s)
     bool resync = false;
     char name[32];
     size_t seen = 0;
+    struct store_spec sp;
 
     check(c, store_list(s, &l, &e) == 0 && store_watch_fd(s, &e) >= 0,
           "watch: fd after a list");
@@ -358,6 +359,10 @@ case_watch(struct ctx *c, struct store *s)
           store_put(s, "zeta", bad, strlen(bad), NULL, NULL, &e) == 0 &&
               wait_change(s, "zeta", STORE_CHANGE_PUT, NULL),
           "watch: an invalid spec is a PUT");
+    check(c, store_get(s, "zeta", &sp, &e) == 0 && sp.inv == NULL &&
+                 sp.errors != NULL && sp.errors->n > 0,
+          "get: an invalid spec is listed with its errors");
+    store_spec_cleanup(&sp);
     for (int i = 0; i < 40; i++) {
         snprintf(name, sizeof(name), "burst-%02d", i);
         put(s, name, "img:1", NULL, NULL, &e);
