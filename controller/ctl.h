@@ -189,6 +189,8 @@ bool ctl_idle(const struct ctl *c);
 
 /* ctl_inv.c */
 void ctl_inv_pass(struct ctl_inv *inv);
+/* A new valid spec: stop at once for cancel or a new attempt ID. */
+void ctl_inv_spec_changed(struct ctl_inv *inv);
 /* Record req as the step in flight; when it could not start (NULL), back
  * off with e. Returns true (a step was attempted) for the callers' tail
  * calls. */

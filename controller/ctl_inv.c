@@ -374,6 +374,23 @@ watch_spec_changes(struct ctl_inv *inv)
     }
 }
 
+/* A valid spec arrived (store watch, resync). A cancel or a new attempt
+ * ID stops the attempt now rather than at the next pass: a pass waits
+ * for a step's request in flight (a create can take minutes on a busy
+ * daemon), and a deadline firing meanwhile must not take the place of
+ * the stop that came first. */
+void
+ctl_inv_spec_changed(struct ctl_inv *inv)
+{
+    enum ctl_phase p;
+
+    if (inv->status == NULL || inv->spec == NULL || inv->deleted)
+        return;
+    p = ctl_status_phase(inv->status);
+    if (p == CTL_PREPARING || p == CTL_RUNNING)
+        watch_spec_changes(inv);
+}
+
 static void
 arm_deadline(struct ctl_inv *inv)
 {

@@ -175,6 +175,7 @@ ctl_sync_spec(struct ctl *c, struct store_spec *sp)
         spec_invocation_free(inv->spec);
         inv->spec = sp->inv;
         sp->inv = NULL;
+        ctl_inv_spec_changed(inv);
     }
     ctl_inv_revalidate(inv);
 }

@@ -39,6 +39,18 @@ static const char spec_yaml[] = "apiVersion: agentctl.dev/v1alpha1\n"
                                 "  deadlineSeconds: 30\n"
                                 "  output: {maxBytes: 16}\n";
 
+static const char spec_cancelled[] = "apiVersion: agentctl.dev/v1alpha1\n"
+                                     "kind: AgentInvocation\n"
+                                     "metadata: {name: race}\n"
+                                     "spec:\n"
+                                     "  vendor: claude\n"
+                                     "  phase: execute\n"
+                                     "  image: agentctl/demo-agent:0\n"
+                                     "  command: [sleep, \"600\"]\n"
+                                     "  deadlineSeconds: 30\n"
+                                     "  output: {maxBytes: 16}\n"
+                                     "  cancel: true\n";
+
 /* One multiplexed stdout frame of 40 bytes: over OUTPUT_MAX. */
 static const char logs_frame[] = "\x01\x00\x00\x00\x00\x00\x00\x28"
                                  "0123456789012345678901234567890123456789";
@@ -71,6 +83,8 @@ fake_docker(struct fake_conn *conn, const struct fake_http *h, void *arg)
                     logs_lens, 0);
     else if (strcmp(h->path, "/v1.41/containers/c1/wait") == 0)
         fake_stream(conn, "application/json", nothing, NULL, 0);
+    else if (strcmp(h->path, "/v1.41/networks/slow") == 0)
+        return; /* a step request Docker takes its time over */
     else
         fake_reply(conn, 404, "Not Found", "application/json",
                    "{\"message\":\"no such thing\"}", 27);
@@ -400,6 +414,48 @@ test_output_limit_then_cancel(void **state)
     assert_stopped(f, "cancelled", CTL_CANCELLED);
 }
 
+static void
+on_slow_step(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+
+    (void)req;
+    (void)r;
+    inv->call = NULL;
+}
+
+/* cancel: true is applied while a step's request is in flight (a pass
+ * then returns at once: the request's callback queues the next one), and
+ * the deadline fires before the request returns. The cancel came first
+ * and is the one recorded. */
+static void
+test_cancel_during_step_then_deadline(void **state)
+{
+    struct fx *f = *state;
+    char path[128];
+    struct err e;
+
+    f->inv->call = dk_get(f->c.dk, "/networks/slow", on_slow_step, f->inv, &e);
+    assert_non_null(f->inv->call);
+    snprintf(path, sizeof(path), "%s/specs/race.yaml", f->dir);
+    write_file(path, spec_cancelled);
+    ctl_sync_all(&f->c); /* what the store watch does on the change */
+    assert_true(f->inv->spec->cancel);
+    ctl_inv_pass(f->inv); /* the kick: returns, the step is in flight */
+    cause_deadline(f);
+    assert_stopped(f, "cancelled", CTL_CANCELLED);
+    dk_cancel(f->inv->call);
+    f->inv->call = NULL;
+
+    /* control: without the cancel, the deadline is recorded */
+    fresh_attempt(f);
+    write_file(path, spec_yaml);
+    ctl_sync_all(&f->c);
+    assert_false(f->inv->spec->cancel);
+    cause_deadline(f);
+    assert_stopped(f, "deadline", CTL_FAILED);
+}
+
 /* Event reasons in the log, space-separated. */
 static void
 event_reasons(struct fx *f, char *out, size_t size)
@@ -471,6 +527,8 @@ main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_deadline_during_verify, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_during_step_then_deadline,
+                                        setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
