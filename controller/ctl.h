@@ -9,6 +9,7 @@
  *   ctl_run.c     a running agent: logs, wait, deadline, cancel, kill
  *   ctl_status.c  the status document and events
  *   ctl_metrics.c /metrics and /healthz
+ *   ctl_claim.c   etcd claims and the controller's lease (scale-out)
  */
 #ifndef CTL_H
 #define CTL_H
@@ -108,6 +109,9 @@ struct ctl_inv {
     /* boundary probe */
     long probe_exit;
     bool probe_exited;
+    /* scale-out (ctl_claim.c; always false on the directory store) */
+    bool claimed;    /* our claim key holds it under c->lease */
+    bool lease_lost; /* ours when the lease expired: stop and clean it */
 };
 
 struct ctl_opts {
@@ -119,6 +123,8 @@ struct ctl_opts {
     char controller_id[CTL_ID_MAX + 1];
     double resync_s;
     bool once;
+    unsigned max_running; /* --max-running: unfinished claims, 0 = any */
+    double lease_ttl_s;   /* --lease-ttl (etcd), default 15 s */
 };
 
 struct ctl {
@@ -147,6 +153,9 @@ struct ctl {
     cJSON *gc_queue;         /* paths of orphans still to remove */
     cJSON *image_configs;    /* image ID -> Config (immutable by ID) */
     uint64_t disabled_rules; /* test-hooks build only: drift rules off */
+    int64_t lease;           /* etcd lease of our claims; 0 = none yet */
+    ev_timer lease_timer;    /* keepalive every lease_ttl_s / 3 */
+    char store_error[256];   /* why etcd is unreachable ("" = it is not) */
 };
 
 /* ctl_main.c: ask the daemon for its version (start, and while down). */
@@ -242,6 +251,15 @@ void ctl_inv_revalidate(struct ctl_inv *inv);
 /* ctl_probe.c: one step of the boundary probe; false when it is done. */
 bool ctl_probe_step(struct ctl_inv *inv);
 
+/* ctl_claim.c: claims on a store that has them (etcd). */
+void ctl_claim_start(struct ctl *c);
+void ctl_claim_stop(struct ctl *c);
+/* At the start of a pass: true when this controller may act on inv
+ * (it holds the claim, or the store has no claims). */
+bool ctl_claim_gate(struct ctl_inv *inv);
+/* After a pass's status write: release a claim whose work is done. */
+void ctl_claim_after_pass(struct ctl_inv *inv);
+
 /* ctl_testhooks.c: SIGKILL self at a named point (test-hooks build). */
 void ctl_test_point(const char *kind, const char *what);
 /* AGENTCTL_TEST_DISABLE names this protection (test-hooks build only). */
@@ -262,6 +280,9 @@ void ctl_status_set_condition(struct ctl_inv *inv, const char *type,
 void ctl_status_set_resource(struct ctl_inv *inv, const char *role,
                              const char *id, const char *name);
 const char *ctl_status_resource_id(const struct ctl_inv *inv, const char *role);
+/* The status records an object with this ID or (volumes) this name. */
+bool ctl_status_records(const struct ctl_inv *inv, const char *id,
+                        const char *name);
 /* resources.<role>.<key> ("id", "name", "image"), or NULL. */
 const char *ctl_status_resource_str(const struct ctl_inv *inv, const char *role,
                                     const char *key);

@@ -27,23 +27,9 @@
 static struct ctl_inv *
 inv_by_object(struct ctl *c, const char *id, const char *name)
 {
-    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
-        const cJSON *res =
-            cJSON_GetObjectItemCaseSensitive(i->status, "resources");
-        const cJSON *r;
-
-        cJSON_ArrayForEach(r, res)
-        {
-            const cJSON *rid = cJSON_GetObjectItemCaseSensitive(r, "id");
-            const cJSON *rn = cJSON_GetObjectItemCaseSensitive(r, "name");
-
-            if ((id != NULL && cJSON_IsString(rid) &&
-                 strcmp(rid->valuestring, id) == 0) ||
-                (name != NULL && cJSON_IsString(rn) &&
-                 strcmp(rn->valuestring, name) == 0))
-                return i;
-        }
-    }
+    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next)
+        if (ctl_status_records(i, id, name))
+            return i;
     return NULL;
 }
 

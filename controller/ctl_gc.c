@@ -23,26 +23,6 @@ static const char *const list_paths[] = {
 };
 
 static bool
-recorded(const struct ctl_inv *inv, const char *id, const char *name)
-{
-    const cJSON *res =
-        cJSON_GetObjectItemCaseSensitive(inv->status, "resources");
-    const cJSON *r;
-
-    cJSON_ArrayForEach(r, res)
-    {
-        const cJSON *rid = cJSON_GetObjectItemCaseSensitive(r, "id");
-        const cJSON *rn = cJSON_GetObjectItemCaseSensitive(r, "name");
-
-        if ((cJSON_IsString(rid) && strcmp(rid->valuestring, id) == 0) ||
-            (name != NULL && cJSON_IsString(rn) &&
-             strcmp(rn->valuestring, name) == 0))
-            return true;
-    }
-    return false;
-}
-
-static bool
 orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name)
 {
     const cJSON *uid =
@@ -57,7 +37,7 @@ orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name)
     inv = ctl_inv_by_uid(c, uid->valuestring);
     if (inv == NULL)
         return true;
-    if (recorded(inv, id, name))
+    if (ctl_status_records(inv, id, name))
         return false;
     cur = ctl_status_str(inv, "attempt");
     if (cJSON_IsTrue(

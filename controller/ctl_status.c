@@ -186,6 +186,26 @@ ctl_status_set_resource(struct ctl_inv *inv, const char *role, const char *id,
     inv->status_dirty = true;
 }
 
+bool
+ctl_status_records(const struct ctl_inv *inv, const char *id, const char *name)
+{
+    const cJSON *r;
+
+    cJSON_ArrayForEach(
+        r, cJSON_GetObjectItemCaseSensitive(inv->status, "resources"))
+    {
+        const cJSON *rid = cJSON_GetObjectItemCaseSensitive(r, "id");
+        const cJSON *rn = cJSON_GetObjectItemCaseSensitive(r, "name");
+
+        if ((id != NULL && cJSON_IsString(rid) &&
+             strcmp(rid->valuestring, id) == 0) ||
+            (name != NULL && cJSON_IsString(rn) &&
+             strcmp(rn->valuestring, name) == 0))
+            return true;
+    }
+    return false;
+}
+
 const char *
 ctl_status_resource_str(const struct ctl_inv *inv, const char *role,
                         const char *key)

@@ -31,7 +31,10 @@
 # compose"), BENCH_COMPOSE_NS (the Ns compose runs at, default
 # BENCH_NS), BENCH_TIMEOUT (per configuration, 600 s), BENCH_BUILD (build
 # dir, build-bench-ctl), BENCH_SKIP_IMAGES=1 (do not run hack/images.sh when
-# the images exist), BENCH_OUT (also write the table there).
+# the images exist), BENCH_OUT (also write the table there), BENCH_KEEP
+# (copy each agentctl run's controller log and status documents there).
+# The deadline is an hour: the attempt's deadline bounds preparation too,
+# and a loaded machine at N=50 can queue Docker calls for minutes.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 HERE=$ROOT/hack/bench/controller
@@ -146,7 +149,7 @@ spec:
   image: agentctl/demo-agent:0.1.0
   command: [/demo-agent]
   workspace: {source: tiny, size: 1Mi, inodes: 100}
-  deadlineSeconds: 300
+  deadlineSeconds: 3600
 YAML
     done >"$2"
 }
@@ -191,6 +194,10 @@ run_agentctl() { # N DIR
         s/10\.216\.[0-9]+/10.216.X/g' | sort | uniq -c | sort -rn |
         head -8 >"$d/retries" || true
     sweep "agentctl.dev/managed-by=$id"
+    if [ -n "${BENCH_KEEP:-}" ]; then # the controller's log and statuses
+        mkdir -p "$BENCH_KEEP/$id"
+        cp -r "$d/ctl.log" "$d/specs/.agentctl/status" "$BENCH_KEEP/$id/"
+    fi
     for ((i = 0; i < n; i++)); do
         awk -v t0="$t0" -v name="b$i" '
             $2 == name && $3 == "Running" { r = $1 / 1e9 - t0 }
