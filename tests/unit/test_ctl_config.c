@@ -146,6 +146,36 @@ test_ctl_config_example_loads(void **state)
     ctl_config_free(cfg);
 }
 
+/* The store is chosen by flags only; the per-store examples (etcd host,
+ * Kubernetes ConfigMap) are configs like any other and must load. */
+static void
+test_ctl_config_store_examples_load(void **state)
+{
+    static const char *const files[] = {
+        "manifests/config/etcd.yaml",
+        "manifests/kubernetes/controller.yaml",
+    };
+    char path[4096], buf[600];
+    struct err e = { 0 };
+    struct ctl_config *cfg;
+    const struct ctl_vendor *v;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        source_path(files[i], path, sizeof(path));
+        cfg = ctl_config_load(path, &e);
+        if (cfg == NULL)
+            fail_msg("%s", err_format(&e, buf, sizeof(buf)));
+        v = ctl_config_vendor(cfg, "claude");
+        assert_non_null(v);
+        assert_string_equal(v->credential_env, "ANTHROPIC_API_KEY");
+        assert_string_equal(cfg->secrets_dir, "/etc/agentctl/secrets");
+        assert_string_equal(cfg->workspace_root,
+                            "/var/lib/agentctl/workspaces");
+        ctl_config_free(cfg);
+    }
+}
+
 static void
 test_ctl_config_full_values_applied(void **state)
 {
@@ -517,6 +547,7 @@ main(void)
         cmocka_unit_test(test_ctl_config_defaults),
         cmocka_unit_test(test_ctl_config_empty_file_is_defaults),
         cmocka_unit_test(test_ctl_config_example_loads),
+        cmocka_unit_test(test_ctl_config_store_examples_load),
         cmocka_unit_test(test_ctl_config_full_values_applied),
         cmocka_unit_test(test_ctl_config_errors_report_line_col),
         cmocka_unit_test(test_ctl_config_reports_every_error),
