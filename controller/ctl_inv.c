@@ -221,6 +221,9 @@ capture_commit(struct ctl_inv *inv)
 
     ctl_now(now);
     mark_attempt_used(inv);
+    /* the attempt is this controller's (a status another one wrote for
+     * an earlier attempt names that one) */
+    ctl_status_set_str(inv, "controller", inv->ctl->opts.controller_id);
     ctl_status_set_str(inv, "imageID", inv->pinned_image);
     ctl_status_set_str(inv, "specHash", s->spec_hash);
     ctl_status_set_str(inv, "capturedAt", now);
@@ -531,6 +534,9 @@ ctl_inv_pass(struct ctl_inv *inv)
 
     if (inv->call != NULL)
         return; /* the step's callback queues the next pass */
+    /* scale-out: act only on what this controller claimed (ctl_claim.c) */
+    if (!ctl_claim_gate(inv))
+        goto out_unclaimed;
     /* What the last step learnt (an object's ID) is on disk before the
      * next step acts on it: a controller killed in between finds it. */
     if (ctl_status_flush(inv, &e) == -1) {
@@ -555,6 +561,8 @@ ctl_inv_pass(struct ctl_inv *inv)
 out:
     if (ctl_status_flush(inv, &e) == -1)
         ctl_inv_backoff(inv, &e);
+    ctl_claim_after_pass(inv); /* done with it: let the claim go */
+out_unclaimed:
     c->reconciles_ok++;
     if (inv->freeing && inv->call == NULL)
         ctl_inv_forget(inv);

@@ -3,6 +3,7 @@
  *   agent-controller --specs DIR [--state DIR] [--config FILE]
  *                    [--docker unix:///var/run/docker.sock] [--resync 5s]
  *                    [--metrics 127.0.0.1:9464] [--controller-id ID] [--once]
+ *                    [--max-running N] [--lease-ttl 15s]   (etcd: claims)
  *
  * SIGTERM and SIGINT stop the loop and leave running agents in place: the
  * next start adopts them from their status. SIGHUP reloads the config; a
@@ -29,7 +30,8 @@ usage(FILE *out)
             "                        [--docker unix:///var/run/docker.sock] "
             "[--resync 5s]\n"
             "                        [--metrics 127.0.0.1:9464] "
-            "[--controller-id ID] [--once]\n");
+            "[--controller-id ID] [--once]\n"
+            "                        [--max-running N] [--lease-ttl 15s]\n");
 }
 
 /* "5s", "500ms", "2m", "1.5" (seconds). */
@@ -87,6 +89,38 @@ id_ok(const char *id)
     return true;
 }
 
+/* --max-running N (0 = no cap) and --lease-ttl D (whole seconds, at
+ * least 2: etcd's lease TTLs are seconds; claims, ctl_claim.c). */
+static int
+parse_claim_flag(int ch, const char *arg, struct ctl_opts *o)
+{
+    char *end;
+
+    if (ch == 'M') {
+        unsigned long n = strtoul(arg, &end, 10);
+
+        if (end == arg || *end != '\0' || arg[0] == '-' || n > 100000) {
+            fprintf(stderr,
+                    "agent-controller: --max-running: expected a count "
+                    "(0 = no cap), got \"%s\"\n",
+                    arg);
+            return -1;
+        }
+        o->max_running = (unsigned)n;
+        return 0;
+    }
+    if (parse_duration(arg, &o->lease_ttl_s) == -1 || o->lease_ttl_s < 2 ||
+        o->lease_ttl_s > 3600) {
+        fprintf(stderr,
+                "agent-controller: --lease-ttl: expected a duration from 2s "
+                "to 1h such as 15s, got \"%s\"\n",
+                arg);
+        return -1;
+    }
+    o->lease_ttl_s = (double)(long)o->lease_ttl_s;
+    return 0;
+}
+
 /* Where the specs live when they are in etcd (the store is opened here
  * only, so these stay out of struct ctl_opts). */
 struct ctl_etcd_opts {
@@ -108,6 +142,8 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
         { "once", no_argument, NULL, 'o' },
         { "etcd", required_argument, NULL, 'e' },
         { "etcd-prefix", required_argument, NULL, 'p' },
+        { "max-running", required_argument, NULL, 'M' },
+        { "lease-ttl", required_argument, NULL, 'L' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -115,6 +151,7 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
 
     memset(o, 0, sizeof(*o));
     o->resync_s = 5;
+    o->lease_ttl_s = 15;
     default_id(o->controller_id);
     while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (ch) {
@@ -160,6 +197,11 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
             break;
         case 'p':
             eo->prefix = optarg;
+            break;
+        case 'M':
+        case 'L':
+            if (parse_claim_flag(ch, optarg, o) == -1)
+                return -1;
             break;
         case 'h':
             usage(stdout);
@@ -326,6 +368,7 @@ ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
         return -1;
     start_signals(c);
     ctl_check_docker(c);
+    ctl_claim_start(c); /* the lease before the first listing claims */
     return ctl_sync_start(c, e);
 }
 
@@ -333,6 +376,7 @@ static void
 ctl_close(struct ctl *c)
 {
     ctl_sync_stop(c);
+    ctl_claim_stop(c);
     ctl_events_stop(c);
     ctl_gc_stop(c);
     while (c->invs != NULL)

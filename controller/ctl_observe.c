@@ -44,7 +44,8 @@ refresh(struct ctl_metrics *m, void *arg)
     ctl_metrics_counter_set(m, CTL_M_RECONCILES, CTL_LABELS("result", "error"),
                             (double)c->reconciles_error);
     ctl_metrics_gauge_set(m, CTL_M_DOCKER_UP, NULL, c->docker_up ? 1 : 0);
-    ctl_metrics_gauge_set(m, CTL_M_STORE_UP, NULL, 1);
+    ctl_metrics_gauge_set(m, CTL_M_STORE_UP, NULL,
+                          c->store_error[0] ? 0 : 1);
 }
 
 static void
@@ -57,7 +58,12 @@ health(struct ctl_health *h, void *arg)
     else
         ctl_health_add(h, "docker", false, "unreachable: %s",
                        c->docker_error[0] ? c->docker_error : "not checked");
-    ctl_health_add(h, "store", true, "ok (%s)", c->store->backend);
+    /* store_error: etcd's lease keepalive or a claim could not reach it */
+    if (c->store_error[0] != '\0')
+        ctl_health_add(h, "store", false, "unreachable (%s): %s",
+                       c->store->backend, c->store_error);
+    else
+        ctl_health_add(h, "store", true, "ok (%s)", c->store->backend);
 }
 
 int

@@ -225,6 +225,53 @@ store_output_path(struct store *s, const char *name, char *path, size_t size,
 }
 
 bool
+store_has_claims(const struct store *s)
+{
+    return s->ops->claim != NULL;
+}
+
+int
+store_lease_grant(struct store *s, int ttl_s, int64_t *lease, struct err *e)
+{
+    *lease = 0;
+    return s->ops->lease_grant ? s->ops->lease_grant(s, ttl_s, lease, e) : 0;
+}
+
+int
+store_lease_keepalive(struct store *s, int64_t lease, struct err *e)
+{
+    return s->ops->lease_keepalive ? s->ops->lease_keepalive(s, lease, e) : 0;
+}
+
+int
+store_claim(struct store *s, const char *name, const char *holder,
+            int64_t lease, struct err *e)
+{
+    if (!store_name_ok(name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
+    return s->ops->claim ? s->ops->claim(s, name, holder, lease, e) : 0;
+}
+
+int
+store_claim_holder(struct store *s, const char *name, char *holder,
+                   size_t size, struct err *e)
+{
+    if (!store_name_ok(name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
+    if (s->ops->claim_holder == NULL)
+        return err_set(e, ERR_NOTFOUND, "this store has no claims");
+    return s->ops->claim_holder(s, name, holder, size, e);
+}
+
+int
+store_release(struct store *s, const char *name, int64_t lease, struct err *e)
+{
+    if (!store_name_ok(name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
+    return s->ops->release ? s->ops->release(s, name, lease, e) : 0;
+}
+
+bool
 store_name_ok(const char *name)
 {
     size_t n = strlen(name);

@@ -114,6 +114,17 @@ struct store_ops {
     int (*output_path)(struct store *s, const char *name, char *path,
                        size_t size, struct err *e);
     void (*close)(struct store *s);
+    /* Claims and leases (optional: NULL in the directory store, whose one
+     * controller owns every invocation). See store_claim() below. */
+    int (*lease_grant)(struct store *s, int ttl_s, int64_t *lease,
+                       struct err *e);
+    int (*lease_keepalive)(struct store *s, int64_t lease, struct err *e);
+    int (*claim)(struct store *s, const char *name, const char *holder,
+                 int64_t lease, struct err *e);
+    int (*claim_holder)(struct store *s, const char *name, char *holder,
+                        size_t size, struct err *e);
+    int (*release)(struct store *s, const char *name, int64_t lease,
+                   struct err *e);
 };
 
 /* Backends embed this as their first member. */
@@ -216,6 +227,29 @@ int store_event_read(struct store *s, const char *name, char **data,
 /* Path of the captured output of name (the file may not exist yet). */
 int store_output_path(struct store *s, const char *name, char *path,
                       size_t size, struct err *e);
+
+/* Claims (docs/store-etcd.md "Claims and leases"): on a store with
+ * claims, each invocation is worked on by the one controller whose claim
+ * key <prefix>/claims/<name> is bound to its live lease.
+ * has_claims: false for the directory store (one controller owns all;
+ * every other claim call is then a no-op returning 0).
+ * lease_grant: a new lease of ttl_s seconds. lease_keepalive: renew it;
+ * -1 with ERR_NOTFOUND when the lease has expired (its claims are gone).
+ * claim: take name for holder under lease (create-only); 0 also when
+ * holder already holds it (under any lease: a restarted controller takes
+ * its own claims over); -1 ERR_CONFLICT when another holder has it.
+ * claim_holder: who holds name; -1 ERR_NOTFOUND when nobody.
+ * release: drop the claim when it is bound to lease (else nothing). */
+bool store_has_claims(const struct store *s);
+int store_lease_grant(struct store *s, int ttl_s, int64_t *lease,
+                      struct err *e);
+int store_lease_keepalive(struct store *s, int64_t lease, struct err *e);
+int store_claim(struct store *s, const char *name, const char *holder,
+                int64_t lease, struct err *e);
+int store_claim_holder(struct store *s, const char *name, char *holder,
+                       size_t size, struct err *e);
+int store_release(struct store *s, const char *name, int64_t lease,
+                  struct err *e);
 
 /* The metadata of name, assigned when first seen: a new UUID v4,
  * generation 1 and the creation time; later calls advance the generation

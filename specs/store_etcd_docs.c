@@ -358,6 +358,11 @@ static const struct store_ops etcd_ops = {
     .event_read = etcd_event_read,
     .output_path = etcd_output_path,
     .close = etcd_close,
+    .lease_grant = store__etcd_lease_grant,
+    .lease_keepalive = store__etcd_lease_keepalive,
+    .claim = store__etcd_claim,
+    .claim_holder = store__etcd_claim_holder,
+    .release = store__etcd_release,
 };
 
 /* "http://a:2379,http://b:2379/" -> endpoints without trailing '/'. */

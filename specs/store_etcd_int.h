@@ -9,6 +9,7 @@
  *   store_etcd_wparse.c the watch stream: split chunks -> changes
  *   store_etcd_docs.c   documents, events, output path, open and close
  *   store_etcd_output.c captured output uploaded to / fetched from etcd
+ *   store_etcd_claim.c  leases and the claims of invocations
  */
 #ifndef STORE_ETCD_INT_H
 #define STORE_ETCD_INT_H
@@ -136,6 +137,19 @@ int store__etcd_output_sync(struct store_etcd *s, const char *name,
  * uploaded for the final attempt in status, when it hashes right. */
 int store__etcd_output_fetch(struct store_etcd *s, const char *name,
                              const char *status, size_t len, struct err *e);
+
+/* --- store_etcd_claim.c --- */
+
+int store__etcd_lease_grant(struct store *s, int ttl_s, int64_t *lease,
+                            struct err *e);
+int store__etcd_lease_keepalive(struct store *s, int64_t lease,
+                                struct err *e);
+int store__etcd_claim(struct store *s, const char *name, const char *holder,
+                      int64_t lease, struct err *e);
+int store__etcd_claim_holder(struct store *s, const char *name, char *holder,
+                             size_t size, struct err *e);
+int store__etcd_release(struct store *s, const char *name, int64_t lease,
+                        struct err *e);
 
 /* --- store_etcd_kv.c, store_etcd_watch.c --- */
 

@@ -1,0 +1,339 @@
+/* ctl_claim.c - scale-out: which controller works on which invocation
+ * (DESIGN.md "Scale-out", docs/store-etcd.md "Claims and leases").
+ *
+ * On a store with claims (etcd) the controller holds one lease, renewed by
+ * a libev timer every third of --lease-ttl, and works on an invocation
+ * only while its claim key is bound to that lease. The rules, applied at
+ * the start of every pass (ctl_claim_gate):
+ *   - An unclaimed invocation's status is re-read from the store: another
+ *     controller may have written it; nothing is written without a claim.
+ *   - New or Pending invocations are claimed first come, first served, up
+ *     to --max-running unfinished ones per controller.
+ *   - Preparing or Running with no claim means its controller's lease
+ *     expired: the first controller to claim it marks it Failed, stopReason
+ *     node-lost, condition NodeLost naming the lost controller, and never
+ *     reruns it (the attempt ID stays in usedAttempts). The Docker objects
+ *     stay recorded in the status: they carry the lost controller's
+ *     managed-by label and are its to remove (it claims the invocation back
+ *     and cleans up when it runs again).
+ *   - A controller told by etcd that its lease is gone stops its own
+ *     unfinished attempts the same way (fail closed) and gets a new lease.
+ * The claim is released once the attempt is terminal and cleaned up, or
+ * the invocation is forgotten. The directory store has no claims: this
+ * file then does nothing and one controller owns everything, as before.
+ */
+#include "ctl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "rc_credential.h"
+
+static void
+store_trouble(struct ctl *c, const struct err *e)
+{
+    if (e->code == ERR_UNAVAIL || e->code == ERR_TIMEOUT) {
+        if (c->store_error[0] == '\0')
+            log_kv(LOG_WARN, "etcd unreachable", "error", e->msg, NULL);
+        snprintf(c->store_error, sizeof(c->store_error), "%s", e->msg);
+    }
+}
+
+static void
+store_fine(struct ctl *c)
+{
+    if (c->store_error[0] != '\0')
+        log_kv(LOG_INFO, "etcd reachable again", NULL);
+    c->store_error[0] = '\0';
+}
+
+/* Re-read the status another controller may have written. */
+static bool
+refresh_status(struct ctl_inv *inv)
+{
+    cJSON *doc = NULL;
+    struct err e;
+
+    if (store_json_get(inv->ctl->store, STORE_DOC_STATUS, inv->name, &doc,
+                       &e) == -1) {
+        if (e.code != ERR_NOTFOUND) {
+            store_trouble(inv->ctl, &e);
+            return false;
+        }
+        doc = NULL;
+    }
+    cJSON_Delete(inv->status);
+    inv->status = doc;
+    inv->status_dirty = false;
+    return true;
+}
+
+/* Nothing built for a status someone else wrote survives a claim. */
+static void
+forget_attempt_state(struct ctl_inv *inv)
+{
+    ctl_inv_reset_desired(inv);
+    spec_invocation_free(inv->captured);
+    inv->captured = NULL;
+    rc_credential_free(inv->credential);
+    inv->credential = NULL;
+    ev_timer_stop(inv->ctl->loop, &inv->deadline);
+}
+
+static unsigned
+unfinished_claims(const struct ctl *c)
+{
+    unsigned n = 0;
+
+    for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
+        if (i->claimed && (i->status == NULL ||
+                           !ctl_phase_terminal(ctl_status_phase(i->status))))
+            n++;
+    return n;
+}
+
+static bool
+cleaned_up(const struct ctl_inv *inv)
+{
+    return cJSON_IsTrue(
+        cJSON_GetObjectItemCaseSensitive(inv->status, "cleanedUp"));
+}
+
+/* A finished attempt needs a claim only for work: removing its objects
+ * (ours only), forgetting a deleted name, or starting a new attempt ID. */
+static bool
+terminal_has_work(const struct ctl_inv *inv, bool ours)
+{
+    const char *attempt = ctl_status_str(inv, "attempt");
+
+    if (inv->deleted)
+        return true;
+    if (!cleaned_up(inv))
+        return ours;
+    return inv->spec != NULL && !inv->spec->cancel &&
+           (attempt == NULL || strcmp(attempt, inv->spec->attempt) != 0);
+}
+
+/* The attempt's controller lost its lease: Failed/NodeLost, never rerun. */
+static void
+mark_node_lost(struct ctl_inv *inv, const char *lost)
+{
+    const char *self = inv->ctl->opts.controller_id;
+    const char *attempt = ctl_status_str(inv, "attempt");
+    char msg[400];
+
+    if (strcmp(lost, self) == 0)
+        snprintf(msg, sizeof(msg),
+                 "controller %s lost its etcd lease while attempt %s was %s; "
+                 "it stops its agent (fail closed); the attempt is not run "
+                 "again",
+                 lost, attempt ? attempt : "?",
+                 ctl_phase_name(ctl_status_phase(inv->status)));
+    else
+        snprintf(msg, sizeof(msg),
+                 "controller %s lost its etcd lease while attempt %s was %s "
+                 "(seen by controller %s); the attempt is not run again",
+                 lost, attempt ? attempt : "?",
+                 ctl_phase_name(ctl_status_phase(inv->status)), self);
+    ctl_status_set_str(inv, "stopReason", "node-lost");
+    ctl_status_set_condition(inv, "Ready", false, "NodeLost", msg);
+    ctl_status_set_condition(inv, "NodeLost", true, "LeaseExpired", msg);
+    ctl_event(inv, true, "NodeLost", "%s", msg);
+    ctl_run_detach(inv);
+    ctl_status_set_phase(inv, CTL_FAILED);
+    ev_timer_stop(inv->ctl->loop, &inv->deadline);
+    log_kv(LOG_WARN, "node lost", "invocation", inv->name, "controller", lost,
+           NULL);
+}
+
+static void
+release(struct ctl_inv *inv)
+{
+    struct err e;
+
+    inv->claimed = false;
+    if (store_release(inv->ctl->store, inv->name, inv->ctl->lease, &e) == -1)
+        store_trouble(inv->ctl, &e); /* the lease's expiry frees it */
+}
+
+/* We hold the claim now: act on what the status says. false when the
+ * pass has nothing to do (another controller's attempt marked lost). */
+static bool
+claimed_now(struct ctl_inv *inv, bool was_free)
+{
+    const char *self = inv->ctl->opts.controller_id;
+    const char *owner;
+    enum ctl_phase phase;
+    struct err e;
+
+    if (!refresh_status(inv)) {
+        release(inv);
+        return false;
+    }
+    forget_attempt_state(inv);
+    if (inv->status == NULL)
+        return true;
+    owner = ctl_status_str(inv, "controller");
+    phase = ctl_status_phase(inv->status);
+    if (was_free && (phase == CTL_PREPARING || phase == CTL_RUNNING)) {
+        char lost[CTL_ID_MAX + 1];
+
+        snprintf(lost, sizeof(lost), "%s", owner ? owner : "?");
+        mark_node_lost(inv, lost);
+        if (owner == NULL || strcmp(lost, self) != 0) {
+            /* Its objects are the lost controller's: leave them recorded
+             * for it and let the invocation go. */
+            if (ctl_status_flush(inv, &e) == -1)
+                store_trouble(inv->ctl, &e);
+            release(inv);
+            return false;
+        }
+        return true;
+    }
+    if (ctl_phase_terminal(phase) && !cleaned_up(inv) && owner != NULL &&
+        strcmp(owner, self) != 0) {
+        /* deleted or a new attempt: the lost controller's objects are its
+         * own to remove (its garbage collector, by label) */
+        ctl_event(inv, true, "ObjectsLeft",
+                  "Docker objects of attempt %s stay with controller %s, "
+                  "which removes them when it runs again",
+                  ctl_status_str(inv, "attempt")
+                      ? ctl_status_str(inv, "attempt")
+                      : "?",
+                  owner);
+        cJSON_ReplaceItemInObjectCaseSensitive(inv->status, "resources",
+                                               cJSON_CreateObject());
+        inv->status_dirty = true;
+    }
+    return true;
+}
+
+bool
+ctl_claim_gate(struct ctl_inv *inv)
+{
+    struct ctl *c = inv->ctl;
+    const char *self = c->opts.controller_id, *owner;
+    char holder[CTL_ID_MAX + 1];
+    enum ctl_phase phase;
+    bool ours, was_free;
+    struct err e;
+
+    if (!store_has_claims(c->store) || inv->claimed || inv->lease_lost)
+        return true; /* lease_lost: stop and clean our own (fail closed) */
+    if (c->lease == 0 || !refresh_status(inv))
+        return false; /* no lease (etcd down): the timer retries */
+    if (inv->status == NULL && (inv->deleted || inv->spec == NULL))
+        return true; /* the pass writes nothing: forget it, or wait */
+    if (store_claim_holder(c->store, inv->name, holder, sizeof(holder), &e) ==
+        0) {
+        if (strcmp(holder, self) != 0)
+            return false; /* another controller's */
+        was_free = false; /* ours under an older lease: take it over */
+    } else if (e.code != ERR_NOTFOUND) {
+        store_trouble(c, &e);
+        return false;
+    } else
+        was_free = true;
+    owner = inv->status ? ctl_status_str(inv, "controller") : NULL;
+    ours = owner == NULL || strcmp(owner, self) == 0;
+    phase = inv->status ? ctl_status_phase(inv->status) : CTL_PENDING;
+    if (ctl_phase_terminal(phase) && !terminal_has_work(inv, ours))
+        return false;
+    if (phase == CTL_PENDING && !inv->deleted && c->opts.max_running > 0 &&
+        unfinished_claims(c) >= c->opts.max_running)
+        return false; /* at --max-running: the resync asks again */
+    if (store_claim(c->store, inv->name, self, c->lease, &e) == -1) {
+        if (e.code != ERR_CONFLICT)
+            store_trouble(c, &e);
+        return false;
+    }
+    store_fine(c);
+    inv->claimed = true;
+    log_kv(LOG_DEBUG, "claimed", "invocation", inv->name, NULL);
+    return claimed_now(inv, was_free);
+}
+
+void
+ctl_claim_after_pass(struct ctl_inv *inv)
+{
+    enum ctl_phase phase;
+
+    if (!store_has_claims(inv->ctl->store) || inv->status_dirty)
+        return;
+    phase = inv->status ? ctl_status_phase(inv->status) : CTL_PENDING;
+    if (inv->lease_lost && ctl_phase_terminal(phase) && cleaned_up(inv))
+        inv->lease_lost = false; /* stopped and cleaned: back to the rules */
+    if (!inv->claimed || inv->call != NULL)
+        return;
+    if (inv->freeing || (ctl_phase_terminal(phase) && cleaned_up(inv) &&
+                         !ev_is_active(&inv->kick)))
+        release(inv);
+}
+
+/* etcd says our lease is gone: our claims went with it. */
+static void
+lease_lost(struct ctl *c)
+{
+    log_kv(LOG_ERROR,
+           "etcd lease expired: stopping this controller's "
+           "unfinished attempts (fail closed)",
+           NULL);
+    c->lease = 0;
+    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
+        enum ctl_phase p =
+            i->status ? ctl_status_phase(i->status) : CTL_PENDING;
+
+        if (!i->claimed)
+            continue;
+        i->claimed = false;
+        if (p == CTL_PREPARING || p == CTL_RUNNING) {
+            i->lease_lost = true;
+            mark_node_lost(i, c->opts.controller_id);
+            ctl_inv_kick(i, 0);
+        }
+    }
+}
+
+static void
+on_lease_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct ctl *c =
+        (struct ctl *)((char *)w - offsetof(struct ctl, lease_timer));
+    struct err e;
+
+    (void)loop;
+    (void)revents;
+    if (c->lease != 0 && store_lease_keepalive(c->store, c->lease, &e) == -1) {
+        if (e.code == ERR_NOTFOUND)
+            lease_lost(c);
+        else {
+            store_trouble(c, &e);
+            return;
+        }
+    }
+    if (c->lease == 0 && store_lease_grant(c->store, (int)c->opts.lease_ttl_s,
+                                           &c->lease, &e) == -1) {
+        store_trouble(c, &e);
+        return;
+    }
+    store_fine(c);
+}
+
+void
+ctl_claim_start(struct ctl *c)
+{
+    double every = c->opts.lease_ttl_s / 3;
+
+    if (!store_has_claims(c->store))
+        return;
+    ev_timer_init(&c->lease_timer, on_lease_timer, 0., every);
+    on_lease_timer(c->loop, &c->lease_timer, 0); /* the first lease now */
+    ev_timer_again(c->loop, &c->lease_timer);
+}
+
+void
+ctl_claim_stop(struct ctl *c)
+{
+    ev_timer_stop(c->loop, &c->lease_timer);
+}
