@@ -25,6 +25,7 @@ declare -A SC_PID=() SC_METRICS=()
 SC_EVENTS_PID=
 
 sc_init() {
+    on_cleanup sc_kill_all # first: no controller outlives a failed run
     ctl_init
     start_etcd
     PFX=/sc-$CTL_RUN
@@ -37,10 +38,11 @@ sc_init() {
     SC_EVENTS_PID=$!
 }
 
-sc_teardown() {
-    [ -z "$SC_EVENTS_PID" ] || kill "$SC_EVENTS_PID" 2>/dev/null || true
-    [ -z "${AGENTCTL_KEEP_LOGS:-}" ] || cp "$TEST_TMP"/ctl-*.log "$AGENTCTL_KEEP_LOGS"/ 2>/dev/null
+sc_kill_all() {
     local n
+    [ -z "${AGENTCTL_KEEP_LOGS:-}" ] ||
+        cp "$TEST_TMP"/ctl-*.log "$AGENTCTL_KEEP_LOGS"/ 2>/dev/null
+    [ -z "$SC_EVENTS_PID" ] || kill "$SC_EVENTS_PID" 2>/dev/null || true
     for n in "${!SC_PID[@]}"; do
         [ -n "${SC_PID[$n]}" ] || continue
         if [ "${rc:-0}" -ne 0 ] && [ "${rc:-0}" -ne 77 ]; then
@@ -49,7 +51,12 @@ sc_teardown() {
         fi
         kill -KILL "${SC_PID[$n]}" 2>/dev/null || true
         wait "${SC_PID[$n]}" 2>/dev/null || true
+        SC_PID[$n]=
     done
+}
+
+sc_teardown() {
+    local n
     for n in a b c; do
         docker_cleanup_label "agentctl.dev/managed-by=$CTL_ID-$n"
         docker_cleanup_label "agentctl.dev/managed-by=$CTL_ID-$n"
@@ -106,7 +113,7 @@ sc_apply() {
         printf 'apiVersion: agentctl.dev/v1alpha1\nkind: AgentInvocation\n'
         printf 'metadata:\n  name: %s\nspec:\n  vendor: fake\n' "$name"
         printf '  phase: execute\n  image: %s\n' "$DEMO_IMAGE"
-        printf '  deadlineSeconds: %s\n' "$DEFAULT_DEADLINE"
+        printf '  deadlineSeconds: 3600\n' # a busy daemon can take minutes
         for line in "$@"; do
             echo "  $line"
         done
