@@ -44,8 +44,7 @@ refresh(struct ctl_metrics *m, void *arg)
     ctl_metrics_counter_set(m, CTL_M_RECONCILES, CTL_LABELS("result", "error"),
                             (double)c->reconciles_error);
     ctl_metrics_gauge_set(m, CTL_M_DOCKER_UP, NULL, c->docker_up ? 1 : 0);
-    ctl_metrics_gauge_set(m, CTL_M_STORE_UP, NULL,
-                          c->store_error[0] ? 0 : 1);
+    ctl_metrics_gauge_set(m, CTL_M_STORE_UP, NULL, c->store_error[0] ? 0 : 1);
 }
 
 static void

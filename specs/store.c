@@ -253,8 +253,8 @@ store_claim(struct store *s, const char *name, const char *holder,
 }
 
 int
-store_claim_holder(struct store *s, const char *name, char *holder,
-                   size_t size, struct err *e)
+store_claim_holder(struct store *s, const char *name, char *holder, size_t size,
+                   struct err *e)
 {
     if (!store_name_ok(name))
         return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
