@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# test_drift_prestart.sh - drift before the agent starts is repaired, not
+# failed (issue 5): a test-hooks controller stops itself at a step of the
+# preparation (AGENTCTL_TEST_CRASH_AT), the test changes one thing behind
+# its back, a normal controller takes over: a DriftRepaired event names
+# the drift, the attempt is rebuilt and ends Succeeded, its agent started
+# exactly once, nothing is left.
+#  - done:workspaceUploaded (everything but the agent recorded): the
+#    proxy's restart policy set to always (container.restart-policy);
+#  - created:scratch (the workspace volume recorded, nothing mounts it
+#    yet): the workspace volume swapped for a same-named one ten times the
+#    size, same labels (volume.options).
+# (created:agent is not used: see the report of issue 5 - a repair while
+# the unrecorded agent container holds the volumes never finishes.)
+source "$(dirname "$0")/../controller/lib_controller.sh"
+source "$(dirname "$0")/lib_drift.sh"
+TESTHOOKS=$BUILD/controller/agent-controller-testhooks
+[ -x "$TESTHOOKS" ] || skip "agent-controller-testhooks not built"
+ctl_init
+
+# ---- before the start: repaired, not failed ----
+# prestart NAME POINT MUTATION EXPECT-RE [SPEC-LINE...]
+prestart() {
+    local name=$1 point=$2 mut=$3 want=$4 t uid ev starts
+    shift 4
+    t=$(date +%s)
+    apply_spec "$name" execute "$@"
+    AGENTCTL_TEST_CRASH_AT=$point "$TESTHOOKS" --specs "$SPECS" \
+        --state "$STATE" --config "$CONFIG" --resync 1s \
+        --controller-id "$CTL_ID" >>"$CTL_LOG" 2>&1 &
+    CTL_PID=$!
+    for _ in $(seq 1 480); do
+        ctl_alive || break
+        sleep 0.25
+    done
+    ctl_alive && fail "$name: the controller never reached $point"
+    wait "$CTL_PID" 2>/dev/null || true
+    CTL_PID=
+    check "$name: the controller stopped at $point" \
+        grep -q "\"point\":\"$point\"" "$CTL_LOG"
+    eval "$mut $name" || fail "$name: mutation failed"
+    ctl_start
+    wait_phase "$name" Succeeded 240
+    ev=$(jq -r 'select(.reason == "DriftRepaired") | .message' \
+        "$STATE/events/$name.jsonl")
+    echo "# $name: DriftRepaired: $ev"
+    check_match "$name: a DriftRepaired event names the drift" "$want" "$ev"
+    uid=$(inv_uid "$name")
+    check_no_objects "$name: nothing of it left" "agentctl.dev/uid=$uid" 60
+    starts=$(docker events --since "$t" --until "$(date +%s)" \
+        --filter "label=agentctl.dev/uid=$uid" \
+        --filter label=agentctl.dev/role=agent --filter event=start \
+        --format '{{.ID}}' | grep -c . || true)
+    check_eq "$name: its agent started exactly once" 1 "$starts"
+    ctl_stop
+}
+
+# A same-named workspace volume of ten times the size, same labels.
+mut_volume_swap() {
+    local v js o
+    v=$(object_of "$1" workspace volume)
+    js=$(docker volume inspect "$v")
+    o=$(jq -r '.[0].Options.o' <<<"$js" | sed 's/size=\([0-9]*\)/size=\1X/')
+    o=${o/X/0}
+    docker volume rm "$v" >/dev/null
+    dk_api POST /volumes/create "$(jq -c --arg o "$o" '.[0] | {Name, Driver,
+        Labels, DriverOpts: (.Options + {o: $o})}' <<<"$js")" >/dev/null
+}
+
+prestart pre-restart done:workspaceUploaded "mut_restart proxy" \
+    'proxy .*RestartPolicy' "command: [/demo-agent, --write-work]" \
+    "workspace: {source: small, size: 16Mi, inodes: 1000}"
+prestart pre-volume created:scratch mut_volume_swap 'workspace .*Options' \
+    "command: [/demo-agent, --write-work]" \
+    "workspace: {source: small, size: 16Mi, inodes: 1000}"
+check_no_objects "no Docker object labelled $MANAGED left" "$MANAGED" 60
