@@ -336,6 +336,15 @@ agent_running(struct ctl_inv *inv, const char *started_at)
     ctl_now(now);
     ctl_progress_set(inv, "agentStarted");
     ctl_status_set_str(inv, "startedAt", started_at ? started_at : now);
+    /* A stop (deadline, cancel, drift) decided while the start was in
+     * flight stands: the phase stays terminal and cleanup removes the
+     * agent by ID (force), so it never runs on as Running. */
+    if (ctl_phase_terminal(ctl_status_phase(inv->status))) {
+        ctl_event(inv, true, "StartedAfterStop",
+                  "the agent's start answered after the attempt was "
+                  "stopped: it is removed, not run");
+        return;
+    }
     ctl_status_set_phase(inv, CTL_RUNNING);
     ctl_status_set_condition(inv, "Ready", true, "Running",
                              "the agent is running");
