@@ -37,19 +37,6 @@ static const char *const doc_dirs[] = {
 
 /* POST req (deleted here) to path; *ans is the answer. */
 static int
-call(struct store_etcd *s, const char *path, cJSON *req, cJSON **ans,
-     struct err *e)
-{
-    int rc;
-
-    if (req == NULL)
-        return err_set(e, ERR_NOMEM, "out of memory");
-    rc = store__etcd_call(s, path, req, ans, e);
-    cJSON_Delete(req);
-    return rc;
-}
-
-static int
 etcd_doc_get(struct store *st, enum store_doc kind, const char *name,
              char **data, size_t *len, struct err *e)
 {
@@ -61,8 +48,9 @@ etcd_doc_get(struct store *st, enum store_doc kind, const char *name,
 
     if (store__etcd_key(s, key, sizeof(key), e, "%s/%s", doc_dirs[kind],
                         name) == -1 ||
-        call(s, "/v3/kv/range", store__etcd_range(key, NULL, false), &ans, e) ==
-            -1)
+        store__etcd_call_take(s, "/v3/kv/range",
+                              store__etcd_range(key, NULL, false), &ans,
+                              e) == -1)
         return -1;
     kv = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ans, "kvs"), 0);
     v = cJSON_GetObjectItemCaseSensitive(kv, "value");
@@ -93,7 +81,7 @@ doc_write(struct store *st, enum store_doc kind, const char *name,
     body = store__etcd_txn_put(key, data, len, expect, NULL, &mine);
     if (body == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
-    if (call(s, "/v3/kv/txn", body, &ans, e) == -1)
+    if (store__etcd_call_take(s, "/v3/kv/txn", body, &ans, e) == -1)
         return -1;
     rc = 0;
     if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "succeeded")))
@@ -133,8 +121,9 @@ etcd_doc_del(struct store *st, enum store_doc kind, const char *name,
 
     if (store__etcd_key(s, key, sizeof(key), e, "%s/%s", doc_dirs[kind],
                         name) == -1 ||
-        call(s, "/v3/kv/deleterange", store__etcd_range(key, NULL, false), &ans,
-             e) == -1)
+        store__etcd_call_take(s, "/v3/kv/deleterange",
+                              store__etcd_range(key, NULL, false), &ans,
+                              e) == -1)
         return -1;
     cJSON_Delete(ans);
     return 0;
@@ -150,7 +139,7 @@ range_keys(struct store_etcd *s, const char *dir, cJSON *req, char ***names,
     char **v = NULL, **nv;
     size_t k = 0, skip = strlen(dir);
 
-    if (call(s, "/v3/kv/range", req, &ans, e) == -1)
+    if (store__etcd_call_take(s, "/v3/kv/range", req, &ans, e) == -1)
         return -1;
     cJSON_ArrayForEach(kv, cJSON_GetObjectItemCaseSensitive(ans, "kvs"))
     {
@@ -217,9 +206,9 @@ etcd_event_append(struct store *st, const char *name, const char *line,
             uid) == -1)
         return -1;
     /* create-only: two appends can never overwrite each other */
-    rc = call(s, "/v3/kv/txn",
-              store__etcd_txn_put(key, line, strlen(line), "", NULL, NULL),
-              &ans, e);
+    rc = store__etcd_call_take(
+        s, "/v3/kv/txn",
+        store__etcd_txn_put(key, line, strlen(line), "", NULL, NULL), &ans, e);
     if (rc == 0 &&
         !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "succeeded")))
         rc = err_set(e, ERR_CONFLICT, "event key %s taken", key);
@@ -259,7 +248,8 @@ etcd_event_read(struct store *st, const char *name, char **data, size_t *len,
     int i, first;
 
     if (store__etcd_key(s, dir, sizeof(dir), e, "events/%s/", name) == -1 ||
-        call(s, "/v3/kv/range", events_req(dir), &ans, e) == -1)
+        store__etcd_call_take(s, "/v3/kv/range", events_req(dir), &ans, e) ==
+            -1)
         return -1;
     kvs = cJSON_GetObjectItemCaseSensitive(ans, "kvs");
     /* keep the newest STORE_EVENTS_MAX bytes: count from the newest */

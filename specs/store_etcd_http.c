@@ -138,3 +138,16 @@ out:
     cJSON_free(text);
     return rc;
 }
+
+int
+store__etcd_call_take(struct store_etcd *s, const char *path, cJSON *req,
+                      cJSON **ans, struct err *e)
+{
+    int rc;
+
+    if (req == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    rc = store__etcd_call(s, path, req, ans, e);
+    cJSON_Delete(req);
+    return rc;
+}

@@ -56,6 +56,10 @@ struct store_etcd {
  * endpoints)". */
 int store__etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
                      cJSON **out, struct err *e);
+/* store__etcd_call() that takes ownership of req (NULL: out of memory),
+ * so callers can build the request inline. */
+int store__etcd_call_take(struct store_etcd *s, const char *path, cJSON *req,
+                          cJSON **ans, struct err *e);
 
 /* --- store_etcd_json.c (pure) --- */
 
@@ -142,8 +146,7 @@ int store__etcd_output_fetch(struct store_etcd *s, const char *name,
 
 int store__etcd_lease_grant(struct store *s, int ttl_s, int64_t *lease,
                             struct err *e);
-int store__etcd_lease_keepalive(struct store *s, int64_t lease,
-                                struct err *e);
+int store__etcd_lease_keepalive(struct store *s, int64_t lease, struct err *e);
 int store__etcd_claim(struct store *s, const char *name, const char *holder,
                       int64_t lease, struct err *e);
 int store__etcd_claim_holder(struct store *s, const char *name, char *holder,

@@ -44,26 +44,13 @@ final_sha(const char *status, size_t len, char sha[65])
 }
 
 static int
-call(struct store_etcd *s, const char *path, cJSON *req, cJSON **ans,
-     struct err *e)
-{
-    int rc;
-
-    if (req == NULL)
-        return err_set(e, ERR_NOMEM, "out of memory");
-    rc = store__etcd_call(s, path, req, ans, e);
-    cJSON_Delete(req);
-    return rc;
-}
-
-static int
 put_raw(struct store_etcd *s, const char *key, const char *data, size_t len,
         struct err *e)
 {
     cJSON *ans = NULL;
-    int rc =
-        call(s, "/v3/kv/txn",
-             store__etcd_txn_put(key, data, len, NULL, NULL, NULL), &ans, e);
+    int rc = store__etcd_call_take(
+        s, "/v3/kv/txn", store__etcd_txn_put(key, data, len, NULL, NULL, NULL),
+        &ans, e);
 
     cJSON_Delete(ans);
     return rc;
@@ -79,8 +66,9 @@ marker_sha(struct store_etcd *s, const char *key, char sha[65], struct err *e)
     size_t n;
 
     sha[0] = '\0';
-    if (call(s, "/v3/kv/range", store__etcd_range(key, NULL, false), &ans, e) ==
-        -1)
+    if (store__etcd_call_take(s, "/v3/kv/range",
+                              store__etcd_range(key, NULL, false), &ans,
+                              e) == -1)
         return -1;
     v = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ans, "kvs"), 0),
@@ -109,8 +97,9 @@ upload(struct store_etcd *s, const char *name, const char *data, size_t len,
     if (store__etcd_key(s, dir, sizeof(dir), e, "output/%s/", name) == -1)
         return -1;
     store__etcd_prefix_end(dir, end, sizeof(end));
-    if (call(s, "/v3/kv/deleterange", store__etcd_range(dir, end, false), &ans,
-             e) == -1)
+    if (store__etcd_call_take(s, "/v3/kv/deleterange",
+                              store__etcd_range(dir, end, false), &ans,
+                              e) == -1)
         return -1;
     cJSON_Delete(ans);
     for (size_t at = 0; at < len || chunks == 0; at += OUTPUT_CHUNK) {
@@ -170,8 +159,9 @@ fetch(struct store_etcd *s, const char *name, struct buf *b, struct err *e)
     if (store__etcd_key(s, dir, sizeof(dir), e, "output/%s/", name) == -1)
         return -1;
     store__etcd_prefix_end(dir, end, sizeof(end));
-    if (call(s, "/v3/kv/range", store__etcd_range(dir, end, false), &ans, e) ==
-        -1)
+    if (store__etcd_call_take(s, "/v3/kv/range",
+                              store__etcd_range(dir, end, false), &ans,
+                              e) == -1)
         return -1;
     cJSON_ArrayForEach(kv, cJSON_GetObjectItemCaseSensitive(ans, "kvs"))
     {
