@@ -214,6 +214,10 @@ bool ctl_inv_step_ok(struct ctl_inv *inv, const struct dk_response *r);
 bool ctl_prepare_step(struct ctl_inv *inv);
 /* The subnet overlapped a foreign network: move to the next free one. */
 void ctl_prepare_next_subnet(struct ctl_inv *inv);
+/* The object (inspect or list entry) carries this attempt's uid, attempt,
+ * role and managed-by labels. */
+bool ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
+                             const char *role);
 /* POST the create of one role's object (its callback records the ID). */
 bool ctl_prepare_create(struct ctl_inv *inv, enum rc_role role);
 

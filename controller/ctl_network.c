@@ -18,29 +18,6 @@
 #include "buf.h"
 #include "log.h"
 
-static bool
-label_is(const cJSON *labels, const char *key, const char *want)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, key);
-
-    return want != NULL && cJSON_IsString(v) &&
-           strcmp(v->valuestring, want) == 0;
-}
-
-/* Made for this very attempt by this controller. */
-static bool
-network_ours(const struct ctl_inv *inv, const cJSON *net)
-{
-    const cJSON *labels = cJSON_GetObjectItemCaseSensitive(net, "Labels");
-
-    return label_is(labels, "agentctl.dev/uid", ctl_status_str(inv, "uid")) &&
-           label_is(labels, "agentctl.dev/attempt",
-                    ctl_status_str(inv, "attempt")) &&
-           label_is(labels, "agentctl.dev/role", "network") &&
-           label_is(labels, "agentctl.dev/managed-by",
-                    inv->ctl->opts.controller_id);
-}
-
 static const char *
 str_of(const cJSON *o, const char *key)
 {
@@ -63,7 +40,7 @@ pick_keeper(const struct ctl_inv *inv, const cJSON *list)
         const char *id = str_of(n, "Id"), *name = str_of(n, "Name");
         const char *created = str_of(n, "Created");
 
-        if (!network_ours(inv, n) || id == NULL)
+        if (!ctl_prepare_labels_ours(inv, n, "network") || id == NULL)
             continue;
         if (recorded != NULL) {
             if (strcmp(id, recorded) == 0)
@@ -166,7 +143,8 @@ on_listed(struct dk_req *req, struct dk_response *r, void *arg)
     keep = pick_keeper(inv, r->json);
     cJSON_ArrayForEach(n, r->json)
     {
-        if (n != keep && network_ours(inv, n) && str_of(n, "Id") != NULL) {
+        if (n != keep && ctl_prepare_labels_ours(inv, n, "network") &&
+            str_of(n, "Id") != NULL) {
             remove_extra(inv, str_of(n, "Id"), str_of(n, "Name"));
             return;
         }
@@ -227,8 +205,9 @@ ctl_network_create_failed(struct ctl_inv *inv, const struct dk_response *r)
 void
 ctl_network_sweep(struct ctl_inv *inv, const struct err *why)
 {
-    log_kv(LOG_WARN, "the attempt's network name is ambiguous: removing "
-                     "the unrecorded twin",
+    log_kv(LOG_WARN,
+           "the attempt's network name is ambiguous: removing "
+           "the unrecorded twin",
            "invocation", inv->name, "error", why->msg, NULL);
     inv->network_retry = CTL_NET_SWEEP;
     ctl_inv_backoff(inv, why);

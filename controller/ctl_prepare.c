@@ -124,8 +124,9 @@ identity(const cJSON *json, bool volume)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static bool
-labels_ours(const struct ctl_inv *inv, const cJSON *json, const char *role)
+bool
+ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
+                        const char *role)
 {
     const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(json, "Config");
     const cJSON *labels =
@@ -166,7 +167,7 @@ on_conflict_inspected(struct dk_req *req, struct dk_response *r, void *arg)
         return;
     }
     id = identity(r->json, kind_of(role)->volume);
-    if (id != NULL && labels_ours(inv, r->json, rname)) {
+    if (id != NULL && ctl_prepare_labels_ours(inv, r->json, rname)) {
         ctl_status_set_resource(inv, rname, id, name);
         ctl_event(inv, false, "Adopted",
                   "%s %s was created for this attempt "
@@ -445,9 +446,8 @@ step_upload(struct ctl_inv *inv)
      * out, never put where the agent could write it. */
     if (rc_workspace_tar(cfg->workspace_root, s->workspace_source,
                          cfg->agent_uid, cfg->agent_gid,
-                         rc_desired_object(inv->desired, RC_ROLE_GIT)
-                             ? NULL
-                             : ".git",
+                         rc_desired_object(inv->desired, RC_ROLE_GIT) ? NULL
+                                                                      : ".git",
                          &tar, &e) == -1 ||
         ctl_git_record_before(inv, &tar, &e) == -1) {
         buf_cleanup(&tar);
@@ -476,8 +476,8 @@ step_upload_config(struct ctl_inv *inv)
 
     snprintf(inv->action, sizeof(inv->action), "configUploaded");
     buf_init(&tar, RC_CONFIG_BYTES);
-    if (rc_adapter_files_tar(inv->desired->adapter, RC_ADAPTER_CONFIG_DIR,
-                             &tar, &e) == -1) {
+    if (rc_adapter_files_tar(inv->desired->adapter, RC_ADAPTER_CONFIG_DIR, &tar,
+                             &e) == -1) {
         buf_cleanup(&tar);
         ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
         return false;
@@ -508,8 +508,7 @@ ctl_prepare_step(struct ctl_inv *inv)
         return step_connect_egress(inv);
     if (!ctl_progress_done(inv, "proxyStarted"))
         return step_start(inv, "proxy", "proxyStarted");
-    for (size_t i = 0; i < sizeof(volume_roles) / sizeof(volume_roles[0]);
-         i++)
+    for (size_t i = 0; i < sizeof(volume_roles) / sizeof(volume_roles[0]); i++)
         if (rc_desired_object(inv->desired, volume_roles[i]) != NULL &&
             ctl_status_resource_id(inv, rc_role_name(volume_roles[i])) == NULL)
             return ctl_prepare_create(inv, volume_roles[i]);
