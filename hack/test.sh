@@ -40,7 +40,10 @@ run_stage() {
         failures+=("$name")
         printf 'FAIL    %-58s %4ss  (exit %d, log %s)\n' "$name" "$took" \
             "$rc" "$log"
-        tail -n 40 "$log" | sed 's/^/        | /'
+        # The scenario's own verdict first: a long dump after it would
+        # push it out of the tail.
+        grep -m 3 '^FAIL' "$log" | sed 's/^/        | /'
+        tail -n 30 "$log" | sed 's/^/        | /'
     fi
     return 0
 }
