@@ -81,6 +81,8 @@ struct ctl_inv {
     bool exited; /* wait answered */
     long exit_code;
     bool logs_done;
+    bool exit_confirmed;   /* the daemon still accepts connections after
+                              the exit: the exit is the agent's own */
     bool daemon_lost;      /* Docker was unreachable while it ran */
     bool freeing;          /* done: free when the pass returns */
     bool seen;             /* found in the last full listing */
@@ -93,6 +95,7 @@ struct ctl_inv {
     bool egress_checked;              /* this attempt saw the egress network */
     char frozen_hash[65];  /* spec hash already warned about (SpecFrozen) */
     char cleanup_role[16]; /* role of the object the step is removing */
+    bool cleanup_swept;    /* no unrecorded container of the attempt left */
     int creating;          /* enum rc_role the create step is making */
     bool network_listed;   /* no network of this attempt: create next */
     enum ctl_net_retry network_retry; /* why the networks are listed */
@@ -104,7 +107,8 @@ struct ctl_inv {
     cJSON *pending_inspect;   /* inspect waiting for its image's config */
     bool repairing;           /* drift before start: tear down, rebuild */
     bool prestart_verified;   /* the round right before the agent start ran */
-    bool agent_checked;       /* Docker says the agent never started yet */
+    bool start_checked;       /* Docker says the run-once container about
+                               * to be started never ran (ctl_prepare.c) */
     char proxy_egress_ip[16]; /* the proxy's address on the egress net */
     /* boundary probe */
     long probe_exit;
@@ -220,6 +224,7 @@ bool ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
                              const char *role);
 /* POST the create of one role's object (its callback records the ID). */
 bool ctl_prepare_create(struct ctl_inv *inv, enum rc_role role);
+bool ctl_prepare_start_probe(struct ctl_inv *inv);
 
 /* ctl_git.c: the git metadata's digest before (from the upload) and
  * after (read back from the keeper, agent gone) into status.git. */
@@ -245,6 +250,8 @@ bool ctl_run_step(struct ctl_inv *inv);
 void ctl_run_stop(struct ctl_inv *inv, enum ctl_phase phase,
                   const char *stop_reason, const char *message);
 void ctl_run_detach(struct ctl_inv *inv);
+/* Stop with agent-lost: the daemon was unreachable while the agent ran. */
+void ctl_run_stop_lost(struct ctl_inv *inv);
 
 /* ctl_verify.c: one inspect of the revalidation round; false when the
  * round is complete (or none is due). */

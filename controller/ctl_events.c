@@ -84,6 +84,9 @@ on_events_done(struct dk_req *req, struct dk_response *r, void *arg)
     if (r->err != NULL)
         log_kv(LOG_DEBUG, "Docker event stream ended", "error", r->err->msg,
                NULL);
+    /* A stream ends when the daemon goes away: ask it now, so that
+     * /healthz says so even with no invocation's call failing. */
+    ctl_check_docker(c);
     events_schedule(c);
 }
 

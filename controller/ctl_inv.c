@@ -240,7 +240,8 @@ capture_commit(struct ctl_inv *inv)
               s->attempt, inv->pinned_image);
     inv->pinned_image[0] = '\0';
     inv->egress_checked = false;
-    inv->agent_checked = false;
+    inv->start_checked = false;
+    inv->cleanup_swept = false;
     snprintf(inv->frozen_hash, sizeof(inv->frozen_hash), "%s", s->spec_hash);
 }
 
@@ -479,7 +480,8 @@ repair_done(struct ctl_inv *inv)
 {
     inv->repairing = false;
     inv->egress_checked = false;
-    inv->agent_checked = false;
+    inv->start_checked = false;
+    inv->cleanup_swept = false;
     inv->probe_exited = false;
     cJSON_DeleteItemFromObjectCaseSensitive(inv->status, "progress");
     inv->status_dirty = true;
@@ -498,6 +500,13 @@ pass_phase(struct ctl_inv *inv)
             arm_deadline(inv);
             phase = ctl_status_phase(inv->status);
         }
+    }
+    /* Lost before drift: after a daemon restart the revalidation would
+     * find the box torn down by the daemon, but the cause is the loss. */
+    if (phase == CTL_RUNNING && inv->daemon_lost &&
+        !ctl_test_disabled("lost-first")) {
+        ctl_run_stop_lost(inv);
+        phase = ctl_status_phase(inv->status);
     }
     if (phase == CTL_PREPARING && inv->repairing) {
         if (ctl_cleanup_step(inv))

@@ -355,11 +355,22 @@ agent_running(struct ctl_inv *inv, const char *started_at)
 /* Docker's "never started" time. */
 #define NEVER_STARTED "0001-01-01T00:00:00Z"
 
-/* Before the agent's start is sent, Docker is asked whether it ever ran:
- * a controller killed after the start and before recording it must not
- * start an agent that already ran - an exited agent is read, not rerun. */
+/* Run-once containers (the agent, the boundary probe) are started only
+ * when Docker says they never ran, asked right before every start: a
+ * start that timed out may still have happened, and a controller killed
+ * after the start and before recording it must not run them twice - an
+ * exited agent is read, not rerun; a probe's one line is read, not
+ * doubled. Keeper and proxy are long-running: starting them again is a
+ * no-op (304). */
+static bool
+runs_once(const char *action)
+{
+    return strcmp(action, "agentStarted") == 0 ||
+           strcmp(action, "probeStarted") == 0;
+}
+
 static void
-on_agent_checked(struct dk_req *req, struct dk_response *r, void *arg)
+on_start_checked(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct ctl_inv *inv = arg;
     const cJSON *at;
@@ -371,14 +382,16 @@ on_agent_checked(struct dk_req *req, struct dk_response *r, void *arg)
     }
     at = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(r->json, "State"), "StartedAt");
-    if (cJSON_IsString(at) && strcmp(at->valuestring, NEVER_STARTED) != 0) {
+    if (!cJSON_IsString(at) || strcmp(at->valuestring, NEVER_STARTED) == 0) {
+        inv->start_checked = true;
+    } else if (strcmp(inv->action, "agentStarted") == 0) {
         ctl_event(inv, false, "Adopted",
-                  "the agent was started before a restart (at %s): "
-                  "following it, not starting it again",
+                  "the agent was started before (at %s): following it, "
+                  "not starting it again",
                   at->valuestring);
         agent_running(inv, at->valuestring);
     } else {
-        inv->agent_checked = true;
+        ctl_progress_set(inv, inv->action);
     }
     ctl_inv_kick(inv, 0);
 }
@@ -391,6 +404,13 @@ step_start(struct ctl_inv *inv, const char *role, const char *action)
     struct err e;
 
     snprintf(inv->action, sizeof(inv->action), "%s", action);
+    if (runs_once(action) && !inv->start_checked) {
+        snprintf(path, sizeof(path), "/containers/%s/json",
+                 ctl_status_resource_id(inv, role));
+        return ctl_inv_started(
+            inv, dk_get(inv->ctl->dk, path, on_start_checked, inv, &e), &e);
+    }
+    inv->start_checked = false; /* the next start asks again */
     snprintf(path, sizeof(path), "/containers/%s/start",
              ctl_status_resource_id(inv, role));
     memset(&o, 0, sizeof(o));
@@ -398,6 +418,13 @@ step_start(struct ctl_inv *inv, const char *role, const char *action)
     o.path = path;
     return ctl_inv_started(
         inv, dk_request(inv->ctl->dk, &o, on_action_done, inv, &e), &e);
+}
+
+/* The boundary probe's start (ctl_probe.c): once, like the agent's. */
+bool
+ctl_prepare_start_probe(struct ctl_inv *inv)
+{
+    return step_start(inv, "probe", "probeStarted");
 }
 
 static bool
@@ -531,15 +558,6 @@ ctl_prepare_step(struct ctl_inv *inv)
         inv->prestart_verified = true;
         ctl_inv_revalidate(inv);
         return true;
-    }
-    if (!inv->agent_checked) {
-        char path[300];
-        struct err e;
-
-        snprintf(path, sizeof(path), "/containers/%s/json",
-                 ctl_status_resource_id(inv, "agent"));
-        return ctl_inv_started(
-            inv, dk_get(inv->ctl->dk, path, on_agent_checked, inv, &e), &e);
     }
     return step_start(inv, "agent", "agentStarted");
 }

@@ -85,20 +85,6 @@ step_create(struct ctl_inv *inv)
 }
 
 static void
-on_started(struct dk_req *req, struct dk_response *r, void *arg)
-{
-    struct ctl_inv *inv = arg;
-
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
-        ctl_inv_backoff(inv, r->err);
-        return;
-    }
-    ctl_progress_set(inv, "probeStarted");
-    ctl_inv_kick(inv, 0);
-}
-
-static void
 on_waited(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct ctl_inv *inv = arg;
@@ -207,11 +193,8 @@ ctl_probe_step(struct ctl_inv *inv)
     memset(&o, 0, sizeof(o));
     o.method = "POST";
     o.path = path;
-    if (!ctl_progress_done(inv, "probeStarted")) {
-        snprintf(path, sizeof(path), "/containers/%s/start", id);
-        return ctl_inv_started(
-            inv, dk_request(inv->ctl->dk, &o, on_started, inv, &e), &e);
-    }
+    if (!ctl_progress_done(inv, "probeStarted"))
+        return ctl_prepare_start_probe(inv);
     if (!inv->probe_exited) {
         snprintf(path, sizeof(path), "/containers/%s/wait", id);
         o.timeout_ms = PROBE_TIMEOUT_S * 1000L;

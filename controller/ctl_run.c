@@ -178,20 +178,53 @@ attach(struct ctl_inv *inv, const char *agent, struct err *e)
     return 0;
 }
 
+/* The daemon went away while the agent ran: whatever exit code it
+ * reports is not the agent's own (docker-notes.md: no live-restore), the
+ * boundary went unwatched meanwhile, and the attempt is never rerun. */
+void
+ctl_run_stop_lost(struct ctl_inv *inv)
+{
+    ctl_run_stop(inv, CTL_FAILED, "agent-lost",
+                 "AgentLost: the Docker daemon became unreachable while the "
+                 "agent ran");
+}
+
+static void
+on_exit_confirmed(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        /* ERR_UNAVAIL marks the daemon lost (ctl_inv_backoff) */
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    inv->exit_confirmed = true;
+    ctl_inv_kick(inv, 0);
+}
+
+/* A dockerd stopped with SIGTERM closes its listener, then stops every
+ * container and answers their /wait on the connections still open: the
+ * agent "exits 143" while the daemon goes away. So an exit counts only
+ * when a new connection to the daemon is accepted after it. */
+static bool
+confirm_exit(struct ctl_inv *inv)
+{
+    struct dk_request_opts o = { .path = "/_ping",
+                                 .raw_path = 1,
+                                 .fresh_connection = 1 };
+    struct err e;
+
+    return ctl_inv_started(
+        inv, dk_request(inv->ctl->dk, &o, on_exit_confirmed, inv, &e), &e);
+}
+
 static void
 finish(struct ctl_inv *inv)
 {
     cJSON *code;
 
-    if (inv->daemon_lost) {
-        /* The daemon went away while the agent ran: whatever exit code it
-         * reports now is not the agent's own (docker-notes.md: no
-         * live-restore), and the attempt is never rerun. */
-        ctl_run_stop(inv, CTL_FAILED, "agent-lost",
-                     "AgentLost: the Docker daemon became unreachable while "
-                     "the agent ran");
-        return;
-    }
     ctl_run_detach(inv);
     if (ctl_phase_terminal(ctl_status_phase(inv->status)))
         return; /* a stop cause came first */
@@ -232,6 +265,8 @@ ctl_run_step(struct ctl_inv *inv)
         }
     }
     if (inv->exited && inv->logs_done) {
+        if (!inv->exit_confirmed && !ctl_test_disabled("exit-confirmation"))
+            return confirm_exit(inv);
         finish(inv);
         return false;
     }

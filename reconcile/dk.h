@@ -98,6 +98,10 @@ struct dk_request_opts {
     size_t max_body;          /* 0 = DK_DEFAULT_MAX_BODY */
     size_t max_line;          /* DK_STREAM_LINES: 0 = DK_DEFAULT_MAX_LINE */
     int raw_path;             /* 1: do not prefix /v1.41 (/_ping, /version) */
+    int fresh_connection;     /* 1: a new connection, closed after: proves
+                                 the daemon accepts connections now (a
+                                 stopping dockerd closes its listener but
+                                 still answers on open connections) */
     enum dk_stream_mode stream;
     dk_data_fn *on_data;       /* required when stream != NONE */
     dk_headers_fn *on_headers; /* optional */

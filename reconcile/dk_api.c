@@ -70,7 +70,9 @@ dk_on_version(struct dk_req *req, struct dk_response *r, void *arg)
 int
 dk_negotiate(struct dk *dk, dk_done_fn *cb, void *arg, struct err *e)
 {
-    struct dk_request_opts o = { .path = "/version", .raw_path = 1 };
+    struct dk_request_opts o = { .path = "/version",
+                                 .raw_path = 1,
+                                 .fresh_connection = 1 };
     struct dk_req *req;
 
     if (cb == NULL)

@@ -153,6 +153,10 @@ dk_set_easy(struct dk_req *req, const struct dk_request_opts *o)
     rc |= curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     rc |= curl_easy_setopt(c, CURLOPT_USERAGENT, DK_USER_AGENT);
     rc |= curl_easy_setopt(c, CURLOPT_PRIVATE, req);
+    if (o->fresh_connection) {
+        rc |= curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
+        rc |= curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
+    }
     rc |= curl_easy_setopt(c, CURLOPT_ERRORBUFFER, req->curl_err);
     rc |= curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, dk__on_write);
     rc |= curl_easy_setopt(c, CURLOPT_WRITEDATA, req);

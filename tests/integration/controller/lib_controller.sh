@@ -207,7 +207,9 @@ ctl_init() {
     write_config
     # The egress network exists before the controller starts, so the
     # controller finds it; it carries only the test label (it is ours).
-    docker network create --label "$TEST_LABEL" "$EGRESS_NET" >/dev/null ||
+    # EGRESS_SUBNET, when set, pins its subnet.
+    docker network create --label "$TEST_LABEL" \
+        ${EGRESS_SUBNET:+--subnet "$EGRESS_SUBNET"} "$EGRESS_NET" >/dev/null ||
         fail "cannot create egress network $EGRESS_NET"
     VENDOR_IP=$(start_vendor "vendor-$CTL_RUN" vendor.test "$VENDOR_TOKEN")
     OTHER_IP=$(start_vendor "other-$CTL_RUN" other.test "$OTHER_TOKEN")
