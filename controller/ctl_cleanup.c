@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "buf.h"
 #include "log.h"
 
 static const char *const container_roles[] = { "probe", "agent", "keeper",
@@ -105,6 +106,66 @@ remove_volume(struct ctl_inv *inv, const char *role)
     return true;
 }
 
+/* A controller killed between a create and recording its ID leaves a
+ * container of this attempt that the status does not name; it would hold
+ * the volumes (409 "in use") forever. Once the recorded containers are
+ * gone, the ones carrying this attempt's labels are removed by ID, one
+ * per step, until the listing has none. */
+static void
+on_unrecorded_listed(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    const cJSON *it, *role;
+    char path[256];
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    cJSON_ArrayForEach(it, r->json)
+    {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "Id");
+
+        role = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(it, "Labels"), "agentctl.dev/role");
+        if (!cJSON_IsString(id) || !cJSON_IsString(role) ||
+            !ctl_prepare_labels_ours(inv, it, role->valuestring))
+            continue;
+        ctl_event(inv, true, "UnrecordedRemoved",
+                  "container %.12s (%s) of this attempt was never recorded "
+                  "(a controller killed after creating it): removed by ID",
+                  id->valuestring, role->valuestring);
+        snprintf(path, sizeof(path), "/containers/%s?force=1", id->valuestring);
+        remove_path(inv, "unrecorded", path);
+        return;
+    }
+    inv->cleanup_swept = true;
+    ctl_inv_kick(inv, 0);
+}
+
+static bool
+sweep_unrecorded(struct ctl_inv *inv)
+{
+    struct buf path;
+    struct err e;
+    char uid[128];
+    struct dk_req *req = NULL;
+    cJSON *f = cJSON_CreateObject();
+
+    snprintf(uid, sizeof(uid), "agentctl.dev/uid=%s",
+             ctl_status_str(inv, "uid"));
+    cJSON_AddItemToObject(
+        f, "label", cJSON_CreateStringArray((const char *const[]){ uid }, 1));
+    buf_init(&path, 1024);
+    if (buf_puts(&path, "/containers/json?all=1", &e) == 0 &&
+        dk_query_add_json(&path, "filters", f, &e) == 0)
+        req = dk_get(inv->ctl->dk, path.data, on_unrecorded_listed, inv, &e);
+    cJSON_Delete(f);
+    buf_cleanup(&path);
+    return ctl_inv_started(inv, req, &e);
+}
+
 bool
 ctl_cleanup_step(struct ctl_inv *inv)
 {
@@ -123,6 +184,8 @@ ctl_cleanup_step(struct ctl_inv *inv)
             return remove_path(inv, container_roles[i], path);
         }
     }
+    if (!inv->cleanup_swept && ctl_status_str(inv, "uid") != NULL)
+        return sweep_unrecorded(inv);
     for (size_t i = 0; volume_roles[i] != NULL; i++)
         if (ctl_status_resource_str(inv, volume_roles[i], "name") != NULL &&
             remove_volume(inv, volume_roles[i]))

@@ -10,8 +10,10 @@
 #  - created:scratch (the workspace volume recorded, nothing mounts it
 #    yet): the workspace volume swapped for a same-named one ten times the
 #    size, same labels (volume.options).
-# (created:agent is not used: see the report of issue 5 - a repair while
-# the unrecorded agent container holds the volumes never finishes.)
+#  - created:agent (the agent container made, the controller killed
+#    before its ID was written): the proxy's restart policy again; the
+#    repair must first remove the unrecorded agent by its labels (event
+#    UnrecordedRemoved), or the volumes it holds can never go (409).
 source "$(dirname "$0")/../controller/lib_controller.sh"
 # CI time budget (30 min on 2 cores): run with AGENTCTL_TEST_EXTENDED=1.
 [ -n "${AGENTCTL_TEST_EXTENDED:-}" ] ||
@@ -75,5 +77,8 @@ prestart pre-restart done:workspaceUploaded "mut_restart proxy" \
     "workspace: {source: small, size: 16Mi, inodes: 1000}"
 prestart pre-volume created:scratch mut_volume_swap 'workspace .*Options' \
     "command: [/demo-agent, --write-work]" \
+    "workspace: {source: small, size: 16Mi, inodes: 1000}"
+prestart pre-agent created:agent "mut_restart proxy" \
+    'proxy .*RestartPolicy' "command: [/demo-agent, --write-work]" \
     "workspace: {source: small, size: 16Mi, inodes: 1000}"
 check_no_objects "no Docker object labelled $MANAGED left" "$MANAGED" 60
