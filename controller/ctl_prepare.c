@@ -138,6 +138,8 @@ ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
         { "agentctl.dev/managed-by", inv->ctl->opts.controller_id },
     };
 
+    if (ctl_verify_is_standin(inv, json))
+        return false; /* labels copied by a stand-in (ctl_verify.c) */
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, want[i][0]);
 
