@@ -251,9 +251,9 @@ void ctl_run_detach(struct ctl_inv *inv);
 bool ctl_verify_step(struct ctl_inv *inv);
 /* Ask for a revalidation round and a pass now (events, resync). */
 void ctl_inv_revalidate(struct ctl_inv *inv);
-/* The object (inspect or list entry, by its Id) was reported as a
- * stand-in under one of the attempt's names: never adopt it. */
-bool ctl_verify_is_standin(const struct ctl_inv *inv, const cJSON *json);
+/* The object with this Docker ID (NULL: none) was reported as a stand-in
+ * under one of the attempt's names: never adopt it, never remove it. */
+bool ctl_verify_is_standin(const struct ctl_inv *inv, const char *id);
 
 /* ctl_probe.c: one step of the boundary probe; false when it is done. */
 bool ctl_probe_step(struct ctl_inv *inv);

@@ -290,13 +290,11 @@ note_standin(struct ctl_inv *inv, const char *role, const char *id)
 }
 
 bool
-ctl_verify_is_standin(const struct ctl_inv *inv, const cJSON *json)
+ctl_verify_is_standin(const struct ctl_inv *inv, const char *id)
 {
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(json, "Id");
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(inv->status, "standIns");
 
-    return cJSON_IsString(id) &&
-           cJSON_GetObjectItemCaseSensitive(s, id->valuestring) != NULL;
+    return id != NULL && cJSON_GetObjectItemCaseSensitive(s, id) != NULL;
 }
 
 /* The recorded ID answered 404; by_name is what is under the name now

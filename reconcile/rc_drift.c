@@ -611,9 +611,10 @@ rc_drift_check_missing(const struct rc_desired *d, enum rc_role role,
     if (rc != 1)
         return rc;
     if (by_name != NULL)
-        rc_drift__detail(&f, "a stand-in holds the name: Id is %s, expected "
-                            "the recorded %s (removed and recreated behind "
-                            "the controller's back; left in place)",
+        rc_drift__detail(&f,
+                         "a stand-in holds the name: Id is %s, expected "
+                         "the recorded %s (removed and recreated behind "
+                         "the controller's back; left in place)",
                          f.observed, f.expected);
     if (dr_report(&c, rc_drift_rule_at((size_t)i), &f, &rep) == -1)
         return -1;

@@ -38,8 +38,7 @@ static const struct rc_drift_rule rules[] = {
       "was part of with it (a network its isolation, a keeper the mounted "
       "workspace); the recorded ID stays the only one cleanup removes" },
     /* ---- network ---- */
-    { "network.id", NET, "Id", NULL, NULL, RC_CMP_ID, BEHIND_NAME,
-      RECREATED },
+    { "network.id", NET, "Id", NULL, NULL, RC_CMP_ID, BEHIND_NAME, RECREATED },
     { "network.labels", NET, "Labels", "/Labels", "null", RC_CMP_EXACT,
       "exactly the body's labels",
       "ownership: GC and adoption find objects by these labels" },

@@ -62,8 +62,10 @@ static const char spec_text[] =
     "  attempt: a1\n";
 
 static const char *const fixture_file[RC_ROLE_COUNT] = {
-    [RC_ROLE_NETWORK] = "network.json", [RC_ROLE_PROXY] = "proxy.json",
-    [RC_ROLE_KEEPER] = "keeper.json",   [RC_ROLE_AGENT] = "agent.json",
+    [RC_ROLE_NETWORK] = "network.json",
+    [RC_ROLE_PROXY] = "proxy.json",
+    [RC_ROLE_KEEPER] = "keeper.json",
+    [RC_ROLE_AGENT] = "agent.json",
 };
 
 struct fx {
@@ -210,7 +212,8 @@ test_network_standin(void **state)
     assert_string_equal(r.expected, Q NET_ID Q);
     assert_string_equal(r.observed, Q OTHER_ID Q);
     /* the message names the object, both IDs and what was done */
-    assert_non_null(strstr(r.message, "network agentctl-driftfx-5eedf00d-net:"));
+    assert_non_null(
+        strstr(r.message, "network agentctl-driftfx-5eedf00d-net:"));
     assert_non_null(strstr(r.message, NET_ID));
     assert_non_null(strstr(r.message, OTHER_ID));
     assert_non_null(strstr(r.message, "stand-in"));
@@ -233,12 +236,10 @@ test_container_standins(void **state)
         struct rc_drift_report r;
         cJSON *s = standin_of(fx, roles[i]);
         cJSON *rp = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(s, "HostConfig"),
-            "RestartPolicy");
+            cJSON_GetObjectItemCaseSensitive(s, "HostConfig"), "RestartPolicy");
 
         recorded(fx, roles[i], &x);
-        assert_int_equal(rc_drift_check_missing(fx->d, roles[i], s, &x, &r),
-                         1);
+        assert_int_equal(rc_drift_check_missing(fx->d, roles[i], s, &x, &r), 1);
         assert_only(&r, "container.id");
         assert_int_equal(r.role, roles[i]);
         assert_non_null(strstr(r.message, fixture_id(fx, roles[i])));
@@ -248,8 +249,7 @@ test_container_standins(void **state)
         assert_null(strstr(r.message, SECRET));
         cJSON_ReplaceItemInObjectCaseSensitive(rp, "Name",
                                                cJSON_CreateString("always"));
-        assert_int_equal(rc_drift_check_missing(fx->d, roles[i], s, &x, &r),
-                         1);
+        assert_int_equal(rc_drift_check_missing(fx->d, roles[i], s, &x, &r), 1);
         assert_only(&r, "container.id");
         cJSON_Delete(s);
     }
@@ -288,8 +288,9 @@ test_gone(void **state)
     assert_only(&r, "object.gone");
     assert_string_equal(r.field, "Id");
     assert_string_equal(r.observed, "null");
-    assert_non_null(strstr(r.message, "keeper agentctl-driftfx-5eedf00d-keeper: "
-                                      "removed behind the controller's back"));
+    assert_non_null(strstr(r.message,
+                           "keeper agentctl-driftfx-5eedf00d-keeper: "
+                           "removed behind the controller's back"));
     /* the recorded ID, short */
     assert_non_null(strstr(r.message, "(recorded ID 968347883e13 is gone"));
     recorded(fx, RC_ROLE_NETWORK, &x);
@@ -313,9 +314,9 @@ test_volume_gone(void **state)
     assert_only(&r, "object.gone");
     assert_string_equal(r.field, "Name");
     assert_string_equal(r.expected, "\"agentctl-driftfx-5eedf00d-ws\"");
-    assert_string_equal(r.message,
-                        "workspace agentctl-driftfx-5eedf00d-ws: removed behind "
-                        "the controller's back (nothing is under its name)");
+    assert_string_equal(
+        r.message, "workspace agentctl-driftfx-5eedf00d-ws: removed behind "
+                   "the controller's back (nothing is under its name)");
 }
 
 /* ---- the test-only switches -------------------------------------------- */
@@ -343,8 +344,8 @@ test_switched_off(void **state)
     assert_int_equal(rc_drift_check_missing(fx->d, RC_ROLE_PROXY, ctr, &x, &r),
                      0);
     x.disabled_rules = 1ull << rc_drift_rule_by_id("object.gone");
-    assert_int_equal(
-        rc_drift_check_missing(fx->d, RC_ROLE_PROXY, NULL, &x, &r), 0);
+    assert_int_equal(rc_drift_check_missing(fx->d, RC_ROLE_PROXY, NULL, &x, &r),
+                     0);
     assert_int_equal(rc_drift_check_missing(fx->d, RC_ROLE_PROXY, ctr, &x, &r),
                      1);
     assert_only(&r, "container.id");
@@ -373,8 +374,8 @@ test_table(void **state)
     recorded(fx, RC_ROLE_PROXY, &x);
     x.id = PROXY_ID;
     x.image_id = "sha256:x";
-    x.image_config = cJSON_GetObjectItemCaseSensitive(fx->obj[RC_ROLE_PROXY],
-                                                      "Config");
+    x.image_config =
+        cJSON_GetObjectItemCaseSensitive(fx->obj[RC_ROLE_PROXY], "Config");
     /* rc_drift_check on an object that answered: object.gone never fires */
     rc_drift_check(fx->d, RC_ROLE_PROXY, fx->obj[RC_ROLE_PROXY], &x, &r);
     assert_true((r.drifted & (1ull << gone)) == 0);
