@@ -219,7 +219,7 @@ bool ctl_prepare_step(struct ctl_inv *inv);
 /* The subnet overlapped a foreign network: move to the next free one. */
 void ctl_prepare_next_subnet(struct ctl_inv *inv);
 /* The object (inspect or list entry) carries this attempt's uid, attempt,
- * role and managed-by labels. */
+ * role and managed-by labels and is no stand-in the revalidation found. */
 bool ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
                              const char *role);
 /* POST the create of one role's object (its callback records the ID). */
@@ -258,6 +258,9 @@ void ctl_run_stop_lost(struct ctl_inv *inv);
 bool ctl_verify_step(struct ctl_inv *inv);
 /* Ask for a revalidation round and a pass now (events, resync). */
 void ctl_inv_revalidate(struct ctl_inv *inv);
+/* The object with this Docker ID (NULL: none) was reported as a stand-in
+ * under one of the attempt's names: never adopt it, never remove it. */
+bool ctl_verify_is_standin(const struct ctl_inv *inv, const char *id);
 
 /* ctl_probe.c: one step of the boundary probe; false when it is done. */
 bool ctl_probe_step(struct ctl_inv *inv);

@@ -5,6 +5,8 @@
  * invocation's current one (or the current one is cleaned up) and the
  * status does not record it. Objects of an attempt still being prepared
  * are never touched: a create whose answer is in flight is not an orphan.
+ * Nor is a stand-in the revalidation reported (status.standIns): it copied
+ * the labels, it is not ours, and it is never deleted.
  */
 #include "ctl.h"
 
@@ -37,7 +39,8 @@ orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name)
     inv = ctl_inv_by_uid(c, uid->valuestring);
     if (inv == NULL)
         return true;
-    if (ctl_status_records(inv, id, name))
+    /* a stand-in under one of its names is someone else's: never removed */
+    if (ctl_status_records(inv, id, name) || ctl_verify_is_standin(inv, id))
         return false;
     cur = ctl_status_str(inv, "attempt");
     if (cJSON_IsTrue(

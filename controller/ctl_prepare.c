@@ -131,6 +131,7 @@ ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
     const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(json, "Config");
     const cJSON *labels =
         cJSON_GetObjectItemCaseSensitive(cfg ? cfg : json, "Labels");
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(json, "Id");
     const char *want[][2] = {
         { "agentctl.dev/uid", ctl_status_str(inv, "uid") },
         { "agentctl.dev/attempt", ctl_status_str(inv, "attempt") },
@@ -138,6 +139,8 @@ ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
         { "agentctl.dev/managed-by", inv->ctl->opts.controller_id },
     };
 
+    if (ctl_verify_is_standin(inv, cJSON_GetStringValue(id)))
+        return false; /* labels copied by a stand-in (ctl_verify.c) */
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, want[i][0]);
 

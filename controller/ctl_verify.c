@@ -5,6 +5,22 @@
  * daemon state; only image configs are cached, by image ID, because an
  * image ID names its content.
  *
+ * Identity: the contract is that the ID behind the object's name is the
+ * recorded one. Inspecting by the recorded ID costs one request per
+ * object and pass, as the attribute check needs anyway; only when it
+ * answers 404 is the name inspected too (a second request, on that path
+ * alone). Something there is a stand-in: rc_drift_check_missing() reports
+ * network.id / container.id with both IDs, a Warning event says it was
+ * left in place, and its ID is remembered (status.standIns) so that the
+ * rebuild after a repair refuses it instead of adopting it by its copied
+ * labels. Nothing there is object.gone. While the recorded ID answers,
+ * container.name proves the name is still its own (container names are
+ * unique; a network cannot be renamed). Inspecting by name first would
+ * cost the same on the quiet path, but answers "ambiguous" for a network
+ * name held twice and cannot tell a renamed object from a gone one without
+ * a second request either. The recorded ID stays the only thing cleanup
+ * removes: a stand-in is never deleted.
+ *
  * Drift before the agent starts is repaired: everything of the attempt is
  * removed by ID and built again (DriftRepaired). Drift while the agent runs
  * fails closed: the agent is killed at once, stopReason boundary-drift,
@@ -102,6 +118,29 @@ fill_endpoints(const struct ctl_inv *inv, struct rc_drift_expect *x,
     x->required = required;
 }
 
+/* What every check of the role needs: the recorded identity and the
+ * test-only switches. A volume has no ID; its recorded "id" is the
+ * CreatedAt of its create answer. While a container holds a tmpfs volume
+ * mounted, CreatedAt is the ctime of the tmpfs root (it moves at the mount
+ * and on writes to /work's top), so volume.created-at is checked only
+ * until the keeper - the first container that mounts the volumes, started
+ * only after it is recorded - is recorded. From then on Docker refuses to
+ * remove a volume a container references, and container.live-mounts
+ * carries it. */
+static void
+expect_identity(const struct ctl_inv *inv, const char *role,
+                struct rc_drift_expect *x)
+{
+    memset(x, 0, sizeof(*x));
+    x->id = ctl_status_resource_str(inv, role, "id");
+    x->disabled_rules = inv->ctl->disabled_rules;
+    if (rc_role_kind(role_of(role)) == RC_KIND_VOLUME) {
+        if (ctl_status_resource_id(inv, "keeper") == NULL)
+            x->created_at = x->id;
+        x->id = NULL;
+    }
+}
+
 static void
 check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
 {
@@ -112,15 +151,11 @@ check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
     const char *image = ctl_status_resource_str(inv, role, "image");
     int rc;
 
-    memset(&x, 0, sizeof(x));
-    x.id = ctl_status_resource_str(inv, role, "id");
+    expect_identity(inv, role, &x);
     x.image_id = image;
     x.image_config =
         image ? cJSON_GetObjectItemCaseSensitive(inv->ctl->image_configs, image)
               : NULL;
-    x.disabled_rules = inv->ctl->disabled_rules;
-    if (rc_role_kind(r) == RC_KIND_VOLUME)
-        x.id = NULL; /* volumes: CreatedAt moves once mounted, see rc_drift.h */
     if (r == RC_ROLE_NETWORK)
         fill_endpoints(inv, &x, allowed, required);
     if (r == RC_ROLE_PROXY && !ctl_progress_done(inv, "proxyConnected")) {
@@ -191,30 +226,16 @@ note_image(struct ctl_inv *inv, const char *role, const cJSON *inspect)
     return true;
 }
 
+/* Check one inspect result of the role: what its recorded ID answered, or
+ * what is under its name when only the ID rule (switched off) could tell
+ * it from the recorded object. */
 static void
-on_inspected(struct dk_req *req, struct dk_response *r, void *arg)
+inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
-    const char *role = inv->verify_role;
     const char *image;
-    char msg[300], path[300];
+    char path[300];
     struct err e;
 
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
-        if (r->err->code == ERR_NOTFOUND) {
-            snprintf(msg, sizeof(msg),
-                     "%s %s: removed behind the "
-                     "controller's back (recorded ID %.12s is gone)",
-                     role, ctl_status_resource_str(inv, role, "name"),
-                     ctl_status_resource_str(inv, role, "id"));
-            ctl_status_drop_resource(inv, role);
-            on_drift(inv, "object.gone", msg);
-            return;
-        }
-        ctl_inv_backoff(inv, r->err);
-        return;
-    }
     if (strcmp(role, "network") == 0 || is_volume(role)) {
         check_inspect(inv, role, r->json);
         return;
@@ -251,6 +272,130 @@ on_inspected(struct dk_req *req, struct dk_response *r, void *arg)
         inv->pending_inspect = NULL;
         ctl_inv_backoff(inv, &e);
     }
+}
+
+/* Remember a stand-in by ID, so that no later step takes it for ours
+ * (ctl_verify_is_standin). */
+static void
+note_standin(struct ctl_inv *inv, const char *role, const char *id)
+{
+    cJSON *s = cJSON_GetObjectItemCaseSensitive(inv->status, "standIns");
+
+    if (s == NULL)
+        s = cJSON_AddObjectToObject(inv->status, "standIns");
+    if (s == NULL || cJSON_GetObjectItemCaseSensitive(s, id) != NULL)
+        return;
+    cJSON_AddStringToObject(s, id, role);
+    inv->status_dirty = true;
+}
+
+bool
+ctl_verify_is_standin(const struct ctl_inv *inv, const char *id)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(inv->status, "standIns");
+
+    return id != NULL && cJSON_GetObjectItemCaseSensitive(s, id) != NULL;
+}
+
+/* The recorded ID answered 404; by_name is what is under the name now
+ * (NULL: nothing). True when that settles the role for this pass; false
+ * when by_name is to be checked as usual (the ID rule is switched off by
+ * the test hooks, or it is the recorded object after all). */
+static bool
+judge_missing(struct ctl_inv *inv, const char *role, const cJSON *by_name)
+{
+    struct rc_drift_expect x;
+    struct rc_drift_report rep;
+    enum rc_role r = role_of(role);
+    const cJSON *sid = cJSON_GetObjectItemCaseSensitive(by_name, "Id");
+    int rc;
+
+    expect_identity(inv, role, &x);
+    rc = rc_drift_check_missing(inv->desired, r, by_name, &x, &rep);
+    if (rc == 1 && by_name != NULL) {
+        ctl_event(inv, true, "StandInFound",
+                  "%s %s: the recorded object (ID %.12s) is gone and a "
+                  "stand-in (ID %.12s) holds the name: it is not this "
+                  "attempt's and is left in place, never removed",
+                  role, rep.object, x.id,
+                  cJSON_IsString(sid) ? sid->valuestring : "?");
+        if (cJSON_IsString(sid))
+            note_standin(inv, role, sid->valuestring);
+        /* The recorded ID stays: cleanup removes by it (404: done). */
+        on_drift(inv, rep.rule, rep.message);
+        return true;
+    }
+    if (rc == 1) {
+        ctl_status_drop_resource(inv, role);
+        on_drift(inv, rep.rule, rep.message);
+        return true;
+    }
+    if (rc == 0 && by_name != NULL)
+        return false;
+    if (rc == -1)
+        log_kv(LOG_WARN, "drift check could not run", "invocation", inv->name,
+               "role", role, NULL);
+    /* object.gone switched off (test hooks), or no judgement: nothing to
+     * report on this pass */
+    inv->verified |= 1u << r;
+    ctl_inv_kick(inv, 0);
+    return true;
+}
+
+static void
+on_named(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    const char *role = inv->verify_role;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        if (r->err->code == ERR_NOTFOUND)
+            judge_missing(inv, role, NULL);
+        else
+            ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    if (!judge_missing(inv, role, r->json))
+        inspected(inv, role, r);
+}
+
+/* The recorded ID answered 404: ask what is under the name now (a volume
+ * was inspected by name already). */
+static void
+missing(struct ctl_inv *inv, const char *role)
+{
+    const char *name = ctl_status_resource_str(inv, role, "name");
+    char path[300];
+    struct err e;
+
+    if (is_volume(role) || name == NULL) {
+        judge_missing(inv, role, NULL);
+        return;
+    }
+    if (strcmp(role, "network") == 0)
+        snprintf(path, sizeof(path), "/networks/%s", name);
+    else
+        snprintf(path, sizeof(path), "/containers/%s/json", name);
+    inv->call = dk_get(inv->ctl->dk, path, on_named, inv, &e);
+    if (inv->call == NULL)
+        ctl_inv_backoff(inv, &e);
+}
+
+static void
+on_inspected(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        if (r->err->code == ERR_NOTFOUND)
+            missing(inv, inv->verify_role);
+        else
+            ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    inspected(inv, inv->verify_role, r);
 }
 
 static bool

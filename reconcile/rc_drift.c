@@ -421,6 +421,8 @@ dr_rule(const struct rc_drift_ctx *c, const struct rc_drift_rule *r,
         struct rc_drift_find *f)
 {
     switch (r->cmp) {
+    case RC_CMP_GONE:
+        return 0; /* it answered: rc_drift_check_missing() judges a 404 */
     case RC_CMP_EXACT:
         return dr_cmp_exact(c, r, f);
     case RC_CMP_ID:
@@ -534,4 +536,90 @@ rc_drift_check(const struct rc_desired *d, enum rc_role role,
     }
     *out = rep;
     return rep.count > 0;
+}
+
+/* ---- the recorded ID answered 404 --------------------------------------- */
+
+/* The role's rule of comparison cmp (the ID rule, object.gone), or -1. */
+static int
+dr_rule_of(enum rc_drift_cmp cmp, enum rc_role role)
+{
+    for (size_t i = 0; i < rc_drift_rule_count(); i++) {
+        const struct rc_drift_rule *r = rc_drift_rule_at(i);
+
+        if (r->cmp == cmp && (r->roles & RC_DRIFT_ROLE(role)))
+            return (int)i;
+    }
+    return -1;
+}
+
+/* Nothing under the recorded ID nor the name. */
+static int
+dr_gone(const struct rc_drift_ctx *c, struct rc_drift_find *f)
+{
+    bool volume = c->o->kind == RC_KIND_VOLUME;
+    cJSON *exp = cJSON_CreateString(volume ? c->o->name : c->x->id);
+    int rc;
+
+    if (exp == NULL)
+        return -1;
+    rc = rc_drift__found(c, f, volume ? "Name" : "Id", exp, NULL);
+    cJSON_Delete(exp);
+    if (volume)
+        rc_drift__detail(f, "removed behind the controller's back "
+                            "(nothing is under its name)");
+    else
+        rc_drift__detail(f,
+                         "removed behind the controller's back (recorded ID "
+                         "%.*s is gone and nothing is under its name)",
+                         DR_SHORT_ID, c->x->id);
+    return rc;
+}
+
+int
+rc_drift_check_missing(const struct rc_desired *d, enum rc_role role,
+                       const cJSON *by_name, const struct rc_drift_expect *x,
+                       struct rc_drift_report *out)
+{
+    struct rc_drift_report rep;
+    struct rc_drift_find f;
+    struct rc_drift_ctx c;
+    int i, rc;
+
+    if (d == NULL || x == NULL || out == NULL ||
+        (unsigned)role >= RC_ROLE_COUNT ||
+        (by_name != NULL && !cJSON_IsObject(by_name)))
+        return -1;
+    c.d = d;
+    c.o = rc_desired_object(d, role);
+    c.inspect = by_name;
+    c.x = x;
+    c.hide_env = false;
+    if (c.o == NULL ||
+        (c.o->kind == RC_KIND_VOLUME ? by_name != NULL : x->id == NULL))
+        return -1;
+    i = dr_rule_of(by_name != NULL ? RC_CMP_ID : RC_CMP_GONE, role);
+    if (i < 0)
+        return -1;
+    memset(&rep, 0, sizeof(rep));
+    memset(&f, 0, sizeof(f));
+    *out = rep;
+    if (x->disabled_rules & (1ull << i))
+        return 0;
+    rc = by_name != NULL ? dr_rule(&c, rc_drift_rule_at((size_t)i), &f)
+                         : dr_gone(&c, &f);
+    if (rc != 1)
+        return rc;
+    if (by_name != NULL)
+        rc_drift__detail(&f,
+                         "a stand-in holds the name: Id is %s, expected "
+                         "the recorded %s (removed and recreated behind "
+                         "the controller's back; left in place)",
+                         f.observed, f.expected);
+    if (dr_report(&c, rc_drift_rule_at((size_t)i), &f, &rep) == -1)
+        return -1;
+    rep.count = 1;
+    rep.drifted = 1ull << i;
+    *out = rep;
+    return 1;
 }

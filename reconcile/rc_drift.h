@@ -10,6 +10,15 @@
  * bit (1 << index) of rc_drift_expect.disabled_rules switches it off (a
  * test-only negative control: it proves a test of that rule can fail).
  *
+ * Identity (the ID behind the object's name is the recorded one) takes
+ * two inspects only when it fails: the controller inspects by the
+ * recorded ID, which is one request per object on every pass, and only
+ * when that answers 404 asks what is under the name now and hands it to
+ * rc_drift_check_missing(): a stand-in is the role's ID rule
+ * (network.id, container.id), nothing is object.gone. While the recorded
+ * ID answers, container.name proves the name is still its own (container
+ * names are unique; networks cannot be renamed).
+ *
  * What inspect adds on its own and the checker therefore allows
  * (verified on dockerd 20.10, API 1.41: tests/unit/fixtures/drift/):
  * Config.Env and Config.Labels gain the image's entries whose key the body
@@ -37,6 +46,8 @@
 
 /* How a rule compares (the checker's dispatch; see rc_drift_rules.c). */
 enum rc_drift_cmp {
+    RC_CMP_GONE,              /* the object answers at all (see
+                                 rc_drift_check_missing) */
     RC_CMP_EXACT,             /* inspect value = body value (or the default) */
     RC_CMP_ID,                /* Id = the recorded ID */
     RC_CMP_CREATED_AT,        /* CreatedAt = the recorded one (volumes) */
@@ -63,6 +74,8 @@ enum rc_drift_cmp {
 #define RC_DRIFT_VOLUMES                                                       \
     (RC_DRIFT_ROLE(RC_ROLE_WORKSPACE) | RC_DRIFT_ROLE(RC_ROLE_GIT) |          \
      RC_DRIFT_ROLE(RC_ROLE_CONFIG) | RC_DRIFT_ROLE(RC_ROLE_SCRATCH))
+#define RC_DRIFT_ANY                                                           \
+    (RC_DRIFT_ROLE(RC_ROLE_NETWORK) | RC_DRIFT_CONTAINERS | RC_DRIFT_VOLUMES)
 
 /* One rule of the table. Static, read-only. */
 struct rc_drift_rule {
@@ -133,6 +146,25 @@ struct rc_drift_report {
 int rc_drift_check(const struct rc_desired *d, enum rc_role role,
                    const cJSON *inspect, const struct rc_drift_expect *x,
                    struct rc_drift_report *out);
+
+/* The object's recorded ID (a volume: its name) answered 404. by_name is
+ * the inspect of what Docker has under the object's name now (GET by
+ * name), or NULL when nothing is there (always NULL for a volume, which
+ * is inspected by name already). Something under the name whose Id is
+ * not the recorded one is a stand-in: the role's ID rule (network.id,
+ * container.id), expected the recorded ID, observed the stand-in's, and
+ * nothing else is checked (whatever it copied, it is not ours). Nothing
+ * there is object.gone. Returns 1 with out filled as by rc_drift_check(),
+ * 0 when nothing is reported: the rule that applies is switched off in
+ * x->disabled_rules, or by_name's Id is the recorded one after all (the
+ * caller then checks by_name with rc_drift_check() as usual), -1 on a bad
+ * argument (NULL d/x/out, a role d has no object for, by_name not a JSON
+ * object or given for a volume, a container or network without x->id) or
+ * out of memory. */
+int rc_drift_check_missing(const struct rc_desired *d, enum rc_role role,
+                           const cJSON *by_name,
+                           const struct rc_drift_expect *x,
+                           struct rc_drift_report *out);
 
 /* The rule table: count, rule i (NULL when i is out of range), its ID
  * (NULL likewise), and the index of an ID (-1 when unknown). The bit of

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#define ANY  RC_DRIFT_ANY
 #define NET  RC_DRIFT_ROLE(RC_ROLE_NETWORK)
 #define CTR  RC_DRIFT_CONTAINERS
 #define VOL  RC_DRIFT_VOLUMES
@@ -20,14 +21,24 @@
 #define RECREATED                                                              \
     "a same-named object recreated behind the controller's back is another "   \
     "object, even with identical attributes"
+#define BEHIND_NAME                                                            \
+    "the recorded ID; when it answers 404, what is under the name is "         \
+    "inspected: another Id there is a stand-in (reported with both IDs, "      \
+    "left in place)"
 #define CREATE_ONLY                                                            \
     "create-time only (/update ignores it), so a change means a recreated "    \
     "stand-in"
 
 static const struct rc_drift_rule rules[] = {
+    /* ---- any object (rc_drift_check_missing) ---- */
+    { "object.gone", ANY, "404 by ID, then by name", NULL, NULL, RC_CMP_GONE,
+      "the object answers: a container or network by its recorded ID or "
+      "something under its name, a volume by its name",
+      "an object removed behind the controller's back takes the boundary it "
+      "was part of with it (a network its isolation, a keeper the mounted "
+      "workspace); the recorded ID stays the only one cleanup removes" },
     /* ---- network ---- */
-    { "network.id", NET, "Id", NULL, NULL, RC_CMP_ID,
-      "the ID recorded at create", RECREATED },
+    { "network.id", NET, "Id", NULL, NULL, RC_CMP_ID, BEHIND_NAME, RECREATED },
     { "network.labels", NET, "Labels", "/Labels", "null", RC_CMP_EXACT,
       "exactly the body's labels",
       "ownership: GC and adoption find objects by these labels" },
@@ -57,8 +68,8 @@ static const struct rc_drift_rule rules[] = {
       "a proxy disconnected or stopped means the boundary is not the one "
       "verified" },
     /* ---- containers: identity and command ---- */
-    { "container.id", CTR, "Id", NULL, NULL, RC_CMP_ID,
-      "the ID recorded at create", RECREATED },
+    { "container.id", CTR, "Id", NULL, NULL, RC_CMP_ID, BEHIND_NAME,
+      RECREATED },
     { "container.name", CTR, "Name", NULL, NULL, RC_CMP_NAME,
       "\"/\" + the object's name",
       "a renamed container frees its name for a stand-in" },
@@ -179,13 +190,14 @@ static const struct rc_drift_rule rules[] = {
       "reaps orphans that would fill PidsLimit; SIGTERM ends the agent" },
     /* ---- volumes ---- */
     { "volume.created-at", VOL, "CreatedAt", NULL, NULL, RC_CMP_CREATED_AT,
-      "the CreatedAt recorded at create, while no container holds the volume "
-      "(the controller passes none after)",
+      "the CreatedAt recorded at create, checked until the keeper (the first "
+      "container that mounts the volume) is recorded",
       RECREATED
       ". Volumes have no ID; CreatedAt is the ctime of the tmpfs "
       "root while mounted (it moves at mount and on writes at /work's top), "
       "and from then on Docker refuses to remove a volume a container "
-      "references, so container.id and container.live-mounts carry it" },
+      "references, so container.id and container.live-mounts carry it. "
+      "Whole seconds: a stand-in made within the second is not told apart" },
     { "volume.labels", VOL, "Labels", "/Labels", "null", RC_CMP_EXACT,
       "exactly the body's labels",
       "ownership: GC and adoption find objects by these labels" },

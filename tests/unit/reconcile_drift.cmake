@@ -5,3 +5,8 @@ agentctl_unit_test(test_rc_drift
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_drift.c LIBS rcdrift)
 target_compile_definitions(test_rc_drift PRIVATE
   TEST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# Identity: a stand-in under the name, nothing under it (object.gone).
+agentctl_unit_test(test_rc_drift_ids
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_drift_ids.c LIBS rcdrift)
+target_compile_definitions(test_rc_drift_ids PRIVATE
+  TEST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

@@ -9,7 +9,8 @@
  * so no clock is involved), the output limit through the real log stream
  * of a fake Docker daemon. The races are driven by calling the causes in
  * a fixed order; each second cause is also shown to record its own reason
- * on a fresh attempt, so an overwrite could not go unnoticed.
+ * on a fresh attempt, so an overwrite could not go unnoticed. One more
+ * drift stop: a same-named stand-in found by the revalidation.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,12 +59,17 @@ static const char *const logs_chunks[] = { logs_frame, NULL };
 static const size_t logs_lens[] = { sizeof(logs_frame) - 1 };
 static const char *const nothing[] = { NULL };
 
+#define AGENT_NAME "agentctl-race-test"
+#define STANDIN_ID                                                             \
+    "5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1"
+
 struct fx {
     char dir[64];
     struct ctl c;
     struct ctl_inv *inv;
     struct fake_srv *srv;
     ev_timer watchdog;
+    bool standin; /* a stand-in holds the agent's name */
 };
 
 /* ctl_main.c is not in ctlcore; the resync timer that calls this never
@@ -77,8 +83,15 @@ ctl_check_docker(struct ctl *c)
 static void
 fake_docker(struct fake_conn *conn, const struct fake_http *h, void *arg)
 {
-    (void)arg;
-    if (strncmp(h->path, "/v1.41/containers/c1/logs?", 26) == 0)
+    static const char standin[] =
+        "{\"Id\":\"" STANDIN_ID "\",\"Name\":\"/" AGENT_NAME "\"}";
+    const struct fx *f = arg;
+
+    if (f->standin &&
+        strcmp(h->path, "/v1.41/containers/" AGENT_NAME "/json") == 0)
+        fake_reply(conn, 200, "OK", "application/json", standin,
+                   sizeof(standin) - 1);
+    else if (strncmp(h->path, "/v1.41/containers/c1/logs?", 26) == 0)
         fake_stream(conn, "application/vnd.docker.raw-stream", logs_chunks,
                     logs_lens, 0);
     else if (strcmp(h->path, "/v1.41/containers/c1/wait") == 0)
@@ -127,7 +140,7 @@ running(struct fx *f)
 
     cJSON_Delete(f->inv->status);
     f->inv->status = ctl_status_new(f->inv);
-    ctl_status_set_resource(f->inv, "agent", "c1", "agentctl-race-test");
+    ctl_status_set_resource(f->inv, "agent", "c1", AGENT_NAME);
     ctl_status_set_phase(f->inv, CTL_RUNNING);
     if (f->inv->captured == NULL) {
         assert_int_equal(
@@ -480,6 +493,30 @@ event_reasons(struct fx *f, char *out, size_t size)
     free(data);
 }
 
+/* A captured Running attempt whose next pass revalidates. */
+static void
+prime_verify(struct fx *f)
+{
+    ctl_status_set_str(f->inv, "specHash", f->inv->spec->spec_hash);
+    ctl_status_set_str(
+        f->inv, "imageID",
+        "sha256:"
+        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    cJSON_AddItemToObject(f->inv->status, "captured",
+                          cJSON_Duplicate(f->inv->spec->resource, 1));
+    cJSON_AddNumberToObject(f->inv->status, "subnetIndex", 0);
+    f->inv->verify_due = true;
+}
+
+/* Let the fake daemon answer until no request of the attempt is open. */
+static void
+run_calls(struct fx *f)
+{
+    for (int i = 0; i < 2000 && f->inv->call != NULL; i++)
+        ev_run(f->c.loop, EVRUN_ONCE);
+    assert_null(f->inv->call);
+}
+
 /* The deadline fires while a revalidation inspect is in flight, and the
  * inspect then finds the agent gone (drift): the deadline, first, stays
  * the stop reason, the drift is recorded as an observation, and no
@@ -490,27 +527,48 @@ test_deadline_during_verify(void **state)
     struct fx *f = *state;
     char reasons[256];
 
-    ctl_status_set_str(f->inv, "specHash", f->inv->spec->spec_hash);
-    ctl_status_set_str(
-        f->inv, "imageID",
-        "sha256:"
-        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
-    cJSON_AddItemToObject(f->inv->status, "captured",
-                          cJSON_Duplicate(f->inv->spec->resource, 1));
-    cJSON_AddNumberToObject(f->inv->status, "subnetIndex", 0);
-    f->inv->verify_due = true;
+    prime_verify(f);
     ctl_inv_pass(f->inv); /* starts GET /containers/c1/json */
     assert_non_null(f->inv->call);
     cause_deadline(f);
-    for (int i = 0; i < 2000 && f->inv->call != NULL; i++)
-        ev_run(f->c.loop, EVRUN_ONCE);
-    assert_null(f->inv->call);
+    run_calls(f);
     assert_stopped(f, "deadline", CTL_FAILED);
     event_reasons(f, reasons, sizeof(reasons));
     assert_null(strstr(reasons, "DriftRepaired"));
     assert_false(f->inv->repairing);
     assert_string_equal(condition(f, "Drifted", "status"), "True");
     assert_string_equal(condition(f, "Drifted", "reason"), "object.gone");
+}
+
+/* While the agent runs its recorded ID answers 404 and a stand-in holds
+ * its name (ctl_verify.c): the attempt fails closed with container.id
+ * naming both IDs, a Warning StandInFound says it is left in place, the
+ * recorded ID stays for cleanup (which removes by it alone), and the
+ * stand-in's ID is kept so nothing takes it for the attempt's own. */
+static void
+test_standin_while_running(void **state)
+{
+    struct fx *f = *state;
+    char reasons[256];
+    const char *msg;
+
+    f->standin = true;
+    prime_verify(f);
+    ctl_inv_pass(f->inv); /* GET /containers/c1/json: 404, then the name */
+    run_calls(f);
+    assert_stopped(f, "boundary-drift", CTL_FAILED);
+    assert_string_equal(condition(f, "Drifted", "reason"), "container.id");
+    msg = condition(f, "Drifted", "message");
+    assert_non_null(strstr(msg, ": a stand-in holds the name"));
+    assert_non_null(strstr(msg, "\"" STANDIN_ID "\""));
+    assert_non_null(strstr(msg, "\"c1\""));
+    event_reasons(f, reasons, sizeof(reasons));
+    assert_non_null(strstr(reasons, "StandInFound"));
+    assert_null(strstr(reasons, "DriftRepaired"));
+    assert_string_equal(ctl_status_resource_id(f->inv, "agent"), "c1");
+    assert_true(ctl_verify_is_standin(f->inv, STANDIN_ID));
+    assert_false(ctl_verify_is_standin(f->inv, "c1"));
+    assert_false(ctl_verify_is_standin(f->inv, NULL));
 }
 
 int
@@ -526,6 +584,8 @@ main(void)
         cmocka_unit_test_setup_teardown(test_output_limit_then_cancel, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_deadline_during_verify, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_standin_while_running, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_cancel_during_step_then_deadline,
                                         setup, teardown),

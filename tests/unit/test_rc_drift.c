@@ -546,7 +546,8 @@ test_mutations_reported(void **state)
         check_mut(*state, i, &muts[i]);
 }
 
-/* Every rule of the table has a mutation above. */
+/* Every rule of the table has a mutation above; object.gone (no inspect
+ * to mutate) is test_rc_drift_ids.c's. */
 static void
 test_every_rule_mutated(void **state)
 {
@@ -554,6 +555,8 @@ test_every_rule_mutated(void **state)
     for (size_t i = 0; i < rc_drift_rule_count(); i++) {
         size_t j;
 
+        if (strcmp(rc_drift_rule_id(i), "object.gone") == 0)
+            continue;
         for (j = 0; j < sizeof(muts) / sizeof(muts[0]); j++)
             if (strcmp(muts[j].rule, rc_drift_rule_id(i)) == 0)
                 break;

@@ -15,9 +15,11 @@
 # A change seen from two objects is caught by whichever check the pass
 # reaches first: a proxy taken off the internal network by the network's
 # endpoints or the proxy's own networks, a stand-in proxy by its endpoint
-# on the network or its recorded ID gone (when a pass was past the network
-# as the change came, or as the controller was stopped). Such a case lists
-# both, rule and role in the same order, comma-separated.
+# on the network or by its ID behind the proxy's name (when a pass was past
+# the network as the change came, or as the controller was stopped). Such
+# a case lists both, rule and role in the same order, comma-separated. A
+# same-named stand-in is caught by the ID rule (the recorded ID answers
+# 404, the name answers with another Id), not as object.gone.
 DRIFT_CASES=(
     "rp-proxy|container.restart-policy|proxy|mut_restart proxy|"
     "rp-keeper|container.restart-policy|keeper|mut_restart keeper|"
@@ -31,9 +33,9 @@ DRIFT_CASES=(
     "swap|container.memory-swap|agent|mut_update agent --memory-swap 2g|"
     "cpus|container.nano-cpus|agent|mut_update agent --cpus 0.25|"
     "pids|container.pids-limit|agent|mut_update agent --pids-limit 77|"
-    "net-twin|object.gone|network|mut_network_twin|paused"
-    "proxy-twin|network.endpoint-extra,object.gone|network,proxy|mut_proxy_twin|paused"
-    "keeper-twin|object.gone|keeper|mut_keeper_twin|paused"
+    "net-twin|network.id|network|mut_network_twin|paused"
+    "proxy-twin|network.endpoint-extra,container.id|network,proxy|mut_proxy_twin|paused"
+    "keeper-twin|container.id|keeper|mut_keeper_twin|paused"
 )
 
 # IDs of what the mutations created (a file: mutations run in subshells)
@@ -95,9 +97,9 @@ mut_rename_proxy() {
 }
 
 # A same-named internal network with identical attributes (labels too):
-# proxy and agent are taken off the old one (a network with endpoints
-# cannot be removed), the old one removed, the twin created and both
-# joined again at their old addresses.
+# proxy and agent (when there is one yet) are taken off the old one (a
+# network with endpoints cannot be removed), the old one removed, the twin
+# created and both joined again at their old addresses.
 mut_network_twin() {
     local net proxy agent pip aip name body twin
     net=$(object_of "$1" network network)
@@ -105,18 +107,18 @@ mut_network_twin() {
     agent=$(object_of "$1" agent)
     name=$(net_name "$net")
     pip=$(ip_on "$proxy" "$name")
-    aip=$(ip_on "$agent" "$name")
+    [ -z "$agent" ] || aip=$(ip_on "$agent" "$name")
     body=$(docker network inspect "$net" | jq -c '.[0] | {Name, Driver,
         Internal, Attachable, EnableIPv6, Labels, Options,
         IPAM: {Driver: .IPAM.Driver, Config: .IPAM.Config,
                Options: .IPAM.Options}, CheckDuplicate: false}')
     docker network disconnect -f "$net" "$proxy"
-    docker network disconnect -f "$net" "$agent"
+    [ -z "$agent" ] || docker network disconnect -f "$net" "$agent"
     docker network rm "$net" >/dev/null
     twin=$(dk_api POST /networks/create "$body" | jq -r .Id)
     echo "net:$twin" >>"$DRIFT_STANDINS"
     docker network connect --ip "$pip" "$twin" "$proxy"
-    docker network connect --ip "$aip" "$twin" "$agent"
+    [ -z "$agent" ] || docker network connect --ip "$aip" "$twin" "$agent"
 }
 
 # create_like INSPECT-JSON NAME JQ-EDIT: a container created from another's

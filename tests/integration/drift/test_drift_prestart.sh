@@ -9,7 +9,8 @@
 #    proxy's restart policy set to always (container.restart-policy);
 #  - created:scratch (the workspace volume recorded, nothing mounts it
 #    yet): the workspace volume swapped for a same-named one ten times the
-#    size, same labels (volume.options).
+#    size, same labels (volume.created-at, checked until the keeper is
+#    recorded, or volume.options when the swap fell in the same second).
 #  - created:agent (the agent container made, the controller killed
 #    before its ID was written): the proxy's restart policy again; the
 #    repair must first remove the unrecorded agent by its labels (event
@@ -75,7 +76,8 @@ mut_volume_swap() {
 prestart pre-restart done:workspaceUploaded "mut_restart proxy" \
     'proxy .*RestartPolicy' "command: [/demo-agent, --write-work]" \
     "workspace: {source: small, size: 16Mi, inodes: 1000}"
-prestart pre-volume created:scratch mut_volume_swap 'workspace .*Options' \
+prestart pre-volume created:scratch mut_volume_swap \
+    'workspace .*(CreatedAt|Options)' \
     "command: [/demo-agent, --write-work]" \
     "workspace: {source: small, size: 16Mi, inodes: 1000}"
 prestart pre-agent created:agent "mut_restart proxy" \

@@ -14,8 +14,8 @@
 # all of them at once: switching a rule off only removes findings, so a
 # case that was caught by its own rule alone stays Running; a case whose
 # mutation trips a second rule shows that rule (and the output says so).
-# A case whose ID is not a rule of the table (object.gone: the recorded ID
-# is gone) has no switch and no negative control.
+# The stand-in cases (net-twin, proxy-twin, keeper-twin) have their
+# negative control in test_drift_standin.sh.
 #
 # The repair before the start is test_drift_prestart.sh.
 source "$(dirname "$0")/../controller/lib_controller.sh"
