@@ -220,6 +220,10 @@ bool ctl_prepare_step(struct ctl_inv *inv);
 void ctl_prepare_next_subnet(struct ctl_inv *inv);
 /* The object (inspect or list entry) carries this attempt's uid, attempt,
  * role and managed-by labels and is no stand-in the revalidation found. */
+/* GET the listing `what` ("/networks", "/containers/json?all=1") filtered
+ * by this invocation's uid label, and by role when not NULL; cb gets inv. */
+bool ctl_prepare_list_ours(struct ctl_inv *inv, const char *what,
+                           const char *role, dk_done_fn *cb);
 bool ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
                              const char *role);
 /* POST the create of one role's object (its callback records the ID). */

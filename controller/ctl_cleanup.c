@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
 #include "log.h"
 
 static const char *const container_roles[] = { "probe", "agent", "keeper",
@@ -128,7 +127,8 @@ on_unrecorded_listed(struct dk_req *req, struct dk_response *r, void *arg)
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "Id");
 
         role = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(it, "Labels"), "agentctl.dev/role");
+            cJSON_GetObjectItemCaseSensitive(it, "Labels"),
+            "agentctl.dev/role");
         if (!cJSON_IsString(id) || !cJSON_IsString(role) ||
             !ctl_prepare_labels_ours(inv, it, role->valuestring))
             continue;
@@ -142,28 +142,6 @@ on_unrecorded_listed(struct dk_req *req, struct dk_response *r, void *arg)
     }
     inv->cleanup_swept = true;
     ctl_inv_kick(inv, 0);
-}
-
-static bool
-sweep_unrecorded(struct ctl_inv *inv)
-{
-    struct buf path;
-    struct err e;
-    char uid[128];
-    struct dk_req *req = NULL;
-    cJSON *f = cJSON_CreateObject();
-
-    snprintf(uid, sizeof(uid), "agentctl.dev/uid=%s",
-             ctl_status_str(inv, "uid"));
-    cJSON_AddItemToObject(
-        f, "label", cJSON_CreateStringArray((const char *const[]){ uid }, 1));
-    buf_init(&path, 1024);
-    if (buf_puts(&path, "/containers/json?all=1", &e) == 0 &&
-        dk_query_add_json(&path, "filters", f, &e) == 0)
-        req = dk_get(inv->ctl->dk, path.data, on_unrecorded_listed, inv, &e);
-    cJSON_Delete(f);
-    buf_cleanup(&path);
-    return ctl_inv_started(inv, req, &e);
 }
 
 bool
@@ -185,7 +163,8 @@ ctl_cleanup_step(struct ctl_inv *inv)
         }
     }
     if (!inv->cleanup_swept && ctl_status_str(inv, "uid") != NULL)
-        return sweep_unrecorded(inv);
+        return ctl_prepare_list_ours(inv, "/containers/json?all=1", NULL,
+                                     on_unrecorded_listed);
     for (size_t i = 0; volume_roles[i] != NULL; i++)
         if (ctl_status_resource_str(inv, volume_roles[i], "name") != NULL &&
             remove_volume(inv, volume_roles[i]))

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
 #include "log.h"
 
 static const char *
@@ -155,35 +154,11 @@ on_listed(struct dk_req *req, struct dk_response *r, void *arg)
         none_found(inv);
 }
 
-static bool
-list_networks(struct ctl_inv *inv)
-{
-    struct buf path;
-    struct err e;
-    char uid[128];
-    struct dk_req *req = NULL;
-    cJSON *f = cJSON_CreateObject();
-
-    snprintf(uid, sizeof(uid), "agentctl.dev/uid=%s",
-             ctl_status_str(inv, "uid"));
-    cJSON_AddItemToObject(
-        f, "label",
-        cJSON_CreateStringArray(
-            (const char *const[]){ uid, "agentctl.dev/role=network" }, 2));
-    buf_init(&path, 1024);
-    if (buf_puts(&path, "/networks", &e) == 0 &&
-        dk_query_add_json(&path, "filters", f, &e) == 0)
-        req = dk_get(inv->ctl->dk, path.data, on_listed, inv, &e);
-    cJSON_Delete(f);
-    buf_cleanup(&path);
-    return ctl_inv_started(inv, req, &e);
-}
-
 bool
 ctl_network_step(struct ctl_inv *inv)
 {
     if (!inv->network_listed || inv->network_retry == CTL_NET_SWEEP)
-        return list_networks(inv);
+        return ctl_prepare_list_ours(inv, "/networks", "network", on_listed);
     inv->network_listed = false; /* a failed create lists again first */
     return ctl_prepare_create(inv, RC_ROLE_NETWORK);
 }

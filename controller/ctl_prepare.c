@@ -151,6 +151,31 @@ ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
     return true;
 }
 
+bool
+ctl_prepare_list_ours(struct ctl_inv *inv, const char *what, const char *role,
+                      dk_done_fn *cb)
+{
+    struct buf path;
+    struct err e;
+    char uid[128], rl[64];
+    const char *labels[2] = { uid, rl };
+    struct dk_req *req = NULL;
+    cJSON *f = cJSON_CreateObject();
+
+    snprintf(uid, sizeof(uid), "agentctl.dev/uid=%s",
+             ctl_status_str(inv, "uid"));
+    snprintf(rl, sizeof(rl), "agentctl.dev/role=%s", role ? role : "");
+    cJSON_AddItemToObject(f, "label",
+                          cJSON_CreateStringArray(labels, role ? 2 : 1));
+    buf_init(&path, 1024);
+    if (buf_puts(&path, what, &e) == 0 &&
+        dk_query_add_json(&path, "filters", f, &e) == 0)
+        req = dk_get(inv->ctl->dk, path.data, cb, inv, &e);
+    cJSON_Delete(f);
+    buf_cleanup(&path);
+    return ctl_inv_started(inv, req, &e);
+}
+
 /* A create answered 409: the name exists. It is ours only when a killed
  * controller created it for this very attempt (labels match); anything
  * else is a stand-in and the attempt fails closed. */
