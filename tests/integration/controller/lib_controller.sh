@@ -252,6 +252,41 @@ ctl_launch() {
     echo "# note: http://$CTL_METRICS/healthz never answered; going on"
 }
 
+# ctl_hooked POINT: the test-hooks controller (no metrics: an early crash
+# point may come before /healthz answers), set to kill itself at POINT
+# (AGENTCTL_TEST_CRASH_AT, controller/ctl_testhooks.c).
+ctl_hooked() {
+    [ -x "$BUILD/controller/agent-controller-testhooks" ] ||
+        skip "agent-controller-testhooks not built"
+    AGENTCTL_TEST_CRASH_AT=$1 "$BUILD/controller/agent-controller-testhooks" \
+        --specs "$SPECS" --state "$STATE" --config "$CONFIG" --resync 1s \
+        --controller-id "$CTL_ID" >>"$CTL_LOG" 2>&1 &
+    CTL_PID=$!
+    echo "# test-hooks controller pid $CTL_PID, crash at $1"
+}
+
+# ctl_wait_crash POINT [WHAT]: it reached POINT and died there (bounded
+# wait: a create may take minutes on a busy daemon). WHAT prefixes the
+# check's description.
+ctl_wait_crash() {
+    local what=${2:+$2: }
+    for _ in $(seq 1 1920); do
+        ctl_alive || break
+        sleep 0.25
+    done
+    ctl_alive && fail "${what}the controller never reached $1"
+    wait "$CTL_PID" 2>/dev/null || true
+    CTL_PID=
+    check "${what}the controller killed itself at $1" \
+        grep -q "\"point\":\"$1\"" "$CTL_LOG"
+}
+
+# ctl_crash_at POINT [WHAT]: ctl_hooked, then ctl_wait_crash.
+ctl_crash_at() {
+    ctl_hooked "$1"
+    ctl_wait_crash "$@"
+}
+
 # ctl_alive: 0 while the controller we started still runs.
 ctl_alive() {
     [ -n "$CTL_PID" ] && kill -0 "$CTL_PID" 2>/dev/null

@@ -35,28 +35,6 @@ ctl_init
 SLEEP='command: [/demo-agent, --sleep, "600"]'
 LONG=80 # room for three attempts to prepare and one to be cancelled
 
-# hooked POINT: the test-hooks controller, set to die at POINT.
-hooked() {
-    AGENTCTL_TEST_CRASH_AT=$1 "$TESTHOOKS" --specs "$SPECS" \
-        --state "$STATE" --config "$CONFIG" --resync 1s \
-        --controller-id "$CTL_ID" >>"$CTL_LOG" 2>&1 &
-    CTL_PID=$!
-    echo "# test-hooks controller pid $CTL_PID, crash at $1"
-}
-
-# wait_crash POINT: it reached POINT and died there (bounded wait).
-wait_crash() {
-    for _ in $(seq 1 1920); do # a create may take minutes on a busy daemon
-        ctl_alive || break
-        sleep 0.25
-    done
-    ctl_alive && fail "the controller never reached $1"
-    wait "$CTL_PID" 2>/dev/null || true
-    CTL_PID=
-    check "the controller killed itself at $1" \
-        grep -q "\"point\":\"$1\"" "$CTL_LOG"
-}
-
 # wait_captured NAME TIMEOUT-S: its attempt is captured (capturedAt).
 wait_captured() {
     local end=$((SECONDS + $2))
@@ -87,8 +65,8 @@ stopped_events() {
 # 1. deadline first; cancel while that stop is in flight. Alone, so the
 # first Failed status written is surely race-deadline's.
 apply_spec race-deadline execute "$SLEEP" "deadlineSeconds: 10"
-hooked recorded:Failed
-wait_crash recorded:Failed
+ctl_hooked recorded:Failed
+ctl_wait_crash recorded:Failed
 in_flight race-deadline Failed deadline
 apply_spec race-deadline execute "$SLEEP" "deadlineSeconds: 10" "cancel: true"
 apply_spec race-cancel execute "$SLEEP" "deadlineSeconds: $LONG"
@@ -96,7 +74,7 @@ apply_spec race-both execute "$SLEEP" "deadlineSeconds: $LONG"
 apply_spec race-control execute "$SLEEP" "deadlineSeconds: $LONG"
 
 # 2. cancel first; the deadline passes while that stop is in flight
-hooked recorded:Cancelled
+ctl_hooked recorded:Cancelled
 # Captured is enough (Preparing or Running): the cancel is acted on when
 # the spec arrives, also while a step's request is in flight.
 wait_captured race-cancel 240
@@ -104,7 +82,7 @@ wait_captured race-both 240
 check_eq "race-deadline: still deadline with cancel: true applied" deadline \
     "$(status_field race-deadline .stopReason)"
 apply_spec race-cancel execute "$SLEEP" "deadlineSeconds: $LONG" "cancel: true"
-wait_crash recorded:Cancelled
+ctl_wait_crash recorded:Cancelled
 in_flight race-cancel Cancelled cancelled
 captured=$(date -d "$(status_field race-cancel .capturedAt)" +%s)
 check_match "race-cancel: capturedAt recorded" '^[0-9]+$' "$captured"

@@ -23,17 +23,7 @@ PROD=$CONTROLLER
 # controller die right after Docker made its network.
 crash_after_network_create() {
     apply_spec "$1" execute "command: [/demo-agent, --write-work]"
-    AGENTCTL_TEST_CRASH_AT=created:network "$TESTHOOKS" --specs "$SPECS" \
-        --state "$STATE" --config "$CONFIG" --resync 1s \
-        --controller-id "$CTL_ID" >>"$CTL_LOG" 2>&1 &
-    CTL_PID=$!
-    for _ in $(seq 1 240); do
-        ctl_alive || break
-        sleep 0.25
-    done
-    ctl_alive && fail "$1: the controller never reached created:network"
-    wait "$CTL_PID" 2>/dev/null || true
-    CTL_PID=
+    ctl_crash_at created:network "$1"
 }
 
 # add_twin NAME: a second network with NAME's network's name and labels.

@@ -35,20 +35,7 @@ for point in $POINTS; do
     t0=$(date +%s)
     apply_spec "$name" execute "command: [/demo-agent, --write-work]" \
         "workspace: {source: small, size: 16Mi, inodes: 1000}"
-    # Not ctl_start: an early crash point may come before /healthz answers.
-    AGENTCTL_TEST_CRASH_AT=$point "$TESTHOOKS" --specs "$SPECS" \
-        --state "$STATE" --config "$CONFIG" --resync 1s \
-        --controller-id "$CTL_ID" >>"$CTL_LOG" 2>&1 &
-    CTL_PID=$!
-    for _ in $(seq 1 480); do
-        ctl_alive || break
-        sleep 0.25
-    done
-    ctl_alive && fail "$point: the controller never reached the crash point"
-    wait "$CTL_PID" 2>/dev/null || true
-    CTL_PID=
-    check "$point: the controller killed itself there" \
-        grep -q "\"point\":\"$point\"" "$CTL_LOG"
+    ctl_crash_at "$point" "$name"
     ctl_start
     wait_phase "$name" Succeeded 240
     uid=$(status_field "$name" .uid)

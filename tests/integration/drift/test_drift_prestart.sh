@@ -31,19 +31,7 @@ prestart() {
     shift 4
     t=$(date +%s)
     apply_spec "$name" execute "$@"
-    AGENTCTL_TEST_CRASH_AT=$point "$TESTHOOKS" --specs "$SPECS" \
-        --state "$STATE" --config "$CONFIG" --resync 1s \
-        --controller-id "$CTL_ID" >>"$CTL_LOG" 2>&1 &
-    CTL_PID=$!
-    for _ in $(seq 1 480); do
-        ctl_alive || break
-        sleep 0.25
-    done
-    ctl_alive && fail "$name: the controller never reached $point"
-    wait "$CTL_PID" 2>/dev/null || true
-    CTL_PID=
-    check "$name: the controller stopped at $point" \
-        grep -q "\"point\":\"$point\"" "$CTL_LOG"
+    ctl_crash_at "$point" "$name"
     eval "$mut $name" || fail "$name: mutation failed"
     ctl_start
     wait_phase "$name" Succeeded 240
@@ -83,4 +71,6 @@ prestart pre-volume created:scratch mut_volume_swap \
 prestart pre-agent created:agent "mut_restart proxy" \
     'proxy .*RestartPolicy' "command: [/demo-agent, --write-work]" \
     "workspace: {source: small, size: 16Mi, inodes: 1000}"
+check_match "pre-agent: the unrecorded agent was removed by its labels" \
+    UnrecordedRemoved "$(jq -r .reason "$STATE/events/pre-agent.jsonl")"
 check_no_objects "no Docker object labelled $MANAGED left" "$MANAGED" 60

@@ -176,19 +176,7 @@ prestart() {
     rule=$(field "$c" 3)
     t=$(date +%s)
     apply_spec "$n" execute "${SLEEP[@]}"
-    AGENTCTL_TEST_CRASH_AT=done:keeperStarted "$TESTHOOKS" --specs "$SPECS" \
-        --state "$STATE" --config "$CONFIG" --resync 1s \
-        --controller-id "$CTL_ID" >>"$CTL_LOG" 2>&1 &
-    CTL_PID=$!
-    for _ in $(seq 1 480); do
-        ctl_alive || break
-        sleep 0.25
-    done
-    ctl_alive && fail "$n: the controller never reached done:keeperStarted"
-    wait "$CTL_PID" 2>/dev/null || true
-    CTL_PID=
-    check "$n: the controller stopped once the keeper started" \
-        grep -q '"point":"done:keeperStarted"' "$CTL_LOG"
+    ctl_crash_at done:keeperStarted "$n"
     mutate "$n" "$c"
     ctl_start
     check_eq "$n: Failed" Failed "$(wait_terminal "$n" 240)"
