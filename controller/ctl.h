@@ -262,6 +262,10 @@ void ctl_run_stop_lost(struct ctl_inv *inv);
 bool ctl_verify_step(struct ctl_inv *inv);
 /* Ask for a revalidation round and a pass now (events, resync). */
 void ctl_inv_revalidate(struct ctl_inv *inv);
+/* Remember a stand-in (status.standIns) by its Docker ID - a volume's
+ * CreatedAt, volumes have none. */
+void ctl_verify_note_standin(struct ctl_inv *inv, const char *role,
+                             const char *id);
 /* The object with this Docker ID (NULL: none) was reported as a stand-in
  * under one of the attempt's names: never adopt it, never remove it. */
 bool ctl_verify_is_standin(const struct ctl_inv *inv, const char *id);

@@ -78,6 +78,10 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
                   "%s, recorded %s): left in place",
                   name, cJSON_IsString(created) ? created->valuestring : "?",
                   want ? want : "?");
+        /* POST /volumes/create answers 201 with a volume that already
+         * exists: the rebuild after a repair must not take it for ours */
+        if (cJSON_IsString(created))
+            ctl_verify_note_standin(inv, role, created->valuestring);
         ctl_status_drop_resource(inv, role);
         ctl_inv_kick(inv, 0);
         return;

@@ -24,8 +24,11 @@ static const char *const list_paths[] = {
     [GC_NETWORKS] = "/networks",
 };
 
+/* identity: how status.standIns knows the object - its ID, or a volume's
+ * CreatedAt (volumes have no ID). */
 static bool
-orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name)
+orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name,
+       const char *identity)
 {
     const cJSON *uid =
         cJSON_GetObjectItemCaseSensitive(labels, "agentctl.dev/uid");
@@ -40,7 +43,8 @@ orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name)
     if (inv == NULL)
         return true;
     /* a stand-in under one of its names is someone else's: never removed */
-    if (ctl_status_records(inv, id, name) || ctl_verify_is_standin(inv, id))
+    if (ctl_status_records(inv, id, name) ||
+        ctl_verify_is_standin(inv, identity))
         return false;
     cur = ctl_status_str(inv, "attempt");
     if (cJSON_IsTrue(
@@ -70,6 +74,7 @@ collect(struct ctl *c, const cJSON *items)
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "Id");
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "Name");
         const cJSON *labels = cJSON_GetObjectItemCaseSensitive(o, "Labels");
+        const cJSON *created = cJSON_GetObjectItemCaseSensitive(o, "CreatedAt");
         const char *key;
 
         /* volumes have no Id: their name is what Docker knows them by */
@@ -78,7 +83,10 @@ collect(struct ctl *c, const cJSON *items)
                   : (cJSON_IsString(name) ? name->valuestring : NULL);
         if (key == NULL ||
             !orphan(c, labels, key,
-                    cJSON_IsString(name) ? name->valuestring : NULL))
+                    cJSON_IsString(name) ? name->valuestring : NULL,
+                    cJSON_IsString(id)        ? id->valuestring
+                    : cJSON_IsString(created) ? created->valuestring
+                                              : NULL))
             continue;
         if (c->gc_stage == GC_CONTAINERS)
             snprintf(path, sizeof(path), "/containers/%s?force=1", key);

@@ -176,6 +176,20 @@ ctl_prepare_list_ours(struct ctl_inv *inv, const char *what, const char *role,
     return ctl_inv_started(inv, req, &e);
 }
 
+/* The name is held by an object that is not this attempt's: fail closed,
+ * leave it in place. */
+static void
+refuse_name(struct ctl_inv *inv, const char *rname, const char *name)
+{
+    char msg[300];
+
+    snprintf(msg, sizeof(msg),
+             "%s %s already exists and is not this attempt's: refusing it",
+             rname, name);
+    ctl_event(inv, true, "NameConflict", "%s", msg);
+    ctl_run_stop(inv, CTL_FAILED, "preparation-failed", msg);
+}
+
 /* A create answered 409: the name exists. It is ours only when a killed
  * controller created it for this very attempt (labels match); anything
  * else is a stand-in and the attempt fails closed. */
@@ -187,7 +201,6 @@ on_conflict_inspected(struct dk_req *req, struct dk_response *r, void *arg)
     const char *rname = rc_role_name(role);
     const char *name = rc_desired_object(inv->desired, role)->name;
     const char *id;
-    char msg[300];
 
     (void)req;
     if (!ctl_inv_step_ok(inv, r)) {
@@ -204,11 +217,7 @@ on_conflict_inspected(struct dk_req *req, struct dk_response *r, void *arg)
         ctl_inv_kick(inv, 0);
         return;
     }
-    snprintf(msg, sizeof(msg),
-             "%s %s already exists and is not this attempt's: refusing it",
-             rname, name);
-    ctl_event(inv, true, "NameConflict", "%s", msg);
-    ctl_run_stop(inv, CTL_FAILED, "preparation-failed", msg);
+    refuse_name(inv, rname, name);
 }
 
 static void
@@ -248,6 +257,12 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
         err_set(&e, ERR_SYNTAX, "create answer has no %s",
                 k->volume ? "CreatedAt" : "Id");
         ctl_inv_backoff(inv, &e);
+        return;
+    }
+    /* A volume create answers 201 with a same-named volume that exists:
+     * one the revalidation reported as a stand-in is not ours. */
+    if (k->volume && ctl_verify_is_standin(inv, id)) {
+        refuse_name(inv, rc_role_name(role), name);
         return;
     }
     ctl_test_point("created", rc_role_name(role));

@@ -276,8 +276,8 @@ inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
 
 /* Remember a stand-in by ID, so that no later step takes it for ours
  * (ctl_verify_is_standin). */
-static void
-note_standin(struct ctl_inv *inv, const char *role, const char *id)
+void
+ctl_verify_note_standin(struct ctl_inv *inv, const char *role, const char *id)
 {
     cJSON *s = cJSON_GetObjectItemCaseSensitive(inv->status, "standIns");
 
@@ -320,7 +320,7 @@ judge_missing(struct ctl_inv *inv, const char *role, const cJSON *by_name)
                   role, rep.object, x.id,
                   cJSON_IsString(sid) ? sid->valuestring : "?");
         if (cJSON_IsString(sid))
-            note_standin(inv, role, sid->valuestring);
+            ctl_verify_note_standin(inv, role, sid->valuestring);
         /* The recorded ID stays: cleanup removes by it (404: done). */
         on_drift(inv, rep.rule, rep.message);
         return true;

@@ -11,6 +11,11 @@
 #    yet): the workspace volume swapped for a same-named one ten times the
 #    size, same labels (volume.created-at, checked until the keeper is
 #    recorded, or volume.options when the swap fell in the same second).
+#    That one is a stand-in: the repair leaves it (StandInLeft) and the
+#    rebuild must refuse it - POST /volumes/create answers 201 with the
+#    volume that exists - so the attempt ends Failed (NameConflict,
+#    preparation-failed) and the stand-in is still there after cleanup and
+#    garbage collection (the controller never deletes a stand-in).
 #  - created:agent (the agent container made, the controller killed
 #    before its ID was written): the proxy's restart policy again; the
 #    repair must first remove the unrecorded agent by its labels (event
@@ -64,10 +69,32 @@ mut_volume_swap() {
 prestart pre-restart done:workspaceUploaded "mut_restart proxy" \
     'proxy .*RestartPolicy' "command: [/demo-agent, --write-work]" \
     "workspace: {source: small, size: 16Mi, inodes: 1000}"
-prestart pre-volume created:scratch mut_volume_swap \
-    'workspace .*(CreatedAt|Options)' \
-    "command: [/demo-agent, --write-work]" \
+
+apply_spec pre-volume execute "command: [/demo-agent, --write-work]" \
     "workspace: {source: small, size: 16Mi, inodes: 1000}"
+ctl_crash_at created:scratch pre-volume
+standin=$(object_of pre-volume workspace volume)
+mut_volume_swap pre-volume || fail "pre-volume: mutation failed"
+standin_at=$(docker volume inspect -f '{{.CreatedAt}}' "$standin")
+ctl_start
+check_eq "pre-volume: Failed" Failed "$(wait_terminal pre-volume 240)"
+reasons=$(jq -r .reason "$STATE/events/pre-volume.jsonl" | tr '\n' ' ')
+echo "# pre-volume events: $reasons"
+check_match "pre-volume: the repair names the swapped volume" \
+    'workspace .*(CreatedAt|Options)' \
+    "$(jq -r 'select(.reason == "DriftRepaired") | .message' \
+        "$STATE/events/pre-volume.jsonl")"
+check_match "pre-volume: the stand-in was left, then refused" \
+    'StandInLeft.* NameConflict' "$reasons"
+check_eq "pre-volume: stopReason preparation-failed" preparation-failed \
+    "$(status_field pre-volume .stopReason)"
+sleep 3 # a few resyncs: garbage collection ran
+check_eq "pre-volume: the stand-in volume is still there, untouched" \
+    "$standin_at" "$(docker volume inspect -f '{{.CreatedAt}}' "$standin")"
+check_eq "pre-volume: nothing but the stand-in left" 1 \
+    "$(docker_count_label "agentctl.dev/uid=$(inv_uid pre-volume)")"
+ctl_stop
+docker volume rm "$standin" >/dev/null
 prestart pre-agent created:agent "mut_restart proxy" \
     'proxy .*RestartPolicy' "command: [/demo-agent, --write-work]" \
     "workspace: {source: small, size: 16Mi, inodes: 1000}"
