@@ -1,0 +1,387 @@
+#!/usr/bin/env bash
+# run.sh - the directory store against the etcd store (issue 6), side by
+# side in one run: how long until agent-controller has seen 1,000 applied
+# specs, and the watch-to-reconcile latency of one spec at a time (p50/p99),
+# plus the controller's peak RSS. Not a test: numbers, no pass/fail (exit 1
+# only when the harness itself breaks). docs/bench-store.md has the results.
+#
+# No agent runs (1,000 agents do not fit a 2-core machine). Every spec is an
+# ordinary one the controller admits, naming an image that is not on the
+# daemon: the controller writes its first status (Pending, Admitted=True)
+# before any Docker call - that is "seen" - then asks Docker for the image
+# (a read; 404), writes Failed/ImageNotFound with two events, cleans up
+# (cleanedUp: true) and, on etcd, releases its claim - that is "done".
+# Nothing is created on the daemon; the controller's label is swept anyway.
+#
+# Per store, a fresh store and controller (--resync 5s, the default):
+#   bulk:    `agentctl apply -f` of one file of N documents (the same client
+#            for both stores); time from its start to the last first status
+#            (seen) and to the last cleanedUp (done);
+#   latency: then, with those N in the store and the controller idle, S
+#            specs applied one at a time (`agentctl apply -f` of one
+#            document, the next after the previous is done, 0-100 ms
+#            apart); from the spec's write to its first status and to done.
+# The clock is stwatch.c: inotify on the spec and status directories, or an
+# etcd watch (curl on the JSON gateway) over <prefix>/specs/ and
+# <prefix>/status/; it stamps each notification on arrival, before parsing.
+# So a latency is "the spec became visible to watchers" to "its status
+# became visible to watchers", one observer and one clock for both ends.
+#
+# Env: BENCH_N (1000), BENCH_SAMPLES (200), BENCH_STORES ("dir etcd"),
+# BENCH_REPS (1: the pair is repeated, alternating), BENCH_TIMEOUT (s per
+# wait, 900), BENCH_BUILD (build dir, build-bench-store), BENCH_OUT (also
+# write the table there), BENCH_KEEP (copy logs and event streams there).
+source "$(cd "$(dirname "$0")/../../.." && pwd)/tests/integration/lib.sh"
+source "$ROOT/tests/integration/store/etcd_lib.sh"
+HERE=$ROOT/hack/bench/store
+B=${BENCH_BUILD:-$ROOT/build-bench-store}
+N=${BENCH_N:-1000}
+SAMPLES=${BENCH_SAMPLES:-200}
+STORES=${BENCH_STORES:-"dir etcd"}
+REPS=${BENCH_REPS:-1}
+TIMEOUT=${BENCH_TIMEOUT:-900}
+RUN=stbench-$(date +%H%M%S)-$$
+PREFIX=/bench
+# An image no one builds: the controller must get a 404 for it.
+ABSENT_IMAGE=agentctl/bench-store-absent:0.0.0
+AGENTCTL=$B/controller/agentctl
+CONTROLLER=$B/controller/agent-controller
+STWATCH=$TEST_TMP/stwatch
+ROWS=$TEST_TMP/rows
+BG=() # pids of what runs in the background, stopped on exit
+
+say() { echo "[$(date +%T)] $*" >&2; }
+
+# lib.sh's EXIT trap runs the on_cleanup hooks and removes $TEST_TMP;
+# Ctrl-C and kill must go through it too.
+trap 'exit 130' INT TERM
+stop_bg() {
+    local p
+    for p in "${BG[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${BG[@]}"; do wait "$p" 2>/dev/null || true; done
+    BG=()
+}
+on_cleanup stop_bg
+# Every controller of this run has its own ID (CTL_IDS): its Docker
+# objects would carry agentctl.dev/managed-by=<ID>. None is expected (no
+# invocation gets that far); swept anyway, also on failure.
+CTL_IDS=()
+sweep_run() {
+    local id
+    for id in "${CTL_IDS[@]}"; do
+        docker_cleanup_label "agentctl.dev/managed-by=$id"
+    done
+}
+on_cleanup sweep_run
+
+# --- pre-flight and build -------------------------------------------------
+preflight() {
+    need_docker
+    command -v jq >/dev/null || fail "jq is needed (apt-get install jq)"
+    if ! command -v etcd >/dev/null; then
+        say "installing etcd-server (Debian)"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            --no-install-recommends etcd-server >/dev/null
+    fi
+    ! docker image inspect "$ABSENT_IMAGE" >/dev/null 2>&1 ||
+        fail "$ABSENT_IMAGE exists on the daemon; the benchmark needs it absent"
+    say "building agentctl, agent-controller, stwatch"
+    cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build "$B" -j "$(nproc)" --target agentctl agent-controller >/dev/null
+    cc -O2 -Wall -Wextra -Werror -o "$STWATCH" "$HERE/stwatch.c"
+    mkdir -p "$TEST_TMP/ws" "$TEST_TMP/secrets"
+    chmod 700 "$TEST_TMP/secrets"
+    # Only the vendor matters (admission); no invocation reaches a network.
+    cat >"$TEST_TMP/controller.yaml" <<YAML
+vendors:
+  fake: {hosts: ["vendor.test:443"], allowPrivate: true}
+subnetPool: 10.218.0.0/16
+workspaceRoot: $TEST_TMP/ws
+secretsDir: $TEST_TMP/secrets
+YAML
+}
+
+spec_doc() { # NAME: one invocation document
+    cat <<YAML
+---
+apiVersion: agentctl.dev/v1alpha1
+kind: AgentInvocation
+metadata: {name: $1}
+spec:
+  vendor: fake
+  phase: execute
+  image: $ABSENT_IMAGE
+  command: [/demo-agent]
+  deadlineSeconds: 600
+YAML
+}
+
+# --- one store: its flags, its watcher ------------------------------------
+# store_flags STORE DIR: the flags agentctl and the controller share.
+store_flags() {
+    if [ "$1" = dir ]; then
+        echo "--specs $2/specs"
+    else
+        echo "--etcd $ETCD_URL --etcd-prefix $PREFIX"
+    fi
+}
+
+# The etcd watch, normalised to the dir watcher's lines (jq runs after the
+# stamp, off the clock): "<ns> spec NAME" / "<ns> status NAME PHASE 0|1".
+# shellcheck disable=SC2016 # jq's own variables
+ETCD_NORMALISE='
+  .ns as $t
+  | if .m.result.created then "\($t) ready" else
+      .m.result.events[]? | select(.type != "DELETE")
+      | (.kv.key | @base64d) as $k
+      | if ($k | startswith($p + "/specs/")) then
+          "\($t) spec \($k | ltrimstr($p + "/specs/"))"
+        elif ($k | startswith($p + "/status/")) then
+          (.kv.value | @base64d | fromjson) as $s
+          | "\($t) status \($k | ltrimstr($p + "/status/")) \($s.phase)" +
+            " \(if $s.cleanedUp == true then 1 else 0 end)"
+        else empty end
+    end'
+
+# start_watch STORE DIR: the event stream into DIR/events until stopped.
+start_watch() {
+    local store=$1 d=$2 key end i
+    if [ "$store" = dir ]; then
+        mkdir -p "$d/specs/.agentctl/status"
+        "$STWATCH" dir "$d/specs" "$d/specs/.agentctl/status" >"$d/events" &
+        BG+=($!)
+    else
+        # [<p>/specs/, <p>/status0) holds exactly specs/* and status/*
+        key=$(printf '%s/specs/' "$PREFIX" | base64 -w0)
+        end=$(printf '%s/status0' "$PREFIX" | base64 -w0)
+        # three processes joined by FIFOs, so each has a pid to stop
+        mkfifo "$d/raw" "$d/stamped"
+        curl -sN -X POST "$ETCD_URL/v3/watch" \
+            -d "{\"create_request\":{\"key\":\"$key\",\"range_end\":\"$end\"}}" \
+            >"$d/raw" &
+        BG+=($!)
+        "$STWATCH" lines <"$d/raw" >"$d/stamped" &
+        BG+=($!)
+        jq -r --unbuffered --arg p "$PREFIX" "$ETCD_NORMALISE" \
+            <"$d/stamped" >"$d/events" &
+        BG+=($!)
+    fi
+    for i in $(seq 100); do
+        grep -q ' ready$' "$d/events" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    fail "the $store watcher did not start"
+}
+
+
+# start_controller STORE DIR ID: sets CTL_PID once it talks to Docker.
+start_controller() {
+    local store=$1 d=$2 id=$3 i extra=()
+    # the etcd store keeps captured output in a local state directory
+    [ "$store" = dir ] || extra=(--state "$d/state")
+    # shellcheck disable=SC2046 # the store flags are separate words
+    "$CONTROLLER" $(store_flags "$store" "$d") "${extra[@]}" \
+        --config "$TEST_TMP/controller.yaml" --controller-id "$id" \
+        --resync 5s 2>"$d/ctl.log" &
+    CTL_PID=$!
+    BG+=("$CTL_PID")
+    CTL_IDS+=("$id")
+    for i in $(seq 100); do
+        grep -q 'Docker daemon reachable' "$d/ctl.log" && break
+        kill -0 "$CTL_PID" 2>/dev/null || {
+            cat "$d/ctl.log" >&2
+            fail "agent-controller on $store exited at start"
+        }
+        sleep 0.1
+    done
+    sleep 1 # first sync (and on etcd the lease) done: start-up is not timed
+}
+
+# proc_usage PID: "<VmHWM KiB> <CPU s>" of a live process.
+proc_usage() {
+    local st
+    read -r -a st <<<"$(sed 's/.*) //' "/proc/$1/stat")"
+    echo "$(awk '/^VmHWM/ {print $2}' "/proc/$1/status")" \
+        "$(awk -v u="${st[11]}" -v s="${st[12]}" -v hz="$(getconf CLK_TCK)" \
+            'BEGIN {printf "%.1f", (u + s) / hz}')"
+}
+
+row() { echo "$REP $STORE $1 $2" >>"$ROWS"; } # KEY VALUE
+
+# wait_done EVENTS NAME_RE COUNT: until COUNT names matching the regex are
+# cleaned up. Polled every 0.5 s: the times come from the stamps, not
+# from when this loop noticed.
+wait_done() {
+    local end=$((SECONDS + TIMEOUT)) n=0
+    while [ "$SECONDS" -lt "$end" ]; do
+        n=$(awk -v re="$2" '$2 == "status" && $5 == 1 && $3 ~ re { d[$3] = 1 }
+            END { print length(d) }' "$1")
+        [ "$n" -lt "$3" ] || return 0
+        sleep 0.5
+    done
+    fail "$STORE: only $n of $3 specs done after ${TIMEOUT}s"
+}
+
+# --- the two measurements -------------------------------------------------
+# bulk DIR: N specs in one apply; seconds from its start.
+bulk() {
+    local d=$1 i t0 t1
+    for ((i = 0; i < N; i++)); do spec_doc "b$i"; done >"$d/bulk.yaml"
+    say "$STORE: applying $N specs"
+    t0=$EPOCHREALTIME
+    # shellcheck disable=SC2046
+    "$AGENTCTL" $(store_flags "$STORE" "$d") apply -f "$d/bulk.yaml" >/dev/null
+    t1=$EPOCHREALTIME
+    wait_done "$d/events" '^b[0-9]+$' "$N"
+    row apply_s "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')"
+    # the last first status (seen) and the last cleanedUp (done) of b*
+    awk -v t0="$t0" -v n="$N" '
+        $2 == "status" && $3 ~ /^b[0-9]+$/ {
+            t = $1 / 1e9 - t0
+            if (!($3 in seen)) { seen[$3] = 1; if (t > s) s = t }
+            if ($5 == 1 && !($3 in done)) { done[$3] = 1; if (t > d) d = t }
+        }
+        END { printf "seen_s %.2f\nseen_rate %.0f\ndone_s %.2f\ndone_rate %.0f\n",
+                     s, n / s, d, n / d }' "$d/events" |
+        while read -r k v; do row "$k" "$v"; done
+}
+
+# until_done FD NAME: read the event stream until NAME is cleaned up.
+until_done() {
+    local kind name cleaned
+    # fields: <ns> spec|status NAME [PHASE CLEANED]
+    while read -r -t "$TIMEOUT" _ kind name _ cleaned <&"$1"; do
+        [ "$kind $name $cleaned" != "status $2 1" ] || return 0
+    done
+    return 1
+}
+
+# latency DIR: SAMPLES specs one at a time, each after the last is done.
+latency() {
+    local d=$1 i fd tailpid col
+    mkdir -p "$d/one"
+    for ((i = 0; i < SAMPLES; i++)); do spec_doc "l$i" >"$d/one/l$i.yaml"; done
+    # follow the stream from here on (by offset: tail may open it late)
+    exec {fd}< <(tail -c +$(($(stat -c %s "$d/events") + 1)) -f "$d/events")
+    tailpid=$!
+    BG+=("$tailpid")
+    say "$STORE: $SAMPLES specs one at a time"
+    for ((i = 0; i < SAMPLES; i++)); do
+        # 0-90 ms apart, so the samples do not lock onto the resync timer
+        sleep "0.0$((RANDOM % 10))"
+        echo "l$i $EPOCHREALTIME" >>"$d/applied"
+        # shellcheck disable=SC2046
+        "$AGENTCTL" $(store_flags "$STORE" "$d") apply -f "$d/one/l$i.yaml" \
+            >/dev/null
+        until_done "$fd" "l$i" || fail "$STORE: l$i not done in ${TIMEOUT}s"
+    done
+    kill "$tailpid" 2>/dev/null || true
+    exec {fd}<&-
+    # per sample (ms): spec write -> first status, -> done; apply start ->
+    # first status (what a user of agentctl sees, its own run included)
+    awk 'NR == FNR { a[$1] = $2; next }
+        $3 !~ /^l[0-9]+$/ { next }
+        $2 == "spec" && !($3 in w) { w[$3] = $1 }
+        $2 == "status" && !($3 in s) { s[$3] = $1 }
+        $2 == "status" && $5 == 1 && !($3 in c) { c[$3] = $1 }
+        END { for (n in a)
+            printf "%.2f %.2f %.2f\n", (s[n] - w[n]) / 1e6,
+                (c[n] - w[n]) / 1e6, s[n] / 1e6 - a[n] * 1e3 }' \
+        "$d/applied" "$d/events" >"$d/lat"
+    for col in 1:seen 2:done 3:client; do
+        cut -d' ' -f"${col%%:*}" "$d/lat" | sort -g | awk -v k="lat_${col#*:}" '
+            { v[NR] = $1 }
+            END { r50 = int((50 * NR + 99) / 100); r99 = int((99 * NR + 99) / 100)
+                  printf "%s_p50 %s\n%s_p99 %s\n%s_max %s\n", k, v[r50], k, v[r99], k, v[NR] }'
+    done | while read -r k v; do row "$k" "$v"; done
+}
+
+# one_store STORE: a fresh store and controller, both measurements.
+one_store() {
+    local d=$TEST_TMP/$STORE-$REP usage
+    mkdir -p "$d"
+    if [ "$STORE" = etcd ]; then # a fresh etcd: no history from the last rep
+        if [ -z "${ETCD_URL:-}" ]; then start_etcd; else
+            kill_etcd
+            rm -rf "$TEST_TMP/etcd"
+            run_etcd
+        fi
+    fi
+    start_watch "$STORE" "$d"
+    start_controller "$STORE" "$d" "$RUN-$STORE-$REP"
+    bulk "$d"
+    latency "$d"
+    read -r -a usage <<<"$(proc_usage "$CTL_PID")"
+    row ctl_rss_mib "$(awk -v k="${usage[0]}" 'BEGIN {printf "%.1f", k / 1024}')"
+    row ctl_cpu_s "${usage[1]}"
+    if [ "$STORE" = etcd ]; then
+        read -r -a usage <<<"$(proc_usage "$ETCD_PID")"
+        row etcd_rss_mib "$(awk -v k="${usage[0]}" 'BEGIN {printf "%.1f", k / 1024}')"
+        row etcd_cpu_s "${usage[1]}"
+    fi
+    row failed_steps "$(grep -c 'step failed' "$d/ctl.log" || true)"
+    [ -z "${BENCH_KEEP:-}" ] || {
+        mkdir -p "$BENCH_KEEP/$STORE-$REP"
+        cp "$d/ctl.log" "$d/events" "$d/lat" "$BENCH_KEEP/$STORE-$REP/"
+    }
+    stop_bg # controller and watcher; the next store starts from nothing
+}
+
+# --- the table ------------------------------------------------------------
+# shellcheck disable=SC2016 # backquotes are markdown
+LABELS='apply_s|bulk: `agentctl apply -f` of N specs returned (s)
+seen_s|bulk: apply start to all N seen (s)
+seen_rate|bulk: seen per second
+done_s|bulk: apply start to all N done (s)
+done_rate|bulk: done per second
+lat_seen_p50|one at a time: spec write to first status, p50 (ms)
+lat_seen_p99|one at a time: spec write to first status, p99 (ms)
+lat_seen_max|one at a time: spec write to first status, max (ms)
+lat_done_p50|one at a time: spec write to done, p50 (ms)
+lat_done_p99|one at a time: spec write to done, p99 (ms)
+lat_client_p50|one at a time: `agentctl apply` start to first status, p50 (ms)
+lat_client_p99|one at a time: `agentctl apply` start to first status, p99 (ms)
+ctl_rss_mib|controller peak RSS, VmHWM (MiB)
+ctl_cpu_s|controller CPU, user+system (s)
+etcd_rss_mib|etcd peak RSS, VmHWM (MiB)
+etcd_cpu_s|etcd CPU, user+system (s)
+failed_steps|controller "step failed" log lines'
+
+table() {
+    local rep
+    for rep in $(seq "$REPS"); do
+        [ "$REPS" = 1 ] || echo "run $rep:"
+        echo "| N = $N, S = $SAMPLES | dir | etcd | etcd/dir |"
+        echo "|---|---|---|---|"
+        awk -F'|' -v rep="$rep" -v n="$N" -v rows="$ROWS" '
+            BEGIN { while ((getline l < rows) > 0) { split(l, f, " ")
+                        if (f[1] == rep) v[f[2] " " f[3]] = f[4] } }
+            { d = v["dir " $1]; e = v["etcd " $1]; r = ""
+              if (d == "" && e == "") next
+              if (d != "" && e != "" && d > 0) r = sprintf("%.2fx", e / d)
+              label = $2; gsub(/ N /, " " n " ", label)
+              printf "| %s | %s | %s | %s |\n", label, d == "" ? "-" : d,
+                     e == "" ? "-" : e, r }' <<<"$LABELS"
+        echo
+    done
+}
+
+# --- main -----------------------------------------------------------------
+preflight
+: >"$ROWS"
+for REP in $(seq "$REPS"); do
+    for STORE in $STORES; do
+        say "$STORE, run $REP (load $(cut -d' ' -f1 /proc/loadavg))"
+        one_store
+    done
+done
+sweep_run
+left=0
+for id in "${CTL_IDS[@]}"; do
+    left=$((left + $(docker_count_label "agentctl.dev/managed-by=$id")))
+done
+[ "$left" = 0 ] || say "WARNING: $left Docker objects of this run's controllers were left"
+echo
+echo "store benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores," \
+    "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+table | tee "${BENCH_OUT:-/dev/null}"
