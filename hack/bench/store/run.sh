@@ -14,13 +14,14 @@
 # Nothing is created on the daemon; the controller's label is swept anyway.
 #
 # Per store, a fresh store and controller (--resync 5s, the default):
+#   latency: S specs applied one at a time to the empty store, the
+#            controller otherwise idle (`agentctl apply -f` of one document,
+#            the next after the previous is done, 0-90 ms apart); from the
+#            spec's write to its first status and to done;
 #   bulk:    `agentctl apply -f` of one file of N documents (the same client
 #            for both stores); time from its start to the last first status
 #            (seen) and to the last cleanedUp (done);
-#   latency: then, with those N in the store and the controller idle, S
-#            specs applied one at a time (`agentctl apply -f` of one
-#            document, the next after the previous is done, 0-100 ms
-#            apart); from the spec's write to its first status and to done.
+#   latency: again, now with those N (and the S) in the store.
 # The clock is stwatch.c: inotify on the spec and status directories, or an
 # etcd watch (curl on the JSON gateway) over <prefix>/specs/ and
 # <prefix>/status/; it stamps each notification on arrival, before parsing.
@@ -101,19 +102,19 @@ secretsDir: $TEST_TMP/secrets
 YAML
 }
 
-spec_doc() { # NAME: one invocation document
-    cat <<YAML
----
-apiVersion: agentctl.dev/v1alpha1
-kind: AgentInvocation
-metadata: {name: $1}
-spec:
-  vendor: fake
-  phase: execute
-  image: $ABSENT_IMAGE
-  command: [/demo-agent]
-  deadlineSeconds: 600
-YAML
+# spec_docs PREFIX COUNT [DIR]: invocation documents PREFIX0.. on stdout,
+# or one file each in DIR (awk: a thousand forks of cat take 20 s here).
+spec_docs() {
+    awk -v p="$1" -v n="$2" -v dir="${3:-}" -v img="$ABSENT_IMAGE" 'BEGIN {
+        for (i = 0; i < n; i++) {
+            out = dir == "" ? "/dev/stdout" : dir "/" p i ".yaml"
+            printf "---\napiVersion: agentctl.dev/v1alpha1\n" \
+                "kind: AgentInvocation\nmetadata: {name: %s%d}\nspec:\n" \
+                "  vendor: fake\n  phase: execute\n  image: %s\n" \
+                "  command: [/demo-agent]\n  deadlineSeconds: 600\n",
+                p, i, img > out
+            if (dir != "") close(out)
+        } }'
 }
 
 # --- one store: its flags, its watcher ------------------------------------
@@ -225,8 +226,8 @@ wait_done() {
 # --- the two measurements -------------------------------------------------
 # bulk DIR: N specs in one apply; seconds from its start.
 bulk() {
-    local d=$1 i t0 t1
-    for ((i = 0; i < N; i++)); do spec_doc "b$i"; done >"$d/bulk.yaml"
+    local d=$1 t0 t1
+    spec_docs b "$N" >"$d/bulk.yaml"
     say "$STORE: applying $N specs"
     t0=$EPOCHREALTIME
     # shellcheck disable=SC2046
@@ -256,40 +257,41 @@ until_done() {
     return 1
 }
 
-# latency DIR: SAMPLES specs one at a time, each after the last is done.
+# latency DIR PREFIX: SAMPLES specs one at a time, each after the last is
+# done; rows lat<PREFIX>_*.
 latency() {
-    local d=$1 i fd tailpid col
-    mkdir -p "$d/one"
-    for ((i = 0; i < SAMPLES; i++)); do spec_doc "l$i" >"$d/one/l$i.yaml"; done
+    local d=$1 p=$2 i fd tailpid col
+    mkdir -p "$d/one-$p"
+    spec_docs "$p" "$SAMPLES" "$d/one-$p"
     # follow the stream from here on (by offset: tail may open it late)
     exec {fd}< <(tail -c +$(($(stat -c %s "$d/events") + 1)) -f "$d/events")
     tailpid=$!
     BG+=("$tailpid")
-    say "$STORE: $SAMPLES specs one at a time"
+    say "$STORE: $SAMPLES specs one at a time ($p)"
     for ((i = 0; i < SAMPLES; i++)); do
         # 0-90 ms apart, so the samples do not lock onto the resync timer
         sleep "0.0$((RANDOM % 10))"
-        echo "l$i $EPOCHREALTIME" >>"$d/applied"
+        echo "$p$i $EPOCHREALTIME" >>"$d/applied-$p"
         # shellcheck disable=SC2046
-        "$AGENTCTL" $(store_flags "$STORE" "$d") apply -f "$d/one/l$i.yaml" \
+        "$AGENTCTL" $(store_flags "$STORE" "$d") apply -f "$d/one-$p/$p$i.yaml" \
             >/dev/null
-        until_done "$fd" "l$i" || fail "$STORE: l$i not done in ${TIMEOUT}s"
+        until_done "$fd" "$p$i" || fail "$STORE: $p$i not done in ${TIMEOUT}s"
     done
     kill "$tailpid" 2>/dev/null || true
     exec {fd}<&-
     # per sample (ms): spec write -> first status, -> done; apply start ->
     # first status (what a user of agentctl sees, its own run included)
-    awk 'NR == FNR { a[$1] = $2; next }
-        $3 !~ /^l[0-9]+$/ { next }
+    awk -v re="^${p}[0-9]+\$" 'NR == FNR { a[$1] = $2; next }
+        $3 !~ re { next }
         $2 == "spec" && !($3 in w) { w[$3] = $1 }
         $2 == "status" && !($3 in s) { s[$3] = $1 }
         $2 == "status" && $5 == 1 && !($3 in c) { c[$3] = $1 }
         END { for (n in a)
             printf "%.2f %.2f %.2f\n", (s[n] - w[n]) / 1e6,
                 (c[n] - w[n]) / 1e6, s[n] / 1e6 - a[n] * 1e3 }' \
-        "$d/applied" "$d/events" >"$d/lat"
+        "$d/applied-$p" "$d/events" >"$d/lat-$p"
     for col in 1:seen 2:done 3:client; do
-        cut -d' ' -f"${col%%:*}" "$d/lat" | sort -g | awk -v k="lat_${col#*:}" '
+        cut -d' ' -f"${col%%:*}" "$d/lat-$p" | sort -g | awk -v k="lat${p}_${col#*:}" '
             { v[NR] = $1 }
             END { r50 = int((50 * NR + 99) / 100); r99 = int((99 * NR + 99) / 100)
                   printf "%s_p50 %s\n%s_p99 %s\n%s_max %s\n", k, v[r50], k, v[r99], k, v[NR] }'
@@ -308,9 +310,11 @@ one_store() {
         fi
     fi
     start_watch "$STORE" "$d"
+    row load "$(cut -d' ' -f1 /proc/loadavg)"
     start_controller "$STORE" "$d" "$RUN-$STORE-$REP"
+    latency "$d" e # an empty store: the path itself
     bulk "$d"
-    latency "$d"
+    latency "$d" l # N specs in the store: what a resync and a list cost
     read -r -a usage <<<"$(proc_usage "$CTL_PID")"
     row ctl_rss_mib "$(awk -v k="${usage[0]}" 'BEGIN {printf "%.1f", k / 1024}')"
     row ctl_cpu_s "${usage[1]}"
@@ -322,25 +326,33 @@ one_store() {
     row failed_steps "$(grep -c 'step failed' "$d/ctl.log" || true)"
     [ -z "${BENCH_KEEP:-}" ] || {
         mkdir -p "$BENCH_KEEP/$STORE-$REP"
-        cp "$d/ctl.log" "$d/events" "$d/lat" "$BENCH_KEEP/$STORE-$REP/"
+        cp "$d/ctl.log" "$d/events" "$d"/lat-* "$BENCH_KEEP/$STORE-$REP/"
     }
     stop_bg # controller and watcher; the next store starts from nothing
 }
 
 # --- the table ------------------------------------------------------------
 # shellcheck disable=SC2016 # backquotes are markdown
-LABELS='apply_s|bulk: `agentctl apply -f` of N specs returned (s)
+LABELS='load|load average (1 min) at the start
+late_seen_p50|empty store, one at a time: spec write to first status, p50 (ms)
+late_seen_p99|empty store, one at a time: spec write to first status, p99 (ms)
+late_seen_max|empty store, one at a time: spec write to first status, max (ms)
+late_done_p50|empty store, one at a time: spec write to done, p50 (ms)
+late_done_p99|empty store, one at a time: spec write to done, p99 (ms)
+late_client_p50|empty store, one at a time: `agentctl apply` start to first status, p50 (ms)
+late_client_p99|empty store, one at a time: `agentctl apply` start to first status, p99 (ms)
+apply_s|bulk: `agentctl apply -f` of N specs returned (s)
 seen_s|bulk: apply start to all N seen (s)
 seen_rate|bulk: seen per second
 done_s|bulk: apply start to all N done (s)
 done_rate|bulk: done per second
-lat_seen_p50|one at a time: spec write to first status, p50 (ms)
-lat_seen_p99|one at a time: spec write to first status, p99 (ms)
-lat_seen_max|one at a time: spec write to first status, max (ms)
-lat_done_p50|one at a time: spec write to done, p50 (ms)
-lat_done_p99|one at a time: spec write to done, p99 (ms)
-lat_client_p50|one at a time: `agentctl apply` start to first status, p50 (ms)
-lat_client_p99|one at a time: `agentctl apply` start to first status, p99 (ms)
+latl_seen_p50|N in the store, one at a time: spec write to first status, p50 (ms)
+latl_seen_p99|N in the store, one at a time: spec write to first status, p99 (ms)
+latl_seen_max|N in the store, one at a time: spec write to first status, max (ms)
+latl_done_p50|N in the store, one at a time: spec write to done, p50 (ms)
+latl_done_p99|N in the store, one at a time: spec write to done, p99 (ms)
+latl_client_p50|N in the store, one at a time: `agentctl apply` start to first status, p50 (ms)
+latl_client_p99|N in the store, one at a time: `agentctl apply` start to first status, p99 (ms)
 ctl_rss_mib|controller peak RSS, VmHWM (MiB)
 ctl_cpu_s|controller CPU, user+system (s)
 etcd_rss_mib|etcd peak RSS, VmHWM (MiB)
@@ -358,7 +370,8 @@ table() {
                         if (f[1] == rep) v[f[2] " " f[3]] = f[4] } }
             { d = v["dir " $1]; e = v["etcd " $1]; r = ""
               if (d == "" && e == "") next
-              if (d != "" && e != "" && d > 0) r = sprintf("%.2fx", e / d)
+              if (d != "" && e != "" && d > 0 && $1 != "load")
+                  r = sprintf("%.2fx", e / d)
               label = $2; gsub(/ N /, " " n " ", label)
               printf "| %s | %s | %s | %s |\n", label, d == "" ? "-" : d,
                      e == "" ? "-" : e, r }' <<<"$LABELS"
