@@ -28,7 +28,8 @@
 # So a latency is "the spec became visible to watchers" to "its status
 # became visible to watchers", one observer and one clock for both ends.
 #
-# Env: BENCH_N (1000), BENCH_SAMPLES (200), BENCH_STORES ("dir etcd"),
+# Env: BENCH_N (1000), BENCH_SAMPLES (200), BENCH_STORES ("dir etcd"; add
+# "dirmv": the directory store fed by mv instead of agentctl),
 # BENCH_REPS (1: the pair is repeated, alternating), BENCH_TIMEOUT (s per
 # wait, 900), BENCH_BUILD (build dir, build-bench-store), BENCH_OUT (also
 # write the table there), BENCH_KEEP (copy logs and event streams there).
@@ -118,9 +119,42 @@ spec_docs() {
 }
 
 # --- one store: its flags, its watcher ------------------------------------
+# etcd_fresh: a new etcd (empty data dir) on free loopback ports, as
+# etcd_lib.sh's start_etcd, but retried: free_port's range overlaps the
+# kernel's ephemeral ports, so a port can be taken between check and bind.
+etcd_fresh() {
+    local try i
+    kill_etcd
+    for try in 1 2 3 4 5; do
+        rm -rf "$TEST_TMP/etcd"
+        free_port
+        ETCD_URL=http://127.0.0.1:$FREE_PORT
+        free_port
+        ETCD_PEER=$FREE_PORT
+        etcd --name t --data-dir "$TEST_TMP/etcd" \
+            --listen-client-urls "$ETCD_URL" --advertise-client-urls "$ETCD_URL" \
+            --listen-peer-urls "http://127.0.0.1:$ETCD_PEER" \
+            --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" \
+            --initial-cluster "t=http://127.0.0.1:$ETCD_PEER" \
+            >>"$TEST_TMP/etcd.log" 2>&1 &
+        ETCD_PID=$!
+        for i in $(seq 100); do
+            curl -fsS --max-time 1 "$ETCD_URL/health" 2>/dev/null |
+                grep -q true && return 0
+            kill -0 "$ETCD_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        say "etcd did not come up on $ETCD_URL (try $try)"
+        kill_etcd
+    done
+    fail "etcd did not come up in 5 tries: $TEST_TMP/etcd.log"
+}
+on_cleanup kill_etcd
+
 # store_flags STORE DIR: the flags agentctl and the controller share.
+# "dirmv" is the directory store fed by mv instead of agentctl (below).
 store_flags() {
-    if [ "$1" = dir ]; then
+    if [ "$1" != etcd ]; then
         echo "--specs $2/specs"
     else
         echo "--etcd $ETCD_URL --etcd-prefix $PREFIX"
@@ -147,7 +181,7 @@ ETCD_NORMALISE='
 # start_watch STORE DIR: the event stream into DIR/events until stopped.
 start_watch() {
     local store=$1 d=$2 key end i
-    if [ "$store" = dir ]; then
+    if [ "$store" != etcd ]; then
         mkdir -p "$d/specs/.agentctl/status"
         "$STWATCH" dir "$d/specs" "$d/specs/.agentctl/status" >"$d/events" &
         BG+=($!)
@@ -179,7 +213,7 @@ start_watch() {
 start_controller() {
     local store=$1 d=$2 id=$3 i extra=()
     # the etcd store keeps captured output in a local state directory
-    [ "$store" = dir ] || extra=(--state "$d/state")
+    [ "$store" != etcd ] || extra=(--state "$d/state")
     # shellcheck disable=SC2046 # the store flags are separate words
     "$CONTROLLER" $(store_flags "$store" "$d") "${extra[@]}" \
         --config "$TEST_TMP/controller.yaml" --controller-id "$id" \
@@ -224,14 +258,33 @@ wait_done() {
 }
 
 # --- the two measurements -------------------------------------------------
+# put_specs DIR FILE|FILES-DIR: the spec(s) into the store under test. The
+# same client for dir and etcd; "dirmv" renames one-document files into
+# the directory (what the store itself does, without agentctl's own cost:
+# every put of the directory store lists and parses all specs first).
+put_specs() {
+    if [ "$STORE" = dirmv ]; then
+        if [ -d "$2" ]; then mv "$2"/*.yaml "$1/specs/"; else mv "$2" "$1/specs/"; fi
+    else
+        # shellcheck disable=SC2046 # the store flags are separate words
+        "$AGENTCTL" $(store_flags "$STORE" "$1") apply -f "$2" >/dev/null
+    fi
+}
+
 # bulk DIR: N specs in one apply; seconds from its start.
 bulk() {
     local d=$1 t0 t1
-    spec_docs b "$N" >"$d/bulk.yaml"
+    local src=$d/bulk.yaml
+    if [ "$STORE" = dirmv ]; then # one file per spec, on the same fs
+        src=$d/bulk
+        mkdir -p "$src"
+        spec_docs b "$N" "$src"
+    else
+        spec_docs b "$N" >"$src"
+    fi
     say "$STORE: applying $N specs"
     t0=$EPOCHREALTIME
-    # shellcheck disable=SC2046
-    "$AGENTCTL" $(store_flags "$STORE" "$d") apply -f "$d/bulk.yaml" >/dev/null
+    put_specs "$d" "$src"
     t1=$EPOCHREALTIME
     wait_done "$d/events" '^b[0-9]+$' "$N"
     row apply_s "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')"
@@ -272,9 +325,7 @@ latency() {
         # 0-90 ms apart, so the samples do not lock onto the resync timer
         sleep "0.0$((RANDOM % 10))"
         echo "$p$i $EPOCHREALTIME" >>"$d/applied-$p"
-        # shellcheck disable=SC2046
-        "$AGENTCTL" $(store_flags "$STORE" "$d") apply -f "$d/one-$p/$p$i.yaml" \
-            >/dev/null
+        put_specs "$d" "$d/one-$p/$p$i.yaml"
         until_done "$fd" "$p$i" || fail "$STORE: $p$i not done in ${TIMEOUT}s"
     done
     kill "$tailpid" 2>/dev/null || true
@@ -302,13 +353,7 @@ latency() {
 one_store() {
     local d=$TEST_TMP/$STORE-$REP usage
     mkdir -p "$d"
-    if [ "$STORE" = etcd ]; then # a fresh etcd: no history from the last rep
-        if [ -z "${ETCD_URL:-}" ]; then start_etcd; else
-            kill_etcd
-            rm -rf "$TEST_TMP/etcd"
-            run_etcd
-        fi
-    fi
+    [ "$STORE" != etcd ] || etcd_fresh # no history from the last rep
     start_watch "$STORE" "$d"
     row load "$(cut -d' ' -f1 /proc/loadavg)"
     start_controller "$STORE" "$d" "$RUN-$STORE-$REP"
@@ -359,22 +404,27 @@ etcd_rss_mib|etcd peak RSS, VmHWM (MiB)
 etcd_cpu_s|etcd CPU, user+system (s)
 failed_steps|controller "step failed" log lines'
 
-table() {
+table() { # one column per store of BENCH_STORES, then etcd/dir
     local rep
     for rep in $(seq "$REPS"); do
         [ "$REPS" = 1 ] || echo "run $rep:"
-        echo "| N = $N, S = $SAMPLES | dir | etcd | etcd/dir |"
-        echo "|---|---|---|---|"
-        awk -F'|' -v rep="$rep" -v n="$N" -v rows="$ROWS" '
+        awk -F'|' -v rep="$rep" -v n="$N" -v s="$SAMPLES" -v stores="$STORES" \
+            -v rows="$ROWS" '
             BEGIN { while ((getline l < rows) > 0) { split(l, f, " ")
-                        if (f[1] == rep) v[f[2] " " f[3]] = f[4] } }
-            { d = v["dir " $1]; e = v["etcd " $1]; r = ""
-              if (d == "" && e == "") next
+                        if (f[1] == rep) v[f[2] " " f[3]] = f[4] }
+                    ns = split(stores, st, " ")
+                    head = "| N = " n ", S = " s " |"; line = "|---|"
+                    for (i = 1; i <= ns; i++) { head = head " " st[i] " |"; line = line "---|" }
+                    print head " etcd/dir |"; print line "---|" }
+            { out = ""; any = 0
+              for (i = 1; i <= ns; i++) { x = v[st[i] " " $1]; if (x != "") any = 1
+                                          out = out " " (x == "" ? "-" : x) " |" }
+              if (!any) next
+              d = v["dir " $1]; e = v["etcd " $1]; r = ""
               if (d != "" && e != "" && d > 0 && $1 != "load")
                   r = sprintf("%.2fx", e / d)
               label = $2; gsub(/ N /, " " n " ", label)
-              printf "| %s | %s | %s | %s |\n", label, d == "" ? "-" : d,
-                     e == "" ? "-" : e, r }' <<<"$LABELS"
+              printf "| %s |%s %s |\n", label, out, r }' <<<"$LABELS"
         echo
     done
 }
