@@ -222,7 +222,7 @@ start_controller() {
     BG+=("$CTL_PID")
     CTL_IDS+=("$id")
     for i in $(seq 100); do
-        grep -q 'Docker daemon reachable' "$d/ctl.log" && break
+        grep -qs 'Docker daemon reachable' "$d/ctl.log" && break
         kill -0 "$CTL_PID" 2>/dev/null || {
             cat "$d/ctl.log" >&2
             fail "agent-controller on $store exited at start"
@@ -238,7 +238,7 @@ proc_usage() {
     read -r -a st <<<"$(sed 's/.*) //' "/proc/$1/stat")"
     echo "$(awk '/^VmHWM/ {print $2}' "/proc/$1/status")" \
         "$(awk -v u="${st[11]}" -v s="${st[12]}" -v hz="$(getconf CLK_TCK)" \
-            'BEGIN {printf "%.1f", (u + s) / hz}')"
+            'BEGIN {printf "%.2f", (u + s) / hz}')"
 }
 
 row() { echo "$REP $STORE $1 $2" >>"$ROWS"; } # KEY VALUE
@@ -349,6 +349,28 @@ latency() {
     done | while read -r k v; do row "$k" "$v"; done
 }
 
+# idle DIR: what the idle controller costs with N + 2S specs in the store,
+# over 10 s (two resyncs): its CPU share and, on etcd, the requests etcd
+# answered (gRPC calls of the KV service; the gateway turns each JSON
+# request into one).
+idle() {
+    local c0 c1 k0 k1
+    c0=$(proc_cpu "$CTL_PID")
+    [ "$STORE" != etcd ] || k0=$(etcd_kv_calls)
+    sleep 10
+    c1=$(proc_cpu "$CTL_PID")
+    row idle_cpu_pct "$(awk -v a="$c0" -v b="$c1" 'BEGIN {printf "%.0f", (b - a) * 10}')"
+    [ "$STORE" != etcd ] || {
+        k1=$(etcd_kv_calls)
+        row idle_etcd_rps "$(awk -v a="$k0" -v b="$k1" 'BEGIN {printf "%.0f", (b - a) / 10}')"
+    }
+}
+proc_cpu() { proc_usage "$1" | cut -d' ' -f2; }
+etcd_kv_calls() {
+    curl -fsS "$ETCD_URL/metrics" | awk '/^grpc_server_handled_total/ &&
+        /grpc_service="etcdserverpb.KV"/ { s += $2 } END { printf "%d\n", s }'
+}
+
 # one_store STORE: a fresh store and controller, both measurements.
 one_store() {
     local d=$TEST_TMP/$STORE-$REP usage
@@ -360,6 +382,7 @@ one_store() {
     latency "$d" e # an empty store: the path itself
     bulk "$d"
     latency "$d" l # N specs in the store: what a resync and a list cost
+    idle "$d"
     read -r -a usage <<<"$(proc_usage "$CTL_PID")"
     row ctl_rss_mib "$(awk -v k="${usage[0]}" 'BEGIN {printf "%.1f", k / 1024}')"
     row ctl_cpu_s "${usage[1]}"
@@ -400,6 +423,8 @@ latl_client_p50|N in the store, one at a time: `agentctl apply` start to first s
 latl_client_p99|N in the store, one at a time: `agentctl apply` start to first status, p99 (ms)
 ctl_rss_mib|controller peak RSS, VmHWM (MiB)
 ctl_cpu_s|controller CPU, user+system (s)
+idle_cpu_pct|idle with N + 2S specs: controller CPU over 10 s (% of a core)
+idle_etcd_rps|idle with N + 2S specs: etcd KV requests per second
 etcd_rss_mib|etcd peak RSS, VmHWM (MiB)
 etcd_cpu_s|etcd CPU, user+system (s)
 failed_steps|controller "step failed" log lines'
