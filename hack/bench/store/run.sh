@@ -21,7 +21,11 @@
 #   bulk:    `agentctl apply -f` of one file of N documents (the same client
 #            for both stores); time from its start to the last first status
 #            (seen) and to the last cleanedUp (done);
-#   latency: again, now with those N (and the S) in the store.
+#   latency: again, now with those N (and the S) in the store;
+#   idle:    10 s with nothing applied: the controller's CPU and, on etcd,
+#            the requests etcd answers (the resync's price).
+# At the end of each store: peak RSS (VmHWM) and CPU of the controller, and
+# of etcd.
 # The clock is stwatch.c: inotify on the spec and status directories, or an
 # etcd watch (curl on the JSON gateway) over <prefix>/specs/ and
 # <prefix>/status/; it stamps each notification on arrival, before parsing.
@@ -30,7 +34,7 @@
 #
 # Env: BENCH_N (1000), BENCH_SAMPLES (200), BENCH_STORES ("dir etcd"; add
 # "dirmv": the directory store fed by mv instead of agentctl),
-# BENCH_REPS (1: the pair is repeated, alternating), BENCH_TIMEOUT (s per
+# BENCH_REPS (1: every store again, in turn), BENCH_TIMEOUT (s per
 # wait, 900), BENCH_BUILD (build dir, build-bench-store), BENCH_OUT (also
 # write the table there), BENCH_KEEP (copy logs and event streams there).
 source "$(cd "$(dirname "$0")/../../.." && pwd)/tests/integration/lib.sh"
@@ -423,8 +427,8 @@ latl_client_p50|N in the store, one at a time: `agentctl apply` start to first s
 latl_client_p99|N in the store, one at a time: `agentctl apply` start to first status, p99 (ms)
 ctl_rss_mib|controller peak RSS, VmHWM (MiB)
 ctl_cpu_s|controller CPU, user+system (s)
-idle_cpu_pct|idle with N + 2S specs: controller CPU over 10 s (% of a core)
-idle_etcd_rps|idle with N + 2S specs: etcd KV requests per second
+idle_cpu_pct|idle, every spec still in the store: controller CPU over 10 s (% of a core)
+idle_etcd_rps|idle, every spec still in the store: etcd KV requests per second
 etcd_rss_mib|etcd peak RSS, VmHWM (MiB)
 etcd_cpu_s|etcd CPU, user+system (s)
 failed_steps|controller "step failed" log lines'
