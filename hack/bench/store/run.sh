@@ -1,0 +1,479 @@
+#!/usr/bin/env bash
+# run.sh - the directory store against the etcd store (issue 6), side by
+# side in one run: how long until agent-controller has seen 1,000 applied
+# specs, and the watch-to-reconcile latency of one spec at a time (p50/p99),
+# plus the controller's peak RSS. Not a test: numbers, no pass/fail (exit 1
+# only when the harness itself breaks). docs/bench-store.md has the results.
+#
+# No agent runs (1,000 agents do not fit a 2-core machine). Every spec is an
+# ordinary one the controller admits, naming an image that is not on the
+# daemon: the controller writes its first status (Pending, Admitted=True)
+# before any Docker call - that is "seen" - then asks Docker for the image
+# (a read; 404), writes Failed/ImageNotFound with two events, cleans up
+# (cleanedUp: true) and, on etcd, releases its claim - that is "done".
+# Nothing is created on the daemon; the controller's label is swept anyway.
+#
+# Per store, a fresh store and controller (--resync 5s, the default):
+#   latency: S specs applied one at a time to the empty store, the
+#            controller otherwise idle (`agentctl apply -f` of one document,
+#            the next after the previous is done, 0-90 ms apart); from the
+#            spec's write to its first status and to done;
+#   bulk:    `agentctl apply -f` of one file of N documents (the same client
+#            for both stores); time from its start to the last first status
+#            (seen) and to the last cleanedUp (done);
+#   latency: again, now with those N (and the S) in the store;
+#   idle:    10 s with nothing applied: the controller's CPU and, on etcd,
+#            the requests etcd answers (the resync's price).
+# At the end of each store: peak RSS (VmHWM) and CPU of the controller, and
+# of etcd.
+# The clock is stwatch.c: inotify on the spec and status directories, or an
+# etcd watch (curl on the JSON gateway) over <prefix>/specs/ and
+# <prefix>/status/; it stamps each notification on arrival, before parsing.
+# So a latency is "the spec became visible to watchers" to "its status
+# became visible to watchers", one observer and one clock for both ends.
+#
+# Env: BENCH_N (1000), BENCH_SAMPLES (200), BENCH_STORES ("dir etcd"; add
+# "dirmv": the directory store fed by mv instead of agentctl),
+# BENCH_REPS (1: every store again, in turn), BENCH_TIMEOUT (s per
+# wait, 900), BENCH_BUILD (build dir, build-bench-store), BENCH_OUT (also
+# write the table there), BENCH_KEEP (copy logs and event streams there).
+source "$(cd "$(dirname "$0")/../../.." && pwd)/tests/integration/lib.sh"
+source "$ROOT/tests/integration/store/etcd_lib.sh"
+HERE=$ROOT/hack/bench/store
+B=${BENCH_BUILD:-$ROOT/build-bench-store}
+N=${BENCH_N:-1000}
+SAMPLES=${BENCH_SAMPLES:-200}
+STORES=${BENCH_STORES:-"dir etcd"}
+REPS=${BENCH_REPS:-1}
+TIMEOUT=${BENCH_TIMEOUT:-900}
+RUN=stbench-$(date +%H%M%S)-$$
+PREFIX=/bench
+# An image no one builds: the controller must get a 404 for it.
+ABSENT_IMAGE=agentctl/bench-store-absent:0.0.0
+AGENTCTL=$B/controller/agentctl
+CONTROLLER=$B/controller/agent-controller
+STWATCH=$TEST_TMP/stwatch
+ROWS=$TEST_TMP/rows
+BG=() # pids of what runs in the background, stopped on exit
+
+say() { echo "[$(date +%T)] $*" >&2; }
+
+# lib.sh's EXIT trap runs the on_cleanup hooks and removes $TEST_TMP;
+# Ctrl-C and kill must go through it too.
+trap 'exit 130' INT TERM
+stop_bg() {
+    local p
+    for p in "${BG[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${BG[@]}"; do wait "$p" 2>/dev/null || true; done
+    BG=()
+}
+on_cleanup stop_bg
+# Every controller of this run has its own ID (CTL_IDS): its Docker
+# objects would carry agentctl.dev/managed-by=<ID>. None is expected (no
+# invocation gets that far); swept anyway, also on failure.
+CTL_IDS=()
+sweep_run() {
+    local id
+    for id in "${CTL_IDS[@]}"; do
+        docker_cleanup_label "agentctl.dev/managed-by=$id"
+    done
+}
+on_cleanup sweep_run
+
+# --- pre-flight and build -------------------------------------------------
+preflight() {
+    need_docker
+    command -v jq >/dev/null || fail "jq is needed (apt-get install jq)"
+    if ! command -v etcd >/dev/null; then
+        say "installing etcd-server (Debian)"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            --no-install-recommends etcd-server >/dev/null
+    fi
+    ! docker image inspect "$ABSENT_IMAGE" >/dev/null 2>&1 ||
+        fail "$ABSENT_IMAGE exists on the daemon; the benchmark needs it absent"
+    say "building agentctl, agent-controller, stwatch"
+    cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build "$B" -j "$(nproc)" --target agentctl agent-controller >/dev/null
+    cc -O2 -Wall -Wextra -Werror -o "$STWATCH" "$HERE/stwatch.c"
+    mkdir -p "$TEST_TMP/ws" "$TEST_TMP/secrets"
+    chmod 700 "$TEST_TMP/secrets"
+    # Only the vendor matters (admission); no invocation reaches a network.
+    cat >"$TEST_TMP/controller.yaml" <<YAML
+vendors:
+  fake: {hosts: ["vendor.test:443"], allowPrivate: true}
+subnetPool: 10.218.0.0/16
+workspaceRoot: $TEST_TMP/ws
+secretsDir: $TEST_TMP/secrets
+YAML
+}
+
+# spec_docs PREFIX COUNT [DIR]: invocation documents PREFIX0.. on stdout,
+# or one file each in DIR (awk: a thousand forks of cat take 20 s here).
+spec_docs() {
+    awk -v p="$1" -v n="$2" -v dir="${3:-}" -v img="$ABSENT_IMAGE" 'BEGIN {
+        for (i = 0; i < n; i++) {
+            out = dir == "" ? "/dev/stdout" : dir "/" p i ".yaml"
+            printf "---\napiVersion: agentctl.dev/v1alpha1\n" \
+                "kind: AgentInvocation\nmetadata: {name: %s%d}\nspec:\n" \
+                "  vendor: fake\n  phase: execute\n  image: %s\n" \
+                "  command: [/demo-agent]\n  deadlineSeconds: 600\n",
+                p, i, img > out
+            if (dir != "") close(out)
+        } }'
+}
+
+# --- one store: its flags, its watcher ------------------------------------
+# etcd_fresh: a new etcd (empty data dir) on free loopback ports, as
+# etcd_lib.sh's start_etcd, but retried: free_port's range overlaps the
+# kernel's ephemeral ports, so a port can be taken between check and bind.
+etcd_fresh() {
+    local try i
+    kill_etcd
+    for try in 1 2 3 4 5; do
+        rm -rf "$TEST_TMP/etcd"
+        free_port
+        ETCD_URL=http://127.0.0.1:$FREE_PORT
+        free_port
+        ETCD_PEER=$FREE_PORT
+        etcd --name t --data-dir "$TEST_TMP/etcd" \
+            --listen-client-urls "$ETCD_URL" --advertise-client-urls "$ETCD_URL" \
+            --listen-peer-urls "http://127.0.0.1:$ETCD_PEER" \
+            --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" \
+            --initial-cluster "t=http://127.0.0.1:$ETCD_PEER" \
+            >>"$TEST_TMP/etcd.log" 2>&1 &
+        ETCD_PID=$!
+        for i in $(seq 100); do
+            curl -fsS --max-time 1 "$ETCD_URL/health" 2>/dev/null |
+                grep -q true && return 0
+            kill -0 "$ETCD_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        say "etcd did not come up on $ETCD_URL (try $try)"
+        kill_etcd
+    done
+    fail "etcd did not come up in 5 tries: $TEST_TMP/etcd.log"
+}
+on_cleanup kill_etcd
+
+# store_flags STORE DIR: the flags agentctl and the controller share.
+# "dirmv" is the directory store fed by mv instead of agentctl (below).
+store_flags() {
+    if [ "$1" != etcd ]; then
+        echo "--specs $2/specs"
+    else
+        echo "--etcd $ETCD_URL --etcd-prefix $PREFIX"
+    fi
+}
+
+# The etcd watch, normalised to the dir watcher's lines (jq runs after the
+# stamp, off the clock): "<ns> spec NAME" / "<ns> status NAME PHASE 0|1".
+# shellcheck disable=SC2016 # jq's own variables
+ETCD_NORMALISE='
+  .ns as $t
+  | if .m.result.created then "\($t) ready" else
+      .m.result.events[]? | select(.type != "DELETE")
+      | (.kv.key | @base64d) as $k
+      | if ($k | startswith($p + "/specs/")) then
+          "\($t) spec \($k | ltrimstr($p + "/specs/"))"
+        elif ($k | startswith($p + "/status/")) then
+          (.kv.value | @base64d | fromjson) as $s
+          | "\($t) status \($k | ltrimstr($p + "/status/")) \($s.phase)" +
+            " \(if $s.cleanedUp == true then 1 else 0 end)"
+        else empty end
+    end'
+
+# start_watch STORE DIR: the event stream into DIR/events until stopped.
+start_watch() {
+    local store=$1 d=$2 key end i
+    if [ "$store" != etcd ]; then
+        mkdir -p "$d/specs/.agentctl/status"
+        "$STWATCH" dir "$d/specs" "$d/specs/.agentctl/status" >"$d/events" &
+        BG+=($!)
+    else
+        # [<p>/specs/, <p>/status0) holds exactly specs/* and status/*
+        key=$(printf '%s/specs/' "$PREFIX" | base64 -w0)
+        end=$(printf '%s/status0' "$PREFIX" | base64 -w0)
+        # three processes joined by FIFOs, so each has a pid to stop
+        mkfifo "$d/raw" "$d/stamped"
+        curl -sN -X POST "$ETCD_URL/v3/watch" \
+            -d "{\"create_request\":{\"key\":\"$key\",\"range_end\":\"$end\"}}" \
+            >"$d/raw" &
+        BG+=($!)
+        "$STWATCH" lines <"$d/raw" >"$d/stamped" &
+        BG+=($!)
+        jq -r --unbuffered --arg p "$PREFIX" "$ETCD_NORMALISE" \
+            <"$d/stamped" >"$d/events" &
+        BG+=($!)
+    fi
+    for i in $(seq 100); do
+        grep -q ' ready$' "$d/events" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    fail "the $store watcher did not start"
+}
+
+
+# start_controller STORE DIR ID: sets CTL_PID once it talks to Docker.
+start_controller() {
+    local store=$1 d=$2 id=$3 i extra=()
+    # the etcd store keeps captured output in a local state directory
+    [ "$store" != etcd ] || extra=(--state "$d/state")
+    # shellcheck disable=SC2046 # the store flags are separate words
+    "$CONTROLLER" $(store_flags "$store" "$d") "${extra[@]}" \
+        --config "$TEST_TMP/controller.yaml" --controller-id "$id" \
+        --resync 5s 2>"$d/ctl.log" &
+    CTL_PID=$!
+    BG+=("$CTL_PID")
+    CTL_IDS+=("$id")
+    for i in $(seq 100); do
+        grep -qs 'Docker daemon reachable' "$d/ctl.log" && break
+        kill -0 "$CTL_PID" 2>/dev/null || {
+            cat "$d/ctl.log" >&2
+            fail "agent-controller on $store exited at start"
+        }
+        sleep 0.1
+    done
+    sleep 1 # first sync (and on etcd the lease) done: start-up is not timed
+}
+
+# proc_usage PID: "<VmHWM KiB> <CPU s>" of a live process.
+proc_usage() {
+    local st
+    read -r -a st <<<"$(sed 's/.*) //' "/proc/$1/stat")"
+    echo "$(awk '/^VmHWM/ {print $2}' "/proc/$1/status")" \
+        "$(awk -v u="${st[11]}" -v s="${st[12]}" -v hz="$(getconf CLK_TCK)" \
+            'BEGIN {printf "%.2f", (u + s) / hz}')"
+}
+
+row() { echo "$REP $STORE $1 $2" >>"$ROWS"; } # KEY VALUE
+
+# wait_done EVENTS NAME_RE COUNT: until COUNT names matching the regex are
+# cleaned up. Polled every 0.5 s: the times come from the stamps, not
+# from when this loop noticed.
+wait_done() {
+    local end=$((SECONDS + TIMEOUT)) n=0
+    while [ "$SECONDS" -lt "$end" ]; do
+        n=$(awk -v re="$2" '$2 == "status" && $5 == 1 && $3 ~ re { d[$3] = 1 }
+            END { print length(d) }' "$1")
+        [ "$n" -lt "$3" ] || return 0
+        sleep 0.5
+    done
+    fail "$STORE: only $n of $3 specs done after ${TIMEOUT}s"
+}
+
+# --- the two measurements -------------------------------------------------
+# put_specs DIR FILE|FILES-DIR: the spec(s) into the store under test. The
+# same client for dir and etcd; "dirmv" renames one-document files into
+# the directory (what the store itself does, without agentctl's own cost:
+# every put of the directory store lists and parses all specs first).
+put_specs() {
+    if [ "$STORE" = dirmv ]; then
+        if [ -d "$2" ]; then mv "$2"/*.yaml "$1/specs/"; else mv "$2" "$1/specs/"; fi
+    else
+        # shellcheck disable=SC2046 # the store flags are separate words
+        "$AGENTCTL" $(store_flags "$STORE" "$1") apply -f "$2" >/dev/null
+    fi
+}
+
+# bulk DIR: N specs in one apply; seconds from its start.
+bulk() {
+    local d=$1 t0 t1
+    local src=$d/bulk.yaml
+    if [ "$STORE" = dirmv ]; then # one file per spec, on the same fs
+        src=$d/bulk
+        mkdir -p "$src"
+        spec_docs b "$N" "$src"
+    else
+        spec_docs b "$N" >"$src"
+    fi
+    say "$STORE: applying $N specs"
+    t0=$EPOCHREALTIME
+    put_specs "$d" "$src"
+    t1=$EPOCHREALTIME
+    wait_done "$d/events" '^b[0-9]+$' "$N"
+    row apply_s "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')"
+    # the last first status (seen) and the last cleanedUp (done) of b*
+    awk -v t0="$t0" -v n="$N" '
+        $2 == "status" && $3 ~ /^b[0-9]+$/ {
+            t = $1 / 1e9 - t0
+            if (!($3 in seen)) { seen[$3] = 1; if (t > s) s = t }
+            if ($5 == 1 && !($3 in done)) { done[$3] = 1; if (t > d) d = t }
+        }
+        END { printf "seen_s %.2f\nseen_rate %.0f\ndone_s %.2f\ndone_rate %.0f\n",
+                     s, n / s, d, n / d }' "$d/events" |
+        while read -r k v; do row "$k" "$v"; done
+}
+
+# until_done FD NAME: read the event stream until NAME is cleaned up.
+until_done() {
+    local kind name cleaned
+    # fields: <ns> spec|status NAME [PHASE CLEANED]
+    while read -r -t "$TIMEOUT" _ kind name _ cleaned <&"$1"; do
+        [ "$kind $name $cleaned" != "status $2 1" ] || return 0
+    done
+    return 1
+}
+
+# latency DIR PREFIX: SAMPLES specs one at a time, each after the last is
+# done; rows lat<PREFIX>_*.
+latency() {
+    local d=$1 p=$2 i fd tailpid col
+    mkdir -p "$d/one-$p"
+    spec_docs "$p" "$SAMPLES" "$d/one-$p"
+    # follow the stream from here on (by offset: tail may open it late)
+    exec {fd}< <(tail -c +$(($(stat -c %s "$d/events") + 1)) -f "$d/events")
+    tailpid=$!
+    BG+=("$tailpid")
+    say "$STORE: $SAMPLES specs one at a time ($p)"
+    for ((i = 0; i < SAMPLES; i++)); do
+        # 0-90 ms apart, so the samples do not lock onto the resync timer
+        sleep "0.0$((RANDOM % 10))"
+        echo "$p$i $EPOCHREALTIME" >>"$d/applied-$p"
+        put_specs "$d" "$d/one-$p/$p$i.yaml"
+        until_done "$fd" "$p$i" || fail "$STORE: $p$i not done in ${TIMEOUT}s"
+    done
+    kill "$tailpid" 2>/dev/null || true
+    exec {fd}<&-
+    # per sample (ms): spec write -> first status, -> done; apply start ->
+    # first status (what a user of agentctl sees, its own run included)
+    awk -v re="^${p}[0-9]+\$" 'NR == FNR { a[$1] = $2; next }
+        $3 !~ re { next }
+        $2 == "spec" && !($3 in w) { w[$3] = $1 }
+        $2 == "status" && !($3 in s) { s[$3] = $1 }
+        $2 == "status" && $5 == 1 && !($3 in c) { c[$3] = $1 }
+        END { for (n in a)
+            printf "%.2f %.2f %.2f\n", (s[n] - w[n]) / 1e6,
+                (c[n] - w[n]) / 1e6, s[n] / 1e6 - a[n] * 1e3 }' \
+        "$d/applied-$p" "$d/events" >"$d/lat-$p"
+    for col in 1:seen 2:done 3:client; do
+        cut -d' ' -f"${col%%:*}" "$d/lat-$p" | sort -g | awk -v k="lat${p}_${col#*:}" '
+            { v[NR] = $1 }
+            END { r50 = int((50 * NR + 99) / 100); r99 = int((99 * NR + 99) / 100)
+                  printf "%s_p50 %s\n%s_p99 %s\n%s_max %s\n", k, v[r50], k, v[r99], k, v[NR] }'
+    done | while read -r k v; do row "$k" "$v"; done
+}
+
+# idle DIR: what the idle controller costs with N + 2S specs in the store,
+# over 10 s (two resyncs): its CPU share and, on etcd, the requests etcd
+# answered (gRPC calls of the KV service; the gateway turns each JSON
+# request into one).
+idle() {
+    local c0 c1 k0 k1
+    c0=$(proc_cpu "$CTL_PID")
+    [ "$STORE" != etcd ] || k0=$(etcd_kv_calls)
+    sleep 10
+    c1=$(proc_cpu "$CTL_PID")
+    row idle_cpu_pct "$(awk -v a="$c0" -v b="$c1" 'BEGIN {printf "%.0f", (b - a) * 10}')"
+    [ "$STORE" != etcd ] || {
+        k1=$(etcd_kv_calls)
+        row idle_etcd_rps "$(awk -v a="$k0" -v b="$k1" 'BEGIN {printf "%.0f", (b - a) / 10}')"
+    }
+}
+proc_cpu() { proc_usage "$1" | cut -d' ' -f2; }
+etcd_kv_calls() {
+    curl -fsS "$ETCD_URL/metrics" | awk '/^grpc_server_handled_total/ &&
+        /grpc_service="etcdserverpb.KV"/ { s += $2 } END { printf "%d\n", s }'
+}
+
+# one_store STORE: a fresh store and controller, both measurements.
+one_store() {
+    local d=$TEST_TMP/$STORE-$REP usage
+    mkdir -p "$d"
+    [ "$STORE" != etcd ] || etcd_fresh # no history from the last rep
+    start_watch "$STORE" "$d"
+    row load "$(cut -d' ' -f1 /proc/loadavg)"
+    start_controller "$STORE" "$d" "$RUN-$STORE-$REP"
+    latency "$d" e # an empty store: the path itself
+    bulk "$d"
+    latency "$d" l # N specs in the store: what a resync and a list cost
+    idle "$d"
+    read -r -a usage <<<"$(proc_usage "$CTL_PID")"
+    row ctl_rss_mib "$(awk -v k="${usage[0]}" 'BEGIN {printf "%.1f", k / 1024}')"
+    row ctl_cpu_s "${usage[1]}"
+    if [ "$STORE" = etcd ]; then
+        read -r -a usage <<<"$(proc_usage "$ETCD_PID")"
+        row etcd_rss_mib "$(awk -v k="${usage[0]}" 'BEGIN {printf "%.1f", k / 1024}')"
+        row etcd_cpu_s "${usage[1]}"
+    fi
+    row failed_steps "$(grep -c 'step failed' "$d/ctl.log" || true)"
+    [ -z "${BENCH_KEEP:-}" ] || {
+        mkdir -p "$BENCH_KEEP/$STORE-$REP"
+        cp "$d/ctl.log" "$d/events" "$d"/lat-* "$BENCH_KEEP/$STORE-$REP/"
+    }
+    stop_bg # controller and watcher; the next store starts from nothing
+}
+
+# --- the table ------------------------------------------------------------
+# shellcheck disable=SC2016 # backquotes are markdown
+LABELS='load|load average (1 min) at the start
+late_seen_p50|empty store, one at a time: spec write to first status, p50 (ms)
+late_seen_p99|empty store, one at a time: spec write to first status, p99 (ms)
+late_seen_max|empty store, one at a time: spec write to first status, max (ms)
+late_done_p50|empty store, one at a time: spec write to done, p50 (ms)
+late_done_p99|empty store, one at a time: spec write to done, p99 (ms)
+late_client_p50|empty store, one at a time: `agentctl apply` start to first status, p50 (ms)
+late_client_p99|empty store, one at a time: `agentctl apply` start to first status, p99 (ms)
+apply_s|bulk: `agentctl apply -f` of N specs returned (s)
+seen_s|bulk: apply start to all N seen (s)
+seen_rate|bulk: seen per second
+done_s|bulk: apply start to all N done (s)
+done_rate|bulk: done per second
+latl_seen_p50|N in the store, one at a time: spec write to first status, p50 (ms)
+latl_seen_p99|N in the store, one at a time: spec write to first status, p99 (ms)
+latl_seen_max|N in the store, one at a time: spec write to first status, max (ms)
+latl_done_p50|N in the store, one at a time: spec write to done, p50 (ms)
+latl_done_p99|N in the store, one at a time: spec write to done, p99 (ms)
+latl_client_p50|N in the store, one at a time: `agentctl apply` start to first status, p50 (ms)
+latl_client_p99|N in the store, one at a time: `agentctl apply` start to first status, p99 (ms)
+ctl_rss_mib|controller peak RSS, VmHWM (MiB)
+ctl_cpu_s|controller CPU, user+system (s)
+idle_cpu_pct|idle, every spec still in the store: controller CPU over 10 s (% of a core)
+idle_etcd_rps|idle, every spec still in the store: etcd KV requests per second
+etcd_rss_mib|etcd peak RSS, VmHWM (MiB)
+etcd_cpu_s|etcd CPU, user+system (s)
+failed_steps|controller "step failed" log lines'
+
+table() { # one column per store of BENCH_STORES, then etcd/dir
+    local rep
+    for rep in $(seq "$REPS"); do
+        [ "$REPS" = 1 ] || echo "run $rep:"
+        awk -F'|' -v rep="$rep" -v n="$N" -v s="$SAMPLES" -v stores="$STORES" \
+            -v rows="$ROWS" '
+            BEGIN { while ((getline l < rows) > 0) { split(l, f, " ")
+                        if (f[1] == rep) v[f[2] " " f[3]] = f[4] }
+                    ns = split(stores, st, " ")
+                    head = "| N = " n ", S = " s " |"; line = "|---|"
+                    for (i = 1; i <= ns; i++) { head = head " " st[i] " |"; line = line "---|" }
+                    print head " etcd/dir |"; print line "---|" }
+            { out = ""; any = 0
+              for (i = 1; i <= ns; i++) { x = v[st[i] " " $1]; if (x != "") any = 1
+                                          out = out " " (x == "" ? "-" : x) " |" }
+              if (!any) next
+              d = v["dir " $1]; e = v["etcd " $1]; r = ""
+              if (d != "" && e != "" && d > 0 && $1 != "load")
+                  r = sprintf("%.2fx", e / d)
+              label = $2; gsub(/ N /, " " n " ", label)
+              printf "| %s |%s %s |\n", label, out, r }' <<<"$LABELS"
+        echo
+    done
+}
+
+# --- main -----------------------------------------------------------------
+preflight
+: >"$ROWS"
+for REP in $(seq "$REPS"); do
+    for STORE in $STORES; do
+        say "$STORE, run $REP (load $(cut -d' ' -f1 /proc/loadavg))"
+        one_store
+    done
+done
+sweep_run
+left=0
+for id in "${CTL_IDS[@]}"; do
+    left=$((left + $(docker_count_label "agentctl.dev/managed-by=$id")))
+done
+[ "$left" = 0 ] || say "WARNING: $left Docker objects of this run's controllers were left"
+echo
+echo "store benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores," \
+    "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+table | tee "${BENCH_OUT:-/dev/null}"
