@@ -96,6 +96,7 @@ struct ctl_inv {
     char frozen_hash[65];  /* spec hash already warned about (SpecFrozen) */
     char cleanup_role[16]; /* role of the object the step is removing */
     bool cleanup_swept;    /* no unrecorded container of the attempt left */
+    bool volume_holders_checked; /* cleanup: nothing mounts the volume */
     int creating;          /* enum rc_role the create step is making */
     bool network_listed;   /* no network of this attempt: create next */
     enum ctl_net_retry network_retry; /* why the networks are listed */

@@ -12,12 +12,40 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "buf.h"
 #include "log.h"
 
 static const char *const container_roles[] = { "probe", "agent", "keeper",
                                                "proxy", NULL };
 static const char *const volume_roles[] = { "workspace", "git", "config",
                                             "scratch", NULL };
+
+static bool
+is_volume_role(const char *role)
+{
+    for (size_t i = 0; volume_roles[i] != NULL; i++)
+        if (strcmp(volume_roles[i], role) == 0)
+            return true;
+    return false;
+}
+
+/* A volume still mounted once every container of the attempt is gone is
+ * held by one that is not ours (a stand-in that copied the mounts):
+ * Docker will not remove it while that container exists, and the
+ * controller does not remove the stranger. Say so once and leave it,
+ * instead of retrying the 409 forever. */
+static void
+volume_held(struct ctl_inv *inv, const char *holder)
+{
+    ctl_event(inv, true, "VolumeHeld",
+              "%s %s is mounted by container %.12s, which is not this "
+              "attempt's: left in place",
+              inv->cleanup_role,
+              ctl_status_resource_str(inv, inv->cleanup_role, "name"),
+              holder ? holder : "?");
+    ctl_status_drop_resource(inv, inv->cleanup_role);
+    ctl_inv_kick(inv, 0);
+}
 
 static void
 on_removed(struct dk_req *req, struct dk_response *r, void *arg)
@@ -26,6 +54,12 @@ on_removed(struct dk_req *req, struct dk_response *r, void *arg)
 
     (void)req;
     if (!ctl_inv_step_ok(inv, r) && r->err->code != ERR_NOTFOUND) {
+        if (r->err->code == ERR_CONFLICT && is_volume_role(inv->cleanup_role)) {
+            const char *in_use = strstr(r->err->msg, "in use - [");
+
+            volume_held(inv, in_use ? in_use + strlen("in use - [") : NULL);
+            return;
+        }
         ctl_inv_backoff(inv, r->err);
         return;
     }
@@ -47,6 +81,63 @@ remove_path(struct ctl_inv *inv, const char *role, const char *path)
     return true;
 }
 
+static void on_volume_inspected(struct dk_req *req, struct dk_response *r,
+                                void *arg);
+
+/* The containers that mount the volume: any (ours are all gone by now)
+ * means it is held, and its CreatedAt says nothing; none means its
+ * CreatedAt is its own, and a mismatch is a stand-in. */
+static void
+on_volume_holders(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_inv *inv = arg;
+    const cJSON *first;
+    char path[256];
+    struct err e;
+
+    (void)req;
+    if (!ctl_inv_step_ok(inv, r)) {
+        inv->volume_holders_checked = false;
+        ctl_inv_backoff(inv, r->err);
+        return;
+    }
+    first = cJSON_GetArrayItem(r->json, 0);
+    if (first != NULL) {
+        inv->volume_holders_checked = false;
+        volume_held(inv, cJSON_GetStringValue(
+                             cJSON_GetObjectItemCaseSensitive(first, "Id")));
+        return;
+    }
+    snprintf(path, sizeof(path), "/volumes/%s",
+             ctl_status_resource_str(inv, inv->cleanup_role, "name"));
+    inv->call = dk_get(inv->ctl->dk, path, on_volume_inspected, inv, &e);
+    if (inv->call == NULL) {
+        inv->volume_holders_checked = false;
+        ctl_inv_backoff(inv, &e);
+    }
+}
+
+static void
+list_volume_holders(struct ctl_inv *inv, const char *name)
+{
+    struct buf path;
+    struct err e;
+    struct dk_req *req = NULL;
+    cJSON *f = cJSON_CreateObject();
+
+    cJSON_AddItemToObject(
+        f, "volume", cJSON_CreateStringArray((const char *const[]){ name }, 1));
+    buf_init(&path, 512);
+    if (buf_puts(&path, "/containers/json?all=1", &e) == 0 &&
+        dk_query_add_json(&path, "filters", f, &e) == 0)
+        req = dk_get(inv->ctl->dk, path.data, on_volume_holders, inv, &e);
+    cJSON_Delete(f);
+    buf_cleanup(&path);
+    if (req == NULL)
+        inv->volume_holders_checked = false;
+    ctl_inv_started(inv, req, &e);
+}
+
 /* The volume answered: remove it only if it is the one we made. */
 static void
 on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
@@ -60,6 +151,7 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
 
     (void)req;
     if (!ctl_inv_step_ok(inv, r)) {
+        inv->volume_holders_checked = false;
         if (r->err->code == ERR_NOTFOUND) {
             ctl_status_drop_resource(inv, role);
             ctl_inv_kick(inv, 0);
@@ -73,6 +165,14 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
     if (!cJSON_IsString(created) || want == NULL ||
         strcmp(created->valuestring, want) != 0 || !cJSON_IsString(uid) ||
         strcmp(uid->valuestring, ctl_status_str(inv, "uid")) != 0) {
+        /* A mounted tmpfs volume shows the ctime of its root as CreatedAt:
+         * one a stranger still mounts may be ours after all. */
+        if (!inv->volume_holders_checked) {
+            inv->volume_holders_checked = true;
+            list_volume_holders(inv, name);
+            return;
+        }
+        inv->volume_holders_checked = false;
         ctl_event(inv, true, "StandInLeft",
                   "volume %s is not the one this attempt created (created "
                   "%s, recorded %s): left in place",
@@ -86,6 +186,7 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
         ctl_inv_kick(inv, 0);
         return;
     }
+    inv->volume_holders_checked = false;
     snprintf(path, sizeof(path), "/volumes/%s", name);
     remove_path(inv, role, path);
 }
