@@ -19,169 +19,12 @@
 
 #include <cmocka.h>
 
-#include "ctl_config.h"
-#include "rc_desired.h"
+#include "drift_fixture.h"
 #include "rc_drift.h"
-#include "spec.h"
-
-/* The fake credential the fixtures were made with (not a secret). */
-#define SECRET "FAKE-cred-not-a-secret-0000"
-#define NET    "agentctl-driftfx-5eedf00d-net"
-#define EGRESS "agentctl-driftfx-egress"
-#define PROXY_ID                                                               \
-    "2d0e76472d09ff85d80a488d6a29d600a11dd2217c13998c3033e269a5a67e99"
-#define AGENT_ID                                                               \
-    "4d8f8c4d992ac1aee4ed3bcbc0646552b97bce7efa03ad2f836b61dad09c7602"
-#define NET_ID                                                                 \
-    "3a9063d4ead6c0dadeb89226b357190becabf3793a10365ff1fcccecc7eafb86"
-#define OTHER_ID                                                               \
-    "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
-#define AGENT_IMAGE                                                            \
-    "sha256:a2ba02a51fbc089b4c2be476972fd3b030f600740b70d8b8e99fd320140d8268"
 
 #define DOC_BEGIN                                                              \
     "<!-- rules:begin (generated: test_rc_drift --write-doc) -->\n"
 #define DOC_END "<!-- rules:end -->\n"
-
-/* The config and spec the fixtures were made from (README.md there). */
-static const char cfg_text[] =
-    "vendors:\n"
-    "  fake: {hosts: [\"vendor.test:443\"], credentialEnv: FAKE_API_KEY, "
-    "allowPrivate: true}\n"
-    "egressNetwork: " EGRESS "\n"
-    "subnetPool: 10.250.0.0/16\n";
-
-static const char spec_text[] =
-    "apiVersion: agentctl.dev/v1alpha1\n"
-    "kind: AgentInvocation\n"
-    "metadata: {name: driftfx}\n"
-    "spec:\n"
-    "  vendor: fake\n"
-    "  phase: execute\n"
-    "  image: agentctl/demo-agent:0.1.0\n"
-    "  command: [/demo-agent, --write-work, --sleep, \"300\"]\n"
-    "  env: {LOG_LEVEL: debug}\n"
-    "  workspace: {source: repos/web, size: 8Mi, inodes: 1000}\n"
-    "  credential: fk\n"
-    "  scratch: {size: 16Mi, inodes: 1000}\n"
-    "  resources: {memory: 256Mi, cpus: \"0.5\", pids: 64}\n"
-    "  deadlineSeconds: 600\n"
-    "  output: {maxBytes: 1048576}\n"
-    "  attempt: a1\n";
-
-/* Captured from dockerd 20.10 for a spec without .git and prompt: no git
- * or config volume (rc_desired builds the same body for them as for the
- * scratch volume). */
-static const char *const fixture_file[RC_ROLE_COUNT] = {
-    [RC_ROLE_NETWORK] = "network.json",     [RC_ROLE_PROXY] = "proxy.json",
-    [RC_ROLE_WORKSPACE] = "workspace.json", [RC_ROLE_SCRATCH] = "scratch.json",
-    [RC_ROLE_KEEPER] = "keeper.json",       [RC_ROLE_AGENT] = "agent.json",
-};
-
-struct fx {
-    struct ctl_config *cfg;
-    struct spec_invocation *inv;
-    struct rc_desired *d;
-    cJSON *obj[RC_ROLE_COUNT]; /* inspect results as captured */
-    cJSON *images;             /* [{Id, Config}] */
-};
-
-/* ---- helpers ------------------------------------------------------------ */
-
-static void
-source_path(const char *rel, char *out, size_t size)
-{
-    const char *root = getenv("AGENTCTL_SOURCE_DIR");
-
-    snprintf(out, size, "%s/%s", root ? root : TEST_SOURCE_DIR, rel);
-}
-
-static char *
-read_text(const char *rel)
-{
-    char path[1024];
-    FILE *f;
-    long n;
-    char *s;
-
-    source_path(rel, path, sizeof(path));
-    f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    rewind(f);
-    s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
-static cJSON *
-read_fixture(const char *name)
-{
-    char rel[256];
-    char *text;
-    cJSON *j;
-
-    snprintf(rel, sizeof(rel), "tests/unit/fixtures/drift/%s", name);
-    text = read_text(rel);
-    j = cJSON_Parse(text);
-    if (j == NULL)
-        fail_msg("%s is not JSON", rel);
-    free(text);
-    return j;
-}
-
-static int
-group_setup(void **state)
-{
-    struct fx *fx = calloc(1, sizeof(*fx));
-    struct spec_errors es;
-    struct spec_file f;
-    struct err e = { 0 };
-    struct rc_inputs in = {
-        .controller_id = "ctl-fx",
-        .uid = "5eedf00d-0000-4000-8000-000000000001",
-        .image_id = AGENT_IMAGE,
-        .subnet_index = 7,
-        .credential = SECRET,
-    };
-
-    assert_non_null(fx);
-    fx->cfg = ctl_config_parse("c.yaml", cfg_text, strlen(cfg_text), &es);
-    assert_non_null(fx->cfg);
-    if (spec_load_buffer("s.yaml", spec_text, strlen(spec_text), &f) != 0)
-        fail_msg("fixture spec does not load");
-    fx->inv = spec_file_take(&f, 0);
-    spec_file_cleanup(&f);
-    fx->d = rc_desired_build(fx->inv, fx->cfg, &in, &e);
-    if (fx->d == NULL)
-        fail_msg("build: %s: %s", e.field, e.msg);
-    for (int r = 0; r < RC_ROLE_COUNT; r++)
-        if (fixture_file[r] != NULL)
-            fx->obj[r] = read_fixture(fixture_file[r]);
-    fx->images = read_fixture("images.json");
-    *state = fx;
-    return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-    struct fx *fx = *state;
-
-    for (int r = 0; r < RC_ROLE_COUNT; r++)
-        cJSON_Delete(fx->obj[r]);
-    cJSON_Delete(fx->images);
-    rc_desired_free(fx->d);
-    spec_invocation_free(fx->inv);
-    ctl_config_free(fx->cfg);
-    free(fx);
-    return 0;
-}
 
 static const char *
 str_at(const cJSON *j, const char *ptr)
@@ -193,7 +36,7 @@ str_at(const cJSON *j, const char *ptr)
 
 /* The image's Config for the container's recorded .Image. */
 static const cJSON *
-image_config(const struct fx *fx, const char *image_id)
+image_config(const struct drift_fx *fx, const char *image_id)
 {
     const cJSON *im;
 
@@ -211,7 +54,8 @@ static const char *const both[] = { PROXY_ID, AGENT_ID };
 /* What the controller recorded when it made the fixture objects: the
  * agent runs, so {proxy, agent} are allowed and required. */
 static void
-expect_for(const struct fx *fx, enum rc_role role, struct rc_drift_expect *x)
+expect_for(const struct drift_fx *fx, enum rc_role role,
+           struct rc_drift_expect *x)
 {
     const cJSON *o = fx->obj[role];
 
@@ -503,7 +347,7 @@ static const struct mut muts[] = {
 };
 
 static void
-check_mut(struct fx *fx, size_t i, const struct mut *m)
+check_mut(struct drift_fx *fx, size_t i, const struct mut *m)
 {
     struct rc_drift_expect x;
     struct rc_drift_report r;
@@ -570,7 +414,7 @@ test_every_rule_mutated(void **state)
 static void
 test_fixtures_clean(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
 
     for (int role = 0; role < RC_ROLE_COUNT; role++) {
         struct rc_drift_expect x;
@@ -595,12 +439,12 @@ test_fixtures_clean(void **state)
 static void
 test_before_start_clean(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     static const char *const proxy2[] = {
         "5bd4fb943bb71157fdafa81ec2b9c270ffaf967dbf789de015aa8e93588f2e68"
     };
-    cJSON *agent = read_fixture("agent-created.json");
-    cJSON *net = read_fixture("network-before-agent.json");
+    cJSON *agent = drift_read_fixture("agent-created.json");
+    cJSON *net = drift_read_fixture("network-before-agent.json");
     struct rc_drift_expect x;
     struct rc_drift_report r;
 
@@ -628,7 +472,7 @@ test_before_start_clean(void **state)
 static void
 test_endpoints_by_phase(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     static const char *const proxy_only[] = { PROXY_ID };
     static const char *const with_probe[] = { PROXY_ID, AGENT_ID, OTHER_ID };
     struct rc_drift_expect x;
@@ -668,7 +512,7 @@ test_endpoints_by_phase(void **state)
 static void
 test_own_endpoint_going(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     static const char *const proxy_only[] = { PROXY_ID };
     struct rc_drift_expect x;
     struct rc_drift_report r;
@@ -711,7 +555,7 @@ test_own_endpoint_going(void **state)
 static void
 test_internal_ip_before_start(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     struct rc_drift_expect x;
     struct rc_drift_report r;
     cJSON *a = cJSON_Duplicate(fx->obj[RC_ROLE_AGENT], true);
@@ -738,7 +582,7 @@ test_internal_ip_before_start(void **state)
 static void
 test_volume_created_at_optional(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     struct rc_drift_expect x;
     struct rc_drift_report r;
     cJSON *v = cJSON_Duplicate(fx->obj[RC_ROLE_WORKSPACE], true);
@@ -761,7 +605,7 @@ test_volume_created_at_optional(void **state)
 static void
 test_expect_overrides(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     static const char *const nets[] = { "none", "other" };
     struct rc_drift_expect x;
     struct rc_drift_report r;
@@ -784,7 +628,7 @@ test_expect_overrides(void **state)
 static void
 test_all_rules_counted(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     struct rc_drift_expect x;
     struct rc_drift_report r;
     cJSON *p = cJSON_Duplicate(fx->obj[RC_ROLE_PROXY], true);
@@ -823,7 +667,7 @@ test_secret_never_reported(void **state)
         "[\"" SECRET ".test:10.0.0.1\"]",
         "\"FAKE_API_KEY=" SECRET "-longer\"",
     };
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
 
     for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
         struct rc_drift_expect x;
@@ -842,7 +686,7 @@ test_secret_never_reported(void **state)
 static void
 test_bad_arguments(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     struct rc_drift_expect x;
     struct rc_drift_report r;
     cJSON *arr = cJSON_CreateArray();
@@ -927,7 +771,7 @@ render_rows(char *out, size_t size)
 static char *
 doc_block(const char **begin, const char **end)
 {
-    char *doc = read_text("docs/drift-rules.md");
+    char *doc = drift_read_text("docs/drift-rules.md");
 
     *begin = strstr(doc, DOC_BEGIN);
     *end = *begin ? strstr(*begin, DOC_END) : NULL;
@@ -1000,5 +844,5 @@ main(int argc, char **argv)
 
     if (argc == 3 && strcmp(argv[1], "--write-doc") == 0)
         return write_doc(argv[2]);
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, drift_fx_setup, drift_fx_teardown);
 }

@@ -8,8 +8,7 @@
  * off with its rule's bit in disabled_rules (the negative control of
  * tests/integration/drift/test_drift_standin.sh).
  *
- * The fixtures and the spec are those of test_rc_drift.c
- * (tests/unit/fixtures/drift/). */
+ * The fixture is the one of test_rc_drift.c (drift_fixture.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,138 +19,13 @@
 
 #include <cmocka.h>
 
-#include "ctl_config.h"
-#include "rc_desired.h"
+#include "drift_fixture.h"
 #include "rc_drift.h"
-#include "spec.h"
 
-#define SECRET "FAKE-cred-not-a-secret-0000"
-#define PROXY_ID                                                               \
-    "2d0e76472d09ff85d80a488d6a29d600a11dd2217c13998c3033e269a5a67e99"
-#define NET_ID                                                                 \
-    "3a9063d4ead6c0dadeb89226b357190becabf3793a10365ff1fcccecc7eafb86"
-#define OTHER_ID                                                               \
-    "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
-#define AGENT_IMAGE                                                            \
-    "sha256:a2ba02a51fbc089b4c2be476972fd3b030f600740b70d8b8e99fd320140d8268"
 #define Q "\""
 
-static const char cfg_text[] =
-    "vendors:\n"
-    "  fake: {hosts: [\"vendor.test:443\"], credentialEnv: FAKE_API_KEY, "
-    "allowPrivate: true}\n"
-    "egressNetwork: agentctl-driftfx-egress\n"
-    "subnetPool: 10.250.0.0/16\n";
-
-static const char spec_text[] =
-    "apiVersion: agentctl.dev/v1alpha1\n"
-    "kind: AgentInvocation\n"
-    "metadata: {name: driftfx}\n"
-    "spec:\n"
-    "  vendor: fake\n"
-    "  phase: execute\n"
-    "  image: agentctl/demo-agent:0.1.0\n"
-    "  command: [/demo-agent, --write-work, --sleep, \"300\"]\n"
-    "  env: {LOG_LEVEL: debug}\n"
-    "  workspace: {source: repos/web, size: 8Mi, inodes: 1000}\n"
-    "  credential: fk\n"
-    "  scratch: {size: 16Mi, inodes: 1000}\n"
-    "  resources: {memory: 256Mi, cpus: \"0.5\", pids: 64}\n"
-    "  deadlineSeconds: 600\n"
-    "  output: {maxBytes: 1048576}\n"
-    "  attempt: a1\n";
-
-static const char *const fixture_file[RC_ROLE_COUNT] = {
-    [RC_ROLE_NETWORK] = "network.json",
-    [RC_ROLE_PROXY] = "proxy.json",
-    [RC_ROLE_KEEPER] = "keeper.json",
-    [RC_ROLE_AGENT] = "agent.json",
-};
-
-struct fx {
-    struct ctl_config *cfg;
-    struct spec_invocation *inv;
-    struct rc_desired *d;
-    cJSON *obj[RC_ROLE_COUNT];
-};
-
-static cJSON *
-read_fixture(const char *name)
-{
-    const char *root = getenv("AGENTCTL_SOURCE_DIR");
-    char path[1024], *text;
-    cJSON *j;
-    FILE *f;
-    long n;
-
-    snprintf(path, sizeof(path), "%s/tests/unit/fixtures/drift/%s",
-             root ? root : TEST_SOURCE_DIR, name);
-    f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    rewind(f);
-    text = malloc((size_t)n + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-    text[n] = '\0';
-    fclose(f);
-    j = cJSON_Parse(text);
-    free(text);
-    if (j == NULL)
-        fail_msg("%s is not JSON", path);
-    return j;
-}
-
-static int
-group_setup(void **state)
-{
-    struct fx *fx = calloc(1, sizeof(*fx));
-    struct spec_errors es;
-    struct spec_file f;
-    struct err e = { 0 };
-    struct rc_inputs in = {
-        .controller_id = "ctl-fx",
-        .uid = "5eedf00d-0000-4000-8000-000000000001",
-        .image_id = AGENT_IMAGE,
-        .subnet_index = 7,
-        .credential = SECRET,
-    };
-
-    assert_non_null(fx);
-    fx->cfg = ctl_config_parse("c.yaml", cfg_text, strlen(cfg_text), &es);
-    assert_non_null(fx->cfg);
-    if (spec_load_buffer("s.yaml", spec_text, strlen(spec_text), &f) != 0)
-        fail_msg("fixture spec does not load");
-    fx->inv = spec_file_take(&f, 0);
-    spec_file_cleanup(&f);
-    fx->d = rc_desired_build(fx->inv, fx->cfg, &in, &e);
-    if (fx->d == NULL)
-        fail_msg("build: %s: %s", e.field, e.msg);
-    for (int r = 0; r < RC_ROLE_COUNT; r++)
-        if (fixture_file[r] != NULL)
-            fx->obj[r] = read_fixture(fixture_file[r]);
-    *state = fx;
-    return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-    struct fx *fx = *state;
-
-    for (int r = 0; r < RC_ROLE_COUNT; r++)
-        cJSON_Delete(fx->obj[r]);
-    rc_desired_free(fx->d);
-    spec_invocation_free(fx->inv);
-    ctl_config_free(fx->cfg);
-    free(fx);
-    return 0;
-}
-
 static const char *
-fixture_id(const struct fx *fx, enum rc_role role)
+fixture_id(const struct drift_fx *fx, enum rc_role role)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(fx->obj[role], "Id");
 
@@ -161,7 +35,8 @@ fixture_id(const struct fx *fx, enum rc_role role)
 
 /* What the controller passes for a missing object: its recorded ID. */
 static void
-recorded(const struct fx *fx, enum rc_role role, struct rc_drift_expect *x)
+recorded(const struct drift_fx *fx, enum rc_role role,
+         struct rc_drift_expect *x)
 {
     memset(x, 0, sizeof(*x));
     if (fx->obj[role] != NULL)
@@ -170,7 +45,7 @@ recorded(const struct fx *fx, enum rc_role role, struct rc_drift_expect *x)
 
 /* The fixture with another Id: a stand-in identical in every attribute. */
 static cJSON *
-standin_of(const struct fx *fx, enum rc_role role)
+standin_of(const struct drift_fx *fx, enum rc_role role)
 {
     cJSON *s = cJSON_Duplicate(fx->obj[role], true);
 
@@ -196,7 +71,7 @@ assert_only(const struct rc_drift_report *r, const char *rule)
 static void
 test_network_standin(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     struct rc_drift_expect x;
     struct rc_drift_report r;
     cJSON *s = standin_of(fx, RC_ROLE_NETWORK);
@@ -229,7 +104,7 @@ test_container_standins(void **state)
 {
     static const enum rc_role roles[] = { RC_ROLE_PROXY, RC_ROLE_KEEPER,
                                           RC_ROLE_AGENT };
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
 
     for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
         struct rc_drift_expect x;
@@ -260,7 +135,7 @@ test_container_standins(void **state)
 static void
 test_recorded_after_all(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     struct rc_drift_expect x;
     struct rc_drift_report r;
 
@@ -277,7 +152,7 @@ test_recorded_after_all(void **state)
 static void
 test_gone(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     struct rc_drift_expect x;
     struct rc_drift_report r;
 
@@ -304,7 +179,7 @@ test_gone(void **state)
 static void
 test_volume_gone(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     struct rc_drift_expect x;
     struct rc_drift_report r;
 
@@ -324,7 +199,7 @@ test_volume_gone(void **state)
 static void
 test_switched_off(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     struct rc_drift_expect x;
     struct rc_drift_report r;
     cJSON *net = standin_of(fx, RC_ROLE_NETWORK);
@@ -360,7 +235,7 @@ test_switched_off(void **state)
 static void
 test_table(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     int gone = rc_drift_rule_by_id("object.gone");
     struct rc_drift_expect x;
     struct rc_drift_report r;
@@ -384,7 +259,7 @@ test_table(void **state)
 static void
 test_bad_arguments(void **state)
 {
-    struct fx *fx = *state;
+    struct drift_fx *fx = *state;
     struct rc_drift_expect x;
     struct rc_drift_report r;
     cJSON *arr = cJSON_CreateArray();
@@ -431,5 +306,5 @@ main(void)
         cmocka_unit_test(test_bad_arguments),
     };
 
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, drift_fx_setup, drift_fx_teardown);
 }
