@@ -96,7 +96,7 @@ struct ctl_inv {
     char frozen_hash[65];  /* spec hash already warned about (SpecFrozen) */
     char cleanup_role[16]; /* role of the object the step is removing */
     bool cleanup_swept;    /* no unrecorded container of the attempt left */
-    bool volume_holders_checked; /* cleanup: nothing mounts the volume */
+    char cleanup_created[40]; /* cleanup: the CreatedAt the volume showed */
     int creating;          /* enum rc_role the create step is making */
     bool network_listed;   /* no network of this attempt: create next */
     enum ctl_net_retry network_retry; /* why the networks are listed */
@@ -221,8 +221,12 @@ bool ctl_prepare_step(struct ctl_inv *inv);
 void ctl_prepare_next_subnet(struct ctl_inv *inv);
 /* The object (inspect or list entry) carries this attempt's uid, attempt,
  * role and managed-by labels and is no stand-in the revalidation found. */
-/* GET the listing `what` ("/networks", "/containers/json?all=1") filtered
- * by this invocation's uid label, and by role when not NULL; cb gets inv. */
+/* GET the listing `what` ("/networks", "/containers/json?all=1") with the
+ * filter key: values[0..n); cb gets inv. */
+bool ctl_prepare_list(struct ctl_inv *inv, const char *what, const char *key,
+                      const char *const *values, int n, dk_done_fn *cb);
+/* ctl_prepare_list() by this invocation's uid label, and by role when not
+ * NULL. */
 bool ctl_prepare_list_ours(struct ctl_inv *inv, const char *what,
                            const char *role, dk_done_fn *cb);
 bool ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,

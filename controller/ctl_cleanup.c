@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
 #include "log.h"
 
 static const char *const container_roles[] = { "probe", "agent", "keeper",
@@ -81,61 +80,47 @@ remove_path(struct ctl_inv *inv, const char *role, const char *path)
     return true;
 }
 
-static void on_volume_inspected(struct dk_req *req, struct dk_response *r,
-                                void *arg);
+/* Not the volume this attempt created: left in place and remembered -
+ * POST /volumes/create answers 201 with a volume that exists, and the
+ * rebuild after a repair must not take it for ours. */
+static void
+standin_left(struct ctl_inv *inv, const char *created)
+{
+    const char *role = inv->cleanup_role;
+    const char *want = ctl_status_resource_str(inv, role, "id");
+
+    ctl_event(inv, true, "StandInLeft",
+              "volume %s is not the one this attempt created (created "
+              "%s, recorded %s): left in place",
+              ctl_status_resource_str(inv, role, "name"),
+              created[0] != '\0' ? created : "?", want ? want : "?");
+    if (created[0] != '\0')
+        ctl_verify_note_standin(inv, role, created);
+    ctl_status_drop_resource(inv, role);
+    ctl_inv_kick(inv, 0);
+}
 
 /* The containers that mount the volume: any (ours are all gone by now)
- * means it is held, and its CreatedAt says nothing; none means its
- * CreatedAt is its own, and a mismatch is a stand-in. */
+ * means it is held, and the CreatedAt it showed says nothing (a mounted
+ * tmpfs shows the ctime of its root); none means that CreatedAt is its
+ * own, and the volume is a stand-in. */
 static void
 on_volume_holders(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct ctl_inv *inv = arg;
     const cJSON *first;
-    char path[256];
-    struct err e;
 
     (void)req;
     if (!ctl_inv_step_ok(inv, r)) {
-        inv->volume_holders_checked = false;
         ctl_inv_backoff(inv, r->err);
         return;
     }
     first = cJSON_GetArrayItem(r->json, 0);
-    if (first != NULL) {
-        inv->volume_holders_checked = false;
+    if (first != NULL)
         volume_held(inv, cJSON_GetStringValue(
                              cJSON_GetObjectItemCaseSensitive(first, "Id")));
-        return;
-    }
-    snprintf(path, sizeof(path), "/volumes/%s",
-             ctl_status_resource_str(inv, inv->cleanup_role, "name"));
-    inv->call = dk_get(inv->ctl->dk, path, on_volume_inspected, inv, &e);
-    if (inv->call == NULL) {
-        inv->volume_holders_checked = false;
-        ctl_inv_backoff(inv, &e);
-    }
-}
-
-static void
-list_volume_holders(struct ctl_inv *inv, const char *name)
-{
-    struct buf path;
-    struct err e;
-    struct dk_req *req = NULL;
-    cJSON *f = cJSON_CreateObject();
-
-    cJSON_AddItemToObject(
-        f, "volume", cJSON_CreateStringArray((const char *const[]){ name }, 1));
-    buf_init(&path, 512);
-    if (buf_puts(&path, "/containers/json?all=1", &e) == 0 &&
-        dk_query_add_json(&path, "filters", f, &e) == 0)
-        req = dk_get(inv->ctl->dk, path.data, on_volume_holders, inv, &e);
-    cJSON_Delete(f);
-    buf_cleanup(&path);
-    if (req == NULL)
-        inv->volume_holders_checked = false;
-    ctl_inv_started(inv, req, &e);
+    else
+        standin_left(inv, inv->cleanup_created);
 }
 
 /* The volume answered: remove it only if it is the one we made. */
@@ -151,7 +136,6 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
 
     (void)req;
     if (!ctl_inv_step_ok(inv, r)) {
-        inv->volume_holders_checked = false;
         if (r->err->code == ERR_NOTFOUND) {
             ctl_status_drop_resource(inv, role);
             ctl_inv_kick(inv, 0);
@@ -165,28 +149,12 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
     if (!cJSON_IsString(created) || want == NULL ||
         strcmp(created->valuestring, want) != 0 || !cJSON_IsString(uid) ||
         strcmp(uid->valuestring, ctl_status_str(inv, "uid")) != 0) {
-        /* A mounted tmpfs volume shows the ctime of its root as CreatedAt:
-         * one a stranger still mounts may be ours after all. */
-        if (!inv->volume_holders_checked) {
-            inv->volume_holders_checked = true;
-            list_volume_holders(inv, name);
-            return;
-        }
-        inv->volume_holders_checked = false;
-        ctl_event(inv, true, "StandInLeft",
-                  "volume %s is not the one this attempt created (created "
-                  "%s, recorded %s): left in place",
-                  name, cJSON_IsString(created) ? created->valuestring : "?",
-                  want ? want : "?");
-        /* POST /volumes/create answers 201 with a volume that already
-         * exists: the rebuild after a repair must not take it for ours */
-        if (cJSON_IsString(created))
-            ctl_verify_note_standin(inv, role, created->valuestring);
-        ctl_status_drop_resource(inv, role);
-        ctl_inv_kick(inv, 0);
+        snprintf(inv->cleanup_created, sizeof(inv->cleanup_created), "%s",
+                 cJSON_IsString(created) ? created->valuestring : "");
+        ctl_prepare_list(inv, "/containers/json?all=1", "volume",
+                         (const char *const[]){ name }, 1, on_volume_holders);
         return;
     }
-    inv->volume_holders_checked = false;
     snprintf(path, sizeof(path), "/volumes/%s", name);
     remove_path(inv, role, path);
 }

@@ -152,21 +152,15 @@ ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
 }
 
 bool
-ctl_prepare_list_ours(struct ctl_inv *inv, const char *what, const char *role,
-                      dk_done_fn *cb)
+ctl_prepare_list(struct ctl_inv *inv, const char *what, const char *key,
+                 const char *const *values, int n, dk_done_fn *cb)
 {
     struct buf path;
     struct err e;
-    char uid[128], rl[64];
-    const char *labels[2] = { uid, rl };
     struct dk_req *req = NULL;
     cJSON *f = cJSON_CreateObject();
 
-    snprintf(uid, sizeof(uid), "agentctl.dev/uid=%s",
-             ctl_status_str(inv, "uid"));
-    snprintf(rl, sizeof(rl), "agentctl.dev/role=%s", role ? role : "");
-    cJSON_AddItemToObject(f, "label",
-                          cJSON_CreateStringArray(labels, role ? 2 : 1));
+    cJSON_AddItemToObject(f, key, cJSON_CreateStringArray(values, n));
     buf_init(&path, 1024);
     if (buf_puts(&path, what, &e) == 0 &&
         dk_query_add_json(&path, "filters", f, &e) == 0)
@@ -174,6 +168,19 @@ ctl_prepare_list_ours(struct ctl_inv *inv, const char *what, const char *role,
     cJSON_Delete(f);
     buf_cleanup(&path);
     return ctl_inv_started(inv, req, &e);
+}
+
+bool
+ctl_prepare_list_ours(struct ctl_inv *inv, const char *what, const char *role,
+                      dk_done_fn *cb)
+{
+    char uid[128], rl[64];
+    const char *labels[2] = { uid, rl };
+
+    snprintf(uid, sizeof(uid), "agentctl.dev/uid=%s",
+             ctl_status_str(inv, "uid"));
+    snprintf(rl, sizeof(rl), "agentctl.dev/role=%s", role ? role : "");
+    return ctl_prepare_list(inv, what, "label", labels, role ? 2 : 1, cb);
 }
 
 /* The name is held by an object that is not this attempt's: fail closed,

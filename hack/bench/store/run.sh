@@ -123,37 +123,13 @@ spec_docs() {
 }
 
 # --- one store: its flags, its watcher ------------------------------------
-# etcd_fresh: a new etcd (empty data dir) on free loopback ports, as
-# etcd_lib.sh's start_etcd, but retried: free_port's range overlaps the
-# kernel's ephemeral ports, so a port can be taken between check and bind.
+# etcd_fresh: a new etcd (empty data dir) on free loopback ports
+# (etcd_lib.sh's start_etcd, which also registers its cleanup).
 etcd_fresh() {
-    local try i
     kill_etcd
-    for try in 1 2 3 4 5; do
-        rm -rf "$TEST_TMP/etcd"
-        free_port
-        ETCD_URL=http://127.0.0.1:$FREE_PORT
-        free_port
-        ETCD_PEER=$FREE_PORT
-        etcd --name t --data-dir "$TEST_TMP/etcd" \
-            --listen-client-urls "$ETCD_URL" --advertise-client-urls "$ETCD_URL" \
-            --listen-peer-urls "http://127.0.0.1:$ETCD_PEER" \
-            --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" \
-            --initial-cluster "t=http://127.0.0.1:$ETCD_PEER" \
-            >>"$TEST_TMP/etcd.log" 2>&1 &
-        ETCD_PID=$!
-        for i in $(seq 100); do
-            curl -fsS --max-time 1 "$ETCD_URL/health" 2>/dev/null |
-                grep -q true && return 0
-            kill -0 "$ETCD_PID" 2>/dev/null || break
-            sleep 0.1
-        done
-        say "etcd did not come up on $ETCD_URL (try $try)"
-        kill_etcd
-    done
-    fail "etcd did not come up in 5 tries: $TEST_TMP/etcd.log"
+    rm -rf "$TEST_TMP/etcd"
+    start_etcd
 }
-on_cleanup kill_etcd
 
 # store_flags STORE DIR: the flags agentctl and the controller share.
 # "dirmv" is the directory store fed by mv instead of agentctl (below).

@@ -287,6 +287,17 @@ ctl_crash_at() {
     ctl_wait_crash "$@"
 }
 
+# agent_starts UID SINCE: how many times Docker started an agent of that
+# invocation since SINCE (epoch seconds), from Docker's own `start`
+# events on the daemon up now. --until is the next whole second, so an
+# event of this second is counted.
+agent_starts() {
+    docker events --since "$2" --until "$(($(date +%s) + 1))" \
+        --filter "label=agentctl.dev/uid=$1" \
+        --filter label=agentctl.dev/role=agent --filter event=start \
+        --format '{{.ID}}' | grep -c . || true
+}
+
 # ctl_alive: 0 while the controller we started still runs.
 ctl_alive() {
     [ -n "$CTL_PID" ] && kill -0 "$CTL_PID" 2>/dev/null

@@ -42,11 +42,8 @@ for point in $POINTS; do
     check_match "$point: $name has a uid" '^[0-9a-f-]{36}$' "$uid"
     check_no_objects "$point: nothing of $name left" \
         "agentctl.dev/uid=$uid" 60
-    starts=$(docker events --since "$t0" --until "$(date +%s)" \
-        --filter "label=agentctl.dev/uid=$uid" \
-        --filter label=agentctl.dev/role=agent --filter event=start \
-        --format '{{.ID}}' | grep -c . || true)
-    check_eq "$point: the agent of $name started exactly once" 1 "$starts"
+    check_eq "$point: the agent of $name started exactly once" 1 \
+        "$(agent_starts "$uid" "$t0")"
     ctl_stop
 done
 check_no_objects "no Docker object labelled $MANAGED left" "$MANAGED" 60

@@ -146,16 +146,6 @@ healthz() {
     echo "$code $(sed '$d' <<<"$body" | tr '\n' ' ')"
 }
 
-# agent_starts UID SINCE: Docker `start` events of that uid's agent since
-# SINCE on the daemon up now (a restarted daemon starts a new event log).
-# --until is the next whole second: an event of this second is in.
-agent_starts() {
-    docker events --since "$2" --until "$(($(date +%s) + 1))" \
-        --filter "label=agentctl.dev/uid=$1" \
-        --filter label=agentctl.dev/role=agent --filter event=start \
-        --format '{{.ID}}' | grep -c . || true
-}
-
 command -v iptables >/dev/null || skip "iptables not installed"
 iptables -S DOCKER-USER >/dev/null 2>&1 ||
     skip "no DOCKER-USER chain: the shared dockerd does not run iptables"

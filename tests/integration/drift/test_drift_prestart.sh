@@ -46,11 +46,8 @@ prestart() {
     check_match "$name: a DriftRepaired event names the drift" "$want" "$ev"
     uid=$(inv_uid "$name")
     check_no_objects "$name: nothing of it left" "agentctl.dev/uid=$uid" 60
-    starts=$(docker events --since "$t" --until "$(date +%s)" \
-        --filter "label=agentctl.dev/uid=$uid" \
-        --filter label=agentctl.dev/role=agent --filter event=start \
-        --format '{{.ID}}' | grep -c . || true)
-    check_eq "$name: its agent started exactly once" 1 "$starts"
+    check_eq "$name: its agent started exactly once" 1 \
+        "$(agent_starts "$uid" "$t")"
     ctl_stop
 }
 

@@ -198,11 +198,7 @@ prestart() {
         "$(status_field "$n" .stopReason)"
     check_eq "$n: never adopted" "" "$(events "$n" Adopted)"
     uid=$(inv_uid "$n")
-    starts=$(docker events --since "$t" --until "$(date +%s)" \
-        --filter "label=agentctl.dev/uid=$uid" \
-        --filter label=agentctl.dev/role=agent --filter event=start \
-        --format '{{.ID}}' | grep -c . || true)
-    check_eq "$n: its agent never started" 0 "$starts"
+    check_eq "$n: its agent never started" 0 "$(agent_starts "$uid" "$t")"
     check_no_objects "$n: its proxy is removed" \
         "agentctl.dev/uid=$uid agentctl.dev/role=proxy" 60
     sleep 3 # garbage collection
