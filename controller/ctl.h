@@ -20,7 +20,8 @@
 #include <cjson/cJSON.h>
 #include <ev.h>
 
-#include "ctl_config.h"
+#include "cfg.h"
+#include "container_of.h"
 #include "dk.h"
 #include "err.h"
 #include "rc_desired.h"
@@ -137,7 +138,7 @@ struct ctl {
     struct ctl_opts opts;
     struct store *store;
     struct dk *dk;
-    struct ctl_config *cfg;
+    struct cfg *cfg;
     struct ctl_inv *invs;
     ev_io store_watch;
     ev_timer resync;

@@ -298,8 +298,7 @@ lease_lost(struct ctl *c)
 static void
 on_lease_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    struct ctl *c =
-        (struct ctl *)((char *)w - offsetof(struct ctl, lease_timer));
+    struct ctl *c = container_of(w, struct ctl, lease_timer);
     struct err e;
 
     (void)loop;

@@ -111,11 +111,11 @@ static bool
 capture_checks(struct ctl_inv *inv)
 {
     const struct spec_invocation *s = inv->spec;
-    const struct ctl_config *cfg = inv->ctl->cfg;
+    const struct cfg *cfg = inv->ctl->cfg;
     struct rc_workspace_stats st;
     struct err e;
 
-    if (ctl_config_admit(cfg, s, &e) == -1) {
+    if (cfg_admit(cfg, s, &e) == -1) {
         char msg[600];
 
         ctl_status_set_condition(inv, "Admitted", false, "NotAdmitted",

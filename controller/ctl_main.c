@@ -271,11 +271,11 @@ on_stop_signal(struct ev_loop *loop, ev_signal *w, int revents)
     ev_break(loop, EVBREAK_ALL);
 }
 
-static struct ctl_config *
+static struct cfg *
 load_config(const char *path)
 {
     struct spec_errors es = { .n = 0 };
-    struct ctl_config *cfg = ctl_config_load_all(path, &es);
+    struct cfg *cfg = cfg_load_all(path, &es);
     char line[600];
 
     for (size_t i = 0; i < es.n; i++)
@@ -288,7 +288,7 @@ static void
 on_hup(struct ev_loop *loop, ev_signal *w, int revents)
 {
     struct ctl *c = w->data;
-    struct ctl_config *cfg;
+    struct cfg *cfg;
 
     (void)loop;
     (void)revents;
@@ -300,7 +300,7 @@ on_hup(struct ev_loop *loop, ev_signal *w, int revents)
     }
     /* Captured attempts keep the desired state built from the old config
      * (rc_desired copies what it needs); new attempts use the new one. */
-    ctl_config_free(c->cfg);
+    cfg_free(c->cfg);
     c->cfg = cfg;
     log_kv(LOG_INFO, "config reloaded", NULL);
     ctl_sync_all(c);
@@ -384,7 +384,7 @@ ctl_close(struct ctl *c)
     ctl_observe_stop(c);
     dk_free(c->dk);
     store_close(c->store);
-    ctl_config_free(c->cfg);
+    cfg_free(c->cfg);
     cJSON_Delete(c->image_configs);
     ev_signal_stop(c->loop, &c->sigterm);
     ev_signal_stop(c->loop, &c->sigint);

@@ -503,7 +503,7 @@ static bool
 step_upload(struct ctl_inv *inv)
 {
     const struct spec_invocation *s = inv->captured;
-    const struct ctl_config *cfg = inv->ctl->cfg;
+    const struct cfg *cfg = inv->ctl->cfg;
     struct rc_workspace_stats st;
     char path[300];
     struct buf tar;

@@ -46,8 +46,8 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
 static bool
 step_create(struct ctl_inv *inv)
 {
-    const struct ctl_vendor *v =
-        ctl_config_vendor(inv->ctl->cfg, inv->captured->vendor);
+    const struct cfg_vendor *v =
+        cfg_find_vendor(inv->ctl->cfg, inv->captured->vendor);
     char direct[4][RC_IP_MAX + 8], name[RC_NAME_MAX], path[300];
     const char *dp[4];
     size_t n = 0;

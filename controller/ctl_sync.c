@@ -125,8 +125,7 @@ ctl_inv_backoff(struct ctl_inv *inv, const struct err *why)
 static void
 ctl_inv_on_kick(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    struct ctl_inv *inv =
-        (struct ctl_inv *)((char *)w - offsetof(struct ctl_inv, kick));
+    struct ctl_inv *inv = container_of(w, struct ctl_inv, kick);
 
     (void)loop;
     (void)revents;
@@ -136,8 +135,7 @@ ctl_inv_on_kick(struct ev_loop *loop, ev_timer *w, int revents)
 static void
 ctl_inv_on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    struct ctl_inv *inv =
-        (struct ctl_inv *)((char *)w - offsetof(struct ctl_inv, deadline));
+    struct ctl_inv *inv = container_of(w, struct ctl_inv, deadline);
 
     (void)loop;
     (void)revents;
@@ -252,8 +250,7 @@ ctl_sync_one(struct ctl *c, const char *name)
 static void
 ctl_sync_on_watch(struct ev_loop *loop, ev_io *w, int revents)
 {
-    struct ctl *c =
-        (struct ctl *)((char *)w - offsetof(struct ctl, store_watch));
+    struct ctl *c = container_of(w, struct ctl, store_watch);
     struct store_change ch[64];
     struct err e;
     size_t n = 0;
@@ -277,7 +274,7 @@ ctl_sync_on_watch(struct ev_loop *loop, ev_io *w, int revents)
 static void
 ctl_sync_on_resync(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    struct ctl *c = (struct ctl *)((char *)w - offsetof(struct ctl, resync));
+    struct ctl *c = container_of(w, struct ctl, resync);
 
     (void)loop;
     (void)revents;

@@ -3,8 +3,8 @@ set(ctl_core_sources ctl_sync.c ctl_inv.c ctl_prepare.c ctl_network.c ctl_git.c 
   ctl_cleanup.c ctl_status.c ctl_observe.c ctl_events.c ctl_gc.c
   ctl_verify.c ctl_probe.c ctl_testhooks.c ctl_claim.c)
 set(ctl_sources ctl_main.c ${ctl_core_sources})
-set(ctl_libs ctlconfig ctlmetrics rcdesired rcdrift rcprobe rcio dkclient
-  specs m)
+set(ctl_libs ctlmetrics plan hostio store docker model common
+  m)
 add_executable(agent-controller ${ctl_sources})
 target_link_libraries(agent-controller PRIVATE ${ctl_libs})
 

@@ -19,7 +19,7 @@ DEMO=$B/demo
 SPECS=${AGENTCTL_SPECS:-$DEMO/specs}
 EGRESS=agentctl-egress
 VENDOR=agentctl-demo-vendor
-AGENTCTL=$B/controller/agentctl
+AGENTCTL=$B/cli/agentctl
 CONTROLLER=$B/controller/agent-controller
 
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }

@@ -19,10 +19,10 @@ px_allow_cleanup(struct px_allow *a)
 }
 
 static int
-px_allow_push(struct px_allow *a, const struct px_authority *item,
+px_allow_push(struct px_allow *a, const struct hostport *item,
               struct err *e)
 {
-    struct px_authority *grown;
+    struct hostport *grown;
 
     if (px_allow_match(a, item))
         return 0;
@@ -45,9 +45,9 @@ px_allow_add(struct px_allow *a, const char *list, struct err *e)
     for (;;) {
         const char *comma = strchr(p, ',');
         size_t n = comma != NULL ? (size_t)(comma - p) : strlen(p);
-        struct px_authority item;
+        struct hostport item;
 
-        if (px_authority_parse(p, n, &item, e) == -1) {
+        if (hostport_parse(p, n, &item, e) == -1) {
             err_prefix(e, "allow entry \"%.*s\": ", (int)(n > 300 ? 300 : n),
                        p);
             return -1;
@@ -61,10 +61,10 @@ px_allow_add(struct px_allow *a, const char *list, struct err *e)
 }
 
 bool
-px_allow_match(const struct px_allow *a, const struct px_authority *target)
+px_allow_match(const struct px_allow *a, const struct hostport *target)
 {
     for (size_t i = 0; i < a->len; i++)
-        if (px_authority_equal(&a->items[i], target))
+        if (hostport_equal(&a->items[i], target))
             return true;
     return false;
 }

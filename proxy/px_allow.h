@@ -1,7 +1,7 @@
 /* px_allow.h - the allowlist of host:port pairs a tunnel may reach.
  *
  * Pure code. Entries come from --allow "HOST:PORT[,HOST:PORT...]" (the
- * flag may repeat) and are normalised by px_authority_parse(), so names
+ * flag may repeat) and are normalised by hostport_parse(), so names
  * compare case-insensitively with one trailing dot ignored, ports compare
  * exactly, and an IP literal matches only the same literal: a name entry
  * never admits its address, an address entry never admits a name.
@@ -13,13 +13,13 @@
 #include <stddef.h>
 
 #include "err.h"
-#include "px_authority.h"
+#include "hostport.h"
 
 /* Most entries one allowlist holds. */
 #define PX_ALLOW_MAX 1024
 
 struct px_allow {
-    struct px_authority *items; /* owned */
+    struct hostport *items; /* owned */
     size_t len;
 };
 
@@ -34,6 +34,6 @@ int px_allow_add(struct px_allow *a, const char *list, struct err *e);
 
 /* True when target is on the list. */
 bool px_allow_match(const struct px_allow *a,
-                    const struct px_authority *target);
+                    const struct hostport *target);
 
 #endif

@@ -61,7 +61,7 @@ struct px_conn {
     bool counted; /* counts against max_conns (else a 503 reject) */
     bool have_target;
     int status;
-    struct px_authority target;
+    struct hostport target;
     char client[56];
 };
 
@@ -418,20 +418,20 @@ px_conn_on_dns(void *arg, enum px_dns_status st, const union px_sockaddr *addrs,
 static void
 px_conn_resolve(struct px_conn *c)
 {
-    const struct px_authority *t = &c->target;
+    const struct hostport *t = &c->target;
     union px_sockaddr *a = &c->addrs[0];
     struct err e = { 0 };
 
     memset(a, 0, sizeof(*a));
     c->naddrs = 1;
-    if (t->kind == PX_HOST_IPV4) {
+    if (t->kind == HOSTPORT_IPV4) {
         a->in4.sin_family = AF_INET;
         a->in4.sin_port = htons((uint16_t)t->port);
         inet_pton(AF_INET, t->host, &a->in4.sin_addr);
         px_conn_check_and_dial(c);
         return;
     }
-    if (t->kind == PX_HOST_IPV6) {
+    if (t->kind == HOSTPORT_IPV6) {
         a->in6.sin6_family = AF_INET6;
         a->in6.sin6_port = htons((uint16_t)t->port);
         inet_pton(AF_INET6, t->host, &a->in6.sin6_addr);
@@ -519,7 +519,7 @@ px_conn_route(struct px_conn *c)
 {
     const struct px_config *cfg = c->px->cfg;
 
-    if (px_authority_parse(c->req->target, c->req->target_len, &c->target,
+    if (hostport_parse(c->req->target, c->req->target_len, &c->target,
                            NULL) == -1) {
         px_conn_fail(c, 400);
         return;
@@ -647,7 +647,7 @@ px_conn_log(const struct px_conn *c, const char *why)
 
     target[0] = '\0';
     if (c->have_target)
-        px_authority_format(&c->target, target, sizeof(target));
+        hostport_format(&c->target, target, sizeof(target));
     else if (c->req != NULL)
         snprintf(target, sizeof(target), "%s", c->req->target);
     log_json_escape(esc, sizeof(esc), target);

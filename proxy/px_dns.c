@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define container_of(p, type, member)                                          \
-    ((type *)(void *)((char *)(p)-offsetof(type, member)))
+#include "container_of.h"
 
 struct px_dns_sock {
     ev_io io;

@@ -11,13 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "container_of.h"
+#include "hostport.h"
 #include "px_allow.h"
-#include "px_authority.h"
 #include "px_dns.h"
 #include "px_request.h"
-
-#define container_of(p, type, member)                                          \
-    ((type *)(void *)((char *)(p)-offsetof(type, member)))
 
 /* Bytes read from one side per recv(); also the most a slow peer can
  * leave buffered in one direction of one tunnel. */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "px_authority.h"
+#include "hostport.h"
 #include "px_request.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -32,7 +32,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct px_req whole, parts;
-    struct px_authority auth;
+    struct hostport auth;
     size_t limit, split, used1 = 0, used2 = 0;
     enum px_req_result r1, r2;
 
@@ -56,7 +56,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (strcmp(whole.method, "CONNECT") != 0 ||
             strlen(whole.target) != whole.target_len)
             abort();
-        if (px_authority_parse(whole.target, whole.target_len, &auth, NULL) ==
+        if (hostport_parse(whole.target, whole.target_len, &auth, NULL) ==
                 0 &&
             (auth.port == 0 || auth.port > 65535 || auth.host[0] == '\0'))
             abort();

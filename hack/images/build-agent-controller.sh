@@ -15,9 +15,9 @@ cmake --build "$BUILD" --target agent-controller agentctl >/dev/null
 ctx=$(mktemp -d /tmp/agentctl-controller-ctx.XXXXXX)
 trap 'rm -rf "$ctx"' EXIT
 mkdir -p "$ctx/root/usr/local/bin" "$ctx/root/tmp"
-for b in agent-controller agentctl; do
-    cp "$BUILD/controller/$b" "$ctx/root/usr/local/bin/$b"
-    strip "$ctx/root/usr/local/bin/$b"
+for b in controller/agent-controller cli/agentctl; do
+    cp "$BUILD/$b" "$ctx/root/usr/local/bin/${b#*/}"
+    strip "$ctx/root/usr/local/bin/${b#*/}"
 done
 # Every library either binary loads, and the loader, at the same path.
 ldd "$ctx"/root/usr/local/bin/* | awk '

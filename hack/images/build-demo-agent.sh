@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build-demo-agent.sh - agentctl/demo-agent:VERSION: FROM scratch + the
-# static demo-agent binary (controller/images/demo_agent.c), the agent the
+# static demo-agent binary (images/demo_agent.c), the agent the
 # README's main job and the tests run.
 source "$(dirname "$0")/lib.sh"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build-probe.sh - agentctl/probe:VERSION: FROM scratch + the static probe
-# binary (controller/images/probe.c), the short-lived container that proves
+# binary (images/probe.c), the short-lived container that proves
 # an invocation's boundary from the agent's side before the agent starts.
 # No /etc files: Docker mounts resolv.conf, which the probe's DNS check
 # reads; the controller sets the user.

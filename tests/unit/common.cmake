@@ -1,2 +1,5 @@
 agentctl_unit_test(test_common
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_common.c LIBS common)
+# The host:port parser (common/hostport.c) the proxy and the config share.
+agentctl_unit_test(test_hostport
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hostport.c LIBS common)

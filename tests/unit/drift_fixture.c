@@ -109,7 +109,7 @@ drift_fx_setup(void **state)
     };
 
     assert_non_null(fx);
-    fx->cfg = ctl_config_parse("c.yaml", cfg_text, strlen(cfg_text), &es);
+    fx->cfg = cfg_parse("c.yaml", cfg_text, strlen(cfg_text), &es);
     assert_non_null(fx->cfg);
     if (spec_load_buffer("s.yaml", spec_text, strlen(spec_text), &f) != 0)
         fail_msg("fixture spec does not load");
@@ -136,7 +136,7 @@ drift_fx_teardown(void **state)
     cJSON_Delete(fx->images);
     rc_desired_free(fx->d);
     spec_invocation_free(fx->inv);
-    ctl_config_free(fx->cfg);
+    cfg_free(fx->cfg);
     free(fx);
     return 0;
 }

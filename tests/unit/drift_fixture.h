@@ -5,7 +5,7 @@
 #ifndef AGENTCTL_TESTS_DRIFT_FIXTURE_H
 #define AGENTCTL_TESTS_DRIFT_FIXTURE_H
 
-#include "ctl_config.h"
+#include "cfg.h"
 #include "rc_desired.h"
 #include "spec.h"
 
@@ -25,7 +25,7 @@
     "sha256:a2ba02a51fbc089b4c2be476972fd3b030f600740b70d8b8e99fd320140d8268"
 
 struct drift_fx {
-    struct ctl_config *cfg;
+    struct cfg *cfg;
     struct spec_invocation *inv;
     struct rc_desired *d;
     cJSON *obj[RC_ROLE_COUNT]; /* inspect results as captured */

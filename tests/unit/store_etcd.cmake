@@ -2,7 +2,7 @@
 # store contract program that tests/integration/store/ runs against a
 # directory and a live etcd (not a ctest unit: it needs etcd).
 agentctl_unit_test(test_store_etcd
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_etcd.c LIBS specs)
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_etcd.c LIBS store)
 add_executable(store_contract
   ${CMAKE_CURRENT_LIST_DIR}/../store/store_contract.c)
-target_link_libraries(store_contract PRIVATE specs PkgConfig::CURL)
+target_link_libraries(store_contract PRIVATE store PkgConfig::CURL)

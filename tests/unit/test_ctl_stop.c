@@ -177,7 +177,7 @@ setup(void **state)
              "test-stop");
     f->c.store = store_dir_open(specs, statedir, &e);
     assert_non_null(f->c.store);
-    f->c.cfg = ctl_config_parse("empty", "", 0, &es);
+    f->c.cfg = cfg_parse("empty", "", 0, &es);
     assert_non_null(f->c.cfg);
     f->srv = fake_start(f->c.loop, fake_docker, f);
     assert_non_null(f->srv);
@@ -207,7 +207,7 @@ teardown(void **state)
         ctl_inv_forget(f->c.invs);
     dk_free(f->c.dk);
     fake_stop(f->srv);
-    ctl_config_free(f->c.cfg);
+    cfg_free(f->c.cfg);
     store_close(f->c.store);
     ev_loop_destroy(f->c.loop);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);

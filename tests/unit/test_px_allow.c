@@ -47,9 +47,9 @@ test_px_allow_match_table(void **state)
     assert_int_equal(px_allow_add(&a, list, &e), 0);
     assert_int_equal(a.len, 4);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct px_authority t;
+        struct hostport t;
 
-        assert_int_equal(px_authority_parse(cases[i].target,
+        assert_int_equal(hostport_parse(cases[i].target,
                                             strlen(cases[i].target), &t, NULL),
                          0);
         if (px_allow_match(&a, &t) != cases[i].allowed)
@@ -63,16 +63,16 @@ static void
 test_px_allow_name_entry_does_not_admit_its_address(void **state)
 {
     struct px_allow a;
-    struct px_authority t;
+    struct hostport t;
 
     (void)state;
     px_allow_init(&a);
     assert_int_equal(px_allow_add(&a, "localhost:9000", NULL), 0);
-    assert_int_equal(px_authority_parse("127.0.0.1:9000", 14, &t, NULL), 0);
+    assert_int_equal(hostport_parse("127.0.0.1:9000", 14, &t, NULL), 0);
     assert_false(px_allow_match(&a, &t));
-    assert_int_equal(px_authority_parse("[::1]:9000", 10, &t, NULL), 0);
+    assert_int_equal(hostport_parse("[::1]:9000", 10, &t, NULL), 0);
     assert_false(px_allow_match(&a, &t));
-    assert_int_equal(px_authority_parse("localhost:9000", 14, &t, NULL), 0);
+    assert_int_equal(hostport_parse("localhost:9000", 14, &t, NULL), 0);
     assert_true(px_allow_match(&a, &t)); /* positive control */
     px_allow_cleanup(&a);
 }

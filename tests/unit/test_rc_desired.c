@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "ctl_config.h"
+#include "cfg.h"
 #include "rc_desired.h"
 #include "spec.h"
 
@@ -55,7 +55,7 @@ static const char cfg_text[] =
 #define WITH_CRED "  credential: fk\n"
 
 struct fixture {
-    struct ctl_config *cfg;
+    struct cfg *cfg;
     struct spec_invocation *inv;
     struct rc_inputs in;
     struct rc_desired *d;
@@ -79,12 +79,12 @@ load_spec(const char *vendor, const char *phase, const char *ws,
     return inv;
 }
 
-static struct ctl_config *
+static struct cfg *
 load_cfg(const char *text)
 {
     struct spec_errors es;
-    struct ctl_config *cfg =
-        ctl_config_parse("c.yaml", text, strlen(text), &es);
+    struct cfg *cfg =
+        cfg_parse("c.yaml", text, strlen(text), &es);
 
     assert_non_null(cfg);
     return cfg;
@@ -126,7 +126,7 @@ fixture_free(struct fixture *fx)
 {
     rc_desired_free(fx->d);
     spec_invocation_free(fx->inv);
-    ctl_config_free(fx->cfg);
+    cfg_free(fx->cfg);
     free(fx);
 }
 
@@ -581,9 +581,9 @@ test_rc_subnet_allocation(void **state)
         { 255, "10.213.255.0/24", "10.213.255.1", "10.213.255.2",
           "10.213.255.3" },
     };
-    struct ctl_config *cfg = load_cfg("");
-    struct ctl_config *small = load_cfg("subnetPool: 192.168.7.0/24\n");
-    struct ctl_config *big = load_cfg("subnetPool: 10.0.0.0/8\n");
+    struct cfg *cfg = load_cfg("");
+    struct cfg *small = load_cfg("subnetPool: 192.168.7.0/24\n");
+    struct cfg *big = load_cfg("subnetPool: 10.0.0.0/8\n");
     char cidr[RC_CIDR_MAX], gw[RC_IP_MAX], px[RC_IP_MAX], ag[RC_IP_MAX];
     struct err e = { 0 };
 
@@ -608,9 +608,9 @@ test_rc_subnet_allocation(void **state)
     assert_int_equal(rc_subnet_for(big, 65535, cidr, gw, px, ag, &e), 0);
     assert_string_equal(cidr, "10.255.255.0/24");
     assert_string_equal(ag, "10.255.255.3");
-    ctl_config_free(cfg);
-    ctl_config_free(small);
-    ctl_config_free(big);
+    cfg_free(cfg);
+    cfg_free(small);
+    cfg_free(big);
 }
 
 static void

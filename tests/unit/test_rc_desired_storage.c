@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "ctl_config.h"
+#include "cfg.h"
 #include "rc_desired.h"
 #include "spec.h"
 
@@ -35,8 +35,8 @@ build(const char *vendor, const char *phase, const char *what, bool git)
     struct spec_errors es;
     struct spec_file f;
     struct spec_invocation *inv;
-    struct ctl_config *cfg =
-        ctl_config_parse("c.yaml", cfg_text, strlen(cfg_text), &es);
+    struct cfg *cfg =
+        cfg_parse("c.yaml", cfg_text, strlen(cfg_text), &es);
     struct rc_inputs in = { .controller_id = "ctl-a",
                             .uid = "0123abcd-ef45-6789-aaaa-bbbbccccdddd",
                             .image_id = IMAGEID,
@@ -62,7 +62,7 @@ build(const char *vendor, const char *phase, const char *what, bool git)
     if (d == NULL)
         fail_msg("build: %s: %s", e.field, e.msg);
     spec_invocation_free(inv);
-    ctl_config_free(cfg);
+    cfg_free(cfg);
     return d;
 }
 

@@ -793,7 +793,7 @@ test_doc_matches_table(void **state)
     doc = doc_block(&b, &e);
     if ((size_t)(e - b) != strlen(rows) || memcmp(b, rows, strlen(rows)) != 0)
         fail_msg("docs/drift-rules.md and the rule table in "
-                 "reconcile/rc_drift_rules.c differ; run `test_rc_drift "
+                 "plan/rc_drift_rules.c differ; run `test_rc_drift "
                  "--write-doc docs/drift-rules.md` and review the diff");
     /* every rule of the code is a row, and the doc has no other rule rows */
     for (size_t i = 0; i < rc_drift_rule_count(); i++) {

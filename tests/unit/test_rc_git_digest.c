@@ -1,4 +1,4 @@
-/* test_rc_git_digest.c - the git metadata digest (reconcile/rc_tar_digest.c)
+/* test_rc_git_digest.c - the git metadata digest (hostio/rc_tar_digest.c)
  * and the adapter's config archive (rc_adapter_tar.c).
  *
  * The digest of a tree's .git taken three ways must agree: from the

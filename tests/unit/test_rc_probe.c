@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "ctl_config.h"
+#include "cfg.h"
 #include "rc_desired.h"
 #include "rc_probe.h"
 #include "spec.h"
@@ -56,7 +56,7 @@ static const char *const direct[] = { "10.213.5.1:80", "10.213.5.1:443",
 #define N_DIRECT (sizeof(direct) / sizeof(direct[0]))
 
 struct fixture {
-    struct ctl_config *cfg;
+    struct cfg *cfg;
     struct spec_invocation *inv;
     struct rc_desired *d;
     cJSON *probe;
@@ -76,7 +76,7 @@ setup(void **state)
     struct err e = { 0 };
 
     assert_non_null(fx);
-    fx->cfg = ctl_config_parse("c.yaml", cfg_text, strlen(cfg_text), &es);
+    fx->cfg = cfg_parse("c.yaml", cfg_text, strlen(cfg_text), &es);
     assert_non_null(fx->cfg);
     if (spec_load_buffer("s.yaml", spec_text, strlen(spec_text), &f) != 0) {
         spec_file_print_errors(&f, stderr);
@@ -102,7 +102,7 @@ teardown(void **state)
     cJSON_Delete(fx->probe);
     rc_desired_free(fx->d);
     spec_invocation_free(fx->inv);
-    ctl_config_free(fx->cfg);
+    cfg_free(fx->cfg);
     free(fx);
     return 0;
 }

@@ -2,7 +2,7 @@
 # floor.sh - the floor of the controller benchmark: one invocation's Engine
 # API calls issued back to back with curl over the unix socket, with the
 # same bodies agent-controller sends (taken from an strace of it and from
-# reconcile/rc_desired.c), in the controller's order:
+# plan/rc_desired.c), in the controller's order:
 #   image inspect, egress network inspect, network create, proxy create,
 #   egress connect, proxy start, volume create x2, keeper create + start,
 #   archive PUT, agent create, [the boundary probe and the pre-start

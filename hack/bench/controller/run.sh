@@ -110,7 +110,7 @@ if [ "${BENCH_SKIP_IMAGES:-0}" != 1 ] ||
     say "building the images (hack/images.sh)"
     "$ROOT/hack/images.sh" >/dev/null
 fi
-AGENTCTL=$B/controller/agentctl
+AGENTCTL=$B/cli/agentctl
 CONTROLLER=$B/controller/agent-controller
 IMAGE=$(docker image inspect -f '{{.Id}}' agentctl/demo-agent:0.1.0)
 

@@ -11,9 +11,9 @@ W=$(mktemp -d /tmp/agentctl-bench-specs.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
 cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$B" -j "$(nproc)" --target specs >/dev/null
-cc -O2 -D_GNU_SOURCE -I"$ROOT/specs" -I"$ROOT/common" \
-    "$ROOT/hack/bench/specs/bench_specs.c" "$B/specs/libspecs.a" \
+cmake --build "$B" -j "$(nproc)" --target model >/dev/null
+cc -O2 -D_GNU_SOURCE -I"$ROOT/model" -I"$ROOT/common" \
+    "$ROOT/hack/bench/specs/bench_specs.c" "$B/model/libmodel.a" \
     "$B/common/libcommon.a" -lyaml -lcjson -lcrypto -o "$W/bench_specs"
 
 # N realistic specs: every field set, values varied per file.

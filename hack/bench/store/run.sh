@@ -50,7 +50,7 @@ RUN=stbench-$(date +%H%M%S)-$$
 PREFIX=/bench
 # An image no one builds: the controller must get a 404 for it.
 ABSENT_IMAGE=agentctl/bench-store-absent:0.0.0
-AGENTCTL=$B/controller/agentctl
+AGENTCTL=$B/cli/agentctl
 CONTROLLER=$B/controller/agent-controller
 STWATCH=$TEST_TMP/stwatch
 ROWS=$TEST_TMP/rows

@@ -5,7 +5,7 @@
 # -o name|json|yaml.
 source "$(dirname "$0")/../lib.sh"
 
-A=$BUILD/controller/agentctl
+A=$BUILD/cli/agentctl
 S=$TEST_TMP/specs
 IN=$TEST_TMP/in
 mkdir -p "$S" "$IN"

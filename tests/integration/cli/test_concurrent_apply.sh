@@ -4,7 +4,7 @@
 # of the two inputs produces; no temp files are left behind.
 source "$(dirname "$0")/../lib.sh"
 
-A=$BUILD/controller/agentctl
+A=$BUILD/cli/agentctl
 S=$TEST_TMP/specs
 mkdir -p "$S" "$TEST_TMP/x.in" "$TEST_TMP/y.in" "$TEST_TMP/x.out" "$TEST_TMP/y.out"
 for v in x y; do

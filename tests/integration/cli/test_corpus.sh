@@ -8,7 +8,7 @@
 # second apply finds every resource unchanged.
 source "$(dirname "$0")/../lib.sh"
 
-AGENTCTL=$BUILD/controller/agentctl
+AGENTCTL=$BUILD/cli/agentctl
 [ -x "$AGENTCTL" ] || fail "no agentctl at $AGENTCTL"
 CORPUS=$ROOT/tests/specs
 

@@ -3,7 +3,7 @@
 # of the canonical YAML), 2 on errors such as invalid input.
 source "$(dirname "$0")/../lib.sh"
 
-A=$BUILD/controller/agentctl
+A=$BUILD/cli/agentctl
 S=$TEST_TMP/specs
 mkdir -p "$S"
 ctl() { "$A" --specs "$S" "$@"; }

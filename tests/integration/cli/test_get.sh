@@ -4,7 +4,7 @@
 # test writes by hand (as the controller will).
 source "$(dirname "$0")/../lib.sh"
 
-A=$BUILD/controller/agentctl
+A=$BUILD/cli/agentctl
 S=$TEST_TMP/specs
 mkdir -p "$S"
 ctl() { "$A" --specs "$S" "$@"; }

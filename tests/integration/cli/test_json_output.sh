@@ -6,7 +6,7 @@
 source "$(dirname "$0")/../lib.sh"
 command -v jq >/dev/null || skip "jq not installed"
 
-A=$BUILD/controller/agentctl
+A=$BUILD/cli/agentctl
 S=$TEST_TMP/specs
 IN=$TEST_TMP/in
 mkdir -p "$S" "$IN"

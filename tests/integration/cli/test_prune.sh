@@ -4,7 +4,7 @@
 # edited since apply wrote it.
 source "$(dirname "$0")/../lib.sh"
 
-A=$BUILD/controller/agentctl
+A=$BUILD/cli/agentctl
 S=$TEST_TMP/specs
 IN=$TEST_TMP/in
 mkdir -p "$S" "$IN"

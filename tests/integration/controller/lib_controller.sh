@@ -23,7 +23,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 CONTROLLER=$BUILD/controller/agent-controller
-AGENTCTL=$BUILD/controller/agentctl
+AGENTCTL=$BUILD/cli/agentctl
 VERSION=$(sed -n 's/^project(agentctl VERSION \([0-9.]*\).*/\1/p' \
     "$ROOT/CMakeLists.txt")
 DEMO_IMAGE=agentctl/demo-agent:$VERSION

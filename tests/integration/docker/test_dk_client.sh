@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_dk_client.sh - the dk_ Docker client (reconcile/dk_*.c) against the
+# test_dk_client.sh - the dk_ Docker client (docker/dk_*.c) against the
 # real daemon, driven through the dk_smoke tool: version negotiation,
 # volumes and networks (create, duplicate, inspect, list by label, delete
 # by ID), the events stream, error messages, and a container's life with

@@ -8,7 +8,7 @@
 # liveness probe; the systemd unit and its etcd drop-in pass
 # `systemd-analyze verify` (with a bogus key as negative control). Each
 # part is skipped when its tool is missing; the controller configs are
-# loaded by tests/unit/test_ctl_config.c.
+# loaded by tests/unit/test_cfg.c.
 source "$(dirname "$0")/../lib.sh"
 M=$ROOT/manifests
 ran=0

@@ -8,7 +8,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/etcd_lib.sh"
 
-A=$BUILD/controller/agentctl
+A=$BUILD/cli/agentctl
 start_etcd
 export AGENTCTL_ETCD=$ETCD_URL AGENTCTL_ETCD_PREFIX=/t-$$ AGENTCTL_STATE=$TEST_TMP/state
 unset AGENTCTL_SPECS

@@ -13,7 +13,7 @@ source "$(dirname "$0")/etcd_lib.sh"
     skip "opt-in: AGENTCTL_TEST_ETCD_CONTROLLER=1 runs the controller on etcd"
 need_docker
 command -v jq >/dev/null || skip "jq not installed"
-A=$BUILD/controller/agentctl
+A=$BUILD/cli/agentctl
 C=$BUILD/controller/agent-controller
 for i in demo-agent testbox egress-proxy; do
     docker image inspect "agentctl/$i:0.1.0" >/dev/null 2>&1 ||

@@ -8,7 +8,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/etcd_lib.sh"
 
 P=$BUILD/tests/store_contract
-A=$BUILD/controller/agentctl
+A=$BUILD/cli/agentctl
 [ -x "$P" ] || fail "$P is not built"
 start_etcd
 export AGENTCTL_ETCD=$ETCD_URL AGENTCTL_ETCD_PREFIX=/w AGENTCTL_STATE=$TEST_TMP/state

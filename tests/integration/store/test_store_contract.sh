@@ -31,7 +31,7 @@ check_eq "negative control: --break fails the suite (dir)" 1 "$rc"
 
 # every endpoint down: an error naming the endpoint and the count
 rc=0
-out=$("$BUILD/controller/agentctl" --etcd http://127.0.0.1:1,http://127.0.0.1:2 get 2>&1) || rc=$?
+out=$("$BUILD/cli/agentctl" --etcd http://127.0.0.1:1,http://127.0.0.1:2 get 2>&1) || rc=$?
 check_eq "etcd down: agentctl fails" 1 "$rc"
 check_match "etcd down: the error says where and why" \
     "etcd http://127.0.0.1:[12]: connection refused \(tried 2 endpoints\)" "$out"

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# check-layers.sh - fail when a source folder includes a header of, or
+# links a library of, a layer above it (docs/architecture.md draws them).
+#
+#   hack/check-layers.sh [ROOT]     (default: this checkout)
+#
+# Each product folder may use only the folders listed for it in LAYERS.
+# An include is resolved to the folder holding the header's file name
+# (header names are unique across the tree: checked too); a link is a word
+# of a target_link_libraries() call that names a library another folder
+# defines. tests/ and hack/ may use every layer and are not checked.
+# Prints one line per violation ("model/spec_json.c:7: includes
+# controller/ctl.h: model may use common") and exits 1 if there is any.
+set -euo pipefail
+
+ROOT=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$ROOT"
+
+# folder: the folders it may depend on (besides itself), lowest first.
+declare -A LAYERS=(
+    [common]=""
+    [model]="common"
+    [store]="common model"
+    [docker]="common"
+    [hostio]="common model docker"
+    [plan]="common model"
+    [proxy]="common"
+    [images]=""
+    [controller]="common model store docker hostio plan"
+    [cli]="common model store"
+)
+
+bad=0
+report() {
+    echo "$*"
+    bad=1
+}
+
+allowed() { # allowed FROM TO
+    [ "$1" = "$2" ] && return 0
+    local d
+    for d in ${LAYERS[$1]}; do
+        [ "$d" = "$2" ] && return 0
+    done
+    return 1
+}
+
+# Which folder each header lives in.
+declare -A HEADER_DIR=()
+for dir in "${!LAYERS[@]}"; do
+    [ -d "$dir" ] || continue
+    for h in "$dir"/*.h; do
+        [ -e "$h" ] || continue
+        name=${h##*/}
+        if [ -n "${HEADER_DIR[$name]:-}" ]; then
+            report "$h: header name also used in ${HEADER_DIR[$name]}/"
+        fi
+        HEADER_DIR[$name]=$dir
+    done
+done
+
+# Includes.
+for dir in "${!LAYERS[@]}"; do
+    [ -d "$dir" ] || continue
+    for f in "$dir"/*.[ch]; do
+        [ -e "$f" ] || continue
+        while IFS=: read -r line header; do
+            to=${HEADER_DIR[$header]:-}
+            [ -n "$to" ] || continue # system, generated or third-party
+            allowed "$dir" "$to" ||
+                report "$f:$line: includes $to/$header: $dir may use" \
+                    "${LAYERS[$dir]:-nothing of ours}"
+        done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" |
+            sed 's/^\([0-9]*\):[^"]*"\([^"]*\)".*/\1:\2/')
+    done
+done
+
+# Which folder defines each library target.
+cmake_files() { # cmake_files DIR: the CMake files of a folder
+    find "$1" -maxdepth 1 \( -name CMakeLists.txt -o -name '*.cmake' \) | sort
+}
+declare -A TARGET_DIR=()
+for dir in "${!LAYERS[@]}"; do
+    [ -d "$dir" ] || continue
+    while read -r t; do
+        TARGET_DIR[$t]=$dir
+    done < <(cmake_files "$dir" | xargs -r cat |
+        sed -n 's/^[[:space:]]*add_library(\([A-Za-z0-9_-]*\).*/\1/p')
+done
+
+# Links: every word of a target_link_libraries() call (which may span
+# lines) that names one of our libraries.
+for dir in "${!LAYERS[@]}"; do
+    [ -d "$dir" ] || continue
+    while read -r file; do
+        while read -r word; do
+            to=${TARGET_DIR[$word]:-}
+            [ -n "$to" ] || continue
+            allowed "$dir" "$to" ||
+                report "$file: links $word ($to/): $dir may use" \
+                    "${LAYERS[$dir]:-nothing of ours}"
+        done < <(awk '
+            /target_link_libraries\(/ { on = 1 }
+            on { line = line " " $0 }
+            on && /\)/ { on = 0; sub(/.*target_link_libraries\(/, "", line)
+                         sub(/\).*/, "", line); n = split(line, w, /[ \t]+/)
+                         for (i = 2; i <= n; i++) print w[i]; line = "" }
+        ' "$file")
+    done < <(cmake_files "$dir")
+done
+
+# set(...) lists used as link lists (controller/daemon.cmake ctl_libs).
+for dir in "${!LAYERS[@]}"; do
+    [ -d "$dir" ] || continue
+    while read -r file; do
+        while read -r word; do
+            to=${TARGET_DIR[$word]:-}
+            [ -n "$to" ] || continue
+            allowed "$dir" "$to" ||
+                report "$file: links $word ($to/) through a set() list:" \
+                    "$dir may use ${LAYERS[$dir]:-nothing of ours}"
+        done < <(awk '
+            /^[ \t]*set\([A-Za-z_]*libs/ { on = 1 }
+            on { line = line " " $0 }
+            on && /\)/ { on = 0; sub(/.*set\(/, "", line); sub(/\).*/, "", line)
+                         n = split(line, w, /[ \t]+/)
+                         for (i = 2; i <= n; i++) print w[i]; line = "" }
+        ' "$file")
+    done < <(cmake_files "$dir")
+done
+
+if [ "$bad" -ne 0 ]; then
+    echo "check-layers: upward dependencies found (docs/architecture.md)" >&2
+    exit 1
+fi
+echo "check-layers: ${#HEADER_DIR[@]} headers, ${#TARGET_DIR[@]} libraries, every dependency points down"

@@ -1,0 +1,93 @@
+/* cfg.h - the controller configuration (DESIGN.md "Controller
+ * configuration"): which vendors exist and where they may connect, the
+ * images, networks and users the controller runs boxes with, and the
+ * limits a spec must stay within.
+ *
+ * Loading is all-or-nothing: every key is optional and starts from the
+ * built-in default, an unknown key at any depth or a bad value is an error
+ * with file:line:col, and a file with any error yields no config at all
+ * (the daemon refuses to start, SIGHUP keeps the old config).
+ */
+#ifndef CFG_H
+#define CFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "spec.h"
+#include "spec_node.h"
+
+#define CFG_MAX_VENDORS        64 /* vendor profiles in one config */
+#define CFG_MAX_VENDOR_HOSTS   64 /* host:port pairs per vendor */
+#define CFG_VENDOR_NAME_MAX    63 /* DNS-1123 label */
+#define CFG_DEFAULT_PROXY_IMG  "agentctl/egress-proxy:" AGENTCTL_VERSION
+#define CFG_DEFAULT_KEEPER_IMG "agentctl/keeper:" AGENTCTL_VERSION
+
+/* One vendor profile: the only hosts its proxy lets the agent reach. */
+struct cfg_vendor {
+    char *name;
+    char **hosts;         /* normalised "host:port" ("[v6]:port") */
+    size_t n_hosts;       /* >= 1 */
+    char *credential_env; /* env var the credential goes in; NULL = none */
+    bool allow_private;   /* proxy gets --allow-private */
+};
+
+struct cfg_limits {
+    uint32_t max_deadline_seconds; /* 1..86400 */
+    uint64_t max_workspace_bytes;
+    uint64_t max_output_bytes;
+};
+
+struct cfg {
+    char *path;                 /* file it came from; NULL = built-in */
+    struct cfg_vendor *vendors; /* sorted by name */
+    size_t n_vendors;
+    char *proxy_image;
+    char *keeper_image;
+    char *egress_network;
+    char *subnet_pool;    /* as written, e.g. "10.213.0.0/16" */
+    uint32_t pool_addr;   /* network address, host byte order */
+    unsigned pool_prefix; /* 8..24 */
+    uint16_t proxy_port;  /* 1..65535 */
+    char *agent_user;     /* "uid:gid" */
+    uint32_t agent_uid;   /* never 0 */
+    uint32_t agent_gid;   /* never 0 */
+    char *secrets_dir;    /* absolute path */
+    char *workspace_root; /* absolute path */
+    struct cfg_limits limits;
+};
+
+/* Load the config at path, or the built-in defaults when path is NULL.
+ * Returns a config the caller frees with cfg_free(), or NULL with
+ * the first error in e (file:line:col and field set). */
+struct cfg *cfg_load(const char *path, struct err *e);
+
+/* Like cfg_load() but reports every error of the file in es (the
+ * CLI and the daemon print them all). NULL when es->n > 0. */
+struct cfg *cfg_load_all(const char *path,
+                                       struct spec_errors *es);
+
+/* The same for bytes in memory; `name` is used in messages. */
+struct cfg *cfg_parse(const char *name, const char *data,
+                                    size_t len, struct spec_errors *es);
+
+/* NULL is a no-op. */
+void cfg_free(struct cfg *cfg);
+
+/* The vendor called name, or NULL. Borrowed while cfg lives. */
+const struct cfg_vendor *cfg_find_vendor(const struct cfg *cfg,
+                                           const char *name);
+
+/* Check that a spec fits this controller: its vendor is configured, the
+ * deadline, workspace size and output bound are within limits, a
+ * credential has a credentialEnv to go in, and env sets none of the
+ * variables the controller sets (the vendor's credentialEnv, HTTPS_PROXY,
+ * https_proxy, HTTP_PROXY, http_proxy, AGENT_PHASE, HOME). Returns 0, or
+ * -1 with ERR_INVALID and the spec field named in e->field, e.g.
+ * spec.vendor: vendor "x" is not configured (known: claude, codex). */
+int cfg_admit(const struct cfg *cfg,
+                     const struct spec_invocation *inv, struct err *e);
+
+#endif

@@ -1,0 +1,233 @@
+/* rc_desired.h - what one AgentInvocation attempt becomes in Docker
+ * (DESIGN.md "What one invocation becomes"), as a pure function of the
+ * spec, the controller config and what the controller knew when it
+ * captured the attempt.
+ *
+ * Each object is its name plus the exact Engine API create body (cJSON).
+ * That body is the one statement of the desired state: the apply step
+ * sends it as is and the drift checker compares inspect results with it
+ * (rc_json_at() reads a field by JSON pointer), so there is no second copy
+ * of any value to fall out of step.
+ *
+ * Objects, in creation order (deletion is the reverse):
+ *   network   agentctl-<name>-<uid8>-net      POST /networks/create
+ *   proxy     agentctl-<name>-<uid8>-proxy    POST /containers/create?name=
+ *             then POST /networks/<egress>/connect (rc_desired_proxy_connect)
+ *   workspace agentctl-<name>-<uid8>-ws       POST /volumes/create (only when
+ *                                             the spec has a workspace)
+ *   git       agentctl-<name>-<uid8>-git      POST /volumes/create (only when
+ *                                             the workspace has a .git)
+ *   config    agentctl-<name>-<uid8>-cfg      POST /volumes/create (only for
+ *                                             a prompt whose adapter writes
+ *                                             config files)
+ *   scratch   agentctl-<name>-<uid8>-scratch  POST /volumes/create
+ *   keeper    agentctl-<name>-<uid8>-keeper   POST /containers/create?name=
+ *   agent     agentctl-<name>-<uid8>-agent    POST /containers/create?name=
+ * Every object carries exactly the labels agentctl.dev/managed-by,
+ * invocation, uid, attempt and role.
+ *
+ * Addresses: invocation number `index` gets the index-th /24 of the
+ * config's subnetPool: network .0/24, gateway .1 (reserved by Docker's
+ * IPAM; with inhibit_ipv4 the host does not hold it), proxy .2, agent .3.
+ *
+ * How inspect echoes these bodies (checked against dockerd 20.10, API
+ * 1.41, by creating and running all six objects): container fields come
+ * back under Config.* (Image as given, Labels, Env, Entrypoint, User,
+ * WorkingDir, ...), HostConfig.* verbatim, the endpoint under
+ * NetworkSettings.Networks.<net>.IPAMConfig, volume DriverOpts under
+ * Options, network fields at the top. Exceptions a comparison must allow
+ * for: network CheckDuplicate is not echoed (create-only);
+ * HostConfig.Mounts[] leaves out "ReadOnly": false; Config.Env gains the
+ * image's variables (PATH).
+ *
+ * The agent's command: the spec's argv is the container's Entrypoint (and
+ * Cmd is left out), so the argv runs exactly as written, as Kubernetes
+ * `command` does; an image ENTRYPOINT is not put in front of it. For a
+ * `prompt` spec the vendor's adapter (rc_adapter.h) builds that argv, its
+ * extra env and its config files, which the controller uploads into the
+ * config volume (read-only in the agent at RC_ADAPTER_CONFIG_DIR).
+ *
+ * Git metadata: when the workspace had a .git directory at capture, it
+ * travels in a volume of its own (the workspace's limits) mounted at
+ * /work/.git, read-only in the agent in every phase: a mount point
+ * cannot be renamed or removed, and nothing under it can be written.
+ */
+#ifndef RC_DESIRED_H
+#define RC_DESIRED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "cfg.h"
+#include "err.h"
+#include "rc_adapter.h"
+#include "spec.h"
+
+enum rc_role {
+    RC_ROLE_NETWORK,   /* the invocation's own Internal bridge */
+    RC_ROLE_PROXY,     /* egress-proxy: internal network + egress network */
+    RC_ROLE_WORKSPACE, /* tmpfs volume for /work (spec.workspace only) */
+    RC_ROLE_GIT,       /* tmpfs volume for /work/.git (a .git is there) */
+    RC_ROLE_CONFIG,    /* tmpfs volume for the adapter's config files */
+    RC_ROLE_SCRATCH,   /* tmpfs volume for /tmp (HOME) */
+    RC_ROLE_KEEPER,    /* holds the volumes mounted for the attempt */
+    RC_ROLE_AGENT,     /* the workload */
+};
+#define RC_ROLE_COUNT 8
+
+/* Where the git metadata is mounted, read-only in the agent always. */
+#define RC_GIT_TARGET "/work/.git"
+/* The adapter's config volume is small: a few text files. */
+#define RC_CONFIG_BYTES  (1ull << 20)
+#define RC_CONFIG_INODES 64
+
+enum rc_kind {
+    RC_KIND_NETWORK,
+    RC_KIND_VOLUME,
+    RC_KIND_CONTAINER,
+};
+
+#define RC_NAME_MAX 128 /* "agentctl-" + 63 + "-" + 8 + "-scratch" fits */
+#define RC_IP_MAX   16  /* "255.255.255.255" */
+#define RC_CIDR_MAX 19  /* "255.255.255.255/32" */
+#define RC_URL_MAX  40  /* "http://255.255.255.255:65535" */
+
+/* Label keys put on every object. */
+#define RC_LABEL_MANAGED_BY "agentctl.dev/managed-by"
+#define RC_LABEL_INVOCATION "agentctl.dev/invocation"
+#define RC_LABEL_UID        "agentctl.dev/uid"
+#define RC_LABEL_ATTEMPT    "agentctl.dev/attempt"
+#define RC_LABEL_ROLE       "agentctl.dev/role"
+
+/* Modest fixed limits for the helper containers. */
+#define RC_PROXY_MEMORY  (64ull << 20)
+#define RC_PROXY_PIDS    128
+#define RC_KEEPER_MEMORY (16ull << 20) /* Docker's floor is 6 MB */
+#define RC_KEEPER_PIDS   16
+#define RC_PROXY_USER    "65534:65534" /* nobody: owns nothing */
+
+/* What the controller knows when it captures an attempt. Borrowed. */
+struct rc_inputs {
+    const char *controller_id;  /* [A-Za-z0-9._-], 1..63 */
+    const char *uid;            /* invocation uid; [a-z0-9-], >= 8, <= 64 */
+    const char *image_id;       /* pinned agent image, "sha256:<64 hex>" */
+    unsigned subnet_index;      /* < rc_subnet_count(cfg) */
+    const char *credential;     /* value of spec.credential, NULL if none */
+    const char *egress_network; /* NULL = cfg->egress_network */
+    bool git_metadata; /* the workspace had a .git directory at capture */
+};
+
+struct rc_object {
+    enum rc_role role;
+    enum rc_kind kind;
+    char name[RC_NAME_MAX];
+    cJSON *body;    /* create request body; owned by the rc_desired */
+    bool sensitive; /* body holds the credential: print or store only
+                       rc_desired_redacted_json() */
+};
+
+struct rc_desired {
+    struct rc_object objects[RC_ROLE_COUNT]; /* by role; body NULL = none */
+    char prefix[RC_NAME_MAX];                /* agentctl-<name>-<uid8> */
+    char egress_network[RC_NAME_MAX];
+    char subnet[RC_CIDR_MAX];
+    char gateway[RC_IP_MAX];
+    char proxy_ip[RC_IP_MAX];
+    char agent_ip[RC_IP_MAX];
+    char proxy_url[RC_URL_MAX]; /* HTTPS_PROXY value */
+    char *secret;               /* private copy for redaction; may be NULL */
+    struct rc_adapter_out *adapter; /* prompt specs: argv, files, policy */
+};
+
+/* Build every object of one attempt. The spec must have passed
+ * cfg_admit() (it is checked again here). Returns NULL with e set
+ * (ERR_INVALID naming the input) on a bad input or a prompt spec,
+ * ERR_NOMEM when out of memory. Free with rc_desired_free(). */
+struct rc_desired *rc_desired_build(const struct spec_invocation *inv,
+                                    const struct cfg *cfg,
+                                    const struct rc_inputs *in, struct err *e);
+
+/* Zero the credential copy and free everything. NULL is a no-op. */
+void rc_desired_free(struct rc_desired *d);
+
+/* The object of a role, or NULL when this attempt has none (workspace
+ * without spec.workspace). Borrowed while d lives. */
+const struct rc_object *rc_desired_object(const struct rc_desired *d,
+                                          enum rc_role role);
+
+/* A new body for POST /networks/<d->egress_network>/connect that joins the
+ * created proxy (its ID) to the egress network after create (API 1.41
+ * takes one network at create: docker-notes.md section 2). Caller
+ * deletes. NULL when out of memory. */
+cJSON *rc_desired_proxy_connect(const struct rc_desired *d,
+                                const char *proxy_id);
+
+/* The body of a role as compact JSON with the credential replaced by
+ * "<redacted>" (the Env entry keeps its name: "KEY=<redacted>"; any other
+ * string holding the value becomes "<redacted>"). Use it for everything
+ * printed, logged or stored. Caller frees; NULL when the role has no
+ * object or out of memory. */
+char *rc_desired_redacted_json(const struct rc_desired *d, enum rc_role role);
+
+/* The same for any JSON (e.g. an inspect result of the agent). */
+char *rc_desired_redact(const struct rc_desired *d, const cJSON *json);
+
+/* "network", "proxy", "workspace", "scratch", "keeper", "agent": the value
+ * of the role label. */
+const char *rc_role_name(enum rc_role role);
+
+/* "-net", "-proxy", "-ws", "-git", "-cfg", "-scratch", "-keeper",
+ * "-agent". */
+const char *rc_role_suffix(enum rc_role role);
+
+/* The role named name ("scratch"), or -1. */
+int rc_role_by_name(const char *name);
+
+/* Network, container or volume. */
+enum rc_kind rc_role_kind(enum rc_role role);
+
+/* All RC_ROLE_COUNT roles in creation order (network, proxy, workspace,
+ * git, config, scratch, keeper, agent), or in deletion order (the
+ * reverse) when `deletion` is true. Static; skip roles without an
+ * object. */
+const enum rc_role *rc_role_order(bool deletion);
+
+/* How many /24 subnets the config's pool holds (2^(24 - prefix)). */
+unsigned rc_subnet_count(const struct cfg *cfg);
+
+/* The addresses of invocation number `index` (see above). Returns -1 with
+ * ERR_LIMIT when index >= rc_subnet_count(cfg). */
+int rc_subnet_for(const struct cfg *cfg, unsigned index,
+                  char cidr[RC_CIDR_MAX], char gateway[RC_IP_MAX],
+                  char proxy_ip[RC_IP_MAX], char agent_ip[RC_IP_MAX],
+                  struct err *e);
+
+/* The value at an RFC 6901 JSON pointer ("/HostConfig/CapDrop/0", "~1"
+ * for '/' in a key: "/Labels/agentctl.dev~1role"), or NULL. "" is root. */
+const cJSON *rc_json_at(const cJSON *root, const char *pointer);
+
+/* One expected value: the field at `pointer` of role's body equals the
+ * JSON text `json` (NULL: the field must be absent). */
+struct rc_golden {
+    enum rc_role role;
+    const char *pointer;
+    const char *json;
+};
+
+/* Check the entries of table whose role is `role` against body. Returns
+ * the first entry that does not hold (and says why in why[]), or NULL
+ * when all hold. */
+const struct rc_golden *rc_golden_check(enum rc_role role, const cJSON *body,
+                                        const struct rc_golden *table, size_t n,
+                                        char *why, size_t why_size);
+
+/* The same for every entry against d's bodies (an entry for a role that
+ * has no object fails). */
+const struct rc_golden *rc_desired_check_golden(const struct rc_desired *d,
+                                                const struct rc_golden *table,
+                                                size_t n, char *why,
+                                                size_t why_size);
+
+#endif

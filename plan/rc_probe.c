@@ -1,0 +1,454 @@
+/* rc_probe.c - the boundary probe's create body (a copy of the agent's
+ * hardening with the probe's image, argv, address and limits) and the
+ * reading of its one JSON line into a verdict and a condition message.
+ * Pure: no Docker, no I/O. */
+#include "rc_probe.h"
+
+#include <arpa/inet.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define RC_PROBE_MAX_ARGV (7 + 2 * RC_PROBE_MAX_DIRECT)
+
+enum rc_probe_exit {
+    RC_PROBE_EXIT_OK = 0,
+    RC_PROBE_EXIT_BREACH = 2,
+    RC_PROBE_EXIT_BROKEN = 3,
+    RC_PROBE_EXIT_USAGE = 4,
+};
+
+/* ---- names and addresses ------------------------------------------------
+ */
+
+int
+rc_probe_name(const char *prefix, char out[RC_NAME_MAX])
+{
+    int n = snprintf(out, RC_NAME_MAX, "%s%s", prefix, RC_PROBE_SUFFIX);
+
+    return n < 0 || n >= RC_NAME_MAX ? -1 : 0;
+}
+
+int
+rc_probe_ip(const struct rc_desired *d, char ip[RC_IP_MAX])
+{
+    char net[RC_IP_MAX];
+    size_t n = strcspn(d->subnet, "/");
+    struct in_addr a;
+
+    if (n >= sizeof(net) || strcmp(d->subnet + n, "/24") != 0)
+        return -1;
+    memcpy(net, d->subnet, n);
+    net[n] = '\0';
+    if (inet_pton(AF_INET, net, &a) != 1)
+        return -1;
+    a.s_addr = htonl(ntohl(a.s_addr) + RC_PROBE_HOST_OCTET);
+    return inet_ntop(AF_INET, &a, ip, RC_IP_MAX) == NULL ? -1 : 0;
+}
+
+const char *
+rc_probe_verdict_name(enum rc_probe_verdict v)
+{
+    switch (v) {
+    case RC_PROBE_OK:
+        return "ok";
+    case RC_PROBE_BREACH:
+        return "breach";
+    case RC_PROBE_PROXY_BROKEN:
+        return "proxy-broken";
+    }
+    return "?";
+}
+
+/* ---- create body --------------------------------------------------------
+ */
+
+/* Goes into argv and labels as is: non-empty, no space or control
+ * character (the probe would refuse it as bad usage anyway). */
+static bool
+rc_probe_word_ok(const char *s)
+{
+    if (s == NULL || *s == '\0' || strlen(s) > 255)
+        return false;
+    for (; *s != '\0'; s++)
+        if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f)
+            return false;
+    return true;
+}
+
+/* Set key to item, replacing any value; item is given to o. */
+static bool
+rc_probe_set(cJSON *o, const char *key, cJSON *item)
+{
+    if (o == NULL || item == NULL) {
+        cJSON_Delete(item);
+        return false;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(o, key);
+    return cJSON_AddItemToObject(o, key, item);
+}
+
+/* A copy of the agent's field key into c; false when absent or no memory. */
+static bool
+rc_probe_copy(cJSON *c, const cJSON *agent, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(agent, key);
+
+    return v != NULL && rc_probe_set(c, key, cJSON_Duplicate(v, true));
+}
+
+static bool
+rc_probe_entrypoint(cJSON *c, const struct rc_desired *d,
+                    const struct cfg *cfg, const char *allowed,
+                    const char *denied, const char *const *direct, size_t n)
+{
+    const char *argv[RC_PROBE_MAX_ARGV];
+    char proxy[RC_IP_MAX + 8];
+    size_t k = 0;
+
+    snprintf(proxy, sizeof(proxy), "%s:%u", d->proxy_ip,
+             (unsigned)cfg->proxy_port);
+    argv[k++] = "/probe";
+    argv[k++] = "--proxy";
+    argv[k++] = proxy;
+    argv[k++] = "--allowed";
+    argv[k++] = allowed;
+    argv[k++] = "--denied";
+    argv[k++] = denied;
+    for (size_t i = 0; i < n; i++) {
+        argv[k++] = "--direct";
+        argv[k++] = direct[i];
+    }
+    return rc_probe_set(c, "Entrypoint", cJSON_CreateStringArray(argv, (int)k));
+}
+
+static bool
+rc_probe_labels(cJSON *c, const cJSON *agent, const char *controller_id,
+                const char *uid, const char *attempt)
+{
+    const cJSON *inv = rc_json_at(agent, "/Labels/agentctl.dev~1invocation");
+    cJSON *l = cJSON_CreateObject();
+
+    if (!rc_probe_set(c, "Labels", l) || !cJSON_IsString(inv))
+        return false;
+    return cJSON_AddStringToObject(l, RC_LABEL_MANAGED_BY, controller_id) &&
+           cJSON_AddStringToObject(l, RC_LABEL_INVOCATION, inv->valuestring) &&
+           cJSON_AddStringToObject(l, RC_LABEL_UID, uid) &&
+           cJSON_AddStringToObject(l, RC_LABEL_ATTEMPT, attempt) &&
+           cJSON_AddStringToObject(l, RC_LABEL_ROLE, RC_PROBE_ROLE);
+}
+
+/* The agent's HostConfig with no mounts at all and the probe's limits. */
+static bool
+rc_probe_host_config(cJSON *c, const cJSON *agent)
+{
+    cJSON *hc, *lc;
+
+    if (!rc_probe_copy(c, agent, "HostConfig"))
+        return false;
+    hc = cJSON_GetObjectItemCaseSensitive(c, "HostConfig");
+    cJSON_DeleteItemFromObjectCaseSensitive(hc, "Binds");
+    cJSON_DeleteItemFromObjectCaseSensitive(hc, "Tmpfs");
+    cJSON_DeleteItemFromObjectCaseSensitive(hc, "VolumesFrom");
+    if (!(rc_probe_set(hc, "Mounts", cJSON_CreateArray()) &&
+          rc_probe_set(hc, "Memory", cJSON_CreateNumber(RC_PROBE_MEMORY)) &&
+          rc_probe_set(hc, "MemorySwap", cJSON_CreateNumber(RC_PROBE_MEMORY)) &&
+          rc_probe_set(hc, "PidsLimit", cJSON_CreateNumber(RC_PROBE_PIDS)) &&
+          rc_probe_set(hc, "NanoCpus", cJSON_CreateNumber(RC_PROBE_NANOCPUS))))
+        return false;
+    /* Its one line is read at once: keep almost nothing on disk. */
+    lc = cJSON_CreateObject();
+    return rc_probe_set(hc, "LogConfig", lc) &&
+           cJSON_AddStringToObject(lc, "Type", "local") &&
+           (lc = cJSON_AddObjectToObject(lc, "Config")) != NULL &&
+           cJSON_AddStringToObject(lc, "max-size", "1m") &&
+           cJSON_AddStringToObject(lc, "max-file", "1") &&
+           cJSON_AddStringToObject(lc, "compress", "false");
+}
+
+/* One endpoint: the internal network at the probe's address. */
+static bool
+rc_probe_endpoint(cJSON *c, const struct rc_desired *d)
+{
+    const struct rc_object *net = rc_desired_object(d, RC_ROLE_NETWORK);
+    char ip[RC_IP_MAX];
+    cJSON *nc = cJSON_CreateObject(), *ec, *ep, *ipam;
+
+    if (!rc_probe_set(c, "NetworkingConfig", nc) || net == NULL ||
+        rc_probe_ip(d, ip) == -1)
+        return false;
+    ec = cJSON_AddObjectToObject(nc, "EndpointsConfig");
+    ep = ec ? cJSON_AddObjectToObject(ec, net->name) : NULL;
+    ipam = ep ? cJSON_AddObjectToObject(ep, "IPAMConfig") : NULL;
+    return ipam != NULL && cJSON_AddStringToObject(ipam, "IPv4Address", ip) &&
+           rc_probe_set(cJSON_GetObjectItemCaseSensitive(c, "HostConfig"),
+                        "NetworkMode", cJSON_CreateString(net->name));
+}
+
+static bool
+rc_probe_inputs_ok(const char *probe_image, const char *allowed,
+                   const char *denied, const char *const *direct, size_t n,
+                   const char *controller_id, const char *uid,
+                   const char *attempt)
+{
+    if (n > RC_PROBE_MAX_DIRECT || (n > 0 && direct == NULL) ||
+        !rc_probe_word_ok(probe_image) || !rc_probe_word_ok(allowed) ||
+        !rc_probe_word_ok(denied) || !rc_probe_word_ok(controller_id) ||
+        !rc_probe_word_ok(uid) || !rc_probe_word_ok(attempt))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!rc_probe_word_ok(direct[i]))
+            return false;
+    return true;
+}
+
+cJSON *
+rc_probe_body(const struct rc_desired *d, const struct cfg *cfg,
+              const char *probe_image, const char *vendor_allowed,
+              const char *denied, const char *const *direct, size_t n_direct,
+              const char *controller_id, const char *uid, const char *attempt)
+{
+    static const char *const same[] = { "User",      "Tty",
+                                        "OpenStdin", "AttachStdin",
+                                        "StdinOnce", "StopTimeout" };
+    const struct rc_object *agent = rc_desired_object(d, RC_ROLE_AGENT);
+    cJSON *c;
+    bool ok;
+
+    if (agent == NULL || agent->body == NULL ||
+        !rc_probe_inputs_ok(probe_image, vendor_allowed, denied, direct,
+                            n_direct, controller_id, uid, attempt))
+        return NULL;
+    c = cJSON_CreateObject();
+    ok = c != NULL && cJSON_AddStringToObject(c, "Image", probe_image) &&
+         rc_probe_entrypoint(c, d, cfg, vendor_allowed, denied, direct,
+                             n_direct) &&
+         /* No Env: no proxy variable, and never the credential. */
+         rc_probe_set(c, "Env", cJSON_CreateArray()) &&
+         cJSON_AddStringToObject(c, "WorkingDir", "/") &&
+         rc_probe_labels(c, agent->body, controller_id, uid, attempt);
+    for (size_t i = 0; ok && i < sizeof(same) / sizeof(same[0]); i++)
+        ok = rc_probe_copy(c, agent->body, same[i]);
+    ok = ok && rc_probe_host_config(c, agent->body) && rc_probe_endpoint(c, d);
+    if (!ok) {
+        cJSON_Delete(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* ---- reading the output -------------------------------------------------
+ */
+
+/* Copy s into out as printable ASCII (others become '?'), at most max
+ * bytes of s: the probe's text goes into a condition message. */
+static void
+rc_probe_clean(char *out, size_t size, const char *s, size_t max)
+{
+    size_t n = 0;
+
+    for (; *s != '\0' && n < max && n + 1 < size; s++)
+        out[n++] = (*s >= ' ' && *s <= '~') ? *s : '?';
+    out[n] = '\0';
+}
+
+/* The sentence for a failed check, into out (never NULL for names the
+ * probe prints; unknown names get a generic one). */
+static void
+rc_probe_check_text(const cJSON *chk, char *out, size_t size)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(chk, "name");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(chk, "target");
+    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(chk, "detail");
+    char name[32], target[80], detail[80];
+
+    rc_probe_clean(name, sizeof(name), n->valuestring, 24);
+    rc_probe_clean(target, sizeof(target), t->valuestring, 72);
+    rc_probe_clean(detail, sizeof(detail), dt->valuestring, 72);
+    if (strcmp(name, "allowed") == 0)
+        snprintf(out, size, "proxy refused the vendor %s (%s)", target, detail);
+    else if (strcmp(name, "denied") == 0)
+        snprintf(out, size,
+                 "proxy did not refuse %s, a host off the allowlist (%s)",
+                 target, detail);
+    else if (strcmp(name, "direct") == 0)
+        snprintf(out, size,
+                 "direct connection to %s succeeded past the proxy (%s)",
+                 target, detail);
+    else if (strcmp(name, "dns") == 0)
+        snprintf(out, size,
+                 "outside name resolution works: the resolver answered %s "
+                 "(%s)",
+                 target, detail);
+    else
+        snprintf(out, size, "check %s on %s failed (%s)", name, target, detail);
+}
+
+/* Check the shape of every check; count the failed ones and find the one
+ * the finding names: for a breach the first failed check other than
+ * "allowed" (containment first), otherwise the first failed one. */
+static int
+rc_probe_checks(const cJSON *checks, bool breach, const cJSON **named,
+                int *n_failed, struct err *e)
+{
+    static const char *const must[] = { "allowed", "denied", "dns" };
+    bool seen[3] = { false, false, false };
+    const cJSON *c;
+
+    *named = NULL;
+    *n_failed = 0;
+    cJSON_ArrayForEach(c, checks)
+    {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
+        const cJSON *ok = cJSON_GetObjectItemCaseSensitive(c, "ok");
+
+        if (!cJSON_IsString(n) || !cJSON_IsBool(ok) ||
+            !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "target")) ||
+            !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "detail")))
+            return err_set(e, ERR_SYNTAX,
+                           "probe output: a check lacks name, target, ok or "
+                           "detail");
+        for (size_t i = 0; i < 3; i++)
+            seen[i] = seen[i] || strcmp(n->valuestring, must[i]) == 0;
+        if (cJSON_IsTrue(ok))
+            continue;
+        (*n_failed)++;
+        if (*named == NULL &&
+            (!breach || strcmp(n->valuestring, "allowed") != 0))
+            *named = c;
+    }
+    for (size_t i = 0; i < 3; i++)
+        if (!seen[i])
+            return err_set(e, ERR_INVALID, "probe output: no %s check",
+                           must[i]);
+    return 0;
+}
+
+/* The one line of output as parsed JSON, or NULL with e set. */
+static cJSON *
+rc_probe_line(const char *output, size_t len, long exit_code, struct err *e)
+{
+    const char *end = output + len, *parse_end = NULL;
+    cJSON *root;
+
+    if (len > RC_PROBE_MAX_OUTPUT) {
+        err_set(e, ERR_LIMIT, "probe output is %zu bytes, more than %d", len,
+                RC_PROBE_MAX_OUTPUT);
+        return NULL;
+    }
+    while (output < end && strchr(" \t\r\n", *output) != NULL && *output)
+        output++;
+    while (end > output && strchr(" \t\r\n", end[-1]) != NULL && end[-1])
+        end--;
+    if (output == end) {
+        err_set(e, ERR_SYNTAX, "probe printed nothing (exit code %ld)",
+                exit_code);
+        return NULL;
+    }
+    if (memchr(output, '\n', (size_t)(end - output)) != NULL ||
+        memchr(output, '\0', (size_t)(end - output)) != NULL) {
+        err_set(e, ERR_SYNTAX, "probe printed more than one line");
+        return NULL;
+    }
+    root = cJSON_ParseWithLengthOpts(output, (size_t)(end - output), &parse_end,
+                                     false);
+    if (root == NULL || parse_end != end || !cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        err_set(e, ERR_SYNTAX,
+                "probe output is not a JSON object line (exit code %ld)",
+                exit_code);
+        return NULL;
+    }
+    return root;
+}
+
+/* Verdict and vendor strings, and the exit code they imply. */
+static int
+rc_probe_head(const cJSON *root, long exit_code, enum rc_probe_verdict *v,
+              bool *reachable, struct err *e)
+{
+    static const long codes[] = { [RC_PROBE_OK] = RC_PROBE_EXIT_OK,
+                                  [RC_PROBE_BREACH] = RC_PROBE_EXIT_BREACH,
+                                  [RC_PROBE_PROXY_BROKEN] =
+                                      RC_PROBE_EXIT_BROKEN };
+    const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "verdict");
+    const cJSON *ven = cJSON_GetObjectItemCaseSensitive(root, "vendor");
+    int i;
+
+    if (!cJSON_IsString(vs) || !cJSON_IsString(ven))
+        return err_set(e, ERR_SYNTAX, "probe output lacks verdict or vendor");
+    for (i = RC_PROBE_OK; i <= RC_PROBE_PROXY_BROKEN; i++)
+        if (strcmp(vs->valuestring,
+                   rc_probe_verdict_name((enum rc_probe_verdict)i)) == 0)
+            break;
+    if (i > RC_PROBE_PROXY_BROKEN)
+        return err_set(e, ERR_INVALID, "probe output: unknown verdict");
+    if (strcmp(ven->valuestring, "reachable") != 0 &&
+        strcmp(ven->valuestring, "unreachable") != 0)
+        return err_set(e, ERR_INVALID, "probe output: unknown vendor status");
+    if (exit_code != codes[i])
+        return err_set(e, ERR_INVALID,
+                       "probe said %s but exited with code %ld (expected "
+                       "%ld)",
+                       rc_probe_verdict_name((enum rc_probe_verdict)i),
+                       exit_code, codes[i]);
+    *v = (enum rc_probe_verdict)i;
+    *reachable = strcmp(ven->valuestring, "reachable") == 0;
+    return 0;
+}
+
+static int
+rc_probe_read(const cJSON *root, long exit_code, struct rc_probe_result *r,
+              struct err *e)
+{
+    const cJSON *checks = cJSON_GetObjectItemCaseSensitive(root, "checks");
+    const cJSON *named;
+    char text[RC_PROBE_FINDING_MAX - 16];
+    int n_failed;
+
+    if (rc_probe_head(root, exit_code, &r->verdict, &r->vendor_reachable, e) ==
+        -1)
+        return -1;
+    if (!cJSON_IsArray(checks))
+        return err_set(e, ERR_SYNTAX, "probe output lacks checks");
+    if (rc_probe_checks(checks, r->verdict == RC_PROBE_BREACH, &named,
+                        &n_failed, e) == -1)
+        return -1;
+    /* The verdict must agree with the checks: never trust an "ok" that
+     * carries a failure, nor a failure with nothing to name. */
+    if ((r->verdict == RC_PROBE_OK) != (n_failed == 0) ||
+        (r->verdict != RC_PROBE_OK && named == NULL))
+        return err_set(e, ERR_INVALID, "probe said %s with %d failed checks",
+                       rc_probe_verdict_name(r->verdict), n_failed);
+    if (named == NULL) {
+        snprintf(r->finding, sizeof(r->finding),
+                 "ok: boundary verified, vendor %s",
+                 r->vendor_reachable ? "reachable" : "unreachable");
+        return 0;
+    }
+    rc_probe_check_text(named, text, sizeof(text));
+    snprintf(r->finding, sizeof(r->finding), "%s: %s",
+             rc_probe_verdict_name(r->verdict), text);
+    return 0;
+}
+
+int
+rc_probe_parse(const char *output, size_t len, long exit_code,
+               struct rc_probe_result *out, struct err *e)
+{
+    struct rc_probe_result r = { 0 };
+    cJSON *root;
+    int rc;
+
+    if (exit_code == RC_PROBE_EXIT_USAGE)
+        return err_set(e, ERR_INVALID,
+                       "probe refused its arguments (exit code 4)");
+    root = rc_probe_line(output, len, exit_code, e);
+    if (root == NULL)
+        return -1;
+    rc = rc_probe_read(root, exit_code, &r, e);
+    cJSON_Delete(root);
+    if (rc == 0)
+        *out = r;
+    return rc;
+}

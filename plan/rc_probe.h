@@ -1,0 +1,102 @@
+/* rc_probe.h - the boundary probe of one attempt (DESIGN.md "What one
+ * invocation becomes", step 5), pure: the create body of the short-lived
+ * probe container and the reading of what it printed. No Docker, no I/O.
+ *
+ * The probe (images/probe.c, image agentctl/probe) runs on the
+ * invocation's internal network with exactly the agent's hardening, after
+ * the proxy is up and before the agent starts. It CONNECTs to the vendor
+ * and to a name off the allowlist through the proxy, tries direct TCP
+ * connects that must fail, and asks the container's resolver for the
+ * vendor's name, which must not answer. It prints one JSON line:
+ *   {"verdict":"ok|breach|proxy-broken","vendor":"reachable|unreachable",
+ *    "checks":[{"name":"allowed","target":"vendor.test:443","ok":true,
+ *               "detail":"200"},...]}
+ * and exits 0 (ok), 2 (breach), 3 (proxy-broken) or 4 (bad usage).
+ *
+ * Object: agentctl-<name>-<uid8>-probe, role label "probe", address .4 of
+ * the invocation's /24 (gateway .1, proxy .2, agent .3). While it runs it
+ * is a third endpoint on the internal network: remove it (by ID) before
+ * the agent starts, so the network's endpoints are {proxy, agent} again.
+ */
+#ifndef RC_PROBE_H
+#define RC_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "cfg.h"
+#include "err.h"
+#include "rc_desired.h"
+
+#define RC_PROBE_ROLE        "probe"       /* value of the role label */
+#define RC_PROBE_SUFFIX      "-probe"      /* after the invocation's prefix */
+#define RC_PROBE_HOST_OCTET  4             /* probe at .4 of the /24 */
+#define RC_PROBE_MEMORY      (16ull << 20) /* Docker's floor is 6 MB */
+#define RC_PROBE_PIDS        16
+#define RC_PROBE_NANOCPUS    250000000 /* a quarter of a CPU */
+#define RC_PROBE_MAX_DIRECT  16        /* --direct addresses the probe takes */
+#define RC_PROBE_MAX_OUTPUT  8192      /* more than this is not a probe line */
+#define RC_PROBE_FINDING_MAX 256
+/* A name no allowlist holds and no resolver answers (RFC 6761 .invalid). */
+#define RC_PROBE_DENIED_DEFAULT "agentctl-probe-denied.invalid:443"
+
+enum rc_probe_verdict {
+    RC_PROBE_OK,           /* boundary verified: the agent may start */
+    RC_PROBE_BREACH,       /* containment broken: fail the attempt closed */
+    RC_PROBE_PROXY_BROKEN, /* the proxy would not let the agent work */
+};
+
+struct rc_probe_result {
+    enum rc_probe_verdict verdict;
+    bool vendor_reachable; /* false: 502/504, the vendor itself is down */
+    /* One line for a status condition message, printable ASCII, e.g.
+     * "breach: direct connection to 10.213.0.1:443 succeeded past the
+     * proxy" or "ok: boundary verified, vendor reachable". */
+    char finding[RC_PROBE_FINDING_MAX];
+};
+
+/* The POST /containers/create?name=<rc_probe_name()> body of the probe:
+ * Image probe_image; Entrypoint ["/probe", "--proxy", <proxy ip:port>,
+ * "--allowed", vendor_allowed, "--denied", denied, "--direct", x...];
+ * Config fields (User, Tty, stdin, StopTimeout) and the whole HostConfig
+ * copied from d's agent body, then with no mounts at all (Mounts []),
+ * the RC_PROBE_* memory/pids/cpu limits and small logs; NetworkMode and the
+ * only endpoint = the internal network at .4 (rc_probe_ip()); no Env; the
+ * five labels with role "probe" (invocation taken from the agent body).
+ *   vendor_allowed  the vendor's first host, "host:port"
+ *   denied          a host off the allowlist (RC_PROBE_DENIED_DEFAULT)
+ *   direct          IPv4:PORT addresses a plain connect must not reach
+ *                   (gateway .1 ports, the proxy's and the vendor's
+ *                   egress-side addresses), at most RC_PROBE_MAX_DIRECT
+ * Strings are copied. Caller deletes the result. NULL when d has no agent
+ * body, an argument is NULL, empty or holds a space or control character,
+ * n_direct is too large, or out of memory. */
+cJSON *rc_probe_body(const struct rc_desired *d, const struct cfg *cfg,
+                     const char *probe_image, const char *vendor_allowed,
+                     const char *denied, const char *const *direct,
+                     size_t n_direct, const char *controller_id,
+                     const char *uid, const char *attempt);
+
+/* The probe's address: .RC_PROBE_HOST_OCTET of d's subnet. -1 when the
+ * subnet is unusable. */
+int rc_probe_ip(const struct rc_desired *d, char ip[RC_IP_MAX]);
+
+/* "<prefix>-probe" into out. -1 when it does not fit. */
+int rc_probe_name(const char *prefix, char out[RC_NAME_MAX]);
+
+/* Read the probe's stdout (output, len bytes; not NUL-terminated) and its
+ * exit code. On success fills out and returns 0: the verdict, the vendor
+ * status and a one-line finding. Returns -1 with e set (ERR_SYNTAX,
+ * ERR_INVALID or ERR_LIMIT, message ready for a condition) when the output
+ * is not exactly one well-formed probe line, the exit code is not the one
+ * the verdict implies, or an "ok" verdict carries a failed or missing
+ * check: the caller fails closed, out is untouched. */
+int rc_probe_parse(const char *output, size_t len, long exit_code,
+                   struct rc_probe_result *out, struct err *e);
+
+/* "ok", "breach", "proxy-broken". */
+const char *rc_probe_verdict_name(enum rc_probe_verdict v);
+
+#endif

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# test_layers.sh - the layering check (hack/check-layers.sh) passes on this
+# tree and fails, naming the file, on scratch copies that break it: an
+# upward include (model/ including the controller's header), an upward
+# link (plan/ linking the Docker client) and an upward set() link list.
+set -euo pipefail
+ROOT=${AGENTCTL_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
+CHECK=$ROOT/hack/check-layers.sh
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$CHECK" "$ROOT" || fail "check-layers refuses the tree itself"
+
+S=$(mktemp -d /tmp/agentctl-layers.XXXXXX)
+trap 'rm -rf "$S"' EXIT
+copy() { # a fresh scratch copy of the product folders
+    rm -rf "$S/tree"
+    mkdir -p "$S/tree"
+    (cd "$ROOT" && tar -cf - common model store docker hostio plan proxy \
+        images controller cli) | tar -xf - -C "$S/tree"
+}
+expect_refused() { # expect_refused WHAT PATTERN
+    local out rc=0
+    out=$("$CHECK" "$S/tree" 2>&1) || rc=$?
+    [ "$rc" -eq 1 ] || fail "$1: check-layers exited $rc, expected 1"
+    grep -q -- "$2" <<<"$out" || fail "$1: no line matching '$2' in: $out"
+    echo "ok: $1 refused: $(grep -m1 -- "$2" <<<"$out")"
+}
+
+copy
+"$CHECK" "$S/tree" >/dev/null || fail "the unchanged copy is refused"
+
+copy
+sed -i '0,/^#include "spec.h"/s//#include "spec.h"\n#include "ctl.h"/' \
+    "$S/tree/model/spec_json.c"
+expect_refused "upward include" \
+    'model/spec_json.c:[0-9]*: includes controller/ctl.h'
+
+copy
+sed -i 's/^target_link_libraries(plan PUBLIC model common/& docker/' \
+    "$S/tree/plan/CMakeLists.txt"
+expect_refused "upward link" 'plan/CMakeLists.txt: links docker (docker/)'
+
+copy
+sed -i 's/^target_link_libraries(agentctl PRIVATE store/& ctlmetrics/' \
+    "$S/tree/cli/CMakeLists.txt"
+expect_refused "cli linking the controller" \
+    'cli/CMakeLists.txt: links ctlmetrics (controller/)'
+
+copy
+cp "$S/tree/common/err.h" "$S/tree/plan/err.h"
+expect_refused "a header name used twice" 'header name also used in'
+echo "PASS: layering check and its negative controls"

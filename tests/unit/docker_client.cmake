@@ -1,0 +1,12 @@
+# Docker Engine API client (docker/dk_*): a fake daemon on a unix
+# socket for the client, and the pure logs demultiplexer.
+agentctl_unit_test(test_dk_client
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_client.c
+          ${CMAKE_CURRENT_LIST_DIR}/test_dk_fake.c
+  LIBS docker)
+agentctl_unit_test(test_dk_stream
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_stream.c
+          ${CMAKE_CURRENT_LIST_DIR}/test_dk_fake.c
+  LIBS docker)
+agentctl_unit_test(test_dk_logs
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_logs.c LIBS docker)

@@ -1,0 +1,13 @@
+# hostio/rc_workspace, rc_credential, rc_output (library hostio): real
+# files in mkdtemp() directories under /tmp.
+agentctl_unit_test(test_rc_credential
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_credential.c LIBS hostio)
+agentctl_unit_test(test_rc_output
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_output.c
+  LIBS hostio PkgConfig::CRYPTO)
+agentctl_unit_test(test_rc_workspace
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_workspace.c
+  LIBS hostio PkgConfig::ARCHIVE)
+agentctl_unit_test(test_rc_git_digest
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_git_digest.c
+  LIBS hostio plan PkgConfig::ARCHIVE)

@@ -1,0 +1,6 @@
+# Desired state of one attempt (plan/rc_desired.*, rc_names.c): pure,
+# no Docker.
+agentctl_unit_test(test_rc_desired
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_desired.c LIBS plan)
+agentctl_unit_test(test_rc_desired_storage
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_desired_storage.c LIBS plan)
