@@ -10,7 +10,7 @@ PACKAGES=(
     # build
     build-essential cmake pkg-config git ca-certificates clang
     libclang-rt-14-dev clang-format valgrind
-    # libraries (DESIGN.md "Dependencies come from Debian packages")
+    # libraries (docs/design.md "Dependencies come from Debian packages")
     libyaml-dev libcjson-dev libev-dev libcmocka-dev libcurl4-openssl-dev
     libssl-dev libhttp-parser-dev libc-ares-dev libarchive-dev
     libmicrohttpd-dev

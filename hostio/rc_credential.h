@@ -1,6 +1,6 @@
 /* rc_credential.h - read one credential from the controller's secrets
- * directory (DESIGN.md "credential: a file name in the controller's secrets
- * dir").
+ * directory (docs/design.md, spec.credential: a file name in the
+ * controller's secrets dir).
  *
  * A credential file is trusted only when nobody but its owner could have
  * read or replaced it: a regular file (not a symlink), owned by the

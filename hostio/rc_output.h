@@ -1,5 +1,5 @@
 /* rc_output.h - bounded, validated capture of an agent's stdout+stderr
- * (DESIGN.md "output over maxBytes (output-limit), output that is not
+ * (docs/design.md "output over maxBytes (output-limit), output that is not
  * strict UTF-8 (capture-failure)" and status.output {bytes,truncated,
  * sha256}).
  *
@@ -97,7 +97,7 @@ int rc_output_redact(struct rc_output *o, const void *secret, size_t len,
 enum rc_output_status rc_output_write(struct rc_output *o, const void *p,
                                       size_t n);
 
-/* Feed a chunk of a Tty:false Docker logs body (docker-notes.md section
+/* Feed a chunk of a Tty:false Docker logs body (docs/docker-notes.md section
  * 7): the frames are decoded with dk_logs_demux and the stdout and stderr
  * payloads go to rc_output_write() in arrival order. A malformed frame
  * header is RC_OUTPUT_CAPTURE_FAILURE. */

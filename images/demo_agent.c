@@ -191,7 +191,7 @@ demo_report_identity(void)
     if (cred != NULL && cred[0] != '\0') {
         demo_report_credential(cred);
     } else {
-        /* the built-in vendors' credentialEnv names (DESIGN.md) */
+        /* the built-in vendors' credentialEnv names (docs/design.md) */
         demo_report_credential("ANTHROPIC_API_KEY");
         demo_report_credential("OPENAI_API_KEY");
     }

@@ -1,7 +1,7 @@
 /* keeper.c - the storage keeper: a process that does nothing but stay alive.
  *
  * A local tmpfs volume lives only while at least one running container uses
- * it (docker-notes.md section 6), so the controller runs one keeper per
+ * it (docs/docker-notes.md section 6), so the controller runs one keeper per
  * invocation, with the invocation's volumes mounted, for the whole attempt.
  * The keeper must therefore never exit on its own, and must exit 0 at once
  * when it is stopped, so `docker stop` never has to fall back to SIGKILL.

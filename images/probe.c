@@ -1,4 +1,4 @@
-/* probe.c - the boundary probe (DESIGN.md "What one invocation becomes",
+/* probe.c - the boundary probe (docs/design.md "What one invocation becomes",
  * step 5): run once on an invocation's internal network, from the agent's
  * side of the box, before the agent starts, and prove the boundary holds.
  *

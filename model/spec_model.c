@@ -14,7 +14,7 @@
 #include "spec_quantity.h"
 
 /* Variables the controller sets in the agent's environment; a spec may not
- * set them (DESIGN.md "Controller configuration"). */
+ * set them (docs/design.md "Controller configuration"). */
 static const char *const reserved_env[] = {
     "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
     "NO_PROXY",    "no_proxy",    "ALL_PROXY",  "all_proxy",

@@ -1,5 +1,5 @@
 /* rc_adapter.h - vendor adapters: what a `prompt` spec becomes for one
- * vendor CLI in one phase (DESIGN.md "The resource": phase decides the
+ * vendor CLI in one phase (docs/design.md "The resource": phase decides the
  * tools). Pure: spec values in, plain data out, no Docker, no I/O.
  *
  * An adapter turns (phase, prompt, runner) into

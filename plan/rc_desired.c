@@ -2,7 +2,7 @@
  * the spec, the controller config and the capture-time inputs. Pure: no
  * Docker, no I/O, same inputs -> same JSON.
  *
- * Every hardening field carries its reason beside it; docker-notes.md
+ * Every hardening field carries its reason beside it; docs/docker-notes.md
  * holds the measurements behind them. The bodies are the single statement
  * of the desired state (rc_desired.h).
  */
@@ -135,7 +135,7 @@ rc_check_inputs(const struct rc_build *b, struct err *e)
 
 /* ---- shared pieces ---------------------------------------------------- */
 
-/* Exactly the five labels DESIGN.md names: GC and adoption find objects by
+/* Exactly the five labels docs/design.md names: GC and adoption find objects by
  * them, so nothing else may vary. */
 static cJSON *
 rc_labels(struct rc_build *b, cJSON *o, enum rc_role role)
@@ -175,7 +175,7 @@ rc_host_config(struct rc_build *b, cJSON *c, const char *network_mode,
 
     rc_str(b, hc, "NetworkMode", network_mode);
     /* docker-init as PID 1: reaps orphans (zombies would fill PidsLimit)
-     * and ends the process on SIGTERM (docker-notes.md section 3). */
+     * and ends the process on SIGTERM (docs/docker-notes.md section 3). */
     rc_bool(b, hc, "Init", true);
     rc_bool(b, hc, "Privileged", false);    /* no devices, no full caps */
     rc_strs(b, hc, "CapDrop", cap_drop, 1); /* no capability at all */
@@ -188,7 +188,7 @@ rc_host_config(struct rc_build *b, cJSON *c, const char *network_mode,
     rc_num(b, rp, "MaximumRetryCount", 0);
     rc_str(b, hc, "IpcMode", "private"); /* no shared IPC namespace */
     /* Port bindings are latent on internal networks and go live on a
-     * later connect (docker-notes.md section 4): none, ever. */
+     * later connect (docs/docker-notes.md section 4): none, ever. */
     rc_ok(b, cJSON_AddObjectToObject(hc, "PortBindings"));
     rc_bool(b, hc, "PublishAllPorts", false);
     /* Memory == MemorySwap: no swap beyond the limit. */
@@ -210,7 +210,7 @@ rc_host_config(struct rc_build *b, cJSON *c, const char *network_mode,
     return hc;
 }
 
-/* One endpoint only: API 1.41 refuses two at create (docker-notes.md
+/* One endpoint only: API 1.41 refuses two at create (docs/docker-notes.md
  * section 2), and a static address so the proxy URL is known in advance. */
 static void
 rc_one_endpoint(struct rc_build *b, cJSON *c, const char *ip)
@@ -258,7 +258,7 @@ rc_network_body(struct rc_build *b)
     rc_str(b, n, "Driver", "bridge");
     rc_bool(b, n, "Internal", true); /* no route out but the proxy */
     /* The raw API default is false and a duplicate makes the name
-     * ambiguous for every later call (docker-notes.md section 1). */
+     * ambiguous for every later call (docs/docker-notes.md section 1). */
     rc_bool(b, n, "CheckDuplicate", true);
     rc_bool(b, n, "EnableIPv6", false); /* no second family past the proxy */
     rc_labels(b, n, RC_ROLE_NETWORK);
@@ -276,7 +276,7 @@ rc_network_body(struct rc_build *b)
     rc_str(b, sub, "Subnet", b->d->subnet);
     rc_str(b, sub, "Gateway", b->d->gateway);
     /* Internal alone leaves the host reachable at the gateway address;
-     * this keeps IPv4 off the bridge (docker-notes.md section 1). */
+     * this keeps IPv4 off the bridge (docs/docker-notes.md section 1). */
     opt = rc_obj(b, n, "Options");
     rc_str(b, opt, "com.docker.network.bridge.inhibit_ipv4", "true");
     return n;
@@ -348,7 +348,7 @@ rc_volume_body(struct rc_build *b, enum rc_role role, uint64_t bytes,
     rc_str(b, v, "Name", b->d->objects[role].name);
     rc_str(b, v, "Driver", "local");
     /* tmpfs with byte and inode limits, owned by the agent user and closed
-     * to others (docker-notes.md section 6). */
+     * to others (docs/docker-notes.md section 6). */
     snprintf(o, sizeof(o), "size=%llu,nr_inodes=%llu,uid=%u,gid=%u,mode=0700",
              (unsigned long long)bytes, (unsigned long long)inodes,
              b->cfg->agent_uid, b->cfg->agent_gid);
@@ -518,7 +518,7 @@ rc_agent_host_config(struct rc_build *b, cJSON *c)
                         inv->memory_bytes, inv->pids, log_size, "2");
     rc_num(b, hc, "NanoCpus", inv->millicpus * 1000000);
     /* No external names: the embedded resolver forwards to 0.0.0.0, which
-     * answers nothing, fast (docker-notes.md section 4); the proxy is
+     * answers nothing, fast (docs/docker-notes.md section 4); the proxy is
      * reached by IP. Both are create-time only, so drift shows as a new
      * container. */
     rc_strs(b, hc, "Dns", dns, 1);

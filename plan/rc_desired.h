@@ -1,5 +1,5 @@
 /* rc_desired.h - what one AgentInvocation attempt becomes in Docker
- * (DESIGN.md "What one invocation becomes"), as a pure function of the
+ * (docs/design.md "What one invocation becomes"), as a pure function of the
  * spec, the controller config and what the controller knew when it
  * captured the attempt.
  *
@@ -159,7 +159,7 @@ const struct rc_object *rc_desired_object(const struct rc_desired *d,
 
 /* A new body for POST /networks/<d->egress_network>/connect that joins the
  * created proxy (its ID) to the egress network after create (API 1.41
- * takes one network at create: docker-notes.md section 2). Caller
+ * takes one network at create: docs/docker-notes.md section 2). Caller
  * deletes. NULL when out of memory. */
 cJSON *rc_desired_proxy_connect(const struct rc_desired *d,
                                 const char *proxy_id);

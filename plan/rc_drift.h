@@ -1,7 +1,7 @@
 /* rc_drift.h - the drift checker: given what the controller created for one
  * object of an attempt (the rc_desired body plus what it recorded at
  * creation) and what Docker reports now (a fresh inspect result), say
- * exactly what differs (DESIGN.md "The reconcile loop"). Pure: no Docker,
+ * exactly what differs (docs/design.md "The reconcile loop"). Pure: no Docker,
  * no I/O, no printing.
  *
  * The rules live in one table (rc_drift_rules.c), documented row for row

@@ -1,4 +1,4 @@
-/* rc_drift_rules.c - the one table of drift rules (issue 5) and its
+/* rc_drift_rules.c - the one table of drift rules and its
  * accessors. docs/drift-rules.md is this table rendered row for row;
  * test_rc_drift fails when the two disagree and rewrites the doc with
  * `test_rc_drift --write-doc docs/drift-rules.md`.
@@ -56,7 +56,7 @@ static const struct rc_drift_rule rules[] = {
     { "network.options", NET, "Options", "/Options", "null", RC_CMP_EXACT,
       "exactly the body's options (bridge.inhibit_ipv4 \"true\")",
       "without inhibit_ipv4 the host holds the gateway address and the agent "
-      "reaches host services (docker-notes.md section 1)" },
+      "reaches host services (docs/docker-notes.md section 1)" },
     { "network.endpoint-extra", NET, "Containers", NULL, NULL,
       RC_CMP_ENDPOINTS_EXTRA,
       "every running endpoint is an allowed container (proxy, agent, probe)",
@@ -98,7 +98,7 @@ static const struct rc_drift_rule rules[] = {
       RC_CMP_FROM_IMAGE, "the body's, else the image's",
       "where the agent writes" },
     { "container.stdin", CTR, "Config.OpenStdin", "/OpenStdin", "false",
-      RC_CMP_EXACT, "false", "stdin stays closed (DESIGN.md)" },
+      RC_CMP_EXACT, "false", "stdin stays closed (docs/design.md)" },
     /* ---- containers: privilege ---- */
     { "container.privileged", CTR, HC("Privileged"), "false", RC_CMP_EXACT,
       "false", "privileged is root on the host" },
@@ -141,7 +141,7 @@ static const struct rc_drift_rule rules[] = {
     { "container.port-bindings", CTR, HC("PortBindings"), "null", RC_CMP_EXACT,
       "none",
       "a binding goes live on a later connect even when Ports is empty "
-      "(docker-notes.md section 4)" },
+      "(docs/docker-notes.md section 4)" },
     { "container.publish-all-ports", CTR, HC("PublishAllPorts"), "false",
       RC_CMP_EXACT, "false", "publishes every EXPOSEd port on the host" },
     { "container.ports-live", CTR, "NetworkSettings.Ports", NULL, NULL,

@@ -1,4 +1,4 @@
-/* rc_probe.h - the boundary probe of one attempt (DESIGN.md "What one
+/* rc_probe.h - the boundary probe of one attempt (docs/design.md "What one
  * invocation becomes", step 5), pure: the create body of the short-lived
  * probe container and the reading of what it printed. No Docker, no I/O.
  *

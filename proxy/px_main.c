@@ -4,7 +4,7 @@
  *   [--allow-private] [--header-limit 8192] [--header-timeout 10]
  *   [--idle-timeout 600] [--max-conns 256]
  *   [--connect-timeout 10] [--drain-timeout 5]
- * (DESIGN.md "egress-proxy contract"; the last two are extensions.)
+ * (docs/design.md "egress-proxy contract"; the last two are extensions.)
  */
 #include "px_int.h"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # build-keeper.sh - agentctl/keeper:VERSION: FROM scratch + the static
 # keeper binary, which holds an invocation's tmpfs volumes mounted for the
-# whole attempt (docker-notes.md section 6). Empty /work and /tmp are
+# whole attempt (docs/docker-notes.md section 6). Empty /work and /tmp are
 # copied in as mount targets: a scratch image has no directories and no
 # shell to make them.
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,4 @@
-/* test_ctl_stop.c - the first stop reason is the one kept (issue 7): when
+/* test_ctl_stop.c - the first stop reason is the one kept: when
  * stop causes race - cancel then deadline, deadline then cancel, drift
  * during a cancel, output-limit then cancel - the status, the Ready
  * condition and the Stopped event name the first cause only.

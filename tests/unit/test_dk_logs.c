@@ -48,7 +48,7 @@ frame(unsigned char *p, int stream, const char *payload)
     return 8 + n;
 }
 
-/* The capture from docker-notes.md §7 plus an empty frame. */
+/* The capture from docs/docker-notes.md section 7 plus an empty frame. */
 static size_t
 sample(unsigned char *p)
 {

@@ -1,4 +1,4 @@
-/* test_rc_desired_storage.c - the storages issue 7 adds to the desired
+/* test_rc_desired_storage.c - the storages in the desired
  * state, without Docker: the git metadata volume (/work/.git read-only in
  * the agent in every phase, writable only in the keeper that receives the
  * upload) and, for a prompt spec, the adapter's argv as the Entrypoint,

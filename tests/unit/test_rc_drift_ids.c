@@ -1,4 +1,4 @@
-/* test_rc_drift_ids.c - identity (issue 5): the ID behind an object's
+/* test_rc_drift_ids.c - identity: the ID behind an object's
  * name is the recorded one. When the recorded ID answers 404 the
  * controller inspects the name and rc_drift_check_missing() judges it: a
  * stand-in with identical attributes (the captured fixture itself, only

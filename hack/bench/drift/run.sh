@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh - drift detection latency of agent-controller (issue 5): from a
+# run.sh - drift detection latency of agent-controller: from a
 # mutation made behind its back to (a) the agent killed (Docker's first
 # `kill` or `die` event for the agent container) and (b) phase Failed in
 # the status document. Not a test: numbers, no pass/fail.

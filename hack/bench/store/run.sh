@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh - the directory store against the etcd store (issue 6), side by
+# run.sh - the directory store against the etcd store, side by
 # side in one run: how long until agent-controller has seen 1,000 applied
 # specs, and the watch-to-reconcile latency of one spec at a time (p50/p99),
 # plus the controller's peak RSS. Not a test: numbers, no pass/fail (exit 1

@@ -3,7 +3,7 @@
 # from tests/integration/controller/test_*.sh, after nothing else).
 #
 # These scenarios are black-box: they know agent-controller only through its
-# contract (DESIGN.md: flags, config file, status/events/output files, the
+# contract (docs/design.md: flags, config file, status/events/output files, the
 # labels on every Docker object). Each scenario gets its own specs, state,
 # secrets and workspace directories, its own controller ID (so the
 # managed-by label names exactly this run's objects), its own egress

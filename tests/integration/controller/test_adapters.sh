@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_adapters.sh - prompt specs on real Docker (issue 7): the vendor's
+# test_adapters.sh - prompt specs on real Docker: the vendor's
 # adapter builds the agent's argv, env and config files, and a fake vendor
 # CLI (image agentctl/fakecli: tests/images/fake_vendor_cli.c, installed
 # as claude, codex and /agent) reports exactly what it was given.

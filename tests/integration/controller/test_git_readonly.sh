@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_git_readonly.sh - a workspace's .git is a storage of its own,
-# mounted read-only at /work/.git in every phase (issue 7): writing,
+# mounted read-only at /work/.git in every phase: writing,
 # hard-linking, renaming or removing anything under it fails, and so do
 # `mv /work/.git` and `rm -rf /work/.git` (it is a mount point); the
 # worktree follows the phase (writable in execute and fix only); symlinks

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_hardening.sh - what one invocation becomes in Docker (DESIGN.md),
+# test_hardening.sh - what one invocation becomes in Docker (docs/design.md),
 # read back from the daemon while the agent runs: an Internal network of
 # its own with inhibit_ipv4 and a subnet from the configured pool; a proxy
 # on it and on the egress network, non-root, no capabilities, read-only,
@@ -102,7 +102,7 @@ check_eq "agent: cpus 0.5" 500000000 "$(c "$agent" '{{.HostConfig.NanoCpus}}')"
 check_eq "agent: pids 64" 64 "$(c "$agent" '{{.HostConfig.PidsLimit}}')"
 check_match "agent: no extra hosts" '^(null|\[\])$' \
     "$(c "$agent" '{{json .HostConfig.ExtraHosts}}')"
-check_eq "agent: DNS disabled (upstream 0.0.0.0, docker-notes.md 4)" \
+check_eq "agent: DNS disabled (upstream 0.0.0.0, docs/docker-notes.md section 4)" \
     '["0.0.0.0"]' "$(c "$agent" '{{json .HostConfig.Dns}}')"
 proxy_ip=$(c "$proxy" "{{(index .NetworkSettings.Networks \"$(n '{{.Name}}')\").IPAddress}}")
 env=$(c "$agent" '{{json .Config.Env}}')

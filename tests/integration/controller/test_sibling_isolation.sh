@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_sibling_isolation.sh - two invocations at once share no mount, no
 # network and no keeper, and neither agent can list, read or write the
-# other's workspace or scratch, or reach its network (issue 7).
+# other's workspace or scratch, or reach its network.
 #
 # iso-a and iso-b run the same probe (sibling_probe.sh, copied into each
 # workspace next to a marker file of its own), each in execute phase with

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_stop_races.sh - when stop causes race, the first one is recorded
-# (issue 7), against a real daemon. The order is made deterministic with
+# first, against a real daemon. The order is made deterministic with
 # the test-hooks controller, which kills itself right after it wrote a
 # status of a given phase (AGENTCTL_TEST_CRASH_AT=recorded:<phase>): the
 # stop is then recorded but still in flight (the attempt's objects are

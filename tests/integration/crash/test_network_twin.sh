@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_network_twin.sh - a network create that outlasted its request
-# (issue 4, N=50). Docker creates networks one at a time; a create the
+# (seen at N=50). Docker creates networks one at a time; a create the
 # controller gave up on still happens, and the retry meets a network of
 # the same name. Reproduced exactly: the test-hooks controller kills
 # itself right after Docker created the attempt's network (before the ID

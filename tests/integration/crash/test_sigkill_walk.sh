@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_sigkill_walk.sh - the controller killed with SIGKILL at every step
-# of preparing, starting, running and cleaning up (issue 5). For each crash
+# of preparing, starting, running and cleaning up. For each crash
 # point: a fresh invocation, the test-hooks controller with
 # AGENTCTL_TEST_CRASH_AT=<point> (it kills itself there), then a normal
 # controller. Each time the invocation must end Succeeded, its agent must

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_dockerd_restart.sh - the Docker daemon stopped and started again
-# while an agent runs (issue 5). The machine's shared dockerd is never
+# while an agent runs. The machine's shared dockerd is never
 # touched: the test starts a private daemon of its own (own socket,
 # data-root, exec-root, pidfile, containerd; a default bridge of its own)
 # with the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_drift_prestart.sh - drift before the agent starts is repaired, not
-# failed (issue 5): a test-hooks controller stops itself at a step of the
+# failed: a test-hooks controller stops itself at a step of the
 # preparation (AGENTCTL_TEST_CRASH_AT), the test changes one thing behind
 # its back, a normal controller takes over: a DriftRepaired event names
 # the drift, the attempt is rebuilt and ends Succeeded, its agent started

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_drift_rules.sh - one real-Docker mutation per drift rule that Docker
-# lets anyone make while an attempt runs (issue 5), each on its own
+# lets anyone make while an attempt runs, each on its own
 # invocation, all of a batch at once (lib_drift.sh lists them). For each:
 # phase Failed, stopReason boundary-drift, condition Drifted=True whose
 # reason is exactly the rule ID and whose message names the object.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_drift_standin.sh - the ID behind the name (issue 5): an object
+# test_drift_standin.sh - the ID behind the name: an object
 # removed behind the controller's back and recreated under the same name
 # with identical attributes - labels included - is refused, and the
 # stand-in is never deleted. Stand-ins made here: the internal network
