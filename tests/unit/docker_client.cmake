@@ -10,3 +10,9 @@ agentctl_unit_test(test_dk_stream
   LIBS docker)
 agentctl_unit_test(test_dk_logs
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_logs.c LIBS docker)
+# The typed Engine API calls (docker/dk_engine.c): method, path, query and
+# body of each, against the fake daemon.
+agentctl_unit_test(test_dk_engine
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_engine.c
+          ${CMAKE_CURRENT_LIST_DIR}/test_dk_fake.c
+  LIBS docker)

@@ -1,0 +1,117 @@
+/* dk_engine.h - the Engine API calls agentctl makes, typed: the one place
+ * request paths, query parameters and methods are written.
+ *
+ * Every call is asynchronous and follows the rules of dk.h: a call that
+ * cannot start returns NULL with e filled and never runs cb; one that
+ * starts runs cb exactly once, later, unless it is cancelled. References
+ * (IDs, names, image references) are percent-escaped here, so callers pass
+ * them as Docker reports them.
+ */
+#ifndef DK_ENGINE_H
+#define DK_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "dk.h"
+#include "err.h"
+
+/* The kinds of object the controller creates, inspects, lists and
+ * removes (images are only inspected). */
+enum dk_kind {
+    DK_CONTAINER,
+    DK_NETWORK,
+    DK_VOLUME,
+    DK_IMAGE,
+};
+
+/* Optional knobs of a call; NULL or zeroed = dk.h's defaults. */
+struct dk_call {
+    long timeout_ms; /* 0: DK_DEFAULT_TIMEOUT_MS; DK_NO_TIMEOUT: none */
+    size_t max_body; /* 0: DK_DEFAULT_MAX_BODY */
+    bool wipe_body;  /* the request body holds a secret: zero the printed
+                        copy once it is handed over */
+};
+
+/* GET the object's inspect document: /containers/{ref}/json,
+ * /networks/{ref}, /volumes/{ref}, /images/{ref}/json. ref is an ID or a
+ * name (a volume has only its name). */
+struct dk_req *dk_inspect(struct dk *dk, enum dk_kind kind, const char *ref,
+                          dk_done_fn *cb, void *arg, struct err *e);
+
+/* DELETE the object. A container is removed with force=1 (a running one
+ * is killed first). Images are never removed: ERR_INVALID. */
+struct dk_req *dk_remove(struct dk *dk, enum dk_kind kind, const char *ref,
+                         dk_done_fn *cb, void *arg, struct err *e);
+
+/* POST the create body. name goes into the query for containers
+ * (?name=...) and must be NULL for networks and volumes, whose body names
+ * them. call may be NULL. */
+struct dk_req *dk_create(struct dk *dk, enum dk_kind kind, const char *name,
+                         const cJSON *body, const struct dk_call *call,
+                         dk_done_fn *cb, void *arg, struct err *e);
+
+/* GET the list of objects (containers: all=1, stopped ones too) whose
+ * filter key holds one of values[0..n): filters={"<key>":[values...]}.
+ * key NULL lists everything. */
+struct dk_req *dk_list(struct dk *dk, enum dk_kind kind, const char *key,
+                       const char *const *values, size_t n, dk_done_fn *cb,
+                       void *arg, struct err *e);
+
+/* POST /containers/{id}/start (304 when it runs already counts as ok). */
+struct dk_req *dk_container_start(struct dk *dk, const char *id, dk_done_fn *cb,
+                                  void *arg, struct err *e);
+
+/* POST /containers/{id}/wait: the answer comes when the container exits
+ * ({"StatusCode": n}). timeout_ms: DK_NO_TIMEOUT to wait as long as it
+ * runs. */
+struct dk_req *dk_container_wait(struct dk *dk, const char *id, long timeout_ms,
+                                 dk_done_fn *cb, void *arg, struct err *e);
+
+/* GET the container's stdout and stderr so far, as one multiplexed body
+ * (dk_logs_demux_*). */
+struct dk_req *dk_container_logs(struct dk *dk, const char *id, dk_done_fn *cb,
+                                 void *arg, struct err *e);
+
+/* The same, followed: on_data gets the multiplexed bytes as they come,
+ * on_done runs at the end of the stream (the container stopped) or on
+ * error. No total deadline. */
+struct dk_req *dk_container_follow_logs(struct dk *dk, const char *id,
+                                        dk_data_fn *on_data,
+                                        dk_done_fn *on_done, void *arg,
+                                        struct err *e);
+
+/* PUT a tar archive into the directory dir of the container. */
+struct dk_req *dk_container_put_archive(struct dk *dk, const char *id,
+                                        const char *dir, const void *tar,
+                                        size_t len, dk_done_fn *cb, void *arg,
+                                        struct err *e);
+
+/* GET the directory dir of the container as a tar archive (the body),
+ * capped at max_body bytes (0: DK_DEFAULT_MAX_BODY). */
+struct dk_req *dk_container_get_archive(struct dk *dk, const char *id,
+                                        const char *dir, size_t max_body,
+                                        dk_done_fn *cb, void *arg,
+                                        struct err *e);
+
+/* POST /networks/{ref}/connect with the endpoint body
+ * ({"Container": id, "EndpointConfig": ...}). */
+struct dk_req *dk_network_connect(struct dk *dk, const char *ref,
+                                  const cJSON *body, dk_done_fn *cb, void *arg,
+                                  struct err *e);
+
+/* GET /events since the Unix time since, with filters (a JSON object of
+ * key -> [values]), one JSON event per on_line call. No total deadline. */
+struct dk_req *dk_events(struct dk *dk, long since, const cJSON *filters,
+                         dk_data_fn *on_line, dk_done_fn *on_done, void *arg,
+                         struct err *e);
+
+/* GET /_ping. fresh: on a new connection, closed after, which proves the
+ * daemon accepts connections now (a stopping dockerd closes its listener
+ * but still answers on connections already open). */
+struct dk_req *dk_ping(struct dk *dk, bool fresh, dk_done_fn *cb, void *arg,
+                       struct err *e);
+
+#endif
