@@ -23,6 +23,7 @@
 #include "cfg.h"
 #include "container_of.h"
 #include "dk.h"
+#include "dk_engine.h"
 #include "err.h"
 #include "rc_desired.h"
 #include "rc_output.h"
@@ -222,13 +223,13 @@ bool ctl_prepare_step(struct ctl_inv *inv);
 void ctl_prepare_next_subnet(struct ctl_inv *inv);
 /* The object (inspect or list entry) carries this attempt's uid, attempt,
  * role and managed-by labels and is no stand-in the revalidation found. */
-/* GET the listing `what` ("/networks", "/containers/json?all=1") with the
- * filter key: values[0..n); cb gets inv. */
-bool ctl_prepare_list(struct ctl_inv *inv, const char *what, const char *key,
-                      const char *const *values, int n, dk_done_fn *cb);
+/* List the objects of kind (containers: stopped ones too) whose filter
+ * key holds one of values[0..n); cb gets inv. */
+bool ctl_prepare_list(struct ctl_inv *inv, enum dk_kind kind, const char *key,
+                      const char *const *values, size_t n, dk_done_fn *cb);
 /* ctl_prepare_list() by this invocation's uid label, and by role when not
  * NULL. */
-bool ctl_prepare_list_ours(struct ctl_inv *inv, const char *what,
+bool ctl_prepare_list_ours(struct ctl_inv *inv, enum dk_kind kind,
                            const char *role, dk_done_fn *cb);
 bool ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
                              const char *role);

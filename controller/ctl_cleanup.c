@@ -68,13 +68,14 @@ on_removed(struct dk_req *req, struct dk_response *r, void *arg)
 }
 
 static bool
-remove_path(struct ctl_inv *inv, const char *role, const char *path)
+remove_object(struct ctl_inv *inv, const char *role, enum dk_kind kind,
+              const char *ref)
 {
     struct err e;
 
     if (role != inv->cleanup_role)
         snprintf(inv->cleanup_role, sizeof(inv->cleanup_role), "%s", role);
-    inv->call = dk_delete(inv->ctl->dk, path, on_removed, inv, &e);
+    inv->call = dk_remove(inv->ctl->dk, kind, ref, on_removed, inv, &e);
     if (inv->call == NULL)
         ctl_inv_backoff(inv, &e);
     return true;
@@ -132,7 +133,6 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
     const char *want = ctl_status_resource_str(inv, role, "id");
     const char *name = ctl_status_resource_str(inv, role, "name");
     const cJSON *created, *labels, *uid;
-    char path[256];
 
     (void)req;
     if (!ctl_inv_step_ok(inv, r)) {
@@ -151,19 +151,17 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
         strcmp(uid->valuestring, ctl_status_str(inv, "uid")) != 0) {
         snprintf(inv->cleanup_created, sizeof(inv->cleanup_created), "%s",
                  cJSON_IsString(created) ? created->valuestring : "");
-        ctl_prepare_list(inv, "/containers/json?all=1", "volume",
+        ctl_prepare_list(inv, DK_CONTAINER, "volume",
                          (const char *const[]){ name }, 1, on_volume_holders);
         return;
     }
-    snprintf(path, sizeof(path), "/volumes/%s", name);
-    remove_path(inv, role, path);
+    remove_object(inv, role, DK_VOLUME, name);
 }
 
 static bool
 remove_volume(struct ctl_inv *inv, const char *role)
 {
     const char *name = ctl_status_resource_str(inv, role, "name");
-    char path[256];
     struct err e;
 
     if (name == NULL) {
@@ -171,8 +169,8 @@ remove_volume(struct ctl_inv *inv, const char *role)
         return false;
     }
     snprintf(inv->cleanup_role, sizeof(inv->cleanup_role), "%s", role);
-    snprintf(path, sizeof(path), "/volumes/%s", name);
-    inv->call = dk_get(inv->ctl->dk, path, on_volume_inspected, inv, &e);
+    inv->call =
+        dk_inspect(inv->ctl->dk, DK_VOLUME, name, on_volume_inspected, inv, &e);
     if (inv->call == NULL)
         ctl_inv_backoff(inv, &e);
     return true;
@@ -188,7 +186,6 @@ on_unrecorded_listed(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct ctl_inv *inv = arg;
     const cJSON *it, *role;
-    char path[256];
 
     (void)req;
     if (!ctl_inv_step_ok(inv, r)) {
@@ -209,8 +206,7 @@ on_unrecorded_listed(struct dk_req *req, struct dk_response *r, void *arg)
                   "container %.12s (%s) of this attempt was never recorded "
                   "(a controller killed after creating it): removed by ID",
                   id->valuestring, role->valuestring);
-        snprintf(path, sizeof(path), "/containers/%s?force=1", id->valuestring);
-        remove_path(inv, "unrecorded", path);
+        remove_object(inv, "unrecorded", DK_CONTAINER, id->valuestring);
         return;
     }
     inv->cleanup_swept = true;
@@ -220,7 +216,6 @@ on_unrecorded_listed(struct dk_req *req, struct dk_response *r, void *arg)
 bool
 ctl_cleanup_step(struct ctl_inv *inv)
 {
-    char path[256];
     const char *id;
 
     for (size_t i = 0; container_roles[i] != NULL; i++) {
@@ -230,23 +225,19 @@ ctl_cleanup_step(struct ctl_inv *inv)
             ctl_git_after_step(inv))
             return true;
         id = ctl_status_resource_id(inv, container_roles[i]);
-        if (id != NULL) {
-            snprintf(path, sizeof(path), "/containers/%s?force=1", id);
-            return remove_path(inv, container_roles[i], path);
-        }
+        if (id != NULL)
+            return remove_object(inv, container_roles[i], DK_CONTAINER, id);
     }
     if (!inv->cleanup_swept && ctl_status_str(inv, "uid") != NULL)
-        return ctl_prepare_list_ours(inv, "/containers/json?all=1", NULL,
+        return ctl_prepare_list_ours(inv, DK_CONTAINER, NULL,
                                      on_unrecorded_listed);
     for (size_t i = 0; volume_roles[i] != NULL; i++)
         if (ctl_status_resource_str(inv, volume_roles[i], "name") != NULL &&
             remove_volume(inv, volume_roles[i]))
             return true;
     id = ctl_status_resource_id(inv, "network");
-    if (id != NULL) {
-        snprintf(path, sizeof(path), "/networks/%s", id);
-        return remove_path(inv, "network", path);
-    }
+    if (id != NULL)
+        return remove_object(inv, "network", DK_NETWORK, id);
     if (cJSON_GetObjectItemCaseSensitive(inv->status, "cleanedUp") == NULL &&
         ctl_status_str(inv, "attempt") != NULL &&
         ctl_phase_terminal(ctl_status_phase(inv->status))) {

@@ -93,19 +93,8 @@ on_events_done(struct dk_req *req, struct dk_response *r, void *arg)
 static struct dk_req *
 events_open(struct ctl *c, const cJSON *filters, struct err *e)
 {
-    struct buf path;
-    struct dk_req *req = NULL;
-    char since[32];
-
-    buf_init(&path, 4096);
-    snprintf(since, sizeof(since), "%ld", c->events_since);
-    if (buf_puts(&path, "/events", e) == 0 &&
-        dk_query_add(&path, "since", since, e) == 0 &&
-        dk_query_add_json(&path, "filters", filters, e) == 0)
-        req = dk_stream(c->dk, path.data, DK_STREAM_LINES, on_event_line,
-                        on_events_done, c, e);
-    buf_cleanup(&path);
-    return req;
+    return dk_events(c->dk, c->events_since, filters, on_event_line,
+                     on_events_done, c, e);
 }
 
 /* (Re)open whichever stream is not running. */

@@ -18,10 +18,17 @@
 
 enum gc_stage { GC_CONTAINERS, GC_VOLUMES, GC_NETWORKS, GC_DELETE, GC_DONE };
 
-static const char *const list_paths[] = {
-    [GC_CONTAINERS] = "/containers/json?all=1",
-    [GC_VOLUMES] = "/volumes",
-    [GC_NETWORKS] = "/networks",
+/* What each listing stage reads. */
+static const enum dk_kind stage_kind[] = {
+    [GC_CONTAINERS] = DK_CONTAINER,
+    [GC_VOLUMES] = DK_VOLUME,
+    [GC_NETWORKS] = DK_NETWORK,
+};
+static const char *const kind_name[] = {
+    [DK_CONTAINER] = "container",
+    [DK_NETWORK] = "network",
+    [DK_VOLUME] = "volume",
+    [DK_IMAGE] = "image",
 };
 
 /* identity: how status.standIns knows the object - its ID, or a volume's
@@ -55,19 +62,23 @@ orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name,
            ctl_status_phase(inv->status) != CTL_PENDING;
 }
 
+/* Queued removals are [kind, ref] pairs. */
 static void
-queue_delete(struct ctl *c, const char *path)
+queue_delete(struct ctl *c, enum dk_kind kind, const char *ref)
 {
+    cJSON *item = cJSON_CreateArray();
+
     if (c->gc_queue == NULL)
         c->gc_queue = cJSON_CreateArray();
-    cJSON_AddItemToArray(c->gc_queue, cJSON_CreateString(path));
+    cJSON_AddItemToArray(item, cJSON_CreateNumber(kind));
+    cJSON_AddItemToArray(item, cJSON_CreateString(ref));
+    cJSON_AddItemToArray(c->gc_queue, item);
 }
 
 static void
 collect(struct ctl *c, const cJSON *items)
 {
     const cJSON *o;
-    char path[300];
 
     cJSON_ArrayForEach(o, items)
     {
@@ -88,13 +99,7 @@ collect(struct ctl *c, const cJSON *items)
                     : cJSON_IsString(created) ? created->valuestring
                                               : NULL))
             continue;
-        if (c->gc_stage == GC_CONTAINERS)
-            snprintf(path, sizeof(path), "/containers/%s?force=1", key);
-        else if (c->gc_stage == GC_VOLUMES)
-            snprintf(path, sizeof(path), "/volumes/%s", key);
-        else
-            snprintf(path, sizeof(path), "/networks/%s", key);
-        queue_delete(c, path);
+        queue_delete(c, stage_kind[c->gc_stage], key);
     }
 }
 
@@ -130,24 +135,15 @@ on_gc_answer(struct dk_req *req, struct dk_response *r, void *arg)
 static void
 gc_next(struct ctl *c)
 {
-    struct buf path;
     struct err e;
     char label[128];
-    cJSON *f;
+    const char *const labels[] = { label };
 
     if (c->gc_stage < GC_DELETE) {
-        buf_init(&path, 2048);
-        f = cJSON_CreateObject();
         snprintf(label, sizeof(label), "agentctl.dev/managed-by=%s",
                  c->opts.controller_id);
-        cJSON_AddItemToObject(
-            f, "label",
-            cJSON_CreateStringArray((const char *const[]){ label }, 1));
-        if (buf_puts(&path, list_paths[c->gc_stage], &e) == 0 &&
-            dk_query_add_json(&path, "filters", f, &e) == 0)
-            c->gc_call = dk_get(c->dk, path.data, on_gc_answer, c, &e);
-        cJSON_Delete(f);
-        buf_cleanup(&path);
+        c->gc_call = dk_list(c->dk, stage_kind[c->gc_stage], "label", labels, 1,
+                             on_gc_answer, c, &e);
         if (c->gc_call == NULL)
             c->gc_stage = GC_DONE;
         return;
@@ -159,9 +155,12 @@ gc_next(struct ctl *c)
         return;
     }
     cJSON *first = cJSON_DetachItemFromArray(c->gc_queue, 0);
-    log_kv(LOG_INFO, "garbage collection: removing an orphan", "object",
-           first->valuestring, NULL);
-    c->gc_call = dk_delete(c->dk, first->valuestring, on_gc_answer, c, &e);
+    enum dk_kind kind = (enum dk_kind)cJSON_GetArrayItem(first, 0)->valueint;
+    const char *ref = cJSON_GetArrayItem(first, 1)->valuestring;
+
+    log_kv(LOG_INFO, "garbage collection: removing an orphan", "kind",
+           kind_name[kind], "object", ref, NULL);
+    c->gc_call = dk_remove(c->dk, kind, ref, on_gc_answer, c, &e);
     cJSON_Delete(first);
     if (c->gc_call == NULL)
         c->gc_stage = GC_DONE;

@@ -132,23 +132,20 @@ ctl_git_after_step(struct ctl_inv *inv)
 {
     const char *keeper = ctl_status_resource_id(inv, "keeper");
     const struct spec_invocation *s = inv->captured;
-    struct dk_request_opts o;
-    char path[300];
+    size_t max_body;
     struct err e;
 
     if (git_str(inv, "digestBefore") == NULL ||
         git_str(inv, "digestAfter") != NULL || keeper == NULL ||
         ctl_status_resource_id(inv, "agent") != NULL)
         return false;
-    snprintf(path, sizeof(path), "/containers/%s/archive?path=%s", keeper,
-             RC_GIT_TARGET);
-    memset(&o, 0, sizeof(o));
-    o.method = "GET";
-    o.path = path;
     /* the volume holds at most the workspace's bytes, plus tar framing */
-    o.max_body = s != NULL ? (size_t)(s->workspace_bytes +
-                                      s->workspace_inodes * 1536 + (1 << 20))
-                           : 0;
-    return ctl_inv_started(
-        inv, dk_request(inv->ctl->dk, &o, on_git_archive, inv, &e), &e);
+    max_body = s != NULL ? (size_t)(s->workspace_bytes +
+                                    s->workspace_inodes * 1536 + (1 << 20))
+                         : 0;
+    return ctl_inv_started(inv,
+                           dk_container_get_archive(inv->ctl->dk, keeper,
+                                                    RC_GIT_TARGET, max_body,
+                                                    on_git_archive, inv, &e),
+                           &e);
 }

@@ -249,8 +249,6 @@ static void
 capture(struct ctl_inv *inv)
 {
     struct dk_req *req;
-    struct buf path;
-    char *esc;
     struct err e;
 
     if (attempt_used(inv, inv->spec->attempt))
@@ -263,18 +261,8 @@ capture(struct ctl_inv *inv)
     if (!capture_checks(inv))
         return;
     if (inv->pinned_image[0] == '\0') {
-        buf_init(&path, 1024);
-        esc = dk_url_escape(inv->spec->image, &e);
-        if (esc == NULL ||
-            buf_printf(&path, &e, "/images/%s/json", esc) == -1) {
-            free(esc);
-            buf_cleanup(&path);
-            ctl_inv_backoff(inv, &e);
-            return;
-        }
-        free(esc);
-        req = dk_get(inv->ctl->dk, path.data, on_image_inspect, inv, &e);
-        buf_cleanup(&path);
+        req = dk_inspect(inv->ctl->dk, DK_IMAGE, inv->spec->image,
+                         on_image_inspect, inv, &e);
         if (req == NULL)
             ctl_inv_backoff(inv, &e);
         inv->call = req;

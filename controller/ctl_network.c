@@ -71,16 +71,15 @@ on_extra_removed(struct dk_req *req, struct dk_response *r, void *arg)
 static bool
 remove_extra(struct ctl_inv *inv, const char *id, const char *name)
 {
-    char path[128];
     struct err e;
 
     ctl_event(inv, true, "NetworkDuplicate",
               "network %s (%.12s) is a second network of this attempt, "
               "left by a create that outlasted its request: removing it",
               name ? name : "?", id);
-    snprintf(path, sizeof(path), "/networks/%s", id);
     return ctl_inv_started(
-        inv, dk_delete(inv->ctl->dk, path, on_extra_removed, inv, &e), &e);
+        inv, dk_remove(inv->ctl->dk, DK_NETWORK, id, on_extra_removed, inv, &e),
+        &e);
 }
 
 static void
@@ -158,7 +157,7 @@ bool
 ctl_network_step(struct ctl_inv *inv)
 {
     if (!inv->network_listed || inv->network_retry == CTL_NET_SWEEP)
-        return ctl_prepare_list_ours(inv, "/networks", "network", on_listed);
+        return ctl_prepare_list_ours(inv, DK_NETWORK, "network", on_listed);
     inv->network_listed = false; /* a failed create lists again first */
     return ctl_prepare_create(inv, RC_ROLE_NETWORK);
 }

@@ -63,8 +63,8 @@ on_egress_inspected(struct dk_req *req, struct dk_response *r, void *arg)
     cJSON_AddStringToObject(labels, "agentctl.dev/role", "egress");
     log_kv(LOG_INFO, "creating the egress network", "network", name, NULL);
     ctl_inv_started(inv,
-                    dk_post_json(inv->ctl->dk, "/networks/create", body,
-                                 on_egress_created, inv, &e),
+                    dk_create(inv->ctl->dk, DK_NETWORK, NULL, body, NULL,
+                              on_egress_created, inv, &e),
                     &e);
     cJSON_Delete(body);
 }
@@ -72,33 +72,27 @@ on_egress_inspected(struct dk_req *req, struct dk_response *r, void *arg)
 static bool
 step_egress(struct ctl_inv *inv)
 {
-    char path[300];
     struct err e;
 
-    snprintf(path, sizeof(path), "/networks/%s", inv->ctl->cfg->egress_network);
-    return ctl_inv_started(
-        inv, dk_get(inv->ctl->dk, path, on_egress_inspected, inv, &e), &e);
+    return ctl_inv_started(inv,
+                           dk_inspect(inv->ctl->dk, DK_NETWORK,
+                                      inv->ctl->cfg->egress_network,
+                                      on_egress_inspected, inv, &e),
+                           &e);
 }
 
 /* ---- creating one object of the attempt ----------------------------- */
 
 /* Paths are prefix + name + suffix; the name goes only where it must. */
 struct kind {
-    const char *create, *create_suffix;   /* create path */
-    const char *inspect, *inspect_suffix; /* inspect path by name */
-    bool name_in_create;                  /* containers: ?name=<name> */
-    bool volume; /* volumes: no ID, record CreatedAt instead */
+    enum dk_kind dk;
+    bool name_in_create; /* containers: ?name=<name>; the others' body */
+    bool volume;         /* volumes: no ID, record CreatedAt instead */
 };
 
-static const struct kind network_kind = {
-    "/networks/create", "", "/networks/", "", false, false
-};
-static const struct kind container_kind = {
-    "/containers/create?name=", "", "/containers/", "/json", true, false
-};
-static const struct kind volume_kind = {
-    "/volumes/create", "", "/volumes/", "", false, true
-};
+static const struct kind network_kind = { DK_NETWORK, false, false };
+static const struct kind container_kind = { DK_CONTAINER, true, false };
+static const struct kind volume_kind = { DK_VOLUME, false, true };
 
 static const struct kind *
 kind_of(enum rc_role role)
@@ -152,26 +146,17 @@ ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
 }
 
 bool
-ctl_prepare_list(struct ctl_inv *inv, const char *what, const char *key,
-                 const char *const *values, int n, dk_done_fn *cb)
+ctl_prepare_list(struct ctl_inv *inv, enum dk_kind kind, const char *key,
+                 const char *const *values, size_t n, dk_done_fn *cb)
 {
-    struct buf path;
     struct err e;
-    struct dk_req *req = NULL;
-    cJSON *f = cJSON_CreateObject();
 
-    cJSON_AddItemToObject(f, key, cJSON_CreateStringArray(values, n));
-    buf_init(&path, 1024);
-    if (buf_puts(&path, what, &e) == 0 &&
-        dk_query_add_json(&path, "filters", f, &e) == 0)
-        req = dk_get(inv->ctl->dk, path.data, cb, inv, &e);
-    cJSON_Delete(f);
-    buf_cleanup(&path);
-    return ctl_inv_started(inv, req, &e);
+    return ctl_inv_started(
+        inv, dk_list(inv->ctl->dk, kind, key, values, n, cb, inv, &e), &e);
 }
 
 bool
-ctl_prepare_list_ours(struct ctl_inv *inv, const char *what, const char *role,
+ctl_prepare_list_ours(struct ctl_inv *inv, enum dk_kind kind, const char *role,
                       dk_done_fn *cb)
 {
     char uid[128], rl[64];
@@ -180,7 +165,7 @@ ctl_prepare_list_ours(struct ctl_inv *inv, const char *what, const char *role,
     snprintf(uid, sizeof(uid), "agentctl.dev/uid=%s",
              ctl_status_str(inv, "uid"));
     snprintf(rl, sizeof(rl), "agentctl.dev/role=%s", role ? role : "");
-    return ctl_prepare_list(inv, what, "label", labels, role ? 2 : 1, cb);
+    return ctl_prepare_list(inv, kind, "label", labels, role ? 2 : 1, cb);
 }
 
 /* The name is held by an object that is not this attempt's: fail closed,
@@ -234,7 +219,6 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
     enum rc_role role = inv->creating;
     const struct kind *k = kind_of(role);
     const char *name = rc_desired_object(inv->desired, role)->name;
-    char path[300];
     const char *id;
     struct err e;
 
@@ -249,11 +233,10 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
             return;
         }
         if (r->err->code == ERR_CONFLICT) {
-            snprintf(path, sizeof(path), "%s%s%s", k->inspect, name,
-                     k->inspect_suffix);
-            ctl_inv_started(
-                inv, dk_get(inv->ctl->dk, path, on_conflict_inspected, inv, &e),
-                &e);
+            ctl_inv_started(inv,
+                            dk_inspect(inv->ctl->dk, k->dk, name,
+                                       on_conflict_inspected, inv, &e),
+                            &e);
             return;
         }
         ctl_inv_backoff(inv, r->err);
@@ -284,46 +267,22 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
  * instead of the default 30 s. */
 #define CTL_CREATE_TIMEOUT_MS (10L * 60 * 1000)
 
-static struct dk_req *
-post_create(struct ctl_inv *inv, const char *path, enum rc_role role,
-            struct err *e)
-{
-    struct dk_request_opts o;
-    char *body =
-        cJSON_PrintUnformatted(rc_desired_object(inv->desired, role)->body);
-    struct dk_req *req;
-
-    if (body == NULL) {
-        err_set(e, ERR_NOMEM, "out of memory");
-        return NULL;
-    }
-    memset(&o, 0, sizeof(o));
-    o.method = "POST";
-    o.path = path;
-    o.body = body;
-    o.body_len = strlen(body);
-    o.content_type = "application/json";
-    o.timeout_ms = CTL_CREATE_TIMEOUT_MS;
-    req = dk_request(inv->ctl->dk, &o, on_created, inv, e);
-    if (rc_desired_object(inv->desired, role)->sensitive)
-        explicit_bzero(body, o.body_len); /* the agent's env holds a secret */
-    cJSON_free(body);
-    return req;
-}
-
 bool
 ctl_prepare_create(struct ctl_inv *inv, enum rc_role role)
 {
     const struct kind *k = kind_of(role);
-    char path[300];
+    const struct rc_object *o = rc_desired_object(inv->desired, role);
+    /* the agent's env holds a secret: wipe the printed body */
+    struct dk_call call = { .timeout_ms = CTL_CREATE_TIMEOUT_MS,
+                            .wipe_body = o->sensitive };
     struct err e;
 
     inv->creating = role;
-    snprintf(path, sizeof(path), "%s%s%s", k->create,
-             k->name_in_create ? rc_desired_object(inv->desired, role)->name
-                               : "",
-             k->create_suffix);
-    return ctl_inv_started(inv, post_create(inv, path, role, &e), &e);
+    return ctl_inv_started(inv,
+                           dk_create(inv->ctl->dk, k->dk,
+                                     k->name_in_create ? o->name : NULL,
+                                     o->body, &call, on_created, inv, &e),
+                           &e);
 }
 
 /* Docker says the subnet overlaps a network that is not this attempt's
@@ -449,25 +408,18 @@ on_start_checked(struct dk_req *req, struct dk_response *r, void *arg)
 static bool
 step_start(struct ctl_inv *inv, const char *role, const char *action)
 {
-    char path[300];
-    struct dk_request_opts o;
+    const char *id = ctl_status_resource_id(inv, role);
     struct err e;
 
     snprintf(inv->action, sizeof(inv->action), "%s", action);
-    if (runs_once(action) && !inv->start_checked) {
-        snprintf(path, sizeof(path), "/containers/%s/json",
-                 ctl_status_resource_id(inv, role));
-        return ctl_inv_started(
-            inv, dk_get(inv->ctl->dk, path, on_start_checked, inv, &e), &e);
-    }
+    if (runs_once(action) && !inv->start_checked)
+        return ctl_inv_started(inv,
+                               dk_inspect(inv->ctl->dk, DK_CONTAINER, id,
+                                          on_start_checked, inv, &e),
+                               &e);
     inv->start_checked = false; /* the next start asks again */
-    snprintf(path, sizeof(path), "/containers/%s/start",
-             ctl_status_resource_id(inv, role));
-    memset(&o, 0, sizeof(o));
-    o.method = "POST";
-    o.path = path;
     return ctl_inv_started(
-        inv, dk_request(inv->ctl->dk, &o, on_action_done, inv, &e), &e);
+        inv, dk_container_start(inv->ctl->dk, id, on_action_done, inv, &e), &e);
 }
 
 /* The boundary probe's start (ctl_probe.c): once, like the agent's. */
@@ -480,19 +432,18 @@ ctl_prepare_start_probe(struct ctl_inv *inv)
 static bool
 step_connect_egress(struct ctl_inv *inv)
 {
-    char path[300];
     cJSON *body;
     struct err e;
     bool ok;
 
     snprintf(inv->action, sizeof(inv->action), "proxyConnected");
-    snprintf(path, sizeof(path), "/networks/%s/connect",
-             inv->ctl->cfg->egress_network);
     body = rc_desired_proxy_connect(inv->desired,
                                     ctl_status_resource_id(inv, "proxy"));
-    ok = ctl_inv_started(
-        inv, dk_post_json(inv->ctl->dk, path, body, on_action_done, inv, &e),
-        &e);
+    ok = ctl_inv_started(inv,
+                         dk_network_connect(inv->ctl->dk,
+                                            inv->ctl->cfg->egress_network, body,
+                                            on_action_done, inv, &e),
+                         &e);
     cJSON_Delete(body);
     return ok;
 }
@@ -505,7 +456,6 @@ step_upload(struct ctl_inv *inv)
     const struct spec_invocation *s = inv->captured;
     const struct cfg *cfg = inv->ctl->cfg;
     struct rc_workspace_stats st;
-    char path[300];
     struct buf tar;
     struct err e;
     bool ok;
@@ -531,12 +481,12 @@ step_upload(struct ctl_inv *inv)
         ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
         return false;
     }
-    snprintf(path, sizeof(path), "/containers/%s/archive?path=/work",
-             ctl_status_resource_id(inv, "keeper"));
-    ok = ctl_inv_started(inv,
-                         dk_put_tar(inv->ctl->dk, path, tar.data, tar.len,
-                                    on_action_done, inv, &e),
-                         &e);
+    ok = ctl_inv_started(
+        inv,
+        dk_container_put_archive(inv->ctl->dk,
+                                 ctl_status_resource_id(inv, "keeper"), "/work",
+                                 tar.data, tar.len, on_action_done, inv, &e),
+        &e);
     buf_cleanup(&tar);
     return ok;
 }
@@ -546,7 +496,6 @@ step_upload(struct ctl_inv *inv)
 static bool
 step_upload_config(struct ctl_inv *inv)
 {
-    char path[300];
     struct buf tar;
     struct err e;
     bool ok;
@@ -559,12 +508,12 @@ step_upload_config(struct ctl_inv *inv)
         ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
         return false;
     }
-    snprintf(path, sizeof(path), "/containers/%s/archive?path=%s",
-             ctl_status_resource_id(inv, "keeper"), RC_ADAPTER_CONFIG_DIR);
-    ok = ctl_inv_started(inv,
-                         dk_put_tar(inv->ctl->dk, path, tar.data, tar.len,
-                                    on_action_done, inv, &e),
-                         &e);
+    ok = ctl_inv_started(
+        inv,
+        dk_container_put_archive(
+            inv->ctl->dk, ctl_status_resource_id(inv, "keeper"),
+            RC_ADAPTER_CONFIG_DIR, tar.data, tar.len, on_action_done, inv, &e),
+        &e);
     buf_cleanup(&tar);
     return ok;
 }

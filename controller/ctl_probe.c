@@ -48,7 +48,7 @@ step_create(struct ctl_inv *inv)
 {
     const struct cfg_vendor *v =
         cfg_find_vendor(inv->ctl->cfg, inv->captured->vendor);
-    char direct[4][RC_IP_MAX + 8], name[RC_NAME_MAX], path[300];
+    char direct[4][RC_IP_MAX + 8], name[RC_NAME_MAX];
     const char *dp[4];
     size_t n = 0;
     cJSON *body;
@@ -77,9 +77,10 @@ step_create(struct ctl_inv *inv)
         return false;
     }
     rc_probe_name(inv->desired->prefix, name);
-    snprintf(path, sizeof(path), "/containers/create?name=%s", name);
-    ok = ctl_inv_started(
-        inv, dk_post_json(inv->ctl->dk, path, body, on_created, inv, &e), &e);
+    ok = ctl_inv_started(inv,
+                         dk_create(inv->ctl->dk, DK_CONTAINER, name, body, NULL,
+                                   on_created, inv, &e),
+                         &e);
     cJSON_Delete(body);
     return ok;
 }
@@ -177,31 +178,25 @@ bool
 ctl_probe_step(struct ctl_inv *inv)
 {
     const char *id = ctl_status_resource_id(inv, "probe");
-    struct dk_request_opts o;
-    char path[300];
+    struct dk *dk = inv->ctl->dk;
     struct err e;
 
     if (ctl_progress_done(inv, "boundaryVerified")) {
         if (id == NULL)
             return false;
-        snprintf(path, sizeof(path), "/containers/%s?force=1", id);
         return ctl_inv_started(
-            inv, dk_delete(inv->ctl->dk, path, on_removed, inv, &e), &e);
+            inv, dk_remove(dk, DK_CONTAINER, id, on_removed, inv, &e), &e);
     }
     if (id == NULL)
         return step_create(inv);
-    memset(&o, 0, sizeof(o));
-    o.method = "POST";
-    o.path = path;
     if (!ctl_progress_done(inv, "probeStarted"))
         return ctl_prepare_start_probe(inv);
-    if (!inv->probe_exited) {
-        snprintf(path, sizeof(path), "/containers/%s/wait", id);
-        o.timeout_ms = PROBE_TIMEOUT_S * 1000L;
-        return ctl_inv_started(
-            inv, dk_request(inv->ctl->dk, &o, on_waited, inv, &e), &e);
-    }
-    snprintf(path, sizeof(path), "/containers/%s/logs?stdout=1&stderr=1", id);
-    return ctl_inv_started(inv, dk_get(inv->ctl->dk, path, on_logs, inv, &e),
+    if (!inv->probe_exited)
+        return ctl_inv_started(inv,
+                               dk_container_wait(dk, id,
+                                                 PROBE_TIMEOUT_S * 1000L,
+                                                 on_waited, inv, &e),
+                               &e);
+    return ctl_inv_started(inv, dk_container_logs(dk, id, on_logs, inv, &e),
                            &e);
 }

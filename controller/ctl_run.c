@@ -154,24 +154,15 @@ open_output(struct ctl_inv *inv, struct err *e)
 static int
 attach(struct ctl_inv *inv, const char *agent, struct err *e)
 {
-    char path[256];
-    struct dk_request_opts o;
-
     if (inv->logs == NULL && !inv->logs_done) {
-        snprintf(path, sizeof(path),
-                 "/containers/%s/logs?stdout=1&stderr=1&follow=1", agent);
-        inv->logs = dk_stream(inv->ctl->dk, path, DK_STREAM_RAW, on_logs_data,
-                              on_logs_done, inv, e);
+        inv->logs = dk_container_follow_logs(inv->ctl->dk, agent, on_logs_data,
+                                             on_logs_done, inv, e);
         if (inv->logs == NULL)
             return -1;
     }
     if (inv->wait == NULL && !inv->exited) {
-        snprintf(path, sizeof(path), "/containers/%s/wait", agent);
-        memset(&o, 0, sizeof(o));
-        o.method = "POST";
-        o.path = path;
-        o.timeout_ms = DK_NO_TIMEOUT;
-        inv->wait = dk_request(inv->ctl->dk, &o, on_wait_done, inv, e);
+        inv->wait = dk_container_wait(inv->ctl->dk, agent, DK_NO_TIMEOUT,
+                                      on_wait_done, inv, e);
         if (inv->wait == NULL)
             return -1;
     }
@@ -211,13 +202,10 @@ on_exit_confirmed(struct dk_req *req, struct dk_response *r, void *arg)
 static bool
 confirm_exit(struct ctl_inv *inv)
 {
-    struct dk_request_opts o = { .path = "/_ping",
-                                 .raw_path = 1,
-                                 .fresh_connection = 1 };
     struct err e;
 
     return ctl_inv_started(
-        inv, dk_request(inv->ctl->dk, &o, on_exit_confirmed, inv, &e), &e);
+        inv, dk_ping(inv->ctl->dk, true, on_exit_confirmed, inv, &e), &e);
 }
 
 static void

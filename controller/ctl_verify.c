@@ -35,8 +35,8 @@
 #include "rc_drift.h"
 
 static const char *const verify_roles[] = {
-    "network", "proxy", "workspace", "git", "config", "scratch",
-    "keeper",  "agent", NULL,
+    "network", "proxy",  "workspace", "git", "config",
+    "scratch", "keeper", "agent",     NULL,
 };
 
 static enum rc_role
@@ -233,7 +233,6 @@ static void
 inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
 {
     const char *image;
-    char path[300];
     struct err e;
 
     if (strcmp(role, "network") == 0 || is_volume(role)) {
@@ -265,8 +264,8 @@ inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
     /* Fetch the image's config once, then check this inspect. */
     inv->pending_inspect = r->json;
     r->json = NULL;
-    snprintf(path, sizeof(path), "/images/%s/json", image);
-    inv->call = dk_get(inv->ctl->dk, path, on_image_config, inv, &e);
+    inv->call =
+        dk_inspect(inv->ctl->dk, DK_IMAGE, image, on_image_config, inv, &e);
     if (inv->call == NULL) {
         cJSON_Delete(inv->pending_inspect);
         inv->pending_inspect = NULL;
@@ -366,18 +365,15 @@ static void
 missing(struct ctl_inv *inv, const char *role)
 {
     const char *name = ctl_status_resource_str(inv, role, "name");
-    char path[300];
     struct err e;
 
     if (is_volume(role) || name == NULL) {
         judge_missing(inv, role, NULL);
         return;
     }
-    if (strcmp(role, "network") == 0)
-        snprintf(path, sizeof(path), "/networks/%s", name);
-    else
-        snprintf(path, sizeof(path), "/containers/%s/json", name);
-    inv->call = dk_get(inv->ctl->dk, path, on_named, inv, &e);
+    inv->call = dk_inspect(
+        inv->ctl->dk, strcmp(role, "network") == 0 ? DK_NETWORK : DK_CONTAINER,
+        name, on_named, inv, &e);
     if (inv->call == NULL)
         ctl_inv_backoff(inv, &e);
 }
@@ -403,17 +399,18 @@ inspect(struct ctl_inv *inv, const char *role)
 {
     const char *id = ctl_status_resource_str(inv, role, "id");
     const char *name = ctl_status_resource_str(inv, role, "name");
-    char path[300];
     struct err e;
 
-    if (strcmp(role, "network") == 0)
-        snprintf(path, sizeof(path), "/networks/%s", id);
-    else if (is_volume(role))
-        snprintf(path, sizeof(path), "/volumes/%s", name);
-    else
-        snprintf(path, sizeof(path), "/containers/%s/json", id);
     snprintf(inv->verify_role, sizeof(inv->verify_role), "%s", role);
-    inv->call = dk_get(inv->ctl->dk, path, on_inspected, inv, &e);
+    if (strcmp(role, "network") == 0)
+        inv->call =
+            dk_inspect(inv->ctl->dk, DK_NETWORK, id, on_inspected, inv, &e);
+    else if (is_volume(role))
+        inv->call =
+            dk_inspect(inv->ctl->dk, DK_VOLUME, name, on_inspected, inv, &e);
+    else
+        inv->call =
+            dk_inspect(inv->ctl->dk, DK_CONTAINER, id, on_inspected, inv, &e);
     if (inv->call == NULL)
         ctl_inv_backoff(inv, &e);
     return true;

@@ -217,7 +217,8 @@ dk_container_follow_logs(struct dk *dk, const char *id, dk_data_fn *on_data,
 {
     struct dk_request_opts o = { .method = "GET",
                                  .stream = DK_STREAM_RAW,
-                                 .on_data = on_data };
+                                 .on_data = on_data,
+                                 .timeout_ms = DK_NO_TIMEOUT };
 
     return object_call(dk, &o, "/containers/", id,
                        "/logs?stdout=1&stderr=1&follow=1", on_done, arg, e);
@@ -289,7 +290,8 @@ dk_events(struct dk *dk, long since, const cJSON *filters, dk_data_fn *on_line,
 {
     struct dk_request_opts o = { .method = "GET",
                                  .stream = DK_STREAM_LINES,
-                                 .on_data = on_line };
+                                 .on_data = on_line,
+                                 .timeout_ms = DK_NO_TIMEOUT };
     char when[32];
     struct buf p;
 

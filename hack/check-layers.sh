@@ -9,6 +9,7 @@
 # (header names are unique across the tree: checked too); a link is a word
 # of a target_link_libraries() call that names a library another folder
 # defines. tests/ and hack/ may use every layer and are not checked.
+# It also fails on an Engine API request path written outside docker/.
 # Prints one line per violation ("model/spec_json.c:7: includes
 # controller/ctl.h: model may use common") and exits 1 if there is any.
 set -euo pipefail
@@ -127,6 +128,16 @@ for dir in "${!LAYERS[@]}"; do
                          for (i = 2; i <= n; i++) print w[i]; line = "" }
         ' "$file")
     done < <(cmake_files "$dir")
+done
+
+# Engine API paths are written in docker/ only (dk_engine.c): a string
+# literal that starts one anywhere else is a call around the typed API.
+for dir in "${!LAYERS[@]}"; do
+    [ -d "$dir" ] && [ "$dir" != docker ] || continue
+    while IFS= read -r hit; do
+        report "$hit: an Engine API path outside docker/ (use dk_engine.h)"
+    done < <(grep -nE '"/(containers|networks|volumes|images|events|_ping|version)([/?"]|$)' \
+        "$dir"/*.[ch] 2>/dev/null | cut -d: -f1,2)
 done
 
 if [ "$bad" -ne 0 ]; then

@@ -2,7 +2,8 @@
 # test_layers.sh - the layering check (hack/check-layers.sh) passes on this
 # tree and fails, naming the file, on scratch copies that break it: an
 # upward include (model/ including the controller's header), an upward
-# link (plan/ linking the Docker client) and an upward set() link list.
+# link (plan/ linking the Docker client, cli/ linking the controller), an
+# Engine API path written outside docker/ and a header name used twice.
 set -euo pipefail
 ROOT=${AGENTCTL_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
 CHECK=$ROOT/hack/check-layers.sh
@@ -45,6 +46,12 @@ sed -i 's/^target_link_libraries(agentctl PRIVATE store/& ctlmetrics/' \
     "$S/tree/cli/CMakeLists.txt"
 expect_refused "cli linking the controller" \
     'cli/CMakeLists.txt: links ctlmetrics (controller/)'
+
+copy
+printf '%s\n' 'static const char *const p = "/containers/json?all=1";' \
+    >>"$S/tree/controller/ctl_gc.c"
+expect_refused "an Engine API path in the controller" \
+    'controller/ctl_gc.c:[0-9]*: an Engine API path outside docker/'
 
 copy
 cp "$S/tree/common/err.h" "$S/tree/plan/err.h"
