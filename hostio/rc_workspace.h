@@ -1,8 +1,8 @@
-/* rc_workspace.h - the workspace before it becomes storage (DESIGN.md "A
+/* rc_workspace.h - the workspace before it becomes storage (docs/design.md "A
  * workspace with a symlink that is absolute or leaves the tree, or over
  * its byte or inode limit, fails before any storage is created"):
  * check it, pack it as the tar that PUT /containers/{id}/archive takes
- * (docker-notes.md section 6), and digest a subtree (.git).
+ * (docs/docker-notes.md section 6), and digest a subtree (.git).
  *
  * Every function resolves <root>/<source> one component at a time with
  * openat(O_NOFOLLOW | O_DIRECTORY) and walks the tree by directory
