@@ -1,4 +1,4 @@
-/* cfg.h - the controller configuration (DESIGN.md "Controller
+/* cfg.h - the controller configuration (docs/design.md "Controller
  * configuration"): which vendors exist and where they may connect, the
  * images, networks and users the controller runs boxes with, and the
  * limits a spec must stay within.
