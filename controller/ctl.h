@@ -8,7 +8,8 @@
  *   ctl_prepare.c the Docker objects of an attempt, created one per step
  *   ctl_run.c     a running agent: logs, wait, deadline, cancel, kill
  *   ctl_status.c  the status document and events
- *   ctl_metrics.c /metrics and /healthz
+ *   ctl_metrics.c the metrics registry and its Prometheus text; the
+ *                 /metrics and /healthz endpoint is ctl_metrics_http.c
  *   ctl_claim.c   etcd claims and the controller's lease (scale-out)
  */
 #ifndef CTL_H
@@ -31,11 +32,11 @@
 #include "store.h"
 
 #define CTL_ID_MAX        63
-#define CTL_BACKOFF_MIN   0.1  /* seconds, DESIGN.md "base 100ms" */
+#define CTL_BACKOFF_MIN   0.1  /* seconds, docs/design.md "base 100ms" */
 #define CTL_BACKOFF_MAX   30.0 /* seconds, "cap 30s" */
 #define CTL_KILL_GRACE_MS 2000
 
-/* Phases of DESIGN.md; the order is the lifecycle's. */
+/* Phases of docs/design.md; the order is the lifecycle's. */
 enum ctl_phase {
     CTL_PENDING,
     CTL_PREPARING,

@@ -1,6 +1,8 @@
-# controller/metrics.cmake - ctlmetrics: the metrics registry (Prometheus
-# text format) and the /metrics + /healthz endpoint, libmicrohttpd driven
-# by the controller's libev loop (no threads).
-add_library(ctlmetrics STATIC ${CMAKE_CURRENT_LIST_DIR}/ctl_metrics.c)
+# controller/metrics.cmake - ctlmetrics: the metrics registry and its
+# Prometheus text format (ctl_metrics.c), and the /metrics + /healthz
+# endpoint, libmicrohttpd driven by the controller's libev loop with no
+# threads (ctl_metrics_http.c).
+add_library(ctlmetrics STATIC ${CMAKE_CURRENT_LIST_DIR}/ctl_metrics.c
+            ${CMAKE_CURRENT_LIST_DIR}/ctl_metrics_http.c)
 target_include_directories(ctlmetrics PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(ctlmetrics PUBLIC common libev PRIVATE PkgConfig::MHD m)

@@ -201,7 +201,7 @@ out:
     return rc;
 }
 
-/* One record per entry, exactly as rc_workspace.c's listing writes it. */
+/* One record per entry, exactly as rc_workspace_digest.c writes it. */
 static void
 git_record(EVP_MD_CTX *all, const struct git_entry *g)
 {

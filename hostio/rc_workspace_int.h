@@ -1,0 +1,59 @@
+/* rc_workspace_int.h - what the files of the workspace module share: the
+ * one walk (rc_workspace_walk.c) that applies every rule of rc_workspace.h,
+ * and the entry it hands each visitor: the check (rc_workspace.c), the tar
+ * (rc_workspace_tar.c) and the digest (rc_workspace_digest.c). Not for
+ * other modules. */
+#ifndef RC_WORKSPACE_INT_H
+#define RC_WORKSPACE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "err.h"
+#include "rc_workspace.h"
+
+/* Longest quote of a name in a message; a buffer for rc__ws_quote() is
+ * RC__WS_QUOTE_MAX + 8 bytes. */
+#define RC__WS_QUOTE_MAX 80
+
+/* One entry as a visitor sees it, checked by the walk. */
+struct rc__ws_entry {
+    const char *rel;       /* path relative to the top */
+    const char *name;      /* last component of rel */
+    int dirfd;             /* the directory that holds it */
+    const struct stat *st; /* lstat view */
+    const char *link;      /* symlink target, else NULL */
+};
+
+/* Called once per entry, in walk order; -1 (with e set) stops the walk. */
+typedef int rc__ws_visit_fn(const struct rc__ws_entry *en, void *arg,
+                            struct err *e);
+
+/* Called with the bytes of a file, a chunk at a time. */
+typedef int rc__ws_data_fn(const void *p, size_t n, void *arg, struct err *e);
+
+/* Render s for a message: printable ASCII as is, '"' and '\\' and other
+ * bytes escaped, cut with "..." so two quotes fit in one message. Returns
+ * dst. */
+const char *rc__ws_quote(char *dst, size_t size, const char *s);
+
+/* Walk <root>/<source> (opened through directories only, see
+ * rc_workspace_check()) in pre-order, names in byte order, calling visit
+ * for every entry once the walk's rules passed for it; the top itself is
+ * not visited. A top-level entry named skip_top is left out with
+ * everything under it (NULL skips nothing). More than max_names inodes
+ * (the top included) fail with ERR_LIMIT. visit returning -1 stops the
+ * walk; its error is returned. */
+int rc__ws_walk(const char *root, const char *source, const char *skip_top,
+                uint64_t max_names, rc__ws_visit_fn *visit, void *arg,
+                struct err *e);
+
+/* Hand fn exactly the st_size bytes of the regular file en (opened
+ * O_NOFOLLOW | O_NONBLOCK): it must still be the same single-link inode
+ * with the same size and mtime, and end where that size says; otherwise
+ * ERR_CONFLICT (it changed while being read). */
+int rc__ws_read_file(const struct rc__ws_entry *en, rc__ws_data_fn *fn,
+                     void *arg, struct err *e);
+
+#endif

@@ -1,0 +1,575 @@
+/* cfg_validate.c - the keys a config file may hold and the check of each
+ * value: a table per mapping (top level, images, limits, a vendor
+ * profile), a walk that reports unknown keys with a suggestion, and one
+ * handler per key that checks its node and stores it, every error with
+ * file:line:col. Vendor hosts are checked with the proxy's own authority
+ * parser (hostport_parse) so the proxy can never refuse an allowlist that
+ * the config accepted.
+ */
+#include "cfg_int.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostport.h"
+#include "spec_quantity.h"
+
+#define CFG_FIELD_MAX 300
+#define CFG_PATH_MAX  4096
+#define CFG_NAME_MAX  255 /* image references, network names */
+
+/* Variables the controller sets in the agent; neither a spec's env nor a
+ * vendor's credentialEnv may name them (the list matches spec_model.c). */
+static const char *const cfg_reserved_env[] = {
+    "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+    "NO_PROXY",    "no_proxy",    "ALL_PROXY",  "all_proxy",
+    "AGENT_PHASE", "HOME",        NULL,
+};
+
+/* A key's handler: check the value node and store it at dst. */
+typedef void cfg_key_fn(struct cfg_parse *p, void *dst,
+                        const struct spec_node *v, const char *field);
+
+/* One known key: its handler gets ctx + off, or, for a nested mapping,
+ * the walker descends into `sub` with ctx + off. */
+struct cfg_key {
+    const char *name;
+    cfg_key_fn *fn;
+    size_t off;
+    const struct cfg_key *sub;
+};
+
+/* ---- small checks ---------------------------------------------------- */
+
+static bool
+cfg_env_reserved(const char *k)
+{
+    for (size_t i = 0; cfg_reserved_env[i] != NULL; i++)
+        if (strcmp(k, cfg_reserved_env[i]) == 0)
+            return true;
+    return false;
+}
+
+/* DNS-1123 label: vendor names end up in messages and flags. */
+static bool
+cfg_label_ok(const char *s)
+{
+    size_t n = strlen(s);
+
+    if (n == 0 || n > CFG_VENDOR_NAME_MAX || s[0] == '-' || s[n - 1] == '-')
+        return false;
+    for (; *s != '\0'; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+              *s == '-'))
+            return false;
+    return true;
+}
+
+/* Docker's rule for network names: [a-zA-Z0-9][a-zA-Z0-9_.-]*. */
+static bool
+cfg_docker_name_ok(const char *s)
+{
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+          (*s >= '0' && *s <= '9')))
+        return false;
+    for (; *s != '\0'; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '-'))
+            return false;
+    return true;
+}
+
+/* Unsigned decimal without sign or leading zeros, at most max. */
+static int
+cfg_parse_u32(const char *s, size_t len, uint32_t max, uint32_t *out)
+{
+    uint64_t v = 0;
+
+    if (len == 0 || len > 10 || (len > 1 && s[0] == '0'))
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > max)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* "a.b.c.d/p", canonical dotted quad, host bits zero, prefix 8..24 (a
+ * pool must hold at least one /24). */
+static const char *
+cfg_parse_pool(const char *s, uint32_t *addr, unsigned *prefix)
+{
+    const char *slash = strchr(s, '/');
+    char ip[INET_ADDRSTRLEN];
+    struct in_addr a;
+    uint32_t p, host;
+
+    if (slash == NULL || (size_t)(slash - s) >= sizeof(ip))
+        return "expected an IPv4 CIDR such as 10.213.0.0/16";
+    memcpy(ip, s, (size_t)(slash - s));
+    ip[slash - s] = '\0';
+    if (inet_pton(AF_INET, ip, &a) != 1 ||
+        cfg_parse_u32(slash + 1, strlen(slash + 1), 32, &p) == -1)
+        return "expected an IPv4 CIDR such as 10.213.0.0/16";
+    if (p < 8 || p > 24)
+        return "prefix must be /8../24 (each invocation takes a /24)";
+    host = ntohl(a.s_addr);
+    if ((host & ((1u << (32 - p)) - 1)) != 0)
+        return "address has host bits set (give the network address)";
+    *addr = host;
+    *prefix = p;
+    return NULL;
+}
+
+/* ---- typed value readers ---------------------------------------------- */
+
+static void
+cfg_nomem(struct cfg_parse *p, const struct spec_node *at)
+{
+    if (!p->nomem)
+        spec_errors_add(p->es, p->file, at, NULL, "out of memory");
+    p->nomem = 1;
+}
+
+static bool
+cfg_is_string(struct cfg_parse *p, const struct spec_node *v, const char *field)
+{
+    if (v->kind == SPEC_NODE_SCALAR && v->type == SPEC_SCALAR_STRING &&
+        v->len > 0)
+        return true;
+    if (v->kind == SPEC_NODE_SCALAR && v->type == SPEC_SCALAR_STRING)
+        spec_errors_add(p->es, p->file, v, field, "must not be empty");
+    else
+        spec_errors_add(p->es, p->file, v, field, "expected a string, got %s",
+                        spec_node_type_name(v));
+    return false;
+}
+
+/* Replace *dst with a copy of v's text. */
+static void
+cfg_set_str(struct cfg_parse *p, const struct spec_node *v, char **dst)
+{
+    char *s = strdup(v->value);
+
+    if (s == NULL) {
+        cfg_nomem(p, v);
+        return;
+    }
+    free(*dst);
+    *dst = s;
+}
+
+static int
+cfg_get_int(struct cfg_parse *p, const struct spec_node *v, const char *field,
+            uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    uint32_t x;
+
+    if (v->kind != SPEC_NODE_SCALAR || v->type != SPEC_SCALAR_INT)
+        return spec_errors_add(p->es, p->file, v, field,
+                               "expected an integer, got %s",
+                               spec_node_type_name(v));
+    if (cfg_parse_u32(v->value, v->len, hi, &x) == -1 || x < lo)
+        return spec_errors_add(p->es, p->file, v, field,
+                               "must be an integer from %u to %u, got %s", lo,
+                               hi, v->value);
+    *out = x;
+    return 0;
+}
+
+static void
+cfg_get_quantity(struct cfg_parse *p, void *out, const struct spec_node *v,
+                 const char *field)
+{
+    struct err qe = { 0 };
+    uint64_t x;
+
+    if (v->kind != SPEC_NODE_SCALAR ||
+        (v->type != SPEC_SCALAR_INT && v->type != SPEC_SCALAR_STRING)) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected a quantity such as 8Gi, got %s",
+                        spec_node_type_name(v));
+        return;
+    }
+    if (spec_quantity_parse(v->value, &x, &qe) == -1) {
+        spec_errors_add(p->es, p->file, v, field, "%s", qe.msg);
+        return;
+    }
+    if (x == 0) {
+        spec_errors_add(p->es, p->file, v, field, "must be at least 1");
+        return;
+    }
+    *(uint64_t *)out = x;
+}
+
+/* Walk a mapping, calling each known key's handler; unknown keys are
+ * errors at the key with a suggestion. */
+static void
+cfg_walk(struct cfg_parse *p, void *ctx, const struct spec_node *m,
+         const char *path, const struct cfg_key *keys)
+{
+    char field[CFG_FIELD_MAX];
+
+    if (m->kind != SPEC_NODE_MAP) {
+        spec_errors_add(p->es, p->file, m, path, "expected a mapping, got %s",
+                        spec_node_type_name(m));
+        return;
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        const struct spec_node *k = m->pairs[i].key;
+        const struct cfg_key *hit = NULL, *best = NULL;
+        size_t best_d = 3;
+
+        for (const struct cfg_key *c = keys; c->name != NULL; c++) {
+            size_t d = spec_edit_distance(k->value, c->name);
+
+            if (d == 0)
+                hit = c;
+            else if (d < best_d) {
+                best_d = d;
+                best = c;
+            }
+        }
+        if (hit == NULL && best != NULL)
+            spec_errors_add(p->es, p->file, k, path,
+                            "unknown field \"%s\" (did you mean \"%s\"?)",
+                            k->value, best->name);
+        else if (hit == NULL)
+            spec_errors_add(p->es, p->file, k, path, "unknown field \"%s\"",
+                            k->value);
+        if (hit == NULL)
+            continue;
+        snprintf(field, sizeof(field), "%s%s%s", path, path[0] ? "." : "",
+                 k->value);
+        if (hit->sub != NULL)
+            cfg_walk(p, (char *)ctx + hit->off, m->pairs[i].value, field,
+                     hit->sub);
+        else
+            hit->fn(p, (char *)ctx + hit->off, m->pairs[i].value, field);
+    }
+}
+
+/* ---- vendors ------------------------------------------------------------ */
+
+static void
+cfg_vendor_hosts(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                 const char *field)
+{
+    struct cfg_vendor *vd = ctx;
+    char item[CFG_FIELD_MAX + 16], norm[HOSTPORT_HOST_MAX + 16];
+
+    if (v->kind != SPEC_NODE_SEQ || v->n == 0 || v->n > CFG_MAX_VENDOR_HOSTS) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected a list of 1 to %d host:port strings",
+                        CFG_MAX_VENDOR_HOSTS);
+        return;
+    }
+    vd->hosts = calloc(v->n, sizeof(*vd->hosts));
+    if (vd->hosts == NULL) {
+        cfg_nomem(p, v);
+        return;
+    }
+    for (size_t i = 0; i < v->n; i++) {
+        const struct spec_node *h = v->items[i];
+        struct hostport a;
+        struct err ae = { 0 };
+
+        snprintf(item, sizeof(item), "%s[%zu]", field, i);
+        if (!cfg_is_string(p, h, item))
+            continue;
+        if (hostport_parse(h->value, h->len, &a, &ae) == -1) {
+            spec_errors_add(p->es, p->file, h, item,
+                            "expected host:port (a DNS name or IP literal, "
+                            "port 1-65535): %s",
+                            ae.msg);
+            continue;
+        }
+        hostport_format(&a, norm, sizeof(norm));
+        vd->hosts[vd->n_hosts] = strdup(norm);
+        if (vd->hosts[vd->n_hosts] == NULL) {
+            cfg_nomem(p, h);
+            return;
+        }
+        vd->n_hosts++;
+    }
+}
+
+static void
+cfg_vendor_credential_env(struct cfg_parse *p, void *dst,
+                          const struct spec_node *v, const char *field)
+{
+    if (!cfg_is_string(p, v, field))
+        return;
+    if (!spec_env_name_ok(v->value) || v->len > 128) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "not a valid variable name (letters, digits and "
+                        "'_', not starting with a digit)");
+        return;
+    }
+    if (cfg_env_reserved(v->value)) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "%s is set by the controller for other purposes",
+                        v->value);
+        return;
+    }
+    cfg_set_str(p, v, dst);
+}
+
+static void
+cfg_bool(struct cfg_parse *p, void *dst, const struct spec_node *v,
+         const char *field)
+{
+    if (v->kind != SPEC_NODE_SCALAR || v->type != SPEC_SCALAR_BOOL) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected a boolean (true or false), got %s",
+                        spec_node_type_name(v));
+        return;
+    }
+    *(bool *)dst = strcmp(v->value, "true") == 0 ||
+                   strcmp(v->value, "True") == 0 ||
+                   strcmp(v->value, "TRUE") == 0;
+}
+
+static const struct cfg_key cfg_vendor_keys[] = {
+    { "hosts", cfg_vendor_hosts, 0, NULL },
+    { "credentialEnv", cfg_vendor_credential_env,
+      offsetof(struct cfg_vendor, credential_env), NULL },
+    { "allowPrivate", cfg_bool, offsetof(struct cfg_vendor, allow_private),
+      NULL },
+    { NULL, NULL, 0, NULL },
+};
+
+static void
+cfg_vendor_one(struct cfg_parse *p, const struct spec_node *k,
+               const struct spec_node *v)
+{
+    struct cfg_vendor vd = { 0 };
+    char field[CFG_FIELD_MAX];
+    size_t before = p->es->n + p->es->dropped;
+
+    snprintf(field, sizeof(field), "vendors.%s", k->value);
+    if (!cfg_label_ok(k->value)) {
+        spec_errors_add(p->es, p->file, k, "vendors",
+                        "vendor name \"%s\" is not a DNS-1123 label "
+                        "(a-z, 0-9, '-', at most 63)",
+                        k->value);
+        return;
+    }
+    cfg_walk(p, &vd, v, field, cfg_vendor_keys);
+    if (v->kind == SPEC_NODE_MAP && spec_node_get(v, "hosts") == NULL)
+        spec_errors_add(p->es, p->file, v, field,
+                        "hosts is required: the proxy of a vendor without "
+                        "hosts could reach nothing");
+    vd.name = strdup(k->value);
+    if (vd.name == NULL)
+        cfg_nomem(p, k);
+    if (p->es->n + p->es->dropped != before || p->nomem) {
+        cfg__vendor_cleanup(&vd);
+        return;
+    }
+    if (cfg__vendor_put(p->cfg, &vd) == -1) {
+        spec_errors_add(p->es, p->file, k, "vendors",
+                        "more than %d vendors (or out of memory)",
+                        CFG_MAX_VENDORS);
+        cfg__vendor_cleanup(&vd);
+    }
+}
+
+static void
+cfg_vendors(struct cfg_parse *p, void *dst, const struct spec_node *v,
+            const char *field)
+{
+    (void)dst;
+    if (v->kind != SPEC_NODE_MAP) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected a mapping of vendor name to profile, got %s",
+                        spec_node_type_name(v));
+        return;
+    }
+    for (size_t i = 0; i < v->n; i++)
+        cfg_vendor_one(p, v->pairs[i].key, v->pairs[i].value);
+}
+
+/* ---- top-level keys ---------------------------------------------------- */
+
+static void
+cfg_image(struct cfg_parse *p, void *dst, const struct spec_node *v,
+          const char *field)
+{
+    if (!cfg_is_string(p, v, field))
+        return;
+    for (const char *s = v->value; *s != '\0'; s++)
+        if ((unsigned char)*s <= ' ' || *s == 0x7f) {
+            spec_errors_add(p->es, p->file, v, field,
+                            "an image reference has no spaces or control "
+                            "characters");
+            return;
+        }
+    if (v->len > CFG_NAME_MAX) {
+        spec_errors_add(p->es, p->file, v, field, "longer than %d characters",
+                        CFG_NAME_MAX);
+        return;
+    }
+    cfg_set_str(p, v, dst);
+}
+
+static void
+cfg_egress_network(struct cfg_parse *p, void *dst, const struct spec_node *v,
+                   const char *field)
+{
+    if (!cfg_is_string(p, v, field))
+        return;
+    if (!cfg_docker_name_ok(v->value) || v->len > 64) {
+        spec_errors_add(
+            p->es, p->file, v, field,
+            "not a Docker network name ([a-zA-Z0-9][a-zA-Z0-9_.-]*, "
+            "at most 64)");
+        return;
+    }
+    /* host would put the proxy in the host's network namespace; none can
+     * never be connected (docs/docker-notes.md section 2). */
+    if (strcmp(v->value, "host") == 0 || strcmp(v->value, "none") == 0) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "\"%s\" cannot be the egress network: use a bridge "
+                        "network of its own",
+                        v->value);
+        return;
+    }
+    cfg_set_str(p, v, dst);
+}
+
+static void
+cfg_subnet_pool(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                const char *field)
+{
+    struct cfg *cfg = ctx;
+    const char *why;
+    uint32_t addr;
+    unsigned prefix;
+
+    if (!cfg_is_string(p, v, field))
+        return;
+    why = cfg_parse_pool(v->value, &addr, &prefix);
+    if (why != NULL) {
+        spec_errors_add(p->es, p->file, v, field, "%s, got \"%s\"", why,
+                        v->value);
+        return;
+    }
+    cfg->pool_addr = addr;
+    cfg->pool_prefix = prefix;
+    cfg_set_str(p, v, &cfg->subnet_pool);
+}
+
+static void
+cfg_proxy_port(struct cfg_parse *p, void *dst, const struct spec_node *v,
+               const char *field)
+{
+    uint32_t port = 0;
+
+    if (cfg_get_int(p, v, field, 1, 65535, &port) == 0)
+        *(uint16_t *)dst = (uint16_t)port;
+}
+
+static void
+cfg_agent_user(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+               const char *field)
+{
+    struct cfg *cfg = ctx;
+    const char *colon;
+    uint32_t uid, gid;
+
+    if (!cfg_is_string(p, v, field))
+        return;
+    colon = strchr(v->value, ':');
+    /* Numeric only: the images are FROM scratch with no /etc/passwd, and a
+     * name could resolve to root inside some other image. */
+    if (colon == NULL ||
+        cfg_parse_u32(v->value, (size_t)(colon - v->value), 4294967294u,
+                      &uid) == -1 ||
+        cfg_parse_u32(colon + 1, strlen(colon + 1), 4294967294u, &gid) == -1) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected numeric \"uid:gid\" such as \"1000:1000\", "
+                        "got \"%s\"",
+                        v->value);
+        return;
+    }
+    /* Root, or the root group, in the agent would own what root owns. */
+    if (uid == 0 || gid == 0) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "the agent must not run as root (uid and gid must "
+                        "not be 0), got \"%s\"",
+                        v->value);
+        return;
+    }
+    cfg->agent_uid = uid;
+    cfg->agent_gid = gid;
+    cfg_set_str(p, v, &cfg->agent_user);
+}
+
+static void
+cfg_abs_path(struct cfg_parse *p, void *dst, const struct spec_node *v,
+             const char *field)
+{
+    if (!cfg_is_string(p, v, field))
+        return;
+    if (v->value[0] != '/' || v->len >= CFG_PATH_MAX ||
+        strstr(v->value, "/../") != NULL ||
+        (v->len >= 3 && strcmp(v->value + v->len - 3, "/..") == 0)) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected an absolute path without \"..\", got \"%s\"",
+                        v->value);
+        return;
+    }
+    cfg_set_str(p, v, dst);
+}
+
+static void
+cfg_max_deadline(struct cfg_parse *p, void *dst, const struct spec_node *v,
+                 const char *field)
+{
+    /* 86400 is also the CRD's maximum: a higher limit would mean nothing. */
+    cfg_get_int(p, v, field, 1, 86400, dst);
+}
+
+#define CFG_AT(f)  offsetof(struct cfg, f)
+#define CFG_LIM(f) offsetof(struct cfg_limits, f)
+
+static const struct cfg_key cfg_image_keys[] = {
+    { "proxy", cfg_image, CFG_AT(proxy_image), NULL },
+    { "keeper", cfg_image, CFG_AT(keeper_image), NULL },
+    { NULL, NULL, 0, NULL },
+};
+
+static const struct cfg_key cfg_limit_keys[] = {
+    { "maxDeadlineSeconds", cfg_max_deadline, CFG_LIM(max_deadline_seconds),
+      NULL },
+    { "maxWorkspaceBytes", cfg_get_quantity, CFG_LIM(max_workspace_bytes),
+      NULL },
+    { "maxOutputBytes", cfg_get_quantity, CFG_LIM(max_output_bytes), NULL },
+    { NULL, NULL, 0, NULL },
+};
+
+static const struct cfg_key cfg_top_keys[] = {
+    { "vendors", cfg_vendors, 0, NULL },
+    { "images", NULL, 0, cfg_image_keys },
+    { "egressNetwork", cfg_egress_network, CFG_AT(egress_network), NULL },
+    { "subnetPool", cfg_subnet_pool, 0, NULL },
+    { "proxyPort", cfg_proxy_port, CFG_AT(proxy_port), NULL },
+    { "agentUser", cfg_agent_user, 0, NULL },
+    { "secretsDir", cfg_abs_path, CFG_AT(secrets_dir), NULL },
+    { "workspaceRoot", cfg_abs_path, CFG_AT(workspace_root), NULL },
+    { "limits", NULL, CFG_AT(limits), cfg_limit_keys },
+    { NULL, NULL, 0, NULL },
+};
+
+void
+cfg__apply(struct cfg_parse *p, const struct spec_node *root)
+{
+    cfg_walk(p, p->cfg, root, "", cfg_top_keys);
+}
