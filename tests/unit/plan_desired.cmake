@@ -4,3 +4,7 @@ agentctl_unit_test(test_rc_desired
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_desired.c LIBS plan)
 agentctl_unit_test(test_rc_desired_storage
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_desired_storage.c LIBS plan)
+# The step planner (plan/plan_step.c): the next step per record, as a
+# table, and the walk resumed from every step.
+agentctl_unit_test(test_plan_step
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_plan_step.c LIBS plan)

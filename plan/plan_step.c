@@ -1,0 +1,169 @@
+/* plan_step.c - the ladder of an attempt's steps (plan_step.h): each rung
+ * is "if this is not recorded yet, do it", in the order the box must be
+ * built and torn down. */
+#include "plan_step.h"
+
+#define BIT(role) (1u << (role))
+
+/* Volumes in the order they are created and removed. */
+static const enum rc_role volume_roles[] = { RC_ROLE_WORKSPACE, RC_ROLE_GIT,
+                                             RC_ROLE_CONFIG, RC_ROLE_SCRATCH };
+#define N_VOLUMES (sizeof(volume_roles) / sizeof(volume_roles[0]))
+
+static struct plan_step
+step(enum plan_action a, enum rc_role role)
+{
+    struct plan_step s = { a, role };
+
+    return s;
+}
+
+static bool
+recorded(const struct plan_view *v, enum rc_role role)
+{
+    return (v->recorded & BIT(role)) != 0;
+}
+
+static bool
+done(const struct plan_view *v, enum plan_progress p)
+{
+    return (v->progress & p) != 0;
+}
+
+/* The boundary probe, between the agent's create and its start: create,
+ * start, wait, read the verdict, then remove the probe. PLAN_NONE when
+ * the verdict is recorded and the probe is gone. */
+static struct plan_step
+probe_next(const struct plan_view *v)
+{
+    if (done(v, PLAN_BOUNDARY_VERIFIED))
+        return step(v->probe_recorded ? PLAN_PROBE_DISCARD : PLAN_NONE, 0);
+    if (!v->probe_recorded)
+        return step(PLAN_PROBE_CREATE, 0);
+    if (!done(v, PLAN_PROBE_STARTED))
+        return step(PLAN_PROBE_START, 0);
+    if (!v->probe_exited)
+        return step(PLAN_PROBE_WAIT, 0);
+    return step(PLAN_PROBE_READ, 0);
+}
+
+/* The network, then the proxy on it, connected to the egress network and
+ * started: the agent's only way out exists before anything else. */
+static struct plan_step
+network_and_proxy_next(const struct plan_view *v)
+{
+    if (!v->egress_checked)
+        return step(PLAN_CHECK_EGRESS, 0);
+    if (!recorded(v, RC_ROLE_NETWORK) || v->network_sweep)
+        return step(PLAN_FIND_NETWORK, RC_ROLE_NETWORK);
+    if (!recorded(v, RC_ROLE_PROXY))
+        return step(PLAN_CREATE, RC_ROLE_PROXY);
+    if (!done(v, PLAN_PROXY_CONNECTED))
+        return step(PLAN_CONNECT_EGRESS, RC_ROLE_PROXY);
+    if (!done(v, PLAN_PROXY_STARTED))
+        return step(PLAN_START, RC_ROLE_PROXY);
+    return step(PLAN_NONE, 0);
+}
+
+/* The volumes the desired state has, the keeper that holds them mounted,
+ * and what is copied into them. */
+static struct plan_step
+storage_next(const struct plan_view *v)
+{
+    for (size_t i = 0; i < N_VOLUMES; i++)
+        if ((v->desired & BIT(volume_roles[i])) != 0 &&
+            !recorded(v, volume_roles[i]))
+            return step(PLAN_CREATE, volume_roles[i]);
+    if (!recorded(v, RC_ROLE_KEEPER))
+        return step(PLAN_CREATE, RC_ROLE_KEEPER);
+    if (!done(v, PLAN_KEEPER_STARTED))
+        return step(PLAN_START, RC_ROLE_KEEPER);
+    if (v->has_workspace && !done(v, PLAN_WORKSPACE_UPLOADED))
+        return step(PLAN_UPLOAD_WORKSPACE, RC_ROLE_KEEPER);
+    if ((v->desired & BIT(RC_ROLE_CONFIG)) != 0 &&
+        !done(v, PLAN_CONFIG_UPLOADED))
+        return step(PLAN_UPLOAD_CONFIG, RC_ROLE_KEEPER);
+    return step(PLAN_NONE, 0);
+}
+
+struct plan_step
+plan_prepare_next(const struct plan_view *v)
+{
+    struct plan_step s = network_and_proxy_next(v);
+
+    if (s.action != PLAN_NONE)
+        return s;
+    s = storage_next(v);
+    if (s.action != PLAN_NONE)
+        return s;
+    if (!recorded(v, RC_ROLE_AGENT))
+        return step(PLAN_CREATE, RC_ROLE_AGENT);
+    s = probe_next(v);
+    if (s.action != PLAN_NONE)
+        return s;
+    /* the whole box, the agent container included, is inspected once
+     * more right before the start */
+    if (!v->prestart_verified)
+        return step(PLAN_REVALIDATE, 0);
+    return step(PLAN_START_AGENT, RC_ROLE_AGENT);
+}
+
+struct plan_step
+plan_cleanup_next(const struct plan_view *v)
+{
+    /* containers first (force: a running one is killed), so that no
+     * volume is held and the network has no endpoint left */
+    if (v->probe_recorded)
+        return step(PLAN_REMOVE_PROBE, 0);
+    if (recorded(v, RC_ROLE_AGENT))
+        return step(PLAN_REMOVE, RC_ROLE_AGENT);
+    /* with the agent gone, read the git metadata back before the keeper
+     * that holds its volume goes */
+    if (v->git_digest_before && !v->git_digest_after &&
+        recorded(v, RC_ROLE_KEEPER))
+        return step(PLAN_READ_GIT, RC_ROLE_KEEPER);
+    if (recorded(v, RC_ROLE_KEEPER))
+        return step(PLAN_REMOVE, RC_ROLE_KEEPER);
+    if (recorded(v, RC_ROLE_PROXY))
+        return step(PLAN_REMOVE, RC_ROLE_PROXY);
+    if (!v->unrecorded_swept && v->has_uid)
+        return step(PLAN_SWEEP_UNRECORDED, 0);
+    for (size_t i = 0; i < N_VOLUMES; i++)
+        if (recorded(v, volume_roles[i]))
+            return step(PLAN_REMOVE, volume_roles[i]);
+    if (recorded(v, RC_ROLE_NETWORK))
+        return step(PLAN_REMOVE, RC_ROLE_NETWORK);
+    if (!v->cleaned_up && v->has_attempt && v->terminal)
+        return step(PLAN_MARK_CLEANED, 0);
+    return step(PLAN_NONE, 0);
+}
+
+const char *
+plan_action_name(enum plan_action a)
+{
+    static const char *const names[] = {
+        [PLAN_NONE] = "none",
+        [PLAN_CHECK_EGRESS] = "check-egress",
+        [PLAN_FIND_NETWORK] = "find-network",
+        [PLAN_CREATE] = "create",
+        [PLAN_CONNECT_EGRESS] = "connect-egress",
+        [PLAN_START] = "start",
+        [PLAN_UPLOAD_WORKSPACE] = "upload-workspace",
+        [PLAN_UPLOAD_CONFIG] = "upload-config",
+        [PLAN_PROBE_CREATE] = "probe-create",
+        [PLAN_PROBE_START] = "probe-start",
+        [PLAN_PROBE_WAIT] = "probe-wait",
+        [PLAN_PROBE_READ] = "probe-read",
+        [PLAN_PROBE_DISCARD] = "probe-discard",
+        [PLAN_REVALIDATE] = "revalidate",
+        [PLAN_START_AGENT] = "start-agent",
+        [PLAN_READ_GIT] = "read-git",
+        [PLAN_REMOVE] = "remove",
+        [PLAN_REMOVE_PROBE] = "remove-probe",
+        [PLAN_SWEEP_UNRECORDED] = "sweep-unrecorded",
+        [PLAN_MARK_CLEANED] = "mark-cleaned",
+    };
+
+    return (unsigned)a < sizeof(names) / sizeof(names[0]) && names[a] ? names[a]
+                                                                      : "?";
+}

@@ -1,0 +1,307 @@
+/* test_plan_step.c - the step planner (plan/plan_step.c) as a table: for a
+ * record in each state, the one next step; and a walk that applies each
+ * planned step's result to the record, which must end with the agent's
+ * start (prepare) or with nothing left (cleanup) after exactly the steps
+ * of the contract's order, from any point a killed controller could
+ * resume at.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "plan_step.h"
+
+#define BIT(r)    (1u << (r))
+#define ALL_PROXY (PLAN_PROXY_CONNECTED | PLAN_PROXY_STARTED)
+#define VOLS                                                                   \
+    (BIT(RC_ROLE_WORKSPACE) | BIT(RC_ROLE_GIT) | BIT(RC_ROLE_CONFIG) |         \
+     BIT(RC_ROLE_SCRATCH))
+#define BOX                                                                    \
+    (BIT(RC_ROLE_NETWORK) | BIT(RC_ROLE_PROXY) | VOLS | BIT(RC_ROLE_KEEPER))
+#define DESIRED_ALL (BOX | BIT(RC_ROLE_AGENT))
+
+/* A prompt spec with a workspace and a .git: every object there is. */
+static struct plan_view
+fresh(void)
+{
+    struct plan_view v = { 0 };
+
+    v.desired = DESIRED_ALL;
+    v.has_workspace = true;
+    v.has_uid = true;
+    v.has_attempt = true;
+    return v;
+}
+
+struct row {
+    const char *what;
+    struct plan_view v;
+    enum plan_action want;
+    enum rc_role role;
+};
+
+static void
+check_rows(const struct row *rows, size_t n,
+           struct plan_step (*next)(const struct plan_view *))
+{
+    for (size_t i = 0; i < n; i++) {
+        struct plan_step s = next(&rows[i].v);
+
+        if (s.action != rows[i].want ||
+            (rows[i].role != 0 && s.role != rows[i].role))
+            fail_msg("%s: planned %s(role %d), expected %s(role %d)",
+                     rows[i].what, plan_action_name(s.action), (int)s.role,
+                     plan_action_name(rows[i].want), (int)rows[i].role);
+    }
+}
+
+static void
+test_plan_prepare_next_step_per_record(void **state)
+{
+    struct plan_view v = fresh();
+    struct row rows[32];
+    size_t n = 0;
+
+    (void)state;
+#define ROW(w, a, r) rows[n++] = (struct row){ (w), v, (a), (r) }
+    ROW("nothing yet: the egress network first", PLAN_CHECK_EGRESS, 0);
+    v.egress_checked = true;
+    ROW("the attempt's network", PLAN_FIND_NETWORK, RC_ROLE_NETWORK);
+    v.recorded |= BIT(RC_ROLE_NETWORK);
+    v.network_sweep = true;
+    ROW("an ambiguous network name is swept first", PLAN_FIND_NETWORK,
+        RC_ROLE_NETWORK);
+    v.network_sweep = false;
+    ROW("the proxy", PLAN_CREATE, RC_ROLE_PROXY);
+    v.recorded |= BIT(RC_ROLE_PROXY);
+    ROW("the proxy joins the egress network", PLAN_CONNECT_EGRESS,
+        RC_ROLE_PROXY);
+    v.progress |= PLAN_PROXY_CONNECTED;
+    ROW("the proxy starts", PLAN_START, RC_ROLE_PROXY);
+    v.progress |= PLAN_PROXY_STARTED;
+    ROW("the workspace volume", PLAN_CREATE, RC_ROLE_WORKSPACE);
+    v.recorded |= BIT(RC_ROLE_WORKSPACE);
+    ROW("the git volume", PLAN_CREATE, RC_ROLE_GIT);
+    v.recorded |= BIT(RC_ROLE_GIT) | BIT(RC_ROLE_CONFIG);
+    ROW("the scratch volume", PLAN_CREATE, RC_ROLE_SCRATCH);
+    v.recorded |= BIT(RC_ROLE_SCRATCH);
+    ROW("the keeper", PLAN_CREATE, RC_ROLE_KEEPER);
+    v.recorded |= BIT(RC_ROLE_KEEPER);
+    ROW("the keeper starts", PLAN_START, RC_ROLE_KEEPER);
+    v.progress |= PLAN_KEEPER_STARTED;
+    ROW("the workspace goes in", PLAN_UPLOAD_WORKSPACE, RC_ROLE_KEEPER);
+    v.progress |= PLAN_WORKSPACE_UPLOADED;
+    ROW("the adapter's files go in", PLAN_UPLOAD_CONFIG, RC_ROLE_KEEPER);
+    v.progress |= PLAN_CONFIG_UPLOADED;
+    ROW("the agent is created", PLAN_CREATE, RC_ROLE_AGENT);
+    v.recorded |= BIT(RC_ROLE_AGENT);
+    ROW("the probe is created", PLAN_PROBE_CREATE, 0);
+    v.probe_recorded = true;
+    ROW("the probe starts", PLAN_PROBE_START, 0);
+    v.progress |= PLAN_PROBE_STARTED;
+    ROW("the probe's exit is awaited", PLAN_PROBE_WAIT, 0);
+    v.probe_exited = true;
+    ROW("the probe's verdict is read", PLAN_PROBE_READ, 0);
+    v.progress |= PLAN_BOUNDARY_VERIFIED;
+    ROW("the probe goes once its verdict is recorded", PLAN_PROBE_DISCARD, 0);
+    v.probe_recorded = false;
+    ROW("the whole box is inspected once more", PLAN_REVALIDATE, 0);
+    v.prestart_verified = true;
+    ROW("then the agent starts", PLAN_START_AGENT, RC_ROLE_AGENT);
+    /* a lost object is rebuilt before anything after it */
+    v.recorded &= ~BIT(RC_ROLE_PROXY);
+    ROW("a proxy no longer recorded is created again", PLAN_CREATE,
+        RC_ROLE_PROXY);
+#undef ROW
+    check_rows(rows, n, plan_prepare_next);
+}
+
+static void
+test_plan_prepare_skips_what_the_spec_does_not_have(void **state)
+{
+    struct plan_view v = fresh();
+    struct plan_step s;
+
+    (void)state;
+    /* a command spec without workspace: no workspace, git or config */
+    v.desired = BIT(RC_ROLE_NETWORK) | BIT(RC_ROLE_PROXY) |
+                BIT(RC_ROLE_SCRATCH) | BIT(RC_ROLE_KEEPER) | BIT(RC_ROLE_AGENT);
+    v.has_workspace = false;
+    v.egress_checked = true;
+    v.recorded = BIT(RC_ROLE_NETWORK) | BIT(RC_ROLE_PROXY);
+    v.progress = ALL_PROXY;
+    s = plan_prepare_next(&v);
+    assert_int_equal(s.action, PLAN_CREATE);
+    assert_int_equal(s.role, RC_ROLE_SCRATCH);
+    v.recorded |= BIT(RC_ROLE_SCRATCH) | BIT(RC_ROLE_KEEPER);
+    v.progress |= PLAN_KEEPER_STARTED;
+    s = plan_prepare_next(&v);
+    assert_int_equal(s.action, PLAN_CREATE);
+    assert_int_equal(s.role, RC_ROLE_AGENT);
+}
+
+/* Apply a planned prepare step's successful result to the view. */
+static void
+apply_prepare(struct plan_view *v, struct plan_step s)
+{
+    switch (s.action) {
+    case PLAN_CHECK_EGRESS:
+        v->egress_checked = true;
+        break;
+    case PLAN_FIND_NETWORK:
+    case PLAN_CREATE:
+        v->recorded |= BIT(s.role);
+        v->network_sweep = false;
+        break;
+    case PLAN_CONNECT_EGRESS:
+        v->progress |= PLAN_PROXY_CONNECTED;
+        break;
+    case PLAN_START:
+        v->progress |=
+            s.role == RC_ROLE_PROXY ? PLAN_PROXY_STARTED : PLAN_KEEPER_STARTED;
+        break;
+    case PLAN_UPLOAD_WORKSPACE:
+        v->progress |= PLAN_WORKSPACE_UPLOADED;
+        break;
+    case PLAN_UPLOAD_CONFIG:
+        v->progress |= PLAN_CONFIG_UPLOADED;
+        break;
+    case PLAN_PROBE_CREATE:
+        v->probe_recorded = true;
+        break;
+    case PLAN_PROBE_START:
+        v->progress |= PLAN_PROBE_STARTED;
+        break;
+    case PLAN_PROBE_WAIT:
+        v->probe_exited = true;
+        break;
+    case PLAN_PROBE_READ:
+        v->progress |= PLAN_BOUNDARY_VERIFIED;
+        break;
+    case PLAN_PROBE_DISCARD:
+        v->probe_recorded = false;
+        break;
+    case PLAN_REVALIDATE:
+        v->prestart_verified = true;
+        break;
+    default:
+        fail_msg("prepare planned %s", plan_action_name(s.action));
+    }
+}
+
+static void
+test_plan_prepare_walk_reaches_the_start_from_any_step(void **state)
+{
+    struct plan_view v = fresh();
+    struct plan_view saved[32];
+    int steps = 0;
+
+    (void)state;
+    /* the walk from nothing: 20 steps, then the start */
+    for (;;) {
+        struct plan_step s = plan_prepare_next(&v);
+
+        if (s.action == PLAN_START_AGENT)
+            break;
+        assert_true(steps < 32);
+        saved[steps++] = v;
+        apply_prepare(&v, s);
+    }
+    assert_int_equal(steps, 20);
+    /* resumed from each saved record (a controller killed after that
+     * step's result was written), the same steps follow */
+    for (int i = 0; i < steps; i++) {
+        struct plan_view r = saved[i];
+        int left = 0;
+
+        while (plan_prepare_next(&r).action != PLAN_START_AGENT) {
+            apply_prepare(&r, plan_prepare_next(&r));
+            left++;
+        }
+        assert_int_equal(left, steps - i);
+        assert_int_equal(r.recorded, v.recorded);
+        assert_int_equal(r.progress, v.progress);
+        assert_true(r.prestart_verified && !r.probe_recorded);
+    }
+}
+
+static void
+test_plan_cleanup_next_step_per_record(void **state)
+{
+    struct plan_view v = fresh();
+    struct row rows[16];
+    size_t n = 0;
+
+    (void)state;
+    v.recorded = DESIRED_ALL;
+    v.probe_recorded = true;
+    v.git_digest_before = true;
+    v.terminal = true;
+#define ROW(w, a, r) rows[n++] = (struct row){ (w), v, (a), (r) }
+    ROW("the probe first", PLAN_REMOVE_PROBE, 0);
+    v.probe_recorded = false;
+    ROW("then the agent", PLAN_REMOVE, RC_ROLE_AGENT);
+    v.recorded &= ~BIT(RC_ROLE_AGENT);
+    ROW("the git metadata is read back before the keeper goes", PLAN_READ_GIT,
+        RC_ROLE_KEEPER);
+    v.git_digest_after = true;
+    ROW("then the keeper", PLAN_REMOVE, RC_ROLE_KEEPER);
+    v.recorded &= ~BIT(RC_ROLE_KEEPER);
+    ROW("then the proxy", PLAN_REMOVE, RC_ROLE_PROXY);
+    v.recorded &= ~BIT(RC_ROLE_PROXY);
+    ROW("containers never recorded are swept", PLAN_SWEEP_UNRECORDED, 0);
+    v.unrecorded_swept = true;
+    ROW("then the volumes", PLAN_REMOVE, RC_ROLE_WORKSPACE);
+    v.recorded &= ~VOLS;
+    ROW("then the network", PLAN_REMOVE, RC_ROLE_NETWORK);
+    v.recorded = 0;
+    ROW("then the mark", PLAN_MARK_CLEANED, 0);
+    v.cleaned_up = true;
+    ROW("then nothing", PLAN_NONE, 0);
+    v.cleaned_up = false;
+    v.terminal = false;
+    ROW("a repair before the start is not marked cleaned", PLAN_NONE, 0);
+    v.terminal = true;
+    v.has_attempt = false;
+    ROW("nor is an invocation that never captured", PLAN_NONE, 0);
+#undef ROW
+    check_rows(rows, n, plan_cleanup_next);
+}
+
+static void
+test_plan_cleanup_reads_git_only_with_a_digest_before(void **state)
+{
+    struct plan_view v = fresh();
+    struct plan_step s;
+
+    (void)state;
+    v.recorded = BIT(RC_ROLE_KEEPER);
+    s = plan_cleanup_next(&v); /* no .git uploaded: nothing to compare */
+    assert_int_equal(s.action, PLAN_REMOVE);
+    assert_int_equal(s.role, RC_ROLE_KEEPER);
+    v.git_digest_before = true;
+    v.recorded |= BIT(RC_ROLE_AGENT);
+    s = plan_cleanup_next(&v); /* never while the agent may still write */
+    assert_int_equal(s.action, PLAN_REMOVE);
+    assert_int_equal(s.role, RC_ROLE_AGENT);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plan_prepare_next_step_per_record),
+        cmocka_unit_test(test_plan_prepare_skips_what_the_spec_does_not_have),
+        cmocka_unit_test(
+            test_plan_prepare_walk_reaches_the_start_from_any_step),
+        cmocka_unit_test(test_plan_cleanup_next_step_per_record),
+        cmocka_unit_test(test_plan_cleanup_reads_git_only_with_a_digest_before),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
