@@ -56,9 +56,9 @@
 #    ended event stream now asks the daemon at once (ctl_events.c).
 # PD_CONTROL=1 is the negative control: the test-hooks controller with
 # those two protections off (AGENTCTL_TEST_DISABLE); the run must then
-# end with another stopReason than agent-lost (the test can fail). CI runs
-# the SIGTERM case; the control and PD_SIGNAL=KILL run with
-# AGENTCTL_TEST_EXTENDED=1 (one extra daemon restart each, ~2 min).
+# end with another stopReason than agent-lost (the test can fail). The
+# control and PD_SIGNAL=KILL are test_dockerd_restart_control.sh and
+# test_dockerd_restart_kill.sh.
 source "$(dirname "$0")/../controller/lib_controller.sh"
 command -v dockerd >/dev/null || skip "dockerd not installed"
 [ -x "$CONTROLLER" ] || skip "agent-controller not built ($CONTROLLER)"

@@ -21,9 +21,6 @@
 #    repair must first remove the unrecorded agent by its labels (event
 #    UnrecordedRemoved), or the volumes it holds can never go (409).
 source "$(dirname "$0")/../controller/lib_controller.sh"
-# CI time budget (30 min on 2 cores): run with AGENTCTL_TEST_EXTENDED=1.
-[ -n "${AGENTCTL_TEST_EXTENDED:-}" ] ||
-    skip "extended scenario: set AGENTCTL_TEST_EXTENDED=1 to run it"
 source "$(dirname "$0")/lib_drift.sh"
 TESTHOOKS=$BUILD/controller/agent-controller-testhooks
 [ -x "$TESTHOOKS" ] || skip "agent-controller-testhooks not built"

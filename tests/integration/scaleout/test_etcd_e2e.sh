@@ -5,9 +5,6 @@
 # running one deleted with agentctl --etcd is stopped and every Docker
 # object of it removed; the status and claim keys go with it.
 source "$(dirname "$0")/lib_scaleout.sh"
-# CI time budget (30 min on 2 cores): run with AGENTCTL_TEST_EXTENDED=1.
-[ -n "${AGENTCTL_TEST_EXTENDED:-}" ] ||
-    skip "extended scenario: set AGENTCTL_TEST_EXTENDED=1 to run it"
 sc_init
 sc_start a
 

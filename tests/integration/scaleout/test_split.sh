@@ -7,9 +7,6 @@
 # holds more than --max-running 3 unfinished invocations (sampled while
 # they run; with 3 each and 6 long enough agents, both must take some).
 source "$(dirname "$0")/lib_scaleout.sh"
-# CI time budget (30 min on 2 cores): run with AGENTCTL_TEST_EXTENDED=1.
-[ -n "${AGENTCTL_TEST_EXTENDED:-}" ] ||
-    skip "extended scenario: set AGENTCTL_TEST_EXTENDED=1 to run it"
 sc_init
 sc_start a --max-running 3
 sc_start b --max-running 3

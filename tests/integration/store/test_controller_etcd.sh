@@ -4,13 +4,9 @@
 # Succeeded; its output is read back by `agentctl logs` from another state
 # dir (uploaded to etcd); delete -> every Docker object of the attempt is
 # removed. The first etcd endpoint is dead, so every request fails over.
-#
-# Opt-in (it takes about a minute): AGENTCTL_TEST_ETCD_CONTROLLER=1.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/etcd_lib.sh"
 
-[ "${AGENTCTL_TEST_ETCD_CONTROLLER:-0}" = 1 ] ||
-    skip "opt-in: AGENTCTL_TEST_ETCD_CONTROLLER=1 runs the controller on etcd"
 need_docker
 command -v jq >/dev/null || skip "jq not installed"
 A=$BUILD/cli/agentctl
