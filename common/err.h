@@ -1,4 +1,4 @@
-/* err.h - the error value every fallible function fills (STYLE.md 3).
+/* err.h - the error value every fallible function fills.
  *
  * A function that can fail returns 0 or -1 and fills an optional
  * `struct err *`; constructors return NULL and fill it. The err_set*()

@@ -2,7 +2,7 @@
  *
  * Each call writes one JSON object on one line:
  *   {"time":"2026-12-02T09:21:04.123Z","level":"warn","msg":"..."}
- * log_kv() adds string fields. Libraries never log (STYLE.md 3): only
+ * log_kv() adds string fields. Libraries never log: only
  * main() and top-level callbacks do.
  */
 #ifndef LOG_H

@@ -1,5 +1,5 @@
 /* ctl_claim.c - scale-out: which controller works on which invocation
- * (DESIGN.md "Scale-out", docs/store-etcd.md "Claims and leases").
+ * (docs/design.md "Scale-out", docs/store-etcd.md "Claims and leases").
  *
  * On a store with claims (etcd) the controller holds one lease, renewed by
  * a libev timer every third of --lease-ttl, and works on an invocation

@@ -5,7 +5,7 @@
  * stays as the backstop.
  *
  * Two streams, because Docker filters AND their keys and only container
- * events carry labels (docker-notes.md section 5; on 20.10 volume events
+ * events carry labels (docs/docker-notes.md section 5; on 20.10 volume events
  * carry none either): containers by this controller's managed-by label,
  * and every network and volume event, matched to an invocation by the IDs
  * and names its status records. After a broken stream the controller

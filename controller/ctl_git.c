@@ -1,5 +1,5 @@
 /* ctl_git.c - proof that the git metadata came back as it went in
- * (issue 7). The digest before is taken from the very archive uploaded
+ * (status.git). The digest before is taken from the very archive uploaded
  * (its .git/ entries), the digest after from the archive Docker returns
  * for the keeper's /work/.git once the agent is gone and before the
  * keeper is removed; one function digests both (rc_workspace_tar_digest),

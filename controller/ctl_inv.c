@@ -2,7 +2,7 @@
  * and the status, decide the next step, start at most one Docker request;
  * its callback records the result and queues the next pass.
  *
- * Attempt rules (DESIGN.md "The resource"): an attempt is captured once -
+ * Attempt rules (docs/design.md "The resource"): an attempt is captured once -
  * the spec as it was then is kept in status.captured and later changes
  * other than cancel and labels only raise a SpecFrozen warning; a new
  * `attempt` value supersedes a live attempt; an attempt ID in
@@ -87,7 +87,7 @@ mark_attempt_used(struct ctl_inv *inv)
 }
 
 /* End an attempt that never got to capture: nothing exists, nothing is
- * retried (DESIGN.md: preparation failures are not retried). */
+ * retried (docs/design.md: preparation failures are not retried). */
 static void
 end_before_capture(struct ctl_inv *inv, enum ctl_phase phase,
                    const char *stop_reason, const char *reason, const char *msg)

@@ -1,5 +1,5 @@
 /* ctl_prepare.c - bring an attempt's Docker objects up, one request per
- * step, in DESIGN.md's order: the shared egress network (created when
+ * step, in docs/design.md's order: the shared egress network (created when
  * missing), the internal network, the proxy (created on the internal
  * network, then connected to the egress network, then started), the
  * volumes, the keeper (started, so the tmpfs volumes stay mounted), the
@@ -449,7 +449,7 @@ step_connect_egress(struct ctl_inv *inv)
 }
 
 /* The workspace goes into the keeper's /work as a tar archive whose
- * entries belong to the agent's uid (docker-notes.md section 6). */
+ * entries belong to the agent's uid (docs/docker-notes.md section 6). */
 static bool
 step_upload(struct ctl_inv *inv)
 {
@@ -552,7 +552,7 @@ ctl_prepare_step(struct ctl_inv *inv)
     if (ctl_probe_step(inv))
         return true;
     /* The whole box, the agent container included, is inspected once more
-     * right before the start (DESIGN.md step 4). */
+     * right before the start (docs/design.md step 4). */
     if (!inv->prestart_verified) {
         inv->prestart_verified = true;
         ctl_inv_revalidate(inv);

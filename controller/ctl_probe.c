@@ -1,4 +1,4 @@
-/* ctl_probe.c - the boundary probe (DESIGN.md "What one invocation
+/* ctl_probe.c - the boundary probe (docs/design.md "What one invocation
  * becomes", step 5): before the agent starts, a short-lived container with
  * the agent's hardening, on the internal network only, checks from the
  * agent's side that the proxy admits the vendor (200, or 502/504 when the

@@ -170,7 +170,7 @@ attach(struct ctl_inv *inv, const char *agent, struct err *e)
 }
 
 /* The daemon went away while the agent ran: whatever exit code it
- * reports is not the agent's own (docker-notes.md: no live-restore), the
+ * reports is not the agent's own (docs/docker-notes.md: no live-restore), the
  * boundary went unwatched meanwhile, and the attempt is never rerun. */
 void
 ctl_run_stop_lost(struct ctl_inv *inv)

@@ -1,11 +1,11 @@
-/* ctl_status.c - the status document of one invocation (DESIGN.md
+/* ctl_status.c - the status document of one invocation (docs/design.md
  * "Status, events, output") and its event log.
  *
  * The status is the controller's memory: every Docker object of the
  * attempt is recorded here by ID as soon as it exists, so a restarted
  * controller finds, checks and deletes by ID. It is written through the
  * store (atomically) before the next Docker call that depends on it.
- * Fields beyond DESIGN.md's list, kept for the controller itself:
+ * Fields beyond docs/design.md's list, kept for the controller itself:
  * specHash, uid, subnetIndex, usedAttempts.
  */
 #include "ctl.h"

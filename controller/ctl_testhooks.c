@@ -1,4 +1,4 @@
-/* ctl_testhooks.c - crash points for the SIGKILL walk (issue 5): in the
+/* ctl_testhooks.c - crash points for the SIGKILL walk: in the
  * test-hooks build, AGENTCTL_TEST_CRASH_AT=<point> makes the controller
  * kill itself with SIGKILL when it reaches that point, so a test can stop
  * it at every step of preparing, starting, running and cleaning up and

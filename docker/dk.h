@@ -9,7 +9,7 @@
  * We speak Engine API 1.41 (Docker 20.10): every path is sent as
  * /v1.41<path>. dk_negotiate() checks that the daemon can serve it.
  *
- * Async rules (STYLE.md 3): a start function that fails returns NULL / -1,
+ * Async rules: a start function that fails returns NULL / -1,
  * fills its struct err and never calls the callback; one that succeeds
  * calls it exactly once, never before it returns, unless the request is
  * cancelled first. Callbacks run from the loop given to dk_new(); on_data

@@ -2,7 +2,7 @@
  * node came from, so every later error can say file:line:col.
  *
  * spec_yaml_parse() builds the tree with libyaml and refuses hostile input
- * on the way (STYLE.md 4: every input is capped): files over
+ * on the way (every input is capped): files over
  * SPEC_MAX_FILE_BYTES, nesting deeper than SPEC_MAX_DEPTH, more than
  * SPEC_MAX_NODES nodes, anchors and aliases (no billion-laughs), duplicate
  * keys, non-scalar keys, invalid UTF-8 and tabs used as indentation.
