@@ -5,7 +5,9 @@
  *   ctl_main.c    flags, start-up, signals, the loop
  *   ctl_sync.c    store watch, resync timer, per-invocation queue/backoff
  *   ctl_inv.c     one invocation's pass: capture, prepare, run, stop, clean
- *   ctl_prepare.c the Docker objects of an attempt, created one per step
+ *   ctl_plan.c    the facts the step planner (plan/plan_step.c) decides on
+ *   ctl_prepare.c the steps that bring an attempt's objects up, one request
+ *                 each (ctl_cleanup.c the ones that remove them)
  *   ctl_run.c     a running agent: logs, wait, deadline, cancel, kill
  *   ctl_status.c  the status document and events
  *   ctl_metrics.c the metrics registry and its Prometheus text; the
@@ -25,6 +27,7 @@
 #include "container_of.h"
 #include "dk.h"
 #include "dk_engine.h"
+#include "plan_step.h"
 #include "err.h"
 #include "rc_desired.h"
 #include "rc_output.h"
@@ -244,7 +247,11 @@ int ctl_git_record_before(struct ctl_inv *inv, const struct buf *tar,
                           struct err *e);
 /* The spec's workspace source has a .git directory (at capture). */
 bool ctl_git_present(const struct ctl_inv *inv);
-bool ctl_git_after_step(struct ctl_inv *inv);
+/* Whether status.git holds the digest before (upload) and after. */
+void ctl_git_digests(const struct ctl_inv *inv, bool *before, bool *after);
+/* Read /work/.git back from the keeper (the agent is gone): the digest
+ * after. Returns true (a request was started or a backoff queued). */
+bool ctl_git_read_back(struct ctl_inv *inv);
 
 /* ctl_network.c: the attempt's network, listed by label before a create
  * and after a failed one; one is adopted, twins are removed by ID. */
@@ -278,8 +285,13 @@ void ctl_verify_note_standin(struct ctl_inv *inv, const char *role,
  * under one of the attempt's names: never adopt it, never remove it. */
 bool ctl_verify_is_standin(const struct ctl_inv *inv, const char *id);
 
-/* ctl_probe.c: one step of the boundary probe; false when it is done. */
-bool ctl_probe_step(struct ctl_inv *inv);
+/* ctl_probe.c: the boundary probe step the planner chose (one of the
+ * PLAN_PROBE_* actions); false when none was started. */
+bool ctl_probe_step(struct ctl_inv *inv, enum plan_action action);
+
+/* ctl_plan.c: the facts the step planner (plan/plan_step.h) decides the
+ * next preparation or cleanup step from. */
+void ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v);
 
 /* ctl_claim.c: claims on a store that has them (etcd). */
 void ctl_claim_start(struct ctl *c);

@@ -14,8 +14,6 @@
 
 #include "log.h"
 
-static const char *const container_roles[] = { "probe", "agent", "keeper",
-                                               "proxy", NULL };
 static const char *const volume_roles[] = { "workspace", "git", "config",
                                             "scratch", NULL };
 
@@ -213,39 +211,60 @@ on_unrecorded_listed(struct dk_req *req, struct dk_response *r, void *arg)
     ctl_inv_kick(inv, 0);
 }
 
+static void
+mark_cleaned(struct ctl_inv *inv)
+{
+    cJSON_AddBoolToObject(inv->status, "cleanedUp", 1);
+    inv->status_dirty = true;
+    ctl_event(inv, false, "CleanedUp",
+              "every Docker object of attempt %s was removed",
+              ctl_status_str(inv, "attempt"));
+}
+
+/* One object of the attempt, by the ID (a volume: the name) recorded. */
+static bool
+remove_role(struct ctl_inv *inv, enum rc_role role)
+{
+    const char *name = rc_role_name(role);
+
+    switch (rc_role_kind(role)) {
+    case RC_KIND_VOLUME:
+        return remove_volume(inv, name);
+    case RC_KIND_NETWORK:
+        return remove_object(inv, name, DK_NETWORK,
+                             ctl_status_resource_id(inv, name));
+    case RC_KIND_CONTAINER:
+        break;
+    }
+    return remove_object(inv, name, DK_CONTAINER,
+                         ctl_status_resource_id(inv, name));
+}
+
+/* The planner (plan/plan_step.c) picks what goes next; false when
+ * nothing is left. */
 bool
 ctl_cleanup_step(struct ctl_inv *inv)
 {
-    const char *id;
+    struct plan_view v;
+    struct plan_step s;
 
-    for (size_t i = 0; container_roles[i] != NULL; i++) {
-        /* With the agent gone, read the git metadata back from the
-         * keeper before the keeper goes. */
-        if (strcmp(container_roles[i], "keeper") == 0 &&
-            ctl_git_after_step(inv))
-            return true;
-        id = ctl_status_resource_id(inv, container_roles[i]);
-        if (id != NULL)
-            return remove_object(inv, container_roles[i], DK_CONTAINER, id);
-    }
-    if (!inv->cleanup_swept && ctl_status_str(inv, "uid") != NULL)
+    ctl_plan_view(inv, &v);
+    s = plan_cleanup_next(&v);
+    switch (s.action) {
+    case PLAN_REMOVE_PROBE:
+        return remove_object(inv, "probe", DK_CONTAINER,
+                             ctl_status_resource_id(inv, "probe"));
+    case PLAN_REMOVE:
+        return remove_role(inv, s.role);
+    case PLAN_READ_GIT:
+        return ctl_git_read_back(inv);
+    case PLAN_SWEEP_UNRECORDED:
         return ctl_prepare_list_ours(inv, DK_CONTAINER, NULL,
                                      on_unrecorded_listed);
-    for (size_t i = 0; volume_roles[i] != NULL; i++)
-        if (ctl_status_resource_str(inv, volume_roles[i], "name") != NULL &&
-            remove_volume(inv, volume_roles[i]))
-            return true;
-    id = ctl_status_resource_id(inv, "network");
-    if (id != NULL)
-        return remove_object(inv, "network", DK_NETWORK, id);
-    if (cJSON_GetObjectItemCaseSensitive(inv->status, "cleanedUp") == NULL &&
-        ctl_status_str(inv, "attempt") != NULL &&
-        ctl_phase_terminal(ctl_status_phase(inv->status))) {
-        cJSON_AddBoolToObject(inv->status, "cleanedUp", 1);
-        inv->status_dirty = true;
-        ctl_event(inv, false, "CleanedUp",
-                  "every Docker object of attempt %s was removed",
-                  ctl_status_str(inv, "attempt"));
+    case PLAN_MARK_CLEANED:
+        mark_cleaned(inv);
+        return false;
+    default:
+        return false;
     }
-    return false;
 }

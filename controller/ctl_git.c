@@ -127,18 +127,20 @@ on_git_archive(struct dk_req *req, struct dk_response *r, void *arg)
     ctl_inv_kick(inv, 0);
 }
 
+void
+ctl_git_digests(const struct ctl_inv *inv, bool *before, bool *after)
+{
+    *before = git_str(inv, "digestBefore") != NULL;
+    *after = git_str(inv, "digestAfter") != NULL;
+}
+
 bool
-ctl_git_after_step(struct ctl_inv *inv)
+ctl_git_read_back(struct ctl_inv *inv)
 {
     const char *keeper = ctl_status_resource_id(inv, "keeper");
     const struct spec_invocation *s = inv->captured;
     size_t max_body;
     struct err e;
-
-    if (git_str(inv, "digestBefore") == NULL ||
-        git_str(inv, "digestAfter") != NULL || keeper == NULL ||
-        ctl_status_resource_id(inv, "agent") != NULL)
-        return false;
     /* the volume holds at most the workspace's bytes, plus tar framing */
     max_body = s != NULL ? (size_t)(s->workspace_bytes +
                                     s->workspace_inodes * 1536 + (1 << 20))

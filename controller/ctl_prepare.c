@@ -310,11 +310,6 @@ ctl_prepare_next_subnet(struct ctl_inv *inv)
 
 /* ---- one-off actions: connect, start, upload ------------------------ */
 
-/* The volumes in creation order; the ones the attempt has no object for
- * (no workspace, no .git, no adapter config) are skipped. */
-static const enum rc_role volume_roles[] = { RC_ROLE_WORKSPACE, RC_ROLE_GIT,
-                                             RC_ROLE_CONFIG, RC_ROLE_SCRATCH };
-
 static void agent_running(struct ctl_inv *inv, const char *started_at);
 
 static void
@@ -518,45 +513,49 @@ step_upload_config(struct ctl_inv *inv)
     return ok;
 }
 
+/* The planner (plan/plan_step.c) picks the next rung of the ladder from
+ * the record; here each rung becomes its Engine API request. */
 bool
 ctl_prepare_step(struct ctl_inv *inv)
 {
-    const struct spec_invocation *s = inv->captured;
+    struct plan_view v;
+    struct plan_step s;
 
-    if (!inv->egress_checked)
+    ctl_plan_view(inv, &v);
+    s = plan_prepare_next(&v);
+    switch (s.action) {
+    case PLAN_CHECK_EGRESS:
         return step_egress(inv);
-    if (ctl_status_resource_id(inv, "network") == NULL ||
-        inv->network_retry == CTL_NET_SWEEP)
+    case PLAN_FIND_NETWORK:
         return ctl_network_step(inv);
-    if (ctl_status_resource_id(inv, "proxy") == NULL)
-        return ctl_prepare_create(inv, RC_ROLE_PROXY);
-    if (!ctl_progress_done(inv, "proxyConnected"))
+    case PLAN_CREATE:
+        return ctl_prepare_create(inv, s.role);
+    case PLAN_CONNECT_EGRESS:
         return step_connect_egress(inv);
-    if (!ctl_progress_done(inv, "proxyStarted"))
-        return step_start(inv, "proxy", "proxyStarted");
-    for (size_t i = 0; i < sizeof(volume_roles) / sizeof(volume_roles[0]); i++)
-        if (rc_desired_object(inv->desired, volume_roles[i]) != NULL &&
-            ctl_status_resource_id(inv, rc_role_name(volume_roles[i])) == NULL)
-            return ctl_prepare_create(inv, volume_roles[i]);
-    if (ctl_status_resource_id(inv, "keeper") == NULL)
-        return ctl_prepare_create(inv, RC_ROLE_KEEPER);
-    if (!ctl_progress_done(inv, "keeperStarted"))
-        return step_start(inv, "keeper", "keeperStarted");
-    if (s->has_workspace && !ctl_progress_done(inv, "workspaceUploaded"))
+    case PLAN_START:
+        return step_start(inv, rc_role_name(s.role),
+                          s.role == RC_ROLE_PROXY ? "proxyStarted"
+                                                  : "keeperStarted");
+    case PLAN_UPLOAD_WORKSPACE:
         return step_upload(inv);
-    if (rc_desired_object(inv->desired, RC_ROLE_CONFIG) != NULL &&
-        !ctl_progress_done(inv, "configUploaded"))
+    case PLAN_UPLOAD_CONFIG:
         return step_upload_config(inv);
-    if (ctl_status_resource_id(inv, "agent") == NULL)
-        return ctl_prepare_create(inv, RC_ROLE_AGENT);
-    if (ctl_probe_step(inv))
-        return true;
-    /* The whole box, the agent container included, is inspected once more
-     * right before the start (docs/design.md step 4). */
-    if (!inv->prestart_verified) {
+    case PLAN_PROBE_CREATE:
+    case PLAN_PROBE_START:
+    case PLAN_PROBE_WAIT:
+    case PLAN_PROBE_READ:
+    case PLAN_PROBE_DISCARD:
+        return ctl_probe_step(inv, s.action);
+    case PLAN_REVALIDATE:
+        /* The whole box, the agent container included, is inspected once
+         * more right before the start (docs/design.md, "What one
+         * invocation becomes", step 4). */
         inv->prestart_verified = true;
         ctl_inv_revalidate(inv);
         return true;
+    case PLAN_START_AGENT:
+        return step_start(inv, "agent", "agentStarted");
+    default:
+        return false; /* not a preparation step */
     }
-    return step_start(inv, "agent", "agentStarted");
 }

@@ -175,28 +175,30 @@ on_removed(struct dk_req *req, struct dk_response *r, void *arg)
 }
 
 bool
-ctl_probe_step(struct ctl_inv *inv)
+ctl_probe_step(struct ctl_inv *inv, enum plan_action action)
 {
     const char *id = ctl_status_resource_id(inv, "probe");
     struct dk *dk = inv->ctl->dk;
     struct err e;
 
-    if (ctl_progress_done(inv, "boundaryVerified")) {
-        if (id == NULL)
-            return false;
-        return ctl_inv_started(
-            inv, dk_remove(dk, DK_CONTAINER, id, on_removed, inv, &e), &e);
-    }
-    if (id == NULL)
+    switch (action) {
+    case PLAN_PROBE_CREATE:
         return step_create(inv);
-    if (!ctl_progress_done(inv, "probeStarted"))
+    case PLAN_PROBE_START:
         return ctl_prepare_start_probe(inv);
-    if (!inv->probe_exited)
+    case PLAN_PROBE_WAIT:
         return ctl_inv_started(inv,
                                dk_container_wait(dk, id,
                                                  PROBE_TIMEOUT_S * 1000L,
                                                  on_waited, inv, &e),
                                &e);
-    return ctl_inv_started(inv, dk_container_logs(dk, id, on_logs, inv, &e),
-                           &e);
+    case PLAN_PROBE_READ:
+        return ctl_inv_started(inv, dk_container_logs(dk, id, on_logs, inv, &e),
+                               &e);
+    case PLAN_PROBE_DISCARD:
+        return ctl_inv_started(
+            inv, dk_remove(dk, DK_CONTAINER, id, on_removed, inv, &e), &e);
+    default:
+        return false; /* not a probe step */
+    }
 }
