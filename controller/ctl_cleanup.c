@@ -36,13 +36,14 @@ is_volume_role(const char *role)
 static void
 volume_held(struct ctl_inv *inv, const char *holder)
 {
-    ctl_event(inv, true, "VolumeHeld",
-              "%s %s is mounted by container %.12s, which is not this "
-              "attempt's: left in place",
-              inv->cleanup_role,
-              ctl_status_resource_str(inv, inv->cleanup_role, "name"),
-              holder ? holder : "?");
-    ctl_status_drop_resource(inv, inv->cleanup_role);
+    ctl_event(
+        inv, true, "VolumeHeld",
+        "%s %s is mounted by container %.12s, which is not this "
+        "attempt's: left in place",
+        inv->cleanup_role,
+        ctl_record_role_obj_name(&inv->rec, ctl_record_role(inv->cleanup_role)),
+        holder ? holder : "?");
+    ctl_record_drop_role(&inv->rec, ctl_record_role(inv->cleanup_role));
     ctl_inv_kick(inv, 0);
 }
 
@@ -63,7 +64,7 @@ on_removed(struct dk_req *req, struct dk_response *r, void *arg)
         return;
     }
     ctl_test_point("removed", inv->cleanup_role);
-    ctl_status_drop_resource(inv, inv->cleanup_role);
+    ctl_record_drop_role(&inv->rec, ctl_record_role(inv->cleanup_role));
     ctl_inv_kick(inv, 0);
 }
 
@@ -87,16 +88,16 @@ static void
 standin_left(struct ctl_inv *inv, const char *created)
 {
     const char *role = inv->cleanup_role;
-    const char *want = ctl_status_resource_str(inv, role, "id");
+    const char *want = ctl_record_role_id(&inv->rec, ctl_record_role(role));
 
     ctl_event(inv, true, "StandInLeft",
               "volume %s is not the one this attempt created (created "
               "%s, recorded %s): left in place",
-              ctl_status_resource_str(inv, role, "name"),
+              ctl_record_role_obj_name(&inv->rec, ctl_record_role(role)),
               created[0] != '\0' ? created : "?", want ? want : "?");
     if (created[0] != '\0')
         ctl_verify_note_standin(inv, role, created);
-    ctl_status_drop_resource(inv, role);
+    ctl_record_drop_role(&inv->rec, ctl_record_role(role));
     ctl_inv_kick(inv, 0);
 }
 
@@ -129,15 +130,16 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct ctl_inv *inv = arg;
     const char *role = inv->cleanup_role;
-    const char *want = ctl_status_resource_str(inv, role, "id");
-    const char *name = ctl_status_resource_str(inv, role, "name");
+    const char *want = ctl_record_role_id(&inv->rec, ctl_record_role(role));
+    const char *name =
+        ctl_record_role_obj_name(&inv->rec, ctl_record_role(role));
     const cJSON *created, *labels, *uid;
     char path[256];
 
     (void)req;
     if (!ctl_inv_step_ok(inv, r)) {
         if (r->err->code == ERR_NOTFOUND) {
-            ctl_status_drop_resource(inv, role);
+            ctl_record_drop_role(&inv->rec, ctl_record_role(role));
             ctl_inv_kick(inv, 0);
         } else
             ctl_inv_backoff(inv, r->err);
@@ -148,7 +150,7 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
     uid = cJSON_GetObjectItemCaseSensitive(labels, "agentctl.dev/uid");
     if (!cJSON_IsString(created) || want == NULL ||
         strcmp(created->valuestring, want) != 0 || !cJSON_IsString(uid) ||
-        strcmp(uid->valuestring, ctl_status_str(inv, "uid")) != 0) {
+        strcmp(uid->valuestring, inv->rec.uid) != 0) {
         snprintf(inv->cleanup_created, sizeof(inv->cleanup_created), "%s",
                  cJSON_IsString(created) ? created->valuestring : "");
         ctl_prepare_list(inv, "/containers/json?all=1", "volume",
@@ -162,12 +164,13 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
 static bool
 remove_volume(struct ctl_inv *inv, const char *role)
 {
-    const char *name = ctl_status_resource_str(inv, role, "name");
+    const char *name =
+        ctl_record_role_obj_name(&inv->rec, ctl_record_role(role));
     char path[256];
     struct err e;
 
     if (name == NULL) {
-        ctl_status_drop_resource(inv, role);
+        ctl_record_drop_role(&inv->rec, ctl_record_role(role));
         return false;
     }
     snprintf(inv->cleanup_role, sizeof(inv->cleanup_role), "%s", role);
@@ -229,32 +232,32 @@ ctl_cleanup_step(struct ctl_inv *inv)
         if (strcmp(container_roles[i], "keeper") == 0 &&
             ctl_git_after_step(inv))
             return true;
-        id = ctl_status_resource_id(inv, container_roles[i]);
+        id = ctl_record_role_id(&inv->rec, ctl_record_role(container_roles[i]));
         if (id != NULL) {
             snprintf(path, sizeof(path), "/containers/%s?force=1", id);
             return remove_path(inv, container_roles[i], path);
         }
     }
-    if (!inv->cleanup_swept && ctl_status_str(inv, "uid") != NULL)
+    if (!inv->cleanup_swept && inv->rec.uid != NULL)
         return ctl_prepare_list_ours(inv, "/containers/json?all=1", NULL,
                                      on_unrecorded_listed);
     for (size_t i = 0; volume_roles[i] != NULL; i++)
-        if (ctl_status_resource_str(inv, volume_roles[i], "name") != NULL &&
+        if (ctl_record_role_obj_name(
+                &inv->rec, ctl_record_role(volume_roles[i])) != NULL &&
             remove_volume(inv, volume_roles[i]))
             return true;
-    id = ctl_status_resource_id(inv, "network");
+    id = ctl_record_role_id(&inv->rec, RC_ROLE_NETWORK);
     if (id != NULL) {
         snprintf(path, sizeof(path), "/networks/%s", id);
         return remove_path(inv, "network", path);
     }
-    if (cJSON_GetObjectItemCaseSensitive(inv->status, "cleanedUp") == NULL &&
-        ctl_status_str(inv, "attempt") != NULL &&
-        ctl_phase_terminal(ctl_status_phase(inv->status))) {
-        cJSON_AddBoolToObject(inv->status, "cleanedUp", 1);
-        inv->status_dirty = true;
+    if (!inv->rec.cleaned_up && inv->rec.attempt != NULL &&
+        ctl_phase_terminal(inv->rec.phase)) {
+        inv->rec.cleaned_up = true;
+        inv->rec.dirty = true;
         ctl_event(inv, false, "CleanedUp",
                   "every Docker object of attempt %s was removed",
-                  ctl_status_str(inv, "attempt"));
+                  inv->rec.attempt);
     }
     return false;
 }

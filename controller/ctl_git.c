@@ -16,33 +16,16 @@
 #include "buf.h"
 #include "rc_workspace.h"
 
-static cJSON *
-git_doc(struct ctl_inv *inv)
-{
-    cJSON *g = cJSON_GetObjectItemCaseSensitive(inv->status, "git");
-
-    if (g == NULL)
-        g = cJSON_AddObjectToObject(inv->status, "git");
-    return g;
-}
-
 static const char *
 git_str(const struct ctl_inv *inv, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(inv->status, "git"), key);
-
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return ctl_record_git_str(&inv->rec, key);
 }
 
 static void
 git_set(struct ctl_inv *inv, const char *key, const char *value)
 {
-    cJSON *g = git_doc(inv);
-
-    cJSON_DeleteItemFromObjectCaseSensitive(g, key);
-    cJSON_AddStringToObject(g, key, value);
-    inv->status_dirty = true;
+    ctl_record_set_git_str(&inv->rec, key, value);
 }
 
 bool
@@ -63,8 +46,7 @@ ctl_git_present(const struct ctl_inv *inv)
 }
 
 int
-ctl_git_record_before(struct ctl_inv *inv, const struct buf *tar,
-                      struct err *e)
+ctl_git_record_before(struct ctl_inv *inv, const struct buf *tar, struct err *e)
 {
     char hex[65], v[80];
 
@@ -130,7 +112,7 @@ on_git_archive(struct dk_req *req, struct dk_response *r, void *arg)
 bool
 ctl_git_after_step(struct ctl_inv *inv)
 {
-    const char *keeper = ctl_status_resource_id(inv, "keeper");
+    const char *keeper = ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER);
     const struct spec_invocation *s = inv->captured;
     struct dk_request_opts o;
     char path[300];
@@ -138,7 +120,7 @@ ctl_git_after_step(struct ctl_inv *inv)
 
     if (git_str(inv, "digestBefore") == NULL ||
         git_str(inv, "digestAfter") != NULL || keeper == NULL ||
-        ctl_status_resource_id(inv, "agent") != NULL)
+        ctl_record_role_id(&inv->rec, RC_ROLE_AGENT) != NULL)
         return false;
     snprintf(path, sizeof(path), "/containers/%s/archive?path=%s", keeper,
              RC_GIT_TARGET);
