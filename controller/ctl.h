@@ -301,7 +301,8 @@ bool ctl_test_disabled(const char *protection);
 /* The record of a new status for this invocation (Pending). */
 void ctl_status_new(struct ctl_inv *inv);
 /* Load the status from the store into inv->rec (none: rec.present is
- * false); -1 with e when it cannot be read. */
+ * false). -1 with e when the store cannot read it (inv->rec unchanged)
+ * or it is no JSON object (inv->rec empty, code ERR_INVALID). */
 int ctl_status_load(struct ctl_inv *inv, struct err *e);
 void ctl_status_set_phase(struct ctl_inv *inv, enum ctl_phase p);
 void ctl_status_set_condition(struct ctl_inv *inv, const char *type,

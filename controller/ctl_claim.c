@@ -54,7 +54,7 @@ refresh_status(struct ctl_inv *inv)
 {
     struct err e;
 
-    if (ctl_status_load(inv, &e) == -1 && e.code != ERR_INVALID) {
+    if (ctl_status_load(inv, &e) == -1) {
         store_trouble(inv->ctl, &e);
         return false;
     }

@@ -1,15 +1,11 @@
-/* ctl_record.c - the attempt record and its one JSON form (the status
- * document, DESIGN.md "Status, events, output").
+/* ctl_record.c - the attempt record in memory: its setters, the recorded
+ * objects by role, progress, conditions, and the two resets.
  *
- * Every key of the status is read and written here and nowhere else.
- * Fields beyond DESIGN.md's list, kept for the controller itself:
- * specHash, uid, subnetIndex, usedAttempts, standIns, gitMetadata.
- * A key this version does not know (or one whose value has a type it does
- * not expect) is kept as found and written back after the known ones, so a
- * downgrade never loses what a newer controller recorded.
+ * Setters mark the record dirty so that ctl_status_flush() writes it
+ * before the next Docker call; ctl_record_json.c turns it into the status
+ * document and back.
  */
 #include "ctl_record.h"
-
 #include "ctl_record_int.h"
 
 #include <stdlib.h>

@@ -1,6 +1,13 @@
 /* ctl_record_json.c - the attempt record's one JSON form, the status
  * document (DESIGN.md "Status, events, output"): the names of its enums
  * and the loading and saving of every key.
+ *
+ * Fields beyond DESIGN.md's list, kept for the controller itself:
+ * specHash, uid, subnetIndex, usedAttempts, standIns, gitMetadata.
+ * A key this version does not know (or one whose value has a type it does
+ * not expect) is kept as found and written back after the known ones, so a
+ * downgrade never loses what a newer controller recorded. Key order is
+ * not part of the format (readers look keys up).
  */
 #include "ctl_record.h"
 #include "ctl_record_int.h"

@@ -34,15 +34,22 @@ ctl_status_new(struct ctl_inv *inv)
 int
 ctl_status_load(struct ctl_inv *inv, struct err *e)
 {
+    struct ctl_record fresh = { 0 };
     cJSON *doc = NULL;
     int rc;
 
-    ctl_record_cleanup(&inv->rec);
+    /* a read that fails leaves the record in memory as it was */
     if (store_json_get(inv->ctl->store, STORE_DOC_STATUS, inv->name, &doc, e) ==
-        -1)
-        return e != NULL && e->code == ERR_NOTFOUND ? 0 : -1;
-    rc = ctl_record_from_json(&inv->rec, doc, e);
+        -1) {
+        if (e == NULL || e->code != ERR_NOTFOUND)
+            return -1;
+        ctl_record_cleanup(&inv->rec);
+        return 0;
+    }
+    rc = ctl_record_from_json(&fresh, doc, e);
     cJSON_Delete(doc);
+    ctl_record_cleanup(&inv->rec);
+    inv->rec = fresh;
     return rc;
 }
 
