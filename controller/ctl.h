@@ -9,7 +9,9 @@
  *   ctl_prepare.c the steps that bring an attempt's objects up, one request
  *                 each (ctl_cleanup.c the ones that remove them)
  *   ctl_run.c     a running agent: logs, wait, deadline, cancel, kill
- *   ctl_status.c  the status document and events
+ *   ctl_record.c  the attempt record (typed status); ctl_record_json.c
+ *                 its JSON form, the status document
+ *   ctl_status.c  phase changes, conditions, status writes, events
  *   ctl_metrics.c the metrics registry and its Prometheus text; the
  *                 /metrics and /healthz endpoint is ctl_metrics_http.c
  *   ctl_claim.c   etcd claims and the controller's lease (scale-out)
@@ -25,6 +27,7 @@
 
 #include "cfg.h"
 #include "container_of.h"
+#include "ctl_record.h"
 #include "dk.h"
 #include "dk_engine.h"
 #include "plan_step.h"
@@ -39,16 +42,6 @@
 #define CTL_BACKOFF_MAX   30.0 /* seconds, "cap 30s" */
 #define CTL_KILL_GRACE_MS 2000
 
-/* Phases of docs/design.md; the order is the lifecycle's. */
-enum ctl_phase {
-    CTL_PENDING,
-    CTL_PREPARING,
-    CTL_RUNNING,
-    CTL_SUCCEEDED,
-    CTL_FAILED,
-    CTL_CANCELLED,
-};
-
 struct ctl;
 
 struct buf;
@@ -62,7 +55,7 @@ enum ctl_net_retry {
 };
 
 /* One invocation the controller knows: the latest spec from the store, the
- * status document it owns (which records every Docker object by ID), and
+ * attempt record it owns (which records every Docker object by ID), and
  * the watchers and requests of the pass in progress. */
 struct ctl_inv {
     struct ctl *ctl;
@@ -72,13 +65,13 @@ struct ctl_inv {
     bool spec_invalid;            /* the store holds an invalid version */
     bool deleted;                 /* the spec is gone: stop and clean */
     struct store_meta meta;
-    cJSON *status;       /* status document (owned) */
-    bool status_dirty;   /* write before the next Docker call */
-    struct dk_req *call; /* the one step request in flight, or NULL */
-    ev_timer kick;       /* run the next pass (0 s, or backoff) */
-    ev_timer deadline;   /* end of the attempt's deadlineSeconds */
-    unsigned failures;   /* consecutive failed steps: backoff exponent */
-    char *credential;    /* the attempt's secret; never logged */
+    struct ctl_record rec; /* the status; rec.dirty: write it before
+                              the next Docker call */
+    struct dk_req *call;   /* the one step request in flight, or NULL */
+    ev_timer kick;         /* run the next pass (0 s, or backoff) */
+    ev_timer deadline;     /* end of the attempt's deadlineSeconds */
+    unsigned failures;     /* consecutive failed steps: backoff exponent */
+    char *credential;      /* the attempt's secret; never logged */
     /* a running agent */
     struct dk_req *logs; /* follow stream */
     struct dk_req *wait; /* POST /wait */
@@ -99,14 +92,14 @@ struct ctl_inv {
     struct spec_invocation *captured; /* the spec as captured (frozen) */
     struct rc_desired *desired;       /* built from `captured` */
     bool egress_checked;              /* this attempt saw the egress network */
-    char frozen_hash[65];  /* spec hash already warned about (SpecFrozen) */
-    char cleanup_role[16]; /* role of the object the step is removing */
-    bool cleanup_swept;    /* no unrecorded container of the attempt left */
+    char frozen_hash[65];     /* spec hash already warned about (SpecFrozen) */
+    char cleanup_role[16];    /* role of the object the step is removing */
+    bool cleanup_swept;       /* no unrecorded container of the attempt left */
     char cleanup_created[40]; /* cleanup: the CreatedAt the volume showed */
-    int creating;          /* enum rc_role the create step is making */
-    bool network_listed;   /* no network of this attempt: create next */
+    int creating;             /* enum rc_role the create step is making */
+    bool network_listed;      /* no network of this attempt: create next */
     enum ctl_net_retry network_retry; /* why the networks are listed */
-    char action[32];       /* status.progress key of the action step */
+    enum ctl_progress action;         /* what the action step in flight does */
     /* revalidation */
     bool verify_due;          /* re-inspect every object before going on */
     unsigned verified;        /* roles checked in this round (1 << rc_role) */
@@ -176,9 +169,19 @@ void ctl_check_docker(struct ctl *c);
 int ctl_observe_start(struct ctl *c, struct err *e);
 void ctl_observe_stop(struct ctl *c);
 
+/* What ctl_inv_reset_attempt() starts over. */
+enum ctl_reset {
+    CTL_RESET_NEW_ATTEMPT, /* a new attempt ID after a finished one */
+    CTL_RESET_CLAIMED,     /* claimed a status another controller wrote */
+    CTL_RESET_SUBNET,      /* moved to another subnet before any object */
+    CTL_RESET_REPAIR,      /* drift before the start: objects rebuilt */
+};
+
 /* ctl_inv.c helpers */
 long ctl_subnet_alloc(const struct ctl_inv *inv, long from);
-void ctl_inv_reset_desired(struct ctl_inv *inv);
+/* The one place that forgets state of an attempt (see ctl_inv.c for what
+ * each kind clears and keeps). */
+void ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what);
 
 /* ctl_events.c: follow Docker events (started once the daemon answers). */
 void ctl_events_start(struct ctl *c);
@@ -256,7 +259,8 @@ bool ctl_git_read_back(struct ctl_inv *inv);
 /* ctl_network.c: the attempt's network, listed by label before a create
  * and after a failed one; one is adopted, twins are removed by ID. */
 bool ctl_network_step(struct ctl_inv *inv);
-void ctl_network_create_failed(struct ctl_inv *inv, const struct dk_response *r);
+void ctl_network_create_failed(struct ctl_inv *inv,
+                               const struct dk_response *r);
 /* A create by network name answered "ambiguous": remove the twin. */
 void ctl_network_sweep(struct ctl_inv *inv, const struct err *why);
 /* One step of removing the attempt's objects by recorded ID; false when
@@ -267,7 +271,7 @@ bool ctl_cleanup_step(struct ctl_inv *inv);
 bool ctl_run_step(struct ctl_inv *inv);
 /* Decide to stop the agent with a reason (first reason wins). */
 void ctl_run_stop(struct ctl_inv *inv, enum ctl_phase phase,
-                  const char *stop_reason, const char *message);
+                  enum ctl_stop_reason why, const char *message);
 void ctl_run_detach(struct ctl_inv *inv);
 /* Stop with agent-lost: the daemon was unreachable while the agent ran. */
 void ctl_run_stop_lost(struct ctl_inv *inv);
@@ -308,31 +312,16 @@ void ctl_test_point(const char *kind, const char *what);
 bool ctl_test_disabled(const char *protection);
 
 /* ctl_status.c */
-const char *ctl_phase_name(enum ctl_phase p);
-enum ctl_phase ctl_status_phase(const cJSON *status);
-bool ctl_phase_terminal(enum ctl_phase p);
-cJSON *ctl_status_new(const struct ctl_inv *inv);
+/* The record of a new status for this invocation (Pending). */
+void ctl_status_new(struct ctl_inv *inv);
+/* Load the status from the store into inv->rec (none: rec.present is
+ * false). -1 with e when the store cannot read it (inv->rec unchanged)
+ * or it is no JSON object (inv->rec empty, code ERR_INVALID). */
+int ctl_status_load(struct ctl_inv *inv, struct err *e);
 void ctl_status_set_phase(struct ctl_inv *inv, enum ctl_phase p);
-void ctl_status_set_str(struct ctl_inv *inv, const char *key, const char *v);
-const char *ctl_status_str(const struct ctl_inv *inv, const char *key);
 void ctl_status_set_condition(struct ctl_inv *inv, const char *type,
                               bool status, const char *reason,
                               const char *message);
-/* Record a Docker object of the attempt: resources.<role> = {id, name}. */
-void ctl_status_set_resource(struct ctl_inv *inv, const char *role,
-                             const char *id, const char *name);
-const char *ctl_status_resource_id(const struct ctl_inv *inv, const char *role);
-/* The status records an object with this ID or (volumes) this name. */
-bool ctl_status_records(const struct ctl_inv *inv, const char *id,
-                        const char *name);
-/* resources.<role>.<key> ("id", "name", "image"), or NULL. */
-const char *ctl_status_resource_str(const struct ctl_inv *inv, const char *role,
-                                    const char *key);
-/* status.progress.<what>: the one-off actions of the attempt (connect,
- * start, upload, probe) that are done. */
-bool ctl_progress_done(const struct ctl_inv *inv, const char *what);
-void ctl_progress_set(struct ctl_inv *inv, const char *what);
-void ctl_status_drop_resource(struct ctl_inv *inv, const char *role);
 /* Write the status document if it changed. */
 int ctl_status_flush(struct ctl_inv *inv, struct err *e);
 /* Append an event (Normal or Warning); repeats of the last one count up. */

@@ -52,33 +52,14 @@ store_fine(struct ctl *c)
 static bool
 refresh_status(struct ctl_inv *inv)
 {
-    cJSON *doc = NULL;
     struct err e;
 
-    if (store_json_get(inv->ctl->store, STORE_DOC_STATUS, inv->name, &doc,
-                       &e) == -1) {
-        if (e.code != ERR_NOTFOUND) {
-            store_trouble(inv->ctl, &e);
-            return false;
-        }
-        doc = NULL;
+    if (ctl_status_load(inv, &e) == -1) {
+        store_trouble(inv->ctl, &e);
+        return false;
     }
-    cJSON_Delete(inv->status);
-    inv->status = doc;
-    inv->status_dirty = false;
+    inv->rec.dirty = false;
     return true;
-}
-
-/* Nothing built for a status someone else wrote survives a claim. */
-static void
-forget_attempt_state(struct ctl_inv *inv)
-{
-    ctl_inv_reset_desired(inv);
-    spec_invocation_free(inv->captured);
-    inv->captured = NULL;
-    rc_credential_free(inv->credential);
-    inv->credential = NULL;
-    ev_timer_stop(inv->ctl->loop, &inv->deadline);
 }
 
 static unsigned
@@ -87,8 +68,8 @@ unfinished_claims(const struct ctl *c)
     unsigned n = 0;
 
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        if (i->claimed && (i->status == NULL ||
-                           !ctl_phase_terminal(ctl_status_phase(i->status))))
+        if (i->claimed &&
+            (!i->rec.present || !ctl_phase_terminal(i->rec.phase)))
             n++;
     return n;
 }
@@ -96,8 +77,7 @@ unfinished_claims(const struct ctl *c)
 static bool
 cleaned_up(const struct ctl_inv *inv)
 {
-    return cJSON_IsTrue(
-        cJSON_GetObjectItemCaseSensitive(inv->status, "cleanedUp"));
+    return inv->rec.cleaned_up;
 }
 
 /* A finished attempt needs a claim only for work: removing its objects
@@ -105,7 +85,7 @@ cleaned_up(const struct ctl_inv *inv)
 static bool
 terminal_has_work(const struct ctl_inv *inv, bool ours)
 {
-    const char *attempt = ctl_status_str(inv, "attempt");
+    const char *attempt = inv->rec.attempt;
 
     if (inv->deleted)
         return true;
@@ -120,7 +100,7 @@ static void
 mark_node_lost(struct ctl_inv *inv, const char *lost)
 {
     const char *self = inv->ctl->opts.controller_id;
-    const char *attempt = ctl_status_str(inv, "attempt");
+    const char *attempt = inv->rec.attempt;
     char msg[400];
 
     if (strcmp(lost, self) == 0)
@@ -128,15 +108,14 @@ mark_node_lost(struct ctl_inv *inv, const char *lost)
                  "controller %s lost its etcd lease while attempt %s was %s; "
                  "it stops its agent (fail closed); the attempt is not run "
                  "again",
-                 lost, attempt ? attempt : "?",
-                 ctl_phase_name(ctl_status_phase(inv->status)));
+                 lost, attempt ? attempt : "?", ctl_phase_name(inv->rec.phase));
     else
         snprintf(msg, sizeof(msg),
                  "controller %s lost its etcd lease while attempt %s was %s "
                  "(seen by controller %s); the attempt is not run again",
-                 lost, attempt ? attempt : "?",
-                 ctl_phase_name(ctl_status_phase(inv->status)), self);
-    ctl_status_set_str(inv, "stopReason", "node-lost");
+                 lost, attempt ? attempt : "?", ctl_phase_name(inv->rec.phase),
+                 self);
+    ctl_record_set_stop(&inv->rec, CTL_STOP_NODE_LOST);
     ctl_status_set_condition(inv, "Ready", false, "NodeLost", msg);
     ctl_status_set_condition(inv, "NodeLost", true, "LeaseExpired", msg);
     ctl_event(inv, true, "NodeLost", "%s", msg);
@@ -171,11 +150,11 @@ claimed_now(struct ctl_inv *inv, bool was_free)
         release(inv);
         return false;
     }
-    forget_attempt_state(inv);
-    if (inv->status == NULL)
+    ctl_inv_reset_attempt(inv, CTL_RESET_CLAIMED);
+    if (!inv->rec.present)
         return true;
-    owner = ctl_status_str(inv, "controller");
-    phase = ctl_status_phase(inv->status);
+    owner = inv->rec.controller;
+    phase = inv->rec.phase;
     if (was_free && (phase == CTL_PREPARING || phase == CTL_RUNNING)) {
         char lost[CTL_ID_MAX + 1];
 
@@ -198,13 +177,8 @@ claimed_now(struct ctl_inv *inv, bool was_free)
         ctl_event(inv, true, "ObjectsLeft",
                   "Docker objects of attempt %s stay with controller %s, "
                   "which removes them when it runs again",
-                  ctl_status_str(inv, "attempt")
-                      ? ctl_status_str(inv, "attempt")
-                      : "?",
-                  owner);
-        cJSON_ReplaceItemInObjectCaseSensitive(inv->status, "resources",
-                                               cJSON_CreateObject());
-        inv->status_dirty = true;
+                  inv->rec.attempt ? inv->rec.attempt : "?", owner);
+        ctl_record_drop_all_roles(&inv->rec);
     }
     return true;
 }
@@ -223,7 +197,7 @@ ctl_claim_gate(struct ctl_inv *inv)
         return true; /* lease_lost: stop and clean our own (fail closed) */
     if (c->lease == 0 || !refresh_status(inv))
         return false; /* no lease (etcd down): the timer retries */
-    if (inv->status == NULL && (inv->deleted || inv->spec == NULL))
+    if (!inv->rec.present && (inv->deleted || inv->spec == NULL))
         return true; /* the pass writes nothing: forget it, or wait */
     if (store_claim_holder(c->store, inv->name, holder, sizeof(holder), &e) ==
         0) {
@@ -235,9 +209,9 @@ ctl_claim_gate(struct ctl_inv *inv)
         return false;
     } else
         was_free = true;
-    owner = inv->status ? ctl_status_str(inv, "controller") : NULL;
+    owner = inv->rec.controller;
     ours = owner == NULL || strcmp(owner, self) == 0;
-    phase = inv->status ? ctl_status_phase(inv->status) : CTL_PENDING;
+    phase = inv->rec.phase;
     if (ctl_phase_terminal(phase) && !terminal_has_work(inv, ours))
         return false;
     if (phase == CTL_PENDING && !inv->deleted && c->opts.max_running > 0 &&
@@ -259,9 +233,9 @@ ctl_claim_after_pass(struct ctl_inv *inv)
 {
     enum ctl_phase phase;
 
-    if (!store_has_claims(inv->ctl->store) || inv->status_dirty)
+    if (!store_has_claims(inv->ctl->store) || inv->rec.dirty)
         return;
-    phase = inv->status ? ctl_status_phase(inv->status) : CTL_PENDING;
+    phase = inv->rec.phase;
     if (inv->lease_lost && ctl_phase_terminal(phase) && cleaned_up(inv))
         inv->lease_lost = false; /* stopped and cleaned: back to the rules */
     if (!inv->claimed || inv->call != NULL)
@@ -281,8 +255,7 @@ lease_lost(struct ctl *c)
            NULL);
     c->lease = 0;
     for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
-        enum ctl_phase p =
-            i->status ? ctl_status_phase(i->status) : CTL_PENDING;
+        enum ctl_phase p = i->rec.phase;
 
         if (!i->claimed)
             continue;

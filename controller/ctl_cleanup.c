@@ -34,13 +34,14 @@ is_volume_role(const char *role)
 static void
 volume_held(struct ctl_inv *inv, const char *holder)
 {
-    ctl_event(inv, true, "VolumeHeld",
-              "%s %s is mounted by container %.12s, which is not this "
-              "attempt's: left in place",
-              inv->cleanup_role,
-              ctl_status_resource_str(inv, inv->cleanup_role, "name"),
-              holder ? holder : "?");
-    ctl_status_drop_resource(inv, inv->cleanup_role);
+    ctl_event(
+        inv, true, "VolumeHeld",
+        "%s %s is mounted by container %.12s, which is not this "
+        "attempt's: left in place",
+        inv->cleanup_role,
+        ctl_record_role_obj_name(&inv->rec, ctl_record_role(inv->cleanup_role)),
+        holder ? holder : "?");
+    ctl_record_drop_role(&inv->rec, ctl_record_role(inv->cleanup_role));
     ctl_inv_kick(inv, 0);
 }
 
@@ -61,7 +62,7 @@ on_removed(struct dk_req *req, struct dk_response *r, void *arg)
         return;
     }
     ctl_test_point("removed", inv->cleanup_role);
-    ctl_status_drop_resource(inv, inv->cleanup_role);
+    ctl_record_drop_role(&inv->rec, ctl_record_role(inv->cleanup_role));
     ctl_inv_kick(inv, 0);
 }
 
@@ -86,16 +87,16 @@ static void
 standin_left(struct ctl_inv *inv, const char *created)
 {
     const char *role = inv->cleanup_role;
-    const char *want = ctl_status_resource_str(inv, role, "id");
+    const char *want = ctl_record_role_id(&inv->rec, ctl_record_role(role));
 
     ctl_event(inv, true, "StandInLeft",
               "volume %s is not the one this attempt created (created "
               "%s, recorded %s): left in place",
-              ctl_status_resource_str(inv, role, "name"),
+              ctl_record_role_obj_name(&inv->rec, ctl_record_role(role)),
               created[0] != '\0' ? created : "?", want ? want : "?");
     if (created[0] != '\0')
         ctl_verify_note_standin(inv, role, created);
-    ctl_status_drop_resource(inv, role);
+    ctl_record_drop_role(&inv->rec, ctl_record_role(role));
     ctl_inv_kick(inv, 0);
 }
 
@@ -128,14 +129,15 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct ctl_inv *inv = arg;
     const char *role = inv->cleanup_role;
-    const char *want = ctl_status_resource_str(inv, role, "id");
-    const char *name = ctl_status_resource_str(inv, role, "name");
+    const char *want = ctl_record_role_id(&inv->rec, ctl_record_role(role));
+    const char *name =
+        ctl_record_role_obj_name(&inv->rec, ctl_record_role(role));
     const cJSON *created, *labels, *uid;
 
     (void)req;
     if (!ctl_inv_step_ok(inv, r)) {
         if (r->err->code == ERR_NOTFOUND) {
-            ctl_status_drop_resource(inv, role);
+            ctl_record_drop_role(&inv->rec, ctl_record_role(role));
             ctl_inv_kick(inv, 0);
         } else
             ctl_inv_backoff(inv, r->err);
@@ -146,7 +148,7 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
     uid = cJSON_GetObjectItemCaseSensitive(labels, "agentctl.dev/uid");
     if (!cJSON_IsString(created) || want == NULL ||
         strcmp(created->valuestring, want) != 0 || !cJSON_IsString(uid) ||
-        strcmp(uid->valuestring, ctl_status_str(inv, "uid")) != 0) {
+        strcmp(uid->valuestring, inv->rec.uid) != 0) {
         snprintf(inv->cleanup_created, sizeof(inv->cleanup_created), "%s",
                  cJSON_IsString(created) ? created->valuestring : "");
         ctl_prepare_list(inv, DK_CONTAINER, "volume",
@@ -159,11 +161,12 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
 static bool
 remove_volume(struct ctl_inv *inv, const char *role)
 {
-    const char *name = ctl_status_resource_str(inv, role, "name");
+    const char *name =
+        ctl_record_role_obj_name(&inv->rec, ctl_record_role(role));
     struct err e;
 
     if (name == NULL) {
-        ctl_status_drop_resource(inv, role);
+        ctl_record_drop_role(&inv->rec, ctl_record_role(role));
         return false;
     }
     snprintf(inv->cleanup_role, sizeof(inv->cleanup_role), "%s", role);
@@ -214,11 +217,11 @@ on_unrecorded_listed(struct dk_req *req, struct dk_response *r, void *arg)
 static void
 mark_cleaned(struct ctl_inv *inv)
 {
-    cJSON_AddBoolToObject(inv->status, "cleanedUp", 1);
-    inv->status_dirty = true;
+    inv->rec.cleaned_up = true;
+    inv->rec.dirty = true;
     ctl_event(inv, false, "CleanedUp",
               "every Docker object of attempt %s was removed",
-              ctl_status_str(inv, "attempt"));
+              inv->rec.attempt);
 }
 
 /* One object of the attempt, by the ID (a volume: the name) recorded. */
@@ -232,12 +235,12 @@ remove_role(struct ctl_inv *inv, enum rc_role role)
         return remove_volume(inv, name);
     case RC_KIND_NETWORK:
         return remove_object(inv, name, DK_NETWORK,
-                             ctl_status_resource_id(inv, name));
+                             ctl_record_role_id(&inv->rec, role));
     case RC_KIND_CONTAINER:
         break;
     }
     return remove_object(inv, name, DK_CONTAINER,
-                         ctl_status_resource_id(inv, name));
+                         ctl_record_role_id(&inv->rec, role));
 }
 
 /* The planner (plan/plan_step.c) picks what goes next; false when
@@ -253,7 +256,7 @@ ctl_cleanup_step(struct ctl_inv *inv)
     switch (s.action) {
     case PLAN_REMOVE_PROBE:
         return remove_object(inv, "probe", DK_CONTAINER,
-                             ctl_status_resource_id(inv, "probe"));
+                             ctl_record_role_id(&inv->rec, CTL_REC_PROBE));
     case PLAN_REMOVE:
         return remove_role(inv, s.role);
     case PLAN_READ_GIT:

@@ -28,7 +28,7 @@ static struct ctl_inv *
 inv_by_object(struct ctl *c, const char *id, const char *name)
 {
     for (struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        if (ctl_status_records(i, id, name))
+        if (ctl_record_holds(&i->rec, id, name))
             return i;
     return NULL;
 }

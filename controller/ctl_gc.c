@@ -50,16 +50,14 @@ orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name,
     if (inv == NULL)
         return true;
     /* a stand-in under one of its names is someone else's: never removed */
-    if (ctl_status_records(inv, id, name) ||
+    if (ctl_record_holds(&inv->rec, id, name) ||
         ctl_verify_is_standin(inv, identity))
         return false;
-    cur = ctl_status_str(inv, "attempt");
-    if (cJSON_IsTrue(
-            cJSON_GetObjectItemCaseSensitive(inv->status, "cleanedUp")))
+    cur = inv->rec.attempt;
+    if (inv->rec.cleaned_up)
         return true;
     return cur != NULL && cJSON_IsString(att) &&
-           strcmp(cur, att->valuestring) != 0 &&
-           ctl_status_phase(inv->status) != CTL_PENDING;
+           strcmp(cur, att->valuestring) != 0 && inv->rec.phase != CTL_PENDING;
 }
 
 /* Queued removals are [kind, ref] pairs. */

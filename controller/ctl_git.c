@@ -16,33 +16,16 @@
 #include "buf.h"
 #include "rc_workspace.h"
 
-static cJSON *
-git_doc(struct ctl_inv *inv)
-{
-    cJSON *g = cJSON_GetObjectItemCaseSensitive(inv->status, "git");
-
-    if (g == NULL)
-        g = cJSON_AddObjectToObject(inv->status, "git");
-    return g;
-}
-
 static const char *
 git_str(const struct ctl_inv *inv, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(inv->status, "git"), key);
-
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return ctl_record_git_str(&inv->rec, key);
 }
 
 static void
 git_set(struct ctl_inv *inv, const char *key, const char *value)
 {
-    cJSON *g = git_doc(inv);
-
-    cJSON_DeleteItemFromObjectCaseSensitive(g, key);
-    cJSON_AddStringToObject(g, key, value);
-    inv->status_dirty = true;
+    ctl_record_set_git_str(&inv->rec, key, value);
 }
 
 bool
@@ -63,8 +46,7 @@ ctl_git_present(const struct ctl_inv *inv)
 }
 
 int
-ctl_git_record_before(struct ctl_inv *inv, const struct buf *tar,
-                      struct err *e)
+ctl_git_record_before(struct ctl_inv *inv, const struct buf *tar, struct err *e)
 {
     char hex[65], v[80];
 
@@ -137,7 +119,7 @@ ctl_git_digests(const struct ctl_inv *inv, bool *before, bool *after)
 bool
 ctl_git_read_back(struct ctl_inv *inv)
 {
-    const char *keeper = ctl_status_resource_id(inv, "keeper");
+    const char *keeper = ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER);
     const struct spec_invocation *s = inv->captured;
     size_t max_body;
     struct err e;

@@ -39,61 +39,23 @@ ctl_inv_started(struct ctl_inv *inv, struct dk_req *req, const struct err *e)
     return true;
 }
 
-static bool
-attempt_used(const struct ctl_inv *inv, const char *attempt)
-{
-    const cJSON *used, *it;
-
-    used = cJSON_GetObjectItemCaseSensitive(inv->status, "usedAttempts");
-    cJSON_ArrayForEach(it, used)
-    {
-        if (cJSON_IsString(it) && strcmp(it->valuestring, attempt) == 0)
-            return true;
-    }
-    return false;
-}
-
-/* Forget what the previous attempt left in the status (its ID stays in
- * usedAttempts; its events stay in the log). */
-static void
-reset_attempt_fields(struct ctl_inv *inv)
-{
-    static const char *const keys[] = {
-        "stopReason",         "startedAt", "finishedAt",
-        "exitCode",           "output",    "progress",
-        "cleanedUp",          "imageID",   "subnetIndex",
-        "captured",           "specHash",  "capturedAt",
-        "observedGeneration", "gitMetadata", "git",
-        "toolPolicy",         NULL,
-    };
-
-    for (size_t i = 0; keys[i] != NULL; i++)
-        cJSON_DeleteItemFromObjectCaseSensitive(inv->status, keys[i]);
-    inv->status_dirty = true;
-}
-
 /* The attempt ID of the current spec is spent: it never runs again. */
 static void
 mark_attempt_used(struct ctl_inv *inv)
 {
-    cJSON *used = cJSON_GetObjectItemCaseSensitive(inv->status, "usedAttempts");
-
-    if (used == NULL)
-        used = cJSON_AddArrayToObject(inv->status, "usedAttempts");
-    if (!attempt_used(inv, inv->spec->attempt))
-        cJSON_AddItemToArray(used, cJSON_CreateString(inv->spec->attempt));
-    ctl_status_set_str(inv, "attempt", inv->spec->attempt);
-    inv->status_dirty = true;
+    ctl_record_mark_used(&inv->rec, inv->spec->attempt);
+    ctl_record_set_str(&inv->rec, &inv->rec.attempt, inv->spec->attempt);
 }
 
 /* End an attempt that never got to capture: nothing exists, nothing is
  * retried (docs/design.md: preparation failures are not retried). */
 static void
 end_before_capture(struct ctl_inv *inv, enum ctl_phase phase,
-                   const char *stop_reason, const char *reason, const char *msg)
+                   enum ctl_stop_reason why, const char *reason,
+                   const char *msg)
 {
     mark_attempt_used(inv);
-    ctl_status_set_str(inv, "stopReason", stop_reason);
+    ctl_record_set_stop(&inv->rec, why);
     ctl_status_set_condition(inv, "Ready", false, reason, msg);
     ctl_status_set_phase(inv, phase);
     ctl_event(inv, phase != CTL_CANCELLED, reason, "%s", msg);
@@ -102,7 +64,8 @@ end_before_capture(struct ctl_inv *inv, enum ctl_phase phase,
 static void
 fail_preparation(struct ctl_inv *inv, const char *reason, const char *msg)
 {
-    end_before_capture(inv, CTL_FAILED, "preparation-failed", reason, msg);
+    end_before_capture(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, reason,
+                       msg);
 }
 
 /* Checks that need no Docker: admission, credential, workspace. Returns
@@ -186,11 +149,8 @@ static bool
 subnet_taken(const struct ctl *c, const struct ctl_inv *self, long index)
 {
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
-        const cJSON *s =
-            cJSON_GetObjectItemCaseSensitive(i->status, "subnetIndex");
-
-        if (i != self && cJSON_IsNumber(s) && (long)s->valuedouble == index &&
-            !ctl_phase_terminal(ctl_status_phase(i->status)))
+        if (i != self && i->rec.has_subnet && i->rec.subnet_index == index &&
+            !ctl_phase_terminal(i->rec.phase))
             return true;
     }
     return false;
@@ -215,7 +175,7 @@ static void
 capture_commit(struct ctl_inv *inv)
 {
     const struct spec_invocation *s = inv->spec;
-    cJSON *cap;
+    struct ctl_record *r = &inv->rec;
     char now[32];
     long subnet = ctl_subnet_alloc(inv, 0);
 
@@ -223,18 +183,17 @@ capture_commit(struct ctl_inv *inv)
     mark_attempt_used(inv);
     /* the attempt is this controller's (a status another one wrote for
      * an earlier attempt names that one) */
-    ctl_status_set_str(inv, "controller", inv->ctl->opts.controller_id);
-    ctl_status_set_str(inv, "imageID", inv->pinned_image);
-    ctl_status_set_str(inv, "specHash", s->spec_hash);
-    ctl_status_set_str(inv, "capturedAt", now);
-    cJSON_AddNumberToObject(inv->status, "subnetIndex", (double)subnet);
+    ctl_record_set_str(r, &r->controller, inv->ctl->opts.controller_id);
+    ctl_record_set_str(r, &r->image_id, inv->pinned_image);
+    ctl_record_set_str(r, &r->spec_hash, s->spec_hash);
+    ctl_record_set_str(r, &r->captured_at, now);
+    ctl_record_set_subnet(r, subnet);
     /* Whether .git gets a read-only storage of its own is fixed here. */
     if (ctl_git_present(inv))
-        cJSON_AddBoolToObject(inv->status, "gitMetadata", 1);
-    cap = cJSON_Duplicate(s->resource, 1);
-    cJSON_AddItemToObject(inv->status, "captured", cap);
-    cJSON_AddNumberToObject(inv->status, "observedGeneration",
-                            (double)inv->meta.generation);
+        r->git_metadata = true;
+    ctl_record_set_captured(r, cJSON_Duplicate(s->resource, 1));
+    r->has_generation = true;
+    r->observed_generation = (double)inv->meta.generation;
     ctl_status_set_phase(inv, CTL_PREPARING);
     ctl_event(inv, false, "Captured", "attempt %s captured, image %s",
               s->attempt, inv->pinned_image);
@@ -251,10 +210,10 @@ capture(struct ctl_inv *inv)
     struct dk_req *req;
     struct err e;
 
-    if (attempt_used(inv, inv->spec->attempt))
+    if (ctl_record_attempt_used(&inv->rec, inv->spec->attempt))
         return; /* this attempt ran already: never again */
     if (inv->spec->cancel) {
-        end_before_capture(inv, CTL_CANCELLED, "cancelled", "Cancelled",
+        end_before_capture(inv, CTL_CANCELLED, CTL_STOP_CANCELLED, "Cancelled",
                            "spec.cancel was true before the attempt started");
         return;
     }
@@ -276,9 +235,7 @@ capture(struct ctl_inv *inv)
 static bool
 ensure_captured(struct ctl_inv *inv)
 {
-    const cJSON *cap =
-        cJSON_GetObjectItemCaseSensitive(inv->status, "captured");
-    const cJSON *subnet;
+    const cJSON *cap = ctl_record_captured(&inv->rec);
     struct rc_inputs in;
     struct spec_file f;
     struct err e;
@@ -292,7 +249,7 @@ ensure_captured(struct ctl_inv *inv)
             spec_load_buffer("status.captured", text, strlen(text), &f) == -1) {
             cJSON_free(text);
             spec_file_cleanup(&f);
-            ctl_run_stop(inv, CTL_FAILED, "preparation-failed",
+            ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
                          "the captured spec in the status is unreadable");
             return false;
         }
@@ -304,40 +261,88 @@ ensure_captured(struct ctl_inv *inv)
         rc_credential_read(inv->ctl->cfg->secrets_dir,
                            inv->captured->credential, &inv->credential,
                            &e) == -1) {
-        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
         return false;
     }
-    subnet = cJSON_GetObjectItemCaseSensitive(inv->status, "subnetIndex");
     memset(&in, 0, sizeof(in));
     in.controller_id = inv->ctl->opts.controller_id;
-    in.uid = inv->meta.uid[0] ? inv->meta.uid : ctl_status_str(inv, "uid");
-    in.image_id = ctl_status_str(inv, "imageID");
-    in.subnet_index =
-        cJSON_IsNumber(subnet) ? (unsigned)subnet->valuedouble : 0;
+    in.uid = inv->meta.uid[0] ? inv->meta.uid : inv->rec.uid;
+    in.image_id = inv->rec.image_id;
+    in.subnet_index = inv->rec.has_subnet ? (unsigned)inv->rec.subnet_index : 0;
     in.credential = inv->credential;
-    in.git_metadata = cJSON_IsTrue(
-        cJSON_GetObjectItemCaseSensitive(inv->status, "gitMetadata"));
+    in.git_metadata = inv->rec.git_metadata;
     inv->desired = rc_desired_build(inv->captured, inv->ctl->cfg, &in, &e);
     if (inv->desired == NULL) {
         char msg[600];
 
-        ctl_run_stop(inv, CTL_FAILED, "preparation-failed",
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
                      err_format(&e, msg, sizeof(msg)));
         return false;
     }
     /* The phase's tool policy, for describe (prompt specs). */
-    if (inv->desired->adapter != NULL && ctl_status_str(inv, "toolPolicy") == NULL)
-        ctl_status_set_str(inv, "toolPolicy", inv->desired->adapter->summary);
+    if (inv->desired->adapter != NULL && inv->rec.tool_policy == NULL)
+        ctl_record_set_str(&inv->rec, &inv->rec.tool_policy,
+                           inv->desired->adapter->summary);
     return true;
 }
 
-/* Drop what was built for the attempt (after a subnet change or at the
- * end), so the next pass builds it again from the status. */
-void
-ctl_inv_reset_desired(struct ctl_inv *inv)
+/* What was built in memory from the capture; the next pass builds it
+ * again from the record. */
+static void
+forget_built(struct ctl_inv *inv, bool capture_too)
 {
     rc_desired_free(inv->desired);
     inv->desired = NULL;
+    if (!capture_too)
+        return;
+    spec_invocation_free(inv->captured);
+    inv->captured = NULL;
+    rc_credential_free(inv->credential);
+    inv->credential = NULL;
+    ev_timer_stop(inv->ctl->loop, &inv->deadline);
+}
+
+/* Every start-over of an attempt, by kind:
+ *
+ * NEW_ATTEMPT: the previous attempt is finished and cleaned, the spec
+ *   names an unused attempt ID. Everything built for it goes (desired,
+ *   captured spec, credential, deadline timer) and the record forgets its
+ *   run (ctl_record_reset_attempt: stop reason, times, exit code, output,
+ *   progress, capture, subnet, git); the ID stays in usedAttempts, the
+ *   conditions, stand-ins and events stay as history.
+ * CLAIMED: the record was just read back from the store, written by
+ *   another controller (or by us before the claim lapsed): what this one
+ *   built from an older record is stale; the record is not touched.
+ * SUBNET: the subnet overlapped a foreign network before anything
+ *   existed; only the desired objects (which carry the subnet) are rebuilt
+ *   from the record, the capture stays.
+ * REPAIR: drift before the start tore every object down. The same attempt
+ *   (capture, subnet, credential) is built again from the network up, so
+ *   only the one-off actions (record progress) and the checks made on the
+ *   old objects are forgotten. Not a new attempt: nothing else changes. */
+void
+ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
+{
+    switch (what) {
+    case CTL_RESET_NEW_ATTEMPT:
+        forget_built(inv, true);
+        ctl_record_reset_attempt(&inv->rec);
+        break;
+    case CTL_RESET_CLAIMED:
+        forget_built(inv, true);
+        break;
+    case CTL_RESET_SUBNET:
+        forget_built(inv, false);
+        break;
+    case CTL_RESET_REPAIR:
+        inv->repairing = false;
+        inv->egress_checked = false;
+        inv->start_checked = false;
+        inv->cleanup_swept = false;
+        inv->probe_exited = false;
+        ctl_record_reset_progress(&inv->rec);
+        break;
+    }
 }
 
 /* Cancel, a new attempt ID, or any other change of a captured spec. */
@@ -345,17 +350,17 @@ static void
 watch_spec_changes(struct ctl_inv *inv)
 {
     const struct spec_invocation *s = inv->spec;
-    const char *attempt = ctl_status_str(inv, "attempt");
+    const char *attempt = inv->rec.attempt;
+    const char *hash = inv->rec.spec_hash;
 
     if (s->cancel) {
-        ctl_run_stop(inv, CTL_CANCELLED, "cancelled", "spec.cancel is true");
+        ctl_run_stop(inv, CTL_CANCELLED, CTL_STOP_CANCELLED,
+                     "spec.cancel is true");
     } else if (attempt != NULL && strcmp(s->attempt, attempt) != 0) {
-        ctl_run_stop(inv, CTL_CANCELLED, "superseded",
+        ctl_run_stop(inv, CTL_CANCELLED, CTL_STOP_SUPERSEDED,
                      "a new attempt ID was given");
     } else if (strcmp(s->spec_hash, inv->frozen_hash) != 0 &&
-               strcmp(s->spec_hash, ctl_status_str(inv, "specHash")
-                                        ? ctl_status_str(inv, "specHash")
-                                        : "") != 0) {
+               strcmp(s->spec_hash, hash ? hash : "") != 0) {
         snprintf(inv->frozen_hash, sizeof(inv->frozen_hash), "%s",
                  s->spec_hash);
         ctl_event(inv, true, "SpecFrozen",
@@ -376,9 +381,9 @@ ctl_inv_spec_changed(struct ctl_inv *inv)
 {
     enum ctl_phase p;
 
-    if (inv->status == NULL || inv->spec == NULL || inv->deleted)
+    if (!inv->rec.present || inv->spec == NULL || inv->deleted)
         return;
-    p = ctl_status_phase(inv->status);
+    p = inv->rec.phase;
     if (p == CTL_PREPARING || p == CTL_RUNNING)
         watch_spec_changes(inv);
 }
@@ -386,7 +391,7 @@ ctl_inv_spec_changed(struct ctl_inv *inv)
 static void
 arm_deadline(struct ctl_inv *inv)
 {
-    const char *at = ctl_status_str(inv, "capturedAt");
+    const char *at = inv->rec.captured_at;
     const struct spec_invocation *s = inv->captured;
     struct tm tm;
     double left;
@@ -398,7 +403,7 @@ arm_deadline(struct ctl_inv *inv)
         return;
     left = difftime(timegm(&tm) + (time_t)s->deadline_seconds, time(NULL));
     if (left <= 0) {
-        ctl_run_stop(inv, CTL_FAILED, "deadline",
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_DEADLINE,
                      "the attempt ran past spec.deadlineSeconds");
         return;
     }
@@ -423,19 +428,13 @@ note_validity(struct ctl_inv *inv)
 static void
 maybe_next_attempt(struct ctl_inv *inv)
 {
-    const char *attempt = ctl_status_str(inv, "attempt");
+    const char *attempt = inv->rec.attempt;
 
     if (inv->spec == NULL || inv->spec->cancel ||
         (attempt != NULL && strcmp(inv->spec->attempt, attempt) == 0) ||
-        attempt_used(inv, inv->spec->attempt))
+        ctl_record_attempt_used(&inv->rec, inv->spec->attempt))
         return;
-    ev_timer_stop(inv->ctl->loop, &inv->deadline);
-    ctl_inv_reset_desired(inv);
-    spec_invocation_free(inv->captured);
-    inv->captured = NULL;
-    rc_credential_free(inv->credential);
-    inv->credential = NULL;
-    reset_attempt_fields(inv);
+    ctl_inv_reset_attempt(inv, CTL_RESET_NEW_ATTEMPT);
     ctl_status_set_phase(inv, CTL_PENDING);
     ctl_inv_kick(inv, 0);
 }
@@ -446,7 +445,8 @@ pass_deleted(struct ctl_inv *inv, enum ctl_phase phase)
     struct err e;
 
     if (!ctl_phase_terminal(phase) && phase != CTL_PENDING)
-        ctl_run_stop(inv, CTL_CANCELLED, "deleted", "the spec was deleted");
+        ctl_run_stop(inv, CTL_CANCELLED, CTL_STOP_DELETED,
+                     "the spec was deleted");
     if (ctl_cleanup_step(inv))
         return;
     /* Everything is gone: forget the name, so a new spec of the same name
@@ -457,36 +457,22 @@ pass_deleted(struct ctl_inv *inv, enum ctl_phase phase)
         return;
     }
     log_kv(LOG_INFO, "deleted", "invocation", inv->name, NULL);
-    inv->status_dirty = false;
+    inv->rec.dirty = false;
     inv->freeing = true;
-}
-
-/* Drift before the start was repaired by removing everything: build the
- * attempt again from the network up (same subnet, same capture). */
-static void
-repair_done(struct ctl_inv *inv)
-{
-    inv->repairing = false;
-    inv->egress_checked = false;
-    inv->start_checked = false;
-    inv->cleanup_swept = false;
-    inv->probe_exited = false;
-    cJSON_DeleteItemFromObjectCaseSensitive(inv->status, "progress");
-    inv->status_dirty = true;
 }
 
 static void
 pass_phase(struct ctl_inv *inv)
 {
-    enum ctl_phase phase = ctl_status_phase(inv->status);
+    enum ctl_phase phase = inv->rec.phase;
 
     if (phase == CTL_PREPARING || phase == CTL_RUNNING) {
         if (!ensure_captured(inv))
-            phase = ctl_status_phase(inv->status);
+            phase = inv->rec.phase;
         else {
             watch_spec_changes(inv);
             arm_deadline(inv);
-            phase = ctl_status_phase(inv->status);
+            phase = inv->rec.phase;
         }
     }
     /* Lost before drift: after a daemon restart the revalidation would
@@ -494,17 +480,17 @@ pass_phase(struct ctl_inv *inv)
     if (phase == CTL_RUNNING && inv->daemon_lost &&
         !ctl_test_disabled("lost-first")) {
         ctl_run_stop_lost(inv);
-        phase = ctl_status_phase(inv->status);
+        phase = inv->rec.phase;
     }
     if (phase == CTL_PREPARING && inv->repairing) {
         if (ctl_cleanup_step(inv))
             return;
-        repair_done(inv);
+        ctl_inv_reset_attempt(inv, CTL_RESET_REPAIR);
     }
     if ((phase == CTL_PREPARING || phase == CTL_RUNNING) &&
         ctl_verify_step(inv))
         return;
-    phase = ctl_status_phase(inv->status);
+    phase = inv->rec.phase;
     switch (phase) {
     case CTL_PENDING:
         capture(inv);
@@ -540,16 +526,16 @@ ctl_inv_pass(struct ctl_inv *inv)
         ctl_inv_backoff(inv, &e);
         return;
     }
-    if (inv->status == NULL) {
+    if (!inv->rec.present) {
         if (inv->deleted || inv->spec == NULL) {
             if (inv->deleted)
                 inv->freeing = true;
             goto out;
         }
-        inv->status = ctl_status_new(inv);
+        ctl_status_new(inv);
     }
     if (inv->deleted)
-        pass_deleted(inv, ctl_status_phase(inv->status));
+        pass_deleted(inv, inv->rec.phase);
     else {
         note_validity(inv);
         if (inv->spec != NULL)

@@ -30,7 +30,7 @@ str_of(const cJSON *o, const char *key)
 static const cJSON *
 pick_keeper(const struct ctl_inv *inv, const cJSON *list)
 {
-    const char *recorded = ctl_status_resource_id(inv, "network");
+    const char *recorded = ctl_record_role_id(&inv->rec, RC_ROLE_NETWORK);
     const char *want = rc_desired_object(inv->desired, RC_ROLE_NETWORK)->name;
     const cJSON *n, *best = NULL;
 
@@ -87,8 +87,8 @@ adopt(struct ctl_inv *inv, const cJSON *net)
 {
     const char *id = str_of(net, "Id"), *name = str_of(net, "Name");
 
-    if (ctl_status_resource_id(inv, "network") == NULL) {
-        ctl_status_set_resource(inv, "network", id, name);
+    if (ctl_record_role_id(&inv->rec, RC_ROLE_NETWORK) == NULL) {
+        ctl_record_set_role(&inv->rec, RC_ROLE_NETWORK, id, name);
         ctl_event(inv, false, "Adopted",
                   "network %s was created for this attempt by an earlier "
                   "request: adopted",
@@ -112,7 +112,7 @@ none_found(struct ctl_inv *inv)
                  "refusing it",
                  rc_desired_object(inv->desired, RC_ROLE_NETWORK)->name);
         ctl_event(inv, true, "NameConflict", "%s", msg);
-        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", msg);
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, msg);
         return;
     }
     if (why == CTL_NET_OVERLAP) {

@@ -16,8 +16,8 @@ refresh(struct ctl_metrics *m, void *arg)
     struct dk_stats st;
 
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        if (i->status != NULL)
-            by_phase[ctl_status_phase(i->status)]++;
+        if (i->rec.present)
+            by_phase[i->rec.phase]++;
     for (size_t p = 0; p < 6; p++)
         ctl_metrics_gauge_set(m, CTL_M_INVOCATIONS,
                               CTL_LABELS("phase", phases[p]), by_phase[p]);

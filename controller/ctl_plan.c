@@ -4,35 +4,37 @@
  * ctl_prepare.c, ctl_probe.c and ctl_cleanup.c. */
 #include "ctl.h"
 
-/* status.progress keys and the planner's bits for them. */
+/* The record's progress bits and the planner's for them. */
 static const struct {
     enum plan_progress bit;
-    const char *key;
-} progress_keys[] = {
-    { PLAN_PROXY_CONNECTED, "proxyConnected" },
-    { PLAN_PROXY_STARTED, "proxyStarted" },
-    { PLAN_KEEPER_STARTED, "keeperStarted" },
-    { PLAN_WORKSPACE_UPLOADED, "workspaceUploaded" },
-    { PLAN_CONFIG_UPLOADED, "configUploaded" },
-    { PLAN_PROBE_STARTED, "probeStarted" },
-    { PLAN_BOUNDARY_VERIFIED, "boundaryVerified" },
+    enum ctl_progress done;
+} progress_bits[] = {
+    { PLAN_PROXY_CONNECTED, CTL_PROG_PROXY_CONNECTED },
+    { PLAN_PROXY_STARTED, CTL_PROG_PROXY_STARTED },
+    { PLAN_KEEPER_STARTED, CTL_PROG_KEEPER_STARTED },
+    { PLAN_WORKSPACE_UPLOADED, CTL_PROG_WORKSPACE_UPLOADED },
+    { PLAN_CONFIG_UPLOADED, CTL_PROG_CONFIG_UPLOADED },
+    { PLAN_PROBE_STARTED, CTL_PROG_PROBE_STARTED },
+    { PLAN_BOUNDARY_VERIFIED, CTL_PROG_BOUNDARY_VERIFIED },
 };
 
 void
 ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v)
 {
+    const struct ctl_record *rec = &inv->rec;
+
     *v = (struct plan_view){ 0 };
     for (unsigned r = 0; r < RC_ROLE_COUNT; r++) {
         if (rc_desired_object(inv->desired, r) != NULL)
             v->desired |= 1u << r;
-        if (ctl_status_resource_id(inv, rc_role_name(r)) != NULL)
+        if (ctl_record_role_id(rec, (int)r) != NULL)
             v->recorded |= 1u << r;
     }
-    for (size_t i = 0; i < sizeof(progress_keys) / sizeof(progress_keys[0]);
+    for (size_t i = 0; i < sizeof(progress_bits) / sizeof(progress_bits[0]);
          i++)
-        if (ctl_progress_done(inv, progress_keys[i].key))
-            v->progress |= progress_keys[i].bit;
-    v->probe_recorded = ctl_status_resource_id(inv, "probe") != NULL;
+        if (ctl_record_done(rec, progress_bits[i].done))
+            v->progress |= progress_bits[i].bit;
+    v->probe_recorded = ctl_record_role_id(rec, CTL_REC_PROBE) != NULL;
     v->probe_exited = inv->probe_exited;
     v->has_workspace = inv->captured != NULL && inv->captured->has_workspace;
     v->egress_checked = inv->egress_checked;
@@ -40,9 +42,8 @@ ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v)
     v->prestart_verified = inv->prestart_verified;
     ctl_git_digests(inv, &v->git_digest_before, &v->git_digest_after);
     v->unrecorded_swept = inv->cleanup_swept;
-    v->has_uid = ctl_status_str(inv, "uid") != NULL;
-    v->has_attempt = ctl_status_str(inv, "attempt") != NULL;
-    v->terminal = ctl_phase_terminal(ctl_status_phase(inv->status));
-    v->cleaned_up =
-        cJSON_GetObjectItemCaseSensitive(inv->status, "cleanedUp") != NULL;
+    v->has_uid = rec->uid != NULL;
+    v->has_attempt = rec->attempt != NULL;
+    v->terminal = ctl_phase_terminal(rec->phase);
+    v->cleaned_up = rec->cleaned_up;
 }

@@ -127,8 +127,8 @@ ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
         cJSON_GetObjectItemCaseSensitive(cfg ? cfg : json, "Labels");
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(json, "Id");
     const char *want[][2] = {
-        { "agentctl.dev/uid", ctl_status_str(inv, "uid") },
-        { "agentctl.dev/attempt", ctl_status_str(inv, "attempt") },
+        { "agentctl.dev/uid", inv->rec.uid },
+        { "agentctl.dev/attempt", inv->rec.attempt },
         { "agentctl.dev/role", role },
         { "agentctl.dev/managed-by", inv->ctl->opts.controller_id },
     };
@@ -162,8 +162,7 @@ ctl_prepare_list_ours(struct ctl_inv *inv, enum dk_kind kind, const char *role,
     char uid[128], rl[64];
     const char *labels[2] = { uid, rl };
 
-    snprintf(uid, sizeof(uid), "agentctl.dev/uid=%s",
-             ctl_status_str(inv, "uid"));
+    snprintf(uid, sizeof(uid), "agentctl.dev/uid=%s", inv->rec.uid);
     snprintf(rl, sizeof(rl), "agentctl.dev/role=%s", role ? role : "");
     return ctl_prepare_list(inv, kind, "label", labels, role ? 2 : 1, cb);
 }
@@ -179,7 +178,7 @@ refuse_name(struct ctl_inv *inv, const char *rname, const char *name)
              "%s %s already exists and is not this attempt's: refusing it",
              rname, name);
     ctl_event(inv, true, "NameConflict", "%s", msg);
-    ctl_run_stop(inv, CTL_FAILED, "preparation-failed", msg);
+    ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, msg);
 }
 
 /* A create answered 409: the name exists. It is ours only when a killed
@@ -201,7 +200,7 @@ on_conflict_inspected(struct dk_req *req, struct dk_response *r, void *arg)
     }
     id = identity(r->json, kind_of(role)->volume);
     if (id != NULL && ctl_prepare_labels_ours(inv, r->json, rname)) {
-        ctl_status_set_resource(inv, rname, id, name);
+        ctl_record_set_role(&inv->rec, ctl_record_role(rname), id, name);
         ctl_event(inv, false, "Adopted",
                   "%s %s was created for this attempt "
                   "before a restart: adopted",
@@ -256,7 +255,7 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
         return;
     }
     ctl_test_point("created", rc_role_name(role));
-    ctl_status_set_resource(inv, rc_role_name(role), id, name);
+    ctl_record_set_role(&inv->rec, role, id, name);
     ctl_inv_kick(inv, 0);
 }
 
@@ -291,20 +290,17 @@ ctl_prepare_create(struct ctl_inv *inv, enum rc_role role)
 void
 ctl_prepare_next_subnet(struct ctl_inv *inv)
 {
-    const cJSON *s =
-        cJSON_GetObjectItemCaseSensitive(inv->status, "subnetIndex");
+    const struct ctl_record *rec = &inv->rec;
     long next =
-        ctl_subnet_alloc(inv, cJSON_IsNumber(s) ? (long)s->valuedouble + 1 : 0);
+        ctl_subnet_alloc(inv, rec->has_subnet ? rec->subnet_index + 1 : 0);
 
     if (next < 0) {
-        ctl_run_stop(inv, CTL_FAILED, "preparation-failed",
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
                      "no free /24 left in subnetPool");
         return;
     }
-    cJSON_DeleteItemFromObjectCaseSensitive(inv->status, "subnetIndex");
-    cJSON_AddNumberToObject(inv->status, "subnetIndex", (double)next);
-    inv->status_dirty = true;
-    ctl_inv_reset_desired(inv);
+    ctl_record_set_subnet(&inv->rec, next);
+    ctl_inv_reset_attempt(inv, CTL_RESET_SUBNET);
     ctl_inv_kick(inv, 0);
 }
 
@@ -325,9 +321,9 @@ on_action_done(struct dk_req *req, struct dk_response *r, void *arg)
         ctl_inv_backoff(inv, r->err);
         return;
     }
-    ctl_test_point("done", inv->action);
-    ctl_progress_set(inv, inv->action);
-    if (strcmp(inv->action, "agentStarted") == 0)
+    ctl_test_point("done", ctl_progress_name(inv->action));
+    ctl_record_set_done(&inv->rec, inv->action);
+    if (inv->action == CTL_PROG_AGENT_STARTED)
         agent_running(inv, NULL);
     ctl_inv_kick(inv, 0);
 }
@@ -339,12 +335,13 @@ agent_running(struct ctl_inv *inv, const char *started_at)
     char now[32];
 
     ctl_now(now);
-    ctl_progress_set(inv, "agentStarted");
-    ctl_status_set_str(inv, "startedAt", started_at ? started_at : now);
+    ctl_record_set_done(&inv->rec, CTL_PROG_AGENT_STARTED);
+    ctl_record_set_str(&inv->rec, &inv->rec.started_at,
+                       started_at ? started_at : now);
     /* A stop (deadline, cancel, drift) decided while the start was in
      * flight stands: the phase stays terminal and cleanup removes the
      * agent by ID (force), so it never runs on as Running. */
-    if (ctl_phase_terminal(ctl_status_phase(inv->status))) {
+    if (ctl_phase_terminal(inv->rec.phase)) {
         ctl_event(inv, true, "StartedAfterStop",
                   "the agent's start answered after the attempt was "
                   "stopped: it is removed, not run");
@@ -367,10 +364,9 @@ agent_running(struct ctl_inv *inv, const char *started_at)
  * doubled. Keeper and proxy are long-running: starting them again is a
  * no-op (304). */
 static bool
-runs_once(const char *action)
+runs_once(enum ctl_progress action)
 {
-    return strcmp(action, "agentStarted") == 0 ||
-           strcmp(action, "probeStarted") == 0;
+    return action == CTL_PROG_AGENT_STARTED || action == CTL_PROG_PROBE_STARTED;
 }
 
 static void
@@ -388,25 +384,25 @@ on_start_checked(struct dk_req *req, struct dk_response *r, void *arg)
         cJSON_GetObjectItemCaseSensitive(r->json, "State"), "StartedAt");
     if (!cJSON_IsString(at) || strcmp(at->valuestring, NEVER_STARTED) == 0) {
         inv->start_checked = true;
-    } else if (strcmp(inv->action, "agentStarted") == 0) {
+    } else if (inv->action == CTL_PROG_AGENT_STARTED) {
         ctl_event(inv, false, "Adopted",
                   "the agent was started before (at %s): following it, "
                   "not starting it again",
                   at->valuestring);
         agent_running(inv, at->valuestring);
     } else {
-        ctl_progress_set(inv, inv->action);
+        ctl_record_set_done(&inv->rec, inv->action);
     }
     ctl_inv_kick(inv, 0);
 }
 
 static bool
-step_start(struct ctl_inv *inv, const char *role, const char *action)
+step_start(struct ctl_inv *inv, int role, enum ctl_progress action)
 {
-    const char *id = ctl_status_resource_id(inv, role);
+    const char *id = ctl_record_role_id(&inv->rec, role);
     struct err e;
 
-    snprintf(inv->action, sizeof(inv->action), "%s", action);
+    inv->action = action;
     if (runs_once(action) && !inv->start_checked)
         return ctl_inv_started(inv,
                                dk_inspect(inv->ctl->dk, DK_CONTAINER, id,
@@ -421,7 +417,7 @@ step_start(struct ctl_inv *inv, const char *role, const char *action)
 bool
 ctl_prepare_start_probe(struct ctl_inv *inv)
 {
-    return step_start(inv, "probe", "probeStarted");
+    return step_start(inv, CTL_REC_PROBE, CTL_PROG_PROBE_STARTED);
 }
 
 static bool
@@ -431,9 +427,9 @@ step_connect_egress(struct ctl_inv *inv)
     struct err e;
     bool ok;
 
-    snprintf(inv->action, sizeof(inv->action), "proxyConnected");
-    body = rc_desired_proxy_connect(inv->desired,
-                                    ctl_status_resource_id(inv, "proxy"));
+    inv->action = CTL_PROG_PROXY_CONNECTED;
+    body = rc_desired_proxy_connect(
+        inv->desired, ctl_record_role_id(&inv->rec, RC_ROLE_PROXY));
     ok = ctl_inv_started(inv,
                          dk_network_connect(inv->ctl->dk,
                                             inv->ctl->cfg->egress_network, body,
@@ -455,11 +451,11 @@ step_upload(struct ctl_inv *inv)
     struct err e;
     bool ok;
 
-    snprintf(inv->action, sizeof(inv->action), "workspaceUploaded");
+    inv->action = CTL_PROG_WORKSPACE_UPLOADED;
     if (rc_workspace_check(cfg->workspace_root, s->workspace_source,
                            s->workspace_bytes, s->workspace_inodes, &st,
                            &e) == -1) {
-        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
         return false;
     }
     buf_init(&tar, rc_workspace_tar_max(&st));
@@ -473,14 +469,14 @@ step_upload(struct ctl_inv *inv)
                          &tar, &e) == -1 ||
         ctl_git_record_before(inv, &tar, &e) == -1) {
         buf_cleanup(&tar);
-        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
         return false;
     }
     ok = ctl_inv_started(
         inv,
-        dk_container_put_archive(inv->ctl->dk,
-                                 ctl_status_resource_id(inv, "keeper"), "/work",
-                                 tar.data, tar.len, on_action_done, inv, &e),
+        dk_container_put_archive(
+            inv->ctl->dk, ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER),
+            "/work", tar.data, tar.len, on_action_done, inv, &e),
         &e);
     buf_cleanup(&tar);
     return ok;
@@ -495,18 +491,18 @@ step_upload_config(struct ctl_inv *inv)
     struct err e;
     bool ok;
 
-    snprintf(inv->action, sizeof(inv->action), "configUploaded");
+    inv->action = CTL_PROG_CONFIG_UPLOADED;
     buf_init(&tar, RC_CONFIG_BYTES);
     if (rc_adapter_files_tar(inv->desired->adapter, RC_ADAPTER_CONFIG_DIR, &tar,
                              &e) == -1) {
         buf_cleanup(&tar);
-        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
         return false;
     }
     ok = ctl_inv_started(
         inv,
         dk_container_put_archive(
-            inv->ctl->dk, ctl_status_resource_id(inv, "keeper"),
+            inv->ctl->dk, ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER),
             RC_ADAPTER_CONFIG_DIR, tar.data, tar.len, on_action_done, inv, &e),
         &e);
     buf_cleanup(&tar);
@@ -533,9 +529,9 @@ ctl_prepare_step(struct ctl_inv *inv)
     case PLAN_CONNECT_EGRESS:
         return step_connect_egress(inv);
     case PLAN_START:
-        return step_start(inv, rc_role_name(s.role),
-                          s.role == RC_ROLE_PROXY ? "proxyStarted"
-                                                  : "keeperStarted");
+        return step_start(inv, s.role,
+                          s.role == RC_ROLE_PROXY ? CTL_PROG_PROXY_STARTED
+                                                  : CTL_PROG_KEEPER_STARTED);
     case PLAN_UPLOAD_WORKSPACE:
         return step_upload(inv);
     case PLAN_UPLOAD_CONFIG:
@@ -554,7 +550,7 @@ ctl_prepare_step(struct ctl_inv *inv)
         ctl_inv_revalidate(inv);
         return true;
     case PLAN_START_AGENT:
-        return step_start(inv, "agent", "agentStarted");
+        return step_start(inv, RC_ROLE_AGENT, CTL_PROG_AGENT_STARTED);
     default:
         return false; /* not a preparation step */
     }

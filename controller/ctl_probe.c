@@ -38,7 +38,7 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
     id = cJSON_GetObjectItemCaseSensitive(r->json, "Id");
     rc_probe_name(inv->desired->prefix, name);
     if (cJSON_IsString(id))
-        ctl_status_set_resource(inv, "probe", id->valuestring, name);
+        ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id->valuestring, name);
     inv->probe_exited = false;
     ctl_inv_kick(inv, 0);
 }
@@ -69,10 +69,9 @@ step_create(struct ctl_inv *inv)
     body = rc_probe_body(
         inv->desired, inv->ctl->cfg, PROBE_IMAGE,
         v ? v->hosts[0] : "vendor.invalid:443", RC_PROBE_DENIED_DEFAULT, dp, n,
-        inv->ctl->opts.controller_id, ctl_status_str(inv, "uid"),
-        ctl_status_str(inv, "attempt"));
+        inv->ctl->opts.controller_id, inv->rec.uid, inv->rec.attempt);
     if (body == NULL) {
-        ctl_run_stop(inv, CTL_FAILED, "preparation-failed",
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
                      "cannot build the boundary probe");
         return false;
     }
@@ -118,7 +117,7 @@ judge(struct ctl_inv *inv, const char *out, size_t len)
     if (rc_probe_parse(out, len, inv->probe_exit, &res, &e) == -1) {
         ctl_status_set_condition(inv, "BoundaryVerified", false, "ProbeFailed",
                                  e.msg);
-        ctl_run_stop(inv, CTL_FAILED, "preparation-failed", e.msg);
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
         return;
     }
     if (res.verdict == RC_PROBE_OK) {
@@ -128,15 +127,15 @@ judge(struct ctl_inv *inv, const char *out, size_t len)
                                  res.finding);
         ctl_event(inv, !res.vendor_reachable, "BoundaryVerified", "%s",
                   res.finding);
-        ctl_progress_set(inv, "boundaryVerified");
+        ctl_record_set_done(&inv->rec, CTL_PROG_BOUNDARY_VERIFIED);
         return;
     }
     ctl_status_set_condition(
         inv, "BoundaryVerified", false,
         res.verdict == RC_PROBE_BREACH ? "Breach" : "ProxyBroken", res.finding);
     ctl_run_stop(inv, CTL_FAILED,
-                 res.verdict == RC_PROBE_BREACH ? "boundary-breach"
-                                                : "preparation-failed",
+                 res.verdict == RC_PROBE_BREACH ? CTL_STOP_BOUNDARY_BREACH
+                                                : CTL_STOP_PREPARATION_FAILED,
                  res.finding);
 }
 
@@ -170,14 +169,14 @@ on_removed(struct dk_req *req, struct dk_response *r, void *arg)
         ctl_inv_backoff(inv, r->err);
         return;
     }
-    ctl_status_drop_resource(inv, "probe");
+    ctl_record_drop_role(&inv->rec, CTL_REC_PROBE);
     ctl_inv_kick(inv, 0);
 }
 
 bool
 ctl_probe_step(struct ctl_inv *inv, enum plan_action action)
 {
-    const char *id = ctl_status_resource_id(inv, "probe");
+    const char *id = ctl_record_role_id(&inv->rec, CTL_REC_PROBE);
     struct dk *dk = inv->ctl->dk;
     struct err e;
 

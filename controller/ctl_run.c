@@ -12,14 +12,7 @@
 static void
 record_output(struct ctl_inv *inv, const struct rc_output_result *r)
 {
-    cJSON *o = cJSON_CreateObject();
-
-    cJSON_AddNumberToObject(o, "bytes", (double)r->bytes);
-    cJSON_AddBoolToObject(o, "truncated", r->truncated);
-    cJSON_AddStringToObject(o, "sha256", r->sha256);
-    cJSON_DeleteItemFromObjectCaseSensitive(inv->status, "output");
-    cJSON_AddItemToObject(inv->status, "output", o);
-    inv->status_dirty = true;
+    ctl_record_set_output(&inv->rec, (double)r->bytes, r->truncated, r->sha256);
 }
 
 /* Stop following the agent and seal what was captured. */
@@ -38,19 +31,19 @@ ctl_run_detach(struct ctl_inv *inv)
     if (rc_output_close(&inv->out, &r, &e) == -1)
         log_kv(LOG_WARN, "closing the output failed", "invocation", inv->name,
                "error", e.msg, NULL);
-    if (inv->status != NULL)
+    if (inv->rec.present)
         record_output(inv, &r);
 }
 
 void
-ctl_run_stop(struct ctl_inv *inv, enum ctl_phase phase, const char *stop_reason,
-             const char *message)
+ctl_run_stop(struct ctl_inv *inv, enum ctl_phase phase,
+             enum ctl_stop_reason why, const char *message)
 {
-    enum ctl_phase now = ctl_status_phase(inv->status);
+    const char *stop_reason = ctl_stop_reason_name(why);
 
-    if (ctl_phase_terminal(now) || ctl_status_str(inv, "stopReason") != NULL)
+    if (ctl_phase_terminal(inv->rec.phase) || inv->rec.stop != CTL_STOP_NONE)
         return; /* the first stop cause is the one kept */
-    ctl_status_set_str(inv, "stopReason", stop_reason);
+    ctl_record_set_stop(&inv->rec, why);
     ctl_status_set_condition(inv, "Ready", false, stop_reason, message);
     ctl_event(inv, phase != CTL_CANCELLED, "Stopped", "%s: %s", stop_reason,
               message);
@@ -64,14 +57,15 @@ static void
 stop_for_output(struct ctl_inv *inv, enum rc_output_status st)
 {
     if (st == RC_OUTPUT_LIMIT)
-        ctl_run_stop(inv, CTL_FAILED, "output-limit",
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_OUTPUT_LIMIT,
                      "output passed spec.output.maxBytes");
     else if (st == RC_OUTPUT_CAPTURE_FAILURE)
-        ctl_run_stop(inv, CTL_FAILED, "capture-failure",
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_CAPTURE_FAILURE,
                      inv->out.err.msg[0] ? inv->out.err.msg
                                          : "output is not strict UTF-8");
     else if (st == RC_OUTPUT_IO_ERROR)
-        ctl_run_stop(inv, CTL_FAILED, "capture-failure", inv->out.err.msg);
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_CAPTURE_FAILURE,
+                     inv->out.err.msg);
 }
 
 static void
@@ -175,7 +169,7 @@ attach(struct ctl_inv *inv, const char *agent, struct err *e)
 void
 ctl_run_stop_lost(struct ctl_inv *inv)
 {
-    ctl_run_stop(inv, CTL_FAILED, "agent-lost",
+    ctl_run_stop(inv, CTL_FAILED, CTL_STOP_AGENT_LOST,
                  "AgentLost: the Docker daemon became unreachable while the "
                  "agent ran");
 }
@@ -211,14 +205,10 @@ confirm_exit(struct ctl_inv *inv)
 static void
 finish(struct ctl_inv *inv)
 {
-    cJSON *code;
-
     ctl_run_detach(inv);
-    if (ctl_phase_terminal(ctl_status_phase(inv->status)))
+    if (ctl_phase_terminal(inv->rec.phase))
         return; /* a stop cause came first */
-    code = cJSON_CreateNumber((double)inv->exit_code);
-    cJSON_DeleteItemFromObjectCaseSensitive(inv->status, "exitCode");
-    cJSON_AddItemToObject(inv->status, "exitCode", code);
+    ctl_record_set_exit_code(&inv->rec, inv->exit_code);
     if (inv->exit_code == 0) {
         ctl_status_set_condition(inv, "Ready", false, "Completed",
                                  "the agent exited 0");
@@ -238,17 +228,17 @@ finish(struct ctl_inv *inv)
 bool
 ctl_run_step(struct ctl_inv *inv)
 {
-    const char *agent = ctl_status_resource_id(inv, "agent");
+    const char *agent = ctl_record_role_id(&inv->rec, RC_ROLE_AGENT);
     struct err e;
 
     if (agent == NULL) {
-        ctl_run_stop(inv, CTL_FAILED, "agent-lost",
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_AGENT_LOST,
                      "the agent container is not recorded");
         return false;
     }
     if (!inv->output_open && !inv->logs_done && inv->logs == NULL) {
         if (open_output(inv, &e) == -1) {
-            ctl_run_stop(inv, CTL_FAILED, "capture-failure", e.msg);
+            ctl_run_stop(inv, CTL_FAILED, CTL_STOP_CAPTURE_FAILURE, e.msg);
             return false;
         }
     }

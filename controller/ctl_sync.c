@@ -27,7 +27,7 @@ struct ctl_inv *
 ctl_inv_by_uid(struct ctl *c, const char *uid)
 {
     for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
-        const char *u = i->status ? ctl_status_str(i, "uid") : NULL;
+        const char *u = i->rec.uid;
 
         if (u != NULL && strcmp(u, uid) == 0)
             return i;
@@ -47,13 +47,9 @@ ctl_inv_new(struct ctl *c, const char *name)
     snprintf(inv->name, sizeof(inv->name), "%s", name);
     ev_timer_init(&inv->kick, ctl_inv_on_kick, 0., 0.);
     ev_timer_init(&inv->deadline, ctl_inv_on_deadline, 0., 0.);
-    if (store_json_get(c->store, STORE_DOC_STATUS, name, &inv->status, &e) ==
-        -1) {
-        if (e.code != ERR_NOTFOUND)
-            log_kv(LOG_WARN, "status unreadable, starting afresh", "invocation",
-                   name, "error", e.msg, NULL);
-        inv->status = NULL;
-    }
+    if (ctl_status_load(inv, &e) == -1)
+        log_kv(LOG_WARN, "status unreadable, starting afresh", "invocation",
+               name, "error", e.msg, NULL);
     inv->next = c->invs;
     c->invs = inv;
     return inv;
@@ -80,7 +76,7 @@ ctl_inv_forget(struct ctl_inv *inv)
     rc_credential_free(inv->credential);
     spec_invocation_free(inv->captured);
     rc_desired_free(inv->desired);
-    cJSON_Delete(inv->status);
+    ctl_record_cleanup(&inv->rec);
     free(inv);
 }
 
@@ -107,8 +103,8 @@ ctl_inv_backoff(struct ctl_inv *inv, const struct err *why)
         delay = CTL_BACKOFF_MAX;
     inv->failures++;
     inv->ctl->reconciles_error++;
-    if (why != NULL && why->code == ERR_UNAVAIL && inv->status != NULL &&
-        ctl_status_phase(inv->status) == CTL_RUNNING)
+    if (why != NULL && why->code == ERR_UNAVAIL && inv->rec.present &&
+        inv->rec.phase == CTL_RUNNING)
         inv->daemon_lost = true;
     if (why != NULL && why->code == ERR_UNAVAIL && inv->ctl->docker_up) {
         snprintf(inv->ctl->docker_error, sizeof(inv->ctl->docker_error), "%s",
@@ -139,7 +135,7 @@ ctl_inv_on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 
     (void)loop;
     (void)revents;
-    ctl_run_stop(inv, CTL_FAILED, "deadline",
+    ctl_run_stop(inv, CTL_FAILED, CTL_STOP_DEADLINE,
                  "the attempt ran past spec.deadlineSeconds");
     ctl_inv_kick(inv, 0);
 }

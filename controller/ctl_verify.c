@@ -66,13 +66,13 @@ ctl_inv_revalidate(struct ctl_inv *inv)
 static void
 on_drift(struct ctl_inv *inv, const char *rule, const char *message)
 {
-    enum ctl_phase phase = ctl_status_phase(inv->status);
+    enum ctl_phase phase = inv->rec.phase;
 
     inv->verify_due = false;
     inv->verified = 0;
     ctl_status_set_condition(inv, "Drifted", true, rule, message);
     if (phase == CTL_RUNNING) {
-        ctl_run_stop(inv, CTL_FAILED, "boundary-drift", message);
+        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_BOUNDARY_DRIFT, message);
         return;
     }
     if (ctl_phase_terminal(phase)) {
@@ -97,9 +97,9 @@ static void
 fill_endpoints(const struct ctl_inv *inv, struct rc_drift_expect *x,
                const char *allowed[3], const char *required[1])
 {
-    const char *proxy = ctl_status_resource_id(inv, "proxy");
-    const char *agent = ctl_status_resource_id(inv, "agent");
-    const char *probe = ctl_status_resource_id(inv, "probe");
+    const char *proxy = ctl_record_role_id(&inv->rec, RC_ROLE_PROXY);
+    const char *agent = ctl_record_role_id(&inv->rec, RC_ROLE_AGENT);
+    const char *probe = ctl_record_role_id(&inv->rec, CTL_REC_PROBE);
 
     x->n_allowed = x->n_required = 0;
     if (proxy != NULL) {
@@ -107,7 +107,7 @@ fill_endpoints(const struct ctl_inv *inv, struct rc_drift_expect *x,
         /* The proxy runs from its start to the end of the attempt; the
          * agent's endpoint comes and goes with its process, and its
          * container is checked on its own. */
-        if (ctl_progress_done(inv, "proxyStarted"))
+        if (ctl_record_done(&inv->rec, CTL_PROG_PROXY_STARTED))
             required[x->n_required++] = proxy;
     }
     if (agent != NULL)
@@ -132,10 +132,10 @@ expect_identity(const struct ctl_inv *inv, const char *role,
                 struct rc_drift_expect *x)
 {
     memset(x, 0, sizeof(*x));
-    x->id = ctl_status_resource_str(inv, role, "id");
+    x->id = ctl_record_role_id(&inv->rec, ctl_record_role(role));
     x->disabled_rules = inv->ctl->disabled_rules;
     if (rc_role_kind(role_of(role)) == RC_KIND_VOLUME) {
-        if (ctl_status_resource_id(inv, "keeper") == NULL)
+        if (ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER) == NULL)
             x->created_at = x->id;
         x->id = NULL;
     }
@@ -148,7 +148,7 @@ check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
     struct rc_drift_report rep;
     const char *allowed[3], *required[1], *internal[1];
     enum rc_role r = role_of(role);
-    const char *image = ctl_status_resource_str(inv, role, "image");
+    const char *image = ctl_record_role_image(&inv->rec, ctl_record_role(role));
     int rc;
 
     expect_identity(inv, role, &x);
@@ -158,7 +158,8 @@ check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
               : NULL;
     if (r == RC_ROLE_NETWORK)
         fill_endpoints(inv, &x, allowed, required);
-    if (r == RC_ROLE_PROXY && !ctl_progress_done(inv, "proxyConnected")) {
+    if (r == RC_ROLE_PROXY &&
+        !ctl_record_done(&inv->rec, CTL_PROG_PROXY_CONNECTED)) {
         /* created on the internal network, not yet joined to egress */
         internal[0] = inv->desired->objects[RC_ROLE_NETWORK].name;
         x.networks = internal;
@@ -193,8 +194,9 @@ on_image_config(struct dk_req *req, struct dk_response *r, void *arg)
     cfg = cJSON_DetachItemFromObjectCaseSensitive(r->json, "Config");
     if (cfg == NULL)
         cfg = cJSON_CreateObject();
-    cJSON_AddItemToObject(inv->ctl->image_configs,
-                          ctl_status_resource_str(inv, role, "image"), cfg);
+    cJSON_AddItemToObject(
+        inv->ctl->image_configs,
+        ctl_record_role_image(&inv->rec, ctl_record_role(role)), cfg);
     check_inspect(inv, role, inv->pending_inspect);
     cJSON_Delete(inv->pending_inspect);
     inv->pending_inspect = NULL;
@@ -206,23 +208,21 @@ static bool
 note_image(struct ctl_inv *inv, const char *role, const cJSON *inspect)
 {
     const cJSON *img = cJSON_GetObjectItemCaseSensitive(inspect, "Image");
-    cJSON *res = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(inv->status, "resources"), role);
 
-    if (ctl_status_resource_str(inv, role, "image") != NULL ||
+    if (ctl_record_role_image(&inv->rec, ctl_record_role(role)) != NULL ||
         !cJSON_IsString(img))
         return true;
-    if (strcmp(role, "agent") == 0 && ctl_status_str(inv, "imageID") &&
-        strcmp(img->valuestring, ctl_status_str(inv, "imageID")) != 0) {
+    if (strcmp(role, "agent") == 0 && inv->rec.image_id &&
+        strcmp(img->valuestring, inv->rec.image_id) != 0) {
         char msg[300];
 
         snprintf(msg, sizeof(msg), "agent: Image is %s, expected the pinned %s",
-                 img->valuestring, ctl_status_str(inv, "imageID"));
+                 img->valuestring, inv->rec.image_id);
         on_drift(inv, "container.image-id", msg);
         return false;
     }
-    cJSON_AddStringToObject(res, "image", img->valuestring);
-    inv->status_dirty = true;
+    ctl_record_set_role_image(&inv->rec, ctl_record_role(role),
+                              img->valuestring);
     return true;
 }
 
@@ -255,7 +255,7 @@ inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
     }
     if (!note_image(inv, role, r->json))
         return;
-    image = ctl_status_resource_str(inv, role, "image");
+    image = ctl_record_role_image(&inv->rec, ctl_record_role(role));
     if (image == NULL ||
         cJSON_GetObjectItemCaseSensitive(inv->ctl->image_configs, image)) {
         check_inspect(inv, role, r->json);
@@ -278,22 +278,13 @@ inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
 void
 ctl_verify_note_standin(struct ctl_inv *inv, const char *role, const char *id)
 {
-    cJSON *s = cJSON_GetObjectItemCaseSensitive(inv->status, "standIns");
-
-    if (s == NULL)
-        s = cJSON_AddObjectToObject(inv->status, "standIns");
-    if (s == NULL || cJSON_GetObjectItemCaseSensitive(s, id) != NULL)
-        return;
-    cJSON_AddStringToObject(s, id, role);
-    inv->status_dirty = true;
+    ctl_record_add_standin(&inv->rec, id, role);
 }
 
 bool
 ctl_verify_is_standin(const struct ctl_inv *inv, const char *id)
 {
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(inv->status, "standIns");
-
-    return id != NULL && cJSON_GetObjectItemCaseSensitive(s, id) != NULL;
+    return ctl_record_is_standin(&inv->rec, id);
 }
 
 /* The recorded ID answered 404; by_name is what is under the name now
@@ -325,7 +316,7 @@ judge_missing(struct ctl_inv *inv, const char *role, const cJSON *by_name)
         return true;
     }
     if (rc == 1) {
-        ctl_status_drop_resource(inv, role);
+        ctl_record_drop_role(&inv->rec, ctl_record_role(role));
         on_drift(inv, rep.rule, rep.message);
         return true;
     }
@@ -364,7 +355,8 @@ on_named(struct dk_req *req, struct dk_response *r, void *arg)
 static void
 missing(struct ctl_inv *inv, const char *role)
 {
-    const char *name = ctl_status_resource_str(inv, role, "name");
+    const char *name =
+        ctl_record_role_obj_name(&inv->rec, ctl_record_role(role));
     struct err e;
 
     if (is_volume(role) || name == NULL) {
@@ -397,8 +389,9 @@ on_inspected(struct dk_req *req, struct dk_response *r, void *arg)
 static bool
 inspect(struct ctl_inv *inv, const char *role)
 {
-    const char *id = ctl_status_resource_str(inv, role, "id");
-    const char *name = ctl_status_resource_str(inv, role, "name");
+    const char *id = ctl_record_role_id(&inv->rec, ctl_record_role(role));
+    const char *name =
+        ctl_record_role_obj_name(&inv->rec, ctl_record_role(role));
     struct err e;
 
     snprintf(inv->verify_role, sizeof(inv->verify_role), "%s", role);
@@ -425,7 +418,8 @@ ctl_verify_step(struct ctl_inv *inv)
         enum rc_role r = role_of(verify_roles[i]);
 
         if ((inv->verified & (1u << r)) == 0 &&
-            ctl_status_resource_str(inv, verify_roles[i], "id") != NULL)
+            ctl_record_role_id(&inv->rec, ctl_record_role(verify_roles[i])) !=
+                NULL)
             return inspect(inv, verify_roles[i]);
     }
     inv->verify_due = false;

@@ -138,9 +138,8 @@ running(struct fx *f)
 {
     struct spec_file sf;
 
-    cJSON_Delete(f->inv->status);
-    f->inv->status = ctl_status_new(f->inv);
-    ctl_status_set_resource(f->inv, "agent", "c1", AGENT_NAME);
+    ctl_status_new(f->inv);
+    ctl_record_set_role(&f->inv->rec, RC_ROLE_AGENT, "c1", AGENT_NAME);
     ctl_status_set_phase(f->inv, CTL_RUNNING);
     if (f->inv->captured == NULL) {
         assert_int_equal(
@@ -222,7 +221,8 @@ teardown(void **state)
 static void
 cause_cancel(struct fx *f)
 {
-    ctl_run_stop(f->inv, CTL_CANCELLED, "cancelled", "spec.cancel is true");
+    ctl_run_stop(f->inv, CTL_CANCELLED, CTL_STOP_CANCELLED,
+                 "spec.cancel is true");
 }
 
 /* The deadline timer's own callback (ctl_sync.c), fired now. */
@@ -236,7 +236,7 @@ cause_deadline(struct fx *f)
 static void
 cause_drift(struct fx *f)
 {
-    ctl_run_stop(f->inv, CTL_FAILED, "boundary-drift",
+    ctl_run_stop(f->inv, CTL_FAILED, CTL_STOP_BOUNDARY_DRIFT,
                  "agent: HostConfig.RestartPolicy.Name is always, expected no");
 }
 
@@ -246,17 +246,16 @@ cause_drift(struct fx *f)
 static const char *
 condition(const struct fx *f, const char *type, const char *field)
 {
-    const cJSON *it;
+    const struct ctl_record_cond *c = ctl_record_condition(&f->inv->rec, type);
 
-    cJSON_ArrayForEach(
-        it, cJSON_GetObjectItemCaseSensitive(f->inv->status, "conditions"))
-    {
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "type");
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, field);
-
-        if (cJSON_IsString(t) && strcmp(t->valuestring, type) == 0)
-            return cJSON_IsString(v) ? v->valuestring : NULL;
-    }
+    if (c == NULL)
+        return NULL;
+    if (strcmp(field, "status") == 0)
+        return c->status ? "True" : "False";
+    if (strcmp(field, "reason") == 0)
+        return c->reason;
+    if (strcmp(field, "message") == 0)
+        return c->message;
     return NULL;
 }
 
@@ -300,8 +299,8 @@ assert_stopped(struct fx *f, const char *reason, enum ctl_phase phase)
     struct err e;
     int all, match;
 
-    assert_string_equal(ctl_status_str(f->inv, "stopReason"), reason);
-    assert_int_equal(ctl_status_phase(f->inv->status), phase);
+    assert_string_equal(ctl_stop_reason_name(f->inv->rec.stop), reason);
+    assert_int_equal(f->inv->rec.phase, phase);
     assert_string_equal(condition(f, "Ready", "reason"), reason);
     assert_int_equal(ctl_status_flush(f->inv, &e), 0);
     assert_int_equal(
@@ -358,7 +357,8 @@ test_deadline_then_cancel(void **state)
     assert_stopped(f, "deadline", CTL_FAILED);
     cause_cancel(f);
     assert_stopped(f, "deadline", CTL_FAILED);
-    ctl_run_stop(f->inv, CTL_CANCELLED, "deleted", "the spec was deleted");
+    ctl_run_stop(f->inv, CTL_CANCELLED, CTL_STOP_DELETED,
+                 "the spec was deleted");
     assert_stopped(f, "deadline", CTL_FAILED);
 
     /* control: the cancel alone is recorded as such */
@@ -390,8 +390,7 @@ test_drift_during_cancel(void **state)
 static void
 run_until_stopped(struct fx *f)
 {
-    for (int i = 0; i < 2000 && ctl_status_str(f->inv, "stopReason") == NULL;
-         i++)
+    for (int i = 0; i < 2000 && f->inv->rec.stop == CTL_STOP_NONE; i++)
         ev_run(f->c.loop, EVRUN_ONCE);
 }
 
@@ -411,9 +410,7 @@ test_output_limit_then_cancel(void **state)
     cause_cancel(f);
     cause_deadline(f);
     assert_stopped(f, "output-limit", CTL_FAILED);
-    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(f->inv->status, "output"),
-        "truncated")));
+    assert_true(f->inv->rec.output.set && f->inv->rec.output.truncated);
 
     /* control: cancel first, and the same stream records nothing more */
     fresh_attempt(f);
@@ -497,14 +494,15 @@ event_reasons(struct fx *f, char *out, size_t size)
 static void
 prime_verify(struct fx *f)
 {
-    ctl_status_set_str(f->inv, "specHash", f->inv->spec->spec_hash);
-    ctl_status_set_str(
-        f->inv, "imageID",
+    struct ctl_record *r = &f->inv->rec;
+
+    ctl_record_set_str(r, &r->spec_hash, f->inv->spec->spec_hash);
+    ctl_record_set_str(
+        r, &r->image_id,
         "sha256:"
         "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
-    cJSON_AddItemToObject(f->inv->status, "captured",
-                          cJSON_Duplicate(f->inv->spec->resource, 1));
-    cJSON_AddNumberToObject(f->inv->status, "subnetIndex", 0);
+    ctl_record_set_captured(r, cJSON_Duplicate(f->inv->spec->resource, 1));
+    ctl_record_set_subnet(r, 0);
     f->inv->verify_due = true;
 }
 
@@ -565,7 +563,7 @@ test_standin_while_running(void **state)
     event_reasons(f, reasons, sizeof(reasons));
     assert_non_null(strstr(reasons, "StandInFound"));
     assert_null(strstr(reasons, "DriftRepaired"));
-    assert_string_equal(ctl_status_resource_id(f->inv, "agent"), "c1");
+    assert_string_equal(ctl_record_role_id(&f->inv->rec, RC_ROLE_AGENT), "c1");
     assert_true(ctl_verify_is_standin(f->inv, STANDIN_ID));
     assert_false(ctl_verify_is_standin(f->inv, "c1"));
     assert_false(ctl_verify_is_standin(f->inv, NULL));

@@ -1,0 +1,419 @@
+/* test_ctl_record.c - the attempt record (controller/ctl_record.h) and its
+ * JSON form: status documents in the format the controller writes load
+ * into typed fields and save back with every key and value, keys of a
+ * newer version survive, and the two resets clear exactly their fields.
+ *
+ * Fixtures (tests/unit/fixtures/record/): running.json is a Running
+ * attempt with every key the controller writes while it runs;
+ * legacy_finished.json is a finished, cleaned attempt as the previous
+ * controller wrote it (compact, its key order); future.json carries keys,
+ * roles, progress and a stop reason this version does not know.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ctl_record.h"
+
+static cJSON *
+load_fixture(const char *name)
+{
+    const char *root = getenv("AGENTCTL_SOURCE_DIR");
+    char path[1024], *text;
+    cJSON *doc;
+    FILE *f;
+    long n;
+
+    snprintf(path, sizeof(path), "%s/tests/unit/fixtures/record/%s",
+             root ? root : ".", name);
+    f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    n = ftell(f);
+    assert_true(n > 0);
+    rewind(f);
+    text = calloc(1, (size_t)n + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    doc = cJSON_Parse(text);
+    free(text);
+    assert_non_null(doc);
+    return doc;
+}
+
+/* Load the fixture into r; the parsed document is returned too. */
+static cJSON *
+load_record(struct ctl_record *r, const char *name)
+{
+    cJSON *doc = load_fixture(name);
+    struct err e = { 0 };
+
+    memset(r, 0, sizeof(*r));
+    assert_int_equal(ctl_record_from_json(r, doc, &e), 0);
+    assert_true(r->present);
+    return doc;
+}
+
+/* Every key of `want` is in `got` with an equal value, and no more. */
+static void
+assert_same_doc(const cJSON *want, const cJSON *got)
+{
+    const cJSON *it;
+
+    cJSON_ArrayForEach(it, want)
+    {
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(got, it->string);
+
+        if (g == NULL || !cJSON_Compare(it, g, 1))
+            fail_msg("key %s lost or changed", it->string);
+    }
+    cJSON_ArrayForEach(it, got)
+    {
+        if (cJSON_GetObjectItemCaseSensitive(want, it->string) == NULL)
+            fail_msg("key %s added", it->string);
+    }
+}
+
+static void
+assert_round_trip(const char *name)
+{
+    struct ctl_record r;
+    cJSON *doc = load_record(&r, name);
+    cJSON *out = ctl_record_to_json(&r);
+
+    assert_non_null(out);
+    assert_same_doc(doc, out);
+    cJSON_Delete(out);
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+}
+
+static void
+test_ctl_record_running_round_trip_keeps_every_key(void **state)
+{
+    (void)state;
+    assert_round_trip("running.json");
+}
+
+static void
+test_ctl_record_running_loads_typed_fields(void **state)
+{
+    struct ctl_record r;
+    cJSON *doc = load_record(&r, "running.json");
+    const struct ctl_record_cond *c;
+
+    (void)state;
+    assert_int_equal(r.phase, CTL_RUNNING);
+    assert_int_equal(r.stop, CTL_STOP_NONE);
+    assert_string_equal(r.controller, "ctl-a");
+    assert_string_equal(r.attempt, "a2");
+    assert_string_equal(r.captured_at, "2026-12-03T10:00:00Z");
+    assert_string_equal(r.started_at, "2026-12-03T10:00:06Z");
+    assert_null(r.finished_at);
+    assert_true(r.has_subnet);
+    assert_int_equal(r.subnet_index, 3);
+    assert_true(r.has_generation);
+    assert_int_equal((long)r.observed_generation, 4);
+    assert_false(r.has_exit_code);
+    assert_true(r.git_metadata);
+    assert_false(r.cleaned_up);
+    assert_string_equal(ctl_record_role_id(&r, RC_ROLE_AGENT),
+                        "a0123456789abcdef");
+    assert_string_equal(ctl_record_role_obj_name(&r, RC_ROLE_WORKSPACE),
+                        "agentctl-demo-7f3c9a10-workspace");
+    assert_string_equal(ctl_record_role_image(&r, RC_ROLE_PROXY),
+                        "sha256:1111111111111111111111111111111111111111111"
+                        "111111111111111111111");
+    assert_string_equal(ctl_record_role_id(&r, CTL_REC_PROBE),
+                        "b0123456789abcdef");
+    assert_null(ctl_record_role_id(&r, RC_ROLE_CONFIG));
+    assert_true(ctl_record_holds(&r, NULL, "agentctl-demo-7f3c9a10-git"));
+    assert_false(ctl_record_holds(&r, "nope", "nope"));
+    for (int p = 0; p < CTL_PROG_COUNT; p++)
+        assert_true(ctl_record_done(&r, (enum ctl_progress)p));
+    assert_true(ctl_record_attempt_used(&r, "a1"));
+    assert_false(ctl_record_attempt_used(&r, "a3"));
+    assert_true(ctl_record_is_standin(&r, "cafebabe0001"));
+    assert_false(ctl_record_is_standin(&r, "a0123456789abcdef"));
+    assert_string_equal(ctl_record_git_str(&r, "digestBefore"), "sha256:aaaa");
+    assert_null(ctl_record_git_str(&r, "digestAfter"));
+    c = ctl_record_condition(&r, "Ready");
+    assert_non_null(c);
+    assert_true(c->status);
+    assert_string_equal(c->reason, "Running");
+    assert_null(r.extra);
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+}
+
+/* A status the previous controller wrote loads (adoption after an
+ * upgrade) and saves with the same keys and values. */
+static void
+test_ctl_record_legacy_status_loads(void **state)
+{
+    struct ctl_record r;
+    cJSON *doc = load_record(&r, "legacy_finished.json");
+
+    (void)state;
+    assert_int_equal(r.phase, CTL_SUCCEEDED);
+    assert_int_equal(r.stop, CTL_STOP_NONE);
+    assert_true(r.has_exit_code);
+    assert_int_equal(r.exit_code, 0);
+    assert_true(r.cleaned_up);
+    assert_true(r.output.set);
+    assert_int_equal((long)r.output.bytes, 1234);
+    assert_false(r.output.truncated);
+    assert_true(r.has_subnet);
+    assert_int_equal(r.subnet_index, 0);
+    assert_false(r.git_metadata);
+    assert_true(ctl_record_done(&r, CTL_PROG_AGENT_STARTED));
+    assert_false(ctl_record_done(&r, CTL_PROG_BOUNDARY_VERIFIED));
+    for (int i = 0; i < CTL_REC_ROLES; i++)
+        assert_null(ctl_record_role_id(&r, i));
+    assert_null(r.extra);
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+    assert_round_trip("legacy_finished.json");
+}
+
+/* Keys, roles, role keys and progress of a newer version survive a load
+ * and save; an unknown stop reason still counts as stopped. */
+static void
+test_ctl_record_unknown_keys_survive(void **state)
+{
+    struct ctl_record r;
+    cJSON *doc = load_record(&r, "future.json");
+
+    (void)state;
+    assert_int_equal(r.phase, CTL_FAILED);
+    assert_int_equal(r.stop, CTL_STOP_UNKNOWN);
+    assert_null(ctl_stop_reason_name(r.stop));
+    assert_string_equal(ctl_record_role_id(&r, RC_ROLE_AGENT), "a1");
+    assert_true(ctl_record_done(&r, CTL_PROG_AGENT_STARTED));
+    assert_null(r.tool_policy); /* null: not a string, kept as found */
+    assert_int_equal(r.exit_code, 137);
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+    assert_round_trip("future.json");
+}
+
+/* A changed record writes the change and still carries the unknown keys. */
+static void
+test_ctl_record_change_keeps_unknown_keys(void **state)
+{
+    struct ctl_record r;
+    cJSON *doc = load_record(&r, "future.json");
+    cJSON *out;
+
+    (void)state;
+    ctl_record_set_stop(&r, CTL_STOP_DEADLINE);
+    ctl_record_set_role(&r, RC_ROLE_KEEPER, "k9", "n-keeper");
+    out = ctl_record_to_json(&r);
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(out, "stopReason")->valuestring,
+        "deadline");
+    assert_true(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(doc, "schedule"),
+                              cJSON_GetObjectItemCaseSensitive(out, "schedule"),
+                              1));
+    assert_true(cJSON_Compare(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(doc, "resources"), "sidecar"),
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(out, "resources"), "sidecar"),
+        1));
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(out, "resources"), "agent"),
+            "createdAt")
+            ->valuestring,
+        "2026-12-01T00:00:00Z");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(out, "progress"), "sidecarStarted")));
+    cJSON_Delete(out);
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+}
+
+static bool
+has_key(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key) != NULL;
+}
+
+/* A new attempt forgets the run; the invocation's history stays. */
+static void
+test_ctl_record_reset_attempt_clears_the_run_only(void **state)
+{
+    static const char *const gone[] = {
+        "stopReason",  "startedAt", "finishedAt",         "exitCode",
+        "output",      "progress",  "cleanedUp",          "imageID",
+        "subnetIndex", "captured",  "specHash",           "capturedAt",
+        "gitMetadata", "git",       "observedGeneration", "toolPolicy",
+    };
+    static const char *const kept[] = { "phase",      "controller",
+                                        "uid",        "resources",
+                                        "conditions", "usedAttempts",
+                                        "attempt",    "standIns" };
+    struct ctl_record r;
+    cJSON *doc = load_record(&r, "running.json");
+    cJSON *out;
+
+    (void)state;
+    ctl_record_set_stop(&r, CTL_STOP_CANCELLED);
+    ctl_record_set_exit_code(&r, 1);
+    ctl_record_set_output(&r, 10, true, "abc");
+    r.cleaned_up = true;
+    r.dirty = false;
+    ctl_record_reset_attempt(&r);
+    assert_true(r.dirty);
+    out = ctl_record_to_json(&r);
+    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+        if (has_key(out, gone[i]))
+            fail_msg("%s survived the reset", gone[i]);
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+        assert_true(
+            cJSON_Compare(cJSON_GetObjectItemCaseSensitive(doc, kept[i]),
+                          cJSON_GetObjectItemCaseSensitive(out, kept[i]), 1));
+    assert_int_equal(cJSON_GetArraySize(out),
+                     (int)(sizeof(kept) / sizeof(kept[0])));
+    assert_int_equal(r.stop, CTL_STOP_NONE);
+    assert_int_equal(r.progress, 0);
+    cJSON_Delete(out);
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+}
+
+/* The reset also drops those keys when a newer version wrote them in a
+ * form this one keeps as unknown, and leaves other unknown keys alone. */
+static void
+test_ctl_record_reset_attempt_drops_unreadable_run_keys(void **state)
+{
+    struct ctl_record r;
+    cJSON *doc = load_record(&r, "future.json");
+    cJSON *out;
+
+    (void)state;
+    ctl_record_reset_attempt(&r);
+    out = ctl_record_to_json(&r);
+    assert_false(has_key(out, "stopReason"));
+    assert_false(has_key(out, "toolPolicy"));
+    assert_false(has_key(out, "progress"));
+    assert_true(has_key(out, "schedule"));
+    assert_true(has_key(out, "priority"));
+    cJSON_Delete(out);
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+}
+
+/* A repair before the start: only the one-off actions run again. */
+static void
+test_ctl_record_reset_progress_keeps_the_attempt(void **state)
+{
+    struct ctl_record r;
+    cJSON *doc = load_record(&r, "running.json");
+    cJSON *out;
+
+    (void)state;
+    ctl_record_reset_progress(&r);
+    out = ctl_record_to_json(&r);
+    assert_false(has_key(out, "progress"));
+    cJSON_DeleteItemFromObjectCaseSensitive(doc, "progress");
+    assert_same_doc(doc, out);
+    cJSON_Delete(out);
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+}
+
+/* A fresh record saves as the status the controller always started. */
+static void
+test_ctl_record_new_is_pending(void **state)
+{
+    struct ctl_record r = { 0 };
+    cJSON *out;
+
+    (void)state;
+    ctl_record_init_new(&r, "ctl-a", "u-9");
+    out = ctl_record_to_json(&r);
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(out, "phase")->valuestring, "Pending");
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(out, "uid")->valuestring, "u-9");
+    assert_true(
+        cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(out, "resources")));
+    assert_true(
+        cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(out, "conditions")));
+    assert_true(
+        cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(out, "usedAttempts")));
+    assert_int_equal(cJSON_GetArraySize(out), 6);
+    cJSON_Delete(out);
+    ctl_record_cleanup(&r);
+}
+
+/* An unchanged condition keeps its time; a changed one moves to the end
+ * with the new time. */
+static void
+test_ctl_record_condition_changes_move_to_the_end(void **state)
+{
+    struct ctl_record r;
+    cJSON *doc = load_record(&r, "running.json");
+
+    (void)state;
+    r.dirty = false;
+    ctl_record_set_condition(&r, "BoundaryVerified", true, "Verified",
+                             "the probe was refused", "2030-01-01T00:00:00Z");
+    assert_false(r.dirty);
+    assert_string_equal(r.conds[0].time, "2026-12-03T10:00:05Z");
+    ctl_record_set_condition(&r, "BoundaryVerified", false, "Breach", "out",
+                             "2030-01-01T00:00:00Z");
+    assert_true(r.dirty);
+    assert_int_equal(r.nconds, 2);
+    assert_string_equal(r.conds[0].type, "Ready");
+    assert_string_equal(r.conds[1].type, "BoundaryVerified");
+    assert_false(r.conds[1].status);
+    assert_string_equal(r.conds[1].time, "2030-01-01T00:00:00Z");
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+}
+
+static void
+test_ctl_record_rejects_a_non_object(void **state)
+{
+    struct ctl_record r = { 0 };
+    cJSON *doc = cJSON_CreateArray();
+    struct err e = { 0 };
+
+    (void)state;
+    assert_int_equal(ctl_record_from_json(&r, doc, &e), -1);
+    assert_int_equal(e.code, ERR_INVALID);
+    assert_false(r.present);
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ctl_record_running_round_trip_keeps_every_key),
+        cmocka_unit_test(test_ctl_record_running_loads_typed_fields),
+        cmocka_unit_test(test_ctl_record_legacy_status_loads),
+        cmocka_unit_test(test_ctl_record_unknown_keys_survive),
+        cmocka_unit_test(test_ctl_record_change_keeps_unknown_keys),
+        cmocka_unit_test(test_ctl_record_reset_attempt_clears_the_run_only),
+        cmocka_unit_test(
+            test_ctl_record_reset_attempt_drops_unreadable_run_keys),
+        cmocka_unit_test(test_ctl_record_reset_progress_keeps_the_attempt),
+        cmocka_unit_test(test_ctl_record_new_is_pending),
+        cmocka_unit_test(test_ctl_record_condition_changes_move_to_the_end),
+        cmocka_unit_test(test_ctl_record_rejects_a_non_object),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
