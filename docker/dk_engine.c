@@ -224,13 +224,20 @@ dk_container_follow_logs(struct dk *dk, const char *id, dk_data_fn *on_data,
                        "/logs?stdout=1&stderr=1&follow=1", on_done, arg, e);
 }
 
-/* /containers/{id}/archive?path=<dir> */
-static int
-archive_path(struct buf *p, const char *id, const char *dir, struct err *e)
+/* A request on /containers/{id}/archive?path=<dir>. */
+static struct dk_req *
+archive_call(struct dk *dk, struct dk_request_opts *o, const char *id,
+             const char *dir, dk_done_fn *cb, void *arg, struct err *e)
 {
-    if (object_path(p, "/containers/", id, "/archive", e) == -1)
-        return -1;
-    return dk_query_add(p, "path", dir, e);
+    struct buf p;
+
+    buf_init(&p, DK_PATH_MAX);
+    if (object_path(&p, "/containers/", id, "/archive", e) == -1 ||
+        dk_query_add(&p, "path", dir, e) == -1) {
+        buf_cleanup(&p);
+        return NULL;
+    }
+    return send_on_path(dk, o, &p, cb, arg, e);
 }
 
 struct dk_req *
@@ -244,14 +251,8 @@ dk_container_put_archive(struct dk *dk, const char *id, const char *dir,
         .body_len = len,
         .content_type = "application/x-tar",
     };
-    struct buf p;
 
-    buf_init(&p, DK_PATH_MAX);
-    if (archive_path(&p, id, dir, e) == -1) {
-        buf_cleanup(&p);
-        return NULL;
-    }
-    return send_on_path(dk, &o, &p, cb, arg, e);
+    return archive_call(dk, &o, id, dir, cb, arg, e);
 }
 
 struct dk_req *
@@ -260,14 +261,8 @@ dk_container_get_archive(struct dk *dk, const char *id, const char *dir,
                          struct err *e)
 {
     struct dk_request_opts o = { .method = "GET", .max_body = max_body };
-    struct buf p;
 
-    buf_init(&p, DK_PATH_MAX);
-    if (archive_path(&p, id, dir, e) == -1) {
-        buf_cleanup(&p);
-        return NULL;
-    }
-    return send_on_path(dk, &o, &p, cb, arg, e);
+    return archive_call(dk, &o, id, dir, cb, arg, e);
 }
 
 struct dk_req *

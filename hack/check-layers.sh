@@ -89,8 +89,24 @@ for dir in "${!LAYERS[@]}"; do
         sed -n 's/^[[:space:]]*add_library(\([A-Za-z0-9_-]*\).*/\1/p')
 done
 
-# Links: every word of a target_link_libraries() call (which may span
-# lines) that names one of our libraries.
+# link_words FILE CALL FIRST: the words after the first of every
+# CALL(...) in a CMake file (a call may span lines) whose first word
+# matches the regex FIRST: the libraries a target links, or the values of
+# a set() list of libraries.
+link_words() {
+    awk -v call="$2(" -v first="$3" '
+        index($0, call) { on = 1; line = "" }
+        on { line = line " " $0 }
+        on && /\)/ { on = 0; sub(/\).*/, "", line)
+                     line = substr(line, index(line, call) + length(call))
+                     n = split(line, w, /[ \t]+/); k = (w[1] == "") ? 2 : 1
+                     if (w[k] ~ first)
+                         for (i = k + 1; i <= n; i++) print w[i] }
+    ' "$1"
+}
+
+# Links: every word of a target_link_libraries() call, and of a set() list
+# of libraries (controller/daemon.cmake ctl_libs), that names one of ours.
 for dir in "${!LAYERS[@]}"; do
     [ -d "$dir" ] || continue
     while read -r file; do
@@ -100,33 +116,8 @@ for dir in "${!LAYERS[@]}"; do
             allowed "$dir" "$to" ||
                 report "$file: links $word ($to/): $dir may use" \
                     "${LAYERS[$dir]:-nothing of ours}"
-        done < <(awk '
-            /target_link_libraries\(/ { on = 1 }
-            on { line = line " " $0 }
-            on && /\)/ { on = 0; sub(/.*target_link_libraries\(/, "", line)
-                         sub(/\).*/, "", line); n = split(line, w, /[ \t]+/)
-                         for (i = 2; i <= n; i++) print w[i]; line = "" }
-        ' "$file")
-    done < <(cmake_files "$dir")
-done
-
-# set(...) lists used as link lists (controller/daemon.cmake ctl_libs).
-for dir in "${!LAYERS[@]}"; do
-    [ -d "$dir" ] || continue
-    while read -r file; do
-        while read -r word; do
-            to=${TARGET_DIR[$word]:-}
-            [ -n "$to" ] || continue
-            allowed "$dir" "$to" ||
-                report "$file: links $word ($to/) through a set() list:" \
-                    "$dir may use ${LAYERS[$dir]:-nothing of ours}"
-        done < <(awk '
-            /^[ \t]*set\([A-Za-z_]*libs/ { on = 1 }
-            on { line = line " " $0 }
-            on && /\)/ { on = 0; sub(/.*set\(/, "", line); sub(/\).*/, "", line)
-                         n = split(line, w, /[ \t]+/)
-                         for (i = 2; i <= n; i++) print w[i]; line = "" }
-        ' "$file")
+        done < <(link_words "$file" target_link_libraries '.'
+            link_words "$file" set 'libs$')
     done < <(cmake_files "$dir")
 done
 

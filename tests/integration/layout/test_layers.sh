@@ -2,7 +2,8 @@
 # test_layers.sh - the layering check (hack/check-layers.sh) passes on this
 # tree and fails, naming the file, on scratch copies that break it: an
 # upward include (model/ including the controller's header), an upward
-# link (plan/ linking the Docker client, cli/ linking the controller), an
+# link (plan/ linking the Docker client, cli/ linking the controller, a
+# set() list of libraries in docker/ naming plan/), an
 # Engine API path written outside docker/ and a header name used twice.
 set -euo pipefail
 ROOT=${AGENTCTL_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
@@ -46,6 +47,11 @@ sed -i 's/^target_link_libraries(agentctl PRIVATE store/& ctlmetrics/' \
     "$S/tree/cli/CMakeLists.txt"
 expect_refused "cli linking the controller" \
     'cli/CMakeLists.txt: links ctlmetrics (controller/)'
+
+copy
+printf '%s\n' 'set(dk_libs plan)' >>"$S/tree/docker/CMakeLists.txt"
+expect_refused "an upward set() list of libraries" \
+    'docker/CMakeLists.txt: links plan (plan/)'
 
 copy
 printf '%s\n' 'static const char *const p = "/containers/json?all=1";' \
