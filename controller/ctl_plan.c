@@ -29,6 +29,8 @@ ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v)
             v->desired |= 1u << r;
         if (ctl_record_role_id(rec, (int)r) != NULL)
             v->recorded |= 1u << r;
+        if (ctl_record_role_obj_name(rec, (int)r) != NULL)
+            v->named |= 1u << r;
     }
     for (size_t i = 0; i < sizeof(progress_bits) / sizeof(progress_bits[0]);
          i++)

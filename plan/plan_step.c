@@ -129,7 +129,7 @@ plan_cleanup_next(const struct plan_view *v)
     if (!v->unrecorded_swept && v->has_uid)
         return step(PLAN_SWEEP_UNRECORDED, 0);
     for (size_t i = 0; i < N_VOLUMES; i++)
-        if (recorded(v, volume_roles[i]))
+        if ((v->named & BIT(volume_roles[i])) != 0)
             return step(PLAN_REMOVE, volume_roles[i]);
     if (recorded(v, RC_ROLE_NETWORK))
         return step(PLAN_REMOVE, RC_ROLE_NETWORK);

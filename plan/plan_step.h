@@ -31,7 +31,10 @@ enum plan_progress {
  * per-attempt memory, reduced to facts. Bits are (1u << enum rc_role). */
 struct plan_view {
     unsigned desired;       /* objects the desired state has */
-    unsigned recorded;      /* objects whose ID (volumes: name) is recorded */
+    unsigned recorded;      /* objects whose ID is recorded (a volume's ID
+                               is its CreatedAt) */
+    unsigned named;         /* objects whose name is recorded: cleanup
+                               removes a volume by its name */
     unsigned progress;      /* enum plan_progress bits */
     bool probe_recorded;    /* the boundary probe container is recorded */
     bool probe_exited;      /* its /wait answered in this attempt */

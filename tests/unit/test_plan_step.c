@@ -239,6 +239,7 @@ test_plan_cleanup_next_step_per_record(void **state)
 
     (void)state;
     v.recorded = DESIRED_ALL;
+    v.named = DESIRED_ALL;
     v.probe_recorded = true;
     v.git_digest_before = true;
     v.terminal = true;
@@ -258,8 +259,11 @@ test_plan_cleanup_next_step_per_record(void **state)
     v.unrecorded_swept = true;
     ROW("then the volumes", PLAN_REMOVE, RC_ROLE_WORKSPACE);
     v.recorded &= ~VOLS;
+    ROW("a volume goes by its recorded name", PLAN_REMOVE, RC_ROLE_WORKSPACE);
+    v.named &= ~VOLS;
     ROW("then the network", PLAN_REMOVE, RC_ROLE_NETWORK);
     v.recorded = 0;
+    v.named = 0;
     ROW("then the mark", PLAN_MARK_CLEANED, 0);
     v.cleaned_up = true;
     ROW("then nothing", PLAN_NONE, 0);
