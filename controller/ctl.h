@@ -240,6 +240,8 @@ bool ctl_prepare_list_ours(struct ctl_inv *inv, enum dk_kind kind,
                            const char *role, dk_done_fn *cb);
 bool ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
                              const char *role);
+/* The kind of Docker object a role of the attempt is. */
+enum dk_kind ctl_role_dk_kind(enum rc_role role);
 /* POST the create of one role's object (its callback records the ID). */
 bool ctl_prepare_create(struct ctl_inv *inv, enum rc_role role);
 bool ctl_prepare_start_probe(struct ctl_inv *inv);

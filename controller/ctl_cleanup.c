@@ -228,18 +228,11 @@ mark_cleaned(struct ctl_inv *inv)
 static bool
 remove_role(struct ctl_inv *inv, enum rc_role role)
 {
-    const char *name = rc_role_name(role);
+    enum dk_kind kind = ctl_role_dk_kind(role);
 
-    switch (rc_role_kind(role)) {
-    case RC_KIND_VOLUME:
-        return remove_volume(inv, name);
-    case RC_KIND_NETWORK:
-        return remove_object(inv, name, DK_NETWORK,
-                             ctl_record_role_id(&inv->rec, role));
-    case RC_KIND_CONTAINER:
-        break;
-    }
-    return remove_object(inv, name, DK_CONTAINER,
+    if (kind == DK_VOLUME)
+        return remove_volume(inv, rc_role_name(role));
+    return remove_object(inv, rc_role_name(role), kind,
                          ctl_record_role_id(&inv->rec, role));
 }
 

@@ -24,12 +24,6 @@ static const enum dk_kind stage_kind[] = {
     [GC_VOLUMES] = DK_VOLUME,
     [GC_NETWORKS] = DK_NETWORK,
 };
-static const char *const kind_name[] = {
-    [DK_CONTAINER] = "container",
-    [DK_NETWORK] = "network",
-    [DK_VOLUME] = "volume",
-    [DK_IMAGE] = "image",
-};
 
 /* identity: how status.standIns knows the object - its ID, or a volume's
  * CreatedAt (volumes have no ID). */
@@ -157,7 +151,7 @@ gc_next(struct ctl *c)
     const char *ref = cJSON_GetArrayItem(first, 1)->valuestring;
 
     log_kv(LOG_INFO, "garbage collection: removing an orphan", "kind",
-           kind_name[kind], "object", ref, NULL);
+           dk_kind_name(kind), "object", ref, NULL);
     c->gc_call = dk_remove(c->dk, kind, ref, on_gc_answer, c, &e);
     cJSON_Delete(first);
     if (c->gc_call == NULL)

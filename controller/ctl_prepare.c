@@ -83,29 +83,18 @@ step_egress(struct ctl_inv *inv)
 
 /* ---- creating one object of the attempt ----------------------------- */
 
-/* Paths are prefix + name + suffix; the name goes only where it must. */
-struct kind {
-    enum dk_kind dk;
-    bool name_in_create; /* containers: ?name=<name>; the others' body */
-    bool volume;         /* volumes: no ID, record CreatedAt instead */
-};
-
-static const struct kind network_kind = { DK_NETWORK, false, false };
-static const struct kind container_kind = { DK_CONTAINER, true, false };
-static const struct kind volume_kind = { DK_VOLUME, false, true };
-
-static const struct kind *
-kind_of(enum rc_role role)
+enum dk_kind
+ctl_role_dk_kind(enum rc_role role)
 {
     switch (rc_role_kind(role)) {
     case RC_KIND_NETWORK:
-        return &network_kind;
+        return DK_NETWORK;
     case RC_KIND_VOLUME:
-        return &volume_kind;
+        return DK_VOLUME;
     case RC_KIND_CONTAINER:
         break;
     }
-    return &container_kind;
+    return DK_CONTAINER;
 }
 
 /* The object's identity from a create or inspect answer. */
@@ -198,7 +187,7 @@ on_conflict_inspected(struct dk_req *req, struct dk_response *r, void *arg)
         ctl_inv_backoff(inv, r->err);
         return;
     }
-    id = identity(r->json, kind_of(role)->volume);
+    id = identity(r->json, ctl_role_dk_kind(role) == DK_VOLUME);
     if (id != NULL && ctl_prepare_labels_ours(inv, r->json, rname)) {
         ctl_record_set_role(&inv->rec, ctl_record_role(rname), id, name);
         ctl_event(inv, false, "Adopted",
@@ -216,7 +205,7 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct ctl_inv *inv = arg;
     enum rc_role role = inv->creating;
-    const struct kind *k = kind_of(role);
+    enum dk_kind k = ctl_role_dk_kind(role);
     const char *name = rc_desired_object(inv->desired, role)->name;
     const char *id;
     struct err e;
@@ -233,7 +222,7 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
         }
         if (r->err->code == ERR_CONFLICT) {
             ctl_inv_started(inv,
-                            dk_inspect(inv->ctl->dk, k->dk, name,
+                            dk_inspect(inv->ctl->dk, k, name,
                                        on_conflict_inspected, inv, &e),
                             &e);
             return;
@@ -241,16 +230,16 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
         ctl_inv_backoff(inv, r->err);
         return;
     }
-    id = identity(r->json, k->volume);
+    id = identity(r->json, k == DK_VOLUME);
     if (id == NULL) {
         err_set(&e, ERR_SYNTAX, "create answer has no %s",
-                k->volume ? "CreatedAt" : "Id");
+                k == DK_VOLUME ? "CreatedAt" : "Id");
         ctl_inv_backoff(inv, &e);
         return;
     }
     /* A volume create answers 201 with a same-named volume that exists:
      * one the revalidation reported as a stand-in is not ours. */
-    if (k->volume && ctl_verify_is_standin(inv, id)) {
+    if (k == DK_VOLUME && ctl_verify_is_standin(inv, id)) {
         refuse_name(inv, rc_role_name(role), name);
         return;
     }
@@ -269,7 +258,7 @@ on_created(struct dk_req *req, struct dk_response *r, void *arg)
 bool
 ctl_prepare_create(struct ctl_inv *inv, enum rc_role role)
 {
-    const struct kind *k = kind_of(role);
+    enum dk_kind k = ctl_role_dk_kind(role);
     const struct rc_object *o = rc_desired_object(inv->desired, role);
     /* the agent's env holds a secret: wipe the printed body */
     struct dk_call call = { .timeout_ms = CTL_CREATE_TIMEOUT_MS,
@@ -278,8 +267,8 @@ ctl_prepare_create(struct ctl_inv *inv, enum rc_role role)
 
     inv->creating = role;
     return ctl_inv_started(inv,
-                           dk_create(inv->ctl->dk, k->dk,
-                                     k->name_in_create ? o->name : NULL,
+                           dk_create(inv->ctl->dk, k,
+                                     k == DK_CONTAINER ? o->name : NULL,
                                      o->body, &call, on_created, inv, &e),
                            &e);
 }

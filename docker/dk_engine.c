@@ -11,6 +11,19 @@
 /* Longest path we build: a list filter of a few labels fits easily. */
 #define DK_PATH_MAX 4096
 
+const char *
+dk_kind_name(enum dk_kind kind)
+{
+    static const char *const names[] = {
+        [DK_CONTAINER] = "container",
+        [DK_NETWORK] = "network",
+        [DK_VOLUME] = "volume",
+        [DK_IMAGE] = "image",
+    };
+
+    return names[kind];
+}
+
 /* The path of an object: prefix + escaped ref + suffix. */
 static int
 object_path(struct buf *p, const char *prefix, const char *ref,

@@ -27,6 +27,9 @@ enum dk_kind {
     DK_IMAGE,
 };
 
+/* "container", "network", "volume", "image". */
+const char *dk_kind_name(enum dk_kind kind);
+
 /* Optional knobs of a call; NULL or zeroed = dk.h's defaults. */
 struct dk_call {
     long timeout_ms; /* 0: DK_DEFAULT_TIMEOUT_MS; DK_NO_TIMEOUT: none */
