@@ -1,20 +1,32 @@
 /* ctl.h - agent-controller's shared state: the loop, the store, the Docker
- * client, the config, and one struct ctl_inv per known invocation.
+ * client, the config, and one struct ctl_inv per known invocation. Only
+ * types live here; each module's functions are in its own header, and a
+ * module includes only the headers of the modules under it
+ * (docs/architecture.md draws the order; hack/check-layers.sh checks it):
  *
- * Module map (controller/):
- *   ctl_main.c    flags, start-up, signals, the loop
- *   ctl_sync.c    store watch, resync timer, per-invocation queue/backoff
- *   ctl_inv.c     one invocation's pass: capture, prepare, run, stop, clean
- *   ctl_plan.c    the facts the step planner (plan/plan_step.c) decides on
- *   ctl_prepare.c the steps that bring an attempt's objects up, one request
- *                 each (ctl_cleanup.c the ones that remove them)
- *   ctl_run.c     a running agent: logs, wait, deadline, cancel, kill
- *   ctl_record.c  the attempt record (typed status); ctl_record_json.c
- *                 its JSON form, the status document
- *   ctl_status.c  phase changes, conditions, status writes, events
- *   ctl_metrics.c the metrics registry and its Prometheus text; the
- *                 /metrics and /healthz endpoint is ctl_metrics_http.c
- *   ctl_claim.c   etcd claims and the controller's lease (scale-out)
+ *   ctl_main.c      flags, start-up, signals, the loop
+ *   ctl_sync.c      the store watch and resync: specs into invocations
+ *   ctl_events.c    Docker events: a revalidation for the invocation
+ *   ctl_gc.c        objects of this controller that nobody owns
+ *   ctl_inv.c       one invocation's pass: capture, then the phase's step
+ *   ctl_prepare.c   preparation: the planner's next rung as a request
+ *     ctl_network.c, ctl_create.c, ctl_probe.c, ctl_git.c   its steps
+ *   ctl_run.c       a running agent: logs, wait, exit
+ *   ctl_verify.c    the revalidation round (drift rules)
+ *   ctl_cleanup.c   removal by recorded ID, the planner's cleanup rungs
+ *   ctl_claim.c     etcd claims and the controller's lease (scale-out)
+ *   ctl_objects.c   which Docker objects are this attempt's (labels)
+ *   ctl_attempt.c   starting an attempt over; the subnet of an attempt
+ *   ctl_plan.c      the facts the step planner (plan/plan_step.c) reads
+ *   ctl_stop.c      the stop decision (first reason wins)
+ *   ctl_result.c    the result interpreter: the one retry decision
+ *   ctl_queue.c     the invocation list and its work queue
+ *   ctl_docker.c    whether the daemon answers
+ *   ctl_status.c    phase, conditions, events, status writes
+ *   ctl_record.c    the attempt record (typed status); ctl_record_json.c
+ *                   its JSON form
+ *   ctl_metrics.c   the metrics registry; ctl_metrics_http.c and
+ *                   ctl_observe.c serve /metrics and /healthz
  */
 #ifndef CTL_H
 #define CTL_H
@@ -28,10 +40,11 @@
 #include "cfg.h"
 #include "container_of.h"
 #include "ctl_record.h"
+#include "ctl_result.h"
 #include "dk.h"
 #include "dk_engine.h"
-#include "plan_step.h"
 #include "err.h"
+#include "plan_step.h"
 #include "rc_desired.h"
 #include "rc_output.h"
 #include "spec.h"
@@ -68,6 +81,8 @@ struct ctl_inv {
     struct ctl_record rec; /* the status; rec.dirty: write it before
                               the next Docker call */
     struct dk_req *call;   /* the one step request in flight, or NULL */
+    ctl_answer_fn *answer; /* reads call's answer (ctl_result.h) */
+    struct err step_err;   /* why the last failed step failed */
     ev_timer kick;         /* run the next pass (0 s, or backoff) */
     ev_timer deadline;     /* end of the attempt's deadlineSeconds */
     unsigned failures;     /* consecutive failed steps: backoff exponent */
@@ -133,6 +148,8 @@ struct ctl_opts {
 
 struct ctl {
     struct ev_loop *loop;
+    void (*pass)(struct ctl_inv *inv);  /* the queue's pass (ctl_queue.h) */
+    void (*docker_back)(struct ctl *c); /* the daemon answers again */
     struct ctl_opts opts;
     struct store *store;
     struct dk *dk;
@@ -161,175 +178,5 @@ struct ctl {
     ev_timer lease_timer;    /* keepalive every lease_ttl_s / 3 */
     char store_error[256];   /* why etcd is unreachable ("" = it is not) */
 };
-
-/* ctl_main.c: ask the daemon for its version (start, and while down). */
-void ctl_check_docker(struct ctl *c);
-
-/* ctl_observe.c: /metrics and /healthz on --metrics. */
-int ctl_observe_start(struct ctl *c, struct err *e);
-void ctl_observe_stop(struct ctl *c);
-
-/* What ctl_inv_reset_attempt() starts over. */
-enum ctl_reset {
-    CTL_RESET_NEW_ATTEMPT, /* a new attempt ID after a finished one */
-    CTL_RESET_CLAIMED,     /* claimed a status another controller wrote */
-    CTL_RESET_SUBNET,      /* moved to another subnet before any object */
-    CTL_RESET_REPAIR,      /* drift before the start: objects rebuilt */
-};
-
-/* ctl_inv.c helpers */
-long ctl_subnet_alloc(const struct ctl_inv *inv, long from);
-/* The one place that forgets state of an attempt (see ctl_inv.c for what
- * each kind clears and keeps). */
-void ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what);
-
-/* ctl_events.c: follow Docker events (started once the daemon answers). */
-void ctl_events_start(struct ctl *c);
-void ctl_events_stop(struct ctl *c);
-
-/* ctl_gc.c: remove objects labelled for this controller that no live
- * invocation owns (at start and on every resync). */
-void ctl_gc_run(struct ctl *c);
-void ctl_gc_stop(struct ctl *c);
-
-/* ctl_sync.c */
-int ctl_sync_start(struct ctl *c, struct err *e);
-void ctl_sync_stop(struct ctl *c);
-/* Re-read every spec and status from the store; create, update or mark
- * deleted the invocations, and queue a pass for each. */
-void ctl_sync_all(struct ctl *c);
-/* Queue a pass for one invocation after `after` seconds. */
-void ctl_inv_kick(struct ctl_inv *inv, double after);
-/* Queue with exponential backoff after a failed step. */
-void ctl_inv_backoff(struct ctl_inv *inv, const struct err *why);
-struct ctl_inv *ctl_inv_find(struct ctl *c, const char *name);
-/* The invocation whose status records this uid (Docker labels carry it). */
-struct ctl_inv *ctl_inv_by_uid(struct ctl *c, const char *uid);
-/* Unlink and free an invocation whose work is done. */
-void ctl_inv_forget(struct ctl_inv *inv);
-/* true when no invocation has work pending (for --once). */
-bool ctl_idle(const struct ctl *c);
-
-/* ctl_inv.c */
-void ctl_inv_pass(struct ctl_inv *inv);
-/* A new valid spec: stop at once for cancel or a new attempt ID. */
-void ctl_inv_spec_changed(struct ctl_inv *inv);
-/* Record req as the step in flight; when it could not start (NULL), back
- * off with e. Returns true (a step was attempted) for the callers' tail
- * calls. */
-bool ctl_inv_started(struct ctl_inv *inv, struct dk_req *req,
-                     const struct err *e);
-/* The result of the step request: clears inv->call, records failures. */
-bool ctl_inv_step_ok(struct ctl_inv *inv, const struct dk_response *r);
-
-/* ctl_prepare.c: one step of bringing the attempt's objects up; returns
- * true when a request was started (its callback continues the pass),
- * false when everything exists and the agent may start. */
-bool ctl_prepare_step(struct ctl_inv *inv);
-/* The subnet overlapped a foreign network: move to the next free one. */
-void ctl_prepare_next_subnet(struct ctl_inv *inv);
-/* The object (inspect or list entry) carries this attempt's uid, attempt,
- * role and managed-by labels and is no stand-in the revalidation found. */
-/* List the objects of kind (containers: stopped ones too) whose filter
- * key holds one of values[0..n); cb gets inv. */
-bool ctl_prepare_list(struct ctl_inv *inv, enum dk_kind kind, const char *key,
-                      const char *const *values, size_t n, dk_done_fn *cb);
-/* ctl_prepare_list() by this invocation's uid label, and by role when not
- * NULL. */
-bool ctl_prepare_list_ours(struct ctl_inv *inv, enum dk_kind kind,
-                           const char *role, dk_done_fn *cb);
-bool ctl_prepare_labels_ours(const struct ctl_inv *inv, const cJSON *json,
-                             const char *role);
-/* The kind of Docker object a role of the attempt is. */
-enum dk_kind ctl_role_dk_kind(enum rc_role role);
-/* POST the create of one role's object (its callback records the ID). */
-bool ctl_prepare_create(struct ctl_inv *inv, enum rc_role role);
-bool ctl_prepare_start_probe(struct ctl_inv *inv);
-
-/* ctl_git.c: the git metadata's digest before (from the upload) and
- * after (read back from the keeper, agent gone) into status.git. */
-int ctl_git_record_before(struct ctl_inv *inv, const struct buf *tar,
-                          struct err *e);
-/* The spec's workspace source has a .git directory (at capture). */
-bool ctl_git_present(const struct ctl_inv *inv);
-/* Whether status.git holds the digest before (upload) and after. */
-void ctl_git_digests(const struct ctl_inv *inv, bool *before, bool *after);
-/* Read /work/.git back from the keeper (the agent is gone): the digest
- * after. Returns true (a request was started or a backoff queued). */
-bool ctl_git_read_back(struct ctl_inv *inv);
-
-/* ctl_network.c: the attempt's network, listed by label before a create
- * and after a failed one; one is adopted, twins are removed by ID. */
-bool ctl_network_step(struct ctl_inv *inv);
-void ctl_network_create_failed(struct ctl_inv *inv,
-                               const struct dk_response *r);
-/* A create by network name answered "ambiguous": remove the twin. */
-void ctl_network_sweep(struct ctl_inv *inv, const struct err *why);
-/* One step of removing the attempt's objects by recorded ID; false when
- * nothing is left. */
-bool ctl_cleanup_step(struct ctl_inv *inv);
-
-/* ctl_run.c */
-bool ctl_run_step(struct ctl_inv *inv);
-/* Decide to stop the agent with a reason (first reason wins). */
-void ctl_run_stop(struct ctl_inv *inv, enum ctl_phase phase,
-                  enum ctl_stop_reason why, const char *message);
-void ctl_run_detach(struct ctl_inv *inv);
-/* Stop with agent-lost: the daemon was unreachable while the agent ran. */
-void ctl_run_stop_lost(struct ctl_inv *inv);
-
-/* ctl_verify.c: one inspect of the revalidation round; false when the
- * round is complete (or none is due). */
-bool ctl_verify_step(struct ctl_inv *inv);
-/* Ask for a revalidation round and a pass now (events, resync). */
-void ctl_inv_revalidate(struct ctl_inv *inv);
-/* Remember a stand-in (status.standIns) by its Docker ID - a volume's
- * CreatedAt, volumes have none. */
-void ctl_verify_note_standin(struct ctl_inv *inv, const char *role,
-                             const char *id);
-/* The object with this Docker ID (NULL: none) was reported as a stand-in
- * under one of the attempt's names: never adopt it, never remove it. */
-bool ctl_verify_is_standin(const struct ctl_inv *inv, const char *id);
-
-/* ctl_probe.c: the boundary probe step the planner chose (one of the
- * PLAN_PROBE_* actions); false when none was started. */
-bool ctl_probe_step(struct ctl_inv *inv, enum plan_action action);
-
-/* ctl_plan.c: the facts the step planner (plan/plan_step.h) decides the
- * next preparation or cleanup step from. */
-void ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v);
-
-/* ctl_claim.c: claims on a store that has them (etcd). */
-void ctl_claim_start(struct ctl *c);
-void ctl_claim_stop(struct ctl *c);
-/* At the start of a pass: true when this controller may act on inv
- * (it holds the claim, or the store has no claims). */
-bool ctl_claim_gate(struct ctl_inv *inv);
-/* After a pass's status write: release a claim whose work is done. */
-void ctl_claim_after_pass(struct ctl_inv *inv);
-
-/* ctl_testhooks.c: SIGKILL self at a named point (test-hooks build). */
-void ctl_test_point(const char *kind, const char *what);
-/* AGENTCTL_TEST_DISABLE names this protection (test-hooks build only). */
-bool ctl_test_disabled(const char *protection);
-
-/* ctl_status.c */
-/* The record of a new status for this invocation (Pending). */
-void ctl_status_new(struct ctl_inv *inv);
-/* Load the status from the store into inv->rec (none: rec.present is
- * false). -1 with e when the store cannot read it (inv->rec unchanged)
- * or it is no JSON object (inv->rec empty, code ERR_INVALID). */
-int ctl_status_load(struct ctl_inv *inv, struct err *e);
-void ctl_status_set_phase(struct ctl_inv *inv, enum ctl_phase p);
-void ctl_status_set_condition(struct ctl_inv *inv, const char *type,
-                              bool status, const char *reason,
-                              const char *message);
-/* Write the status document if it changed. */
-int ctl_status_flush(struct ctl_inv *inv, struct err *e);
-/* Append an event (Normal or Warning); repeats of the last one count up. */
-void ctl_event(struct ctl_inv *inv, bool warning, const char *reason,
-               const char *fmt, ...) ERR_PRINTF(4, 5);
-/* RFC 3339 UTC "now" with seconds. */
-void ctl_now(char out[32]);
 
 #endif

@@ -22,11 +22,15 @@
  * the invocation is forgotten. The directory store has no claims: this
  * file then does nothing and one controller owns everything, as before.
  */
-#include "ctl.h"
+#include "ctl_claim.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl_attempt.h"
+#include "ctl_queue.h"
+#include "ctl_status.h"
+#include "ctl_stop.h"
 #include "log.h"
 #include "rc_credential.h"
 
@@ -119,7 +123,7 @@ mark_node_lost(struct ctl_inv *inv, const char *lost)
     ctl_status_set_condition(inv, "Ready", false, "NodeLost", msg);
     ctl_status_set_condition(inv, "NodeLost", true, "LeaseExpired", msg);
     ctl_event(inv, true, "NodeLost", "%s", msg);
-    ctl_run_detach(inv);
+    ctl_stop_detach(inv);
     ctl_status_set_phase(inv, CTL_FAILED);
     ev_timer_stop(inv->ctl->loop, &inv->deadline);
     log_kv(LOG_WARN, "node lost", "invocation", inv->name, "controller", lost,

@@ -7,11 +7,16 @@
  * volume is removed only when its CreatedAt and uid label are the ones
  * recorded at creation.
  */
-#include "ctl.h"
+#include "ctl_cleanup.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "ctl_git.h"
+#include "ctl_objects.h"
+#include "ctl_plan.h"
+#include "ctl_status.h"
+#include "ctl_testhooks.h"
 #include "log.h"
 
 static const char *const volume_roles[] = { "workspace", "git", "config",
@@ -31,7 +36,7 @@ is_volume_role(const char *role)
  * Docker will not remove it while that container exists, and the
  * controller does not remove the stranger. Say so once and leave it,
  * instead of retrying the 409 forever. */
-static void
+static enum ctl_step
 volume_held(struct ctl_inv *inv, const char *holder)
 {
     ctl_event(
@@ -42,31 +47,27 @@ volume_held(struct ctl_inv *inv, const char *holder)
         ctl_record_role_obj_name(&inv->rec, ctl_record_role(inv->cleanup_role)),
         holder ? holder : "?");
     ctl_record_drop_role(&inv->rec, ctl_record_role(inv->cleanup_role));
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
-static void
-on_removed(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_removed(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
-
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r) && r->err->code != ERR_NOTFOUND) {
+    if (r->err != NULL && r->err->code != ERR_NOTFOUND) {
         if (r->err->code == ERR_CONFLICT && is_volume_role(inv->cleanup_role)) {
             const char *in_use = strstr(r->err->msg, "in use - [");
 
-            volume_held(inv, in_use ? in_use + strlen("in use - [") : NULL);
-            return;
+            return volume_held(inv,
+                               in_use ? in_use + strlen("in use - [") : NULL);
         }
-        ctl_inv_backoff(inv, r->err);
-        return;
+        return ctl_step_failed(inv, r->err);
     }
     ctl_test_point("removed", inv->cleanup_role);
     ctl_record_drop_role(&inv->rec, ctl_record_role(inv->cleanup_role));
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
-static bool
+static enum ctl_step
 remove_object(struct ctl_inv *inv, const char *role, enum dk_kind kind,
               const char *ref)
 {
@@ -74,16 +75,15 @@ remove_object(struct ctl_inv *inv, const char *role, enum dk_kind kind,
 
     if (role != inv->cleanup_role)
         snprintf(inv->cleanup_role, sizeof(inv->cleanup_role), "%s", role);
-    inv->call = dk_remove(inv->ctl->dk, kind, ref, on_removed, inv, &e);
-    if (inv->call == NULL)
-        ctl_inv_backoff(inv, &e);
-    return true;
+    return ctl_step_request(
+        inv, on_removed,
+        dk_remove(inv->ctl->dk, kind, ref, ctl_step_answered, inv, &e), &e);
 }
 
 /* Not the volume this attempt created: left in place and remembered -
  * POST /volumes/create answers 201 with a volume that exists, and the
  * rebuild after a repair must not take it for ours. */
-static void
+static enum ctl_step
 standin_left(struct ctl_inv *inv, const char *created)
 {
     const char *role = inv->cleanup_role;
@@ -95,53 +95,45 @@ standin_left(struct ctl_inv *inv, const char *created)
               ctl_record_role_obj_name(&inv->rec, ctl_record_role(role)),
               created[0] != '\0' ? created : "?", want ? want : "?");
     if (created[0] != '\0')
-        ctl_verify_note_standin(inv, role, created);
+        ctl_record_add_standin(&inv->rec, created, role);
     ctl_record_drop_role(&inv->rec, ctl_record_role(role));
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
 /* The containers that mount the volume: any (ours are all gone by now)
  * means it is held, and the CreatedAt it showed says nothing (a mounted
  * tmpfs shows the ctime of its root); none means that CreatedAt is its
  * own, and the volume is a stand-in. */
-static void
-on_volume_holders(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_volume_holders(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
     const cJSON *first;
 
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
-        ctl_inv_backoff(inv, r->err);
-        return;
-    }
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
     first = cJSON_GetArrayItem(r->json, 0);
     if (first != NULL)
-        volume_held(inv, cJSON_GetStringValue(
-                             cJSON_GetObjectItemCaseSensitive(first, "Id")));
-    else
-        standin_left(inv, inv->cleanup_created);
+        return volume_held(inv,
+                           cJSON_GetStringValue(
+                               cJSON_GetObjectItemCaseSensitive(first, "Id")));
+    return standin_left(inv, inv->cleanup_created);
 }
 
 /* The volume answered: remove it only if it is the one we made. */
-static void
-on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_volume_inspected(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
     const char *role = inv->cleanup_role;
     const char *want = ctl_record_role_id(&inv->rec, ctl_record_role(role));
     const char *name =
         ctl_record_role_obj_name(&inv->rec, ctl_record_role(role));
     const cJSON *created, *labels, *uid;
 
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
-        if (r->err->code == ERR_NOTFOUND) {
-            ctl_record_drop_role(&inv->rec, ctl_record_role(role));
-            ctl_inv_kick(inv, 0);
-        } else
-            ctl_inv_backoff(inv, r->err);
-        return;
+    if (r->err != NULL) {
+        if (r->err->code != ERR_NOTFOUND)
+            return ctl_step_failed(inv, r->err);
+        ctl_record_drop_role(&inv->rec, ctl_record_role(role));
+        return CTL_STEP_DONE;
     }
     created = cJSON_GetObjectItemCaseSensitive(r->json, "CreatedAt");
     labels = cJSON_GetObjectItemCaseSensitive(r->json, "Labels");
@@ -151,14 +143,14 @@ on_volume_inspected(struct dk_req *req, struct dk_response *r, void *arg)
         strcmp(uid->valuestring, inv->rec.uid) != 0) {
         snprintf(inv->cleanup_created, sizeof(inv->cleanup_created), "%s",
                  cJSON_IsString(created) ? created->valuestring : "");
-        ctl_prepare_list(inv, DK_CONTAINER, "volume",
-                         (const char *const[]){ name }, 1, on_volume_holders);
-        return;
+        return ctl_objects_list(inv, DK_CONTAINER, "volume",
+                                (const char *const[]){ name }, 1,
+                                on_volume_holders);
     }
-    remove_object(inv, role, DK_VOLUME, name);
+    return remove_object(inv, role, DK_VOLUME, name);
 }
 
-static bool
+static enum ctl_step
 remove_volume(struct ctl_inv *inv, const char *role)
 {
     const char *name =
@@ -167,14 +159,13 @@ remove_volume(struct ctl_inv *inv, const char *role)
 
     if (name == NULL) {
         ctl_record_drop_role(&inv->rec, ctl_record_role(role));
-        return false;
+        return CTL_STEP_DONE;
     }
     snprintf(inv->cleanup_role, sizeof(inv->cleanup_role), "%s", role);
-    inv->call =
-        dk_inspect(inv->ctl->dk, DK_VOLUME, name, on_volume_inspected, inv, &e);
-    if (inv->call == NULL)
-        ctl_inv_backoff(inv, &e);
-    return true;
+    return ctl_step_request(
+        inv, on_volume_inspected,
+        dk_inspect(inv->ctl->dk, DK_VOLUME, name, ctl_step_answered, inv, &e),
+        &e);
 }
 
 /* A controller killed between a create and recording its ID leaves a
@@ -182,17 +173,13 @@ remove_volume(struct ctl_inv *inv, const char *role)
  * the volumes (409 "in use") forever. Once the recorded containers are
  * gone, the ones carrying this attempt's labels are removed by ID, one
  * per step, until the listing has none. */
-static void
-on_unrecorded_listed(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_unrecorded_listed(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
     const cJSON *it, *role;
 
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
-        ctl_inv_backoff(inv, r->err);
-        return;
-    }
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
     cJSON_ArrayForEach(it, r->json)
     {
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "Id");
@@ -201,17 +188,16 @@ on_unrecorded_listed(struct dk_req *req, struct dk_response *r, void *arg)
             cJSON_GetObjectItemCaseSensitive(it, "Labels"),
             "agentctl.dev/role");
         if (!cJSON_IsString(id) || !cJSON_IsString(role) ||
-            !ctl_prepare_labels_ours(inv, it, role->valuestring))
+            !ctl_objects_ours(inv, it, role->valuestring))
             continue;
         ctl_event(inv, true, "UnrecordedRemoved",
                   "container %.12s (%s) of this attempt was never recorded "
                   "(a controller killed after creating it): removed by ID",
                   id->valuestring, role->valuestring);
-        remove_object(inv, "unrecorded", DK_CONTAINER, id->valuestring);
-        return;
+        return remove_object(inv, "unrecorded", DK_CONTAINER, id->valuestring);
     }
     inv->cleanup_swept = true;
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
 static void
@@ -225,7 +211,7 @@ mark_cleaned(struct ctl_inv *inv)
 }
 
 /* One object of the attempt, by the ID (a volume: the name) recorded. */
-static bool
+static enum ctl_step
 remove_role(struct ctl_inv *inv, enum rc_role role)
 {
     enum dk_kind kind = ctl_role_dk_kind(role);
@@ -236,9 +222,9 @@ remove_role(struct ctl_inv *inv, enum rc_role role)
                          ctl_record_role_id(&inv->rec, role));
 }
 
-/* The planner (plan/plan_step.c) picks what goes next; false when
- * nothing is left. */
-bool
+/* The planner (plan/plan_step.c) picks what goes next; CTL_STEP_NONE
+ * when nothing is left. */
+enum ctl_step
 ctl_cleanup_step(struct ctl_inv *inv)
 {
     struct plan_view v;
@@ -255,12 +241,12 @@ ctl_cleanup_step(struct ctl_inv *inv)
     case PLAN_READ_GIT:
         return ctl_git_read_back(inv);
     case PLAN_SWEEP_UNRECORDED:
-        return ctl_prepare_list_ours(inv, DK_CONTAINER, NULL,
+        return ctl_objects_list_ours(inv, DK_CONTAINER, NULL,
                                      on_unrecorded_listed);
     case PLAN_MARK_CLEANED:
         mark_cleaned(inv);
-        return false;
+        return CTL_STEP_NONE;
     default:
-        return false;
+        return CTL_STEP_NONE;
     }
 }

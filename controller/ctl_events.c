@@ -12,13 +12,15 @@
  * reconnects with `since` set to the last event seen, so nothing between
  * is missed.
  */
-#include "ctl.h"
+#include "ctl_events.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "buf.h"
+#include "ctl_docker.h"
+#include "ctl_queue.h"
 #include "log.h"
 
 #define EVENTS_RETRY_S 1.0

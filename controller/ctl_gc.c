@@ -8,12 +8,13 @@
  * Nor is a stand-in the revalidation reported (status.standIns): it copied
  * the labels, it is not ours, and it is never deleted.
  */
-#include "ctl.h"
+#include "ctl_gc.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "buf.h"
+#include "ctl_queue.h"
 #include "log.h"
 
 enum gc_stage { GC_CONTAINERS, GC_VOLUMES, GC_NETWORKS, GC_DELETE, GC_DONE };
@@ -45,7 +46,7 @@ orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name,
         return true;
     /* a stand-in under one of its names is someone else's: never removed */
     if (ctl_record_holds(&inv->rec, id, name) ||
-        ctl_verify_is_standin(inv, identity))
+        ctl_record_is_standin(&inv->rec, identity))
         return false;
     cur = inv->rec.attempt;
     if (inv->rec.cleaned_up)

@@ -7,13 +7,14 @@
  * Warning event and condition GitIntact=False. The read-only mount is the
  * protection; this is the evidence.
  */
-#include "ctl.h"
+#include "ctl_git.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "buf.h"
+#include "ctl_status.h"
 #include "rc_workspace.h"
 
 static const char *
@@ -81,15 +82,13 @@ compare(struct ctl_inv *inv, const char *after)
               before ? before : "none", after);
 }
 
-static void
-on_git_archive(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_git_archive(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
     char hex[65], v[300];
     struct err e;
 
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
+    if (r->err != NULL) {
         /* The keeper is gone (daemon lost it, or drift removed it): the
          * evidence is missing, which the status says; cleanup goes on. */
         snprintf(v, sizeof(v), "unavailable: %s", r->err->msg);
@@ -106,7 +105,7 @@ on_git_archive(struct dk_req *req, struct dk_response *r, void *arg)
         snprintf(v, sizeof(v), "sha256:%s", hex);
         compare(inv, v);
     }
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
 void
@@ -116,7 +115,7 @@ ctl_git_digests(const struct ctl_inv *inv, bool *before, bool *after)
     *after = git_str(inv, "digestAfter") != NULL;
 }
 
-bool
+enum ctl_step
 ctl_git_read_back(struct ctl_inv *inv)
 {
     const char *keeper = ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER);
@@ -127,9 +126,9 @@ ctl_git_read_back(struct ctl_inv *inv)
     max_body = s != NULL ? (size_t)(s->workspace_bytes +
                                     s->workspace_inodes * 1536 + (1 << 20))
                          : 0;
-    return ctl_inv_started(inv,
-                           dk_container_get_archive(inv->ctl->dk, keeper,
-                                                    RC_GIT_TARGET, max_body,
-                                                    on_git_archive, inv, &e),
-                           &e);
+    return ctl_step_request(
+        inv, on_git_archive,
+        dk_container_get_archive(inv->ctl->dk, keeper, RC_GIT_TARGET, max_body,
+                                 ctl_step_answered, inv, &e),
+        &e);
 }

@@ -8,36 +8,27 @@
  * `attempt` value supersedes a live attempt; an attempt ID in
  * status.usedAttempts never runs again.
  */
-#include "ctl.h"
+#include "ctl_inv.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "ctl_attempt.h"
+#include "ctl_claim.h"
+#include "ctl_cleanup.h"
+#include "ctl_git.h"
+#include "ctl_prepare.h"
+#include "ctl_queue.h"
+#include "ctl_run.h"
+#include "ctl_status.h"
+#include "ctl_stop.h"
+#include "ctl_testhooks.h"
+#include "ctl_verify.h"
 #include "log.h"
 #include "rc_credential.h"
 #include "rc_desired.h"
 #include "rc_workspace.h"
-
-bool
-ctl_inv_step_ok(struct ctl_inv *inv, const struct dk_response *r)
-{
-    inv->call = NULL;
-    if (r->err == NULL) {
-        inv->failures = 0;
-        return true;
-    }
-    return false;
-}
-
-bool
-ctl_inv_started(struct ctl_inv *inv, struct dk_req *req, const struct err *e)
-{
-    inv->call = req;
-    if (req == NULL)
-        ctl_inv_backoff(inv, e);
-    return true;
-}
 
 /* The attempt ID of the current spec is spent: it never runs again. */
 static void
@@ -68,9 +59,10 @@ fail_preparation(struct ctl_inv *inv, const char *reason, const char *msg)
                        msg);
 }
 
-/* Checks that need no Docker: admission, credential, workspace. Returns
- * false when the attempt cannot go on (status already says why). */
-static bool
+/* Checks that need no Docker: admission, credential, workspace.
+ * CTL_STEP_NONE when the capture may go on; else the attempt ended (the
+ * status says why) or the check is to be retried. */
+static enum ctl_step
 capture_checks(struct ctl_inv *inv)
 {
     const struct spec_invocation *s = inv->spec;
@@ -83,7 +75,7 @@ capture_checks(struct ctl_inv *inv)
 
         ctl_status_set_condition(inv, "Admitted", false, "NotAdmitted",
                                  err_format(&e, msg, sizeof(msg)));
-        return false;
+        return CTL_STEP_DONE;
     }
     ctl_status_set_condition(inv, "Admitted", true, "Admitted",
                              "the spec fits this controller's config");
@@ -91,7 +83,7 @@ capture_checks(struct ctl_inv *inv)
         rc_credential_read(cfg->secrets_dir, s->credential, &inv->credential,
                            &e) == -1) {
         fail_preparation(inv, "CredentialUnavailable", e.msg);
-        return false;
+        return CTL_STEP_DONE;
     }
     if (s->has_workspace &&
         rc_workspace_check(cfg->workspace_root, s->workspace_source,
@@ -101,23 +93,20 @@ capture_checks(struct ctl_inv *inv)
 
         /* An unsafe or oversize tree fails for good; an I/O error (the
          * tree is being written, a disk hiccup) is retried. */
-        if (reason != NULL)
-            fail_preparation(inv, reason, e.msg);
-        else
-            ctl_inv_backoff(inv, &e);
-        return false;
+        if (reason == NULL)
+            return ctl_step_failed(inv, &e);
+        fail_preparation(inv, reason, e.msg);
+        return CTL_STEP_DONE;
     }
-    return true;
+    return CTL_STEP_NONE;
 }
 
-static void
-on_image_inspect(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_image_inspect(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
     const cJSON *id;
 
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
+    if (r->err != NULL) {
         if (r->err->code == ERR_NOTFOUND) {
             char msg[300];
 
@@ -126,48 +115,20 @@ on_image_inspect(struct dk_req *req, struct dk_response *r, void *arg)
                      "pulls): build or load it first",
                      inv->spec->image);
             fail_preparation(inv, "ImageNotFound", msg);
-            ctl_inv_kick(inv, 0);
-            return;
+            return CTL_STEP_DONE;
         }
-        ctl_inv_backoff(inv, r->err);
-        return;
+        return ctl_step_failed(inv, r->err);
     }
     id = cJSON_GetObjectItemCaseSensitive(r->json, "Id");
     if (!cJSON_IsString(id)) {
         struct err e;
 
         err_set(&e, ERR_SYNTAX, "image inspect has no Id");
-        ctl_inv_backoff(inv, &e);
-        return;
+        return ctl_step_failed(inv, &e);
     }
     snprintf(inv->pinned_image, sizeof(inv->pinned_image), "%s",
              id->valuestring);
-    ctl_inv_kick(inv, 0);
-}
-
-static bool
-subnet_taken(const struct ctl *c, const struct ctl_inv *self, long index)
-{
-    for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
-        if (i != self && i->rec.has_subnet && i->rec.subnet_index == index &&
-            !ctl_phase_terminal(i->rec.phase))
-            return true;
-    }
-    return false;
-}
-
-/* The lowest /24 of the pool no live invocation of ours holds. Another
- * owner on the daemon is found at network create (403 overlap) and then
- * the next index is tried. */
-long
-ctl_subnet_alloc(const struct ctl_inv *inv, long from)
-{
-    long max = 1L << (24 - inv->ctl->cfg->pool_prefix);
-
-    for (long i = from; i < max; i++)
-        if (!subnet_taken(inv->ctl, inv, i))
-            return i;
-    return -1;
+    return CTL_STEP_DONE;
 }
 
 /* Record the capture: from here on the attempt's spec is frozen. */
@@ -204,31 +165,29 @@ capture_commit(struct ctl_inv *inv)
     snprintf(inv->frozen_hash, sizeof(inv->frozen_hash), "%s", s->spec_hash);
 }
 
-static void
+static enum ctl_step
 capture(struct ctl_inv *inv)
 {
-    struct dk_req *req;
+    enum ctl_step s;
     struct err e;
 
     if (ctl_record_attempt_used(&inv->rec, inv->spec->attempt))
-        return; /* this attempt ran already: never again */
+        return CTL_STEP_NONE; /* this attempt ran already: never again */
     if (inv->spec->cancel) {
         end_before_capture(inv, CTL_CANCELLED, CTL_STOP_CANCELLED, "Cancelled",
                            "spec.cancel was true before the attempt started");
-        return;
+        return CTL_STEP_DONE;
     }
-    if (!capture_checks(inv))
-        return;
-    if (inv->pinned_image[0] == '\0') {
-        req = dk_inspect(inv->ctl->dk, DK_IMAGE, inv->spec->image,
-                         on_image_inspect, inv, &e);
-        if (req == NULL)
-            ctl_inv_backoff(inv, &e);
-        inv->call = req;
-        return;
-    }
+    if ((s = capture_checks(inv)) != CTL_STEP_NONE)
+        return s;
+    if (inv->pinned_image[0] == '\0')
+        return ctl_step_request(inv, on_image_inspect,
+                                dk_inspect(inv->ctl->dk, DK_IMAGE,
+                                           inv->spec->image, ctl_step_answered,
+                                           inv, &e),
+                                &e);
     capture_commit(inv);
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
 /* After a restart the captured spec is read back from the status. */
@@ -249,8 +208,8 @@ ensure_captured(struct ctl_inv *inv)
             spec_load_buffer("status.captured", text, strlen(text), &f) == -1) {
             cJSON_free(text);
             spec_file_cleanup(&f);
-            ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
-                         "the captured spec in the status is unreadable");
+            ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
+                     "the captured spec in the status is unreadable");
             return false;
         }
         cJSON_free(text);
@@ -261,7 +220,7 @@ ensure_captured(struct ctl_inv *inv)
         rc_credential_read(inv->ctl->cfg->secrets_dir,
                            inv->captured->credential, &inv->credential,
                            &e) == -1) {
-        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
         return false;
     }
     memset(&in, 0, sizeof(in));
@@ -275,8 +234,8 @@ ensure_captured(struct ctl_inv *inv)
     if (inv->desired == NULL) {
         char msg[600];
 
-        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
-                     err_format(&e, msg, sizeof(msg)));
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
+                 err_format(&e, msg, sizeof(msg)));
         return false;
     }
     /* The phase's tool policy, for describe (prompt specs). */
@@ -284,65 +243,6 @@ ensure_captured(struct ctl_inv *inv)
         ctl_record_set_str(&inv->rec, &inv->rec.tool_policy,
                            inv->desired->adapter->summary);
     return true;
-}
-
-/* What was built in memory from the capture; the next pass builds it
- * again from the record. */
-static void
-forget_built(struct ctl_inv *inv, bool capture_too)
-{
-    rc_desired_free(inv->desired);
-    inv->desired = NULL;
-    if (!capture_too)
-        return;
-    spec_invocation_free(inv->captured);
-    inv->captured = NULL;
-    rc_credential_free(inv->credential);
-    inv->credential = NULL;
-    ev_timer_stop(inv->ctl->loop, &inv->deadline);
-}
-
-/* Every start-over of an attempt, by kind:
- *
- * NEW_ATTEMPT: the previous attempt is finished and cleaned, the spec
- *   names an unused attempt ID. Everything built for it goes (desired,
- *   captured spec, credential, deadline timer) and the record forgets its
- *   run (ctl_record_reset_attempt: stop reason, times, exit code, output,
- *   progress, capture, subnet, git); the ID stays in usedAttempts, the
- *   conditions, stand-ins and events stay as history.
- * CLAIMED: the record was just read back from the store, written by
- *   another controller (or by us before the claim lapsed): what this one
- *   built from an older record is stale; the record is not touched.
- * SUBNET: the subnet overlapped a foreign network before anything
- *   existed; only the desired objects (which carry the subnet) are rebuilt
- *   from the record, the capture stays.
- * REPAIR: drift before the start tore every object down. The same attempt
- *   (capture, subnet, credential) is built again from the network up, so
- *   only the one-off actions (record progress) and the checks made on the
- *   old objects are forgotten. Not a new attempt: nothing else changes. */
-void
-ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
-{
-    switch (what) {
-    case CTL_RESET_NEW_ATTEMPT:
-        forget_built(inv, true);
-        ctl_record_reset_attempt(&inv->rec);
-        break;
-    case CTL_RESET_CLAIMED:
-        forget_built(inv, true);
-        break;
-    case CTL_RESET_SUBNET:
-        forget_built(inv, false);
-        break;
-    case CTL_RESET_REPAIR:
-        inv->repairing = false;
-        inv->egress_checked = false;
-        inv->start_checked = false;
-        inv->cleanup_swept = false;
-        inv->probe_exited = false;
-        ctl_record_reset_progress(&inv->rec);
-        break;
-    }
 }
 
 /* Cancel, a new attempt ID, or any other change of a captured spec. */
@@ -354,11 +254,10 @@ watch_spec_changes(struct ctl_inv *inv)
     const char *hash = inv->rec.spec_hash;
 
     if (s->cancel) {
-        ctl_run_stop(inv, CTL_CANCELLED, CTL_STOP_CANCELLED,
-                     "spec.cancel is true");
+        ctl_stop(inv, CTL_CANCELLED, CTL_STOP_CANCELLED, "spec.cancel is true");
     } else if (attempt != NULL && strcmp(s->attempt, attempt) != 0) {
-        ctl_run_stop(inv, CTL_CANCELLED, CTL_STOP_SUPERSEDED,
-                     "a new attempt ID was given");
+        ctl_stop(inv, CTL_CANCELLED, CTL_STOP_SUPERSEDED,
+                 "a new attempt ID was given");
     } else if (strcmp(s->spec_hash, inv->frozen_hash) != 0 &&
                strcmp(s->spec_hash, hash ? hash : "") != 0) {
         snprintf(inv->frozen_hash, sizeof(inv->frozen_hash), "%s",
@@ -389,6 +288,17 @@ ctl_inv_spec_changed(struct ctl_inv *inv)
 }
 
 static void
+on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct ctl_inv *inv = container_of(w, struct ctl_inv, deadline);
+
+    (void)loop;
+    (void)revents;
+    ctl_stop(inv, CTL_FAILED, CTL_STOP_DEADLINE,
+             "the attempt ran past spec.deadlineSeconds");
+}
+
+static void
 arm_deadline(struct ctl_inv *inv)
 {
     const char *at = inv->rec.captured_at;
@@ -403,8 +313,8 @@ arm_deadline(struct ctl_inv *inv)
         return;
     left = difftime(timegm(&tm) + (time_t)s->deadline_seconds, time(NULL));
     if (left <= 0) {
-        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_DEADLINE,
-                     "the attempt ran past spec.deadlineSeconds");
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_DEADLINE,
+                 "the attempt ran past spec.deadlineSeconds");
         return;
     }
     ev_timer_set(&inv->deadline, left, 0.);
@@ -425,7 +335,7 @@ note_validity(struct ctl_inv *inv)
 
 /* A finished, cleaned attempt: start the next one if the spec names an
  * attempt ID that never ran. */
-static void
+static enum ctl_step
 maybe_next_attempt(struct ctl_inv *inv)
 {
     const char *attempt = inv->rec.attempt;
@@ -433,37 +343,41 @@ maybe_next_attempt(struct ctl_inv *inv)
     if (inv->spec == NULL || inv->spec->cancel ||
         (attempt != NULL && strcmp(inv->spec->attempt, attempt) == 0) ||
         ctl_record_attempt_used(&inv->rec, inv->spec->attempt))
-        return;
+        return CTL_STEP_NONE;
     ctl_inv_reset_attempt(inv, CTL_RESET_NEW_ATTEMPT);
     ctl_status_set_phase(inv, CTL_PENDING);
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
-static void
+static enum ctl_step
 pass_deleted(struct ctl_inv *inv, enum ctl_phase phase)
 {
+    enum ctl_step s;
     struct err e;
 
     if (!ctl_phase_terminal(phase) && phase != CTL_PENDING)
-        ctl_run_stop(inv, CTL_CANCELLED, CTL_STOP_DELETED,
-                     "the spec was deleted");
-    if (ctl_cleanup_step(inv))
-        return;
+        ctl_stop(inv, CTL_CANCELLED, CTL_STOP_DELETED, "the spec was deleted");
+    if ((s = ctl_cleanup_step(inv)) != CTL_STEP_NONE)
+        return s;
     /* Everything is gone: forget the name, so a new spec of the same name
      * starts with a new uid. */
     if (store_doc_del(inv->ctl->store, STORE_DOC_STATUS, inv->name, &e) == -1 ||
-        store_doc_del(inv->ctl->store, STORE_DOC_META, inv->name, &e) == -1) {
-        ctl_inv_backoff(inv, &e);
-        return;
-    }
+        store_doc_del(inv->ctl->store, STORE_DOC_META, inv->name, &e) == -1)
+        return ctl_step_failed(inv, &e);
     log_kv(LOG_INFO, "deleted", "invocation", inv->name, NULL);
     inv->rec.dirty = false;
     inv->freeing = true;
+    return CTL_STEP_NONE;
 }
 
-static void
+/* The phase's step, after the checks every pass of a live attempt makes
+ * (the capture is loaded, spec changes and the deadline are watched, a
+ * lost daemon and a due revalidation come first). */
+static enum ctl_step
 pass_phase(struct ctl_inv *inv)
 {
+    enum ctl_step s;
+
     enum ctl_phase phase = inv->rec.phase;
 
     if (phase == CTL_PREPARING || phase == CTL_RUNNING) {
@@ -479,51 +393,75 @@ pass_phase(struct ctl_inv *inv)
      * find the box torn down by the daemon, but the cause is the loss. */
     if (phase == CTL_RUNNING && inv->daemon_lost &&
         !ctl_test_disabled("lost-first")) {
-        ctl_run_stop_lost(inv);
+        ctl_stop_lost(inv);
         phase = inv->rec.phase;
     }
     if (phase == CTL_PREPARING && inv->repairing) {
-        if (ctl_cleanup_step(inv))
-            return;
+        if ((s = ctl_cleanup_step(inv)) != CTL_STEP_NONE)
+            return s;
         ctl_inv_reset_attempt(inv, CTL_RESET_REPAIR);
     }
     if ((phase == CTL_PREPARING || phase == CTL_RUNNING) &&
-        ctl_verify_step(inv))
-        return;
-    phase = inv->rec.phase;
-    switch (phase) {
+        (s = ctl_verify_step(inv)) != CTL_STEP_NONE)
+        return s;
+    switch (inv->rec.phase) {
     case CTL_PENDING:
-        capture(inv);
-        break;
+        return capture(inv);
     case CTL_PREPARING:
-        ctl_prepare_step(inv);
-        break;
+        return ctl_prepare_step(inv);
     case CTL_RUNNING:
-        ctl_run_step(inv);
-        break;
+        return ctl_run_step(inv);
     default:
         ev_timer_stop(inv->ctl->loop, &inv->deadline);
-        if (!ctl_cleanup_step(inv))
-            maybe_next_attempt(inv);
-        break;
+        if ((s = ctl_cleanup_step(inv)) != CTL_STEP_NONE)
+            return s;
+        return maybe_next_attempt(inv);
     }
 }
 
+struct ctl_inv *
+ctl_inv_add(struct ctl *c, const char *name)
+{
+    struct ctl_inv *inv = calloc(1, sizeof(*inv));
+    struct err e;
+
+    if (inv == NULL)
+        return NULL;
+    inv->ctl = c;
+    snprintf(inv->name, sizeof(inv->name), "%s", name);
+    ev_timer_init(&inv->deadline, on_deadline, 0., 0.);
+    if (ctl_status_load(inv, &e) == -1)
+        log_kv(LOG_WARN, "status unreadable, starting afresh", "invocation",
+               name, "error", e.msg, NULL);
+    ctl_inv_link(c, inv);
+    return inv;
+}
+
+void
+ctl_inv_forget(struct ctl_inv *inv)
+{
+    ctl_stop_detach(inv);
+    ctl_inv_remove(inv);
+}
+
+/* One pass, level-triggered: whatever the last one did, this one reads
+ * the record and the spec afresh; its result goes to ctl_inv_settle(). */
 void
 ctl_inv_pass(struct ctl_inv *inv)
 {
     struct ctl *c = inv->ctl;
+    enum ctl_step s = CTL_STEP_NONE;
     struct err e;
 
     if (inv->call != NULL)
-        return; /* the step's callback queues the next pass */
+        return; /* the step's answer settles the next pass */
     /* scale-out: act only on what this controller claimed (ctl_claim.c) */
     if (!ctl_claim_gate(inv))
         goto out_unclaimed;
     /* What the last step learnt (an object's ID) is on disk before the
      * next step acts on it: a controller killed in between finds it. */
     if (ctl_status_flush(inv, &e) == -1) {
-        ctl_inv_backoff(inv, &e);
+        ctl_inv_settle(inv, ctl_step_failed(inv, &e));
         return;
     }
     if (!inv->rec.present) {
@@ -535,16 +473,17 @@ ctl_inv_pass(struct ctl_inv *inv)
         ctl_status_new(inv);
     }
     if (inv->deleted)
-        pass_deleted(inv, inv->rec.phase);
+        s = pass_deleted(inv, inv->rec.phase);
     else {
         note_validity(inv);
         if (inv->spec != NULL)
-            pass_phase(inv);
+            s = pass_phase(inv);
     }
 out:
     if (ctl_status_flush(inv, &e) == -1)
-        ctl_inv_backoff(inv, &e);
+        s = ctl_step_failed(inv, &e);
     ctl_claim_after_pass(inv); /* done with it: let the claim go */
+    ctl_inv_settle(inv, s);
 out_unclaimed:
     c->reconciles_ok++;
     if (inv->freeing && inv->call == NULL)

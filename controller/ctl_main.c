@@ -17,6 +17,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctl_claim.h"
+#include "ctl_docker.h"
+#include "ctl_events.h"
+#include "ctl_gc.h"
+#include "ctl_inv.h"
+#include "ctl_observe.h"
+#include "ctl_queue.h"
+#include "ctl_sync.h"
 #include "log.h"
 #include "rc_drift.h"
 
@@ -218,45 +226,14 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
     return 0;
 }
 
+/* The daemon answers again (ctl_docker.c): follow its events, and look
+ * at every invocation and every labelled object afresh. */
 static void
-on_negotiated(struct dk_req *req, struct dk_response *r, void *arg)
+docker_back(struct ctl *c)
 {
-    struct ctl *c = arg;
-    bool was_up = c->docker_up;
-
-    (void)req;
-    c->negotiating = false;
-    c->docker_up = r->err == NULL;
-    if (r->err != NULL) {
-        if (was_up || c->docker_error[0] == '\0')
-            log_kv(LOG_WARN, "Docker daemon unreachable", "error", r->err->msg,
-                   NULL);
-        snprintf(c->docker_error, sizeof(c->docker_error), "%s", r->err->msg);
-        return;
-    }
-    c->docker_error[0] = '\0';
-    if (!was_up) {
-        log_kv(LOG_INFO, "Docker daemon reachable", "api", DK_API_VERSION,
-               NULL);
-        ctl_events_start(c);
-        ctl_sync_all(c);
-        ctl_gc_run(c);
-    }
-}
-
-/* Ask the daemon for its version (at start and while it is unreachable). */
-void
-ctl_check_docker(struct ctl *c)
-{
-    struct err e;
-
-    if (c->negotiating)
-        return;
-    if (dk_negotiate(c->dk, on_negotiated, c, &e) == -1) {
-        snprintf(c->docker_error, sizeof(c->docker_error), "%s", e.msg);
-        return;
-    }
-    c->negotiating = true;
+    ctl_events_start(c);
+    ctl_sync_all(c);
+    ctl_gc_run(c);
 }
 
 static void
@@ -348,6 +325,8 @@ static int
 ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
 {
     c->image_configs = cJSON_CreateObject();
+    c->docker_back = docker_back;
+    ctl_queue_init(c, ctl_inv_pass);
 #ifdef AGENTCTL_TEST_HOOKS
     if (test_hooks(c, e) == -1)
         return -1;

@@ -10,11 +10,17 @@
  * removed by ID, and a conflict or an overlap that is not ours is
  * believed only when the list is empty.
  */
-#include "ctl.h"
+#include "ctl_network.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "ctl_attempt.h"
+#include "ctl_create.h"
+#include "ctl_objects.h"
+#include "ctl_status.h"
+#include "ctl_stop.h"
+#include "ctl_testhooks.h"
 #include "log.h"
 
 static const char *
@@ -39,7 +45,7 @@ pick_keeper(const struct ctl_inv *inv, const cJSON *list)
         const char *id = str_of(n, "Id"), *name = str_of(n, "Name");
         const char *created = str_of(n, "Created");
 
-        if (!ctl_prepare_labels_ours(inv, n, "network") || id == NULL)
+        if (!ctl_objects_ours(inv, n, "network") || id == NULL)
             continue;
         if (recorded != NULL) {
             if (strcmp(id, recorded) == 0)
@@ -55,20 +61,15 @@ pick_keeper(const struct ctl_inv *inv, const cJSON *list)
     return best;
 }
 
-static void
-on_extra_removed(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_extra_removed(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
-
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r) && r->err->code != ERR_NOTFOUND) {
-        ctl_inv_backoff(inv, r->err);
-        return;
-    }
-    ctl_inv_kick(inv, 0); /* list again: one removal per pass */
+    if (r->err != NULL && r->err->code != ERR_NOTFOUND)
+        return ctl_step_failed(inv, r->err);
+    return CTL_STEP_DONE; /* list again: one removal per pass */
 }
 
-static bool
+static enum ctl_step
 remove_extra(struct ctl_inv *inv, const char *id, const char *name)
 {
     struct err e;
@@ -77,12 +78,13 @@ remove_extra(struct ctl_inv *inv, const char *id, const char *name)
               "network %s (%.12s) is a second network of this attempt, "
               "left by a create that outlasted its request: removing it",
               name ? name : "?", id);
-    return ctl_inv_started(
-        inv, dk_remove(inv->ctl->dk, DK_NETWORK, id, on_extra_removed, inv, &e),
+    return ctl_step_request(
+        inv, on_extra_removed,
+        dk_remove(inv->ctl->dk, DK_NETWORK, id, ctl_step_answered, inv, &e),
         &e);
 }
 
-static void
+static enum ctl_step
 adopt(struct ctl_inv *inv, const cJSON *net)
 {
     const char *id = str_of(net, "Id"), *name = str_of(net, "Name");
@@ -95,11 +97,11 @@ adopt(struct ctl_inv *inv, const cJSON *net)
                   name);
     }
     inv->network_retry = CTL_NET_FRESH;
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
 /* No network of this attempt exists: act on why the list ran. */
-static void
+static enum ctl_step
 none_found(struct ctl_inv *inv)
 {
     enum ctl_net_retry why = inv->network_retry;
@@ -112,77 +114,55 @@ none_found(struct ctl_inv *inv)
                  "refusing it",
                  rc_desired_object(inv->desired, RC_ROLE_NETWORK)->name);
         ctl_event(inv, true, "NameConflict", "%s", msg);
-        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, msg);
-        return;
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, msg);
+        return CTL_STEP_DONE;
     }
-    if (why == CTL_NET_OVERLAP) {
-        ctl_prepare_next_subnet(inv);
-        return;
-    }
+    if (why == CTL_NET_OVERLAP)
+        return ctl_attempt_next_subnet(inv);
     inv->network_listed = true;
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
-static void
-on_listed(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_listed(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
     const cJSON *keep, *n;
 
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
-        ctl_inv_backoff(inv, r->err);
-        return;
-    }
-    if (ctl_test_disabled("network-adoption")) {
-        none_found(inv);
-        return;
-    }
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
+    if (ctl_test_disabled("network-adoption"))
+        return none_found(inv);
     keep = pick_keeper(inv, r->json);
     cJSON_ArrayForEach(n, r->json)
     {
-        if (n != keep && ctl_prepare_labels_ours(inv, n, "network") &&
-            str_of(n, "Id") != NULL) {
-            remove_extra(inv, str_of(n, "Id"), str_of(n, "Name"));
-            return;
-        }
+        if (n != keep && ctl_objects_ours(inv, n, "network") &&
+            str_of(n, "Id") != NULL)
+            return remove_extra(inv, str_of(n, "Id"), str_of(n, "Name"));
     }
-    if (keep != NULL)
-        adopt(inv, keep);
-    else
-        none_found(inv);
+    return keep != NULL ? adopt(inv, keep) : none_found(inv);
 }
 
-bool
-ctl_network_step(struct ctl_inv *inv)
+/* A create of the network failed: a conflict or an overlap is believed
+ * only when the list that follows finds no network of this attempt. */
+static enum ctl_step
+on_created(struct ctl_inv *inv, struct dk_response *r)
 {
-    if (!inv->network_listed || inv->network_retry == CTL_NET_SWEEP)
-        return ctl_prepare_list_ours(inv, DK_NETWORK, "network", on_listed);
-    inv->network_listed = false; /* a failed create lists again first */
-    return ctl_prepare_create(inv, RC_ROLE_NETWORK);
-}
-
-void
-ctl_network_create_failed(struct ctl_inv *inv, const struct dk_response *r)
-{
+    if (r->err == NULL)
+        return ctl_create_answered(inv, r);
     if (r->err->code == ERR_CONFLICT)
         inv->network_retry = CTL_NET_CONFLICT;
     else if (r->status == 403 && strstr(r->err->msg, "overlaps") != NULL)
         inv->network_retry = CTL_NET_OVERLAP;
-    if (inv->network_retry != CTL_NET_FRESH) {
-        ctl_inv_kick(inv, 0);
-        return;
-    }
-    ctl_inv_backoff(inv, r->err); /* a timeout: it may exist anyway */
+    if (inv->network_retry != CTL_NET_FRESH)
+        return CTL_STEP_DONE;
+    return ctl_step_failed(inv, r->err); /* a timeout: it may exist anyway */
 }
 
-void
-ctl_network_sweep(struct ctl_inv *inv, const struct err *why)
+enum ctl_step
+ctl_network_step(struct ctl_inv *inv)
 {
-    log_kv(LOG_WARN,
-           "the attempt's network name is ambiguous: removing "
-           "the unrecorded twin",
-           "invocation", inv->name, "error", why->msg, NULL);
-    inv->network_retry = CTL_NET_SWEEP;
-    ctl_inv_backoff(inv, why);
+    if (!inv->network_listed || inv->network_retry == CTL_NET_SWEEP)
+        return ctl_objects_list_ours(inv, DK_NETWORK, "network", on_listed);
+    inv->network_listed = false; /* a failed create lists again first */
+    return ctl_create_request(inv, RC_ROLE_NETWORK, on_created);
 }

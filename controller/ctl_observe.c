@@ -1,7 +1,7 @@
 /* ctl_observe.c - what the controller shows on --metrics: the metrics
  * registry fed from the controller's own counters and the Docker client's
  * stats at scrape time, and the /healthz checks (Docker daemon, store). */
-#include "ctl.h"
+#include "ctl_observe.h"
 
 #include "ctl_metrics.h"
 

@@ -2,7 +2,9 @@
  * invocation: the one place the record and the pass's memory are reduced
  * to the facts the next step depends on. The steps themselves run in
  * ctl_prepare.c, ctl_probe.c and ctl_cleanup.c. */
-#include "ctl.h"
+#include "ctl_plan.h"
+
+#include "ctl_git.h"
 
 /* The record's progress bits and the planner's for them. */
 static const struct {

@@ -11,39 +11,37 @@
  * Steps: create (recorded as resources.probe), start, wait, read its one
  * JSON line from the logs, remove it by ID, record progress.boundaryVerified.
  */
-#include "ctl.h"
+#include "ctl_probe.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "buf.h"
+#include "ctl_status.h"
+#include "ctl_stop.h"
 #include "log.h"
 #include "rc_probe.h"
 
 #define PROBE_IMAGE     "agentctl/probe:" AGENTCTL_VERSION
 #define PROBE_TIMEOUT_S 120
 
-static void
-on_created(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_created(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
     const cJSON *id;
     char name[RC_NAME_MAX];
 
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
-        ctl_inv_backoff(inv, r->err);
-        return;
-    }
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
     id = cJSON_GetObjectItemCaseSensitive(r->json, "Id");
     rc_probe_name(inv->desired->prefix, name);
     if (cJSON_IsString(id))
         ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id->valuestring, name);
     inv->probe_exited = false;
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
-static bool
+static enum ctl_step
 step_create(struct ctl_inv *inv)
 {
     const struct cfg_vendor *v =
@@ -53,7 +51,7 @@ step_create(struct ctl_inv *inv)
     size_t n = 0;
     cJSON *body;
     struct err e;
-    bool ok;
+    enum ctl_step ok;
 
     /* Past the proxy: the internal gateway (the host, which inhibit_ipv4
      * keeps off the network) and the proxy's egress-side address. */
@@ -71,34 +69,30 @@ step_create(struct ctl_inv *inv)
         v ? v->hosts[0] : "vendor.invalid:443", RC_PROBE_DENIED_DEFAULT, dp, n,
         inv->ctl->opts.controller_id, inv->rec.uid, inv->rec.attempt);
     if (body == NULL) {
-        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
-                     "cannot build the boundary probe");
-        return false;
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
+                 "cannot build the boundary probe");
+        return CTL_STEP_DONE;
     }
     rc_probe_name(inv->desired->prefix, name);
-    ok = ctl_inv_started(inv,
-                         dk_create(inv->ctl->dk, DK_CONTAINER, name, body, NULL,
-                                   on_created, inv, &e),
-                         &e);
+    ok = ctl_step_request(inv, on_created,
+                          dk_create(inv->ctl->dk, DK_CONTAINER, name, body,
+                                    NULL, ctl_step_answered, inv, &e),
+                          &e);
     cJSON_Delete(body);
     return ok;
 }
 
-static void
-on_waited(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_waited(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
     const cJSON *code;
 
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
-        ctl_inv_backoff(inv, r->err);
-        return;
-    }
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
     code = cJSON_GetObjectItemCaseSensitive(r->json, "StatusCode");
     inv->probe_exit = cJSON_IsNumber(code) ? (long)code->valuedouble : -1;
     inv->probe_exited = true;
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
 static void
@@ -117,7 +111,7 @@ judge(struct ctl_inv *inv, const char *out, size_t len)
     if (rc_probe_parse(out, len, inv->probe_exit, &res, &e) == -1) {
         ctl_status_set_condition(inv, "BoundaryVerified", false, "ProbeFailed",
                                  e.msg);
-        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
         return;
     }
     if (res.verdict == RC_PROBE_OK) {
@@ -133,47 +127,38 @@ judge(struct ctl_inv *inv, const char *out, size_t len)
     ctl_status_set_condition(
         inv, "BoundaryVerified", false,
         res.verdict == RC_PROBE_BREACH ? "Breach" : "ProxyBroken", res.finding);
-    ctl_run_stop(inv, CTL_FAILED,
-                 res.verdict == RC_PROBE_BREACH ? CTL_STOP_BOUNDARY_BREACH
-                                                : CTL_STOP_PREPARATION_FAILED,
-                 res.finding);
+    ctl_stop(inv, CTL_FAILED,
+             res.verdict == RC_PROBE_BREACH ? CTL_STOP_BOUNDARY_BREACH
+                                            : CTL_STOP_PREPARATION_FAILED,
+             res.finding);
 }
 
-static void
-on_logs(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_logs(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
     struct dk_logs_demux dm;
     struct buf out;
 
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
-        ctl_inv_backoff(inv, r->err);
-        return;
-    }
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
     buf_init(&out, RC_PROBE_MAX_OUTPUT + 1);
     dk_logs_demux_init(&dm);
     dk_logs_demux_feed(&dm, r->body, r->len, collect, &out, NULL);
     judge(inv, out.data ? out.data : "", out.len);
     buf_cleanup(&out);
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
-static void
-on_removed(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_removed(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
-
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r) && r->err->code != ERR_NOTFOUND) {
-        ctl_inv_backoff(inv, r->err);
-        return;
-    }
+    if (r->err != NULL && r->err->code != ERR_NOTFOUND)
+        return ctl_step_failed(inv, r->err);
     ctl_record_drop_role(&inv->rec, CTL_REC_PROBE);
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
-bool
+enum ctl_step
 ctl_probe_step(struct ctl_inv *inv, enum plan_action action)
 {
     const char *id = ctl_record_role_id(&inv->rec, CTL_REC_PROBE);
@@ -183,21 +168,21 @@ ctl_probe_step(struct ctl_inv *inv, enum plan_action action)
     switch (action) {
     case PLAN_PROBE_CREATE:
         return step_create(inv);
-    case PLAN_PROBE_START:
-        return ctl_prepare_start_probe(inv);
     case PLAN_PROBE_WAIT:
-        return ctl_inv_started(inv,
-                               dk_container_wait(dk, id,
-                                                 PROBE_TIMEOUT_S * 1000L,
-                                                 on_waited, inv, &e),
-                               &e);
+        return ctl_step_request(inv, on_waited,
+                                dk_container_wait(dk, id,
+                                                  PROBE_TIMEOUT_S * 1000L,
+                                                  ctl_step_answered, inv, &e),
+                                &e);
     case PLAN_PROBE_READ:
-        return ctl_inv_started(inv, dk_container_logs(dk, id, on_logs, inv, &e),
-                               &e);
+        return ctl_step_request(
+            inv, on_logs, dk_container_logs(dk, id, ctl_step_answered, inv, &e),
+            &e);
     case PLAN_PROBE_DISCARD:
-        return ctl_inv_started(
-            inv, dk_remove(dk, DK_CONTAINER, id, on_removed, inv, &e), &e);
+        return ctl_step_request(
+            inv, on_removed,
+            dk_remove(dk, DK_CONTAINER, id, ctl_step_answered, inv, &e), &e);
     default:
-        return false; /* not a probe step */
+        return CTL_STEP_NONE; /* not a probe step */
     }
 }

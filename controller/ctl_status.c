@@ -6,13 +6,14 @@
  * finds, checks and deletes by ID. It is written through the store
  * (atomically) before the next Docker call that depends on it.
  */
-#include "ctl.h"
+#include "ctl_status.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "ctl_testhooks.h"
 #include "log.h"
 
 void

@@ -16,7 +16,7 @@
  * is not a drift rule, for a negative control: "network-adoption" makes
  * the listing of the attempt's networks see none (ctl_network.c).
  */
-#include "ctl.h"
+#include "ctl_testhooks.h"
 
 #include <signal.h>
 #include <stdio.h>

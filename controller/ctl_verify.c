@@ -26,11 +26,13 @@
  * fails closed: the agent is killed at once, stopReason boundary-drift,
  * condition Drifted=True naming object, field, expected and observed.
  */
-#include "ctl.h"
+#include "ctl_verify.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "ctl_status.h"
+#include "ctl_stop.h"
 #include "log.h"
 #include "rc_drift.h"
 
@@ -55,15 +57,8 @@ is_volume(const char *role)
     return r >= 0 && rc_role_kind((enum rc_role)r) == RC_KIND_VOLUME;
 }
 
-void
-ctl_inv_revalidate(struct ctl_inv *inv)
-{
-    inv->verify_due = true;
-    ctl_inv_kick(inv, 0);
-}
-
 /* Fail closed while running; before the start, tear down and rebuild. */
-static void
+static enum ctl_step
 on_drift(struct ctl_inv *inv, const char *rule, const char *message)
 {
     enum ctl_phase phase = inv->rec.phase;
@@ -72,8 +67,8 @@ on_drift(struct ctl_inv *inv, const char *rule, const char *message)
     inv->verified = 0;
     ctl_status_set_condition(inv, "Drifted", true, rule, message);
     if (phase == CTL_RUNNING) {
-        ctl_run_stop(inv, CTL_FAILED, CTL_STOP_BOUNDARY_DRIFT, message);
-        return;
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_BOUNDARY_DRIFT, message);
+        return CTL_STEP_DONE;
     }
     if (ctl_phase_terminal(phase)) {
         /* A stop (deadline, output limit) came while this inspect was in
@@ -81,8 +76,7 @@ on_drift(struct ctl_inv *inv, const char *rule, const char *message)
          * there is nothing to repair. The drift is still recorded. */
         log_kv(LOG_WARN, "drift seen after the attempt stopped", "invocation",
                inv->name, "rule", rule, NULL);
-        ctl_inv_kick(inv, 0);
-        return;
+        return CTL_STEP_DONE;
     }
     ctl_event(inv, true, "DriftRepaired",
               "%s: removing every object of the attempt and building it again",
@@ -90,7 +84,7 @@ on_drift(struct ctl_inv *inv, const char *rule, const char *message)
     inv->repairing = true;
     inv->prestart_verified = false;
     inv->egress_checked = false;
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
 static void
@@ -141,7 +135,7 @@ expect_identity(const struct ctl_inv *inv, const char *role,
     }
 }
 
-static void
+static enum ctl_step
 check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
 {
     struct rc_drift_expect x;
@@ -166,30 +160,26 @@ check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
         x.n_networks = 1;
     }
     rc = rc_drift_check(inv->desired, r, inspect, &x, &rep);
-    if (rc == 1) {
-        on_drift(inv, rep.rule, rep.message);
-        return;
-    }
+    if (rc == 1)
+        return on_drift(inv, rep.rule, rep.message);
     if (rc == -1)
         log_kv(LOG_WARN, "drift check could not run", "invocation", inv->name,
                "role", role, NULL);
     inv->verified |= 1u << r;
-    ctl_inv_kick(inv, 0);
+    return CTL_STEP_DONE;
 }
 
-static void
-on_image_config(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_image_config(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
     const char *role = inv->verify_role;
     cJSON *cfg;
+    enum ctl_step s;
 
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
+    if (r->err != NULL) {
         cJSON_Delete(inv->pending_inspect);
         inv->pending_inspect = NULL;
-        ctl_inv_backoff(inv, r->err);
-        return;
+        return ctl_step_failed(inv, r->err);
     }
     cfg = cJSON_DetachItemFromObjectCaseSensitive(r->json, "Config");
     if (cfg == NULL)
@@ -197,9 +187,10 @@ on_image_config(struct dk_req *req, struct dk_response *r, void *arg)
     cJSON_AddItemToObject(
         inv->ctl->image_configs,
         ctl_record_role_image(&inv->rec, ctl_record_role(role)), cfg);
-    check_inspect(inv, role, inv->pending_inspect);
+    s = check_inspect(inv, role, inv->pending_inspect);
     cJSON_Delete(inv->pending_inspect);
     inv->pending_inspect = NULL;
+    return s;
 }
 
 /* First sight of a container: remember the image it runs (the agent's
@@ -229,16 +220,14 @@ note_image(struct ctl_inv *inv, const char *role, const cJSON *inspect)
 /* Check one inspect result of the role: what its recorded ID answered, or
  * what is under its name when only the ID rule (switched off) could tell
  * it from the recorded object. */
-static void
+static enum ctl_step
 inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
 {
     const char *image;
     struct err e;
 
-    if (strcmp(role, "network") == 0 || is_volume(role)) {
-        check_inspect(inv, role, r->json);
-        return;
-    }
+    if (strcmp(role, "network") == 0 || is_volume(role))
+        return check_inspect(inv, role, r->json);
     if (strcmp(role, "proxy") == 0) {
         const cJSON *eg = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(
@@ -254,44 +243,29 @@ inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
                      eg->valuestring);
     }
     if (!note_image(inv, role, r->json))
-        return;
+        return CTL_STEP_DONE; /* the drift is recorded */
     image = ctl_record_role_image(&inv->rec, ctl_record_role(role));
     if (image == NULL ||
-        cJSON_GetObjectItemCaseSensitive(inv->ctl->image_configs, image)) {
-        check_inspect(inv, role, r->json);
-        return;
-    }
+        cJSON_GetObjectItemCaseSensitive(inv->ctl->image_configs, image))
+        return check_inspect(inv, role, r->json);
     /* Fetch the image's config once, then check this inspect. */
     inv->pending_inspect = r->json;
     r->json = NULL;
-    inv->call =
-        dk_inspect(inv->ctl->dk, DK_IMAGE, image, on_image_config, inv, &e);
-    if (inv->call == NULL) {
-        cJSON_Delete(inv->pending_inspect);
-        inv->pending_inspect = NULL;
-        ctl_inv_backoff(inv, &e);
-    }
-}
-
-/* Remember a stand-in by ID, so that no later step takes it for ours
- * (ctl_verify_is_standin). */
-void
-ctl_verify_note_standin(struct ctl_inv *inv, const char *role, const char *id)
-{
-    ctl_record_add_standin(&inv->rec, id, role);
-}
-
-bool
-ctl_verify_is_standin(const struct ctl_inv *inv, const char *id)
-{
-    return ctl_record_is_standin(&inv->rec, id);
+    if (ctl_step_request(inv, on_image_config,
+                         dk_inspect(inv->ctl->dk, DK_IMAGE, image,
+                                    ctl_step_answered, inv, &e),
+                         &e) == CTL_STEP_STARTED)
+        return CTL_STEP_STARTED;
+    cJSON_Delete(inv->pending_inspect);
+    inv->pending_inspect = NULL;
+    return CTL_STEP_FAILED;
 }
 
 /* The recorded ID answered 404; by_name is what is under the name now
- * (NULL: nothing). True when that settles the role for this pass; false
- * when by_name is to be checked as usual (the ID rule is switched off by
- * the test hooks, or it is the recorded object after all). */
-static bool
+ * (NULL: nothing). CTL_STEP_NONE when by_name is to be checked as usual
+ * (the ID rule is switched off by the test hooks, or it is the recorded
+ * object after all); else what settles the role for this pass. */
+static enum ctl_step
 judge_missing(struct ctl_inv *inv, const char *role, const cJSON *by_name)
 {
     struct rc_drift_expect x;
@@ -310,110 +284,96 @@ judge_missing(struct ctl_inv *inv, const char *role, const cJSON *by_name)
                   role, rep.object, x.id,
                   cJSON_IsString(sid) ? sid->valuestring : "?");
         if (cJSON_IsString(sid))
-            ctl_verify_note_standin(inv, role, sid->valuestring);
+            ctl_record_add_standin(&inv->rec, sid->valuestring, role);
         /* The recorded ID stays: cleanup removes by it (404: done). */
-        on_drift(inv, rep.rule, rep.message);
-        return true;
+        return on_drift(inv, rep.rule, rep.message);
     }
     if (rc == 1) {
         ctl_record_drop_role(&inv->rec, ctl_record_role(role));
-        on_drift(inv, rep.rule, rep.message);
-        return true;
+        return on_drift(inv, rep.rule, rep.message);
     }
     if (rc == 0 && by_name != NULL)
-        return false;
+        return CTL_STEP_NONE;
     if (rc == -1)
         log_kv(LOG_WARN, "drift check could not run", "invocation", inv->name,
                "role", role, NULL);
     /* object.gone switched off (test hooks), or no judgement: nothing to
      * report on this pass */
     inv->verified |= 1u << r;
-    ctl_inv_kick(inv, 0);
-    return true;
+    return CTL_STEP_DONE;
 }
 
-static void
-on_named(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_named(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
     const char *role = inv->verify_role;
+    enum ctl_step s;
 
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
-        if (r->err->code == ERR_NOTFOUND)
-            judge_missing(inv, role, NULL);
-        else
-            ctl_inv_backoff(inv, r->err);
-        return;
+    if (r->err != NULL) {
+        if (r->err->code != ERR_NOTFOUND)
+            return ctl_step_failed(inv, r->err);
+        return judge_missing(inv, role, NULL);
     }
-    if (!judge_missing(inv, role, r->json))
-        inspected(inv, role, r);
+    s = judge_missing(inv, role, r->json);
+    return s != CTL_STEP_NONE ? s : inspected(inv, role, r);
 }
 
 /* The recorded ID answered 404: ask what is under the name now (a volume
  * was inspected by name already). */
-static void
+static enum ctl_step
 missing(struct ctl_inv *inv, const char *role)
 {
     const char *name =
         ctl_record_role_obj_name(&inv->rec, ctl_record_role(role));
     struct err e;
 
-    if (is_volume(role) || name == NULL) {
-        judge_missing(inv, role, NULL);
-        return;
-    }
-    inv->call = dk_inspect(
-        inv->ctl->dk, strcmp(role, "network") == 0 ? DK_NETWORK : DK_CONTAINER,
-        name, on_named, inv, &e);
-    if (inv->call == NULL)
-        ctl_inv_backoff(inv, &e);
+    if (is_volume(role) || name == NULL)
+        return judge_missing(inv, role, NULL);
+    return ctl_step_request(
+        inv, on_named,
+        dk_inspect(inv->ctl->dk,
+                   strcmp(role, "network") == 0 ? DK_NETWORK : DK_CONTAINER,
+                   name, ctl_step_answered, inv, &e),
+        &e);
 }
 
-static void
-on_inspected(struct dk_req *req, struct dk_response *r, void *arg)
+static enum ctl_step
+on_inspected(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_inv *inv = arg;
-
-    (void)req;
-    if (!ctl_inv_step_ok(inv, r)) {
-        if (r->err->code == ERR_NOTFOUND)
-            missing(inv, inv->verify_role);
-        else
-            ctl_inv_backoff(inv, r->err);
-        return;
+    if (r->err != NULL) {
+        if (r->err->code != ERR_NOTFOUND)
+            return ctl_step_failed(inv, r->err);
+        return missing(inv, inv->verify_role);
     }
-    inspected(inv, inv->verify_role, r);
+    return inspected(inv, inv->verify_role, r);
 }
 
-static bool
+/* By the recorded ID; a volume, which has none, by its recorded name. */
+static enum ctl_step
 inspect(struct ctl_inv *inv, const char *role)
 {
-    const char *id = ctl_record_role_id(&inv->rec, ctl_record_role(role));
-    const char *name =
-        ctl_record_role_obj_name(&inv->rec, ctl_record_role(role));
+    int rr = ctl_record_role(role);
+    bool volume = is_volume(role);
     struct err e;
 
     snprintf(inv->verify_role, sizeof(inv->verify_role), "%s", role);
-    if (strcmp(role, "network") == 0)
-        inv->call =
-            dk_inspect(inv->ctl->dk, DK_NETWORK, id, on_inspected, inv, &e);
-    else if (is_volume(role))
-        inv->call =
-            dk_inspect(inv->ctl->dk, DK_VOLUME, name, on_inspected, inv, &e);
-    else
-        inv->call =
-            dk_inspect(inv->ctl->dk, DK_CONTAINER, id, on_inspected, inv, &e);
-    if (inv->call == NULL)
-        ctl_inv_backoff(inv, &e);
-    return true;
+    return ctl_step_request(
+        inv, on_inspected,
+        dk_inspect(inv->ctl->dk,
+                   strcmp(role, "network") == 0 ? DK_NETWORK
+                   : volume                     ? DK_VOLUME
+                                                : DK_CONTAINER,
+                   volume ? ctl_record_role_obj_name(&inv->rec, rr)
+                          : ctl_record_role_id(&inv->rec, rr),
+                   ctl_step_answered, inv, &e),
+        &e);
 }
 
-bool
+enum ctl_step
 ctl_verify_step(struct ctl_inv *inv)
 {
     if (!inv->verify_due || inv->desired == NULL)
-        return false;
+        return CTL_STEP_NONE;
     for (size_t i = 0; verify_roles[i] != NULL; i++) {
         enum rc_role r = role_of(verify_roles[i]);
 
@@ -426,5 +386,5 @@ ctl_verify_step(struct ctl_inv *inv)
     inv->verified = 0;
     ctl_status_set_condition(inv, "Drifted", false, "Verified",
                              "every object matches the desired state");
-    return false;
+    return CTL_STEP_NONE;
 }

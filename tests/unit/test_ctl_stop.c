@@ -25,6 +25,12 @@
 #include <cmocka.h>
 
 #include "ctl.h"
+#include "ctl_inv.h"
+#include "ctl_queue.h"
+#include "ctl_run.h"
+#include "ctl_status.h"
+#include "ctl_stop.h"
+#include "ctl_sync.h"
 #include "test_dk_fake.h"
 
 #define OUTPUT_MAX 16
@@ -71,14 +77,6 @@ struct fx {
     ev_timer watchdog;
     bool standin; /* a stand-in holds the agent's name */
 };
-
-/* ctl_main.c is not in ctlcore; the resync timer that calls this never
- * runs in these tests. */
-void
-ctl_check_docker(struct ctl *c)
-{
-    (void)c;
-}
 
 static void
 fake_docker(struct fake_conn *conn, const struct fake_http *h, void *arg)
@@ -221,11 +219,10 @@ teardown(void **state)
 static void
 cause_cancel(struct fx *f)
 {
-    ctl_run_stop(f->inv, CTL_CANCELLED, CTL_STOP_CANCELLED,
-                 "spec.cancel is true");
+    ctl_stop(f->inv, CTL_CANCELLED, CTL_STOP_CANCELLED, "spec.cancel is true");
 }
 
-/* The deadline timer's own callback (ctl_sync.c), fired now. */
+/* The deadline timer's own callback (ctl_inv.c), fired now. */
 static void
 cause_deadline(struct fx *f)
 {
@@ -236,8 +233,8 @@ cause_deadline(struct fx *f)
 static void
 cause_drift(struct fx *f)
 {
-    ctl_run_stop(f->inv, CTL_FAILED, CTL_STOP_BOUNDARY_DRIFT,
-                 "agent: HostConfig.RestartPolicy.Name is always, expected no");
+    ctl_stop(f->inv, CTL_FAILED, CTL_STOP_BOUNDARY_DRIFT,
+             "agent: HostConfig.RestartPolicy.Name is always, expected no");
 }
 
 /* --- what the status says ------------------------------------------- */
@@ -357,8 +354,7 @@ test_deadline_then_cancel(void **state)
     assert_stopped(f, "deadline", CTL_FAILED);
     cause_cancel(f);
     assert_stopped(f, "deadline", CTL_FAILED);
-    ctl_run_stop(f->inv, CTL_CANCELLED, CTL_STOP_DELETED,
-                 "the spec was deleted");
+    ctl_stop(f->inv, CTL_CANCELLED, CTL_STOP_DELETED, "the spec was deleted");
     assert_stopped(f, "deadline", CTL_FAILED);
 
     /* control: the cancel alone is recorded as such */
@@ -400,7 +396,7 @@ test_output_limit_then_cancel(void **state)
     struct fx *f = *state;
 
     /* the real capture: ctl_run_step follows logs and wait of agent c1 */
-    assert_false(ctl_run_step(f->inv));
+    assert_int_equal(ctl_run_step(f->inv), CTL_STEP_NONE);
     assert_non_null(f->inv->logs);
     assert_non_null(f->inv->wait);
     run_until_stopped(f);
@@ -415,7 +411,7 @@ test_output_limit_then_cancel(void **state)
     /* control: cancel first, and the same stream records nothing more */
     fresh_attempt(f);
     f->inv->logs_done = false;
-    assert_false(ctl_run_step(f->inv));
+    assert_int_equal(ctl_run_step(f->inv), CTL_STEP_NONE);
     assert_non_null(f->inv->logs);
     cause_cancel(f);
     assert_null(f->inv->logs);
@@ -564,9 +560,9 @@ test_standin_while_running(void **state)
     assert_non_null(strstr(reasons, "StandInFound"));
     assert_null(strstr(reasons, "DriftRepaired"));
     assert_string_equal(ctl_record_role_id(&f->inv->rec, RC_ROLE_AGENT), "c1");
-    assert_true(ctl_verify_is_standin(f->inv, STANDIN_ID));
-    assert_false(ctl_verify_is_standin(f->inv, "c1"));
-    assert_false(ctl_verify_is_standin(f->inv, NULL));
+    assert_true(ctl_record_is_standin(&f->inv->rec, STANDIN_ID));
+    assert_false(ctl_record_is_standin(&f->inv->rec, "c1"));
+    assert_false(ctl_record_is_standin(&f->inv->rec, NULL));
 }
 
 int

@@ -1,0 +1,111 @@
+/* ctl_attempt.c - what an attempt holds in memory (the desired objects,
+ * the captured spec, the credential, the deadline timer), the one reset
+ * that starts it over, and the subnet it runs on (ctl_attempt.h). */
+#include "ctl_attempt.h"
+
+#include "ctl_stop.h"
+#include "rc_credential.h"
+#include "rc_desired.h"
+
+static bool
+subnet_taken(const struct ctl *c, const struct ctl_inv *self, long index)
+{
+    for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
+        if (i != self && i->rec.has_subnet && i->rec.subnet_index == index &&
+            !ctl_phase_terminal(i->rec.phase))
+            return true;
+    }
+    return false;
+}
+
+/* Another owner on the daemon is found at network create (403 overlap),
+ * and then the next index is tried. */
+long
+ctl_subnet_alloc(const struct ctl_inv *inv, long from)
+{
+    long max = 1L << (24 - inv->ctl->cfg->pool_prefix);
+
+    for (long i = from; i < max; i++)
+        if (!subnet_taken(inv->ctl, inv, i))
+            return i;
+    return -1;
+}
+
+/* Docker says the subnet overlaps a network that is not this attempt's
+ * (ctl_network.c listed ours first): take the next free index of the pool
+ * (nothing exists yet, the network comes first). */
+enum ctl_step
+ctl_attempt_next_subnet(struct ctl_inv *inv)
+{
+    const struct ctl_record *rec = &inv->rec;
+    long next =
+        ctl_subnet_alloc(inv, rec->has_subnet ? rec->subnet_index + 1 : 0);
+
+    if (next < 0) {
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
+                 "no free /24 left in subnetPool");
+        return CTL_STEP_DONE;
+    }
+    ctl_record_set_subnet(&inv->rec, next);
+    ctl_inv_reset_attempt(inv, CTL_RESET_SUBNET);
+    return CTL_STEP_DONE;
+}
+
+/* What was built in memory from the capture; the next pass builds it
+ * again from the record. */
+static void
+forget_built(struct ctl_inv *inv, bool capture_too)
+{
+    rc_desired_free(inv->desired);
+    inv->desired = NULL;
+    if (!capture_too)
+        return;
+    spec_invocation_free(inv->captured);
+    inv->captured = NULL;
+    rc_credential_free(inv->credential);
+    inv->credential = NULL;
+    ev_timer_stop(inv->ctl->loop, &inv->deadline);
+}
+
+/* Every start-over of an attempt, by kind:
+ *
+ * NEW_ATTEMPT: the previous attempt is finished and cleaned, the spec
+ *   names an unused attempt ID. Everything built for it goes (desired,
+ *   captured spec, credential, deadline timer) and the record forgets its
+ *   run (ctl_record_reset_attempt: stop reason, times, exit code, output,
+ *   progress, capture, subnet, git); the ID stays in usedAttempts, the
+ *   conditions, stand-ins and events stay as history.
+ * CLAIMED: the record was just read back from the store, written by
+ *   another controller (or by us before the claim lapsed): what this one
+ *   built from an older record is stale; the record is not touched.
+ * SUBNET: the subnet overlapped a foreign network before anything
+ *   existed; only the desired objects (which carry the subnet) are rebuilt
+ *   from the record, the capture stays.
+ * REPAIR: drift before the start tore every object down. The same attempt
+ *   (capture, subnet, credential) is built again from the network up, so
+ *   only the one-off actions (record progress) and the checks made on the
+ *   old objects are forgotten. Not a new attempt: nothing else changes. */
+void
+ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
+{
+    switch (what) {
+    case CTL_RESET_NEW_ATTEMPT:
+        forget_built(inv, true);
+        ctl_record_reset_attempt(&inv->rec);
+        break;
+    case CTL_RESET_CLAIMED:
+        forget_built(inv, true);
+        break;
+    case CTL_RESET_SUBNET:
+        forget_built(inv, false);
+        break;
+    case CTL_RESET_REPAIR:
+        inv->repairing = false;
+        inv->egress_checked = false;
+        inv->start_checked = false;
+        inv->cleanup_swept = false;
+        inv->probe_exited = false;
+        ctl_record_reset_progress(&inv->rec);
+        break;
+    }
+}

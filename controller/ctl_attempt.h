@@ -1,0 +1,26 @@
+/* ctl_attempt.h - what an attempt holds in memory and how it starts over
+ * (ctl_attempt.c), and the /24 of the subnet pool it runs on. */
+#ifndef CTL_ATTEMPT_H
+#define CTL_ATTEMPT_H
+
+#include "ctl.h"
+
+/* What ctl_inv_reset_attempt() starts over. */
+enum ctl_reset {
+    CTL_RESET_NEW_ATTEMPT, /* a new attempt ID after a finished one */
+    CTL_RESET_CLAIMED,     /* claimed a status another controller wrote */
+    CTL_RESET_SUBNET,      /* moved to another subnet before any object */
+    CTL_RESET_REPAIR,      /* drift before the start: objects rebuilt */
+};
+
+/* The one place that forgets state of an attempt (see ctl_attempt.c for
+ * what each kind clears and keeps). */
+void ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what);
+/* The lowest index of the pool, from `from` on, that no live invocation
+ * of ours holds; -1 when none is left. */
+long ctl_subnet_alloc(const struct ctl_inv *inv, long from);
+/* The subnet overlapped a foreign network before anything existed: move
+ * to the next free one, or stop the attempt when the pool is full. */
+enum ctl_step ctl_attempt_next_subnet(struct ctl_inv *inv);
+
+#endif

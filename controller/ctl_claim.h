@@ -1,0 +1,15 @@
+/* ctl_claim.h - claims on a store that has them, etcd (ctl_claim.c). */
+#ifndef CTL_CLAIM_H
+#define CTL_CLAIM_H
+
+#include "ctl.h"
+
+void ctl_claim_start(struct ctl *c);
+void ctl_claim_stop(struct ctl *c);
+/* At the start of a pass: true when this controller may act on inv
+ * (it holds the claim, or the store has no claims). */
+bool ctl_claim_gate(struct ctl_inv *inv);
+/* After a pass's status write: release a claim whose work is done. */
+void ctl_claim_after_pass(struct ctl_inv *inv);
+
+#endif

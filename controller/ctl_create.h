@@ -1,0 +1,17 @@
+/* ctl_create.h - creating one object of the attempt (ctl_create.c): the
+ * create request, and reading its answer - the ID recorded, a 409 that
+ * is ours (adopted) or a stand-in's (refused). */
+#ifndef CTL_CREATE_H
+#define CTL_CREATE_H
+
+#include "ctl.h"
+
+/* POST the create of one role's object; its answer is recorded. */
+enum ctl_step ctl_create(struct ctl_inv *inv, enum rc_role role);
+/* The same create, read by `answer` (the network reads its own
+ * failures, ctl_network.c, and hands the rest to ctl_create_answered). */
+enum ctl_step ctl_create_request(struct ctl_inv *inv, enum rc_role role,
+                                 ctl_answer_fn *answer);
+enum ctl_step ctl_create_answered(struct ctl_inv *inv, struct dk_response *r);
+
+#endif

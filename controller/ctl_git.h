@@ -1,0 +1,21 @@
+/* ctl_git.h - the git metadata's digests before and after the run
+ * (ctl_git.c). */
+#ifndef CTL_GIT_H
+#define CTL_GIT_H
+
+#include "ctl.h"
+
+struct buf;
+
+/* The digest before, from the very archive uploaded. */
+int ctl_git_record_before(struct ctl_inv *inv, const struct buf *tar,
+                          struct err *e);
+/* The spec's workspace source has a .git directory (at capture). */
+bool ctl_git_present(const struct ctl_inv *inv);
+/* Whether status.git holds the digest before (upload) and after. */
+void ctl_git_digests(const struct ctl_inv *inv, bool *before, bool *after);
+/* Read /work/.git back from the keeper (the agent is gone): the digest
+ * after. */
+enum ctl_step ctl_git_read_back(struct ctl_inv *inv);
+
+#endif

@@ -1,0 +1,29 @@
+/* ctl_objects.h - which Docker objects are this attempt's (ctl_objects.c): by
+ * the labels every create sets, and never a stand-in the revalidation
+ * recorded. Labels are read only to find an object whose create answer
+ * was lost; a recorded object is found by its ID. */
+#ifndef CTL_OBJECTS_H
+#define CTL_OBJECTS_H
+
+#include "ctl.h"
+
+/* The kind of Docker object a role of the attempt is. */
+enum dk_kind ctl_role_dk_kind(enum rc_role role);
+/* The object (inspect or list entry) carries this attempt's uid, attempt,
+ * role and managed-by labels and is no recorded stand-in. */
+bool ctl_objects_ours(const struct ctl_inv *inv, const cJSON *json,
+                      const char *role);
+/* List the objects of kind (containers: stopped ones too) whose filter
+ * key holds one of values[0..n); answer reads the list. */
+enum ctl_step ctl_objects_list(struct ctl_inv *inv, enum dk_kind kind,
+                               const char *key, const char *const *values,
+                               size_t n, ctl_answer_fn *answer);
+/* ctl_objects_list() by this invocation's uid label, and by role when
+ * not NULL. */
+enum ctl_step ctl_objects_list_ours(struct ctl_inv *inv, enum dk_kind kind,
+                                    const char *role, ctl_answer_fn *answer);
+/* The object's identity in a create or inspect answer: its Id, or a
+ * volume's CreatedAt (volumes have no ID). */
+const char *ctl_objects_identity(const cJSON *json, bool volume);
+
+#endif

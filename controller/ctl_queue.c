@@ -1,0 +1,122 @@
+/* ctl_queue.c - the invocation list and its work queue (ctl_queue.h). */
+#include "ctl_queue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "rc_credential.h"
+#include "rc_desired.h"
+
+static void on_kick(struct ev_loop *loop, ev_timer *w, int revents);
+
+void
+ctl_queue_init(struct ctl *c, ctl_pass_fn *pass)
+{
+    c->pass = pass;
+}
+
+struct ctl_inv *
+ctl_inv_find(struct ctl *c, const char *name)
+{
+    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next)
+        if (strcmp(i->name, name) == 0)
+            return i;
+    return NULL;
+}
+
+struct ctl_inv *
+ctl_inv_by_uid(struct ctl *c, const char *uid)
+{
+    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
+        const char *u = i->rec.uid;
+
+        if (u != NULL && strcmp(u, uid) == 0)
+            return i;
+    }
+    return NULL;
+}
+
+void
+ctl_inv_link(struct ctl *c, struct ctl_inv *inv)
+{
+    inv->ctl = c;
+    ev_timer_init(&inv->kick, on_kick, 0., 0.);
+    inv->next = c->invs;
+    c->invs = inv;
+}
+
+void
+ctl_inv_remove(struct ctl_inv *inv)
+{
+    struct ctl *c = inv->ctl;
+    struct ctl_inv **pp;
+
+    for (pp = &c->invs; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == inv) {
+            *pp = inv->next;
+            break;
+        }
+    }
+    ev_timer_stop(c->loop, &inv->kick);
+    ev_timer_stop(c->loop, &inv->deadline);
+    dk_cancel(inv->call);
+    dk_cancel(inv->logs);
+    dk_cancel(inv->wait);
+    cJSON_Delete(inv->pending_inspect);
+    spec_invocation_free(inv->spec);
+    rc_credential_free(inv->credential);
+    spec_invocation_free(inv->captured);
+    rc_desired_free(inv->desired);
+    ctl_record_cleanup(&inv->rec);
+    free(inv);
+}
+
+void
+ctl_inv_kick(struct ctl_inv *inv, double after)
+{
+    struct ev_loop *loop = inv->ctl->loop;
+
+    /* An earlier kick wins: never postpone work already due sooner. */
+    if (ev_is_active(&inv->kick) &&
+        ev_timer_remaining(loop, &inv->kick) <= after)
+        return;
+    ctl_inv_requeue(inv, after);
+}
+
+void
+ctl_inv_requeue(struct ctl_inv *inv, double after)
+{
+    struct ev_loop *loop = inv->ctl->loop;
+
+    ev_timer_stop(loop, &inv->kick);
+    ev_timer_set(&inv->kick, after, 0.);
+    ev_timer_start(loop, &inv->kick);
+}
+
+void
+ctl_inv_revalidate(struct ctl_inv *inv)
+{
+    inv->verify_due = true;
+    ctl_inv_kick(inv, 0);
+}
+
+static void
+on_kick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct ctl_inv *inv = container_of(w, struct ctl_inv, kick);
+
+    (void)loop;
+    (void)revents;
+    inv->ctl->pass(inv);
+}
+
+bool
+ctl_idle(const struct ctl *c)
+{
+    for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
+        if (i->call != NULL || ev_is_active(&i->kick) || i->logs != NULL ||
+            i->wait != NULL)
+            return false;
+    return true;
+}

@@ -1,0 +1,35 @@
+/* ctl_queue.h - the invocations this controller knows, and the work
+ * queue that runs their passes: one timer per invocation, so a pass is
+ * queued at most once and an earlier one is never postponed. The pass
+ * itself is the function ctl_queue_init() was given (ctl_inv_pass); the
+ * queue knows nothing of what it does. */
+#ifndef CTL_QUEUE_H
+#define CTL_QUEUE_H
+
+#include "ctl.h"
+
+typedef void ctl_pass_fn(struct ctl_inv *inv);
+
+/* Set the pass every queued invocation runs. */
+void ctl_queue_init(struct ctl *c, ctl_pass_fn *pass);
+
+/* Put a new invocation on the list, its pass not yet queued. */
+void ctl_inv_link(struct ctl *c, struct ctl_inv *inv);
+struct ctl_inv *ctl_inv_find(struct ctl *c, const char *name);
+/* The invocation whose status records this uid (Docker labels carry it). */
+struct ctl_inv *ctl_inv_by_uid(struct ctl *c, const char *uid);
+/* Unlink and free an invocation (ctl_inv_forget() seals its output
+ * first). */
+void ctl_inv_remove(struct ctl_inv *inv);
+/* true when no invocation has work pending (for --once). */
+bool ctl_idle(const struct ctl *c);
+
+/* Queue a pass after `after` seconds, unless one is due sooner. */
+void ctl_inv_kick(struct ctl_inv *inv, double after);
+/* Queue the pass after exactly `after` seconds (a backoff:
+ * ctl_result.c alone). */
+void ctl_inv_requeue(struct ctl_inv *inv, double after);
+/* Ask for a revalidation round and a pass now (events, resync). */
+void ctl_inv_revalidate(struct ctl_inv *inv);
+
+#endif

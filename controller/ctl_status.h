@@ -1,0 +1,26 @@
+/* ctl_status.h - the invocation's status: phase and condition changes, events,
+ * and the status document's load and write (ctl_status.c). */
+#ifndef CTL_STATUS_H
+#define CTL_STATUS_H
+
+#include "ctl.h"
+
+/* The record of a new status for this invocation (Pending). */
+void ctl_status_new(struct ctl_inv *inv);
+/* Load the status from the store into inv->rec (none: rec.present is
+ * false). -1 with e when the store cannot read it (inv->rec unchanged)
+ * or it is no JSON object (inv->rec empty, code ERR_INVALID). */
+int ctl_status_load(struct ctl_inv *inv, struct err *e);
+void ctl_status_set_phase(struct ctl_inv *inv, enum ctl_phase p);
+void ctl_status_set_condition(struct ctl_inv *inv, const char *type,
+                              bool status, const char *reason,
+                              const char *message);
+/* Write the status document if it changed. */
+int ctl_status_flush(struct ctl_inv *inv, struct err *e);
+/* Append an event (Normal or Warning); repeats of the last one count up. */
+void ctl_event(struct ctl_inv *inv, bool warning, const char *reason,
+               const char *fmt, ...) ERR_PRINTF(4, 5);
+/* RFC 3339 UTC "now" with seconds. */
+void ctl_now(char out[32]);
+
+#endif

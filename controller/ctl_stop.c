@@ -1,0 +1,55 @@
+/* ctl_stop.c - the stop decision (ctl_stop.h). */
+#include "ctl_stop.h"
+
+#include "ctl_queue.h"
+#include "ctl_status.h"
+#include "log.h"
+
+void
+ctl_stop_detach(struct ctl_inv *inv)
+{
+    struct rc_output_result r;
+    struct err e;
+
+    dk_cancel(inv->logs);
+    dk_cancel(inv->wait);
+    inv->logs = inv->wait = NULL;
+    if (!inv->output_open)
+        return;
+    inv->output_open = false;
+    if (rc_output_close(&inv->out, &r, &e) == -1)
+        log_kv(LOG_WARN, "closing the output failed", "invocation", inv->name,
+               "error", e.msg, NULL);
+    if (inv->rec.present)
+        ctl_record_set_output(&inv->rec, (double)r.bytes, r.truncated,
+                              r.sha256);
+}
+
+void
+ctl_stop(struct ctl_inv *inv, enum ctl_phase phase, enum ctl_stop_reason why,
+         const char *message)
+{
+    const char *stop_reason = ctl_stop_reason_name(why);
+
+    if (ctl_phase_terminal(inv->rec.phase) || inv->rec.stop != CTL_STOP_NONE)
+        return; /* the first stop cause is the one kept */
+    ctl_record_set_stop(&inv->rec, why);
+    ctl_status_set_condition(inv, "Ready", false, stop_reason, message);
+    ctl_event(inv, phase != CTL_CANCELLED, "Stopped", "%s: %s", stop_reason,
+              message);
+    ctl_stop_detach(inv);
+    ctl_status_set_phase(inv, phase);
+    ev_timer_stop(inv->ctl->loop, &inv->deadline);
+    ctl_inv_kick(inv, 0);
+}
+
+/* The daemon went away while the agent ran: whatever exit code it
+ * reports is not the agent's own (docs/docker-notes.md: no live-restore),
+ * the boundary went unwatched meanwhile, and the attempt is never rerun. */
+void
+ctl_stop_lost(struct ctl_inv *inv)
+{
+    ctl_stop(inv, CTL_FAILED, CTL_STOP_AGENT_LOST,
+             "AgentLost: the Docker daemon became unreachable while the "
+             "agent ran");
+}

@@ -1,0 +1,18 @@
+/* ctl_stop.h - ending an attempt. Any module may decide a stop (deadline,
+ * cancel, drift, a breach, a lost lease); the first reason recorded is
+ * the one kept, and the next pass kills and cleans up. */
+#ifndef CTL_STOP_H
+#define CTL_STOP_H
+
+#include "ctl.h"
+
+/* Record the stop (phase, stopReason, Ready=False, an event), detach from
+ * the agent and queue a pass. A second stop is ignored. */
+void ctl_stop(struct ctl_inv *inv, enum ctl_phase phase,
+              enum ctl_stop_reason why, const char *message);
+/* Stop with agent-lost: the daemon was unreachable while the agent ran. */
+void ctl_stop_lost(struct ctl_inv *inv);
+/* Stop following the agent (logs, wait) and seal what was captured. */
+void ctl_stop_detach(struct ctl_inv *inv);
+
+#endif

@@ -1,0 +1,13 @@
+/* ctl_sync.h - specs from the store into invocations (ctl_sync.c). */
+#ifndef CTL_SYNC_H
+#define CTL_SYNC_H
+
+#include "ctl.h"
+
+int ctl_sync_start(struct ctl *c, struct err *e);
+void ctl_sync_stop(struct ctl *c);
+/* Re-read every spec and status from the store; create, update or mark
+ * deleted the invocations, and queue a pass for each. */
+void ctl_sync_all(struct ctl *c);
+
+#endif

@@ -1,0 +1,13 @@
+/* ctl_testhooks.h - named kill points and switched-off protections for the
+ * test-hooks build (ctl_testhooks.c); no-ops in every other build. */
+#ifndef CTL_TESTHOOKS_H
+#define CTL_TESTHOOKS_H
+
+#include "ctl.h"
+
+/* SIGKILL self at a named point (test-hooks build). */
+void ctl_test_point(const char *kind, const char *what);
+/* AGENTCTL_TEST_DISABLE names this protection (test-hooks build only). */
+bool ctl_test_disabled(const char *protection);
+
+#endif
