@@ -9,7 +9,11 @@
 # (header names are unique across the tree: checked too); a link is a word
 # of a target_link_libraries() call that names a library another folder
 # defines. tests/ and hack/ may use every layer and are not checked.
-# It also fails on an Engine API request path written outside docker/.
+# It also fails on an Engine API request path written outside docker/,
+# and inside controller/ on a cycle between its modules: a module (ctl_X.c
+# with its header ctl_X.h) includes only the headers of modules under it,
+# so the include graph is the call graph, and it must sort; ctl.h, the
+# shared types every module includes, must declare no function.
 # Prints one line per violation ("model/spec_json.c:7: includes
 # controller/ctl.h: model may use common") and exits 1 if there is any.
 set -euo pipefail
@@ -130,6 +134,38 @@ for dir in "${!LAYERS[@]}"; do
     done < <(grep -nE '"/(containers|networks|volumes|images|events|_ping|version)([/?"]|$)' \
         "$dir"/*.[ch] 2>/dev/null | cut -d: -f1,2)
 done
+
+# controller/ modules: ctl_record_json.c and ctl_record_int.h are the
+# record module's, ctl_metrics_http.c the metrics module's.
+ctl_module() {
+    local m=${1##*/}
+    m=${m%.[ch]}
+    case $m in
+    ctl_record_json | ctl_record_int) m=ctl_record ;;
+    ctl_metrics_http) m=ctl_metrics ;;
+    esac
+    echo "$m"
+}
+if [ -d controller ]; then
+    edges=$(for f in controller/ctl*.[ch]; do
+        from=$(ctl_module "$f")
+        [ "$from" = ctl ] && continue
+        sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(ctl_[a-z_]*\.h\)".*/\1/p' "$f" |
+            while read -r h; do
+                to=$(ctl_module "$h")
+                [ "$to" = "$from" ] || echo "$from $to"
+            done
+    done)
+    if ! loop=$(tsort <<<"$edges" 2>&1 >/dev/null) || [ -n "$loop" ]; then
+        report "controller/: modules call each other in a cycle:" \
+            $(awk '/input contains a loop/ { n++; next } n == 1' <<<"$loop" |
+                sed 's/^tsort: //')
+    fi
+    while IFS= read -r hit; do
+        report "controller/ctl.h:$hit: a function declared in the shared" \
+            "types header (declare it in its module's header)"
+    done < <(grep -nE '^[a-z][a-z_ ]*[ *]ctl_[a-z_]+\(' controller/ctl.h | cut -d: -f1)
+fi
 
 if [ "$bad" -ne 0 ]; then
     echo "check-layers: upward dependencies found (docs/architecture.md)" >&2

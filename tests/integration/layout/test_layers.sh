@@ -4,7 +4,9 @@
 # upward include (model/ including the controller's header), an upward
 # link (plan/ linking the Docker client, cli/ linking the controller, a
 # set() list of libraries in docker/ naming plan/), an
-# Engine API path written outside docker/ and a header name used twice.
+# Engine API path written outside docker/, a header name used twice, a
+# cycle between the controller's modules (the work queue calling the
+# pass) and a function declared in the controller's shared types header.
 set -euo pipefail
 ROOT=${AGENTCTL_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
 CHECK=$ROOT/hack/check-layers.sh
@@ -62,4 +64,14 @@ expect_refused "an Engine API path in the controller" \
 copy
 cp "$S/tree/common/err.h" "$S/tree/plan/err.h"
 expect_refused "a header name used twice" 'header name also used in'
+copy
+sed -i 's/^#include "ctl_queue.h"$/&\n#include "ctl_inv.h"/' \
+    "$S/tree/controller/ctl_queue.c"
+expect_refused "a cycle between controller modules" \
+    'controller/: modules call each other in a cycle:.*ctl_queue.*ctl_inv'
+
+copy
+printf '%s\n' 'void ctl_sneak(struct ctl *c);' >>"$S/tree/controller/ctl.h"
+expect_refused "a function in the controller's types header" \
+    'controller/ctl.h:[0-9]*: a function declared in the shared types header'
 echo "PASS: layering check and its negative controls"
