@@ -325,15 +325,10 @@ static void
 cfg_bool(struct cfg_parse *p, void *dst, const struct spec_node *v,
          const char *field)
 {
-    if (v->kind != SPEC_NODE_SCALAR || v->type != SPEC_SCALAR_BOOL) {
+    if (spec_node_bool(v, dst) == -1)
         spec_errors_add(p->es, p->file, v, field,
                         "expected a boolean (true or false), got %s",
                         spec_node_type_name(v));
-        return;
-    }
-    *(bool *)dst = strcmp(v->value, "true") == 0 ||
-                   strcmp(v->value, "True") == 0 ||
-                   strcmp(v->value, "TRUE") == 0;
 }
 
 static const struct cfg_key cfg_vendor_keys[] = {

@@ -226,6 +226,29 @@ test_cfg_full_values_applied(void **state)
     cfg_free(cfg);
 }
 
+/* The config's booleans go through the same conversion as a spec's. */
+static void
+test_cfg_bool_reads_every_spelling(void **state)
+{
+    static const char *const spellings[] = { "true",  "True",  "TRUE",
+                                             "false", "False", "FALSE" };
+    char text[200];
+
+    (void)state;
+    for (size_t i = 0; i < 6; i++) {
+        struct spec_errors es;
+        struct cfg *cfg;
+
+        snprintf(text, sizeof(text),
+                 "vendors: {f: {hosts: [\"v.test:443\"], allowPrivate: %s}}\n",
+                 spellings[i]);
+        cfg = parse(text, &es);
+        assert_non_null(cfg);
+        assert_int_equal(cfg_find_vendor(cfg, "f")->allow_private, i < 3);
+        cfg_free(cfg);
+    }
+}
+
 struct ecase {
     const char *name;
     const char *text;
@@ -549,6 +572,7 @@ main(void)
         cmocka_unit_test(test_cfg_example_loads),
         cmocka_unit_test(test_cfg_store_examples_load),
         cmocka_unit_test(test_cfg_full_values_applied),
+        cmocka_unit_test(test_cfg_bool_reads_every_spelling),
         cmocka_unit_test(test_cfg_errors_report_line_col),
         cmocka_unit_test(test_cfg_reports_every_error),
         cmocka_unit_test(test_cfg_admit_rules),
