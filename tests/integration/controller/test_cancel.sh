@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # test_cancel.sh - `agentctl cancel NAME` stops a running attempt: phase
 # Cancelled, stopReason cancelled, every Docker object of it removed, and
-# it is not started again on later passes.
+# it is not started again on later passes. The GitOps path too: a spec
+# file rewritten by hand with `cancel: True` (any boolean spelling the
+# schema accepts) cancels just the same; `cancel: False` does not.
 source "$(dirname "$0")/lib_controller.sh"
 ctl_init
 ctl_start
 
 apply_spec stopme execute "command: [/demo-agent, --sleep, \"600\"]"
+apply_spec gitops execute "command: [/demo-agent, --sleep, \"600\"]"
 uid=$(inv_uid stopme)
 check_match "stopme: has a uid" '^[0-9a-f-]{36}$' "$uid"
 wait_phase stopme Running 180
@@ -25,4 +28,24 @@ check_eq "stopme: nothing recreated" "" \
     "$(labelled_objects "agentctl.dev/uid=$uid")"
 check_match "stopme: the agent did run before the cancel" "uid: 1000" \
     "$(agent_output stopme)"
+
+# GitOps: the file itself says cancel, spelled True. First the control: a
+# rewrite to `cancel: False` must leave the attempt running.
+wait_phase gitops Running 180
+guid=$(inv_uid gitops)
+gspec=$(grep -l 'name: gitops$' "$SPECS"/*.yaml | head -1)
+check "gitops: its spec file is in the specs dir" test -f "$gspec"
+cp "$gspec" "$TEST_TMP/gitops.good"
+{ cat "$TEST_TMP/gitops.good"; echo "  cancel: False"; } >"$SPECS/.gitops.tmp"
+mv "$SPECS/.gitops.tmp" "$gspec"
+sleep 3 # a few resyncs
+check_eq "gitops: cancel: False keeps it Running" Running \
+    "$(status_field gitops .phase)"
+{ cat "$TEST_TMP/gitops.good"; echo "  cancel: True"; } >"$SPECS/.gitops.tmp"
+mv "$SPECS/.gitops.tmp" "$gspec"
+wait_phase gitops Cancelled 120
+check_eq "gitops: cancel: True gives stopReason cancelled" cancelled \
+    "$(status_field gitops .stopReason)"
+check_no_objects "gitops: every object with its uid is gone" \
+    "agentctl.dev/uid=$guid" 60
 ctl_finish
