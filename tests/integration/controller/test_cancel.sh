@@ -30,19 +30,26 @@ check_match "stopme: the agent did run before the cancel" "uid: 1000" \
     "$(agent_output stopme)"
 
 # GitOps: the file itself says cancel, spelled True. First the control: a
-# rewrite to `cancel: False` must leave the attempt running.
+# rewrite to `cancel: False` (read, valid, and not a cancel) must leave the
+# attempt running.
 wait_phase gitops Running 180
 guid=$(inv_uid gitops)
 gspec=$(grep -l 'name: gitops$' "$SPECS"/*.yaml | head -1)
 check "gitops: its spec file is in the specs dir" test -f "$gspec"
-cp "$gspec" "$TEST_TMP/gitops.good"
-{ cat "$TEST_TMP/gitops.good"; echo "  cancel: False"; } >"$SPECS/.gitops.tmp"
-mv "$SPECS/.gitops.tmp" "$gspec"
-sleep 3 # a few resyncs
+check "gitops: the written spec has a cancel line" \
+    grep -q '^  cancel: false$' "$gspec"
+# set_cancel VALUE: rewrite the spec file's cancel line atomically.
+set_cancel() {
+    sed "s/^  cancel: .*/  cancel: $1/" "$gspec" >"$SPECS/.gitops.tmp"
+    mv "$SPECS/.gitops.tmp" "$gspec"
+}
+set_cancel False
+sleep 3 # the watch and a few resyncs
+check_eq "gitops: the False file is valid" True \
+    "$(condition_field gitops Valid status)"
 check_eq "gitops: cancel: False keeps it Running" Running \
     "$(status_field gitops .phase)"
-{ cat "$TEST_TMP/gitops.good"; echo "  cancel: True"; } >"$SPECS/.gitops.tmp"
-mv "$SPECS/.gitops.tmp" "$gspec"
+set_cancel True
 wait_phase gitops Cancelled 120
 check_eq "gitops: cancel: True gives stopReason cancelled" cancelled \
     "$(status_field gitops .stopReason)"
