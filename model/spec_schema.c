@@ -82,9 +82,8 @@ compile_long(struct compiler *c, const struct spec_node *v, long *out)
 static int
 compile_bool(struct compiler *c, const struct spec_node *v, bool *out)
 {
-    if (v->kind != SPEC_NODE_SCALAR || v->type != SPEC_SCALAR_BOOL)
+    if (spec_node_bool(v, out) == -1)
         return compile_fail(c, v, "expected true or false", NULL);
-    *out = v->value[0] == 't' || v->value[0] == 'T';
     return 0;
 }
 

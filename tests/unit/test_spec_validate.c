@@ -231,6 +231,38 @@ test_spec_validate_cpus_fractions(void **state)
     spec_file_cleanup(&f);
 }
 
+/* Every spelling that validates as a boolean reads as that boolean, in the
+ * typed invocation (what the controller acts on) and in the canonical JSON
+ * (what `get -o json` shows) alike: `cancel: True` must cancel. */
+static void
+test_spec_validate_cancel_reads_every_boolean_spelling(void **state)
+{
+    static const struct {
+        const char *text;
+        bool want;
+    } spellings[] = {
+        { "true", true },   { "True", true },   { "TRUE", true },
+        { "false", false }, { "False", false }, { "FALSE", false },
+    };
+    char text[512];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
+        struct spec_file f;
+        const cJSON *spec, *cancel;
+
+        print_message("cancel: %s\n", spellings[i].text);
+        snprintf(text, sizeof(text), HEAD "  command: [x]\n  cancel: %s\n",
+                 spellings[i].text);
+        assert_int_equal(spec_test_load(text, &f), 0);
+        assert_int_equal(f.items[0]->cancel, spellings[i].want);
+        spec = cJSON_GetObjectItemCaseSensitive(f.items[0]->resource, "spec");
+        cancel = cJSON_GetObjectItemCaseSensitive(spec, "cancel");
+        assert_int_equal(cJSON_IsTrue(cancel), spellings[i].want);
+        spec_file_cleanup(&f);
+    }
+}
+
 static void
 test_spec_validate_multi_document_and_duplicate_names(void **state)
 {
@@ -272,6 +304,7 @@ main(void)
         cmocka_unit_test(test_spec_validate_applies_crd_defaults),
         cmocka_unit_test(test_spec_validate_builds_typed_invocation),
         cmocka_unit_test(test_spec_validate_cpus_fractions),
+        cmocka_unit_test(test_spec_validate_cancel_reads_every_boolean_spelling),
         cmocka_unit_test(test_spec_validate_multi_document_and_duplicate_names),
         cmocka_unit_test(test_spec_validate_runner_refused_in_planning),
     };
