@@ -18,6 +18,8 @@ PACKAGES=(
     docker.io etcd-server etcd-client busybox-static
     # test tooling
     curl jq procps iproute2 psmisc
+    # the independent checks of the CRD and of /metrics (tests/integration/crd/)
+    python3-yaml python3-jsonschema prometheus
 )
 
 missing=()

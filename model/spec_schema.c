@@ -31,6 +31,7 @@ static const char *const known_keywords[] = {
     "description",
     "x-kubernetes-int-or-string",
     "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-validations", /* CEL for an API server; see below */
     NULL,
 };
 
@@ -233,7 +234,9 @@ compile_keyword(struct compiler *c, struct spec_schema *s, const char *k,
         return compile_bool(c, v, &s->int_or_string);
     if (strcmp(k, "x-kubernetes-preserve-unknown-fields") == 0)
         return compile_bool(c, v, &s->preserve_unknown);
-    return 0; /* description */
+    /* description; x-kubernetes-validations: agentctl does not evaluate
+     * CEL, it enforces each rule of the CRD in C (the CRD's header). */
+    return 0;
 }
 
 static bool
