@@ -19,6 +19,9 @@ PACKAGES=(
     # test tooling
     curl jq procps iproute2 psmisc
 )
+# npm fetches the pinned vendor CLIs (hack/images/vendor-clis.txt); any npm
+# will do, so one that is already there (not from Debian) is kept
+command -v npm >/dev/null || PACKAGES+=(npm)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
