@@ -700,8 +700,15 @@ px_conn_reject_stateless(struct px *px, int fd, const union px_sockaddr *peer)
 
     c.started = ev_time();
     px_conn_name_peer(&c, peer);
-    while (recv(fd, px->scratch, PX_PUMP_CHUNK, MSG_DONTWAIT) > 0)
-        ;
+    /* Bounded: a client streaming into a loopback socket must not keep
+     * the loop here. */
+    for (size_t got = 0; got < PX_LINGER_BYTES;) {
+        ssize_t r = recv(fd, px->scratch, PX_PUMP_CHUNK, MSG_DONTWAIT);
+
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
     w = send(fd, msg, n, MSG_NOSIGNAL | MSG_DONTWAIT);
     c.down.bytes = w > 0 ? (uint64_t)w : 0;
     c.down_skip = (uint32_t)n;
