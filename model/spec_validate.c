@@ -273,7 +273,8 @@ check_quantity(struct vctx *v, const struct spec_schema *s,
     if (!syntax_ok) {
         verr(v, n, path, "expected a quantity such as %s, got %s",
              (path->key != NULL && strcmp(path->key, "cpus") == 0)
-                 ? "1.5 or 500m"
+                 ? "1.5 or 500m (at least 0.01 = 10m, Docker's minimum; at "
+                   "most 3 decimals)"
                  : "512Mi",
              show(n, b, sizeof(b)));
         return;

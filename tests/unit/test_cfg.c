@@ -197,7 +197,9 @@ test_cfg_full_values_applied(void **state)
         "secretsDir: /run/secrets\n"
         "workspaceRoot: /srv/ws\n"
         "limits: {maxDeadlineSeconds: 600, maxWorkspaceBytes: 1Gi,\n"
-        "         maxOutputBytes: 1048576}\n";
+        "         maxOutputBytes: 1048576, maxCpus: 1.5, maxPids: 100,\n"
+        "         maxMemoryBytes: 3Gi, maxScratchBytes: 1Gi,\n"
+        "         maxScratchInodes: 50k, maxWorkspaceInodes: 2k}\n";
     struct spec_errors es;
     struct cfg *cfg = parse(text, &es);
     const struct cfg_vendor *v;
@@ -229,6 +231,12 @@ test_cfg_full_values_applied(void **state)
     assert_int_equal(cfg->limits.max_deadline_seconds, 600);
     assert_int_equal(cfg->limits.max_workspace_bytes, 1ull << 30);
     assert_int_equal(cfg->limits.max_output_bytes, 1048576);
+    assert_int_equal(cfg->limits.max_millicpus, 1500); /* a YAML float */
+    assert_int_equal(cfg->limits.max_pids, 100);
+    assert_int_equal(cfg->limits.max_memory_bytes, 3ull << 30);
+    assert_int_equal(cfg->limits.max_scratch_bytes, 1ull << 30);
+    assert_int_equal(cfg->limits.max_scratch_inodes, 50000);
+    assert_int_equal(cfg->limits.max_workspace_inodes, 2000);
     cfg_free(cfg);
 }
 
