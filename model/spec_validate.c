@@ -313,6 +313,13 @@ report_unknown(struct vctx *v, const struct spec_schema *s,
     const char *best = NULL;
     size_t best_d = 3;
 
+    /* The error list is full, so this one is only counted: skip the
+     * suggestion, an edit distance per known field, which for thousands
+     * of long unknown keys was most of a hostile file's cost. */
+    if (v->es != NULL && v->es->n == SPEC_MAX_ERRORS) {
+        verr(v, key, path, "unknown field");
+        return;
+    }
     for (size_t i = 0; i < s->nprops; i++) {
         size_t d = spec_edit_distance(key->value, s->props[i].name);
 

@@ -7,6 +7,8 @@
 
 #include <yaml.h>
 
+#include "spec_yaml_keys.h"
+
 struct frame {
     struct spec_node *node;
     struct spec_node *key; /* mapping: key waiting for its value */
@@ -19,7 +21,8 @@ struct builder {
     struct spec_errors *es;
     struct frame stack[SPEC_MAX_DEPTH + 1];
     size_t depth;
-    size_t nodes;
+    size_t file_nodes; /* every node and document so far: never reset */
+    size_t doc_nodes;  /* nodes of the current document */
     struct spec_node *root;
     struct spec_stream *out;
 };
@@ -93,18 +96,22 @@ builder_error(struct builder *b, yaml_mark_t m, const char *msg)
                               (unsigned)m.column + 1, NULL, "%s", msg);
 }
 
-static bool
-builder_key_is_duplicate(struct builder *b, struct spec_node *map,
-                         struct spec_node *key)
+/* A mapping is checked for repeated keys once it is complete, in
+ * O(n log n) (spec_yaml_keys.c), not key by key against all before. */
+static int
+builder_check_keys(struct builder *b, const struct spec_node *map)
 {
-    struct spec_pair *prev = spec_node_pair(map, key->value);
+    size_t dup, first;
+    int found = spec_yaml_find_duplicate_key(map, &dup, &first);
 
-    if (prev == NULL)
-        return false;
-    spec_errors_add(b->es, b->file, key, NULL,
-                    "duplicate key \"%s\" (first at line %u)", key->value,
-                    prev->key->line);
-    return true;
+    if (found == 0)
+        return 0;
+    if (found == -1)
+        return spec_errors_add(b->es, b->file, map, NULL, "out of memory");
+    return spec_errors_add(b->es, b->file, map->pairs[dup].key, NULL,
+                           "duplicate key \"%s\" (first at line %u)",
+                           map->pairs[dup].key->value,
+                           map->pairs[first].key->line);
 }
 
 /* Hang a finished node on its parent (or make it the document root). */
@@ -140,10 +147,6 @@ builder_attach(struct builder *b, struct spec_node *n)
             spec_node_free(n);
             return -1;
         }
-        if (builder_key_is_duplicate(b, f->node, n)) {
-            spec_node_free(n);
-            return -1;
-        }
         f->key = n;
         return 0;
     }
@@ -173,6 +176,32 @@ builder_leading_zero(const char *s)
     return true;
 }
 
+/* The budgets of spec_node.h: one for the whole file, so a file cannot
+ * grow without bound by starting a new document, and one per document. */
+static int
+builder_count_in_file(struct builder *b, yaml_mark_t at)
+{
+    if (++b->file_nodes <= SPEC_MAX_FILE_NODES)
+        return 0;
+    return spec_errors_add_at(
+        b->es, b->file, (unsigned)at.line + 1, (unsigned)at.column + 1, NULL,
+        "file has too many nodes (limit %d in all its documents)",
+        SPEC_MAX_FILE_NODES);
+}
+
+static int
+builder_count_node(struct builder *b, yaml_mark_t at)
+{
+    if (builder_count_in_file(b, at) == -1)
+        return -1;
+    if (++b->doc_nodes <= SPEC_MAX_DOC_NODES)
+        return 0;
+    return spec_errors_add_at(b->es, b->file, (unsigned)at.line + 1,
+                              (unsigned)at.column + 1, NULL,
+                              "document has too many nodes (limit %d)",
+                              SPEC_MAX_DOC_NODES);
+}
+
 static struct spec_node *
 builder_new_node(struct builder *b, const yaml_event_t *ev)
 {
@@ -180,11 +209,8 @@ builder_new_node(struct builder *b, const yaml_event_t *ev)
     unsigned line = (unsigned)ev->start_mark.line + 1;
     unsigned col = (unsigned)ev->start_mark.column + 1;
 
-    if (++b->nodes > SPEC_MAX_NODES) {
-        builder_error(b, ev->start_mark,
-                      "document has too many nodes (limit 20000)");
+    if (builder_count_node(b, ev->start_mark) == -1)
         return NULL;
-    }
     if (ev->type == YAML_SCALAR_EVENT) {
         bool quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
 
@@ -264,8 +290,11 @@ builder_push(struct builder *b, const yaml_event_t *ev)
 static int
 builder_pop(struct builder *b)
 {
-    struct frame *f = &b->stack[--b->depth];
+    struct frame *f = &b->stack[b->depth - 1];
 
+    if (f->node->kind == SPEC_NODE_MAP && builder_check_keys(b, f->node) == -1)
+        return -1; /* builder_unwind frees the frame */
+    b->depth--;
     return builder_attach(b, f->node);
 }
 
@@ -281,7 +310,7 @@ builder_doc_end(struct builder *b)
     s->docs = docs;
     docs[s->n++] = b->root; /* NULL for an empty document */
     b->root = NULL;
-    b->nodes = 0;
+    b->doc_nodes = 0;
     return 0;
 }
 
@@ -290,6 +319,10 @@ builder_doc_start(struct builder *b, const yaml_event_t *ev)
 {
     unsigned *lines;
 
+    /* A document counts as a node: a file of empty documents is bounded
+     * by the same budget as one of full ones. */
+    if (builder_count_in_file(b, ev->start_mark) == -1)
+        return -1;
     lines = realloc(b->out->doc_line, (b->out->n + 1) * sizeof(*lines));
     if (lines == NULL)
         return -1;

@@ -132,6 +132,123 @@ test_spec_yaml_too_many_nodes_is_refused(void **state)
     free(text);
 }
 
+/* Write `count` distinct keys of three letters, comma-separated ("aaa,aab,
+ * ..."), the shape of the hostile flow mappings; returns bytes written. */
+static size_t
+put_flow_keys(char *out, size_t count)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0)
+            out[n++] = ',';
+        out[n++] = (char)('a' + i / 676 % 26);
+        out[n++] = (char)('a' + i / 26 % 26);
+        out[n++] = (char)('a' + i % 26);
+    }
+    return n;
+}
+
+/* The repeat found is the first in file order, whatever the keys sort
+ * like: both for a short mapping (pairwise) and a long one (sorted). */
+static void
+test_spec_yaml_duplicate_key_reports_the_first_repeat(void **state)
+{
+    size_t cap = 5000 * 12 + 64, n = 0;
+    char *text = malloc(cap);
+    struct spec_file f;
+
+    (void)state;
+    assert_int_equal(spec_test_load("a: 1\nz: 2\nz: 3\na: 4\n", &f), 1);
+    assert_true(spec_test_has_error(&f, 3, 1, NULL,
+                                    "duplicate key \"z\" (first at line 2)"));
+    spec_file_cleanup(&f);
+
+    /* 5,000 keys k0000..; line 4001 repeats line 3000 (k2999) and line
+     * 4500 repeats line 1 (k0000), which sorts first. */
+    for (int i = 0; i < 5000; i++) {
+        int k = i == 4000 ? 2999 : i == 4499 ? 0 : i;
+
+        n += (size_t)snprintf(text + n, cap - n, "k%04d: %d\n", k, i);
+    }
+    spec_load_buffer("t.yaml", text, n, &f);
+    assert_int_equal(f.errors.n, 1);
+    assert_true(spec_test_has_error(
+        &f, 4001, 1, NULL, "duplicate key \"k2999\" (first at line 3000)"));
+    spec_file_cleanup(&f);
+    free(text);
+}
+
+/* A file of documents that each fit the per-document budget is still
+ * refused once all of them together pass the per-file one: a budget
+ * that reset at `---` would parse every document. */
+static void
+test_spec_yaml_node_budget_is_per_file_not_per_document(void **state)
+{
+    /* 1 mapping + 9,999 keys + 9,999 values + the document = 20,000 */
+    size_t cap = 21 * (9999 * 4 + 8), n = 0;
+    char *text = malloc(cap);
+    struct spec_file f;
+
+    (void)state;
+    for (int d = 0; d < 21; d++) {
+        n += (size_t)sprintf(text + n, "--- {");
+        n += put_flow_keys(text + n, 9999);
+        n += (size_t)sprintf(text + n, "}\n");
+    }
+    spec_load_buffer("t.yaml", text, n, &f);
+    assert_int_equal(f.errors.n + f.errors.dropped, 1);
+    assert_true(spec_test_has_error(
+        &f, 6, 1, NULL,
+        "file has too many nodes (limit 100000 in all its documents)"));
+    assert_int_equal(f.n, 0);
+    spec_file_cleanup(&f);
+    free(text);
+}
+
+/* Empty documents count too (a document and libyaml's empty scalar). */
+static void
+test_spec_yaml_empty_documents_count_against_the_file_budget(void **state)
+{
+    size_t docs = SPEC_MAX_FILE_NODES, n = 0;
+    char *text = malloc(docs * 4 + 1);
+    struct spec_file f;
+
+    (void)state;
+    for (size_t i = 0; i < docs; i++)
+        n += (size_t)sprintf(text + n, "---\n");
+    spec_load_buffer("t.yaml", text, n, &f);
+    assert_int_equal(f.errors.n + f.errors.dropped, 1);
+    assert_true(spec_test_has_error(&f, SPEC_MAX_FILE_NODES / 2 + 1, 1, NULL,
+                                    "file has too many nodes"));
+    spec_file_cleanup(&f);
+    free(text);
+}
+
+/* The budget leaves room for what people apply: 1,000 full specs in one
+ * file (about 70 nodes each) load. */
+static void
+test_spec_yaml_thousand_specs_in_one_file_fit_the_budget(void **state)
+{
+    const char *full = SPEC_TEST_FULL;
+    const char *name = strstr(full, "fix-login-bug");
+    size_t n = 0;
+    char *text = malloc(1000 * (strlen(full) + 8) + 1);
+    struct spec_file f;
+
+    (void)state;
+    for (int i = 0; i < 1000; i++) /* each its own name: spec-NNN */
+        n += (size_t)sprintf(text + n, "---\n%.*sspec-%03d%s",
+                             (int)(name - full), full, i,
+                             name + strlen("fix-login-bug"));
+    assert_true(n < SPEC_MAX_FILE_BYTES);
+    spec_load_buffer("t.yaml", text, n, &f);
+    assert_int_equal(f.errors.n + f.errors.dropped, 0);
+    assert_int_equal(f.n, 1000);
+    spec_file_cleanup(&f);
+    free(text);
+}
+
 static void
 test_spec_yaml_scalar_types_follow_yaml_1_2_core(void **state)
 {
@@ -225,6 +342,12 @@ main(void)
         cmocka_unit_test(test_spec_yaml_billion_laughs_refused_at_first_anchor),
         cmocka_unit_test(test_spec_yaml_file_over_1mib_is_refused_before_parsing),
         cmocka_unit_test(test_spec_yaml_too_many_nodes_is_refused),
+        cmocka_unit_test(test_spec_yaml_duplicate_key_reports_the_first_repeat),
+        cmocka_unit_test(test_spec_yaml_node_budget_is_per_file_not_per_document),
+        cmocka_unit_test(
+            test_spec_yaml_empty_documents_count_against_the_file_budget),
+        cmocka_unit_test(
+            test_spec_yaml_thousand_specs_in_one_file_fit_the_budget),
         cmocka_unit_test(test_spec_yaml_scalar_types_follow_yaml_1_2_core),
         cmocka_unit_test(test_spec_yaml_raw_nul_reported_at_its_position),
         cmocka_unit_test(test_spec_yaml_bom_is_skipped),

@@ -97,6 +97,32 @@ if (expect_invalid "$G/raw-nul.yaml" 1:1 -) >/dev/null 2>&1; then
 fi
 check "the raw NUL is not reported at 1:1" true
 
+# The hostile files of tests/specs/hostile/make.sh (near 1 MiB each: the
+# parser's per-file budgets): exactly one error, the one on its first line
+# `# expect: LINE:COL - MESSAGE`.
+expect_hostile() {
+    local f=$1 pos=$2 msg=$3 out rc=0
+    out=$("$AGENTCTL" validate -f "$f" 2>&1) || rc=$?
+    check_eq "$(basename "$f"): exit code" 1 "$rc"
+    check_eq "$(basename "$f"): the one error" "$f:$pos: $msg" \
+        "$(grep -v '^1 file(s): ' <<<"$out")"
+}
+H=$TEST_TMP/hostile
+bash "$ROOT/tests/specs/hostile/make.sh" "$H"
+n=0
+for f in "$H"/*.yaml; do
+    read -r _ _ pos _ msg < <(head -n 1 "$f")
+    expect_hostile "$f" "$pos" "$msg"
+    n=$((n + 1))
+done
+check "the hostile set is complete ($n files)" test "$n" -ge 7
+# Negative control: another file's expectation must fail the check.
+if (expect_hostile "$H/docs-21x9999-keys.yaml" 2:40005 \
+    "document has too many nodes (limit 20000)") >/dev/null 2>&1; then
+    fail "expect_hostile accepted a wrong error"
+fi
+check "a wrong hostile expectation is caught" true
+
 # A directory: all of it, and one invalid file makes the whole run fail.
 rc=0
 "$AGENTCTL" validate -f "$CORPUS/valid" >/dev/null 2>&1 || rc=$?
