@@ -209,11 +209,30 @@ ctl_record_role_image(const struct ctl_record *r, int role)
     return role >= 0 && role < CTL_REC_ROLES ? r->res[role].image : NULL;
 }
 
+/* The progress bit of a container role's answered create, or -1. */
+static int
+created_bit(int role)
+{
+    switch (role) {
+    case RC_ROLE_PROXY:
+        return CTL_PROG_PROXY_CREATED;
+    case RC_ROLE_KEEPER:
+        return CTL_PROG_KEEPER_CREATED;
+    case RC_ROLE_AGENT:
+        return CTL_PROG_AGENT_CREATED;
+    case CTL_REC_PROBE:
+        return CTL_PROG_PROBE_CREATED;
+    default:
+        return -1;
+    }
+}
+
 void
 ctl_record_set_role(struct ctl_record *r, int role, const char *id,
                     const char *name)
 {
     struct ctl_record_res *o;
+    int bit = created_bit(role);
 
     if (role < 0 || role >= CTL_REC_ROLES)
         return;
@@ -222,7 +241,17 @@ ctl_record_set_role(struct ctl_record *r, int role, const char *id,
     o->set = true;
     o->id = ctl_record__dup_or_null(id);
     o->name = ctl_record__dup_or_null(name);
+    if (bit >= 0 && id != NULL)
+        r->progress |= 1u << bit;
     r->dirty = true;
+}
+
+bool
+ctl_record_role_answered(const struct ctl_record *r, const char *role)
+{
+    int bit = role != NULL ? created_bit(ctl_record_role(role)) : -1;
+
+    return bit >= 0 && (r->progress & (1u << bit)) != 0;
 }
 
 void

@@ -44,6 +44,10 @@ static const char *const progress_names[CTL_PROG_COUNT] = {
     [CTL_PROG_AGENT_STARTED] = "agentStarted",
     [CTL_PROG_PROBE_STARTED] = "probeStarted",
     [CTL_PROG_BOUNDARY_VERIFIED] = "boundaryVerified",
+    [CTL_PROG_PROXY_CREATED] = "proxyCreated",
+    [CTL_PROG_KEEPER_CREATED] = "keeperCreated",
+    [CTL_PROG_AGENT_CREATED] = "agentCreated",
+    [CTL_PROG_PROBE_CREATED] = "probeCreated",
 };
 
 const char *
