@@ -423,6 +423,8 @@ dr_rule(const struct rc_drift_ctx *c, const struct rc_drift_rule *r,
     switch (r->cmp) {
     case RC_CMP_GONE:
         return 0; /* it answered: rc_drift_check_missing() judges a 404 */
+    case RC_CMP_NEIGHBOUR:
+        return 0; /* about other containers: rc_drift_check_neighbour() */
     case RC_CMP_EXACT:
         return dr_cmp_exact(c, r, f);
     case RC_CMP_ID:

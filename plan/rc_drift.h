@@ -33,6 +33,7 @@
 #ifndef RC_DRIFT_H
 #define RC_DRIFT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,6 +66,8 @@ enum rc_drift_cmp {
     RC_CMP_LIVE_MOUNTS,       /* .Mounts[] = the body's mounts, as mounted */
     RC_CMP_INTERNAL_IP,       /* address on the internal network */
     RC_CMP_CGROUPNS,          /* body value, else the daemon's default */
+    RC_CMP_NEIGHBOUR,         /* another container, not this object's
+                                 inspect (rc_drift_check_neighbour) */
 };
 
 #define RC_DRIFT_ROLE(r) (1u << (r))
@@ -165,6 +168,31 @@ int rc_drift_check_missing(const struct rc_desired *d, enum rc_role role,
                            const cJSON *by_name,
                            const struct rc_drift_expect *x,
                            struct rc_drift_report *out);
+
+/* The attempt's containers, by role (RC_ROLE_PROXY, RC_ROLE_KEEPER,
+ * RC_ROLE_AGENT; NULL or "" when not recorded), plus its probe: every ID a
+ * container of the attempt has. Borrowed. */
+struct rc_drift_neighbours {
+    const char *container_ids[RC_ROLE_COUNT];
+};
+
+/* Judge a container that is not the attempt's (other: its entry of
+ * GET /containers/json, or its inspect): it must not join a namespace of
+ * one of ours (HostConfig NetworkMode, PidMode or IpcMode
+ * "container:<our ID>"; container.joined, reported on the joined role) nor
+ * mount one of d's volumes (Mounts[].Name; volume.foreign-mount, reported
+ * on the volume's role). A list entry has NetworkMode and Mounts only;
+ * PidMode and IpcMode need the inspect (rc_drift_neighbour_needs_inspect).
+ * Returns 1 with out filled, 0 when it touches nothing of ours (or the
+ * rule that would report it is set in disabled_rules), -1 on a bad
+ * argument. */
+int rc_drift_check_neighbour(const struct rc_desired *d, const cJSON *other,
+                             const struct rc_drift_neighbours *ours,
+                             uint64_t disabled_rules,
+                             struct rc_drift_report *out);
+
+/* other is a list entry without PidMode/IpcMode: inspect it to judge it. */
+bool rc_drift_neighbour_needs_inspect(const cJSON *other);
 
 /* The rule table: count, rule i (NULL when i is out of range), its ID
  * (NULL likewise), and the index of an ID (-1 when unknown). The bit of

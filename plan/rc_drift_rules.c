@@ -99,6 +99,12 @@ static const struct rc_drift_rule rules[] = {
       "where the agent writes" },
     { "container.stdin", CTR, "Config.OpenStdin", "/OpenStdin", "false",
       RC_CMP_EXACT, "false", "stdin stays closed (docs/design.md)" },
+    { "container.exec-ids", CTR, "ExecIDs", NULL, "null", RC_CMP_EXACT,
+      "none; a Docker exec_create or exec_start event on the container is "
+      "the same finding (an exec that ended is gone from ExecIDs)",
+      "a process started with docker exec (-u 0 --privileged) runs as root "
+      "with every capability inside the box's namespaces, past its user, "
+      "CapDrop and no-new-privileges" },
     /* ---- containers: privilege ---- */
     { "container.privileged", CTR, HC("Privileged"), "false", RC_CMP_EXACT,
       "false", "privileged is root on the host" },
@@ -177,6 +183,17 @@ static const struct rc_drift_rule rules[] = {
       "/HostConfig/CgroupnsMode", NULL, RC_CMP_CGROUPNS,
       "the body's, else the daemon's default (\"host\" on cgroup v1)",
       "the cgroup namespace the limits were checked in" },
+    { "container.joined", CTR,
+      "HostConfig.NetworkMode, PidMode, IpcMode of every other container",
+      NULL, NULL, RC_CMP_NEIGHBOUR,
+      "no container but the attempt's names this one as container:<ID> "
+      "(listed since the proxy's create; PidMode and IpcMode by inspect, "
+      "cached by container ID: they are create-time only)",
+      "a container in the agent's network namespace has no endpoint on the "
+      "internal network, so network.endpoint-extra cannot see it; in its "
+      "PID namespace it can ptrace and signal the agent. --ipc "
+      "container:<agent> is refused by Docker (IpcMode private, "
+      "container.ipc-mode)" },
     /* ---- containers: limits ---- */
     { "container.memory", CTR, HC("Memory"), "0", RC_CMP_EXACT, "the body's",
       "memory limit of the spec (docker update can change it)" },
@@ -207,6 +224,13 @@ static const struct rc_drift_rule rules[] = {
       "exactly the body's: type tmpfs, device, o (size, nr_inodes, uid, gid, "
       "mode)",
       "the byte and inode limits and the owner of the workspace" },
+    { "volume.foreign-mount", VOL, "Mounts of every other container", NULL,
+      NULL, RC_CMP_NEIGHBOUR,
+      "mounted by the attempt's containers only (every container created "
+      "since the proxy, listed with its Mounts)",
+      "-v <workspace volume>:/x or --volumes-from reads and writes the "
+      "workspace from outside the box, and a volume's inspect does not say "
+      "who mounts it" },
 };
 
 #define N_RULES (sizeof(rules) / sizeof(rules[0]))
