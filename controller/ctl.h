@@ -102,7 +102,10 @@ struct ctl_inv {
     enum ctl_progress action;         /* what the action step in flight does */
     /* revalidation */
     bool verify_due;          /* re-inspect every object before going on */
-    unsigned verified;        /* roles checked in this round (1 << rc_role) */
+    unsigned verified;        /* roles checked in this round (1 << rc_role,
+                                 CTL_VERIFIED_NEIGHBOURS) */
+    char exec_seen[224];      /* a docker exec on one of the attempt's
+                                 containers, "" = none (ctl_neighbours.c) */
     char verify_role[16];     /* role being inspected */
     cJSON *pending_inspect;   /* inspect waiting for its image's config */
     bool repairing;           /* drift before start: tear down, rebuild */
@@ -156,6 +159,8 @@ struct ctl {
     int gc_stage;            /* which object list it is reading */
     cJSON *gc_queue;         /* paths of orphans still to remove */
     cJSON *image_configs;    /* image ID -> Config (immutable by ID) */
+    cJSON *ns_modes;         /* container ID -> {PidMode, IpcMode} of other
+                                containers (create-time only) */
     uint64_t disabled_rules; /* test-hooks build only: drift rules off */
     int64_t lease;           /* etcd lease of our claims; 0 = none yet */
     ev_timer lease_timer;    /* keepalive every lease_ttl_s / 3 */
@@ -290,6 +295,22 @@ void ctl_verify_note_standin(struct ctl_inv *inv, const char *role,
 /* The object with this Docker ID (NULL: none) was reported as a stand-in
  * under one of the attempt's names: never adopt it, never remove it. */
 bool ctl_verify_is_standin(const struct ctl_inv *inv, const char *id);
+
+/* Fail the attempt closed on drift found outside the role inspects (the
+ * running agent is stopped, drift before the start is repaired). */
+void ctl_verify_drift(struct ctl_inv *inv, const char *rule,
+                      const char *message);
+
+/* ctl_neighbours.c: the round's check of the other containers (joined
+ * namespaces, mounted volumes); false when it is done. Its bit in
+ * ctl_inv.verified: */
+#define CTL_VERIFIED_NEIGHBOURS (1u << RC_ROLE_COUNT)
+bool ctl_neighbours_step(struct ctl_inv *inv);
+/* A Docker exec_create/exec_start event (action) on container_id: when it
+ * is one of the attempt's, the next revalidation reports
+ * container.exec-ids. */
+void ctl_neighbours_exec_seen(struct ctl_inv *inv, const char *container_id,
+                              const char *action);
 
 /* ctl_probe.c: the boundary probe step the planner chose (one of the
  * PLAN_PROBE_* actions); false when none was started. */

@@ -348,6 +348,7 @@ static int
 ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
 {
     c->image_configs = cJSON_CreateObject();
+    c->ns_modes = cJSON_CreateObject();
 #ifdef AGENTCTL_TEST_HOOKS
     if (test_hooks(c, e) == -1)
         return -1;
@@ -386,6 +387,7 @@ ctl_close(struct ctl *c)
     store_close(c->store);
     cfg_free(c->cfg);
     cJSON_Delete(c->image_configs);
+    cJSON_Delete(c->ns_modes);
     ev_signal_stop(c->loop, &c->sigterm);
     ev_signal_stop(c->loop, &c->sigint);
     ev_signal_stop(c->loop, &c->sighup);

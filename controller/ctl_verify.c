@@ -93,6 +93,12 @@ on_drift(struct ctl_inv *inv, const char *rule, const char *message)
     ctl_inv_kick(inv, 0);
 }
 
+void
+ctl_verify_drift(struct ctl_inv *inv, const char *rule, const char *message)
+{
+    on_drift(inv, rule, message);
+}
+
 static void
 fill_endpoints(const struct ctl_inv *inv, struct rc_drift_expect *x,
                const char *allowed[3], const char *required[1])
@@ -414,6 +420,14 @@ ctl_verify_step(struct ctl_inv *inv)
 {
     if (!inv->verify_due || inv->desired == NULL)
         return false;
+    if (inv->exec_seen[0] != '\0') {
+        char msg[sizeof(inv->exec_seen)];
+
+        snprintf(msg, sizeof(msg), "%s", inv->exec_seen);
+        inv->exec_seen[0] = '\0';
+        on_drift(inv, "container.exec-ids", msg);
+        return true;
+    }
     for (size_t i = 0; verify_roles[i] != NULL; i++) {
         enum rc_role r = role_of(verify_roles[i]);
 
@@ -422,6 +436,8 @@ ctl_verify_step(struct ctl_inv *inv)
                 NULL)
             return inspect(inv, verify_roles[i]);
     }
+    if (ctl_neighbours_step(inv))
+        return true;
     inv->verify_due = false;
     inv->verified = 0;
     ctl_status_set_condition(inv, "Drifted", false, "Verified",
