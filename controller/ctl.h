@@ -33,6 +33,7 @@
 #include "plan_step.h"
 #include "err.h"
 #include "rc_desired.h"
+#include "rc_drift.h"
 #include "rc_output.h"
 #include "spec.h"
 #include "store.h"
@@ -161,7 +162,8 @@ struct ctl {
     cJSON *image_configs;    /* image ID -> Config (immutable by ID) */
     cJSON *ns_modes;         /* container ID -> {PidMode, IpcMode} of other
                                 containers (create-time only) */
-    uint64_t disabled_rules; /* test-hooks build only: drift rules off */
+    struct rc_drift_set disabled_rules; /* test-hooks build only: drift
+                                           rules off */
     int64_t lease;           /* etcd lease of our claims; 0 = none yet */
     ev_timer lease_timer;    /* keepalive every lease_ttl_s / 3 */
     char store_error[256];   /* why etcd is unreachable ("" = it is not) */

@@ -337,7 +337,7 @@ test_hooks(struct ctl *c, struct err *e)
 
         if (i < 0)
             return err_set(e, ERR_INVALID, "unknown drift rule \"%s\"", tok);
-        c->disabled_rules |= 1ull << i;
+        rc_drift_set_add(&c->disabled_rules, (size_t)i);
         log_kv(LOG_WARN, "TEST HOOK: drift rule disabled", "rule", tok, NULL);
     }
     return 0;

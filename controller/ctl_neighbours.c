@@ -83,7 +83,7 @@ judge(struct ctl_inv *inv, const cJSON *other)
     struct rc_drift_neighbours n = ours_of(inv);
     struct rc_drift_report rep;
     int rc = rc_drift_check_neighbour(inv->desired, other, &n,
-                                      inv->ctl->disabled_rules, &rep);
+                                      &inv->ctl->disabled_rules, &rep);
 
     if (rc == 1)
         ctl_verify_drift(inv, rep.rule, rep.message);
@@ -216,7 +216,7 @@ ctl_neighbours_exec_seen(struct ctl_inv *inv, const char *container_id,
     int rule = rc_drift_rule_by_id("container.exec-ids");
 
     if (role == NULL || rule < 0 ||
-        (inv->ctl->disabled_rules & (1ull << rule)) ||
+        rc_drift_set_has(&inv->ctl->disabled_rules, (size_t)rule) ||
         inv->exec_seen[0] != '\0')
         return;
     snprintf(inv->exec_seen, sizeof(inv->exec_seen),

@@ -523,7 +523,7 @@ rc_drift_check(const struct rc_desired *d, enum rc_role role,
         int rc;
 
         if (!(r->roles & RC_DRIFT_ROLE(role)) ||
-            (x->disabled_rules & (1ull << i)) ||
+            rc_drift_set_has(&x->disabled_rules, i) ||
             (r->cmp == RC_CMP_CREATED_AT && x->created_at == NULL))
             continue;
         memset(&f, 0, sizeof(f));
@@ -534,7 +534,7 @@ rc_drift_check(const struct rc_desired *d, enum rc_role role,
             continue;
         if (rep.count++ == 0 && dr_report(&c, r, &f, &rep) == -1)
             return -1;
-        rep.drifted |= 1ull << i;
+        rc_drift_set_add(&rep.drifted, i);
     }
     *out = rep;
     return rep.count > 0;
@@ -606,7 +606,7 @@ rc_drift_check_missing(const struct rc_desired *d, enum rc_role role,
     memset(&rep, 0, sizeof(rep));
     memset(&f, 0, sizeof(f));
     *out = rep;
-    if (x->disabled_rules & (1ull << i))
+    if (rc_drift_set_has(&x->disabled_rules, (size_t)i))
         return 0;
     rc = by_name != NULL ? dr_rule(&c, rc_drift_rule_at((size_t)i), &f)
                          : dr_gone(&c, &f);
@@ -621,7 +621,7 @@ rc_drift_check_missing(const struct rc_desired *d, enum rc_role role,
     if (dr_report(&c, rc_drift_rule_at((size_t)i), &f, &rep) == -1)
         return -1;
     rep.count = 1;
-    rep.drifted = 1ull << i;
+    rc_drift_set_add(&rep.drifted, (size_t)i);
     *out = rep;
     return 1;
 }

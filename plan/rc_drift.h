@@ -7,7 +7,7 @@
  * The rules live in one table (rc_drift_rules.c), documented row for row
  * in docs/drift-rules.md (a unit test keeps the two in lock-step). Each
  * rule has a stable ID such as "container.restart-policy" and an index;
- * bit (1 << index) of rc_drift_expect.disabled_rules switches it off (a
+ * rule i in rc_drift_expect.disabled_rules switches it off (a
  * test-only negative control: it proves a test of that rule can fail).
  *
  * Identity (the ID behind the object's name is the recorded one) takes
@@ -70,6 +70,34 @@ enum rc_drift_cmp {
                                  inspect (rc_drift_check_neighbour) */
 };
 
+/* A set of rules by index (the table holds at most RC_DRIFT_MAX_RULES). */
+#define RC_DRIFT_MAX_RULES 128
+struct rc_drift_set {
+    uint64_t w[RC_DRIFT_MAX_RULES / 64];
+};
+
+static inline bool
+rc_drift_set_has(const struct rc_drift_set *s, size_t i)
+{
+    return i < RC_DRIFT_MAX_RULES && (s->w[i / 64] >> (i % 64)) & 1u;
+}
+
+static inline void
+rc_drift_set_add(struct rc_drift_set *s, size_t i)
+{
+    if (i < RC_DRIFT_MAX_RULES)
+        s->w[i / 64] |= 1ull << (i % 64);
+}
+
+static inline bool
+rc_drift_set_empty(const struct rc_drift_set *s)
+{
+    for (size_t k = 0; k < RC_DRIFT_MAX_RULES / 64; k++)
+        if (s->w[k] != 0)
+            return false;
+    return true;
+}
+
 #define RC_DRIFT_ROLE(r) (1u << (r))
 #define RC_DRIFT_CONTAINERS                                                    \
     (RC_DRIFT_ROLE(RC_ROLE_PROXY) | RC_DRIFT_ROLE(RC_ROLE_KEEPER) |            \
@@ -121,7 +149,8 @@ struct rc_drift_expect {
     size_t n_allowed;
     const char *const *required;
     size_t n_required;
-    uint64_t disabled_rules; /* bit i skips rule i; 0 in production */
+    struct rc_drift_set disabled_rules; /* rule i skipped; empty in
+                                           production */
 };
 
 /* The first drift found, in table order, and which rules found any. */
@@ -133,7 +162,7 @@ struct rc_drift_report {
     char expected[RC_DRIFT_VALUE_MAX]; /* short JSON text */
     char observed[RC_DRIFT_VALUE_MAX]; /* short JSON text */
     char message[RC_DRIFT_MSG_MAX];    /* one line, for the condition */
-    uint64_t drifted;                  /* bit i: rule i found drift */
+    struct rc_drift_set drifted;       /* rule i found drift */
     unsigned count;                    /* rules that found drift */
 };
 
@@ -188,7 +217,7 @@ struct rc_drift_neighbours {
  * argument. */
 int rc_drift_check_neighbour(const struct rc_desired *d, const cJSON *other,
                              const struct rc_drift_neighbours *ours,
-                             uint64_t disabled_rules,
+                             const struct rc_drift_set *disabled_rules,
                              struct rc_drift_report *out);
 
 /* other is a list entry without PidMode/IpcMode: inspect it to judge it. */
@@ -196,7 +225,7 @@ bool rc_drift_neighbour_needs_inspect(const cJSON *other);
 
 /* The rule table: count, rule i (NULL when i is out of range), its ID
  * (NULL likewise), and the index of an ID (-1 when unknown). The bit of
- * rule i in disabled_rules and in rc_drift_report.drifted is 1 << i. */
+ * rule i in disabled_rules and in rc_drift_report.drifted is member i. */
 size_t rc_drift_rule_count(void);
 const struct rc_drift_rule *rc_drift_rule_at(size_t i);
 const char *rc_drift_rule_id(size_t i);

@@ -79,7 +79,7 @@ neighbour_report(const struct rc_desired *d, const char *id, int role,
     snprintf(out->expected, sizeof(out->expected), "%s", expected);
     snprintf(out->observed, sizeof(out->observed), "%s", observed);
     snprintf(out->message, sizeof(out->message), "%s", message);
-    out->drifted = 1ull << i;
+    rc_drift_set_add(&out->drifted, (size_t)i);
     out->count = 1;
     return 1;
 }
@@ -87,7 +87,8 @@ neighbour_report(const struct rc_desired *d, const char *id, int role,
 int
 rc_drift_check_neighbour(const struct rc_desired *d, const cJSON *other,
                          const struct rc_drift_neighbours *ours,
-                         uint64_t disabled_rules, struct rc_drift_report *out)
+                         const struct rc_drift_set *disabled_rules,
+                         struct rc_drift_report *out)
 {
     const cJSON *id, *hc, *mount = NULL;
     const char *cid;
@@ -95,14 +96,14 @@ rc_drift_check_neighbour(const struct rc_desired *d, const cJSON *other,
     int r, joined = rc_drift_rule_by_id("container.joined");
     int mounted = rc_drift_rule_by_id("volume.foreign-mount");
 
-    if (d == NULL || ours == NULL || out == NULL || !cJSON_IsObject(other) ||
-        joined < 0 || mounted < 0)
+    if (d == NULL || ours == NULL || disabled_rules == NULL || out == NULL ||
+        !cJSON_IsObject(other) || joined < 0 || mounted < 0)
         return -1;
     id = cJSON_GetObjectItemCaseSensitive(other, "Id");
     cid = cJSON_IsString(id) ? id->valuestring : "?";
     hc = cJSON_GetObjectItemCaseSensitive(other, "HostConfig");
     for (size_t k = 0; k < sizeof(ns_modes) / sizeof(ns_modes[0]) &&
-                       !(disabled_rules & (1ull << joined));
+                       !rc_drift_set_has(disabled_rules, (size_t)joined);
          k++) {
         const char *mode = rc_drift__str(
             cJSON_GetObjectItemCaseSensitive(hc, ns_modes[k]));
@@ -120,7 +121,7 @@ rc_drift_check_neighbour(const struct rc_desired *d, const cJSON *other,
         return neighbour_report(d, "container.joined", r, field,
                                 "no other container", cid, msg, out);
     }
-    if (disabled_rules & (1ull << mounted))
+    if (rc_drift_set_has(disabled_rules, (size_t)mounted))
         return 0;
     r = mounted_role(cJSON_GetObjectItemCaseSensitive(other, "Mounts"), d,
                      &mount);

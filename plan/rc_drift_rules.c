@@ -235,8 +235,9 @@ static const struct rc_drift_rule rules[] = {
 
 #define N_RULES (sizeof(rules) / sizeof(rules[0]))
 
-/* Rules are addressed by a bit of a uint64_t. */
-_Static_assert(sizeof(rules) / sizeof(rules[0]) <= 64, "at most 64 rules");
+/* Rules are addressed by their index in a struct rc_drift_set. */
+_Static_assert(sizeof(rules) / sizeof(rules[0]) <= RC_DRIFT_MAX_RULES,
+               "at most RC_DRIFT_MAX_RULES rules");
 
 size_t
 rc_drift_rule_count(void)

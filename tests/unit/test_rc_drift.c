@@ -3,7 +3,7 @@
  * rc_desired_build() makes from the spec below): every fixture as captured
  * shows no drift; for every rule a mutation that breaks exactly that rule
  * is reported with that rule, field, expected and observed value, and is
- * not reported with the rule's bit in disabled_rules (the negative control
+ * not reported with the rule in disabled_rules (the negative control
  * the integration tests rely on); the rule table and docs/drift-rules.md
  * agree row for row; no report holds the credential.
  *
@@ -25,6 +25,17 @@
 #define DOC_BEGIN                                                              \
     "<!-- rules:begin (generated: test_rc_drift --write-doc) -->\n"
 #define DOC_END "<!-- rules:end -->\n"
+
+/* s holds exactly rules a and b (a == b: one rule). */
+static bool
+same_set(const struct rc_drift_set *s, size_t a, size_t b)
+{
+    struct rc_drift_set want = { { 0 } };
+
+    rc_drift_set_add(&want, a);
+    rc_drift_set_add(&want, b);
+    return memcmp(s, &want, sizeof(want)) == 0;
+}
 
 static const char *
 str_at(const cJSON *j, const char *ptr)
@@ -372,7 +383,7 @@ check_mut(struct drift_fx *fx, size_t i, const struct mut *m)
     assert_int_equal(r.role, m->role);
     /* exactly this rule and no other */
     assert_int_equal(r.count, 1);
-    assert_true(r.drifted == (1ull << bit));
+    assert_true(same_set(&r.drifted, (size_t)bit, (size_t)bit));
     assert_string_equal(r.field, m->field);
     if (m->exp != NULL)
         assert_string_equal(r.expected, m->exp);
@@ -381,7 +392,7 @@ check_mut(struct drift_fx *fx, size_t i, const struct mut *m)
     assert_non_null(strstr(r.message, rc_desired_object(fx->d, m->role)->name));
     assert_no_secret(&r);
     /* negative control: the switch turns exactly this finding off */
-    x.disabled_rules = 1ull << bit;
+    rc_drift_set_add(&x.disabled_rules, (size_t)bit);
     assert_int_equal(rc_drift_check(fx->d, m->role, obj, &x, &r), 0);
     assert_int_equal(r.count, 0);
     cJSON_Delete(obj);
@@ -434,7 +445,7 @@ test_fixtures_clean(void **state)
         if (rc != 0)
             fail_msg("%s: rc %d: %s", rc_role_name(role), rc, r.message);
         assert_int_equal(r.count, 0);
-        assert_true(r.drifted == 0);
+        assert_true(rc_drift_set_empty(&r.drifted));
     }
 }
 
@@ -646,9 +657,9 @@ test_all_rules_counted(void **state)
     expect_for(fx, RC_ROLE_PROXY, &x);
     assert_int_equal(rc_drift_check(fx->d, RC_ROLE_PROXY, p, &x, &r), 1);
     assert_int_equal(r.count, 2);
-    assert_true(r.drifted == ((1ull << id) | (1ull << rp)));
+    assert_true(same_set(&r.drifted, (size_t)id, (size_t)rp));
     assert_string_equal(r.rule, "container.id");
-    x.disabled_rules = 1ull << id;
+    rc_drift_set_add(&x.disabled_rules, (size_t)id);
     assert_int_equal(rc_drift_check(fx->d, RC_ROLE_PROXY, p, &x, &r), 1);
     assert_string_equal(r.message,
                         "proxy agentctl-driftfx-5eedf00d-proxy: "

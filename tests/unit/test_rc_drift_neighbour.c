@@ -47,14 +47,18 @@ entry(const char *hostconfig, const char *mounts)
     return j;
 }
 
-static uint64_t
+static struct rc_drift_set
 bit(const char *rule)
 {
+    struct rc_drift_set s = { { 0 } };
     int i = rc_drift_rule_by_id(rule);
 
     assert_true(i >= 0);
-    return 1ull << i;
+    rc_drift_set_add(&s, (size_t)i);
+    return s;
 }
+
+static const struct rc_drift_set none = { { 0 } };
 
 /* other must be reported as rule on role, and not with the rule off. */
 static void
@@ -64,17 +68,18 @@ assert_reported(const struct drift_fx *fx, cJSON *other, const char *rule,
     struct rc_drift_neighbours n = ours();
     struct rc_drift_report r;
 
-    assert_int_equal(rc_drift_check_neighbour(fx->d, other, &n, 0, &r), 1);
+    struct rc_drift_set off = bit(rule);
+
+    assert_int_equal(rc_drift_check_neighbour(fx->d, other, &n, &none, &r), 1);
     print_message("%s: %s\n", r.rule, r.message);
     assert_string_equal(r.rule, rule);
     assert_int_equal(r.role, role);
     assert_int_equal(r.count, 1);
-    assert_true(r.drifted == bit(rule));
+    assert_true(memcmp(&r.drifted, &off, sizeof(off)) == 0);
     assert_string_equal(r.observed, OTHER_ID);
     assert_non_null(strstr(r.message, rc_desired_object(fx->d, role)->name));
     assert_non_null(strstr(r.message, "eeeeeeeeeeee"));
-    assert_int_equal(rc_drift_check_neighbour(fx->d, other, &n, bit(rule), &r),
-                     0);
+    assert_int_equal(rc_drift_check_neighbour(fx->d, other, &n, &off, &r), 0);
     cJSON_Delete(other);
 }
 
@@ -84,7 +89,7 @@ assert_quiet(const struct drift_fx *fx, cJSON *other)
     struct rc_drift_neighbours n = ours();
     struct rc_drift_report r;
 
-    assert_int_equal(rc_drift_check_neighbour(fx->d, other, &n, 0, &r), 0);
+    assert_int_equal(rc_drift_check_neighbour(fx->d, other, &n, &none, &r), 0);
     cJSON_Delete(other);
 }
 
@@ -168,9 +173,10 @@ test_bad_arguments(void **state)
     struct rc_drift_report r;
     cJSON *arr = cJSON_CreateArray();
 
-    assert_int_equal(rc_drift_check_neighbour(NULL, arr, &n, 0, &r), -1);
-    assert_int_equal(rc_drift_check_neighbour(fx->d, arr, &n, 0, &r), -1);
-    assert_int_equal(rc_drift_check_neighbour(fx->d, NULL, &n, 0, &r), -1);
+    assert_int_equal(rc_drift_check_neighbour(NULL, arr, &n, &none, &r), -1);
+    assert_int_equal(rc_drift_check_neighbour(fx->d, arr, &n, &none, &r), -1);
+    assert_int_equal(rc_drift_check_neighbour(fx->d, NULL, &n, &none, &r), -1);
+    assert_int_equal(rc_drift_check_neighbour(fx->d, arr, &n, NULL, &r), -1);
     cJSON_Delete(arr);
 }
 
