@@ -148,6 +148,8 @@ struct ctl {
     bool docker_up;
     char docker_error[256];
     bool negotiating;
+    struct dk_security security; /* GET /info after each negotiation */
+    char security_error[256];    /* why boxes cannot run ("" = they can) */
     bool stopping;
     struct ctl_metrics *metrics;
     struct ctl_http *http;

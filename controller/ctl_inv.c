@@ -217,6 +217,10 @@ capture(struct ctl_inv *inv)
                            "spec.cancel was true before the attempt started");
         return;
     }
+    /* No box is built before GET /info said the daemon confines it with
+     * seccomp (ctl_main.c); the next resync asks again. */
+    if (inv->ctl->security_error[0] != '\0' || !inv->ctl->docker_up)
+        return;
     if (!capture_checks(inv))
         return;
     if (inv->pinned_image[0] == '\0') {
@@ -271,6 +275,7 @@ ensure_captured(struct ctl_inv *inv)
     in.subnet_index = inv->rec.has_subnet ? (unsigned)inv->rec.subnet_index : 0;
     in.credential = inv->credential;
     in.git_metadata = inv->rec.git_metadata;
+    in.apparmor = inv->ctl->security.apparmor;
     inv->desired = rc_desired_build(inv->captured, inv->ctl->cfg, &in, &e);
     if (inv->desired == NULL) {
         char msg[600];

@@ -117,6 +117,8 @@ struct rc_inputs {
     const char *credential;     /* value of spec.credential, NULL if none */
     const char *egress_network; /* NULL = cfg->egress_network */
     bool git_metadata; /* the workspace had a .git directory at capture */
+    bool apparmor;     /* the daemon has AppArmor (GET /info): every
+                          container gets apparmor=docker-default */
 };
 
 struct rc_object {

@@ -414,6 +414,26 @@ dr_cmp_env(const struct rc_drift_ctx *c, const struct rc_drift_rule *r,
     return 0;
 }
 
+/* AppArmorProfile: the profile of the body's "apparmor=<p>" SecurityOpt,
+ * else "" - the controller sets it exactly when the host has AppArmor,
+ * and on such a host Docker would put docker-default there by itself. */
+static int
+dr_cmp_apparmor(const struct rc_drift_ctx *c, const struct rc_drift_rule *r,
+                struct rc_drift_find *f)
+{
+    const cJSON *opts = rc_json_at(c->o->body, r->want), *o;
+    const char *want = "";
+
+    cJSON_ArrayForEach(o, opts)
+    {
+        const char *s = rc_drift__str(o);
+
+        if (s != NULL && strncmp(s, "apparmor=", 9) == 0)
+            want = s + 9;
+    }
+    return dr_cmp_string(c, r->path, want, f);
+}
+
 /* ---- the check ---------------------------------------------------------- */
 
 static int
@@ -423,6 +443,8 @@ dr_rule(const struct rc_drift_ctx *c, const struct rc_drift_rule *r,
     switch (r->cmp) {
     case RC_CMP_GONE:
         return 0; /* it answered: rc_drift_check_missing() judges a 404 */
+    case RC_CMP_APPARMOR:
+        return dr_cmp_apparmor(c, r, f);
     case RC_CMP_NEIGHBOUR:
         return 0; /* about other containers: rc_drift_check_neighbour() */
     case RC_CMP_EXACT:

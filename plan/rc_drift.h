@@ -66,6 +66,8 @@ enum rc_drift_cmp {
     RC_CMP_LIVE_MOUNTS,       /* .Mounts[] = the body's mounts, as mounted */
     RC_CMP_INTERNAL_IP,       /* address on the internal network */
     RC_CMP_CGROUPNS,          /* body value, else the daemon's default */
+    RC_CMP_APPARMOR,          /* the profile the body's SecurityOpt names,
+                                 else "" (no AppArmor on the host) */
     RC_CMP_NEIGHBOUR,         /* another container, not this object's
                                  inspect (rc_drift_check_neighbour) */
 };

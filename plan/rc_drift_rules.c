@@ -117,6 +117,33 @@ static const struct rc_drift_rule rules[] = {
     { "container.security-opt", CTR, HC("SecurityOpt"), "null", RC_CMP_EXACT,
       "exactly the body's ([\"no-new-privileges\"])",
       "seccomp=unconfined or a lost no-new-privileges reopens escalation" },
+    { "container.apparmor", CTR, "AppArmorProfile", "/HostConfig/SecurityOpt",
+      NULL, RC_CMP_APPARMOR,
+      "docker-default where the host has AppArmor (the body says "
+      "apparmor=docker-default), else \"\"",
+      "unconfined lifts the mandatory access control Docker's profile adds "
+      "(mount, /proc writes, ptrace)" },
+    { "container.masked-paths", CTR, HC("MaskedPaths"), "null", RC_CMP_EXACT,
+      "exactly the body's: Docker's default list (/proc/kcore, /proc/keys, "
+      "/sys/firmware, ...)",
+      "an unmasked /proc/kcore or /proc/keys leaks the host's memory and "
+      "keys; --security-opt systempaths=unconfined empties it" },
+    { "container.readonly-paths", CTR, HC("ReadonlyPaths"), "null",
+      RC_CMP_EXACT,
+      "exactly the body's: Docker's default list (/proc/sys, "
+      "/proc/sysrq-trigger, ...)",
+      "a writable /proc/sys or /proc/sysrq-trigger reaches the host kernel" },
+    { "container.sysctls", CTR, HC("Sysctls"), "null", RC_CMP_EXACT,
+      "exactly the body's (agent, probe: net.ipv6.conf.all and default "
+      "disable_ipv6 \"1\"; none elsewhere)",
+      "an IPv6 address in the box is a path the proxy does not see; other "
+      "sysctls change the box's network stack" },
+    { "container.ulimits", CTR, HC("Ulimits"), "null", RC_CMP_EXACT,
+      "exactly the body's: nofile and nproc",
+      "descriptor and process exhaustion of the host" },
+    { "container.shm-size", CTR, HC("ShmSize"), "67108864", RC_CMP_EXACT,
+      "the body's (agent 16 MiB, helpers 1 MiB)",
+      "/dev/shm is unsized writable memory outside the volumes' limits" },
     { "container.restart-policy", CTR, HC("RestartPolicy"),
       "{\"Name\":\"no\",\"MaximumRetryCount\":0}", RC_CMP_EXACT,
       "Name \"no\", MaximumRetryCount 0",
@@ -200,7 +227,8 @@ static const struct rc_drift_rule rules[] = {
     { "container.memory-swap", CTR, HC("MemorySwap"), "0", RC_CMP_EXACT,
       "the body's (= Memory: no swap)", "swap would lift the memory limit" },
     { "container.nano-cpus", CTR, HC("NanoCpus"), "0", RC_CMP_EXACT,
-      "the body's, else 0", "cpu limit of the spec" },
+      "the body's (agent: the spec's; proxy 1 CPU, keeper 0.1)",
+      "cpu limit of the spec; a helper without one can starve the host" },
     { "container.pids-limit", CTR, HC("PidsLimit"), "null", RC_CMP_EXACT,
       "the body's", "fork bombs" },
     { "container.init", CTR, HC("Init"), "null", RC_CMP_EXACT, "true",

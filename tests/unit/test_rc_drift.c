@@ -249,6 +249,29 @@ static const struct mut muts[] = {
       "\"seccomp=unconfined\"", "HostConfig.SecurityOpt",
       "[\"no-new-privileges\"]",
       "[\"no-new-privileges\",\"seccomp=unconfined\"]" },
+    /* Docker's defaults, stated in the bodies (plan/rc_harden.c) */
+    { A, "container.apparmor", "/AppArmorProfile", "\"unconfined\"",
+      "AppArmorProfile", "\"\"", "\"unconfined\"" },
+    { A, "container.masked-paths", "/HostConfig/MaskedPaths", "[]",
+      "HostConfig.MaskedPaths", NULL, "[]" },
+    { P, "container.masked-paths", "/HostConfig/MaskedPaths/2", NULL,
+      "HostConfig.MaskedPaths", NULL, NULL },
+    { K, "container.readonly-paths", "/HostConfig/ReadonlyPaths", "[]",
+      "HostConfig.ReadonlyPaths", NULL, "[]" },
+    { A, "container.sysctls", "/HostConfig/Sysctls/net.ipv6.conf.all.disable_ipv6",
+      "\"0\"", "HostConfig.Sysctls.net.ipv6.conf.all.disable_ipv6", "\"1\"",
+      "\"0\"" },
+    { P, "container.sysctls", "/HostConfig/Sysctls",
+      "{\"net.ipv4.ip_forward\":\"1\"}", "HostConfig.Sysctls", "null",
+      "{\"net.ipv4.ip_forward\":\"1\"}" },
+    { A, "container.ulimits", "/HostConfig/Ulimits/0/Hard", "1048576",
+      "HostConfig.Ulimits", NULL, NULL },
+    { K, "container.ulimits", "/HostConfig/Ulimits", "[]", "HostConfig.Ulimits",
+      NULL, "[]" },
+    { A, "container.shm-size", "/HostConfig/ShmSize", "67108864",
+      "HostConfig.ShmSize", "16777216", "67108864" },
+    { P, "container.shm-size", "/HostConfig/ShmSize", "2147483648",
+      "HostConfig.ShmSize", "1048576", "2147483648" },
     { P, "container.restart-policy", "/HostConfig/RestartPolicy/Name",
       "\"always\"", "HostConfig.RestartPolicy.Name", "\"no\"", "\"always\"" },
     { K, "container.restart-policy", "/HostConfig/RestartPolicy",
@@ -340,7 +363,9 @@ static const struct mut muts[] = {
     { A, "container.nano-cpus", "/HostConfig/NanoCpus", "2000000000",
       "HostConfig.NanoCpus", "500000000", "2000000000" },
     { K, "container.nano-cpus", "/HostConfig/NanoCpus", "1000000000",
-      "HostConfig.NanoCpus", "0", "1000000000" },
+      "HostConfig.NanoCpus", "100000000", "1000000000" },
+    { P, "container.nano-cpus", "/HostConfig/NanoCpus", "0",
+      "HostConfig.NanoCpus", "1000000000", "0" },
     { A, "container.pids-limit", "/HostConfig/PidsLimit", "-1",
       "HostConfig.PidsLimit", "64", "-1" },
     { P, "container.init", "/HostConfig/Init", "false", "HostConfig.Init",
@@ -355,8 +380,13 @@ static const struct mut muts[] = {
     { WS, "volume.options", "/Options/o",
       "\"size=1073741824,nr_inodes=1000,uid=1000,gid=1000,mode=0700\"",
       "Options.o",
-      "\"size=8388608,nr_inodes=1000,uid=1000,gid=1000,mode=0700\"",
+      "\"size=8388608,nr_inodes=1000,uid=1000,gid=1000,mode=0700,nosuid,nodev\"",
       "\"size=1073741824,nr_inodes=1000,uid=1000,gid=1000,mode=0700\"" },
+    /* nosuid,nodev lost: setuid binaries and device nodes on the tmpfs */
+    { WS, "volume.options", "/Options/o",
+      "\"size=8388608,nr_inodes=1000,uid=1000,gid=1000,mode=0700\"",
+      "Options.o", NULL,
+      "\"size=8388608,nr_inodes=1000,uid=1000,gid=1000,mode=0700\"" },
     { SC, "volume.options", "/Options/type", "\"ext4\"", "Options.type",
       "\"tmpfs\"", "\"ext4\"" },
 };
@@ -738,7 +768,7 @@ test_rule_names(void **state)
     size_t n = rc_drift_rule_count();
 
     (void)state;
-    assert_true(n > 0 && n <= 64);
+    assert_true(n > 0 && n <= RC_DRIFT_MAX_RULES);
     for (size_t i = 0; i < n; i++) {
         const struct rc_drift_rule *r = rc_drift_rule_at(i);
 
