@@ -13,6 +13,9 @@
  *   direct   a plain TCP connect to each --direct address must fail (all
  *            at once, under one --timeout-ms).
  *   dns      the container's resolver must not answer the vendor's name.
+ *   ipv6     the namespace has no inet6 address at all (/proc/net/if_inet6
+ *            empty, ::1 included): an IPv6 path is one the proxy does not
+ *            see, and only sysctls the controller sets keep it off.
  *
  * It never resolves a name itself (names only travel in CONNECT lines and
  * in the one DNS query it sends to its own namespace's resolver) and it
@@ -40,7 +43,8 @@
 #define PROBE_MAX_DIRECT         16
 #define PROBE_MAX_TARGET         255 /* host:port in a CONNECT line */
 #define PROBE_MAX_HEAD           4096
-#define PROBE_MAX_CHECKS         (3 + PROBE_MAX_DIRECT)
+#define PROBE_MAX_CHECKS         (4 + PROBE_MAX_DIRECT)
+#define PROBE_IF_INET6           "/proc/net/if_inet6"
 #define PROBE_RESOLV_CONF        "/etc/resolv.conf"
 
 enum probe_exit {
@@ -57,7 +61,7 @@ enum probe_fail {
 };
 
 struct probe_check {
-    const char *name;   /* allowed, denied, direct, dns */
+    const char *name;   /* allowed, denied, direct, dns, ipv6 */
     const char *target; /* host:port or ip:port; borrowed from argv */
     bool ok;
     enum probe_fail fail; /* meaning when !ok */
@@ -641,6 +645,41 @@ probe_check_dns(const struct probe_opts *o, struct probe_report *r)
         c->ok = false;
 }
 
+/* Every line of /proc/net/if_inet6 is one address of this namespace. No
+ * file means the kernel has no IPv6 at all; a file it cannot read is a
+ * failure (it cannot tell). */
+static void
+probe_check_ipv6(struct probe_report *r)
+{
+    struct probe_check *c = probe_add(r, "ipv6", "inet6");
+    FILE *f = fopen(PROBE_IF_INET6, "r");
+    char line[160], dev[32] = "";
+    int n = 0;
+
+    c->ok = true;
+    c->fail = PROBE_FAIL_BREACH;
+    if (f == NULL) {
+        c->ok = errno == ENOENT;
+        snprintf(c->detail, sizeof(c->detail), "%s",
+                 c->ok ? "no IPv6 in the kernel" : "cannot read if_inet6");
+        return;
+    }
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (n++ == 0 && sscanf(line, "%*s %*s %*s %*s %*s %31s", dev) != 1)
+            dev[0] = '\0';
+    fclose(f);
+    for (char *p = dev; *p != '\0'; p++)
+        if (*p < 0x21 || *p > 0x7e || *p == '"' || *p == '\\')
+            *p = '?'; /* printed in the JSON line as is */
+    if (n == 0) {
+        snprintf(c->detail, sizeof(c->detail), "no address");
+        return;
+    }
+    c->ok = false;
+    snprintf(c->detail, sizeof(c->detail), "%d addresses, first on %s", n,
+             dev[0] ? dev : "?");
+}
+
 /* ---- report -------------------------------------------------------------
  */
 
@@ -697,6 +736,7 @@ main(int argc, char **argv)
     probe_check_denied(&o, &r);
     probe_check_directs(&o, &r);
     probe_check_dns(&o, &r);
+    probe_check_ipv6(&r);
     verdict = probe_verdict(&r);
     probe_print(&r, verdict);
     return verdict;

@@ -280,6 +280,11 @@ rc_probe_check_text(const cJSON *chk, char *out, size_t size)
                  "outside name resolution works: the resolver answered %s "
                  "(%s)",
                  target, detail);
+    else if (strcmp(name, "ipv6") == 0)
+        snprintf(out, size,
+                 "an IPv6 address is up in the box (%s): a path the proxy "
+                 "does not see",
+                 detail);
     else
         snprintf(out, size, "check %s on %s failed (%s)", name, target, detail);
 }
@@ -291,8 +296,8 @@ static int
 rc_probe_checks(const cJSON *checks, bool breach, const cJSON **named,
                 int *n_failed, struct err *e)
 {
-    static const char *const must[] = { "allowed", "denied", "dns" };
-    bool seen[3] = { false, false, false };
+    static const char *const must[] = { "allowed", "denied", "dns", "ipv6" };
+    bool seen[4] = { false, false, false, false };
     const cJSON *c;
 
     *named = NULL;
@@ -308,7 +313,7 @@ rc_probe_checks(const cJSON *checks, bool breach, const cJSON **named,
             return err_set(e, ERR_SYNTAX,
                            "probe output: a check lacks name, target, ok or "
                            "detail");
-        for (size_t i = 0; i < 3; i++)
+        for (size_t i = 0; i < 4; i++)
             seen[i] = seen[i] || strcmp(n->valuestring, must[i]) == 0;
         if (cJSON_IsTrue(ok))
             continue;
@@ -317,7 +322,7 @@ rc_probe_checks(const cJSON *checks, bool breach, const cJSON **named,
             (!breach || strcmp(n->valuestring, "allowed") != 0))
             *named = c;
     }
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < 4; i++)
         if (!seen[i])
             return err_set(e, ERR_INVALID, "probe output: no %s check",
                            must[i]);

@@ -320,7 +320,9 @@ test_rc_probe_name_and_address(void **state)
     ",\"detail\":\"" detail "\"}"
 #define ALLOWED_200 CHK("allowed", "vendor.test:443", "true", "200")
 #define DENIED_403  CHK("denied", "x.invalid:443", "true", "403")
-#define DNS_OK      CHK("dns", "vendor.test:443", "true", "no answer")
+#define IPV6_OK     CHK("ipv6", "inet6", "true", "no address")
+#define DNS_OK                                                                 \
+    CHK("dns", "vendor.test:443", "true", "no answer") "," IPV6_OK
 #define LINE(verdict, vendor, checks)                                          \
     "{\"verdict\":\"" verdict "\",\"vendor\":\"" vendor                        \
     "\",\"checks\":[" checks "]}\n"
@@ -367,11 +369,28 @@ static const struct parse_case parse_cases[] = {
       LINE("breach", "unreachable",
            CHK("allowed", "vendor.test:443", "false",
                "403") "," DENIED_403
-                      "," CHK("dns", "vendor.test:443", "false", "1 answers")),
+                      "," CHK("dns", "vendor.test:443", "false",
+                              "1 answers") "," IPV6_OK),
       2, RC_PROBE_BREACH, false,
       "breach: outside name resolution works: the resolver answered "
       "vendor.test:443 (1 answers)",
       NULL },
+    { "breach: an IPv6 address in the box",
+      LINE("breach", "reachable",
+           ALLOWED_200 "," DENIED_403 "," CHK("dns", "vendor.test:443", "true",
+                                              "no answer") "," CHK("ipv6",
+                                                                   "inet6",
+                                                                   "false",
+                                                                   "1 addresses, first on lo")),
+      2, RC_PROBE_BREACH, true,
+      "breach: an IPv6 address is up in the box (1 addresses, first on lo): "
+      "a path the proxy does not see",
+      NULL },
+    { "the ipv6 check missing (an older probe image)",
+      LINE("ok", "reachable",
+           ALLOWED_200 "," DENIED_403 "," CHK("dns", "vendor.test:443", "true",
+                                              "no answer")),
+      0, 0, false, NULL, "no ipv6 check" },
     { "proxy-broken",
       LINE("proxy-broken", "unreachable",
            CHK("allowed", "vendor.test:443", "false", "403") "," DENIED_403

@@ -6,7 +6,10 @@
 # the verdict: (a) vendor stopped -> ok, vendor unreachable; (b) a proxy
 # that admits the denied host -> breach; (c) the probe also on the egress
 # network -> direct connection breach; (d) an internal network without
-# inhibit_ipv4 and a host listener on its gateway -> direct breach.
+# inhibit_ipv4 and a host listener on its gateway -> direct breach; (e)
+# IPv6 switched on inside the box (lo gets ::1) -> ipv6 breach, where the
+# agent's sysctls (net.ipv6.conf.{all,default}.disable_ipv6=1, which every
+# other run here has, as the controller's probe does) leave no address.
 # Traffic goes only to the networks and containers made here and to a
 # listener bound to the gateway address of a network made here.
 source "$(dirname "$0")/../lib.sh"
@@ -77,6 +80,9 @@ PROXY_EGR_IP=$(ip_on "proxy-$id" "$EGR")
 
 # probe NAME NET IP [--connect NET2] PROBE-ARGS...: run the probe hardened
 # as the agent is (rc_probe_body), print its stdout, then "exit=N".
+# SYSCTLS: the IPv6 sysctls of the agent's body (case (e) turns them on).
+SYSCTLS=(--sysctl net.ipv6.conf.all.disable_ipv6=1
+    --sysctl net.ipv6.conf.default.disable_ipv6=1)
 probe() {
     local name=$1-$id net=$2 ip=$3 out rc
     shift 3
@@ -84,7 +90,7 @@ probe() {
         --user 65534:65534 --cap-drop ALL --read-only --init \
         --security-opt no-new-privileges --restart no --pids-limit 16 \
         --memory 16m --dns 0.0.0.0 --dns-option timeout:1 \
-        --dns-option attempts:1 "$PROBE" "${@:2}" >/dev/null
+        --dns-option attempts:1 "${SYSCTLS[@]}" "$PROBE" "${@:2}" >/dev/null
     [ "$1" != --connect-egress ] || docker network connect "$EGR" "$name"
     rc=0
     out=$(docker start -a "$name" 2>/dev/null) || rc=$?
@@ -130,6 +136,8 @@ check_match "proxy's egress IP unreachable" '^true ' \
     "$(check_of "$out" direct "$PROXY_EGR_IP:3128")"
 check_match "resolver does not answer the vendor's name" '^true ' \
     "$(check_of "$out" dns vendor.test:443)"
+check_eq "no inet6 address in the box" "true no address" \
+    "$(check_of "$out" ipv6 inet6)"
 check_eq "the probe ran as the agent does: read-only, no caps" \
     "true [ALL] true" "$(docker inspect -f \
     '{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.CapDrop}} {{.HostConfig.Init}}' \
@@ -197,3 +205,14 @@ out=$(probe pd2 "$INT" "$S.4" - "${BASE[@]}" --direct "$S.1:18443")
 check_eq "(d) same port on the inhibit_ipv4 network: ok" ok \
     "$(verdict "$out" | cut -d' ' -f1)"
 kill "$LISTENER" 2>/dev/null || true
+
+# (e) IPv6 on inside the box: lo gets ::1, and the probe says breach.
+SYSCTLS=(--sysctl net.ipv6.conf.all.disable_ipv6=0
+    --sysctl net.ipv6.conf.lo.disable_ipv6=0)
+out=$(probe pe "$INT" "$S.4" - "${BASE[@]}")
+echo "# (e) $(head -n 1 <<<"$out")"
+check_eq "(e) an inet6 address up: breach" breach \
+    "$(verdict "$out" | cut -d' ' -f1)"
+check_match "(e) the ipv6 check names it" '^false [1-9][0-9]* addresses, first on [a-z0-9]+$' \
+    "$(check_of "$out" ipv6 inet6)"
+check_eq "(e) exit 2" exit=2 "$(exit_of "$out")"
