@@ -188,6 +188,9 @@ capture_commit(struct ctl_inv *inv)
     ctl_record_set_str(r, &r->spec_hash, s->spec_hash);
     ctl_record_set_str(r, &r->captured_at, now);
     ctl_record_set_subnet(r, subnet);
+    /* This version's bodies state Docker's defaults; an attempt an older
+     * version captured keeps the bodies its boxes were made from. */
+    r->defaults_stated = true;
     /* Whether .git gets a read-only storage of its own is fixed here. */
     if (ctl_git_present(inv))
         r->git_metadata = true;
@@ -276,6 +279,7 @@ ensure_captured(struct ctl_inv *inv)
     in.credential = inv->credential;
     in.git_metadata = inv->rec.git_metadata;
     in.apparmor = inv->ctl->security.apparmor;
+    in.legacy_bodies = !inv->rec.defaults_stated;
     inv->desired = rc_desired_build(inv->captured, inv->ctl->cfg, &in, &e);
     if (inv->desired == NULL) {
         char msg[600];

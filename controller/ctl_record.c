@@ -448,7 +448,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
         "cleanedUp",          "imageID",     "subnetIndex",
         "captured",           "specHash",    "capturedAt",
         "observedGeneration", "gitMetadata", "git",
-        "toolPolicy",
+        "toolPolicy",         "defaultsStated",
     };
 
     /* the same keys in a form this version could not read go too */
@@ -470,6 +470,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
     r->captured = NULL;
     r->has_generation = false;
     r->git_metadata = false;
+    r->defaults_stated = false;
     cJSON_Delete(r->git);
     r->git = NULL;
     r->dirty = true;

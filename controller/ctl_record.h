@@ -126,6 +126,9 @@ struct ctl_record {
     bool has_exit_code;
     long exit_code;
     bool git_metadata; /* .git gets a read-only volume of its own */
+    bool defaults_stated; /* the bodies state Docker's defaults
+                             (plan/rc_harden.c); false for an attempt an
+                             older version captured, whose boxes lack them */
     bool cleaned_up;
     unsigned progress; /* 1 << enum ctl_progress */
     struct ctl_record_res res[CTL_REC_ROLES];

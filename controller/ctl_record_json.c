@@ -366,6 +366,8 @@ load_item(struct ctl_record *r, const cJSON *it)
     }
     if (strcmp(k, "gitMetadata") == 0)
         return load_true(it, &r->git_metadata);
+    if (strcmp(k, "defaultsStated") == 0)
+        return load_true(it, &r->defaults_stated);
     if (strcmp(k, "cleanedUp") == 0)
         return load_true(it, &r->cleaned_up);
     if (strcmp(k, "captured") == 0)
@@ -473,6 +475,8 @@ add_attempt(cJSON *o, const struct ctl_record *r)
         cJSON_AddNumberToObject(o, "subnetIndex", (double)r->subnet_index);
     if (r->git_metadata)
         cJSON_AddBoolToObject(o, "gitMetadata", 1);
+    if (r->defaults_stated)
+        cJSON_AddBoolToObject(o, "defaultsStated", 1);
     if (r->captured != NULL)
         cJSON_AddItemToObject(o, "captured", cJSON_Duplicate(r->captured, 1));
     if (r->has_generation)

@@ -209,7 +209,8 @@ rc_host_config(struct rc_build *b, cJSON *c, enum rc_role role,
      * single file. */
     rc_str(b, lo, "compress", "false");
     /* Docker's defaults, stated so that a drift rule compares each. */
-    if (hc != NULL && rc_harden_host_config(hc, role, b->in->apparmor) == -1)
+    if (hc != NULL && !b->in->legacy_bodies &&
+        rc_harden_host_config(hc, role, b->in->apparmor) == -1)
         b->nomem = 1;
     return hc;
 }
@@ -353,11 +354,10 @@ rc_volume_body(struct rc_build *b, enum rc_role role, uint64_t bytes,
     rc_str(b, v, "Driver", "local");
     /* tmpfs with byte and inode limits, owned by the agent user and closed
      * to others (docs/docker-notes.md section 6). */
-    snprintf(o, sizeof(o),
-             "size=%llu,nr_inodes=%llu,uid=%u,gid=%u,mode=0700,"
-             RC_VOLUME_MOUNT_FLAGS,
+    snprintf(o, sizeof(o), "size=%llu,nr_inodes=%llu,uid=%u,gid=%u,mode=0700%s",
              (unsigned long long)bytes, (unsigned long long)inodes,
-             b->cfg->agent_uid, b->cfg->agent_gid);
+             b->cfg->agent_uid, b->cfg->agent_gid,
+             b->in->legacy_bodies ? "" : "," RC_VOLUME_MOUNT_FLAGS);
     opts = rc_obj(b, v, "DriverOpts");
     rc_str(b, opts, "type", "tmpfs");
     rc_str(b, opts, "device", "tmpfs");

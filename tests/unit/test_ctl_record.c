@@ -122,6 +122,7 @@ test_ctl_record_running_loads_typed_fields(void **state)
     assert_int_equal((long)r.observed_generation, 4);
     assert_false(r.has_exit_code);
     assert_true(r.git_metadata);
+    assert_true(r.defaults_stated);
     assert_false(r.cleaned_up);
     assert_string_equal(ctl_record_role_id(&r, RC_ROLE_AGENT),
                         "a0123456789abcdef");
@@ -162,6 +163,7 @@ test_ctl_record_legacy_status_loads(void **state)
 
     (void)state;
     assert_int_equal(r.phase, CTL_SUCCEEDED);
+    assert_false(r.defaults_stated); /* an older version's attempt */
     assert_int_equal(r.stop, CTL_STOP_NONE);
     assert_true(r.has_exit_code);
     assert_int_equal(r.exit_code, 0);

@@ -478,6 +478,44 @@ test_rc_desired_apparmor_only_where_the_host_has_it(void **state)
     fixture_free(fx);
 }
 
+/* An attempt an older version captured (status without defaultsStated)
+ * gets the bodies its boxes were made from: none of rc_harden's fields,
+ * volumes without nosuid,nodev - or an upgrade would find every running
+ * box drifted. */
+static void
+test_rc_desired_legacy_bodies_leave_the_defaults_out(void **state)
+{
+    struct fixture *fx = fixture_new("review", true, false);
+    static const char *const stated[] = {
+        "/HostConfig/MaskedPaths", "/HostConfig/ReadonlyPaths",
+        "/HostConfig/Ulimits",     "/HostConfig/ShmSize",
+        "/HostConfig/Sysctls",
+    };
+    struct rc_inputs in = fx->in;
+    struct rc_desired *d;
+    struct err e = { 0 };
+    const cJSON *o;
+
+    (void)state;
+    in.legacy_bodies = true;
+    d = rc_desired_build(fx->inv, fx->cfg, &in, &e);
+    assert_non_null(d);
+    for (size_t i = 0; i < sizeof(stated) / sizeof(stated[0]); i++) {
+        assert_null(rc_json_at(rc_desired_object(d, RC_ROLE_AGENT)->body,
+                               stated[i]));
+        assert_non_null(rc_json_at(
+            rc_desired_object(fx->d, RC_ROLE_AGENT)->body, stated[i]));
+    }
+    assert_null(rc_json_at(rc_desired_object(d, RC_ROLE_PROXY)->body,
+                           "/HostConfig/NanoCpus"));
+    o = rc_json_at(rc_desired_object(d, RC_ROLE_SCRATCH)->body,
+                   "/DriverOpts/o");
+    assert_non_null(o);
+    assert_null(strstr(o->valuestring, "nosuid"));
+    rc_desired_free(d);
+    fixture_free(fx);
+}
+
 static void
 test_rc_desired_pins_image_id(void **state)
 {
@@ -795,6 +833,8 @@ main(void)
         cmocka_unit_test(test_rc_desired_golden_hardening),
         cmocka_unit_test(test_rc_desired_golden_catches_a_flip),
         cmocka_unit_test(test_rc_desired_apparmor_only_where_the_host_has_it),
+        cmocka_unit_test(
+            test_rc_desired_legacy_bodies_leave_the_defaults_out),
         cmocka_unit_test(test_rc_desired_work_read_only_by_phase),
         cmocka_unit_test(test_rc_desired_pins_image_id),
         cmocka_unit_test(test_rc_desired_one_endpoint_at_create),
