@@ -18,18 +18,17 @@ option_value(const char *entry, const char *k, char *out, size_t n)
         if (*p == ',')
             p++;
         if (strncmp(p, k, kl) == 0 && p[kl] == '=') {
-            snprintf(out, n, "%.*s", (int)strcspn(p + kl + 1, ","),
-                     p + kl + 1);
+            snprintf(out, n, "%.*s", (int)strcspn(p + kl + 1, ","), p + kl + 1);
             return;
         }
     }
 }
 
 int
-dk_security_from_info(const cJSON *info, struct dk_security *out,
-                      struct err *e)
+dk_security_from_info(const cJSON *info, struct dk_security *out, struct err *e)
 {
-    const cJSON *opts = cJSON_GetObjectItemCaseSensitive(info, "SecurityOptions");
+    const cJSON *opts =
+        cJSON_GetObjectItemCaseSensitive(info, "SecurityOptions");
     const cJSON *it;
 
     memset(out, 0, sizeof(*out));

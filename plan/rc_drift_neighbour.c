@@ -43,8 +43,8 @@ mounted_role(const cJSON *mounts, const struct rc_desired *d,
 
     cJSON_ArrayForEach(m, mounts)
     {
-        const char *name = rc_drift__str(
-            cJSON_GetObjectItemCaseSensitive(m, "Name"));
+        const char *name =
+            rc_drift__str(cJSON_GetObjectItemCaseSensitive(m, "Name"));
 
         for (int r = 0; name != NULL && r < RC_ROLE_COUNT; r++) {
             const struct rc_object *o = &d->objects[r];
@@ -63,9 +63,8 @@ mounted_role(const cJSON *mounts, const struct rc_desired *d,
  * unknown or out of memory. */
 static int
 neighbour_report(const struct rc_desired *d, const char *id, int role,
-                 const char *field, const char *expected,
-                 const char *observed, const char *message,
-                 struct rc_drift_report *out)
+                 const char *field, const char *expected, const char *observed,
+                 const char *message, struct rc_drift_report *out)
 {
     int i = rc_drift_rule_by_id(id);
 
@@ -105,14 +104,14 @@ rc_drift_check_neighbour(const struct rc_desired *d, const cJSON *other,
     for (size_t k = 0; k < sizeof(ns_modes) / sizeof(ns_modes[0]) &&
                        !rc_drift_set_has(disabled_rules, (size_t)joined);
          k++) {
-        const char *mode = rc_drift__str(
-            cJSON_GetObjectItemCaseSensitive(hc, ns_modes[k]));
+        const char *mode =
+            rc_drift__str(cJSON_GetObjectItemCaseSensitive(hc, ns_modes[k]));
 
         r = joined_role(mode, ours);
         if (r < 0)
             continue;
-        snprintf(field, sizeof(field), "HostConfig.%s of %.12s",
-                 ns_modes[k], cid);
+        snprintf(field, sizeof(field), "HostConfig.%s of %.12s", ns_modes[k],
+                 cid);
         snprintf(msg, sizeof(msg),
                  "%s %s: container %.12s, not this attempt's, joins its "
                  "namespace (%s %s)",
@@ -128,14 +127,14 @@ rc_drift_check_neighbour(const struct rc_desired *d, const cJSON *other,
     if (r < 0)
         return 0;
     snprintf(field, sizeof(field), "Mounts of %.12s", cid);
-    snprintf(msg, sizeof(msg),
-             "%s %s: container %.12s, not this attempt's, mounts it at %s",
-             rc_role_name((enum rc_role)r), d->objects[r].name, cid,
-             rc_drift__str(cJSON_GetObjectItemCaseSensitive(
-                 mount, "Destination"))
-                 ? rc_drift__str(cJSON_GetObjectItemCaseSensitive(
-                       mount, "Destination"))
-                 : "?");
+    snprintf(
+        msg, sizeof(msg),
+        "%s %s: container %.12s, not this attempt's, mounts it at %s",
+        rc_role_name((enum rc_role)r), d->objects[r].name, cid,
+        rc_drift__str(cJSON_GetObjectItemCaseSensitive(mount, "Destination"))
+            ? rc_drift__str(
+                  cJSON_GetObjectItemCaseSensitive(mount, "Destination"))
+            : "?");
     return neighbour_report(d, "volume.foreign-mount", r, field,
                             "mounted by this attempt's containers only", cid,
                             msg, out);

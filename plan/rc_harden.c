@@ -9,9 +9,9 @@
 #include <string.h>
 
 static const char *const masked_paths[] = {
-    "/proc/asound",      "/proc/acpi",        "/proc/kcore",
+    "/proc/asound",      "/proc/acpi",          "/proc/kcore",
     "/proc/keys",        "/proc/latency_stats", "/proc/timer_list",
-    "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
+    "/proc/timer_stats", "/proc/sched_debug",   "/proc/scsi",
     "/sys/firmware",
 };
 
@@ -44,8 +44,8 @@ add_sysctls(cJSON *hc)
     if (s == NULL ||
         cJSON_AddStringToObject(s, "net.ipv6.conf.all.disable_ipv6", "1") ==
             NULL ||
-        cJSON_AddStringToObject(s, "net.ipv6.conf.default.disable_ipv6",
-                                "1") == NULL)
+        cJSON_AddStringToObject(s, "net.ipv6.conf.default.disable_ipv6", "1") ==
+            NULL)
         return -1;
     return 0;
 }
@@ -56,8 +56,7 @@ add_apparmor(cJSON *hc)
     cJSON *opts = cJSON_GetObjectItemCaseSensitive(hc, "SecurityOpt");
     cJSON *o = cJSON_CreateString("apparmor=" RC_APPARMOR_PROFILE);
 
-    if (!cJSON_IsArray(opts) || o == NULL ||
-        !cJSON_AddItemToArray(opts, o)) {
+    if (!cJSON_IsArray(opts) || o == NULL || !cJSON_AddItemToArray(opts, o)) {
         cJSON_Delete(o);
         return -1;
     }
@@ -68,8 +67,7 @@ int
 rc_harden_host_config(cJSON *hc, enum rc_role role, bool apparmor)
 {
     cJSON *ul;
-    double shm = (double)(role == RC_ROLE_AGENT ? RC_AGENT_SHM
-                                                : RC_HELPER_SHM);
+    double shm = (double)(role == RC_ROLE_AGENT ? RC_AGENT_SHM : RC_HELPER_SHM);
 
     if (!cJSON_AddItemToObject(
             hc, "MaskedPaths",

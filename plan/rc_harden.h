@@ -16,12 +16,13 @@
 
 #include "rc_desired.h"
 
-#define RC_NOFILE         8192     /* open files per process (soft = hard) */
-#define RC_NPROC          16384    /* per host uid, not per box: see doc */
-#define RC_AGENT_SHM      (16ull << 20) /* /dev/shm of the agent (and probe) */
-#define RC_HELPER_SHM     (1ull << 20)  /* proxy, keeper */
-#define RC_PROXY_NANOCPUS 1000000000ull /* one CPU: it pumps the agent's bytes */
-#define RC_KEEPER_NANOCPUS 100000000ull /* it only sleeps */
+#define RC_NOFILE     8192          /* open files per process (soft = hard) */
+#define RC_NPROC      16384         /* per host uid, not per box: see doc */
+#define RC_AGENT_SHM  (16ull << 20) /* /dev/shm of the agent (and probe) */
+#define RC_HELPER_SHM (1ull << 20)  /* proxy, keeper */
+#define RC_PROXY_NANOCPUS                                                      \
+    1000000000ull /* one CPU: it pumps the agent's bytes */
+#define RC_KEEPER_NANOCPUS  100000000ull /* it only sleeps */
 #define RC_APPARMOR_PROFILE "docker-default"
 
 /* Add the role's fields to its HostConfig hc (SecurityOpt must be there

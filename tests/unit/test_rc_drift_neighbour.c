@@ -97,8 +97,7 @@ static void
 test_network_namespace_of_the_agent_is_joined(void **state)
 {
     assert_reported(*state,
-                    entry("{\"NetworkMode\":\"container:" AGENT_ID "\"}",
-                          "[]"),
+                    entry("{\"NetworkMode\":\"container:" AGENT_ID "\"}", "[]"),
                     "container.joined", RC_ROLE_AGENT);
 }
 
@@ -155,8 +154,8 @@ static void
 test_list_entry_needs_inspect_for_pid_mode(void **state)
 {
     cJSON *listed = entry("{\"NetworkMode\":\"default\"}", "[]");
-    cJSON *inspected = entry("{\"NetworkMode\":\"default\",\"PidMode\":\"\"}",
-                             "[]");
+    cJSON *inspected =
+        entry("{\"NetworkMode\":\"default\",\"PidMode\":\"\"}", "[]");
 
     (void)state;
     assert_true(rc_drift_neighbour_needs_inspect(listed));
