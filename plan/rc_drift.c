@@ -7,6 +7,7 @@
  * before they are cut short (a cut could leave a prefix of it behind). */
 #include "rc_drift.h"
 #include "rc_drift_int.h"
+#include "rc_harden.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -423,14 +424,24 @@ dr_cmp_apparmor(const struct rc_drift_ctx *c, const struct rc_drift_rule *r,
 {
     const cJSON *opts = rc_json_at(c->o->body, r->want), *o;
     const char *want = "";
+    const char *seen = rc_drift__str(rc_drift__get(c->inspect, r->path));
+    bool named = false;
 
     cJSON_ArrayForEach(o, opts)
     {
         const char *s = rc_drift__str(o);
 
-        if (s != NULL && strncmp(s, "apparmor=", 9) == 0)
+        if (s != NULL && strncmp(s, "apparmor=", 9) == 0) {
             want = s + 9;
+            named = true;
+        }
     }
+    /* A body of an older version (it states no MaskedPaths) named no
+     * profile even where the host has AppArmor: Docker's own default or
+     * none is what its boxes show. */
+    if (!named && rc_json_at(c->o->body, "/HostConfig/MaskedPaths") == NULL &&
+        seen != NULL && strcmp(seen, RC_APPARMOR_PROFILE) == 0)
+        return 0;
     return dr_cmp_string(c, r->path, want, f);
 }
 

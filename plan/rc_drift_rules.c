@@ -7,6 +7,7 @@
  * states the expected value (so no value is written twice), Docker's
  * default for a field the body leaves out, and how to compare. */
 #include "rc_drift.h"
+#include "rc_harden.h"
 
 #include <string.h>
 
@@ -120,18 +121,20 @@ static const struct rc_drift_rule rules[] = {
     { "container.apparmor", CTR, "AppArmorProfile", "/HostConfig/SecurityOpt",
       NULL, RC_CMP_APPARMOR,
       "docker-default where the host has AppArmor (the body says "
-      "apparmor=docker-default), else \"\"",
+      "apparmor=docker-default), else \"\"; a body of an older version "
+      "(no MaskedPaths) may show either, never another",
       "unconfined lifts the mandatory access control Docker's profile adds "
       "(mount, /proc writes, ptrace)" },
-    { "container.masked-paths", CTR, HC("MaskedPaths"), "null", RC_CMP_EXACT,
+    { "container.masked-paths", CTR, HC("MaskedPaths"), RC_MASKED_PATHS_JSON,
+      RC_CMP_EXACT,
       "exactly the body's: Docker's default list (/proc/kcore, /proc/keys, "
-      "/sys/firmware, ...)",
+      "/sys/firmware, ...), which is also what a body without it gets",
       "an unmasked /proc/kcore or /proc/keys leaks the host's memory and "
       "keys; --security-opt systempaths=unconfined empties it" },
-    { "container.readonly-paths", CTR, HC("ReadonlyPaths"), "null",
-      RC_CMP_EXACT,
+    { "container.readonly-paths", CTR, HC("ReadonlyPaths"),
+      RC_READONLY_PATHS_JSON, RC_CMP_EXACT,
       "exactly the body's: Docker's default list (/proc/sys, "
-      "/proc/sysrq-trigger, ...)",
+      "/proc/sysrq-trigger, ...), which is also what a body without it gets",
       "a writable /proc/sys or /proc/sysrq-trigger reaches the host kernel" },
     { "container.sysctls", CTR, HC("Sysctls"), "null", RC_CMP_EXACT,
       "exactly the body's (agent, probe: net.ipv6.conf.all and default "

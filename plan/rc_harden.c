@@ -8,19 +8,6 @@
 #include <stdint.h>
 #include <string.h>
 
-static const char *const masked_paths[] = {
-    "/proc/asound",      "/proc/acpi",          "/proc/kcore",
-    "/proc/keys",        "/proc/latency_stats", "/proc/timer_list",
-    "/proc/timer_stats", "/proc/sched_debug",   "/proc/scsi",
-    "/sys/firmware",
-};
-
-static const char *const readonly_paths[] = {
-    "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
-};
-
-#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 static int
 add_ulimit(cJSON *list, const char *name, double value)
 {
@@ -69,12 +56,10 @@ rc_harden_host_config(cJSON *hc, enum rc_role role, bool apparmor)
     cJSON *ul;
     double shm = (double)(role == RC_ROLE_AGENT ? RC_AGENT_SHM : RC_HELPER_SHM);
 
-    if (!cJSON_AddItemToObject(
-            hc, "MaskedPaths",
-            cJSON_CreateStringArray(masked_paths, N(masked_paths))) ||
-        !cJSON_AddItemToObject(
-            hc, "ReadonlyPaths",
-            cJSON_CreateStringArray(readonly_paths, N(readonly_paths))))
+    if (!cJSON_AddItemToObject(hc, "MaskedPaths",
+                               cJSON_Parse(RC_MASKED_PATHS_JSON)) ||
+        !cJSON_AddItemToObject(hc, "ReadonlyPaths",
+                               cJSON_Parse(RC_READONLY_PATHS_JSON)))
         return -1;
     ul = cJSON_AddArrayToObject(hc, "Ulimits");
     if (ul == NULL || add_ulimit(ul, "nofile", RC_NOFILE) == -1 ||

@@ -25,6 +25,18 @@
 #define RC_KEEPER_NANOCPUS  100000000ull /* it only sleeps */
 #define RC_APPARMOR_PROFILE "docker-default"
 
+/* Docker 20.10's default MaskedPaths and ReadonlyPaths (what inspect shows
+ * for a body without them), as JSON: the bodies state them, and the drift
+ * rules expect them of a body that leaves them out (an attempt an older
+ * version captured). */
+#define RC_MASKED_PATHS_JSON                                                   \
+    "[\"/proc/asound\",\"/proc/acpi\",\"/proc/kcore\",\"/proc/keys\","         \
+    "\"/proc/latency_stats\",\"/proc/timer_list\",\"/proc/timer_stats\","      \
+    "\"/proc/sched_debug\",\"/proc/scsi\",\"/sys/firmware\"]"
+#define RC_READONLY_PATHS_JSON                                                 \
+    "[\"/proc/bus\",\"/proc/fs\",\"/proc/irq\",\"/proc/sys\","                 \
+    "\"/proc/sysrq-trigger\"]"
+
 /* Add the role's fields to its HostConfig hc (SecurityOpt must be there
  * already; "apparmor=docker-default" is appended when apparmor). 0, or -1
  * out of memory. */

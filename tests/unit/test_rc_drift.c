@@ -479,6 +479,68 @@ test_fixtures_clean(void **state)
     }
 }
 
+/* An attempt an older version captured: its bodies (rc_inputs
+ * legacy_bodies) leave Docker's defaults out, and its boxes - the fixtures
+ * as they were before the bodies stated them - show Docker's defaults:
+ * no drift, AppArmor's docker-default allowed too, unconfined not. */
+static void
+test_legacy_bodies_clean(void **state)
+{
+    struct drift_fx *fx = *state;
+    struct rc_inputs in = {
+        .controller_id = "ctl-fx",
+        .uid = "5eedf00d-0000-4000-8000-000000000001",
+        .image_id = AGENT_IMAGE,
+        .subnet_index = 7,
+        .credential = SECRET,
+        .legacy_bodies = true,
+    };
+    static const enum rc_role roles[] = { RC_ROLE_PROXY, RC_ROLE_KEEPER,
+                                          RC_ROLE_AGENT, RC_ROLE_WORKSPACE,
+                                          RC_ROLE_SCRATCH };
+    struct err e = { 0 };
+    struct rc_desired *legacy = rc_desired_build(fx->inv, fx->cfg, &in, &e);
+    struct rc_desired *keep = fx->d;
+
+    assert_non_null(legacy);
+    fx->d = legacy; /* expect_for reads fx */
+    for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+        enum rc_role role = roles[i];
+        cJSON *old = cJSON_Duplicate(fx->obj[role], true);
+        struct rc_drift_expect x;
+        struct rc_drift_report r;
+
+        if (rc_role_kind(role) == RC_KIND_VOLUME) {
+            char o[200];
+
+            snprintf(o, sizeof(o), "%s", str_at(old, "/Options/o"));
+            *strstr(o, ",nosuid,nodev") = '\0';
+            mutate(old, "/Options/o", NULL);
+            cJSON_AddStringToObject(
+                cJSON_GetObjectItemCaseSensitive(old, "Options"), "o", o);
+        } else {
+            mutate(old, "/HostConfig/Ulimits", "null");
+            mutate(old, "/HostConfig/ShmSize", "67108864");
+            mutate(old, "/HostConfig/Sysctls", "null");
+            if (role != RC_ROLE_AGENT)
+                mutate(old, "/HostConfig/NanoCpus", "0");
+        }
+        expect_for(fx, role, &x);
+        if (rc_drift_check(legacy, role, old, &x, &r) != 0)
+            fail_msg("legacy %s: %s", rc_role_name(role), r.message);
+        if (rc_role_kind(role) == RC_KIND_CONTAINER) {
+            mutate(old, "/AppArmorProfile", "\"docker-default\"");
+            assert_int_equal(rc_drift_check(legacy, role, old, &x, &r), 0);
+            mutate(old, "/AppArmorProfile", "\"unconfined\"");
+            assert_int_equal(rc_drift_check(legacy, role, old, &x, &r), 1);
+            assert_string_equal(r.rule, "container.apparmor");
+        }
+        cJSON_Delete(old);
+    }
+    fx->d = keep;
+    rc_desired_free(legacy);
+}
+
 /* Before the agent starts (a second capture: agent created, not started;
  * the network with only the proxy running): clean, with the endpoint sets
  * the controller passes in that phase. The running agent's fixture is an
@@ -877,6 +939,7 @@ main(int argc, char **argv)
         cmocka_unit_test(test_mutations_reported),
         cmocka_unit_test(test_every_rule_mutated),
         cmocka_unit_test(test_before_start_clean),
+        cmocka_unit_test(test_legacy_bodies_clean),
         cmocka_unit_test(test_endpoints_by_phase),
         cmocka_unit_test(test_own_endpoint_going),
         cmocka_unit_test(test_internal_ip_before_start),
