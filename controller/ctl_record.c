@@ -222,6 +222,8 @@ created_bit(int role)
         return CTL_PROG_AGENT_CREATED;
     case CTL_REC_PROBE:
         return CTL_PROG_PROBE_CREATED;
+    case RC_ROLE_NETWORK:
+        return CTL_PROG_NETWORK_CREATED;
     default:
         return -1;
     }

@@ -57,15 +57,17 @@ enum ctl_progress {
     CTL_PROG_AGENT_STARTED,
     CTL_PROG_PROBE_STARTED,
     CTL_PROG_BOUNDARY_VERIFIED,
-    /* A create of the container answered and its ID was recorded: from
-     * then on another container with the role's labels is a stand-in,
-     * never an unrecorded create of ours (ctl_record_role_answered). */
+    /* A create of the container (or the network) answered and its ID was
+     * recorded: from then on another object with the role's labels is a
+     * stand-in, never an unrecorded create of ours
+     * (ctl_record_role_answered). */
     CTL_PROG_PROXY_CREATED,
     CTL_PROG_KEEPER_CREATED,
     CTL_PROG_AGENT_CREATED,
     CTL_PROG_PROBE_CREATED,
+    CTL_PROG_NETWORK_CREATED,
 };
-#define CTL_PROG_COUNT (CTL_PROG_PROBE_CREATED + 1)
+#define CTL_PROG_COUNT (CTL_PROG_NETWORK_CREATED + 1)
 
 /* The recorded objects: the roles of plan/rc_desired.h and the probe. */
 #define CTL_REC_PROBE RC_ROLE_COUNT
@@ -207,12 +209,13 @@ void ctl_record_drop_all_roles(struct ctl_record *r);
 bool ctl_record_holds(const struct ctl_record *r, const char *id,
                       const char *name);
 
-/* A create of the container role (enum rc_role or CTL_REC_PROBE, given by
- * its name as the agentctl.dev/role label says) answered in this attempt:
+/* A create of the container or network role (enum rc_role or
+ * CTL_REC_PROBE, given by its name as the agentctl.dev/role label says)
+ * answered in this attempt:
  * its ID was recorded, even if cleanup has dropped it since. Names and
  * labels identify only a create whose ID never came back, so a container
- * with the labels of an answered role is a stand-in. False for other
- * roles and unknown names. */
+ * with the labels of an answered role is a stand-in. False for volumes
+ * (their identity is CreatedAt) and unknown names. */
 bool ctl_record_role_answered(const struct ctl_record *r, const char *role);
 
 bool ctl_record_done(const struct ctl_record *r, enum ctl_progress p);

@@ -48,6 +48,7 @@ static const char *const progress_names[CTL_PROG_COUNT] = {
     [CTL_PROG_KEEPER_CREATED] = "keeperCreated",
     [CTL_PROG_AGENT_CREATED] = "agentCreated",
     [CTL_PROG_PROBE_CREATED] = "probeCreated",
+    [CTL_PROG_NETWORK_CREATED] = "networkCreated",
 };
 
 const char *

@@ -354,6 +354,9 @@ test_ctl_record_answered_role_outlives_its_removal(void **state)
     assert_true(ctl_record_role_answered(&r, "probe"));
     assert_false(ctl_record_role_answered(&r, "agent"));
     assert_false(ctl_record_role_answered(&r, "workspace"));
+    assert_false(ctl_record_role_answered(&r, "network"));
+    ctl_record_set_role(&r, RC_ROLE_NETWORK, "n0123", "agentctl-x-net");
+    assert_true(ctl_record_role_answered(&r, "network"));
     assert_false(ctl_record_role_answered(&r, "nonsense"));
     assert_false(ctl_record_role_answered(&r, NULL));
     ctl_record_reset_progress(&r);
