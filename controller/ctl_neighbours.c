@@ -129,6 +129,30 @@ on_other_inspected(struct dk_req *req, struct dk_response *r, void *arg)
     ctl_inv_kick(inv, 0); /* the round lists again, now with this known */
 }
 
+/* A container under one of the attempt's names that is not the recorded
+ * one is a stand-in: the role's own check names it precisely
+ * (container.id, container.name) on this round or the next, with both IDs
+ * and the standIns record, so it is left to that check here. */
+static bool
+holds_our_name(const struct ctl_inv *inv, const cJSON *entry)
+{
+    const cJSON *n;
+
+    cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(entry, "Names"))
+    {
+        const char *name = cJSON_GetStringValue(n);
+
+        for (int r = 0; name != NULL && r < RC_ROLE_COUNT; r++) {
+            const struct rc_object *o = &inv->desired->objects[r];
+
+            if (o->body != NULL && o->kind == RC_KIND_CONTAINER &&
+                strcmp(name + (name[0] == '/'), o->name) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
 /* Judge every listed container that is not the attempt's; the first one
  * whose namespaces are not cached yet is inspected (and the listing made
  * again after it), so a round costs one request once all are known. */
@@ -154,7 +178,8 @@ on_listed(struct dk_req *req, struct dk_response *r, void *arg)
         cJSON *full;
         int rc;
 
-        if (id == NULL || ctl_record_holds(&inv->rec, id, NULL))
+        if (id == NULL || ctl_record_holds(&inv->rec, id, NULL) ||
+            holds_our_name(inv, it))
             continue;
         if (judge(inv, it) == 1)
             return;
