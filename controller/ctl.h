@@ -46,6 +46,7 @@
 #include "err.h"
 #include "plan_step.h"
 #include "rc_desired.h"
+#include "rc_drift.h"
 #include "rc_output.h"
 #include "spec.h"
 #include "store.h"
@@ -117,7 +118,10 @@ struct ctl_inv {
     enum ctl_progress action;         /* what the action step in flight does */
     /* revalidation */
     bool verify_due;          /* re-inspect every object before going on */
-    unsigned verified;        /* roles checked in this round (1 << rc_role) */
+    unsigned verified;        /* roles checked in this round (1 << rc_role,
+                                 CTL_VERIFIED_NEIGHBOURS) */
+    char exec_seen[224];      /* a docker exec on one of the attempt's
+                                 containers, "" = none (ctl_neighbours.c) */
     char verify_role[16];     /* role being inspected */
     cJSON *pending_inspect;   /* inspect waiting for its image's config */
     bool repairing;           /* drift before start: tear down, rebuild */
@@ -161,22 +165,27 @@ struct ctl {
     bool docker_up;
     char docker_error[256];
     bool negotiating;
+    struct dk_security security; /* GET /info after each negotiation */
+    char security_error[256];    /* why boxes cannot run ("" = they can) */
     bool stopping;
     struct ctl_metrics *metrics;
     struct ctl_http *http;
     uint64_t reconciles_ok, reconciles_error;
     struct dk_req *events[2]; /* containers by label; networks+volumes */
     ev_timer events_retry;
-    long events_since;       /* Unix time of the last event seen */
-    uint64_t events_seen;    /* events that triggered a pass */
-    struct dk_req *gc_call;  /* the garbage collector's request */
-    int gc_stage;            /* which object list it is reading */
-    cJSON *gc_queue;         /* paths of orphans still to remove */
-    cJSON *image_configs;    /* image ID -> Config (immutable by ID) */
-    uint64_t disabled_rules; /* test-hooks build only: drift rules off */
-    int64_t lease;           /* etcd lease of our claims; 0 = none yet */
-    ev_timer lease_timer;    /* keepalive every lease_ttl_s / 3 */
-    char store_error[256];   /* why etcd is unreachable ("" = it is not) */
+    long events_since;      /* Unix time of the last event seen */
+    uint64_t events_seen;   /* events that triggered a pass */
+    struct dk_req *gc_call; /* the garbage collector's request */
+    int gc_stage;           /* which object list it is reading */
+    cJSON *gc_queue;        /* paths of orphans still to remove */
+    cJSON *image_configs;   /* image ID -> Config (immutable by ID) */
+    cJSON *ns_modes;        /* container ID -> {PidMode, IpcMode} of other
+                               containers (create-time only) */
+    struct rc_drift_set disabled_rules; /* test-hooks build only: drift
+                                           rules off */
+    int64_t lease;         /* etcd lease of our claims; 0 = none yet */
+    ev_timer lease_timer;  /* keepalive every lease_ttl_s / 3 */
+    char store_error[256]; /* why etcd is unreachable ("" = it is not) */
 };
 
 #endif

@@ -168,11 +168,28 @@ remove_volume(struct ctl_inv *inv, const char *role)
         &e);
 }
 
+/* A container with the labels of a role whose create answered (its ID
+ * was recorded) is not ours, whatever it copied: a stand-in made while
+ * the controller looked elsewhere (another rule failed the attempt before
+ * the name was inspected). Remembered, so no later step and no garbage
+ * collection takes it for ours, and left in place. */
+static void
+standin_seen(struct ctl_inv *inv, const char *id, const char *role)
+{
+    ctl_event(inv, true, "StandInFound",
+              "container %.12s carries the labels of this attempt's %s, "
+              "whose create answered with another ID: a stand-in, left in "
+              "place, never removed",
+              id, role);
+    ctl_record_add_standin(&inv->rec, id, role);
+}
+
 /* A controller killed between a create and recording its ID leaves a
  * container of this attempt that the status does not name; it would hold
  * the volumes (409 "in use") forever. Once the recorded containers are
  * gone, the ones carrying this attempt's labels are removed by ID, one
- * per step, until the listing has none. */
+ * per step, until the listing has none - but only for a role whose create
+ * never answered: labels stand for a lost create answer, nothing else. */
 static enum ctl_step
 on_unrecorded_listed(struct ctl_inv *inv, struct dk_response *r)
 {
@@ -190,6 +207,11 @@ on_unrecorded_listed(struct ctl_inv *inv, struct dk_response *r)
         if (!cJSON_IsString(id) || !cJSON_IsString(role) ||
             !ctl_objects_ours(inv, it, role->valuestring))
             continue;
+        if (ctl_record_role_answered(&inv->rec, role->valuestring) &&
+            !ctl_test_disabled("standin-sweep")) {
+            standin_seen(inv, id->valuestring, role->valuestring);
+            continue;
+        }
         ctl_event(inv, true, "UnrecordedRemoved",
                   "container %.12s (%s) of this attempt was never recorded "
                   "(a controller killed after creating it): removed by ID",

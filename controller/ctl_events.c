@@ -20,6 +20,7 @@
 
 #include "buf.h"
 #include "ctl_docker.h"
+#include "ctl_neighbours.h"
 #include "ctl_queue.h"
 #include "log.h"
 
@@ -66,7 +67,15 @@ on_event_line(struct dk_req *req, const char *data, size_t len, void *arg)
     if (inv == NULL && cJSON_IsString(name))
         inv = inv_by_object(c, NULL, name->valuestring);
     if (inv != NULL) {
+        const char *action = cJSON_GetStringValue(
+            cJSON_GetObjectItemCaseSensitive(ev, "Action"));
+
         c->events_seen++;
+        /* an exec ends before the next inspect can show it in ExecIDs */
+        if (action != NULL && cJSON_IsString(id) &&
+            (strncmp(action, "exec_create", 11) == 0 ||
+             strncmp(action, "exec_start", 10) == 0))
+            ctl_neighbours_exec_seen(inv, id->valuestring, action);
         ctl_inv_revalidate(inv);
     }
     cJSON_Delete(ev);

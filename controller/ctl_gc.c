@@ -5,8 +5,10 @@
  * invocation's current one (or the current one is cleaned up) and the
  * status does not record it. Objects of an attempt still being prepared
  * are never touched: a create whose answer is in flight is not an orphan.
- * Nor is a stand-in the revalidation reported (status.standIns): it copied
- * the labels, it is not ours, and it is never deleted.
+ * Nor is a stand-in the revalidation reported (status.standIns), nor a
+ * container with the labels of a role of the current attempt whose create
+ * answered (ctl_record_role_answered): it copied the labels, it is not
+ * ours, and it is never deleted.
  */
 #include "ctl_gc.h"
 
@@ -15,6 +17,7 @@
 
 #include "buf.h"
 #include "ctl_queue.h"
+#include "ctl_testhooks.h"
 #include "log.h"
 
 enum gc_stage { GC_CONTAINERS, GC_VOLUMES, GC_NETWORKS, GC_DELETE, GC_DONE };
@@ -25,6 +28,20 @@ static const enum dk_kind stage_kind[] = {
     [GC_VOLUMES] = DK_VOLUME,
     [GC_NETWORKS] = DK_NETWORK,
 };
+
+/* The object carries the labels of a container role of the invocation's
+ * current attempt whose create answered (ctl_record_role_answered). */
+static bool
+answered_role(const struct ctl_inv *inv, const cJSON *labels, const cJSON *att)
+{
+    const cJSON *role =
+        cJSON_GetObjectItemCaseSensitive(labels, "agentctl.dev/role");
+
+    return inv->rec.attempt != NULL && cJSON_IsString(att) &&
+           strcmp(inv->rec.attempt, att->valuestring) == 0 &&
+           cJSON_IsString(role) &&
+           ctl_record_role_answered(&inv->rec, role->valuestring);
+}
 
 /* identity: how status.standIns knows the object - its ID, or a volume's
  * CreatedAt (volumes have no ID). */
@@ -49,6 +66,10 @@ orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name,
         ctl_record_is_standin(&inv->rec, identity))
         return false;
     cur = inv->rec.attempt;
+    /* a container with the labels of a role of the current attempt whose
+     * create answered is a stand-in too, reported or not */
+    if (answered_role(inv, labels, att) && !ctl_test_disabled("standin-sweep"))
+        return false;
     if (inv->rec.cleaned_up)
         return true;
     return cur != NULL && cJSON_IsString(att) &&

@@ -154,6 +154,9 @@ capture_commit(struct ctl_inv *inv)
     ctl_record_set_str(r, &r->spec_hash, s->spec_hash);
     ctl_record_set_str(r, &r->captured_at, now);
     ctl_record_set_subnet(r, subnet);
+    /* This version's bodies state Docker's defaults; an attempt an older
+     * version captured keeps the bodies its boxes were made from. */
+    r->defaults_stated = true;
     /* Whether .git gets a read-only storage of its own is fixed here. */
     if (ctl_git_present(inv))
         r->git_metadata = true;
@@ -183,6 +186,10 @@ capture(struct ctl_inv *inv)
                            "spec.cancel was true before the attempt started");
         return CTL_STEP_DONE;
     }
+    /* No box is built before GET /info said the daemon confines it with
+     * seccomp (ctl_docker.c); the next resync asks again. */
+    if (inv->ctl->security_error[0] != '\0' || !inv->ctl->docker_up)
+        return CTL_STEP_NONE;
     if (!capture_checks(inv, &s))
         return s;
     if (inv->pinned_image[0] == '\0')
@@ -235,6 +242,8 @@ ensure_captured(struct ctl_inv *inv)
     in.subnet_index = inv->rec.has_subnet ? (unsigned)inv->rec.subnet_index : 0;
     in.credential = inv->credential;
     in.git_metadata = inv->rec.git_metadata;
+    in.apparmor = inv->ctl->security.apparmor;
+    in.legacy_bodies = !inv->rec.defaults_stated;
     inv->desired = rc_desired_build(inv->captured, inv->ctl->cfg, &in, &e);
     if (inv->desired == NULL) {
         char msg[600];

@@ -314,13 +314,12 @@ test_hooks(struct ctl *c, struct err *e)
 
         if (i < 0)
             return err_set(e, ERR_INVALID, "unknown drift rule \"%s\"", tok);
-        c->disabled_rules |= 1ull << i;
+        rc_drift_set_add(&c->disabled_rules, (size_t)i);
         log_kv(LOG_WARN, "TEST HOOK: drift rule disabled", "rule", tok, NULL);
     }
     return 0;
 }
 #endif
-
 
 /* The directory store at exactly the state the flags say (the default
  * <specs>/.agentctl, never an older record), and the record agentctl's
@@ -349,6 +348,7 @@ ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
     c->image_configs = cJSON_CreateObject();
     c->docker_back = docker_back;
     ctl_queue_init(c, ctl_inv_pass);
+    c->ns_modes = cJSON_CreateObject();
 #ifdef AGENTCTL_TEST_HOOKS
     if (test_hooks(c, e) == -1)
         return -1;
@@ -387,6 +387,7 @@ ctl_close(struct ctl *c)
     store_close(c->store);
     cfg_free(c->cfg);
     cJSON_Delete(c->image_configs);
+    cJSON_Delete(c->ns_modes);
     ev_signal_stop(c->loop, &c->sigterm);
     ev_signal_stop(c->loop, &c->sigint);
     ev_signal_stop(c->loop, &c->sighup);

@@ -54,9 +54,20 @@ health(struct ctl_health *h, void *arg)
 
     if (c->docker_up)
         ctl_health_add(h, "docker", true, "ok");
+    else if (c->security_error[0] != '\0')
+        ctl_health_add(h, "docker", false, "reachable, but refused: %s",
+                       c->security_error);
     else
         ctl_health_add(h, "docker", false, "unreachable: %s",
                        c->docker_error[0] ? c->docker_error : "not checked");
+    if (c->security_error[0] != '\0')
+        ctl_health_add(h, "seccomp", false, "%s", c->security_error);
+    else if (c->docker_up)
+        ctl_health_add(h, "seccomp", true, "profile %s; apparmor %s",
+                       c->security.seccomp_profile[0]
+                           ? c->security.seccomp_profile
+                           : "(unnamed)",
+                       c->security.apparmor ? "yes" : "no (not on this host)");
     /* store_error: etcd's lease keepalive or a claim could not reach it */
     if (c->store_error[0] != '\0')
         ctl_health_add(h, "store", false, "unreachable (%s): %s",

@@ -209,11 +209,32 @@ ctl_record_role_image(const struct ctl_record *r, int role)
     return role >= 0 && role < CTL_REC_ROLES ? r->res[role].image : NULL;
 }
 
+/* The progress bit of a container role's answered create, or -1. */
+static int
+created_bit(int role)
+{
+    switch (role) {
+    case RC_ROLE_PROXY:
+        return CTL_PROG_PROXY_CREATED;
+    case RC_ROLE_KEEPER:
+        return CTL_PROG_KEEPER_CREATED;
+    case RC_ROLE_AGENT:
+        return CTL_PROG_AGENT_CREATED;
+    case CTL_REC_PROBE:
+        return CTL_PROG_PROBE_CREATED;
+    case RC_ROLE_NETWORK:
+        return CTL_PROG_NETWORK_CREATED;
+    default:
+        return -1;
+    }
+}
+
 void
 ctl_record_set_role(struct ctl_record *r, int role, const char *id,
                     const char *name)
 {
     struct ctl_record_res *o;
+    int bit = created_bit(role);
 
     if (role < 0 || role >= CTL_REC_ROLES)
         return;
@@ -222,7 +243,17 @@ ctl_record_set_role(struct ctl_record *r, int role, const char *id,
     o->set = true;
     o->id = ctl_record__dup_or_null(id);
     o->name = ctl_record__dup_or_null(name);
+    if (bit >= 0 && id != NULL)
+        r->progress |= 1u << bit;
     r->dirty = true;
+}
+
+bool
+ctl_record_role_answered(const struct ctl_record *r, const char *role)
+{
+    int bit = role != NULL ? created_bit(ctl_record_role(role)) : -1;
+
+    return bit >= 0 && (r->progress & (1u << bit)) != 0;
 }
 
 void
@@ -414,12 +445,12 @@ ctl_record_reset_attempt(struct ctl_record *r)
                       &r->spec_hash,  &r->captured_at, &r->tool_policy };
 
     static const char *const keys[] = {
-        "stopReason",         "startedAt",   "finishedAt",
-        "exitCode",           "output",      "progress",
-        "cleanedUp",          "imageID",     "subnetIndex",
-        "captured",           "specHash",    "capturedAt",
-        "observedGeneration", "gitMetadata", "git",
-        "toolPolicy",
+        "stopReason",         "startedAt",      "finishedAt",
+        "exitCode",           "output",         "progress",
+        "cleanedUp",          "imageID",        "subnetIndex",
+        "captured",           "specHash",       "capturedAt",
+        "observedGeneration", "gitMetadata",    "git",
+        "toolPolicy",         "defaultsStated",
     };
 
     /* the same keys in a form this version could not read go too */
@@ -441,6 +472,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
     r->captured = NULL;
     r->has_generation = false;
     r->git_metadata = false;
+    r->defaults_stated = false;
     cJSON_Delete(r->git);
     r->git = NULL;
     r->dirty = true;

@@ -57,8 +57,17 @@ enum ctl_progress {
     CTL_PROG_AGENT_STARTED,
     CTL_PROG_PROBE_STARTED,
     CTL_PROG_BOUNDARY_VERIFIED,
+    /* A create of the container (or the network) answered and its ID was
+     * recorded: from then on another object with the role's labels is a
+     * stand-in, never an unrecorded create of ours
+     * (ctl_record_role_answered). */
+    CTL_PROG_PROXY_CREATED,
+    CTL_PROG_KEEPER_CREATED,
+    CTL_PROG_AGENT_CREATED,
+    CTL_PROG_PROBE_CREATED,
+    CTL_PROG_NETWORK_CREATED,
 };
-#define CTL_PROG_COUNT (CTL_PROG_BOUNDARY_VERIFIED + 1)
+#define CTL_PROG_COUNT (CTL_PROG_NETWORK_CREATED + 1)
 
 /* The recorded objects: the roles of plan/rc_desired.h and the probe. */
 #define CTL_REC_PROBE RC_ROLE_COUNT
@@ -118,7 +127,10 @@ struct ctl_record {
     long subnet_index;
     bool has_exit_code;
     long exit_code;
-    bool git_metadata; /* .git gets a read-only volume of its own */
+    bool git_metadata;    /* .git gets a read-only volume of its own */
+    bool defaults_stated; /* the bodies state Docker's defaults
+                             (plan/rc_harden.c); false for an attempt an
+                             older version captured, whose boxes lack them */
     bool cleaned_up;
     unsigned progress; /* 1 << enum ctl_progress */
     struct ctl_record_res res[CTL_REC_ROLES];
@@ -184,7 +196,8 @@ const cJSON *ctl_record_captured(const struct ctl_record *r);
 const char *ctl_record_role_id(const struct ctl_record *r, int role);
 const char *ctl_record_role_obj_name(const struct ctl_record *r, int role);
 const char *ctl_record_role_image(const struct ctl_record *r, int role);
-/* Record a new object of the role: {id, name}, no image yet. */
+/* Record a new object of the role: {id, name}, no image yet. A container
+ * role (proxy, keeper, agent, probe) is also marked answered. */
 void ctl_record_set_role(struct ctl_record *r, int role, const char *id,
                          const char *name);
 void ctl_record_set_role_image(struct ctl_record *r, int role,
@@ -195,6 +208,15 @@ void ctl_record_drop_all_roles(struct ctl_record *r);
 /* The record holds an object with this ID or (volumes) this name. */
 bool ctl_record_holds(const struct ctl_record *r, const char *id,
                       const char *name);
+
+/* A create of the container or network role (enum rc_role or
+ * CTL_REC_PROBE, given by its name as the agentctl.dev/role label says)
+ * answered in this attempt:
+ * its ID was recorded, even if cleanup has dropped it since. Names and
+ * labels identify only a create whose ID never came back, so a container
+ * with the labels of an answered role is a stand-in. False for volumes
+ * (their identity is CreatedAt) and unknown names. */
+bool ctl_record_role_answered(const struct ctl_record *r, const char *role);
 
 bool ctl_record_done(const struct ctl_record *r, enum ctl_progress p);
 void ctl_record_set_done(struct ctl_record *r, enum ctl_progress p);

@@ -44,6 +44,11 @@ static const char *const progress_names[CTL_PROG_COUNT] = {
     [CTL_PROG_AGENT_STARTED] = "agentStarted",
     [CTL_PROG_PROBE_STARTED] = "probeStarted",
     [CTL_PROG_BOUNDARY_VERIFIED] = "boundaryVerified",
+    [CTL_PROG_PROXY_CREATED] = "proxyCreated",
+    [CTL_PROG_KEEPER_CREATED] = "keeperCreated",
+    [CTL_PROG_AGENT_CREATED] = "agentCreated",
+    [CTL_PROG_PROBE_CREATED] = "probeCreated",
+    [CTL_PROG_NETWORK_CREATED] = "networkCreated",
 };
 
 const char *
@@ -362,6 +367,8 @@ load_item(struct ctl_record *r, const cJSON *it)
     }
     if (strcmp(k, "gitMetadata") == 0)
         return load_true(it, &r->git_metadata);
+    if (strcmp(k, "defaultsStated") == 0)
+        return load_true(it, &r->defaults_stated);
     if (strcmp(k, "cleanedUp") == 0)
         return load_true(it, &r->cleaned_up);
     if (strcmp(k, "captured") == 0)
@@ -469,6 +476,8 @@ add_attempt(cJSON *o, const struct ctl_record *r)
         cJSON_AddNumberToObject(o, "subnetIndex", (double)r->subnet_index);
     if (r->git_metadata)
         cJSON_AddBoolToObject(o, "gitMetadata", 1);
+    if (r->defaults_stated)
+        cJSON_AddBoolToObject(o, "defaultsStated", 1);
     if (r->captured != NULL)
         cJSON_AddItemToObject(o, "captured", cJSON_Duplicate(r->captured, 1));
     if (r->has_generation)

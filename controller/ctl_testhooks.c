@@ -14,7 +14,10 @@
  *
  * AGENTCTL_TEST_DISABLE=<name>[,<name>...] switches off a protection that
  * is not a drift rule, for a negative control: "network-adoption" makes
- * the listing of the attempt's networks see none (ctl_network.c).
+ * the listing of the attempt's networks see none (ctl_network.c);
+ * "standin-sweep" lets cleanup's sweep and garbage collection take a
+ * container with the labels of a role whose create answered for an
+ * unrecorded one of ours (ctl_cleanup.c, ctl_gc.c).
  */
 #include "ctl_testhooks.h"
 

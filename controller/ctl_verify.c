@@ -31,8 +31,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ctl_drift.h"
+#include "ctl_neighbours.h"
 #include "ctl_status.h"
-#include "ctl_stop.h"
 #include "log.h"
 #include "rc_drift.h"
 
@@ -55,36 +56,6 @@ is_volume(const char *role)
     int r = rc_role_by_name(role);
 
     return r >= 0 && rc_role_kind((enum rc_role)r) == RC_KIND_VOLUME;
-}
-
-/* Fail closed while running; before the start, tear down and rebuild. */
-static enum ctl_step
-on_drift(struct ctl_inv *inv, const char *rule, const char *message)
-{
-    enum ctl_phase phase = inv->rec.phase;
-
-    inv->verify_due = false;
-    inv->verified = 0;
-    ctl_status_set_condition(inv, "Drifted", true, rule, message);
-    if (phase == CTL_RUNNING) {
-        ctl_stop(inv, CTL_FAILED, CTL_STOP_BOUNDARY_DRIFT, message);
-        return CTL_STEP_DONE;
-    }
-    if (ctl_phase_terminal(phase)) {
-        /* A stop (deadline, output limit) came while this inspect was in
-         * flight: its reason stands, cleanup removes everything, and
-         * there is nothing to repair. The drift is still recorded. */
-        log_kv(LOG_WARN, "drift seen after the attempt stopped", "invocation",
-               inv->name, "rule", rule, NULL);
-        return CTL_STEP_DONE;
-    }
-    ctl_event(inv, true, "DriftRepaired",
-              "%s: removing every object of the attempt and building it again",
-              message);
-    inv->repairing = true;
-    inv->prestart_verified = false;
-    inv->egress_checked = false;
-    return CTL_STEP_DONE;
 }
 
 static void
@@ -161,7 +132,7 @@ check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
     }
     rc = rc_drift_check(inv->desired, r, inspect, &x, &rep);
     if (rc == 1)
-        return on_drift(inv, rep.rule, rep.message);
+        return ctl_drift_found(inv, rep.rule, rep.message);
     if (rc == -1)
         log_kv(LOG_WARN, "drift check could not run", "invocation", inv->name,
                "role", role, NULL);
@@ -209,7 +180,7 @@ note_image(struct ctl_inv *inv, const char *role, const cJSON *inspect)
 
         snprintf(msg, sizeof(msg), "agent: Image is %s, expected the pinned %s",
                  img->valuestring, inv->rec.image_id);
-        on_drift(inv, "container.image-id", msg);
+        ctl_drift_found(inv, "container.image-id", msg);
         return false;
     }
     ctl_record_set_role_image(&inv->rec, ctl_record_role(role),
@@ -286,11 +257,11 @@ judge_missing(struct ctl_inv *inv, const char *role, const cJSON *by_name)
         if (cJSON_IsString(sid))
             ctl_record_add_standin(&inv->rec, sid->valuestring, role);
         /* The recorded ID stays: cleanup removes by it (404: done). */
-        return on_drift(inv, rep.rule, rep.message);
+        return ctl_drift_found(inv, rep.rule, rep.message);
     }
     if (rc == 1) {
         ctl_record_drop_role(&inv->rec, ctl_record_role(role));
-        return on_drift(inv, rep.rule, rep.message);
+        return ctl_drift_found(inv, rep.rule, rep.message);
     }
     if (rc == 0 && by_name != NULL)
         return CTL_STEP_NONE;
@@ -372,8 +343,17 @@ inspect(struct ctl_inv *inv, const char *role)
 enum ctl_step
 ctl_verify_step(struct ctl_inv *inv)
 {
+    enum ctl_step s;
+
     if (!inv->verify_due || inv->desired == NULL)
         return CTL_STEP_NONE;
+    if (inv->exec_seen[0] != '\0') {
+        char msg[sizeof(inv->exec_seen)];
+
+        snprintf(msg, sizeof(msg), "%s", inv->exec_seen);
+        inv->exec_seen[0] = '\0';
+        return ctl_drift_found(inv, "container.exec-ids", msg);
+    }
     for (size_t i = 0; verify_roles[i] != NULL; i++) {
         enum rc_role r = role_of(verify_roles[i]);
 
@@ -382,6 +362,8 @@ ctl_verify_step(struct ctl_inv *inv)
                 NULL)
             return inspect(inv, verify_roles[i]);
     }
+    if ((s = ctl_neighbours_step(inv)) != CTL_STEP_NONE)
+        return s;
     inv->verify_due = false;
     inv->verified = 0;
     ctl_status_set_condition(inv, "Drifted", false, "Verified",

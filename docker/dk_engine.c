@@ -324,3 +324,11 @@ dk_ping(struct dk *dk, bool fresh, dk_done_fn *cb, void *arg, struct err *e)
 
     return dk_request(dk, &o, cb, arg, e);
 }
+
+struct dk_req *
+dk_info(struct dk *dk, dk_done_fn *cb, void *arg, struct err *e)
+{
+    struct dk_request_opts o = { .method = "GET", .path = "/info" };
+
+    return dk_request(dk, &o, cb, arg, e);
+}

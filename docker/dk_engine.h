@@ -111,6 +111,25 @@ struct dk_req *dk_events(struct dk *dk, long since, const cJSON *filters,
                          dk_data_fn *on_line, dk_done_fn *on_done, void *arg,
                          struct err *e);
 
+/* GET /info: the daemon's configuration (SecurityOptions, ...). */
+struct dk_req *dk_info(struct dk *dk, dk_done_fn *cb, void *arg,
+                       struct err *e);
+
+/* What GET /info's SecurityOptions say about the boxes' confinement
+ * ("name=seccomp,profile=default", "name=apparmor", ...). */
+struct dk_security {
+    bool seccomp;          /* a seccomp profile applies to containers */
+    char seccomp_profile[64]; /* its name: "default", a file, ... */
+    bool apparmor;         /* the host has AppArmor */
+};
+
+/* Read info's SecurityOptions into out (zeroed first). -1 with e
+ * (ERR_INVALID) when the daemon runs containers without seccomp: none
+ * listed, or profile "unconfined" - the controller refuses to run then.
+ * out is filled either way. */
+int dk_security_from_info(const cJSON *info, struct dk_security *out,
+                          struct err *e);
+
 /* GET /_ping. fresh: on a new connection, closed after, which proves the
  * daemon accepts connections now (a stopping dockerd closes its listener
  * but still answers on connections already open). */

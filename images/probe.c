@@ -18,6 +18,10 @@
  *            answer, nothing listening or no resolver are fine. Silence
  *            is fine only when the network facts explain it (below).
  *
+ *   ipv6     the namespace has no inet6 address at all (/proc/net/if_inet6
+ *            empty, ::1 included): an IPv6 path is one the proxy does not
+ *            see, and only sysctls the controller sets keep it off.
+ *
  * Only a real answer from outside is a breach, and "no answer yet" is
  * never read as safe by itself. Two facts from the probe's namespace
  * decide what silence means:
@@ -98,8 +102,8 @@ static void
 probe_io_connect_via_proxy(struct probe_run *run, size_t i, const char *target,
                            unsigned char *req, size_t cap)
 {
-    int n = snprintf((char *)req, cap, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n",
-                     target, target);
+    int n = snprintf((char *)req, cap,
+                     "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target);
 
     probe_io_tcp(&run->io[i], &run->o->proxy,
                  run->started + run->o->proxy_timeout_ms);
@@ -398,7 +402,8 @@ probe_judge_dns(const struct probe_run *run, struct probe_report *r)
         c->fail = PROBE_FAIL_UNDECIDED;
         snprintf(c->detail, sizeof(c->detail),
                  "no answer in %ld ms, not explained (resolver %s, link %s)",
-                 run->o->timeout_ms, probe_resolver_alive(run) ? "up" : "silent",
+                 run->o->timeout_ms,
+                 probe_resolver_alive(run) ? "up" : "silent",
                  probe_link_closed(run) ? "closed" : "open");
     }
 }
@@ -462,6 +467,41 @@ probe_print(const struct probe_report *r, int verdict, const char *route,
     fflush(stdout);
 }
 
+/* Every line of /proc/net/if_inet6 is one address of this namespace. No
+ * file means the kernel has no IPv6 at all; a file it cannot read is a
+ * failure (it cannot tell). */
+static void
+probe_check_ipv6(struct probe_report *r)
+{
+    struct probe_check *c = probe_add(r, "ipv6", "inet6");
+    FILE *f = fopen(PROBE_IF_INET6, "r");
+    char line[160], dev[32] = "";
+    int n = 0;
+
+    c->ok = true;
+    c->fail = PROBE_FAIL_BREACH;
+    if (f == NULL) {
+        c->ok = errno == ENOENT;
+        snprintf(c->detail, sizeof(c->detail), "%s",
+                 c->ok ? "no IPv6 in the kernel" : "cannot read if_inet6");
+        return;
+    }
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (n++ == 0 && sscanf(line, "%*s %*s %*s %*s %*s %31s", dev) != 1)
+            dev[0] = '\0';
+    fclose(f);
+    for (char *p = dev; *p != '\0'; p++)
+        if (*p < 0x21 || *p > 0x7e || *p == '"' || *p == '\\')
+            *p = '?'; /* printed in the JSON line as is */
+    if (n == 0) {
+        snprintf(c->detail, sizeof(c->detail), "no address");
+        return;
+    }
+    c->ok = false;
+    snprintf(c->detail, sizeof(c->detail), "%d addresses, first on %s", n,
+             dev[0] ? dev : "?");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -480,6 +520,7 @@ main(int argc, char **argv)
     for (size_t i = 0; i < o.n_direct; i++)
         probe_judge_direct(&run, i, &r);
     probe_judge_dns(&run, &r);
+    probe_check_ipv6(&r);
     verdict = probe_verdict(&r);
     probe_route_text(&run, route, sizeof(route));
     probe_print(&r, verdict, route, probe_now_ms() - run.started);

@@ -14,7 +14,8 @@
 #define PROBE_MAX_DIRECT         16
 #define PROBE_MAX_TARGET         255 /* host:port in a CONNECT line */
 #define PROBE_MAX_HEAD           4096
-#define PROBE_MAX_CHECKS         (3 + PROBE_MAX_DIRECT)
+#define PROBE_MAX_CHECKS         (4 + PROBE_MAX_DIRECT) /* + ipv6 */
+#define PROBE_IF_INET6           "/proc/net/if_inet6"
 #define PROBE_DETAIL_MAX         96
 #define PROBE_MAX_IOS            (PROBE_MAX_CHECKS + 2) /* + PTR, gateway */
 
@@ -34,7 +35,7 @@ enum probe_fail {
 };
 
 struct probe_check {
-    const char *name;   /* allowed, denied, direct, dns */
+    const char *name;   /* allowed, denied, direct, dns, ipv6 */
     const char *target; /* host:port or ip:port; borrowed from argv */
     bool ok;
     enum probe_fail fail; /* meaning when !ok */

@@ -7,6 +7,7 @@
  * of the desired state (rc_desired.h).
  */
 #include "rc_desired.h"
+#include "rc_harden.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -165,9 +166,9 @@ rc_container_config(struct rc_build *b, cJSON *c, enum rc_role role)
 
 /* HostConfig fields every container shares. */
 static cJSON *
-rc_host_config(struct rc_build *b, cJSON *c, const char *network_mode,
-               uint64_t memory, uint64_t pids, const char *log_size,
-               const char *log_files)
+rc_host_config(struct rc_build *b, cJSON *c, enum rc_role role,
+               const char *network_mode, uint64_t memory, uint64_t pids,
+               const char *log_size, const char *log_files)
 {
     static const char *const cap_drop[] = { "ALL" };
     static const char *const sec_opt[] = { "no-new-privileges" };
@@ -207,6 +208,10 @@ rc_host_config(struct rc_build *b, cJSON *c, const char *network_mode,
     /* "local" compresses rotated files by default, which it refuses with a
      * single file. */
     rc_str(b, lo, "compress", "false");
+    /* Docker's defaults, stated so that a drift rule compares each. */
+    if (hc != NULL && !b->in->legacy_bodies &&
+        rc_harden_host_config(hc, role, b->in->apparmor) == -1)
+        b->nomem = 1;
     return hc;
 }
 
@@ -331,8 +336,8 @@ rc_proxy_body(struct rc_build *b)
     rc_str(b, c, "User", RC_PROXY_USER); /* nobody: owns no file */
     rc_container_config(b, c, RC_ROLE_PROXY);
     /* No Mounts, no Binds: the proxy needs no storage. */
-    rc_host_config(b, c, b->d->objects[RC_ROLE_NETWORK].name, RC_PROXY_MEMORY,
-                   RC_PROXY_PIDS, "10m", "2");
+    rc_host_config(b, c, RC_ROLE_PROXY, b->d->objects[RC_ROLE_NETWORK].name,
+                   RC_PROXY_MEMORY, RC_PROXY_PIDS, "10m", "2");
     rc_one_endpoint(b, c, b->d->proxy_ip);
     return c;
 }
@@ -349,9 +354,10 @@ rc_volume_body(struct rc_build *b, enum rc_role role, uint64_t bytes,
     rc_str(b, v, "Driver", "local");
     /* tmpfs with byte and inode limits, owned by the agent user and closed
      * to others (docs/docker-notes.md section 6). */
-    snprintf(o, sizeof(o), "size=%llu,nr_inodes=%llu,uid=%u,gid=%u,mode=0700",
+    snprintf(o, sizeof(o), "size=%llu,nr_inodes=%llu,uid=%u,gid=%u,mode=0700%s",
              (unsigned long long)bytes, (unsigned long long)inodes,
-             b->cfg->agent_uid, b->cfg->agent_gid);
+             b->cfg->agent_uid, b->cfg->agent_gid,
+             b->in->legacy_bodies ? "" : "," RC_VOLUME_MOUNT_FLAGS);
     opts = rc_obj(b, v, "DriverOpts");
     rc_str(b, opts, "type", "tmpfs");
     rc_str(b, opts, "device", "tmpfs");
@@ -389,8 +395,8 @@ rc_keeper_body(struct rc_build *b)
     rc_str(b, c, "User", b->cfg->agent_user);
     rc_container_config(b, c, RC_ROLE_KEEPER);
     /* No network at all: it only holds the volumes mounted. */
-    hc = rc_host_config(b, c, "none", RC_KEEPER_MEMORY, RC_KEEPER_PIDS, "1m",
-                        "1");
+    hc = rc_host_config(b, c, RC_ROLE_KEEPER, "none", RC_KEEPER_MEMORY,
+                        RC_KEEPER_PIDS, "1m", "1");
     mounts = cJSON_AddArrayToObject(hc, "Mounts");
     rc_ok(b, mounts);
     rc_storage_mounts(b, mounts, false);
@@ -514,8 +520,9 @@ rc_agent_host_config(struct rc_build *b, cJSON *c)
     cJSON *hc, *mounts;
 
     rc_agent_log_size(inv, log_size);
-    hc = rc_host_config(b, c, b->d->objects[RC_ROLE_NETWORK].name,
-                        inv->memory_bytes, inv->pids, log_size, "2");
+    hc = rc_host_config(b, c, RC_ROLE_AGENT,
+                        b->d->objects[RC_ROLE_NETWORK].name, inv->memory_bytes,
+                        inv->pids, log_size, "2");
     rc_num(b, hc, "NanoCpus", inv->millicpus * 1000000);
     /* No external names: the embedded resolver forwards to 0.0.0.0, which
      * answers nothing, fast (docs/docker-notes.md section 4); the proxy is

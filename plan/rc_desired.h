@@ -117,6 +117,13 @@ struct rc_inputs {
     const char *credential;     /* value of spec.credential, NULL if none */
     const char *egress_network; /* NULL = cfg->egress_network */
     bool git_metadata; /* the workspace had a .git directory at capture */
+    bool apparmor;     /* the daemon has AppArmor (GET /info): every
+                          container gets apparmor=docker-default */
+    bool legacy_bodies; /* the attempt was captured by a version whose
+                           bodies left Docker's defaults out (no
+                           plan/rc_harden.c fields, volumes without
+                           nosuid,nodev): build them so, or its running
+                           boxes would all be drift */
 };
 
 struct rc_object {

@@ -7,6 +7,7 @@
  * before they are cut short (a cut could leave a prefix of it behind). */
 #include "rc_drift.h"
 #include "rc_drift_int.h"
+#include "rc_harden.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -414,6 +415,36 @@ dr_cmp_env(const struct rc_drift_ctx *c, const struct rc_drift_rule *r,
     return 0;
 }
 
+/* AppArmorProfile: the profile of the body's "apparmor=<p>" SecurityOpt,
+ * else "" - the controller sets it exactly when the host has AppArmor,
+ * and on such a host Docker would put docker-default there by itself. */
+static int
+dr_cmp_apparmor(const struct rc_drift_ctx *c, const struct rc_drift_rule *r,
+                struct rc_drift_find *f)
+{
+    const cJSON *opts = rc_json_at(c->o->body, r->want), *o;
+    const char *want = "";
+    const char *seen = rc_drift__str(rc_drift__get(c->inspect, r->path));
+    bool named = false;
+
+    cJSON_ArrayForEach(o, opts)
+    {
+        const char *s = rc_drift__str(o);
+
+        if (s != NULL && strncmp(s, "apparmor=", 9) == 0) {
+            want = s + 9;
+            named = true;
+        }
+    }
+    /* A body of an older version (it states no MaskedPaths) named no
+     * profile even where the host has AppArmor: Docker's own default or
+     * none is what its boxes show. */
+    if (!named && rc_json_at(c->o->body, "/HostConfig/MaskedPaths") == NULL &&
+        seen != NULL && strcmp(seen, RC_APPARMOR_PROFILE) == 0)
+        return 0;
+    return dr_cmp_string(c, r->path, want, f);
+}
+
 /* ---- the check ---------------------------------------------------------- */
 
 static int
@@ -423,6 +454,10 @@ dr_rule(const struct rc_drift_ctx *c, const struct rc_drift_rule *r,
     switch (r->cmp) {
     case RC_CMP_GONE:
         return 0; /* it answered: rc_drift_check_missing() judges a 404 */
+    case RC_CMP_APPARMOR:
+        return dr_cmp_apparmor(c, r, f);
+    case RC_CMP_NEIGHBOUR:
+        return 0; /* about other containers: rc_drift_check_neighbour() */
     case RC_CMP_EXACT:
         return dr_cmp_exact(c, r, f);
     case RC_CMP_ID:
@@ -521,7 +556,7 @@ rc_drift_check(const struct rc_desired *d, enum rc_role role,
         int rc;
 
         if (!(r->roles & RC_DRIFT_ROLE(role)) ||
-            (x->disabled_rules & (1ull << i)) ||
+            rc_drift_set_has(&x->disabled_rules, i) ||
             (r->cmp == RC_CMP_CREATED_AT && x->created_at == NULL))
             continue;
         memset(&f, 0, sizeof(f));
@@ -532,7 +567,7 @@ rc_drift_check(const struct rc_desired *d, enum rc_role role,
             continue;
         if (rep.count++ == 0 && dr_report(&c, r, &f, &rep) == -1)
             return -1;
-        rep.drifted |= 1ull << i;
+        rc_drift_set_add(&rep.drifted, i);
     }
     *out = rep;
     return rep.count > 0;
@@ -604,7 +639,7 @@ rc_drift_check_missing(const struct rc_desired *d, enum rc_role role,
     memset(&rep, 0, sizeof(rep));
     memset(&f, 0, sizeof(f));
     *out = rep;
-    if (x->disabled_rules & (1ull << i))
+    if (rc_drift_set_has(&x->disabled_rules, (size_t)i))
         return 0;
     rc = by_name != NULL ? dr_rule(&c, rc_drift_rule_at((size_t)i), &f)
                          : dr_gone(&c, &f);
@@ -619,7 +654,7 @@ rc_drift_check_missing(const struct rc_desired *d, enum rc_role role,
     if (dr_report(&c, rc_drift_rule_at((size_t)i), &f, &rep) == -1)
         return -1;
     rep.count = 1;
-    rep.drifted = 1ull << i;
+    rc_drift_set_add(&rep.drifted, (size_t)i);
     *out = rep;
     return 1;
 }

@@ -7,7 +7,7 @@
  * The rules live in one table (rc_drift_rules.c), documented row for row
  * in docs/drift-rules.md (a unit test keeps the two in lock-step). Each
  * rule has a stable ID such as "container.restart-policy" and an index;
- * bit (1 << index) of rc_drift_expect.disabled_rules switches it off (a
+ * rule i in rc_drift_expect.disabled_rules switches it off (a
  * test-only negative control: it proves a test of that rule can fail).
  *
  * Identity (the ID behind the object's name is the recorded one) takes
@@ -33,6 +33,7 @@
 #ifndef RC_DRIFT_H
 #define RC_DRIFT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,7 +66,39 @@ enum rc_drift_cmp {
     RC_CMP_LIVE_MOUNTS,       /* .Mounts[] = the body's mounts, as mounted */
     RC_CMP_INTERNAL_IP,       /* address on the internal network */
     RC_CMP_CGROUPNS,          /* body value, else the daemon's default */
+    RC_CMP_APPARMOR,          /* the profile the body's SecurityOpt names,
+                                 else "" (no AppArmor on the host) */
+    RC_CMP_NEIGHBOUR,         /* another container, not this object's
+                                 inspect (rc_drift_check_neighbour) */
 };
+
+/* A set of rules by index (the table holds at most RC_DRIFT_MAX_RULES). */
+#define RC_DRIFT_MAX_RULES 128
+struct rc_drift_set {
+    uint64_t w[RC_DRIFT_MAX_RULES / 64];
+};
+
+static inline bool
+rc_drift_set_has(const struct rc_drift_set *s, size_t i)
+{
+    return i < RC_DRIFT_MAX_RULES && (s->w[i / 64] >> (i % 64)) & 1u;
+}
+
+static inline void
+rc_drift_set_add(struct rc_drift_set *s, size_t i)
+{
+    if (i < RC_DRIFT_MAX_RULES)
+        s->w[i / 64] |= 1ull << (i % 64);
+}
+
+static inline bool
+rc_drift_set_empty(const struct rc_drift_set *s)
+{
+    for (size_t k = 0; k < RC_DRIFT_MAX_RULES / 64; k++)
+        if (s->w[k] != 0)
+            return false;
+    return true;
+}
 
 #define RC_DRIFT_ROLE(r) (1u << (r))
 #define RC_DRIFT_CONTAINERS                                                    \
@@ -118,7 +151,8 @@ struct rc_drift_expect {
     size_t n_allowed;
     const char *const *required;
     size_t n_required;
-    uint64_t disabled_rules; /* bit i skips rule i; 0 in production */
+    struct rc_drift_set disabled_rules; /* rule i skipped; empty in
+                                           production */
 };
 
 /* The first drift found, in table order, and which rules found any. */
@@ -130,7 +164,7 @@ struct rc_drift_report {
     char expected[RC_DRIFT_VALUE_MAX]; /* short JSON text */
     char observed[RC_DRIFT_VALUE_MAX]; /* short JSON text */
     char message[RC_DRIFT_MSG_MAX];    /* one line, for the condition */
-    uint64_t drifted;                  /* bit i: rule i found drift */
+    struct rc_drift_set drifted;       /* rule i found drift */
     unsigned count;                    /* rules that found drift */
 };
 
@@ -166,9 +200,34 @@ int rc_drift_check_missing(const struct rc_desired *d, enum rc_role role,
                            const struct rc_drift_expect *x,
                            struct rc_drift_report *out);
 
+/* The attempt's containers, by role (RC_ROLE_PROXY, RC_ROLE_KEEPER,
+ * RC_ROLE_AGENT; NULL or "" when not recorded), plus its probe: every ID a
+ * container of the attempt has. Borrowed. */
+struct rc_drift_neighbours {
+    const char *container_ids[RC_ROLE_COUNT];
+};
+
+/* Judge a container that is not the attempt's (other: its entry of
+ * GET /containers/json, or its inspect): it must not join a namespace of
+ * one of ours (HostConfig NetworkMode, PidMode or IpcMode
+ * "container:<our ID>"; container.joined, reported on the joined role) nor
+ * mount one of d's volumes (Mounts[].Name; volume.foreign-mount, reported
+ * on the volume's role). A list entry has NetworkMode and Mounts only;
+ * PidMode and IpcMode need the inspect (rc_drift_neighbour_needs_inspect).
+ * Returns 1 with out filled, 0 when it touches nothing of ours (or the
+ * rule that would report it is set in disabled_rules), -1 on a bad
+ * argument. */
+int rc_drift_check_neighbour(const struct rc_desired *d, const cJSON *other,
+                             const struct rc_drift_neighbours *ours,
+                             const struct rc_drift_set *disabled_rules,
+                             struct rc_drift_report *out);
+
+/* other is a list entry without PidMode/IpcMode: inspect it to judge it. */
+bool rc_drift_neighbour_needs_inspect(const cJSON *other);
+
 /* The rule table: count, rule i (NULL when i is out of range), its ID
  * (NULL likewise), and the index of an ID (-1 when unknown). The bit of
- * rule i in disabled_rules and in rc_drift_report.drifted is 1 << i. */
+ * rule i in disabled_rules and in rc_drift_report.drifted is member i. */
 size_t rc_drift_rule_count(void);
 const struct rc_drift_rule *rc_drift_rule_at(size_t i);
 const char *rc_drift_rule_id(size_t i);

@@ -7,6 +7,7 @@
  * states the expected value (so no value is written twice), Docker's
  * default for a field the body leaves out, and how to compare. */
 #include "rc_drift.h"
+#include "rc_harden.h"
 
 #include <string.h>
 
@@ -99,6 +100,12 @@ static const struct rc_drift_rule rules[] = {
       "where the agent writes" },
     { "container.stdin", CTR, "Config.OpenStdin", "/OpenStdin", "false",
       RC_CMP_EXACT, "false", "stdin stays closed (docs/design.md)" },
+    { "container.exec-ids", CTR, "ExecIDs", NULL, "null", RC_CMP_EXACT,
+      "none; a Docker exec_create or exec_start event on the container is "
+      "the same finding (an exec that ended is gone from ExecIDs)",
+      "a process started with docker exec (-u 0 --privileged) runs as root "
+      "with every capability inside the box's namespaces, past its user, "
+      "CapDrop and no-new-privileges" },
     /* ---- containers: privilege ---- */
     { "container.privileged", CTR, HC("Privileged"), "false", RC_CMP_EXACT,
       "false", "privileged is root on the host" },
@@ -111,6 +118,35 @@ static const struct rc_drift_rule rules[] = {
     { "container.security-opt", CTR, HC("SecurityOpt"), "null", RC_CMP_EXACT,
       "exactly the body's ([\"no-new-privileges\"])",
       "seccomp=unconfined or a lost no-new-privileges reopens escalation" },
+    { "container.apparmor", CTR, "AppArmorProfile", "/HostConfig/SecurityOpt",
+      NULL, RC_CMP_APPARMOR,
+      "docker-default where the host has AppArmor (the body says "
+      "apparmor=docker-default), else \"\"; a body of an older version "
+      "(no MaskedPaths) may show either, never another",
+      "unconfined lifts the mandatory access control Docker's profile adds "
+      "(mount, /proc writes, ptrace)" },
+    { "container.masked-paths", CTR, HC("MaskedPaths"), RC_MASKED_PATHS_JSON,
+      RC_CMP_EXACT,
+      "exactly the body's: Docker's default list (/proc/kcore, /proc/keys, "
+      "/sys/firmware, ...), which is also what a body without it gets",
+      "an unmasked /proc/kcore or /proc/keys leaks the host's memory and "
+      "keys; --security-opt systempaths=unconfined empties it" },
+    { "container.readonly-paths", CTR, HC("ReadonlyPaths"),
+      RC_READONLY_PATHS_JSON, RC_CMP_EXACT,
+      "exactly the body's: Docker's default list (/proc/sys, "
+      "/proc/sysrq-trigger, ...), which is also what a body without it gets",
+      "a writable /proc/sys or /proc/sysrq-trigger reaches the host kernel" },
+    { "container.sysctls", CTR, HC("Sysctls"), "null", RC_CMP_EXACT,
+      "exactly the body's (agent, probe: net.ipv6.conf.all and default "
+      "disable_ipv6 \"1\"; none elsewhere)",
+      "an IPv6 address in the box is a path the proxy does not see; other "
+      "sysctls change the box's network stack" },
+    { "container.ulimits", CTR, HC("Ulimits"), "null", RC_CMP_EXACT,
+      "exactly the body's: nofile and nproc",
+      "descriptor and process exhaustion of the host" },
+    { "container.shm-size", CTR, HC("ShmSize"), "67108864", RC_CMP_EXACT,
+      "the body's (agent 16 MiB, helpers 1 MiB)",
+      "/dev/shm is unsized writable memory outside the volumes' limits" },
     { "container.restart-policy", CTR, HC("RestartPolicy"),
       "{\"Name\":\"no\",\"MaximumRetryCount\":0}", RC_CMP_EXACT,
       "Name \"no\", MaximumRetryCount 0",
@@ -177,13 +213,25 @@ static const struct rc_drift_rule rules[] = {
       "/HostConfig/CgroupnsMode", NULL, RC_CMP_CGROUPNS,
       "the body's, else the daemon's default (\"host\" on cgroup v1)",
       "the cgroup namespace the limits were checked in" },
+    { "container.joined", CTR,
+      "HostConfig.NetworkMode, PidMode, IpcMode of every other container",
+      NULL, NULL, RC_CMP_NEIGHBOUR,
+      "no container but the attempt's names this one as container:<ID> "
+      "(listed since the proxy's create; PidMode and IpcMode by inspect, "
+      "cached by container ID: they are create-time only)",
+      "a container in the agent's network namespace has no endpoint on the "
+      "internal network, so network.endpoint-extra cannot see it; in its "
+      "PID namespace it can ptrace and signal the agent. --ipc "
+      "container:<agent> is refused by Docker (IpcMode private, "
+      "container.ipc-mode)" },
     /* ---- containers: limits ---- */
     { "container.memory", CTR, HC("Memory"), "0", RC_CMP_EXACT, "the body's",
       "memory limit of the spec (docker update can change it)" },
     { "container.memory-swap", CTR, HC("MemorySwap"), "0", RC_CMP_EXACT,
       "the body's (= Memory: no swap)", "swap would lift the memory limit" },
     { "container.nano-cpus", CTR, HC("NanoCpus"), "0", RC_CMP_EXACT,
-      "the body's, else 0", "cpu limit of the spec" },
+      "the body's (agent: the spec's; proxy 1 CPU, keeper 0.1)",
+      "cpu limit of the spec; a helper without one can starve the host" },
     { "container.pids-limit", CTR, HC("PidsLimit"), "null", RC_CMP_EXACT,
       "the body's", "fork bombs" },
     { "container.init", CTR, HC("Init"), "null", RC_CMP_EXACT, "true",
@@ -207,12 +255,20 @@ static const struct rc_drift_rule rules[] = {
       "exactly the body's: type tmpfs, device, o (size, nr_inodes, uid, gid, "
       "mode)",
       "the byte and inode limits and the owner of the workspace" },
+    { "volume.foreign-mount", VOL, "Mounts of every other container", NULL,
+      NULL, RC_CMP_NEIGHBOUR,
+      "mounted by the attempt's containers only (every container created "
+      "since the proxy, listed with its Mounts)",
+      "-v <workspace volume>:/x or --volumes-from reads and writes the "
+      "workspace from outside the box, and a volume's inspect does not say "
+      "who mounts it" },
 };
 
 #define N_RULES (sizeof(rules) / sizeof(rules[0]))
 
-/* Rules are addressed by a bit of a uint64_t. */
-_Static_assert(sizeof(rules) / sizeof(rules[0]) <= 64, "at most 64 rules");
+/* Rules are addressed by their index in a struct rc_drift_set. */
+_Static_assert(sizeof(rules) / sizeof(rules[0]) <= RC_DRIFT_MAX_RULES,
+               "at most RC_DRIFT_MAX_RULES rules");
 
 size_t
 rc_drift_rule_count(void)

@@ -101,9 +101,9 @@ rc_probe_copy(cJSON *c, const cJSON *agent, const char *key)
 }
 
 static bool
-rc_probe_entrypoint(cJSON *c, const struct rc_desired *d,
-                    const struct cfg *cfg, const char *allowed,
-                    const char *denied, const char *const *direct, size_t n)
+rc_probe_entrypoint(cJSON *c, const struct rc_desired *d, const struct cfg *cfg,
+                    const char *allowed, const char *denied,
+                    const char *const *direct, size_t n)
 {
     const char *argv[RC_PROBE_MAX_ARGV];
     char proxy[RC_IP_MAX + 8];
@@ -141,6 +141,19 @@ rc_probe_labels(cJSON *c, const cJSON *agent, const char *controller_id,
            cJSON_AddStringToObject(l, RC_LABEL_ROLE, RC_PROBE_ROLE);
 }
 
+/* The agent's sysctls (IPv6 off, rc_harden.c) plus the probe's own
+ * neighbour timing, so an address no one holds answers in ~150 ms. */
+static bool
+add_arp_sysctl(cJSON *hc)
+{
+    cJSON *s = cJSON_GetObjectItemCaseSensitive(hc, "Sysctls");
+
+    if (s == NULL)
+        s = cJSON_AddObjectToObject(hc, "Sysctls");
+    return s != NULL && cJSON_AddStringToObject(s, RC_PROBE_SYSCTL_ARP,
+                                                RC_PROBE_ARP_RETRANS_MS);
+}
+
 /* The agent's HostConfig with no mounts at all, the probe's limits and its
  * quick give-up on addresses no one holds. */
 static bool
@@ -159,9 +172,7 @@ rc_probe_host_config(cJSON *c, const cJSON *agent)
           rc_probe_set(hc, "MemorySwap", cJSON_CreateNumber(RC_PROBE_MEMORY)) &&
           rc_probe_set(hc, "PidsLimit", cJSON_CreateNumber(RC_PROBE_PIDS)) &&
           rc_probe_set(hc, "NanoCpus", cJSON_CreateNumber(RC_PROBE_NANOCPUS)) &&
-          rc_probe_set(hc, "Sysctls", cJSON_CreateObject()) &&
-          cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(hc, "Sysctls"),
-                                  RC_PROBE_SYSCTL_ARP, RC_PROBE_ARP_RETRANS_MS)))
+          add_arp_sysctl(hc)))
         return false;
     /* Its one line is read at once: keep almost nothing on disk. */
     lc = cJSON_CreateObject();
@@ -301,6 +312,11 @@ rc_probe_check_text(const cJSON *chk, char *out, size_t size)
                  "outside name resolution works: the resolver answered %s "
                  "(%s)",
                  target, detail);
+    else if (strcmp(name, "ipv6") == 0)
+        snprintf(out, size,
+                 "an IPv6 address is up in the box (%s): a path the proxy "
+                 "does not see",
+                 detail);
     else
         snprintf(out, size, "check %s on %s failed (%s)", name, target, detail);
 }
@@ -342,8 +358,8 @@ static int
 rc_probe_checks(const cJSON *checks, enum rc_probe_verdict v,
                 const cJSON **named, int *n_failed, struct err *e)
 {
-    static const char *const must[] = { "allowed", "denied", "dns" };
-    bool seen[3] = { false, false, false };
+    static const char *const must[] = { "allowed", "denied", "dns", "ipv6" };
+    bool seen[4] = { false, false, false, false };
     const cJSON *c;
 
     *named = NULL;
@@ -361,7 +377,7 @@ rc_probe_checks(const cJSON *checks, enum rc_probe_verdict v,
             return err_set(e, ERR_SYNTAX,
                            "probe output: a check lacks name, target, ok or "
                            "detail");
-        for (size_t i = 0; i < 3; i++)
+        for (size_t i = 0; i < 4; i++)
             seen[i] = seen[i] || strcmp(n->valuestring, must[i]) == 0;
         if (cJSON_IsTrue(ok))
             continue;
@@ -369,7 +385,7 @@ rc_probe_checks(const cJSON *checks, enum rc_probe_verdict v,
         if (*named == NULL && rc_probe_names(c, v))
             *named = c;
     }
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < 4; i++)
         if (!seen[i])
             return err_set(e, ERR_INVALID, "probe output: no %s check",
                            must[i]);

@@ -16,3 +16,6 @@ agentctl_unit_test(test_dk_engine
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_engine.c
           ${CMAKE_CURRENT_LIST_DIR}/test_dk_fake.c
   LIBS docker)
+# GET /info's SecurityOptions: seccomp required, AppArmor noticed.
+agentctl_unit_test(test_dk_info
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_info.c LIBS docker)

@@ -13,3 +13,9 @@ agentctl_unit_test(test_rc_drift_ids
   ${CMAKE_CURRENT_LIST_DIR}/drift_fixture.c LIBS plan)
 target_compile_definitions(test_rc_drift_ids PRIVATE
   TEST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# Other containers: namespace joiners and foreign mounts of the volumes.
+agentctl_unit_test(test_rc_drift_neighbour
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_drift_neighbour.c
+  ${CMAKE_CURRENT_LIST_DIR}/drift_fixture.c LIBS plan)
+target_compile_definitions(test_rc_drift_neighbour PRIVATE
+  TEST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

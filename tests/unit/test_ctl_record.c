@@ -122,6 +122,7 @@ test_ctl_record_running_loads_typed_fields(void **state)
     assert_int_equal((long)r.observed_generation, 4);
     assert_false(r.has_exit_code);
     assert_true(r.git_metadata);
+    assert_true(r.defaults_stated);
     assert_false(r.cleaned_up);
     assert_string_equal(ctl_record_role_id(&r, RC_ROLE_AGENT),
                         "a0123456789abcdef");
@@ -162,6 +163,7 @@ test_ctl_record_legacy_status_loads(void **state)
 
     (void)state;
     assert_int_equal(r.phase, CTL_SUCCEEDED);
+    assert_false(r.defaults_stated); /* an older version's attempt */
     assert_int_equal(r.stop, CTL_STOP_NONE);
     assert_true(r.has_exit_code);
     assert_int_equal(r.exit_code, 0);
@@ -331,6 +333,37 @@ test_ctl_record_reset_progress_keeps_the_attempt(void **state)
     ctl_record_cleanup(&r);
 }
 
+/* A container role's answered create outlives the removal of the object
+ * (cleanup drops the role), so labels never stand for it afterwards; a
+ * rebuild (reset_progress) forgets it, volumes and the network have none. */
+static void
+test_ctl_record_answered_role_outlives_its_removal(void **state)
+{
+    struct ctl_record r = { 0 };
+
+    (void)state;
+    ctl_record_init_new(&r, "ctl-1", "uid-1");
+    assert_false(ctl_record_role_answered(&r, "proxy"));
+    ctl_record_set_role(&r, RC_ROLE_PROXY, "p0123", "agentctl-x-proxy");
+    ctl_record_set_role(&r, CTL_REC_PROBE, "q0123", "agentctl-x-probe");
+    ctl_record_set_role(&r, RC_ROLE_WORKSPACE, "2026-01-01T00:00:00Z",
+                        "agentctl-x-workspace");
+    ctl_record_drop_role(&r, RC_ROLE_PROXY);
+    assert_null(ctl_record_role_id(&r, RC_ROLE_PROXY));
+    assert_true(ctl_record_role_answered(&r, "proxy"));
+    assert_true(ctl_record_role_answered(&r, "probe"));
+    assert_false(ctl_record_role_answered(&r, "agent"));
+    assert_false(ctl_record_role_answered(&r, "workspace"));
+    assert_false(ctl_record_role_answered(&r, "network"));
+    ctl_record_set_role(&r, RC_ROLE_NETWORK, "n0123", "agentctl-x-net");
+    assert_true(ctl_record_role_answered(&r, "network"));
+    assert_false(ctl_record_role_answered(&r, "nonsense"));
+    assert_false(ctl_record_role_answered(&r, NULL));
+    ctl_record_reset_progress(&r);
+    assert_false(ctl_record_role_answered(&r, "proxy"));
+    ctl_record_cleanup(&r);
+}
+
 /* A fresh record saves as the status the controller always started. */
 static void
 test_ctl_record_new_is_pending(void **state)
@@ -410,6 +443,7 @@ main(void)
         cmocka_unit_test(
             test_ctl_record_reset_attempt_drops_unreadable_run_keys),
         cmocka_unit_test(test_ctl_record_reset_progress_keeps_the_attempt),
+        cmocka_unit_test(test_ctl_record_answered_role_outlives_its_removal),
         cmocka_unit_test(test_ctl_record_new_is_pending),
         cmocka_unit_test(test_ctl_record_condition_changes_move_to_the_end),
         cmocka_unit_test(test_ctl_record_rejects_a_non_object),

@@ -141,8 +141,28 @@ body_text(const struct rc_desired *d, enum rc_role role)
 
 /* ---- golden table ------------------------------------------------------- */
 
-#define HARDENED(role, pids, mem)                                              \
-    { role, "/HostConfig/Init", "true" },                                      \
+/* Docker's defaults, stated in every body (plan/rc_harden.c). */
+#define MASKED                                                                 \
+    "[\"/proc/asound\",\"/proc/acpi\",\"/proc/kcore\",\"/proc/keys\","         \
+    "\"/proc/latency_stats\",\"/proc/timer_list\",\"/proc/timer_stats\","      \
+    "\"/proc/sched_debug\",\"/proc/scsi\",\"/sys/firmware\"]"
+#define READONLY                                                               \
+    "[\"/proc/bus\",\"/proc/fs\",\"/proc/irq\",\"/proc/sys\","                 \
+    "\"/proc/sysrq-trigger\"]"
+#define ULIMITS                                                                \
+    "[{\"Name\":\"nofile\",\"Soft\":8192,\"Hard\":8192},"                      \
+    "{\"Name\":\"nproc\",\"Soft\":16384,\"Hard\":16384}]"
+#define IPV6_OFF                                                               \
+    "{\"net.ipv6.conf.all.disable_ipv6\":\"1\","                               \
+    "\"net.ipv6.conf.default.disable_ipv6\":\"1\"}"
+
+#define HARDENED(role, pids, mem, shm, cpus)                                   \
+    { role, "/HostConfig/MaskedPaths", MASKED },                               \
+        { role, "/HostConfig/ReadonlyPaths", READONLY },                       \
+        { role, "/HostConfig/Ulimits", ULIMITS },                              \
+        { role, "/HostConfig/ShmSize", shm },                                  \
+        { role, "/HostConfig/NanoCpus", cpus },                                \
+        { role, "/HostConfig/Init", "true" },                                  \
         { role, "/HostConfig/Privileged", "false" },                           \
         { role, "/HostConfig/CapDrop", "[\"ALL\"]" },                          \
         { role, "/HostConfig/CapAdd", NULL },                                  \
@@ -194,7 +214,8 @@ static const struct rc_golden golden[] = {
     { RC_ROLE_PROXY, "/Labels", LABELS("proxy") },
     { RC_ROLE_PROXY, "/HostConfig/NetworkMode", "\"" NET "\"" },
     { RC_ROLE_PROXY, "/HostConfig/Mounts", NULL },
-    HARDENED(RC_ROLE_PROXY, "128", "67108864"),
+    HARDENED(RC_ROLE_PROXY, "128", "67108864", "1048576", "1000000000"),
+    { RC_ROLE_PROXY, "/HostConfig/Sysctls", NULL },
     { RC_ROLE_PROXY, "/NetworkingConfig",
       "{\"EndpointsConfig\":{\"" NET "\":{\"IPAMConfig\":"
       "{\"IPv4Address\":\"10.213.5.2\"}}}}" },
@@ -203,13 +224,13 @@ static const struct rc_golden golden[] = {
     { RC_ROLE_WORKSPACE, "/Driver", "\"local\"" },
     { RC_ROLE_WORKSPACE, "/DriverOpts",
       "{\"type\":\"tmpfs\",\"device\":\"tmpfs\",\"o\":\"size=536870912,"
-      "nr_inodes=100000,uid=1000,gid=1000,mode=0700\"}" },
+      "nr_inodes=100000,uid=1000,gid=1000,mode=0700,nosuid,nodev\"}" },
     { RC_ROLE_WORKSPACE, "/Labels", LABELS("workspace") },
     { RC_ROLE_SCRATCH, "/Name", "\"" SCRATCH "\"" },
     { RC_ROLE_SCRATCH, "/Driver", "\"local\"" },
     { RC_ROLE_SCRATCH, "/DriverOpts",
       "{\"type\":\"tmpfs\",\"device\":\"tmpfs\",\"o\":\"size=67108864,"
-      "nr_inodes=10000,uid=1000,gid=1000,mode=0700\"}" },
+      "nr_inodes=10000,uid=1000,gid=1000,mode=0700,nosuid,nodev\"}" },
     { RC_ROLE_SCRATCH, "/Labels", LABELS("scratch") },
     /* keeper */
     { RC_ROLE_KEEPER, "/Image", "\"agentctl/keeper:" AGENTCTL_VERSION "\"" },
@@ -219,7 +240,8 @@ static const struct rc_golden golden[] = {
     { RC_ROLE_KEEPER, "/Labels", LABELS("keeper") },
     { RC_ROLE_KEEPER, "/HostConfig/NetworkMode", "\"none\"" },
     { RC_ROLE_KEEPER, "/NetworkingConfig", NULL },
-    HARDENED(RC_ROLE_KEEPER, "16", "16777216"),
+    HARDENED(RC_ROLE_KEEPER, "16", "16777216", "1048576", "100000000"),
+    { RC_ROLE_KEEPER, "/HostConfig/Sysctls", NULL },
     { RC_ROLE_KEEPER, "/HostConfig/Mounts",
       "[{\"Type\":\"volume\",\"Source\":\"" WS "\",\"Target\":\"/work\","
       "\"ReadOnly\":false,\"VolumeOptions\":{\"NoCopy\":true}},"
@@ -236,9 +258,9 @@ static const struct rc_golden golden[] = {
       "[\"A1=x\",\"AGENT_PHASE=execute\",\"FAKE_API_KEY=" SECRET "\","
       "\"HOME=/tmp\",\"HTTPS_PROXY=http://10.213.5.2:3128\","
       "\"LOG_LEVEL=debug\",\"https_proxy=http://10.213.5.2:3128\"]" },
-    HARDENED(RC_ROLE_AGENT, "256", "1073741824"),
+    HARDENED(RC_ROLE_AGENT, "256", "1073741824", "16777216", "1500000000"),
+    { RC_ROLE_AGENT, "/HostConfig/Sysctls", IPV6_OFF },
     { RC_ROLE_AGENT, "/HostConfig/NetworkMode", "\"" NET "\"" },
-    { RC_ROLE_AGENT, "/HostConfig/NanoCpus", "1500000000" },
     { RC_ROLE_AGENT, "/HostConfig/Dns", "[\"0.0.0.0\"]" },
     { RC_ROLE_AGENT, "/HostConfig/DnsOptions",
       "[\"timeout:1\",\"attempts:1\"]" },
@@ -337,6 +359,19 @@ static const struct flip flips[] = {
     { RC_ROLE_KEEPER, "/HostConfig/NetworkMode", "\"bridge\"",
       "/HostConfig/NetworkMode" },
     { RC_ROLE_SCRATCH, "/Labels/extra", "\"1\"", "/Labels" },
+    { RC_ROLE_AGENT, "/HostConfig/MaskedPaths", "[]",
+      "/HostConfig/MaskedPaths" },
+    { RC_ROLE_AGENT, "/HostConfig/ReadonlyPaths/3", "\"/proc/other\"",
+      "/HostConfig/ReadonlyPaths" },
+    { RC_ROLE_AGENT, "/HostConfig/Sysctls/net.ipv6.conf.all.disable_ipv6",
+      "\"0\"", "/HostConfig/Sysctls" },
+    { RC_ROLE_PROXY, "/HostConfig/Ulimits", "[]", "/HostConfig/Ulimits" },
+    { RC_ROLE_KEEPER, "/HostConfig/ShmSize", "67108864",
+      "/HostConfig/ShmSize" },
+    { RC_ROLE_KEEPER, "/HostConfig/NanoCpus", "0", "/HostConfig/NanoCpus" },
+    { RC_ROLE_SCRATCH, "/DriverOpts/o",
+      "\"size=67108864,nr_inodes=10000,uid=1000,gid=1000,mode=0700\"",
+      "/DriverOpts" },
 };
 
 /* Negative control: each flipped field in a copy of a good body is caught
@@ -407,6 +442,78 @@ test_rc_desired_work_read_only_by_phase(void **state)
         assert_true(found);
         fixture_free(fx);
     }
+}
+
+/* AppArmor is named exactly when the daemon has it (rc_inputs.apparmor,
+ * from GET /info): the docker-default profile on every container; without
+ * it SecurityOpt stays no-new-privileges alone (the golden table). */
+static void
+test_rc_desired_apparmor_only_where_the_host_has_it(void **state)
+{
+    struct fixture *fx = fixture_new("review", true, false);
+    static const enum rc_role roles[] = { RC_ROLE_PROXY, RC_ROLE_KEEPER,
+                                          RC_ROLE_AGENT };
+    struct rc_inputs in = fx->in;
+    struct rc_desired *d;
+    struct err e = { 0 };
+
+    (void)state;
+    in.apparmor = true;
+    d = rc_desired_build(fx->inv, fx->cfg, &in, &e);
+    assert_non_null(d);
+    for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+        char *with = cJSON_PrintUnformatted(rc_json_at(
+            rc_desired_object(d, roles[i])->body, "/HostConfig/SecurityOpt"));
+        char *without = cJSON_PrintUnformatted(
+            rc_json_at(rc_desired_object(fx->d, roles[i])->body,
+                       "/HostConfig/SecurityOpt"));
+
+        assert_string_equal(with,
+                            "[\"no-new-privileges\",\"apparmor=docker-default\"]");
+        assert_string_equal(without, "[\"no-new-privileges\"]");
+        free(with);
+        free(without);
+    }
+    rc_desired_free(d);
+    fixture_free(fx);
+}
+
+/* An attempt an older version captured (status without defaultsStated)
+ * gets the bodies its boxes were made from: none of rc_harden's fields,
+ * volumes without nosuid,nodev - or an upgrade would find every running
+ * box drifted. */
+static void
+test_rc_desired_legacy_bodies_leave_the_defaults_out(void **state)
+{
+    struct fixture *fx = fixture_new("review", true, false);
+    static const char *const stated[] = {
+        "/HostConfig/MaskedPaths", "/HostConfig/ReadonlyPaths",
+        "/HostConfig/Ulimits",     "/HostConfig/ShmSize",
+        "/HostConfig/Sysctls",
+    };
+    struct rc_inputs in = fx->in;
+    struct rc_desired *d;
+    struct err e = { 0 };
+    const cJSON *o;
+
+    (void)state;
+    in.legacy_bodies = true;
+    d = rc_desired_build(fx->inv, fx->cfg, &in, &e);
+    assert_non_null(d);
+    for (size_t i = 0; i < sizeof(stated) / sizeof(stated[0]); i++) {
+        assert_null(rc_json_at(rc_desired_object(d, RC_ROLE_AGENT)->body,
+                               stated[i]));
+        assert_non_null(rc_json_at(
+            rc_desired_object(fx->d, RC_ROLE_AGENT)->body, stated[i]));
+    }
+    assert_null(rc_json_at(rc_desired_object(d, RC_ROLE_PROXY)->body,
+                           "/HostConfig/NanoCpus"));
+    o = rc_json_at(rc_desired_object(d, RC_ROLE_SCRATCH)->body,
+                   "/DriverOpts/o");
+    assert_non_null(o);
+    assert_null(strstr(o->valuestring, "nosuid"));
+    rc_desired_free(d);
+    fixture_free(fx);
 }
 
 static void
@@ -725,6 +832,9 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rc_desired_golden_hardening),
         cmocka_unit_test(test_rc_desired_golden_catches_a_flip),
+        cmocka_unit_test(test_rc_desired_apparmor_only_where_the_host_has_it),
+        cmocka_unit_test(
+            test_rc_desired_legacy_bodies_leave_the_defaults_out),
         cmocka_unit_test(test_rc_desired_work_read_only_by_phase),
         cmocka_unit_test(test_rc_desired_pins_image_id),
         cmocka_unit_test(test_rc_desired_one_endpoint_at_create),

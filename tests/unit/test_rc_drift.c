@@ -3,7 +3,7 @@
  * rc_desired_build() makes from the spec below): every fixture as captured
  * shows no drift; for every rule a mutation that breaks exactly that rule
  * is reported with that rule, field, expected and observed value, and is
- * not reported with the rule's bit in disabled_rules (the negative control
+ * not reported with the rule in disabled_rules (the negative control
  * the integration tests rely on); the rule table and docs/drift-rules.md
  * agree row for row; no report holds the credential.
  *
@@ -25,6 +25,17 @@
 #define DOC_BEGIN                                                              \
     "<!-- rules:begin (generated: test_rc_drift --write-doc) -->\n"
 #define DOC_END "<!-- rules:end -->\n"
+
+/* s holds exactly rules a and b (a == b: one rule). */
+static bool
+same_set(const struct rc_drift_set *s, size_t a, size_t b)
+{
+    struct rc_drift_set want = { { 0 } };
+
+    rc_drift_set_add(&want, a);
+    rc_drift_set_add(&want, b);
+    return memcmp(s, &want, sizeof(want)) == 0;
+}
 
 static const char *
 str_at(const cJSON *j, const char *ptr)
@@ -221,6 +232,10 @@ static const struct mut muts[] = {
       "Config.WorkingDir", "\"/work\"", "\"/\"" },
     { A, "container.stdin", "/Config/OpenStdin", "true", "Config.OpenStdin",
       "false", "true" },
+    { A, "container.exec-ids", "/ExecIDs", "[\"3c5e0a\"]", "ExecIDs", "null",
+      "[\"3c5e0a\"]" },
+    { P, "container.exec-ids", "/ExecIDs", "[\"3c5e0a\"]", "ExecIDs", "null",
+      "[\"3c5e0a\"]" },
     /* containers: privilege */
     { A, "container.privileged", "/HostConfig/Privileged", "true",
       "HostConfig.Privileged", "false", "true" },
@@ -234,6 +249,29 @@ static const struct mut muts[] = {
       "\"seccomp=unconfined\"", "HostConfig.SecurityOpt",
       "[\"no-new-privileges\"]",
       "[\"no-new-privileges\",\"seccomp=unconfined\"]" },
+    /* Docker's defaults, stated in the bodies (plan/rc_harden.c) */
+    { A, "container.apparmor", "/AppArmorProfile", "\"unconfined\"",
+      "AppArmorProfile", "\"\"", "\"unconfined\"" },
+    { A, "container.masked-paths", "/HostConfig/MaskedPaths", "[]",
+      "HostConfig.MaskedPaths", NULL, "[]" },
+    { P, "container.masked-paths", "/HostConfig/MaskedPaths/2", NULL,
+      "HostConfig.MaskedPaths", NULL, NULL },
+    { K, "container.readonly-paths", "/HostConfig/ReadonlyPaths", "[]",
+      "HostConfig.ReadonlyPaths", NULL, "[]" },
+    { A, "container.sysctls", "/HostConfig/Sysctls/net.ipv6.conf.all.disable_ipv6",
+      "\"0\"", "HostConfig.Sysctls.net.ipv6.conf.all.disable_ipv6", "\"1\"",
+      "\"0\"" },
+    { P, "container.sysctls", "/HostConfig/Sysctls",
+      "{\"net.ipv4.ip_forward\":\"1\"}", "HostConfig.Sysctls", "null",
+      "{\"net.ipv4.ip_forward\":\"1\"}" },
+    { A, "container.ulimits", "/HostConfig/Ulimits/0/Hard", "1048576",
+      "HostConfig.Ulimits", NULL, NULL },
+    { K, "container.ulimits", "/HostConfig/Ulimits", "[]", "HostConfig.Ulimits",
+      NULL, "[]" },
+    { A, "container.shm-size", "/HostConfig/ShmSize", "67108864",
+      "HostConfig.ShmSize", "16777216", "67108864" },
+    { P, "container.shm-size", "/HostConfig/ShmSize", "2147483648",
+      "HostConfig.ShmSize", "1048576", "2147483648" },
     { P, "container.restart-policy", "/HostConfig/RestartPolicy/Name",
       "\"always\"", "HostConfig.RestartPolicy.Name", "\"no\"", "\"always\"" },
     { K, "container.restart-policy", "/HostConfig/RestartPolicy",
@@ -325,7 +363,9 @@ static const struct mut muts[] = {
     { A, "container.nano-cpus", "/HostConfig/NanoCpus", "2000000000",
       "HostConfig.NanoCpus", "500000000", "2000000000" },
     { K, "container.nano-cpus", "/HostConfig/NanoCpus", "1000000000",
-      "HostConfig.NanoCpus", "0", "1000000000" },
+      "HostConfig.NanoCpus", "100000000", "1000000000" },
+    { P, "container.nano-cpus", "/HostConfig/NanoCpus", "0",
+      "HostConfig.NanoCpus", "1000000000", "0" },
     { A, "container.pids-limit", "/HostConfig/PidsLimit", "-1",
       "HostConfig.PidsLimit", "64", "-1" },
     { P, "container.init", "/HostConfig/Init", "false", "HostConfig.Init",
@@ -340,8 +380,13 @@ static const struct mut muts[] = {
     { WS, "volume.options", "/Options/o",
       "\"size=1073741824,nr_inodes=1000,uid=1000,gid=1000,mode=0700\"",
       "Options.o",
-      "\"size=8388608,nr_inodes=1000,uid=1000,gid=1000,mode=0700\"",
+      "\"size=8388608,nr_inodes=1000,uid=1000,gid=1000,mode=0700,nosuid,nodev\"",
       "\"size=1073741824,nr_inodes=1000,uid=1000,gid=1000,mode=0700\"" },
+    /* nosuid,nodev lost: setuid binaries and device nodes on the tmpfs */
+    { WS, "volume.options", "/Options/o",
+      "\"size=8388608,nr_inodes=1000,uid=1000,gid=1000,mode=0700\"",
+      "Options.o", NULL,
+      "\"size=8388608,nr_inodes=1000,uid=1000,gid=1000,mode=0700\"" },
     { SC, "volume.options", "/Options/type", "\"ext4\"", "Options.type",
       "\"tmpfs\"", "\"ext4\"" },
 };
@@ -368,7 +413,7 @@ check_mut(struct drift_fx *fx, size_t i, const struct mut *m)
     assert_int_equal(r.role, m->role);
     /* exactly this rule and no other */
     assert_int_equal(r.count, 1);
-    assert_true(r.drifted == (1ull << bit));
+    assert_true(same_set(&r.drifted, (size_t)bit, (size_t)bit));
     assert_string_equal(r.field, m->field);
     if (m->exp != NULL)
         assert_string_equal(r.expected, m->exp);
@@ -377,7 +422,7 @@ check_mut(struct drift_fx *fx, size_t i, const struct mut *m)
     assert_non_null(strstr(r.message, rc_desired_object(fx->d, m->role)->name));
     assert_no_secret(&r);
     /* negative control: the switch turns exactly this finding off */
-    x.disabled_rules = 1ull << bit;
+    rc_drift_set_add(&x.disabled_rules, (size_t)bit);
     assert_int_equal(rc_drift_check(fx->d, m->role, obj, &x, &r), 0);
     assert_int_equal(r.count, 0);
     cJSON_Delete(obj);
@@ -391,7 +436,8 @@ test_mutations_reported(void **state)
 }
 
 /* Every rule of the table has a mutation above; object.gone (no inspect
- * to mutate) is test_rc_drift_ids.c's. */
+ * to mutate) is test_rc_drift_ids.c's, the rules about other containers
+ * (container.joined, volume.foreign-mount) test_rc_drift_neighbour.c's. */
 static void
 test_every_rule_mutated(void **state)
 {
@@ -399,7 +445,8 @@ test_every_rule_mutated(void **state)
     for (size_t i = 0; i < rc_drift_rule_count(); i++) {
         size_t j;
 
-        if (strcmp(rc_drift_rule_id(i), "object.gone") == 0)
+        if (strcmp(rc_drift_rule_id(i), "object.gone") == 0 ||
+            rc_drift_rule_at(i)->cmp == RC_CMP_NEIGHBOUR)
             continue;
         for (j = 0; j < sizeof(muts) / sizeof(muts[0]); j++)
             if (strcmp(muts[j].rule, rc_drift_rule_id(i)) == 0)
@@ -428,8 +475,70 @@ test_fixtures_clean(void **state)
         if (rc != 0)
             fail_msg("%s: rc %d: %s", rc_role_name(role), rc, r.message);
         assert_int_equal(r.count, 0);
-        assert_true(r.drifted == 0);
+        assert_true(rc_drift_set_empty(&r.drifted));
     }
+}
+
+/* An attempt an older version captured: its bodies (rc_inputs
+ * legacy_bodies) leave Docker's defaults out, and its boxes - the fixtures
+ * as they were before the bodies stated them - show Docker's defaults:
+ * no drift, AppArmor's docker-default allowed too, unconfined not. */
+static void
+test_legacy_bodies_clean(void **state)
+{
+    struct drift_fx *fx = *state;
+    struct rc_inputs in = {
+        .controller_id = "ctl-fx",
+        .uid = "5eedf00d-0000-4000-8000-000000000001",
+        .image_id = AGENT_IMAGE,
+        .subnet_index = 7,
+        .credential = SECRET,
+        .legacy_bodies = true,
+    };
+    static const enum rc_role roles[] = { RC_ROLE_PROXY, RC_ROLE_KEEPER,
+                                          RC_ROLE_AGENT, RC_ROLE_WORKSPACE,
+                                          RC_ROLE_SCRATCH };
+    struct err e = { 0 };
+    struct rc_desired *legacy = rc_desired_build(fx->inv, fx->cfg, &in, &e);
+    struct rc_desired *keep = fx->d;
+
+    assert_non_null(legacy);
+    fx->d = legacy; /* expect_for reads fx */
+    for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+        enum rc_role role = roles[i];
+        cJSON *old = cJSON_Duplicate(fx->obj[role], true);
+        struct rc_drift_expect x;
+        struct rc_drift_report r;
+
+        if (rc_role_kind(role) == RC_KIND_VOLUME) {
+            char o[200];
+
+            snprintf(o, sizeof(o), "%s", str_at(old, "/Options/o"));
+            *strstr(o, ",nosuid,nodev") = '\0';
+            mutate(old, "/Options/o", NULL);
+            cJSON_AddStringToObject(
+                cJSON_GetObjectItemCaseSensitive(old, "Options"), "o", o);
+        } else {
+            mutate(old, "/HostConfig/Ulimits", "null");
+            mutate(old, "/HostConfig/ShmSize", "67108864");
+            mutate(old, "/HostConfig/Sysctls", "null");
+            if (role != RC_ROLE_AGENT)
+                mutate(old, "/HostConfig/NanoCpus", "0");
+        }
+        expect_for(fx, role, &x);
+        if (rc_drift_check(legacy, role, old, &x, &r) != 0)
+            fail_msg("legacy %s: %s", rc_role_name(role), r.message);
+        if (rc_role_kind(role) == RC_KIND_CONTAINER) {
+            mutate(old, "/AppArmorProfile", "\"docker-default\"");
+            assert_int_equal(rc_drift_check(legacy, role, old, &x, &r), 0);
+            mutate(old, "/AppArmorProfile", "\"unconfined\"");
+            assert_int_equal(rc_drift_check(legacy, role, old, &x, &r), 1);
+            assert_string_equal(r.rule, "container.apparmor");
+        }
+        cJSON_Delete(old);
+    }
+    fx->d = keep;
+    rc_desired_free(legacy);
 }
 
 /* Before the agent starts (a second capture: agent created, not started;
@@ -640,9 +749,9 @@ test_all_rules_counted(void **state)
     expect_for(fx, RC_ROLE_PROXY, &x);
     assert_int_equal(rc_drift_check(fx->d, RC_ROLE_PROXY, p, &x, &r), 1);
     assert_int_equal(r.count, 2);
-    assert_true(r.drifted == ((1ull << id) | (1ull << rp)));
+    assert_true(same_set(&r.drifted, (size_t)id, (size_t)rp));
     assert_string_equal(r.rule, "container.id");
-    x.disabled_rules = 1ull << id;
+    rc_drift_set_add(&x.disabled_rules, (size_t)id);
     assert_int_equal(rc_drift_check(fx->d, RC_ROLE_PROXY, p, &x, &r), 1);
     assert_string_equal(r.message,
                         "proxy agentctl-driftfx-5eedf00d-proxy: "
@@ -721,7 +830,7 @@ test_rule_names(void **state)
     size_t n = rc_drift_rule_count();
 
     (void)state;
-    assert_true(n > 0 && n <= 64);
+    assert_true(n > 0 && n <= RC_DRIFT_MAX_RULES);
     for (size_t i = 0; i < n; i++) {
         const struct rc_drift_rule *r = rc_drift_rule_at(i);
 
@@ -830,6 +939,7 @@ main(int argc, char **argv)
         cmocka_unit_test(test_mutations_reported),
         cmocka_unit_test(test_every_rule_mutated),
         cmocka_unit_test(test_before_start_clean),
+        cmocka_unit_test(test_legacy_bodies_clean),
         cmocka_unit_test(test_endpoints_by_phase),
         cmocka_unit_test(test_own_endpoint_going),
         cmocka_unit_test(test_internal_ip_before_start),

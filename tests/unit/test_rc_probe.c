@@ -248,11 +248,14 @@ test_rc_probe_body_golden(void **state)
     assert_field(p, "/HostConfig/Memory", "16777216");
     assert_field(p, "/HostConfig/MemorySwap", "16777216");
     assert_field(p, "/HostConfig/PidsLimit", "16");
-    /* only the probe's own neighbour timing; the agent sets no sysctl */
+    /* the agent's IPv6-off sysctls, and the probe's own neighbour timing */
     assert_field(p, "/HostConfig/Sysctls",
-                 "{\"net.ipv4.neigh.eth0.retrans_time_ms\":\"50\"}");
+                 "{\"net.ipv6.conf.all.disable_ipv6\":\"1\","
+                 "\"net.ipv6.conf.default.disable_ipv6\":\"1\","
+                 "\"net.ipv4.neigh.eth0.retrans_time_ms\":\"50\"}");
     assert_null(rc_json_at(agent_body((struct fixture *)*state),
-                           "/HostConfig/Sysctls"));
+                           "/HostConfig/Sysctls/net.ipv4.neigh.eth0."
+                           "retrans_time_ms"));
     assert_field(p, "/HostConfig/NetworkMode", "\"" NET "\"");
     assert_field(p, "/NetworkingConfig",
                  "{\"EndpointsConfig\":{\"" NET "\":{\"IPAMConfig\":"
@@ -327,10 +330,11 @@ test_rc_probe_name_and_address(void **state)
     ",\"detail\":\"" detail "\"}"
 #define ALLOWED_200 CHK("allowed", "vendor.test:443", "true", "200")
 #define DENIED_403  CHK("denied", "x.invalid:443", "true", "403")
-#define DNS_OK      CHK("dns", "vendor.test:443", "true", "no answer")
+#define IPV6_OK     CHK("ipv6", "inet6", "true", "no address")
+#define DNS_OK      CHK("dns", "vendor.test:443", "true", "no answer") "," IPV6_OK
 /* a failed check as the probe prints it now, with its "fail" */
 #define FCHK(name, target, detail, fail)                                       \
-    "{\"name\":\"" name "\",\"target\":\"" target                             \
+    "{\"name\":\"" name "\",\"target\":\"" target                              \
     "\",\"ok\":false,\"detail\":\"" detail "\",\"fail\":\"" fail "\"}"
 #define LINE(verdict, vendor, checks)                                          \
     "{\"verdict\":\"" verdict "\",\"vendor\":\"" vendor                        \
@@ -377,12 +381,27 @@ static const struct parse_case parse_cases[] = {
     { "breach named over a refused vendor",
       LINE("breach", "unreachable",
            CHK("allowed", "vendor.test:443", "false",
-               "403") "," DENIED_403
-                      "," CHK("dns", "vendor.test:443", "false", "1 answers")),
+               "403") "," DENIED_403 "," CHK("dns", "vendor.test:443", "false",
+                                             "1 answers") "," IPV6_OK),
       2, RC_PROBE_BREACH, false,
       "breach: outside name resolution works: the resolver answered "
       "vendor.test:443 (1 answers)",
       NULL },
+    { "breach: an IPv6 address in the box",
+      LINE("breach", "reachable",
+           ALLOWED_200
+           "," DENIED_403
+           "," CHK("dns", "vendor.test:443", "true", "no answer") "," CHK(
+               "ipv6", "inet6", "false", "1 addresses, first on lo")),
+      2, RC_PROBE_BREACH, true,
+      "breach: an IPv6 address is up in the box (1 addresses, first on lo): "
+      "a path the proxy does not see",
+      NULL },
+    { "the ipv6 check missing (an older probe image)",
+      LINE("ok", "reachable",
+           ALLOWED_200 "," DENIED_403
+                       "," CHK("dns", "vendor.test:443", "true", "no answer")),
+      0, 0, false, NULL, "no ipv6 check" },
     { "proxy-broken",
       LINE("proxy-broken", "unreachable",
            CHK("allowed", "vendor.test:443", "false", "403") "," DENIED_403
@@ -409,7 +428,7 @@ static const struct parse_case parse_cases[] = {
       LINE("inconclusive", "reachable",
            ALLOWED_200 "," DENIED_403 "," FCHK("dns", "vendor.test:443",
                                                "no answer in 3000 ms",
-                                               "undecided")),
+                                               "undecided") "," IPV6_OK),
       5, RC_PROBE_INCONCLUSIVE, true,
       "inconclusive: the resolver did not answer vendor.test:443 and nothing "
       "shows it cannot reach outside (no answer in 3000 ms)",
@@ -426,19 +445,19 @@ static const struct parse_case parse_cases[] = {
       NULL },
     { "inconclusive with only a broken check",
       LINE("inconclusive", "unreachable",
-           FCHK("allowed", "vendor.test:443", "403",
-                "broken") "," DENIED_403 "," DNS_OK),
+           FCHK("allowed", "vendor.test:443", "403", "broken") "," DENIED_403
+                                                               "," DNS_OK),
       5, 0, false, NULL, "probe said inconclusive with 1 failed checks" },
     { "inconclusive with the wrong exit code",
       LINE("inconclusive", "reachable",
-           ALLOWED_200 "," DENIED_403 "," FCHK("dns", "vendor.test:443", "x",
-                                               "undecided")),
+           ALLOWED_200 "," DENIED_403
+                       "," FCHK("dns", "vendor.test:443", "x", "undecided")),
       0, 0, false, NULL, "probe said inconclusive but exited with code 0" },
     { "a fail that is not a string",
       LINE("breach", "reachable",
            ALLOWED_200 "," DENIED_403
-           ",{\"name\":\"dns\",\"target\":\"v:1\",\"ok\":false,"
-           "\"detail\":\"1 answers\",\"fail\":1}"),
+                       ",{\"name\":\"dns\",\"target\":\"v:1\",\"ok\":false,"
+                       "\"detail\":\"1 answers\",\"fail\":1}"),
       2, 0, false, NULL, "a check lacks" },
     { "empty", "", 0, 0, false, NULL, "printed nothing" },
     { "blank", " \n\n", 137, 0, false, NULL,

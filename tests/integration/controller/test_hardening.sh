@@ -8,7 +8,11 @@
 # non-root, no capabilities, read-only root, no-new-privileges, Init,
 # restart no, no host paths, no ports, the spec's limits, stdin closed,
 # /work read-only in review; and every object carries the five labels and
-# a name starting agentctl-<name>-<uid8>.
+# a name starting agentctl-<name>-<uid8>. Docker's defaults are stated and
+# read back too: masked and read-only /proc paths, ulimits, ShmSize, CPU
+# limits on the helpers, IPv6 off in the agent (no inet6 address in its
+# namespace), nosuid,nodev on the read-write volume mounts, and the live seccomp filter and
+# no-new-privileges of each process (/proc/<pid>/status).
 source "$(dirname "$0")/lib_controller.sh"
 ctl_init
 ctl_start
@@ -114,6 +118,45 @@ check "agent: AGENT_PHASE=review" grep -qF '"AGENT_PHASE=review"' <<<"$env"
 work=$(c "$agent" '{{json .Mounts}}' | jq -c '.[] | select(.Destination == "/work")')
 check_eq "agent: /work is a volume" volume "$(jq -r .Type <<<"$work")"
 check_eq "agent: /work read-only in review" false "$(jq -r .RW <<<"$work")"
+
+# Docker's defaults, stated in the bodies and read back (plan/rc_harden.c)
+keeper=$(object_of boxed keeper)
+for pair in "proxy $proxy 1048576 1000000000" "keeper $keeper 1048576 100000000" \
+    "agent $agent 16777216 500000000"; do
+    read -r r id shm cpus <<<"$pair"
+    check "$r: /proc/kcore masked" \
+        grep -qF '"/proc/kcore"' <<<"$(c "$id" '{{json .HostConfig.MaskedPaths}}')"
+    check "$r: /proc/sys read-only" \
+        grep -qF '"/proc/sys"' <<<"$(c "$id" '{{json .HostConfig.ReadonlyPaths}}')"
+    check_eq "$r: ulimits nofile and nproc" '8192/8192 16384/16384' \
+        "$(c "$id" '{{json .HostConfig.Ulimits}}' | jq -r 'map("\(.Soft)/\(.Hard)") | join(" ")')"
+    check_eq "$r: ShmSize" "$shm" "$(c "$id" '{{.HostConfig.ShmSize}}')"
+    check_eq "$r: NanoCpus" "$cpus" "$(c "$id" '{{.HostConfig.NanoCpus}}')"
+    check_eq "$r: AppArmorProfile as the host allows (none here)" \
+        "$(curl -fsS --unix-socket /var/run/docker.sock http://d/info |
+            jq -r 'if any(.SecurityOptions[]; startswith("name=apparmor"))
+                   then "docker-default" else "" end')" \
+        "$(c "$id" '{{.AppArmorProfile}}')"
+    pid=$(c "$id" '{{.State.Pid}}')
+    check_eq "$r: seccomp filter live (Seccomp: 2)" 2 \
+        "$(awk '/^Seccomp:/ {print $2}' "/proc/$pid/status")"
+    check_eq "$r: no-new-privileges live" 1 \
+        "$(awk '/^NoNewPrivs:/ {print $2}' "/proc/$pid/status")"
+done
+check_eq "agent: Sysctls switch IPv6 off" '{"net.ipv6.conf.all.disable_ipv6":"1","net.ipv6.conf.default.disable_ipv6":"1"}' \
+    "$(c "$agent" '{{json .HostConfig.Sysctls}}' | jq -cS .)"
+apid=$(c "$agent" '{{.State.Pid}}')
+check_eq "agent: no inet6 address in its namespace" "" \
+    "$(cat "/proc/$apid/net/if_inet6" 2>/dev/null)"
+# (a read-only mount loses them: runc's read-only remount resets the flags,
+# docs/security-defaults.md; no-new-privileges and CapDrop ALL cover it)
+check_match "agent: /tmp (read-write) mounted nosuid,nodev" '^rw,nosuid,nodev,' \
+    "$(awk '$2 == "/tmp" {print $4}' "/proc/$apid/mounts")"
+kpid=$(c "$keeper" '{{.State.Pid}}')
+check_match "keeper: /work (read-write) mounted nosuid,nodev" '^rw,nosuid,nodev,' \
+    "$(awk '$2 == "/work" {print $4}' "/proc/$kpid/mounts")"
+check_match "workspace volume: o has nosuid,nodev" ',nosuid,nodev$' \
+    "$(docker volume inspect -f '{{index .Options "o"}}' "$(object_of boxed workspace volume)")"
 
 check "agentctl cancel boxed" quiet actl cancel boxed
 wait_phase boxed Cancelled 120

@@ -14,7 +14,10 @@
 # listener that drops SYNs (full backlog) -> no answer -> inconclusive;
 # (g) without the sysctl a no-holder answer takes the kernel's 3 s ARP
 # give-up and the probe waits for it rather than cutting it into "no
-# answer".
+# answer"; (h) IPv6 switched on inside the box (lo gets ::1) -> ipv6
+# breach, where the agent's sysctls (net.ipv6.conf.{all,default}.
+# disable_ipv6=1, which every other run here has, as the controller's probe
+# does) leave no address.
 # Traffic goes only to the networks and containers made here and to
 # listeners bound to the gateway address of a network made here.
 #
@@ -102,9 +105,13 @@ VENDOR_IP=$(ip_on "vendor-$id" "$EGR")
 PROXY_EGR_IP=$(ip_on "proxy-$id" "$EGR")
 
 # probe NAME NET IP [--connect-egress|--no-sysctl|-] PROBE-ARGS...: run the
-# probe hardened as the agent is, with the sysctl the controller sets
-# (rc_probe_body), print its stdout, then "exit=N".
+# probe hardened as the agent is, with the sysctls the controller sets
+# (rc_probe_body: the ARP give-up and IPv6 off), print its stdout, then
+# "exit=N". SYSCTLS: the IPv6 sysctls of the agent's body (case (h) turns
+# them on).
 ARP_SYSCTL=(--sysctl net.ipv4.neigh.eth0.retrans_time_ms=50)
+SYSCTLS=(--sysctl net.ipv6.conf.all.disable_ipv6=1
+    --sysctl net.ipv6.conf.default.disable_ipv6=1)
 probe() {
     local name=$1-$id net=$2 ip=$3 out rc sysctl=("${ARP_SYSCTL[@]}")
     shift 3
@@ -113,7 +120,8 @@ probe() {
         --user 65534:65534 --cap-drop ALL --read-only --init \
         --security-opt no-new-privileges --restart no --pids-limit 16 \
         --memory 16m --dns 0.0.0.0 --dns-option timeout:1 \
-        --dns-option attempts:1 "${sysctl[@]}" "$PROBE" "${@:2}" >/dev/null
+        --dns-option attempts:1 "${sysctl[@]}" "${SYSCTLS[@]}" "$PROBE" \
+        "${@:2}" >/dev/null
     [ "$1" != --connect-egress ] || docker network connect "$EGR" "$name"
     rc=0
     out=$(docker start -a "$name" 2>/dev/null) || rc=$?
@@ -169,6 +177,8 @@ check_match "the route fact: the gateway is unheld, ARP gives up fast" \
 check_eq "resolver silent on the vendor's name, explained by the facts" \
     "true silent: resolver up, nothing leaves the link" \
     "$(check_of "$out" dns vendor.test:443)"
+check_eq "no inet6 address in the box" "true no address" \
+    "$(check_of "$out" ipv6 inet6)"
 check_eq "the probe ran as the agent does: read-only, no caps" \
     "true [ALL] true" "$(docker inspect -f \
     '{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.CapDrop}} {{.HostConfig.Init}}' \
@@ -299,3 +309,14 @@ check_eq "(g) no sysctl, short timeout: still an answer" "true unreachable" \
 check_eq "(g) and ok" ok "$(verdict "$out" | cut -d' ' -f1)"
 check_match "(g) route: the default 3000 ms give-up was read" \
     "arp gives up in 3000 ms" "$(route_of "$out")"
+
+# (h) IPv6 on inside the box: lo gets ::1, and the probe says breach.
+SYSCTLS=(--sysctl net.ipv6.conf.all.disable_ipv6=0
+    --sysctl net.ipv6.conf.lo.disable_ipv6=0)
+out=$(probe ph "$INT" "$S.4" - "${BASE[@]}")
+echo "# (h) $(head -n 1 <<<"$out")"
+check_eq "(h) an inet6 address up: breach" breach \
+    "$(verdict "$out" | cut -d' ' -f1)"
+check_match "(h) the ipv6 check names it" '^false [1-9][0-9]* addresses, first on [a-z0-9]+$' \
+    "$(check_of "$out" ipv6 inet6)"
+check_eq "(h) exit 2" exit=2 "$(exit_of "$out")"

@@ -1,0 +1,20 @@
+/* ctl_neighbours.h - the revalidation round's check of the other
+ * containers on the daemon (ctl_neighbours.c): joined namespaces,
+ * mounted volumes, and docker exec into the attempt's containers. */
+#ifndef CTL_NEIGHBOURS_H
+#define CTL_NEIGHBOURS_H
+
+#include "ctl.h"
+
+/* Its bit in ctl_inv.verified. */
+#define CTL_VERIFIED_NEIGHBOURS (1u << RC_ROLE_COUNT)
+
+/* The round's last step; CTL_STEP_NONE when it is done. */
+enum ctl_step ctl_neighbours_step(struct ctl_inv *inv);
+/* A Docker exec_create/exec_start event (action) on container_id: when it
+ * is one of the attempt's, the next revalidation reports
+ * container.exec-ids. */
+void ctl_neighbours_exec_seen(struct ctl_inv *inv, const char *container_id,
+                              const char *action);
+
+#endif
