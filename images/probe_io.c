@@ -209,7 +209,8 @@ io_timers(struct probe_io *ios, enum probe_io_stage *stage, size_t n,
         if (io->done)
             continue;
         if (now >= io->deadline) {
-            io_finish(io, ETIMEDOUT);
+            /* refused until the end is a refusal, not a silence */
+            io_finish(io, stage[i] == IO_RETRY ? ECONNREFUSED : ETIMEDOUT);
             continue;
         }
         if (stage[i] == IO_RETRY && now >= io->next_try)
@@ -239,6 +240,7 @@ probe_io_run(struct probe_io *ios, size_t n, probe_io_settled_fn *settled,
         ios[i].done = false;
         ios[i].err = EINPROGRESS;
         ios[i].fd = -1;
+        stage[i] = IO_CONNECTING;
         /* A deadline already past marks an exchange not to make at all. */
         if (ios[i].deadline <= probe_now_ms())
             io_finish(&ios[i], ETIMEDOUT);
