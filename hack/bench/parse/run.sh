@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # run.sh - benchmark: load each hostile file of tests/specs/hostile/make.sh
 # and two normal ones (one full spec; 1,000 specs in one file) with the
-# spec loader of a base revision (BENCH_BASE, default the commit this
-# branch forked from main at) and of this
+# spec loader of a base revision (BENCH_BASE, default the parser before
+# the per-file budgets) and of this
 # tree, side by side in one run: the two builds back to back on every
 # file. Prints the median CPU time of a load (read + parse + validate) and
 # the ratio, the median wall time, the peak RSS of each process, the first
@@ -11,7 +11,10 @@
 # not: the no-regression check). Not a test.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
-BASE=${BENCH_BASE:-$(git -C "$ROOT" merge-base main HEAD)}
+# default base: the parser before this benchmark's change, i.e. the parent
+# of the commit that added model/spec_yaml_keys.c
+BASE=${BENCH_BASE:-$(git -C "$ROOT" log --diff-filter=A --format=%H -- \
+    model/spec_yaml_keys.c | tail -n 1)^}
 ROUNDS=${BENCH_ROUNDS:-3} # loads per process; the median is kept
 REPS=${BENCH_REPS:-1}     # processes per build and file; the best is kept
 B=$ROOT/build-bench-parse
@@ -20,6 +23,9 @@ trap 'rm -rf "$W"' EXIT
 
 # build DIR SRC: libmodel from the tree SRC, and parsebench against it
 build() {
+    # a fresh directory: git archive gives files their commit's time, older
+    # than the objects of the last run, so make would keep stale objects
+    rm -rf "$1"
     # RelWithDebInfo: how the controller and agentctl are built (a Release
     # build of main trips -Werror=maybe-uninitialized in cfg_validate.c)
     cmake -S "$2" -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
