@@ -1,89 +1,42 @@
-/* agentctl.c - the command-line client: global options, the command table
- * and dispatch (relayctl/parser.c style). The commands live in cli_*.c.
+/* agentctl.c - the command-line client: global options, dispatch through
+ * the command table (cli_commands.c) and the generated help. The commands
+ * live in cli_*.c.
  *
- *   agentctl [--specs DIR | --etcd URL[,URL] [--etcd-prefix P]]
- *            [--state DIR] COMMAND [ARGS]
+ *   agentctl [GLOBAL FLAGS] COMMAND [ARGS] [FLAGS]
  *
- * The specs directory comes from --specs or AGENTCTL_SPECS, the state
- * directory from --state or AGENTCTL_STATE (default <specs>/.agentctl);
- * etcd from --etcd / AGENTCTL_ETCD and --etcd-prefix /
- * AGENTCTL_ETCD_PREFIX (default /agentctl).
+ * Global flags may also follow the command, as with kubectl. The specs
+ * directory comes from --specs or AGENTCTL_SPECS, the state directory
+ * from --state or AGENTCTL_STATE (default: the one the controller
+ * recorded, docs/design.md "Status, events, output"); etcd from --etcd /
+ * AGENTCTL_ETCD and --etcd-prefix / AGENTCTL_ETCD_PREFIX (default
+ * /agentctl).
  */
 #include "cli.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct cli_command {
-    const char *name;
-    cli_cmd_fn *fn;
-    bool needs_store;
-    const char *summary;
-};
-
-static const struct cli_command commands[] = {
-    { "validate", cli_validate, false, "check spec files (0 valid, 1 not)" },
-    { "apply", cli_apply, true, "write specs into the store" },
-    { "diff", cli_diff, true, "show what apply would change" },
-    { "get", cli_get, true, "list invocations or show one" },
-    { "describe", cli_describe, true, "show one invocation in detail" },
-    { "delete", cli_delete, true, "remove an invocation's spec" },
-    { "cancel", cli_cancel, true, "stop the running attempt" },
-    { "logs", cli_logs, true, "print the captured output" },
-    { "wait", cli_wait, true, "wait until an invocation reaches a phase" },
-    { "version", cli_version, false, "print the version" },
-};
-
 static void
 usage(FILE *out)
 {
-    fprintf(out, "usage: agentctl [--specs DIR | --etcd URL[,URL] "
-                 "[--etcd-prefix P]] [--state DIR] COMMAND [ARGS]\n\n"
-                 "options:\n"
-                 "  --specs DIR   specs directory (env AGENTCTL_SPECS)\n"
-                 "  --state DIR   state directory (env AGENTCTL_STATE; "
-                 "default DIR/.agentctl,\n"
-                 "                for etcd /var/lib/agentctl/<prefix>)\n"
-                 "  --etcd URL    etcd endpoints, comma-separated (env "
-                 "AGENTCTL_ETCD)\n"
-                 "  --etcd-prefix P  key prefix (env AGENTCTL_ETCD_PREFIX; "
-                 "default /agentctl)\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "usage: agentctl [GLOBAL FLAGS] COMMAND [ARGS] [FLAGS]\n\n"
+                 "Commands:\n");
+    for (size_t i = 0; i < cli_ncommands; i++)
+        fprintf(out, "  %-11s %s\n", cli_commands[i].name,
+                cli_commands[i].summary);
+    cli_args_print_opts(NULL, out);
+    fprintf(out, "  %-30s %s\n", "    --version", "print the version");
     fprintf(out, "\nRun 'agentctl COMMAND --help' for a command's "
-                 "options.\n");
+                 "flags.\n");
 }
 
-int
-cli_usage_error(const char *cmd, const char *fmt, ...)
+static void
+command_help(const struct cli_command *cmd)
 {
-    va_list ap;
-
-    fprintf(stderr, "error: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    if (cmd != NULL)
-        fprintf(stderr, "\nSee 'agentctl %s --help'.\n", cmd);
-    else
-        fprintf(stderr, "\nSee 'agentctl --help'.\n");
-    return CLI_USAGE;
-}
-
-bool
-cli_wants_help(int argc, char **argv, const char *usage_text)
-{
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0)
-            break;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(usage_text, stdout);
-            return true;
-        }
-    }
-    return false;
+    printf("usage: agentctl %s %s\n\n%s", cmd->name, cmd->synopsis,
+           cmd->about);
+    cli_args_print_opts(cmd->opts, stdout);
 }
 
 int
@@ -109,61 +62,87 @@ cli_open_store(struct cli *c)
     return CLI_OK;
 }
 
-/* "--name VALUE" or "--name=VALUE" at argv[*i]; advances *i. */
-static int
-global_value(int argc, char **argv, int *i, const char *name, const char **out)
-{
-    size_t n = strlen(name);
-
-    if (strncmp(argv[*i], name, n) != 0)
-        return 0;
-    if (argv[*i][n] == '=') {
-        *out = argv[*i] + n + 1;
-        return 1;
-    }
-    if (argv[*i][n] != '\0')
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *out = argv[++*i];
-    return 1;
-}
-
-/* Global options up to the command; returns the command's index in argv
- * or -1 (usage error printed), 0 for --help. */
+/* The global flags before the command: argv[1..] up to the first word
+ * that is neither a flag nor a global flag's value. Returns the command's
+ * index, 0 when --help or --version was answered, -1 on usage errors. */
 static int
 parse_globals(int argc, char **argv, struct cli *c)
 {
-    static const char *const names[] = { "--specs", "--state", "--etcd",
-                                         "--etcd-prefix" };
     int i;
 
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-        const char **slot[] = { &c->specs, &c->state, &c->etcd,
-                                &c->etcd_prefix };
-        int hit = 0;
+        const char *a = argv[i], *eq;
+        const struct cli_opt *o = NULL;
+        size_t n;
 
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
+        if (strcmp(a, "--") == 0) { /* the command follows */
+            i++;
+            break;
         }
-        for (size_t k = 0; k < 4 && hit == 0; k++) {
-            hit = global_value(argc, argv, &i, names[k], slot[k]);
-            if (hit == -1) {
-                cli_usage_error(NULL, "%s needs a value", names[k]);
-                return -1;
-            }
-        }
-        if (hit == 0) {
-            cli_usage_error(NULL, "unknown option %s", argv[i]);
-            return -1;
-        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return usage(stdout), 0;
+        if (strcmp(a, "--version") == 0)
+            return printf("agentctl version %s\n", AGENTCTL_VERSION), 0;
+        eq = strchr(a, '=');
+        n = eq ? (size_t)(eq - a) : strlen(a);
+        for (const struct cli_opt *g = cli_global_opts; g->name; g++)
+            if (g->kind == CLI_OPT_VALUE && n == strlen(g->name) + 2 &&
+                strncmp(a + 2, g->name, n - 2) == 0 && a[1] == '-')
+                o = g;
+        if (o == NULL)
+            return cli_usage_error(NULL, "unknown flag: %s", a), -1;
+        if (eq == NULL && i + 1 == argc)
+            return cli_usage_error(NULL, "flag needs an argument: %s", a), -1;
+        const char *v = eq ? eq + 1 : argv[++i];
+
+        if (strcmp(o->name, "specs") == 0)
+            c->specs = v;
+        else if (strcmp(o->name, "state") == 0)
+            c->state = v;
+        else if (strcmp(o->name, "etcd") == 0)
+            c->etcd = v;
+        else
+            c->etcd_prefix = v;
     }
-    if (i == argc) {
-        usage(stderr);
-        return -1;
-    }
+    if (i == argc)
+        return usage(stderr), -1;
     return i;
+}
+
+/* Global flags given after the command override those before it. */
+static void
+take_globals(struct cli *c, const struct cli_args *a)
+{
+    c->specs = cli_args_get(a, "specs", c->specs);
+    c->state = cli_args_get(a, "state", c->state);
+    c->etcd = cli_args_get(a, "etcd", c->etcd);
+    c->etcd_prefix = cli_args_get(a, "etcd-prefix", c->etcd_prefix);
+    if (c->state != NULL && c->state[0] == '\0')
+        c->state = NULL;
+}
+
+static int
+run(struct cli *c, const struct cli_command *cmd, int argc, char **argv)
+{
+    struct cli_args a;
+    int rc;
+
+    if (cli_args_parse(&a, cmd->name, cmd->opts, argc, argv) == -1) {
+        cli_args_cleanup(&a);
+        return CLI_USAGE;
+    }
+    take_globals(c, &a);
+    if (a.help) {
+        command_help(cmd);
+        rc = CLI_OK;
+    } else if (cmd->needs_store && (rc = cli_open_store(c)) != CLI_OK) {
+        /* diff's 1 means "different": a store it cannot open is an error */
+        rc = cmd->fn == cli_diff ? CLI_USAGE : rc;
+    } else {
+        rc = cmd->fn(c, &a);
+    }
+    cli_args_cleanup(&a);
+    return rc;
 }
 
 int
@@ -176,21 +155,16 @@ main(int argc, char **argv)
     const struct cli_command *cmd = NULL;
     int at, rc;
 
-    if (c.state != NULL && c.state[0] == '\0')
-        c.state = NULL;
     at = parse_globals(argc, argv, &c);
     if (at <= 0)
         return at == 0 ? CLI_OK : CLI_USAGE;
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        if (strcmp(argv[at], commands[i].name) == 0)
-            cmd = &commands[i];
+    for (size_t i = 0; i < cli_ncommands; i++)
+        if (strcmp(argv[at], cli_commands[i].name) == 0)
+            cmd = &cli_commands[i];
     if (cmd == NULL)
-        return cli_usage_error(NULL, "unknown command \"%s\"", argv[at]);
-    if (cmd->needs_store && !cli_wants_help(argc - at, argv + at, "") &&
-        (rc = cli_open_store(&c)) != CLI_OK)
-        /* diff's 1 means "different": a store it cannot open is an error */
-        return cmd->fn == cli_diff ? CLI_USAGE : rc;
-    rc = cmd->fn(&c, argc - at, argv + at);
+        return cli_usage_error(NULL, "unknown command \"%s\" for \"agentctl\"",
+                               argv[at]);
+    rc = run(&c, cmd, argc - at, argv + at);
     store_close(c.store);
     return rc;
 }

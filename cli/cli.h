@@ -1,7 +1,7 @@
 /* cli.h - the parts of agentctl shared between its command files.
  *
- * agentctl.c parses the global options and dispatches through one command
- * table; each cli_*.c file implements a few commands. Commands print
+ * agentctl.c parses argv with the command table (cli_commands.c, through
+ * cli_args.c) and dispatches; each cli_*.c file implements a few commands. Commands print
  * results to stdout and errors to stderr and return the exit code:
  * CLI_OK, CLI_FAIL (invalid, not found, timed out, differs), CLI_USAGE.
  */
@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli_args.h"
 #include "spec.h"
 #include "store.h"
 
@@ -33,18 +34,30 @@ struct cli {
     struct store *store;
 };
 
-/* One command: argv[0] is the command's name. */
-typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
+/* One command, given its parsed command line (cli_args.h). */
+typedef int cli_cmd_fn(struct cli *c, const struct cli_args *a);
 
 cli_cmd_fn cli_validate, cli_apply, cli_diff, cli_get, cli_describe, cli_delete,
-    cli_cancel, cli_logs, cli_wait, cli_version;
+    cli_cancel, cli_logs, cli_wait, cli_explain, cli_completion, cli_version;
+
+/* --- cli_commands.c: the command table --- */
+
+struct cli_command {
+    const char *name;
+    cli_cmd_fn *fn;
+    bool needs_store;
+    const char *synopsis; /* after "agentctl NAME " in --help */
+    const char *summary;  /* one line for `agentctl --help` */
+    const char *about;    /* the paragraph of `agentctl NAME --help` */
+    const struct cli_opt *opts;
+    enum cli_complete args; /* WORDS: invocation names; FILE: paths */
+};
+
+extern const struct cli_command cli_commands[];
+extern const size_t cli_ncommands;
 
 /* Open c->store from the global options (prints the error). */
 int cli_open_store(struct cli *c);
-
-/* Help output shared by the commands: when argv holds -h or --help,
- * print usage to stdout and return true. */
-bool cli_wants_help(int argc, char **argv, const char *usage);
 
 /* Print "error: ...", usage hint, return CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -59,16 +72,71 @@ struct cli_input {
     size_t docs;    /* valid documents in all files */
 };
 
-/* Load every path (a file, "-" for stdin, or a directory whose *.yaml and
- * *.yml files are read, not recursively). -1 only for usage problems
- * (a path that does not exist is an invalid file, not -1). */
-int cli_input_load(char **paths, size_t npaths, struct cli_input *in);
+/* Load every path (a file, "-" for stdin, or a directory whose *.yaml,
+ * *.yml and *.json files are read; its subdirectories too with
+ * recursive). -1 only for usage problems (a path that does not exist is
+ * an invalid file, not -1). */
+int cli_input_load(char *const *paths, size_t npaths, bool recursive,
+                   struct cli_input *in);
 void cli_input_cleanup(struct cli_input *in);
+
+/* Load the inputs a command line names: -f (repeatable), -R, and with
+ * bare the arguments too (validate a.yaml b.yaml). CLI_OK, or the exit
+ * code after printing why; in is cleaned up by the caller either way. */
+int cli_input_from_args(const struct cli_args *a, bool bare,
+                        struct cli_input *in);
+
+/* -o of validate and diff: absent or json (else a usage error). */
+int cli_json_output(const struct cli_args *a, bool *json);
 
 /* Print every error of every file to stderr; also duplicate names across
  * files. When errors is not NULL, each error is also appended to it as
  * {file, line, column, field, message}. Returns the number of problems. */
 size_t cli_input_report(const struct cli_input *in, cJSON *errors);
+
+/* --- cli_selector.c: label selectors (-l) --- */
+
+struct cli_selector;
+
+/* NULL when text is not a selector (or out of memory). */
+struct cli_selector *cli_selector_parse(const char *text);
+void cli_selector_free(struct cli_selector *s);
+/* Whether labels satisfy every requirement; a NULL selector matches all. */
+bool cli_selector_match(const struct cli_selector *s,
+                        const struct spec_kvlist *labels);
+/* -l of a command line: *out is NULL when there is none. CLI_OK or the
+ * usage error (printed). */
+int cli_selector_from_args(const struct cli_args *a, struct cli_selector **out);
+
+/* --- cli_names.c: the invocations a command line names --- */
+
+struct cli_names {
+    char **v; /* each once, in the order given */
+    size_t n;
+};
+
+/* Add the arguments; the names of the documents of -f (after checking
+ * them); or the stored invocations -l selects (all without -l). CLI_OK
+ * or the exit code after printing why. */
+int cli_names_add_args(struct cli_names *l, const struct cli_args *a);
+int cli_names_from_input(struct cli_names *l, const struct cli_args *a);
+int cli_names_select(struct cli *c, const struct cli_args *a,
+                     struct cli_names *l);
+void cli_names_cleanup(struct cli_names *l);
+
+/* --- cli_jsonpath.c: -o jsonpath= and custom-columns= --- */
+
+/* The kubectl JSONPath template tmpl applied to root. Caller frees; NULL
+ * when tmpl is malformed. */
+char *cli_jsonpath(const char *tmpl, const cJSON *root);
+/* Whether tmpl parses (checked before anything is printed). */
+bool cli_jsonpath_ok(const char *tmpl);
+
+/* --- cli_duration.c --- */
+
+/* "1h30m", "2.5s", "500ms", "90" (seconds) -> seconds; -1 when s is not a
+ * duration (also for a negative one). */
+int cli_duration_parse(const char *s, double *seconds);
 
 /* --- cli_yaml.c --- */
 
@@ -83,7 +151,58 @@ char *cli_json_emit(const cJSON *doc);
 /* The bytes apply writes for inv: its canonical resource as YAML. */
 char *cli_spec_yaml(const struct spec_invocation *inv);
 
-/* --- cli_get.c --- */
+/* --- cli_get.c, cli_get_watch.c, cli_columns.c --- */
+
+enum cli_get_out {
+    GET_OUT_TABLE,
+    GET_OUT_WIDE,
+    GET_OUT_NAME,
+    GET_OUT_JSON,
+    GET_OUT_YAML,
+    GET_OUT_JSONPATH,
+    GET_OUT_COLUMNS,
+};
+
+/* How get prints, from its flags. */
+struct cli_get {
+    enum cli_get_out out;
+    const char *tmpl; /* the JSONPath template or the custom-columns spec */
+    bool show_labels, no_headers;
+    struct cli_selector *sel;
+    size_t width[9]; /* the table's column widths, kept for -w rows */
+};
+
+/* Print v[0..n) as g says; one: a single name was asked for (the resource
+ * itself rather than a List). */
+int cli_get_print(struct cli *c, struct cli_get *g, const struct store_spec *v,
+                  size_t n, bool one);
+/* One table row with the widths of the table printed before (-w). */
+void cli_get_table_row(struct cli *c, struct cli_get *g,
+                       const struct store_spec *sp);
+/* The stored invocations the arguments name (in that order), or that sel
+ * matches. -1 when the store cannot be listed, CLI_FAIL when a name was
+ * not found (reported; the others are in l), CLI_OK. */
+int cli_get_list(struct cli *c, const struct cli_args *a,
+                 const struct cli_selector *sel, struct store_list *l);
+/* get -w: after the first output, print each change until interrupted;
+ * first is what was printed. */
+int cli_get_watch(struct cli *c, const struct cli_args *a, struct cli_get *g,
+                  const struct store_list *first);
+
+struct cli_column {
+    char *head, *path; /* path as a JSONPath template: "{.metadata.name}" */
+};
+
+struct cli_columns {
+    struct cli_column *v;
+    size_t n;
+};
+
+/* "NAME:.metadata.name,PHASE:.status.phase"; -1 when malformed. */
+int cli_columns_parse(const char *spec, struct cli_columns *cols);
+void cli_columns_print(const struct cli_columns *cols,
+                       const cJSON *const *docs, size_t n, bool no_headers);
+void cli_columns_cleanup(struct cli_columns *cols);
 
 /* The whole resource as `get -o json` shows it: the canonical resource
  * plus uid/generation/creationTimestamp and status. Caller deletes. */
@@ -97,6 +216,10 @@ int cli_print_doc(const cJSON *doc, const char *format);
 
 /* kubectl's NotFound line on stderr; returns CLI_FAIL. */
 int cli_not_found(const char *name);
+
+/* The status document of name, or NULL when there is none (caller
+ * deletes). */
+cJSON *cli_status(struct cli *c, const char *name);
 
 /* Phase in status/<name>.json, or NULL (caller frees). */
 char *cli_status_phase(struct cli *c, const char *name);

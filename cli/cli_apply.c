@@ -28,63 +28,42 @@ struct apply_item {
 };
 
 struct apply_opts {
-    char **paths;
-    size_t npaths;
     bool prune, dry_run;
-    const char *output; /* NULL, "name", "json", "yaml" */
+    const char *output;         /* NULL, "name", "json", "yaml" */
+    struct cli_selector *prune_sel; /* -l: prune only what matches */
 };
 
-static const char apply_usage[] =
-    "usage: agentctl apply -f PATH [--prune] [--dry-run] [-o name|json|yaml]\n"
-    "\n"
-    "Validate every document of every input first; when one is invalid,\n"
-    "print the errors and write nothing. Then write each invocation to\n"
-    "<specs>/<name>.yaml.\n\n"
-    "  -f, --filename PATH  file, directory (*.yaml, *.yml) or - for stdin\n"
-    "  --prune              delete specs an earlier apply wrote that the\n"
-    "                       input no longer has (never hand-written or\n"
-    "                       hand-edited files)\n"
-    "  --dry-run            print what would happen, write nothing\n"
-    "  -o, --output FORMAT  name, json or yaml (with json and yaml, stdout\n"
-    "                       holds only the applied resources; the pruned\n"
-    "                       lines go to stderr)\n";
-
-/* Options shared with diff: -f PATH (repeatable). */
+/* Flags: -o, --dry-run=client, and --prune with -l or --all (kubectl
+ * refuses a prune that would consider everything without --all). */
 static int
-parse_apply(int argc, char **argv, struct apply_opts *o)
+parse_apply(const struct cli_args *a, struct apply_opts *o)
 {
-    o->paths = calloc((size_t)argc, sizeof(*o->paths));
-    if (o->paths == NULL)
-        return CLI_FAIL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+    const char *dry = cli_args_get(a, "dry-run", NULL);
 
-        if ((strcmp(a, "-f") == 0 || strcmp(a, "--filename") == 0) &&
-            i + 1 < argc)
-            o->paths[o->npaths++] = argv[++i];
-        else if (strncmp(a, "--filename=", 11) == 0)
-            o->paths[o->npaths++] = (char *)a + 11;
-        else if (strcmp(a, "--prune") == 0)
-            o->prune = true;
-        else if (strcmp(a, "--dry-run") == 0 ||
-                 strcmp(a, "--dry-run=client") == 0)
-            o->dry_run = true;
-        else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) &&
-                 i + 1 < argc)
-            o->output = argv[++i];
-        else if (strncmp(a, "-o", 2) == 0 && a[2] != '\0')
-            o->output = a[2] == '=' ? a + 3 : a + 2;
-        else if (strncmp(a, "--output=", 9) == 0)
-            o->output = a + 9;
-        else
-            return cli_usage_error(argv[0], "unexpected argument \"%s\"", a);
-    }
-    if (o->npaths == 0)
-        return cli_usage_error(argv[0], "no input: pass -f PATH");
+    o->prune = cli_args_has(a, "prune");
+    o->output = cli_args_get(a, "output", NULL);
+    if (dry != NULL && dry[0] != '\0' && strcmp(dry, "client") != 0 &&
+        strcmp(dry, "none") != 0)
+        return cli_usage_error(a->cmd, "--dry-run must be client or none");
+    /* bare --dry-run is kubectl's old spelling of --dry-run=client */
+    o->dry_run = dry != NULL && strcmp(dry, "none") != 0;
+    if (a->npos > 0)
+        return cli_usage_error(a->cmd, "unexpected argument \"%s\"",
+                               a->pos[0]);
     if (o->output != NULL && strcmp(o->output, "name") != 0 &&
         strcmp(o->output, "json") != 0 && strcmp(o->output, "yaml") != 0)
-        return cli_usage_error(argv[0], "-o must be name, json or yaml");
-    return CLI_OK;
+        return cli_usage_error(a->cmd, "--output must be name, json or yaml");
+    if (o->prune && !cli_args_has(a, "all") && !cli_args_has(a, "selector"))
+        return cli_usage_error(a->cmd,
+                               "all resources selected for prune without "
+                               "explicitly passing --all. To prune all "
+                               "resources, pass the --all flag. If you did "
+                               "not mean to prune all resources, specify a "
+                               "label selector");
+    if (!o->prune && (cli_args_has(a, "all") || cli_args_has(a, "selector")))
+        return cli_usage_error(a->cmd, "--all and -l select what --prune "
+                                       "removes; pass --prune");
+    return cli_selector_from_args(a, &o->prune_sel);
 }
 
 static const char *
@@ -224,7 +203,10 @@ prune_one(struct cli *c, const char *name, const struct apply_opts *o, int *rc)
     }
     /* the bytes' hash, not the revision: an etcd revision is no hash */
     spec_sha256_hex(sp.data, sp.len, now);
-    if (!cJSON_IsString(sha) || strcmp(now, sha->valuestring) != 0 ||
+    if (o->prune_sel != NULL &&
+        (sp.inv == NULL || !cli_selector_match(o->prune_sel, &sp.inv->labels))) {
+        /* not selected by -l: leave it */
+    } else if (!cJSON_IsString(sha) || strcmp(now, sha->valuestring) != 0 ||
         sp.docs > 1) {
         fprintf(stderr,
                 "warning: not pruning \"%s\": %s changed since apply wrote "
@@ -349,7 +331,7 @@ out:
 }
 
 int
-cli_apply(struct cli *c, int argc, char **argv)
+cli_apply(struct cli *c, const struct cli_args *a)
 {
     struct apply_opts o = { 0 };
     struct cli_input in = { 0 };
@@ -357,16 +339,11 @@ cli_apply(struct cli *c, int argc, char **argv)
     size_t problems;
     int rc;
 
-    if (cli_wants_help(argc, argv, apply_usage))
-        return CLI_OK;
-    rc = parse_apply(argc, argv, &o);
+    rc = parse_apply(a, &o);
     if (rc != CLI_OK)
         goto out;
-    if (cli_input_load(o.paths, o.npaths, &in) == -1) {
-        fprintf(stderr, "error: too many input files\n");
-        rc = CLI_FAIL;
+    if ((rc = cli_input_from_args(a, false, &in)) != CLI_OK)
         goto out;
-    }
     problems = cli_input_report(&in, NULL);
     if (problems > 0 || in.docs == 0) {
         fprintf(stderr, "error: nothing applied: %zu error(s) in the input\n",
@@ -383,6 +360,6 @@ cli_apply(struct cli *c, int argc, char **argv)
     store_unlock(c->store);
 out:
     cli_input_cleanup(&in);
-    free(o.paths);
+    cli_selector_free(o.prune_sel);
     return rc;
 }

@@ -10,11 +10,6 @@
 #define TBL_COLS 5
 #define TBL_ROWS 512
 
-static const char describe_usage[] =
-    "usage: agentctl describe NAME\n\n"
-    "Show one invocation in detail: spec, status, the Docker resources it\n"
-    "owns, conditions and events.\n";
-
 /* A small table printed with two-space indent and aligned columns. */
 struct table {
     const char *head[TBL_COLS];
@@ -308,20 +303,16 @@ print_meta(struct cli *c, const struct store_spec *sp)
     }
 }
 
-int
-cli_describe(struct cli *c, int argc, char **argv)
+static int
+describe_one(struct cli *c, const char *name)
 {
     struct store_spec sp;
     struct err e = { 0 };
     cJSON *st = NULL;
     char line[600];
 
-    if (cli_wants_help(argc, argv, describe_usage))
-        return CLI_OK;
-    if (argc != 2 || argv[1][0] == '-')
-        return cli_usage_error("describe", "expected one NAME");
-    if (store_get(c->store, argv[1], &sp, &e) == -1)
-        return e.code == ERR_NOTFOUND ? cli_not_found(argv[1]) : CLI_FAIL;
+    if (store_get(c->store, name, &sp, &e) == -1)
+        return e.code == ERR_NOTFOUND ? cli_not_found(name) : CLI_FAIL;
     print_meta(c, &sp);
     if (sp.inv != NULL)
         print_spec(sp.inv);
@@ -341,4 +332,29 @@ cli_describe(struct cli *c, int argc, char **argv)
     cJSON_Delete(st);
     store_spec_cleanup(&sp);
     return CLI_OK;
+}
+
+int
+cli_describe(struct cli *c, const struct cli_args *a)
+{
+    struct cli_names names = { 0 };
+    int rc;
+
+    if (a->npos > 0 && cli_args_has(a, "selector"))
+        return cli_usage_error(a->cmd, "name cannot be provided when a "
+                                       "selector is specified");
+    if (a->npos == 0 && !cli_args_has(a, "selector"))
+        return cli_usage_error(a->cmd, "expected NAME or -l SELECTOR");
+    rc = a->npos > 0 ? cli_names_add_args(&names, a)
+                     : cli_names_select(c, a, &names);
+    if (rc == CLI_OK && names.n == 0)
+        fprintf(stderr, "No resources found\n");
+    for (size_t i = 0; rc != CLI_USAGE && i < names.n; i++) {
+        if (i > 0)
+            printf("\n\n");
+        if (describe_one(c, names.v[i]) != CLI_OK)
+            rc = CLI_FAIL;
+    }
+    cli_names_cleanup(&names);
+    return rc;
 }

@@ -17,15 +17,6 @@ struct lines {
     size_t n;
 };
 
-static const char diff_usage[] =
-    "usage: agentctl diff -f PATH [-o json]\n\n"
-    "Show how the input differs from the stored specs (canonical YAML,\n"
-    "unified format). Exit 0 when nothing differs, 1 when something\n"
-    "does, 2 on errors (including invalid input).\n\n"
-    "  -o, --output json  one JSON object on stdout instead: {changed,\n"
-    "                     items: [{name, action: create|update|none,\n"
-    "                     diff}]} (nothing on stdout on errors)\n";
-
 /* Split text in place at newlines. */
 static int
 split(char *text, struct lines *l)
@@ -243,35 +234,6 @@ diff_one(struct cli *c, const struct spec_invocation *inv, cJSON *items)
     return rc == 0 ? 1 : -1;
 }
 
-/* -f PATH (repeatable) and -o json; CLI_OK or the usage error. */
-static int
-parse_diff(int argc, char **argv, char **paths, size_t *np, bool *json)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *fmt = NULL;
-
-        if ((strcmp(a, "-f") == 0 || strcmp(a, "--filename") == 0) &&
-            i + 1 < argc)
-            paths[(*np)++] = argv[++i];
-        else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) &&
-                 i + 1 < argc)
-            fmt = argv[++i];
-        else if (strncmp(a, "--output=", 9) == 0)
-            fmt = a + 9;
-        else if (strncmp(a, "-o", 2) == 0 && a[2] != '\0')
-            fmt = a[2] == '=' ? a + 3 : a + 2;
-        else
-            return cli_usage_error("diff", "unexpected argument \"%s\"", a);
-        if (fmt != NULL && strcmp(fmt, "json") != 0)
-            return cli_usage_error("diff", "-o must be json");
-        if (fmt != NULL)
-            *json = true;
-    }
-    if (*np == 0)
-        return cli_usage_error("diff", "no input: pass -f PATH");
-    return CLI_OK;
-}
-
 /* diff -o json: {changed, items} on stdout. */
 static int
 print_diff_json(cJSON *items, bool changed)
@@ -287,29 +249,19 @@ print_diff_json(cJSON *items, bool changed)
 }
 
 int
-cli_diff(struct cli *c, int argc, char **argv)
+cli_diff(struct cli *c, const struct cli_args *a)
 {
     struct cli_input in = { 0 };
-    char **paths;
-    size_t np = 0;
     bool json = false;
     cJSON *items = NULL;
     int rc;
 
-    if (cli_wants_help(argc, argv, diff_usage))
-        return CLI_OK;
-    paths = calloc((size_t)argc, sizeof(*paths));
-    if (paths == NULL)
+    if (cli_json_output(a, &json) != CLI_OK)
         return CLI_USAGE;
-    rc = parse_diff(argc, argv, paths, &np, &json);
-    if (rc != CLI_OK) {
-        free(paths);
-        return rc;
-    }
-    if (json && (items = cJSON_CreateArray()) == NULL)
+    rc = cli_input_from_args(a, false, &in) == CLI_OK ? CLI_OK : CLI_USAGE;
+    if (rc == CLI_OK && json && (items = cJSON_CreateArray()) == NULL)
         rc = CLI_USAGE;
-    else if (cli_input_load(paths, np, &in) == -1 ||
-             cli_input_report(&in, NULL) > 0)
+    else if (rc == CLI_OK && cli_input_report(&in, NULL) > 0)
         rc = CLI_USAGE;
     for (size_t i = 0; rc != CLI_USAGE && i < in.n; i++)
         for (size_t j = 0; rc != CLI_USAGE && j < in.files[i].n; j++) {
@@ -325,6 +277,5 @@ cli_diff(struct cli *c, int argc, char **argv)
         rc = CLI_USAGE;
     cJSON_Delete(items);
     cli_input_cleanup(&in);
-    free(paths);
     return rc;
 }

@@ -1,5 +1,7 @@
-/* cli_get.c - agentctl get: the kubectl-like table, and whole resources
- * (spec + metadata the store keeps + status) as JSON or YAML. */
+/* cli_get.c - agentctl get: the kubectl-like table (also wide, with
+ * labels, without headers), names, and whole resources (spec + metadata
+ * the store keeps + status) as JSON, YAML or through a JSONPath template.
+ * -w is cli_get_watch.c, custom columns cli_columns.c. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -7,12 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-static const char get_usage[] =
-    "usage: agentctl get [NAME] [-o wide|json|yaml]\n\n"
-    "List invocations (NAME PHASE ATTEMPT STOP AGE), or show one. Files\n"
-    "that do not validate show with PHASE Invalid.\n\n"
-    "  -o, --output FORMAT  wide (adds VENDOR IMAGE CONTROLLER), json or "
-    "yaml\n";
+#include "buf.h"
 
 int
 cli_not_found(const char *name)
@@ -65,8 +62,8 @@ cli_age(const char *rfc3339, char *out, size_t size)
         snprintf(out, size, "%lldd", d / 86400);
 }
 
-static cJSON *
-status_of(struct cli *c, const char *name)
+cJSON *
+cli_status(struct cli *c, const char *name)
 {
     cJSON *st = NULL;
 
@@ -78,7 +75,7 @@ status_of(struct cli *c, const char *name)
 char *
 cli_status_phase(struct cli *c, const char *name)
 {
-    cJSON *st = status_of(c, name);
+    cJSON *st = cli_status(c, name);
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(st, "phase");
     char *out = cJSON_IsString(p) ? strdup(p->valuestring) : NULL;
 
@@ -114,7 +111,7 @@ cli_resource_full(struct cli *c, const struct store_spec *sp)
         cJSON_AddStringToObject(meta, "creationTimestamp",
                                 m.creation_timestamp);
     }
-    st = status_of(c, sp->name);
+    st = cli_status(c, sp->name);
     cJSON_AddItemToObject(r, "status", st ? st : cJSON_CreateObject());
     return r;
 }
@@ -127,13 +124,41 @@ str_or(const cJSON *obj, const char *key, const char *dflt)
     return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : dflt;
 }
 
-#define GET_COLS 8
+#define GET_COLS 9 /* NAME PHASE ATTEMPT STOP AGE VENDOR IMAGE CONTROLLER LABELS */
 
-/* One table row: NAME PHASE ATTEMPT STOP AGE [VENDOR IMAGE CONTROLLER]. */
+static const char *const get_head[GET_COLS] = {
+    "NAME", "PHASE", "ATTEMPT", "STOP", "AGE", "VENDOR", "IMAGE", "CONTROLLER",
+    "LABELS",
+};
+
+/* "k=v,k2=v2" of an invocation's labels, or "<none>". */
+static char *
+labels_cell(const struct store_spec *sp)
+{
+    struct buf b;
+    char *out;
+
+    if (sp->inv == NULL || sp->inv->labels.n == 0)
+        return strdup("<none>");
+    buf_init(&b, 1 << 20);
+    for (size_t i = 0; i < sp->inv->labels.n; i++) {
+        if (i > 0)
+            buf_puts(&b, ",", NULL);
+        buf_puts(&b, sp->inv->labels.items[i].key, NULL);
+        buf_puts(&b, "=", NULL);
+        buf_puts(&b, sp->inv->labels.items[i].value, NULL);
+    }
+    out = b.data ? b.data : strdup("");
+    b.data = NULL;
+    buf_cleanup(&b);
+    return out;
+}
+
+/* One table row, every column (the caller picks which to print). */
 static void
 row_of(struct cli *c, const struct store_spec *sp, char **cells)
 {
-    cJSON *st = status_of(c, sp->name);
+    cJSON *st = cli_status(c, sp->name);
     struct store_meta m;
     char age[32];
     const char *attempt = sp->inv ? sp->inv->attempt : "<none>";
@@ -150,40 +175,69 @@ row_of(struct cli *c, const struct store_spec *sp, char **cells)
     cells[5] = strdup(sp->inv ? sp->inv->vendor : "<none>");
     cells[6] = strdup(sp->inv ? sp->inv->image : "<none>");
     cells[7] = strdup(str_or(st, "controller", "<none>"));
+    cells[8] = labels_cell(sp);
     cJSON_Delete(st);
 }
 
-static void
-print_table(struct cli *c, const struct store_spec *v, size_t n, bool wide)
+static bool
+column_shown(const struct cli_get *g, size_t k)
 {
-    static const char *const head[GET_COLS] = {
-        "NAME", "PHASE",  "ATTEMPT", "STOP",
-        "AGE",  "VENDOR", "IMAGE",   "CONTROLLER",
-    };
-    size_t ncol = wide ? GET_COLS : 5, w[GET_COLS];
+    if (k == 8)
+        return g->show_labels;
+    return k < 5 || g->out == GET_OUT_WIDE;
+}
+
+static void
+print_row(const struct cli_get *g, char *const *cells)
+{
+    size_t last = 0;
+
+    for (size_t k = 0; k < GET_COLS; k++)
+        if (column_shown(g, k))
+            last = k;
+    for (size_t k = 0; k < GET_COLS; k++)
+        if (column_shown(g, k))
+            printf("%-*s%s", k < last ? (int)g->width[k] : 0,
+                   cells[k] ? cells[k] : "", k < last ? "   " : "\n");
+}
+
+void
+cli_get_table_row(struct cli *c, struct cli_get *g, const struct store_spec *sp)
+{
+    char *cells[GET_COLS];
+
+    if (g->width[0] == 0) /* the first list was empty: header widths */
+        for (size_t k = 0; k < GET_COLS; k++)
+            g->width[k] = strlen(get_head[k]);
+    row_of(c, sp, cells);
+    print_row(g, cells);
+    for (size_t k = 0; k < GET_COLS; k++)
+        free(cells[k]);
+    fflush(stdout);
+}
+
+static void
+print_table(struct cli *c, struct cli_get *g, const struct store_spec *v,
+            size_t n)
+{
     char **cells = calloc(n * GET_COLS + 1, sizeof(char *));
 
     if (cells == NULL)
         return;
     for (size_t k = 0; k < GET_COLS; k++)
-        w[k] = strlen(head[k]);
+        g->width[k] = strlen(get_head[k]);
     for (size_t i = 0; i < n; i++) {
         row_of(c, &v[i], &cells[i * GET_COLS]);
         for (size_t k = 0; k < GET_COLS; k++) {
             const char *s = cells[i * GET_COLS + k];
-            if (s != NULL && strlen(s) > w[k])
-                w[k] = strlen(s);
+            if (s != NULL && strlen(s) > g->width[k])
+                g->width[k] = strlen(s);
         }
     }
-    for (size_t k = 0; k < ncol; k++)
-        printf("%-*s%s", k + 1 < ncol ? (int)w[k] : 0, head[k],
-               k + 1 < ncol ? "   " : "\n");
+    if (!g->no_headers)
+        print_row(g, (char *const *)get_head);
     for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < ncol; k++) {
-            const char *s = cells[i * GET_COLS + k];
-            printf("%-*s%s", k + 1 < ncol ? (int)w[k] : 0, s ? s : "",
-                   k + 1 < ncol ? "   " : "\n");
-        }
+        print_row(g, &cells[i * GET_COLS]);
     for (size_t i = 0; i < n * GET_COLS; i++)
         free(cells[i]);
     free(cells);
@@ -200,46 +254,153 @@ print_invalid(const struct store_spec *sp)
                 err_format(&sp->errors->items[i], line, sizeof(line)));
 }
 
-/* -o json|yaml: one resource, or a List of every valid one. */
-static int
-print_docs(struct cli *c, const struct store_list *l, const char *name,
-           const char *format)
+/* The document -o json|yaml|jsonpath shows: the one resource asked for
+ * by name, or a List of every valid one. NULL when the one is invalid. */
+static cJSON *
+docs_of(struct cli *c, const struct store_spec *v, size_t n, bool one)
 {
     cJSON *list, *items;
-    int rc = CLI_OK;
 
-    if (name != NULL) {
-        cJSON *r;
-
-        if (l->items[0].inv == NULL) {
-            print_invalid(&l->items[0]);
-            return CLI_FAIL;
+    if (one) {
+        if (v[0].inv == NULL) {
+            print_invalid(&v[0]);
+            return NULL;
         }
-        r = cli_resource_full(c, &l->items[0]);
-        rc = r ? cli_print_doc(r, format) : CLI_FAIL;
-        cJSON_Delete(r);
-        return rc;
+        return cli_resource_full(c, &v[0]);
     }
     list = cJSON_CreateObject();
     cJSON_AddStringToObject(list, "apiVersion", "v1");
     items = cJSON_AddArrayToObject(list, "items");
     cJSON_AddStringToObject(list, "kind", "List");
-    for (size_t i = 0; i < l->n; i++)
-        if (l->items[i].inv != NULL)
-            cJSON_AddItemToArray(items, cli_resource_full(c, &l->items[i]));
-    rc = cli_print_doc(list, format);
-    cJSON_Delete(list);
+    for (size_t i = 0; i < n; i++)
+        if (v[i].inv != NULL)
+            cJSON_AddItemToArray(items, cli_resource_full(c, &v[i]));
+    return list;
+}
+
+/* custom-columns=HEAD:PATH,...: one column per pair, each PATH applied
+ * to every resource; <none> where it finds nothing. */
+static int
+print_columns(struct cli *c, const struct cli_get *g, const struct store_spec *v,
+              size_t n)
+{
+    struct cli_columns cols;
+    int rc = cli_columns_parse(g->tmpl, &cols);
+
+    if (rc != 0)
+        return cli_usage_error("get", "custom-columns: expected "
+                                      "HEADER:.path[,HEADER:.path...]");
+    cJSON **docs = calloc(n + 1, sizeof(*docs));
+
+    for (size_t i = 0; docs != NULL && i < n; i++)
+        docs[i] = v[i].inv ? cli_resource_full(c, &v[i]) : NULL;
+    cli_columns_print(&cols, (const cJSON *const *)docs, n, g->no_headers);
+    for (size_t i = 0; docs != NULL && i < n; i++)
+        cJSON_Delete(docs[i]);
+    free(docs);
+    cli_columns_cleanup(&cols);
+    return CLI_OK;
+}
+
+int
+cli_get_print(struct cli *c, struct cli_get *g, const struct store_spec *v,
+              size_t n, bool one)
+{
+    cJSON *doc;
+    char *text;
+    int rc = CLI_OK;
+
+    switch (g->out) {
+    case GET_OUT_TABLE:
+    case GET_OUT_WIDE:
+        if (n == 0)
+            fprintf(stderr, "No resources found\n");
+        else
+            print_table(c, g, v, n);
+        return CLI_OK;
+    case GET_OUT_NAME:
+        for (size_t i = 0; i < n; i++)
+            printf(CLI_KIND "/%s\n", v[i].name);
+        return CLI_OK;
+    case GET_OUT_COLUMNS:
+        return print_columns(c, g, v, n);
+    default:
+        break;
+    }
+    if ((doc = docs_of(c, v, n, one)) == NULL)
+        return CLI_FAIL;
+    if (g->out != GET_OUT_JSONPATH)
+        rc = cli_print_doc(doc, g->out == GET_OUT_JSON ? "json" : "yaml");
+    else if ((text = cli_jsonpath(g->tmpl, doc)) != NULL) {
+        fputs(text, stdout);
+        free(text);
+    } else
+        rc = CLI_FAIL;
+    cJSON_Delete(doc);
     return rc;
 }
 
-/* Keep only the entries called name (there may be two: a conflict). */
+static int
+parse_output(const char *o, struct cli_get *g)
+{
+    static const struct {
+        const char *word;
+        enum cli_get_out out;
+    } plain[] = {
+        { "wide", GET_OUT_WIDE }, { "name", GET_OUT_NAME },
+        { "json", GET_OUT_JSON }, { "yaml", GET_OUT_YAML },
+    };
+
+    g->out = GET_OUT_TABLE;
+    if (o == NULL)
+        return 0;
+    for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+        if (strcmp(o, plain[i].word) == 0)
+            return g->out = plain[i].out, 0;
+    if (strncmp(o, "jsonpath=", 9) == 0 && cli_jsonpath_ok(o + 9)) {
+        g->tmpl = o + 9;
+        return g->out = GET_OUT_JSONPATH, 0;
+    }
+    if (strncmp(o, "custom-columns=", 15) == 0 && o[15] != '\0') {
+        g->tmpl = o + 15;
+        return g->out = GET_OUT_COLUMNS, 0;
+    }
+    return -1;
+}
+
+/* Move the entries called name to the front part [*k..]; how many. */
 static size_t
-filter(struct store_list *l, const char *name)
+take_name(struct store_list *l, size_t *k, const char *name)
+{
+    size_t found = 0;
+
+    for (size_t i = *k; i < l->n; i++)
+        if (strcmp(l->items[i].name, name) == 0) {
+            struct store_spec t = l->items[*k];
+
+            l->items[(*k)++] = l->items[i];
+            l->items[i] = t;
+            found++;
+        }
+    return found;
+}
+
+/* Keep the entries named (in the order named: kubectl's), or those the
+ * selector matches; report each name not found. */
+static int
+select_items(const struct cli_args *a, const struct cli_selector *sel,
+             struct store_list *l)
 {
     size_t k = 0;
+    int rc = CLI_OK;
 
-    for (size_t i = 0; i < l->n; i++) {
-        if (strcmp(l->items[i].name, name) == 0) {
+    for (size_t i = 0; i < a->npos; i++)
+        if (take_name(l, &k, a->pos[i]) == 0)
+            rc = cli_not_found(a->pos[i]);
+    for (size_t i = 0; a->npos == 0 && i < l->n; i++) {
+        const struct spec_invocation *inv = l->items[i].inv;
+
+        if (sel == NULL || (inv != NULL && cli_selector_match(sel, &inv->labels))) {
             struct store_spec t = l->items[k];
 
             l->items[k++] = l->items[i];
@@ -249,51 +410,55 @@ filter(struct store_list *l, const char *name)
     for (size_t i = k; i < l->n; i++)
         store_spec_cleanup(&l->items[i]);
     l->n = k;
-    return k;
+    return rc;
 }
 
 int
-cli_get(struct cli *c, int argc, char **argv)
+cli_get_list(struct cli *c, const struct cli_args *a,
+             const struct cli_selector *sel, struct store_list *l)
 {
-    const char *name = NULL, *out = NULL;
-    struct store_list l;
     struct err e = { 0 };
-    int rc;
 
-    if (cli_wants_help(argc, argv, get_usage))
-        return CLI_OK;
-    for (int i = 1; i < argc; i++) {
-        if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) &&
-            i + 1 < argc)
-            out = argv[++i];
-        else if (strncmp(argv[i], "--output=", 9) == 0)
-            out = argv[i] + 9;
-        else if (strncmp(argv[i], "-o", 2) == 0 && argv[i][2] != '\0')
-            out = argv[i] + (argv[i][2] == '=' ? 3 : 2);
-        else if (argv[i][0] != '-' && name == NULL)
-            name = argv[i];
-        else
-            return cli_usage_error("get", "unexpected argument \"%s\"",
-                                   argv[i]);
-    }
-    if (out != NULL && strcmp(out, "wide") != 0 && strcmp(out, "json") != 0 &&
-        strcmp(out, "yaml") != 0)
-        return cli_usage_error("get", "-o must be wide, json or yaml");
-    if (store_list(c->store, &l, &e) == -1) {
+    if (store_list(c->store, l, &e) == -1) {
         fprintf(stderr, "error: %s\n", e.msg);
+        return -1;
+    }
+    return select_items(a, sel, l);
+}
+
+int
+cli_get(struct cli *c, const struct cli_args *a)
+{
+    struct cli_get g = { 0 };
+    struct store_list l;
+    int rc, listed;
+
+    if (parse_output(cli_args_get(a, "output", NULL), &g) == -1)
+        return cli_usage_error(a->cmd, "unable to match a printer suitable "
+                                       "for the output format \"%s\": "
+                                       "allowed formats are: wide, name, "
+                                       "json, yaml, jsonpath=..., "
+                                       "custom-columns=...",
+                               cli_args_get(a, "output", ""));
+    if (a->npos > 0 && cli_args_has(a, "selector"))
+        return cli_usage_error(a->cmd, "name cannot be provided when a "
+                                       "selector is specified");
+    if ((rc = cli_selector_from_args(a, &g.sel)) != CLI_OK)
+        return rc;
+    g.show_labels = cli_args_has(a, "show-labels");
+    g.no_headers = cli_args_has(a, "no-headers");
+    if ((listed = cli_get_list(c, a, g.sel, &l)) == -1) {
+        cli_selector_free(g.sel);
         return CLI_FAIL;
     }
-    if (name != NULL && filter(&l, name) == 0)
-        rc = cli_not_found(name);
-    else if (out != NULL && strcmp(out, "wide") != 0)
-        rc = print_docs(c, &l, name, out);
-    else if (l.n == 0) {
-        fprintf(stderr, "No resources found\n");
-        rc = CLI_OK;
-    } else {
-        print_table(c, l.items, l.n, out != NULL);
-        rc = CLI_OK;
-    }
+    rc = (l.n > 0 || a->npos == 0)
+             ? cli_get_print(c, &g, l.items, l.n, a->npos == 1 && l.n == 1)
+             : CLI_FAIL;
+    if (listed != CLI_OK)
+        rc = CLI_FAIL;
+    if (cli_args_has(a, "watch"))
+        rc = cli_get_watch(c, a, &g, &l);
     store_list_cleanup(&l);
+    cli_selector_free(g.sel);
     return rc;
 }

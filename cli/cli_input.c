@@ -5,7 +5,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +19,16 @@ name_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A spec file in a directory: *.yaml, *.yml or *.json (JSON is YAML to
+ * the parser), not hidden. */
 static bool
-is_yaml_name(const char *base)
+is_spec_name(const char *base)
 {
     size_t n = strlen(base);
 
     return base[0] != '.' && ((n > 5 && strcmp(base + n - 5, ".yaml") == 0) ||
-                              (n > 4 && strcmp(base + n - 4, ".yml") == 0));
+                              (n > 4 && strcmp(base + n - 4, ".yml") == 0) ||
+                              (n > 5 && strcmp(base + n - 5, ".json") == 0));
 }
 
 static struct spec_file *
@@ -63,42 +65,66 @@ load_stdin(struct spec_file *f)
     return rc;
 }
 
-/* The *.yaml / *.yml files directly in dir, in name order. */
-static int
-load_dir(const char *dir, struct cli_input *in)
+/* The entries of dir worth reading (spec files, and with recursive its
+ * subdirectories but not hidden ones), sorted by name. */
+static size_t
+list_dir(const char *dir, bool recursive, char ***out)
 {
     DIR *dp = opendir(dir);
     struct dirent *de;
-    char **names = NULL, **nn, path[4096];
+    char **names = NULL, **nn;
     size_t k = 0;
-    int rc = 0;
 
+    *out = NULL;
     if (dp == NULL)
-        return -1;
+        return 0;
     while ((de = readdir(dp)) != NULL && k < CLI_MAX_INPUTS) {
-        if (!is_yaml_name(de->d_name))
+        bool sub = recursive && de->d_name[0] != '.' &&
+                   (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN);
+
+        if (!sub && !is_spec_name(de->d_name))
             continue;
         nn = realloc(names, (k + 1) * sizeof(*nn));
         if (nn == NULL)
             break;
         names = nn;
-        names[k] = strdup(de->d_name);
-        if (names[k] != NULL)
+        if ((names[k] = strdup(de->d_name)) != NULL)
             k++;
     }
     closedir(dp);
     if (k > 0)
         qsort(names, k, sizeof(*names), name_cmp);
-    for (size_t i = 0; i < k && rc == 0; i++) {
-        struct spec_file *f = next_slot(in);
+    *out = names;
+    return k;
+}
 
-        if (f == NULL)
+/* The spec files of dir in name order; with recursive, subdirectories'
+ * files where their name sorts (kubectl apply -R). */
+static int
+load_dir(const char *dir, bool recursive, struct cli_input *in)
+{
+    char **names, path[4096];
+    size_t k = list_dir(dir, recursive, &names);
+    struct stat st;
+    int rc = 0;
+
+    for (size_t i = 0; i < k && rc == 0; i++) {
+        struct spec_file *f;
+
+        if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >=
+            (int)sizeof(path))
+            continue;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (recursive)
+                rc = load_dir(path, true, in);
+            continue;
+        }
+        if (!is_spec_name(names[i]))
+            continue;
+        if ((f = next_slot(in)) == NULL)
             rc = -1;
-        else if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) <
-                 (int)sizeof(path))
-            spec_load_file(path, f);
         else
-            in->n--;
+            spec_load_file(path, f);
     }
     for (size_t i = 0; i < k; i++)
         free(names[i]);
@@ -107,7 +133,8 @@ load_dir(const char *dir, struct cli_input *in)
 }
 
 int
-cli_input_load(char **paths, size_t npaths, struct cli_input *in)
+cli_input_load(char *const *paths, size_t npaths, bool recursive,
+               struct cli_input *in)
 {
     struct stat st;
 
@@ -117,7 +144,7 @@ cli_input_load(char **paths, size_t npaths, struct cli_input *in)
 
         if (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 &&
             S_ISDIR(st.st_mode)) {
-            if (load_dir(paths[i], in) == -1)
+            if (load_dir(paths[i], recursive, in) == -1)
                 return -1;
             continue;
         }
@@ -212,16 +239,6 @@ cli_input_report(const struct cli_input *in, cJSON *errors)
     return bad + report_duplicates(in, errors);
 }
 
-static const char validate_usage[] =
-    "usage: agentctl validate [-o json] -f PATH...\n\n"
-    "Check spec files (or every *.yaml/*.yml in a directory) against the\n"
-    "AgentInvocation schema. Prints file:line:col: field: message for\n"
-    "every error. Exit 0 when all are valid, 1 otherwise.\n\n"
-    "  -o, --output json  print the result as one JSON object on stdout:\n"
-    "                     {valid, documents, files: [{path, valid, names}],\n"
-    "                     errors: [{file, line, column, field, message}],\n"
-    "                     errorsNotShown} (errors still go to stderr too)\n";
-
 /* validate -o json: the whole result as one object on stdout. */
 static int
 print_validate_json(const struct cli_input *in, cJSON *errors, size_t problems)
@@ -257,70 +274,74 @@ out:
     return rc;
 }
 
-/* Options of validate: -f PATH (or bare paths) and -o json. */
-static int
-parse_validate(int argc, char **argv, char **paths, size_t *np, bool *json)
+/* -o of validate and diff: absent or json. */
+int
+cli_json_output(const struct cli_args *a, bool *json)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *fmt = NULL;
+    const char *fmt = cli_args_get(a, "output", NULL);
 
-        if (strcmp(a, "-f") == 0 || strcmp(a, "--filename") == 0) {
-            if (i + 1 == argc)
-                return cli_usage_error("validate", "-f needs a path");
-            paths[(*np)++] = argv[++i];
-        } else if (strncmp(a, "--filename=", 11) == 0) {
-            paths[(*np)++] = argv[i] + 11;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (i + 1 == argc)
-                return cli_usage_error("validate", "%s needs a format", a);
-            fmt = argv[++i];
-        } else if (strncmp(a, "--output=", 9) == 0) {
-            fmt = a + 9;
-        } else if (strncmp(a, "-o", 2) == 0 && a[2] != '\0') {
-            fmt = a[2] == '=' ? a + 3 : a + 2;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return cli_usage_error("validate", "unknown option %s", a);
-        } else {
-            paths[(*np)++] = argv[i]; /* validate -f a.yaml b.yaml */
-        }
-        if (fmt != NULL && strcmp(fmt, "json") != 0)
-            return cli_usage_error("validate", "-o must be json");
-        if (fmt != NULL)
-            *json = true;
-    }
+    if (fmt != NULL && strcmp(fmt, "json") != 0)
+        return cli_usage_error(a->cmd, "--output must be json, got \"%s\"",
+                               fmt);
+    *json = fmt != NULL;
+    return CLI_OK;
+}
+
+/* The paths of -f, then (validate only) the bare arguments. */
+static int
+input_paths(const struct cli_args *a, bool bare, char ***paths, size_t *np)
+{
+    size_t nf;
+    char *const *f = cli_args_list(a, "filename", &nf);
+
+    *np = 0;
+    if (!bare && a->npos > 0)
+        return cli_usage_error(a->cmd, "unexpected argument \"%s\"",
+                               a->pos[0]);
+    if ((*paths = calloc(nf + a->npos + 1, sizeof(char *))) == NULL)
+        return CLI_FAIL;
+    for (size_t i = 0; i < nf; i++)
+        (*paths)[(*np)++] = f[i];
+    for (size_t i = 0; bare && i < a->npos; i++)
+        (*paths)[(*np)++] = a->pos[i];
     if (*np == 0)
-        return cli_usage_error("validate", "no input: pass -f PATH");
+        return cli_usage_error(a->cmd, "no input: pass -f PATH");
     return CLI_OK;
 }
 
 int
-cli_validate(struct cli *c, int argc, char **argv)
+cli_input_from_args(const struct cli_args *a, bool bare, struct cli_input *in)
+{
+    char **paths = NULL;
+    size_t np;
+    int rc = input_paths(a, bare, &paths, &np);
+
+    memset(in, 0, sizeof(*in));
+    if (rc == CLI_OK &&
+        cli_input_load(paths, np, cli_args_has(a, "recursive"), in) == -1) {
+        fprintf(stderr, "error: too many input files (at most %d)\n",
+                CLI_MAX_INPUTS);
+        rc = CLI_FAIL;
+    }
+    free(paths);
+    return rc;
+}
+
+int
+cli_validate(struct cli *c, const struct cli_args *a)
 {
     struct cli_input in;
-    char **paths;
-    size_t np = 0, problems;
+    size_t problems;
     bool json = false;
     cJSON *errors = NULL;
     int rc;
 
     (void)c;
-    if (cli_wants_help(argc, argv, validate_usage))
-        return CLI_OK;
-    paths = calloc((size_t)argc, sizeof(*paths));
-    if (paths == NULL)
-        return CLI_FAIL;
-    rc = parse_validate(argc, argv, paths, &np, &json);
-    if (rc != CLI_OK) {
-        free(paths);
+    if ((rc = cli_json_output(a, &json)) != CLI_OK)
         return rc;
-    }
-    rc = cli_input_load(paths, np, &in);
-    free(paths);
-    if (rc == -1) {
+    if ((rc = cli_input_from_args(a, true, &in)) != CLI_OK) {
         cli_input_cleanup(&in);
-        fprintf(stderr, "error: too many input files (at most %d)\n",
-                CLI_MAX_INPUTS);
-        return CLI_FAIL;
+        return rc;
     }
     if (json && (errors = cJSON_CreateArray()) == NULL) {
         cli_input_cleanup(&in);

@@ -59,46 +59,51 @@ fail_preparation(struct ctl_inv *inv, const char *reason, const char *msg)
                        msg);
 }
 
-/* Checks that need no Docker: admission, credential, workspace.
- * CTL_STEP_NONE when the capture may go on; else the attempt ended (the
- * status says why) or the check is to be retried. */
-static enum ctl_step
-capture_checks(struct ctl_inv *inv)
+/* Checks that need no Docker: admission, credential, workspace. true
+ * when the capture may go on; else *s says what the pass does next: a
+ * spec the config refuses waits (Admitted=False) for a new spec or
+ * config, a credential or a tree that cannot be used ends the attempt,
+ * and an I/O error is retried. */
+static bool
+capture_checks(struct ctl_inv *inv, enum ctl_step *s)
 {
-    const struct spec_invocation *s = inv->spec;
+    const struct spec_invocation *spec = inv->spec;
     const struct cfg *cfg = inv->ctl->cfg;
     struct rc_workspace_stats st;
     struct err e;
 
-    if (cfg_admit(cfg, s, &e) == -1) {
+    *s = CTL_STEP_DONE;
+    if (cfg_admit(cfg, spec, &e) == -1) {
         char msg[600];
 
         ctl_status_set_condition(inv, "Admitted", false, "NotAdmitted",
                                  err_format(&e, msg, sizeof(msg)));
-        return CTL_STEP_DONE;
+        *s = CTL_STEP_NONE;
+        return false;
     }
     ctl_status_set_condition(inv, "Admitted", true, "Admitted",
                              "the spec fits this controller's config");
-    if (s->credential != NULL && inv->credential == NULL &&
-        rc_credential_read(cfg->secrets_dir, s->credential, &inv->credential,
+    if (spec->credential != NULL && inv->credential == NULL &&
+        rc_credential_read(cfg->secrets_dir, spec->credential, &inv->credential,
                            &e) == -1) {
         fail_preparation(inv, "CredentialUnavailable", e.msg);
-        return CTL_STEP_DONE;
+        return false;
     }
-    if (s->has_workspace &&
-        rc_workspace_check(cfg->workspace_root, s->workspace_source,
-                           s->workspace_bytes, s->workspace_inodes, &st,
+    if (spec->has_workspace &&
+        rc_workspace_check(cfg->workspace_root, spec->workspace_source,
+                           spec->workspace_bytes, spec->workspace_inodes, &st,
                            &e) == -1) {
         const char *reason = rc_workspace_reason_name(rc_workspace_reason(&e));
 
         /* An unsafe or oversize tree fails for good; an I/O error (the
          * tree is being written, a disk hiccup) is retried. */
         if (reason == NULL)
-            return ctl_step_failed(inv, &e);
-        fail_preparation(inv, reason, e.msg);
-        return CTL_STEP_DONE;
+            *s = ctl_step_failed(inv, &e);
+        else
+            fail_preparation(inv, reason, e.msg);
+        return false;
     }
-    return CTL_STEP_NONE;
+    return true;
 }
 
 static enum ctl_step
@@ -178,7 +183,7 @@ capture(struct ctl_inv *inv)
                            "spec.cancel was true before the attempt started");
         return CTL_STEP_DONE;
     }
-    if ((s = capture_checks(inv)) != CTL_STEP_NONE)
+    if (!capture_checks(inv, &s))
         return s;
     if (inv->pinned_image[0] == '\0')
         return ctl_step_request(inv, on_image_inspect,

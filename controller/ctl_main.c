@@ -321,6 +321,28 @@ test_hooks(struct ctl *c, struct err *e)
 }
 #endif
 
+
+/* The directory store at exactly the state the flags say (the default
+ * <specs>/.agentctl, never an older record), and the record agentctl's
+ * default follows: written for --state, removed without it
+ * (store/store_dir_state.c). A record that cannot be written is only
+ * logged: the controller works, agentctl then needs --state. */
+static struct store *
+open_dir_store(const struct ctl_opts *o, struct err *e)
+{
+    struct store *s;
+    struct err re = { 0 };
+    char dflt[4096];
+
+    snprintf(dflt, sizeof(dflt), "%s/.agentctl", o->specs_dir);
+    s = store_dir_open(o->specs_dir, o->state_dir ? o->state_dir : dflt, e);
+    if (s != NULL && store_dir_record_state(o->specs_dir, o->state_dir, &re))
+        log_warnx("cannot record the state directory in %s (agentctl will "
+                  "need --state %s): %s",
+                  o->specs_dir, o->state_dir ? o->state_dir : dflt, re.msg);
+    return s;
+}
+
 static int
 ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
 {
@@ -337,7 +359,7 @@ ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
     if (eo->urls != NULL)
         c->store = store_etcd_open(eo->urls, eo->prefix, c->opts.state_dir, e);
     else
-        c->store = store_dir_open(c->opts.specs_dir, c->opts.state_dir, e);
+        c->store = open_dir_store(&c->opts, e);
     if (c->store == NULL)
         return -1;
     c->dk = dk_new(c->loop, c->opts.docker_url, e);

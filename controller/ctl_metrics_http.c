@@ -1,7 +1,12 @@
-/* ctl_metrics_http.c - the /metrics and /healthz endpoint: libmicrohttpd
- * run from the controller's libev loop without threads (its epoll fd is an
- * ev_io, MHD_get_timeout() arms an ev_timer), and the health report that
- * /healthz prints. The registry it renders is ctl_metrics.c.
+/* ctl_metrics_http.c - the /metrics, /livez, /readyz and /healthz
+ * endpoint: libmicrohttpd run from the controller's libev loop without
+ * threads (its epoll fd is an ev_io, MHD_get_timeout() arms an ev_timer),
+ * and the health report that /readyz (and its older name /healthz)
+ * prints. /livez depends on nothing but the loop: it is answered from the
+ * loop that runs every reconcile, so an answer is the proof the loop
+ * runs, and a Docker daemon or store that is down never fails it (a
+ * restart would not bring them back). The registry it renders is
+ * ctl_metrics.c.
  */
 #include "ctl_metrics.h"
 
@@ -218,8 +223,10 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
         return MHD_NO; /* a body nobody announced: drop the connection */
     if (strcmp(url, "/metrics") == 0)
         return serve_metrics(h, c);
-    if (strcmp(url, "/healthz") == 0)
+    if (strcmp(url, "/readyz") == 0 || strcmp(url, "/healthz") == 0)
         return serve_health(h, c);
+    if (strcmp(url, "/livez") == 0)
+        return respond(c, MHD_HTTP_OK, plain, strdup("ok\nloop: running\n"));
     return respond(c, MHD_HTTP_NOT_FOUND, plain, strdup("not found\n"));
 }
 

@@ -6,7 +6,10 @@
  * allowlist (403), and that nothing is reachable past the proxy (the
  * internal gateway, the proxy's egress address) and no outside name
  * resolves. The agent starts only after BoundaryVerified=True; a breach
- * fails the attempt closed with the probe's finding.
+ * fails the attempt closed with the probe's finding, and so does a probe
+ * that got no definite answer (inconclusive). Its container sets one
+ * namespaced sysctl so an address no one holds answers in ~150 ms
+ * (rc_probe.h RC_PROBE_SYSCTL_ARP).
  *
  * Steps: create (recorded as resources.probe), start, wait, read its one
  * JSON line from the logs, remove it by ID, record progress.boundaryVerified.
@@ -124,9 +127,14 @@ judge(struct ctl_inv *inv, const char *out, size_t len)
         ctl_record_set_done(&inv->rec, CTL_PROG_BOUNDARY_VERIFIED);
         return;
     }
-    ctl_status_set_condition(
-        inv, "BoundaryVerified", false,
-        res.verdict == RC_PROBE_BREACH ? "Breach" : "ProxyBroken", res.finding);
+    /* Inconclusive (a silence the probe could not explain) fails closed
+     * like a broken proxy: the boundary was not shown to hold. */
+    ctl_status_set_condition(inv, "BoundaryVerified", false,
+                             res.verdict == RC_PROBE_BREACH ? "Breach"
+                             : res.verdict == RC_PROBE_INCONCLUSIVE
+                                 ? "Inconclusive"
+                                 : "ProxyBroken",
+                             res.finding);
     ctl_stop(inv, CTL_FAILED,
              res.verdict == RC_PROBE_BREACH ? CTL_STOP_BOUNDARY_BREACH
                                             : CTL_STOP_PREPARATION_FAILED,

@@ -18,7 +18,12 @@ PACKAGES=(
     docker.io etcd-server etcd-client busybox-static
     # test tooling
     curl jq procps iproute2 psmisc
+    # the independent checks of the CRD and of /metrics (tests/integration/crd/)
+    python3-yaml python3-jsonschema prometheus
 )
+# npm fetches the pinned vendor CLIs (hack/images/vendor-clis.txt); any npm
+# will do, so one that is already there (not from Debian) is kept
+command -v npm >/dev/null || PACKAGES+=(npm)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,326 +1,266 @@
-/* probe.c - the boundary probe (docs/design.md "What one invocation becomes",
- * step 5): run once on an invocation's internal network, from the agent's
- * side of the box, before the agent starts, and prove the boundary holds.
+/* probe.c - the boundary probe (docs/design.md "What one invocation
+ * becomes", step 5): run once on an invocation's internal network, from
+ * the agent's side of the box, before the agent starts, and prove the
+ * boundary holds.
  *
- * Checks, in order, each bounded by --timeout-ms (the two CONNECTs by
- * --proxy-timeout-ms, which must outlast the proxy's own resolve and dial
- * bound, 10 s by default, so an offline vendor shows as 502/504):
+ * Every check runs at once (probe_io.c) and ends on the first definite
+ * answer the network gives:
  *   allowed  CONNECT to the vendor through the proxy: 200 ok; 502/504 ok
  *            but the vendor itself is unreachable; anything else means the
  *            proxy would not let the agent work (proxy-broken).
  *   denied   CONNECT to a name off the allowlist must get 403. A 2xx, 502
  *            or 504 means the proxy tried it: breach.
- *   direct   a plain TCP connect to each --direct address must fail (all
- *            at once, under one --timeout-ms).
- *   dns      the container's resolver must not answer the vendor's name.
+ *   direct   a plain TCP connect to each --direct address must fail with
+ *            an answer: refused, no route, host unreachable. Connected is
+ *            a breach; no answer at all (a silent drop) is inconclusive.
+ *   dns      the container's resolver must not answer the vendor's name:
+ *            an answer record is a breach; NXDOMAIN, REFUSED, an empty
+ *            answer, nothing listening or no resolver are fine. Silence
+ *            is fine only when the network facts explain it (below).
+ *
+ * Only a real answer from outside is a breach, and "no answer yet" is
+ * never read as safe by itself. Two facts from the probe's namespace
+ * decide what silence means:
+ *   route    the routing table's default gateway, and a connect to it:
+ *            EHOSTUNREACH means no one holds the gateway address (Docker's
+ *            inhibit_ipv4), so no packet can leave the link; no default
+ *            route at all means the same.
+ *   resolver a PTR query for the proxy's address, which Docker's embedded
+ *            resolver answers itself: it is alive and serving.
+ * With both, a resolver that stays silent on the vendor's name has
+ * forwarded it nowhere it could reach (it forwards from this namespace;
+ * dockerd 20.10 sends no reply when every upstream fails), so the DNS
+ * check passes as soon as the facts are in instead of waiting out
+ * --timeout-ms. Without them it waits --timeout-ms and is inconclusive.
+ * The direct connects wait at least the kernel's ARP give-up time (from
+ * the interface's neighbour settings) so "no one holds the address" is
+ * never cut short into "no answer".
  *
  * It never resolves a name itself (names only travel in CONNECT lines and
- * in the one DNS query it sends to its own namespace's resolver) and it
- * contacts only the proxy, the --direct addresses and that resolver.
+ * in the queries it sends to its own namespace's resolver) and it
+ * contacts only the proxy, the --direct addresses, its default gateway
+ * (port 9) and that resolver.
  *
  * Output: one JSON line on stdout, e.g.
- *   {"verdict":"ok","vendor":"reachable","checks":[{"name":"allowed",
- *    "target":"vendor.test:443","ok":true,"detail":"200"},...]}
- * Exit: 0 ok, 2 breach, 3 proxy-broken, 4 bad usage.
+ *   {"verdict":"ok","vendor":"reachable","route":"...","elapsed_ms":41,
+ *    "checks":[{"name":"allowed","target":"vendor.test:443","ok":true,
+ *    "detail":"200"},...]}
+ * a failed check also carries "fail":"breach|broken|undecided".
+ * Exit: 0 ok, 2 breach, 3 proxy-broken, 4 bad usage, 5 inconclusive.
  */
+#include "probe.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
-#define PROBE_DEFAULT_TIMEOUT_MS 3000
-#define PROBE_DEFAULT_PROXY_MS   12000 /* > egress-proxy --connect-timeout */
-#define PROBE_MAX_DIRECT         16
-#define PROBE_MAX_TARGET         255 /* host:port in a CONNECT line */
-#define PROBE_MAX_HEAD           4096
-#define PROBE_MAX_CHECKS         (3 + PROBE_MAX_DIRECT)
-#define PROBE_RESOLV_CONF        "/etc/resolv.conf"
+#define PROBE_ARP_MARGIN_MS 250 /* past the kernel's own ARP give-up */
+#define PROBE_GATEWAY_PORT  9   /* discard: a port nothing should serve */
 
-enum probe_exit {
-    PROBE_EXIT_OK = 0,
-    PROBE_EXIT_BREACH = 2, /* the boundary leaks */
-    PROBE_EXIT_BROKEN = 3, /* the proxy would not let the agent work */
-    PROBE_EXIT_USAGE = 4,
+/* Indexes into the run's exchanges. */
+enum {
+    IO_ALLOWED,
+    IO_DENIED,
+    IO_GATEWAY,
+    IO_DNS_A,
+    IO_DNS_PTR,
+    IO_DIRECT0, /* then one per --direct */
 };
 
-/* What a failed check means. */
-enum probe_fail {
-    PROBE_FAIL_BREACH, /* containment is broken */
-    PROBE_FAIL_BROKEN, /* the boundary does not work as it must */
+struct probe_run {
+    const struct probe_opts *o;
+    struct probe_route route;
+    bool have_ns;     /* a nameserver to ask */
+    bool dns_skipped; /* the vendor is an address literal or unqueryable */
+    char dns_skip_why[PROBE_DETAIL_MAX];
+    struct probe_io io[PROBE_MAX_IOS];
+    size_t n_io;
+    unsigned char req_allowed[2 * PROBE_MAX_TARGET + 64];
+    unsigned char req_denied[2 * PROBE_MAX_TARGET + 64];
+    unsigned char q_a[300], q_ptr[64];
+    long started;
 };
 
-struct probe_check {
-    const char *name;   /* allowed, denied, direct, dns */
-    const char *target; /* host:port or ip:port; borrowed from argv */
-    bool ok;
-    enum probe_fail fail; /* meaning when !ok */
-    char detail[96];
-};
+/* ---- setting the exchanges up ------------------------------------------ */
 
-struct probe_opts {
-    struct sockaddr_in proxy;
-    const char *allowed;
-    const char *denied;
-    const char *direct[PROBE_MAX_DIRECT];
-    struct sockaddr_in direct_sa[PROBE_MAX_DIRECT];
-    size_t n_direct;
-    long timeout_ms;       /* direct connects, DNS */
-    long proxy_timeout_ms; /* each CONNECT through the proxy */
-};
-
-struct probe_report {
-    struct probe_check checks[PROBE_MAX_CHECKS];
-    size_t n;
-    bool vendor_reachable;
-};
-
-static const char probe_usage[] =
-    "usage: probe --proxy IP:PORT --allowed HOST:PORT --denied HOST:PORT\n"
-    "             [--direct IP:PORT]... [--timeout-ms N]\n"
-    "             [--proxy-timeout-ms N]\n"
-    "  --proxy       the egress proxy, by IPv4 address\n"
-    "  --allowed     a vendor host the proxy must admit (CONNECT: 200,\n"
-    "                or 502/504 when the vendor itself is down)\n"
-    "  --denied      a host off the allowlist (CONNECT must get 403)\n"
-    "  --direct      an IPv4 address a plain connect must not reach\n"
-    "                (up to 16)\n"
-    "  --timeout-ms  bound of each direct connect and of the DNS check\n"
-    "                (default 3000)\n"
-    "  --proxy-timeout-ms  bound of each CONNECT through the proxy\n"
-    "                (default 12000: longer than the proxy's own dial)\n"
-    "Prints one JSON line; exit 0 ok, 2 breach, 3 proxy-broken, 4 usage.\n";
-
-/* ---- arguments ----------------------------------------------------------
- */
-
-static int
-probe_parse_long(const char *s, long min, long max, long *out)
+static void
+probe_io_tcp(struct probe_io *io, const struct sockaddr_in *to, long deadline)
 {
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
+    memset(io, 0, sizeof(*io));
+    io->kind = PROBE_IO_TCP;
+    io->to = *to;
+    io->deadline = deadline;
 }
 
-/* "a.b.c.d:port" into sa; -1 on anything else (no names: no DNS here). */
-static int
-probe_parse_ipport(const char *s, struct sockaddr_in *sa)
+static void
+probe_io_connect_via_proxy(struct probe_run *run, size_t i, const char *target,
+                           unsigned char *req, size_t cap)
 {
+    int n = snprintf((char *)req, cap, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n",
+                     target, target);
+
+    probe_io_tcp(&run->io[i], &run->o->proxy,
+                 run->started + run->o->proxy_timeout_ms);
+    run->io[i].req = req;
+    run->io[i].req_len = (size_t)n;
+    /* It may have started a moment ago and not be listening yet. */
+    run->io[i].retry_refused = true;
+}
+
+/* Both queries go to the same resolver; a query that cannot be built is
+ * left with deadline 0, so it ends at once as timed out and unused. */
+static void
+probe_io_dns(struct probe_run *run, const struct sockaddr_in *ns, size_t i,
+             const unsigned char *q, int qlen, unsigned short id)
+{
+    struct probe_io *io = &run->io[i];
+
+    memset(io, 0, sizeof(*io));
+    io->kind = PROBE_IO_UDP;
+    io->to = *ns;
+    io->req = q;
+    io->req_len = qlen > 0 ? (size_t)qlen : 0;
+    io->dns_id = id;
+    io->deadline = qlen > 0 ? run->started + run->o->timeout_ms : 0;
+}
+
+static void
+probe_setup_dns(struct probe_run *run)
+{
+    const struct probe_opts *o = run->o;
+    unsigned short id = (unsigned short)(getpid() ^ 0x5a5a);
+    struct sockaddr_in ns, lit;
+    int qa, qp;
+
+    run->have_ns = probe_nameserver(&ns) == 0;
+    if (o->allowed[0] == '[' || probe_parse_ipport(o->allowed, &lit) == 0)
+        snprintf(run->dns_skip_why, sizeof(run->dns_skip_why),
+                 "address literal");
+    qa = probe_dns_query_a(o->allowed, id, run->q_a, sizeof(run->q_a));
+    if (qa == -1 && run->dns_skip_why[0] == '\0')
+        snprintf(run->dns_skip_why, sizeof(run->dns_skip_why),
+                 "name not queryable");
+    run->dns_skipped = run->dns_skip_why[0] != '\0';
+    if (!run->have_ns) {
+        memset(&ns, 0, sizeof(ns));
+        ns.sin_family = AF_INET;
+    }
+    qp = probe_dns_query_ptr(&o->proxy.sin_addr, (unsigned short)(id + 1),
+                             run->q_ptr, sizeof(run->q_ptr));
+    probe_io_dns(run, &ns, IO_DNS_A, run->q_a,
+                 run->have_ns && !run->dns_skipped ? qa : -1, id);
+    probe_io_dns(run, &ns, IO_DNS_PTR, run->q_ptr,
+                 run->have_ns && !run->dns_skipped ? qp : -1,
+                 (unsigned short)(id + 1));
+}
+
+static void
+probe_setup(struct probe_run *run, const struct probe_opts *o)
+{
+    long arp_bound, direct_deadline;
+    struct sockaddr_in gw;
+
+    run->o = o;
+    run->started = probe_now_ms();
+    if (probe_route_read(&run->route) == -1)
+        run->route.arp_give_up_ms = 3000; /* unknown: assume the default */
+    arp_bound = run->route.arp_give_up_ms + PROBE_ARP_MARGIN_MS;
+    direct_deadline =
+        run->started + (o->timeout_ms > arp_bound ? o->timeout_ms : arp_bound);
+    probe_io_connect_via_proxy(run, IO_ALLOWED, o->allowed, run->req_allowed,
+                               sizeof(run->req_allowed));
+    probe_io_connect_via_proxy(run, IO_DENIED, o->denied, run->req_denied,
+                               sizeof(run->req_denied));
+    gw = run->route.gw;
+    gw.sin_port = htons(PROBE_GATEWAY_PORT);
+    probe_io_tcp(&run->io[IO_GATEWAY], &gw,
+                 run->route.has_default ? direct_deadline : 0);
+    probe_setup_dns(run);
+    for (size_t i = 0; i < o->n_direct; i++)
+        probe_io_tcp(&run->io[IO_DIRECT0 + i], &o->direct_sa[i],
+                     direct_deadline);
+    run->n_io = IO_DIRECT0 + o->n_direct;
+}
+
+/* ---- what silence means ------------------------------------------------ */
+
+/* No packet can leave the link: no default route, or no one holds the
+ * gateway's address (the kernel's neighbour resolution failed). */
+static bool
+probe_link_closed(const struct probe_run *run)
+{
+    const struct probe_io *g = &run->io[IO_GATEWAY];
+
+    return !run->route.has_default ||
+           (g->done && (g->err == EHOSTUNREACH || g->err == ENETUNREACH));
+}
+
+/* Docker's resolver answered the PTR query for the proxy's address. */
+static bool
+probe_resolver_alive(const struct probe_run *run)
+{
+    const struct probe_io *p = &run->io[IO_DNS_PTR];
+    int rcode, answers;
+
+    return p->done && p->err == 0 &&
+           probe_dns_reply(p->reply, p->reply_len, &rcode, &answers) == 0;
+}
+
+static bool
+probe_silence_explained(const struct probe_run *run)
+{
+    return probe_link_closed(run) && probe_resolver_alive(run);
+}
+
+/* The run may end while only the vendor's DNS query is unanswered, once
+ * the facts explain its silence; everything else must have answered. */
+static bool
+probe_settled(const struct probe_io *ios, size_t n, void *arg)
+{
+    const struct probe_run *run = arg;
+
+    for (size_t i = 0; i < n; i++)
+        if (!ios[i].done && i != IO_DNS_A)
+            return false;
+    return probe_silence_explained(run);
+}
+
+static void
+probe_route_text(const struct probe_run *run, char *out, size_t size)
+{
+    const struct probe_io *g = &run->io[IO_GATEWAY];
     char ip[INET_ADDRSTRLEN];
-    const char *colon = strrchr(s, ':');
-    long port;
 
-    if (colon == NULL || (size_t)(colon - s) >= sizeof(ip))
-        return -1;
-    memcpy(ip, s, (size_t)(colon - s));
-    ip[colon - s] = '\0';
-    memset(sa, 0, sizeof(*sa));
-    sa->sin_family = AF_INET;
-    if (inet_pton(AF_INET, ip, &sa->sin_addr) != 1 ||
-        probe_parse_long(colon + 1, 1, 65535, &port) == -1)
-        return -1;
-    sa->sin_port = htons((unsigned short)port);
-    return 0;
-}
-
-/* host:port that fits one CONNECT line: printable, no spaces. */
-static int
-probe_check_target(const char *s)
-{
-    const char *colon = strrchr(s, ':');
-    long port;
-
-    if (colon == NULL || colon == s || strlen(s) > PROBE_MAX_TARGET ||
-        probe_parse_long(colon + 1, 1, 65535, &port) == -1)
-        return -1;
-    for (const char *p = s; *p != '\0'; p++)
-        if (*p <= ' ' || *p > '~' || *p == '"' || *p == '\\')
-            return -1;
-    return 0;
-}
-
-static int
-probe_usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "probe: %s%s%s\n%s", what, arg ? ": " : "", arg ? arg : "",
-            probe_usage);
-    return -1;
-}
-
-/* One flag and its value; -1 after saying why. */
-static int
-probe_parse_flag(struct probe_opts *o, const char *flag, const char *v)
-{
-    if (strcmp(flag, "--proxy") == 0) {
-        if (probe_parse_ipport(v, &o->proxy) == -1)
-            return probe_usage_error("--proxy needs IPv4:PORT", v);
-    } else if (strcmp(flag, "--allowed") == 0) {
-        if (probe_check_target(v) == -1)
-            return probe_usage_error("--allowed needs HOST:PORT", v);
-        o->allowed = v;
-    } else if (strcmp(flag, "--denied") == 0) {
-        if (probe_check_target(v) == -1)
-            return probe_usage_error("--denied needs HOST:PORT", v);
-        o->denied = v;
-    } else if (strcmp(flag, "--direct") == 0) {
-        if (o->n_direct == PROBE_MAX_DIRECT)
-            return probe_usage_error("too many --direct", v);
-        if (probe_parse_ipport(v, &o->direct_sa[o->n_direct]) == -1)
-            return probe_usage_error("--direct needs IPv4:PORT", v);
-        o->direct[o->n_direct++] = v;
-    } else if (strcmp(flag, "--timeout-ms") == 0) {
-        if (probe_parse_long(v, 1, 60000, &o->timeout_ms) == -1)
-            return probe_usage_error("--timeout-ms needs 1..60000", v);
-    } else if (strcmp(flag, "--proxy-timeout-ms") == 0) {
-        if (probe_parse_long(v, 1, 60000, &o->proxy_timeout_ms) == -1)
-            return probe_usage_error("--proxy-timeout-ms needs 1..60000", v);
-    } else {
-        return probe_usage_error("unknown argument", flag);
+    if (!run->route.has_default) {
+        snprintf(out, size, "no default route");
+        return;
     }
-    return 0;
+    inet_ntop(AF_INET, &run->route.gw.sin_addr, ip, sizeof(ip));
+    if (probe_link_closed(run))
+        snprintf(out, size, "gateway %s unheld (arp gives up in %ld ms)", ip,
+                 run->route.arp_give_up_ms);
+    else if (g->done && g->err == 0)
+        snprintf(out, size, "gateway %s held (connected)", ip);
+    else if (g->done && g->err == ECONNREFUSED)
+        snprintf(out, size, "gateway %s held (refused)", ip);
+    else
+        snprintf(out, size, "gateway %s: %s", ip,
+                 g->done ? strerror(g->err) : "no answer");
 }
 
-static int
-probe_parse_args(int argc, char **argv, struct probe_opts *o)
+/* ---- judging ----------------------------------------------------------- */
+
+static struct probe_check *
+probe_add(struct probe_report *r, const char *name, const char *target)
 {
-    o->timeout_ms = PROBE_DEFAULT_TIMEOUT_MS;
-    o->proxy_timeout_ms = PROBE_DEFAULT_PROXY_MS;
-    for (int i = 1; i < argc; i += 2) {
-        if (i + 1 >= argc)
-            return probe_usage_error("missing value for", argv[i]);
-        if (probe_parse_flag(o, argv[i], argv[i + 1]) == -1)
-            return -1;
-    }
-    if (o->proxy.sin_family != AF_INET || o->allowed == NULL ||
-        o->denied == NULL)
-        return probe_usage_error("--proxy, --allowed and --denied are needed",
-                                 NULL);
-    return 0;
-}
+    struct probe_check *c = &r->checks[r->n++];
 
-/* ---- sockets ------------------------------------------------------------
- */
-
-static long
-probe_now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Wait for events on fd until deadline; -1 with errno (ETIMEDOUT). */
-static int
-probe_wait(int fd, short events, long deadline)
-{
-    struct pollfd p = { .fd = fd, .events = events };
-    long left;
-    int rc;
-
-    for (;;) {
-        left = deadline - probe_now_ms();
-        if (left <= 0) {
-            errno = ETIMEDOUT;
-            return -1;
-        }
-        rc = poll(&p, 1, (int)left);
-        if (rc > 0)
-            return 0;
-        if (rc == -1 && errno != EINTR)
-            return -1;
-    }
-}
-
-/* Non-blocking TCP connect bounded by deadline; the fd or -1 with errno. */
-static int
-probe_connect(const struct sockaddr_in *sa, long deadline)
-{
-    int fd, soerr = 0;
-    socklen_t len = sizeof(soerr);
-
-    fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd == -1)
-        return -1;
-    if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == -1 &&
-        errno != EINPROGRESS)
-        goto fail;
-    if (probe_wait(fd, POLLOUT, deadline) == -1)
-        goto fail;
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == -1)
-        goto fail;
-    if (soerr != 0) {
-        errno = soerr;
-        goto fail;
-    }
-    return fd;
-fail:
-    soerr = errno;
-    close(fd);
-    errno = soerr;
-    return -1;
-}
-
-static int
-probe_send_all(int fd, const char *buf, size_t len, long deadline)
-{
-    ssize_t n;
-
-    while (len > 0) {
-        n = send(fd, buf, len, MSG_NOSIGNAL);
-        if (n > 0) {
-            buf += n;
-            len -= (size_t)n;
-        } else if (n == -1 && errno == EAGAIN) {
-            if (probe_wait(fd, POLLOUT, deadline) == -1)
-                return -1;
-        } else if (n == -1 && errno != EINTR) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* Read a reply header block (until the blank line, EOF or the cap) into
- * buf, NUL-terminated. Returns the length, or -1 with errno. */
-static long
-probe_read_head(int fd, char *buf, size_t cap, long deadline)
-{
-    size_t len = 0;
-    ssize_t n;
-
-    while (len + 1 < cap) {
-        n = recv(fd, buf + len, cap - 1 - len, 0);
-        if (n == 0)
-            break;
-        if (n == -1 && errno == EAGAIN) {
-            if (probe_wait(fd, POLLIN, deadline) == -1)
-                return -1;
-            continue;
-        }
-        if (n == -1 && errno == EINTR)
-            continue;
-        if (n == -1)
-            return -1;
-        len += (size_t)n;
-        buf[len] = '\0';
-        if (strstr(buf, "\r\n\r\n") != NULL)
-            break;
-    }
-    buf[len] = '\0';
-    return (long)len;
+    c->name = name;
+    c->target = target;
+    c->ok = true;
+    return c;
 }
 
 /* Status code of an "HTTP/1.x NNN ..." line, or -1. */
@@ -334,76 +274,37 @@ probe_status_code(const char *head)
     return (head[9] - '0') * 100 + (head[10] - '0') * 10 + (head[11] - '0');
 }
 
-/* Connect to the proxy; while it refuses (it may have started a moment
- * ago and not be listening yet) try again every 100 ms until deadline. */
+/* The proxy's status code, or -1 with the reason in c->detail. */
 static int
-probe_proxy_connect(const struct sockaddr_in *proxy, long deadline)
+probe_proxy_code(const struct probe_io *io, struct probe_check *c)
 {
-    struct timespec pause = { .tv_nsec = 100 * 1000000L };
-    int fd;
+    int code;
 
-    for (;;) {
-        fd = probe_connect(proxy, deadline);
-        if (fd != -1 || errno != ECONNREFUSED ||
-            probe_now_ms() + 100 >= deadline)
-            return fd;
-        nanosleep(&pause, NULL);
-    }
-}
-
-/* CONNECT target through the proxy: the status code, or -1 with a reason
- * in why (no connection, no answer, not HTTP). */
-static int
-probe_connect_via_proxy(const struct probe_opts *o, const char *target,
-                        char *why, size_t why_size)
-{
-    long deadline = probe_now_ms() + o->proxy_timeout_ms;
-    char req[2 * PROBE_MAX_TARGET + 64], head[PROBE_MAX_HEAD];
-    int fd, n, code = -1;
-    long len;
-
-    n = snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n",
-                 target, target);
-    fd = probe_proxy_connect(&o->proxy, deadline);
-    if (fd == -1) {
-        snprintf(why, why_size, "proxy: %s", strerror(errno));
+    if (!io->done || io->err != 0) {
+        snprintf(c->detail, sizeof(c->detail), "%s: %s",
+                 io->sent == 0 ? "proxy" : "no answer",
+                 strerror(io->done ? io->err : ETIMEDOUT));
         return -1;
     }
-    len = -1;
-    if (probe_send_all(fd, req, (size_t)n, deadline) == 0)
-        len = probe_read_head(fd, head, sizeof(head), deadline);
-    if (len == -1)
-        snprintf(why, why_size, "no answer: %s", strerror(errno));
-    else if (len == 0)
-        snprintf(why, why_size, "proxy closed without an answer");
-    else if ((code = probe_status_code(head)) == -1)
-        snprintf(why, why_size, "not an HTTP answer");
-    close(fd);
+    if (io->reply_len == 0) {
+        snprintf(c->detail, sizeof(c->detail),
+                 "proxy closed without an answer");
+        return -1;
+    }
+    code = probe_status_code((const char *)io->reply);
+    if (code == -1)
+        snprintf(c->detail, sizeof(c->detail), "not an HTTP answer");
+    else
+        snprintf(c->detail, sizeof(c->detail), "%d", code);
     return code;
 }
 
-/* ---- checks -------------------------------------------------------------
- */
-
-static struct probe_check *
-probe_add(struct probe_report *r, const char *name, const char *target)
-{
-    struct probe_check *c = &r->checks[r->n++];
-
-    c->name = name;
-    c->target = target;
-    return c;
-}
-
 static void
-probe_check_allowed(const struct probe_opts *o, struct probe_report *r)
+probe_judge_allowed(const struct probe_run *run, struct probe_report *r)
 {
-    struct probe_check *c = probe_add(r, "allowed", o->allowed);
-    int code;
+    struct probe_check *c = probe_add(r, "allowed", run->o->allowed);
+    int code = probe_proxy_code(&run->io[IO_ALLOWED], c);
 
-    code = probe_connect_via_proxy(o, o->allowed, c->detail, sizeof(c->detail));
-    if (code != -1)
-        snprintf(c->detail, sizeof(c->detail), "%d", code);
     /* 502/504: the proxy admitted the name but the vendor is down or this
      * host is offline. The boundary is fine; the agent may fail later. */
     c->ok = code == 200 || code == 502 || code == 504;
@@ -412,14 +313,11 @@ probe_check_allowed(const struct probe_opts *o, struct probe_report *r)
 }
 
 static void
-probe_check_denied(const struct probe_opts *o, struct probe_report *r)
+probe_judge_denied(const struct probe_run *run, struct probe_report *r)
 {
-    struct probe_check *c = probe_add(r, "denied", o->denied);
-    int code;
+    struct probe_check *c = probe_add(r, "denied", run->o->denied);
+    int code = probe_proxy_code(&run->io[IO_DENIED], c);
 
-    code = probe_connect_via_proxy(o, o->denied, c->detail, sizeof(c->detail));
-    if (code != -1)
-        snprintf(c->detail, sizeof(c->detail), "%d", code);
     c->ok = code == 403;
     /* A 2xx is a tunnel; 502/504 mean the proxy tried to reach the host.
      * Anything else (no answer, 400, ...) is a proxy that does not work. */
@@ -428,16 +326,25 @@ probe_check_denied(const struct probe_opts *o, struct probe_report *r)
                   : PROBE_FAIL_BROKEN;
 }
 
-/* Record the outcome of one direct connect: err 0 = it connected. */
+/* A direct connect: connected is a breach; refused, no route or host
+ * unreachable (or any other error the kernel gave) is an answer that the
+ * path is closed; no answer at all is undecided. */
 static void
-probe_direct_result(struct probe_check *c, int err)
+probe_judge_direct(const struct probe_run *run, size_t i,
+                   struct probe_report *r)
 {
-    c->fail = PROBE_FAIL_BREACH;
-    c->ok = err != 0;
+    const struct probe_io *io = &run->io[IO_DIRECT0 + i];
+    struct probe_check *c = probe_add(r, "direct", run->o->direct[i]);
+    int err = io->done ? io->err : ETIMEDOUT;
+
+    c->ok = err != 0 && err != ETIMEDOUT;
+    c->fail = err == 0 ? PROBE_FAIL_BREACH : PROBE_FAIL_UNDECIDED;
     if (err == 0)
         snprintf(c->detail, sizeof(c->detail), "connected");
     else if (err == ETIMEDOUT)
-        snprintf(c->detail, sizeof(c->detail), "timeout");
+        snprintf(c->detail, sizeof(c->detail),
+                 "no answer in %ld ms (a silent drop)",
+                 io->deadline - run->started);
     else if (err == ECONNREFUSED)
         snprintf(c->detail, sizeof(c->detail), "refused");
     else if (err == EHOSTUNREACH || err == ENETUNREACH)
@@ -446,204 +353,60 @@ probe_direct_result(struct probe_check *c, int err)
         snprintf(c->detail, sizeof(c->detail), "%s", strerror(err));
 }
 
-/* Start a non-blocking connect: the fd while it is in progress, else -1
- * with *err = 0 (connected at once) or the error. */
-static int
-probe_direct_start(const struct sockaddr_in *sa, int *err)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-
-    if (fd == -1) {
-        *err = errno;
-        return -1;
-    }
-    if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0) {
-        *err = 0;
-    } else if (errno == EINPROGRESS) {
-        return fd;
-    } else {
-        *err = errno;
-    }
-    close(fd);
-    return -1;
-}
-
-/* All direct connects at once, under one --timeout-ms: a blackholed
- * address costs the timeout once, not once per address. */
+/* The vendor's query got a reply: any answer record is a name outside
+ * the box that resolves, a channel past the proxy. */
 static void
-probe_check_directs(const struct probe_opts *o, struct probe_report *r)
+probe_judge_dns_reply(const struct probe_io *a, struct probe_check *c)
 {
-    long deadline = probe_now_ms() + o->timeout_ms;
-    struct pollfd p[PROBE_MAX_DIRECT];
-    struct probe_check *c[PROBE_MAX_DIRECT];
-    size_t pending = 0;
-    int err;
+    int rcode, answers;
 
-    for (size_t i = 0; i < o->n_direct; i++) {
-        c[i] = probe_add(r, "direct", o->direct[i]);
-        p[i].fd = probe_direct_start(&o->direct_sa[i], &err);
-        p[i].events = POLLOUT;
-        if (p[i].fd == -1)
-            probe_direct_result(c[i], err);
-        else
-            pending++;
+    if (probe_dns_reply(a->reply, a->reply_len, &rcode, &answers) == -1) {
+        snprintf(c->detail, sizeof(c->detail), "not a DNS reply");
+        return;
     }
-    while (pending > 0 && probe_now_ms() < deadline) {
-        if (poll(p, o->n_direct, (int)(deadline - probe_now_ms())) == -1 &&
-            errno != EINTR)
-            break;
-        for (size_t i = 0; i < o->n_direct; i++) {
-            socklen_t len = sizeof(err);
-
-            if (p[i].fd == -1 || p[i].revents == 0)
-                continue;
-            if (getsockopt(p[i].fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
-                err = errno;
-            probe_direct_result(c[i], err);
-            close(p[i].fd);
-            p[i].fd = -1; /* poll() skips negative fds */
-            pending--;
-        }
+    if (rcode != 0) {
+        snprintf(c->detail, sizeof(c->detail), "rcode %d", rcode);
+        return;
     }
-    for (size_t i = 0; i < o->n_direct; i++) {
-        if (p[i].fd != -1) {
-            probe_direct_result(c[i], ETIMEDOUT);
-            close(p[i].fd);
-        }
-    }
-}
-
-/* ---- DNS ----------------------------------------------------------------
- */
-
-/* The first IPv4 "nameserver" of resolv.conf; -1 when there is none. */
-static int
-probe_nameserver(struct sockaddr_in *sa)
-{
-    char line[256], ip[INET_ADDRSTRLEN];
-    FILE *f = fopen(PROBE_RESOLV_CONF, "r");
-    int rc = -1;
-
-    if (f == NULL)
-        return -1;
-    while (rc == -1 && fgets(line, sizeof(line), f) != NULL) {
-        if (sscanf(line, "nameserver %15s", ip) != 1)
-            continue;
-        memset(sa, 0, sizeof(*sa));
-        sa->sin_family = AF_INET;
-        sa->sin_port = htons(53);
-        if (inet_pton(AF_INET, ip, &sa->sin_addr) == 1)
-            rc = 0;
-    }
-    fclose(f);
-    return rc;
-}
-
-/* A standard query (RD set) for the A record of the host part of
- * host:port; its length, or -1 when the name does not fit. */
-static int
-probe_dns_query(const char *target, unsigned short id, unsigned char *q,
-                size_t cap)
-{
-    size_t host_len = (size_t)(strrchr(target, ':') - target), n = 12;
-    const char *p = target, *end = target + host_len;
-
-    memset(q, 0, 12);
-    q[0] = (unsigned char)(id >> 8);
-    q[1] = (unsigned char)id;
-    q[2] = 0x01; /* RD */
-    q[5] = 1;    /* QDCOUNT */
-    while (p < end) {
-        const char *dot = memchr(p, '.', (size_t)(end - p));
-        size_t l = (size_t)((dot ? dot : end) - p);
-
-        if (l == 0 || l > 63 || n + 1 + l + 5 > cap)
-            return -1;
-        q[n++] = (unsigned char)l;
-        memcpy(q + n, p, l);
-        n += l;
-        p += l + (dot ? 1 : 0);
-    }
-    q[n++] = 0;
-    q[n++] = 0, q[n++] = 1; /* QTYPE A */
-    q[n++] = 0, q[n++] = 1; /* QCLASS IN */
-    return (int)n;
-}
-
-/* Send q to the resolver and wait for a matching answer. Returns the
- * number of answer records (>= 0; 0 also for NXDOMAIN, REFUSED, ...), or
- * -1 with detail set when nothing usable came back in time. */
-static int
-probe_dns_ask(const struct sockaddr_in *ns, const unsigned char *q, int qlen,
-              long timeout_ms, char *detail, size_t detail_size)
-{
-    long deadline = probe_now_ms() + timeout_ms;
-    unsigned char a[512];
-    ssize_t n;
-    int fd, rc = -1;
-
-    fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd == -1 || connect(fd, (const struct sockaddr *)ns, sizeof(*ns)) ||
-        send(fd, q, (size_t)qlen, 0) != qlen) {
-        snprintf(detail, detail_size, "no query: %s", strerror(errno));
-        goto out;
-    }
-    for (;;) {
-        if (probe_wait(fd, POLLIN, deadline) == -1) {
-            snprintf(detail, detail_size, "no answer: %s", strerror(errno));
-            goto out;
-        }
-        n = recv(fd, a, sizeof(a), 0);
-        if (n >= 12 && a[0] == q[0] && a[1] == q[1] && (a[2] & 0x80))
-            break; /* a response to this query; others are ignored */
-    }
-    if ((a[3] & 0x0f) != 0) {
-        snprintf(detail, detail_size, "rcode %d", a[3] & 0x0f);
-        rc = 0;
-    } else {
-        rc = (a[6] << 8) | a[7];
-        snprintf(detail, detail_size, "%d answers", rc);
-    }
-out:
-    if (fd != -1)
-        close(fd);
-    return rc;
+    snprintf(c->detail, sizeof(c->detail), "%d answers", answers);
+    c->ok = answers == 0;
 }
 
 static void
-probe_check_dns(const struct probe_opts *o, struct probe_report *r)
+probe_judge_dns(const struct probe_run *run, struct probe_report *r)
 {
-    struct probe_check *c = probe_add(r, "dns", o->allowed);
-    unsigned char q[300];
-    struct sockaddr_in ns, lit;
-    int qlen;
+    const struct probe_io *a = &run->io[IO_DNS_A];
+    struct probe_check *c = probe_add(r, "dns", run->o->allowed);
+    int err = a->done ? a->err : ETIMEDOUT;
 
-    c->ok = true;
     c->fail = PROBE_FAIL_BREACH;
-    if (o->allowed[0] == '[' || probe_parse_ipport(o->allowed, &lit) == 0) {
-        snprintf(c->detail, sizeof(c->detail), "address literal");
-        return;
-    }
-    if (probe_nameserver(&ns) == -1) {
+    if (run->dns_skipped)
+        snprintf(c->detail, sizeof(c->detail), "%s", run->dns_skip_why);
+    else if (!run->have_ns)
         snprintf(c->detail, sizeof(c->detail), "no nameserver");
-        return;
-    }
-    qlen = probe_dns_query(o->allowed, (unsigned short)(getpid() ^ 0x5a5a), q,
-                           sizeof(q));
-    if (qlen == -1) {
-        snprintf(c->detail, sizeof(c->detail), "name not queryable");
-        return;
-    }
-    /* Any answer record for the vendor's name means names outside the
-     * box resolve: a channel past the proxy. */
-    if (probe_dns_ask(&ns, q, qlen, o->timeout_ms, c->detail,
-                      sizeof(c->detail)) > 0)
+    else if (err == 0)
+        probe_judge_dns_reply(a, c);
+    else if (err == ECONNREFUSED)
+        snprintf(c->detail, sizeof(c->detail), "no resolver listening");
+    else if (err != ETIMEDOUT)
+        snprintf(c->detail, sizeof(c->detail), "no query: %s", strerror(err));
+    else if (probe_silence_explained(run))
+        snprintf(c->detail, sizeof(c->detail),
+                 "silent: resolver up, nothing leaves the link");
+    else {
         c->ok = false;
+        c->fail = PROBE_FAIL_UNDECIDED;
+        snprintf(c->detail, sizeof(c->detail),
+                 "no answer in %ld ms, not explained (resolver %s, link %s)",
+                 run->o->timeout_ms, probe_resolver_alive(run) ? "up" : "silent",
+                 probe_link_closed(run) ? "closed" : "open");
+    }
 }
 
 /* ---- report -------------------------------------------------------------
  */
 
+/* Containment first: a breach outranks silence, silence a broken proxy. */
 static int
 probe_verdict(const struct probe_report *r)
 {
@@ -653,32 +416,47 @@ probe_verdict(const struct probe_report *r)
         if (r->checks[i].ok)
             continue;
         if (r->checks[i].fail == PROBE_FAIL_BREACH)
-            return PROBE_EXIT_BREACH; /* containment first */
-        v = PROBE_EXIT_BROKEN;
+            return PROBE_EXIT_BREACH;
+        if (r->checks[i].fail == PROBE_FAIL_UNDECIDED)
+            v = PROBE_EXIT_INCONCLUSIVE;
+        else if (v == PROBE_EXIT_OK)
+            v = PROBE_EXIT_BROKEN;
     }
     return v;
 }
 
 /* Every string printed is checked printable ASCII without '"' or '\\'
- * (targets by probe_check_target, details are our own or strerror). */
+ * (targets by probe_parse_args, details are our own or strerror). */
 static void
-probe_print(const struct probe_report *r, int verdict)
+probe_print(const struct probe_report *r, int verdict, const char *route,
+            long elapsed_ms)
 {
     static const char *const names[] = {
         [PROBE_EXIT_OK] = "ok",
         [PROBE_EXIT_BREACH] = "breach",
         [PROBE_EXIT_BROKEN] = "proxy-broken",
+        [PROBE_EXIT_INCONCLUSIVE] = "inconclusive",
+    };
+    static const char *const fails[] = {
+        [PROBE_FAIL_BREACH] = "breach",
+        [PROBE_FAIL_BROKEN] = "broken",
+        [PROBE_FAIL_UNDECIDED] = "undecided",
     };
 
-    printf("{\"verdict\":\"%s\",\"vendor\":\"%s\",\"checks\":[", names[verdict],
-           r->vendor_reachable ? "reachable" : "unreachable");
+    printf("{\"verdict\":\"%s\",\"vendor\":\"%s\",\"route\":\"%s\","
+           "\"elapsed_ms\":%ld,\"checks\":[",
+           names[verdict], r->vendor_reachable ? "reachable" : "unreachable",
+           route, elapsed_ms);
     for (size_t i = 0; i < r->n; i++) {
         const struct probe_check *c = &r->checks[i];
 
         printf("%s{\"name\":\"%s\",\"target\":\"%s\",\"ok\":%s,"
-               "\"detail\":\"%s\"}",
+               "\"detail\":\"%s\"",
                i ? "," : "", c->name, c->target, c->ok ? "true" : "false",
                c->detail);
+        if (!c->ok)
+            printf(",\"fail\":\"%s\"", fails[c->fail]);
+        printf("}");
     }
     printf("]}\n");
     fflush(stdout);
@@ -687,17 +465,23 @@ probe_print(const struct probe_report *r, int verdict)
 int
 main(int argc, char **argv)
 {
+    static struct probe_run run;
     struct probe_opts o = { 0 };
     struct probe_report r = { 0 };
+    char route[PROBE_DETAIL_MAX];
     int verdict;
 
     if (probe_parse_args(argc, argv, &o) == -1)
         return PROBE_EXIT_USAGE;
-    probe_check_allowed(&o, &r);
-    probe_check_denied(&o, &r);
-    probe_check_directs(&o, &r);
-    probe_check_dns(&o, &r);
+    probe_setup(&run, &o);
+    probe_io_run(run.io, run.n_io, probe_settled, &run);
+    probe_judge_allowed(&run, &r);
+    probe_judge_denied(&run, &r);
+    for (size_t i = 0; i < o.n_direct; i++)
+        probe_judge_direct(&run, i, &r);
+    probe_judge_dns(&run, &r);
     verdict = probe_verdict(&r);
-    probe_print(&r, verdict);
+    probe_route_text(&run, route, sizeof(route));
+    probe_print(&r, verdict, route, probe_now_ms() - run.started);
     return verdict;
 }

@@ -34,10 +34,18 @@ struct cfg_vendor {
     bool allow_private;   /* proxy gets --allow-private */
 };
 
+/* What one spec may ask for (docs/config.md "limits"); every bound a spec
+ * sets has one, so no size of any resource is left to the spec alone. */
 struct cfg_limits {
     uint32_t max_deadline_seconds; /* 1..86400 */
     uint64_t max_workspace_bytes;
+    uint64_t max_workspace_inodes;
     uint64_t max_output_bytes;
+    uint64_t max_memory_bytes;
+    uint64_t max_millicpus; /* "8" -> 8000 */
+    uint64_t max_pids;
+    uint64_t max_scratch_bytes;
+    uint64_t max_scratch_inodes;
 };
 
 struct cfg {
@@ -81,7 +89,8 @@ const struct cfg_vendor *cfg_find_vendor(const struct cfg *cfg,
                                            const char *name);
 
 /* Check that a spec fits this controller: its vendor is configured, the
- * deadline, workspace size and output bound are within limits, a
+ * deadline, workspace size and inodes, output bound, memory, CPUs, pids
+ * and scratch size and inodes are within limits, a
  * credential has a credentialEnv to go in, and env sets none of the
  * variables the controller sets (the vendor's credentialEnv, HTTPS_PROXY,
  * https_proxy, HTTP_PROXY, http_proxy, AGENT_PHASE, HOME). Returns 0, or

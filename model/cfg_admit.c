@@ -1,10 +1,12 @@
 /* cfg_admit.c - does a spec fit this controller? The vendor must be
- * configured, the spec's bounds must be within the config's limits, and
+ * configured, every bound the spec sets (deadline, workspace, output,
+ * memory, CPUs, pids, scratch) must be within the config's limits, and
  * the spec must not set what the controller sets in the agent. Checked at
  * apply time by the CLI and again by rc_desired_build() before anything is
  * created. */
 #include "cfg.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,6 +82,95 @@ admit_env(const struct cfg_vendor *vd, const struct spec_invocation *inv,
     return 0;
 }
 
+/* How a bound is written in a refusal. */
+enum admit_unit {
+    ADMIT_BYTES, /* "68157440 bytes" */
+    ADMIT_COUNT, /* "100000000" */
+    ADMIT_CPUS,  /* thousandths: "16 CPUs", "1.5 CPUs" */
+};
+
+/* One bound a spec sets and the config key that caps it. Every uint64_t
+ * bound of the spec is here; deadlineSeconds (uint32_t) is checked apart. */
+struct admit_cap {
+    const char *field; /* spec field, named in the refusal */
+    const char *limit; /* config key, named in the refusal */
+    size_t spec_off;   /* uint64_t in struct spec_invocation */
+    size_t limit_off;  /* uint64_t in struct cfg_limits */
+    enum admit_unit unit;
+    bool workspace; /* only when the spec has a workspace */
+};
+
+#define SPEC_AT(f) offsetof(struct spec_invocation, f)
+#define LIM_AT(f)  offsetof(struct cfg_limits, f)
+
+static const struct admit_cap admit_caps[] = {
+    { "spec.workspace.size", "limits.maxWorkspaceBytes",
+      SPEC_AT(workspace_bytes), LIM_AT(max_workspace_bytes), ADMIT_BYTES,
+      true },
+    { "spec.workspace.inodes", "limits.maxWorkspaceInodes",
+      SPEC_AT(workspace_inodes), LIM_AT(max_workspace_inodes), ADMIT_COUNT,
+      true },
+    { "spec.output.maxBytes", "limits.maxOutputBytes",
+      SPEC_AT(output_max_bytes), LIM_AT(max_output_bytes), ADMIT_BYTES,
+      false },
+    { "spec.resources.memory", "limits.maxMemoryBytes", SPEC_AT(memory_bytes),
+      LIM_AT(max_memory_bytes), ADMIT_BYTES, false },
+    { "spec.resources.cpus", "limits.maxCpus", SPEC_AT(millicpus),
+      LIM_AT(max_millicpus), ADMIT_CPUS, false },
+    { "spec.resources.pids", "limits.maxPids", SPEC_AT(pids), LIM_AT(max_pids),
+      ADMIT_COUNT, false },
+    { "spec.scratch.size", "limits.maxScratchBytes", SPEC_AT(scratch_bytes),
+      LIM_AT(max_scratch_bytes), ADMIT_BYTES, false },
+    { "spec.scratch.inodes", "limits.maxScratchInodes",
+      SPEC_AT(scratch_inodes), LIM_AT(max_scratch_inodes), ADMIT_COUNT,
+      false },
+};
+
+static void
+admit_show(char *buf, size_t size, uint64_t v, enum admit_unit unit)
+{
+    unsigned long long whole = v / 1000, frac = v % 1000;
+
+    switch (unit) {
+    case ADMIT_BYTES:
+        snprintf(buf, size, "%llu bytes", (unsigned long long)v);
+        break;
+    case ADMIT_COUNT:
+        snprintf(buf, size, "%llu", (unsigned long long)v);
+        break;
+    case ADMIT_CPUS:
+        if (frac == 0)
+            snprintf(buf, size, "%llu CPUs", whole);
+        else if (frac % 100 == 0)
+            snprintf(buf, size, "%llu.%01llu CPUs", whole, frac / 100);
+        else if (frac % 10 == 0)
+            snprintf(buf, size, "%llu.%02llu CPUs", whole, frac / 10);
+        else
+            snprintf(buf, size, "%llu.%03llu CPUs", whole, frac);
+        break;
+    }
+}
+
+static int
+admit_cap_check(const struct admit_cap *c, const struct cfg_limits *l,
+                const struct spec_invocation *inv, struct err *e)
+{
+    uint64_t want = *(const uint64_t *)((const char *)inv + c->spec_off);
+    uint64_t max = *(const uint64_t *)((const char *)l + c->limit_off);
+    char a[48], b[48];
+
+    if ((c->workspace && !inv->has_workspace) || want <= max)
+        return 0;
+    admit_show(a, sizeof(a), want, c->unit);
+    admit_show(b, sizeof(b), max, c->unit);
+    /* "bytes" once is enough: "N bytes is over ... of M" as before. */
+    if (c->unit == ADMIT_BYTES)
+        snprintf(b, sizeof(b), "%llu", (unsigned long long)max);
+    return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0, c->field,
+                      "%s is over the controller's limit of %s (%s)", a, b,
+                      c->limit);
+}
+
 int
 cfg_admit(const struct cfg *cfg,
                  const struct spec_invocation *inv, struct err *e)
@@ -95,20 +186,9 @@ cfg_admit(const struct cfg *cfg,
                           "%u is over the controller's limit of %u "
                           "(limits.maxDeadlineSeconds)",
                           inv->deadline_seconds, l->max_deadline_seconds);
-    if (inv->has_workspace && inv->workspace_bytes > l->max_workspace_bytes)
-        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
-                          "spec.workspace.size",
-                          "%llu bytes is over the controller's limit of %llu "
-                          "(limits.maxWorkspaceBytes)",
-                          (unsigned long long)inv->workspace_bytes,
-                          (unsigned long long)l->max_workspace_bytes);
-    if (inv->output_max_bytes > l->max_output_bytes)
-        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
-                          "spec.output.maxBytes",
-                          "%llu bytes is over the controller's limit of %llu "
-                          "(limits.maxOutputBytes)",
-                          (unsigned long long)inv->output_max_bytes,
-                          (unsigned long long)l->max_output_bytes);
+    for (size_t i = 0; i < sizeof(admit_caps) / sizeof(admit_caps[0]); i++)
+        if (admit_cap_check(&admit_caps[i], l, inv, e) == -1)
+            return -1;
     if (inv->credential != NULL && vd->credential_env == NULL)
         return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
                           "spec.credential",

@@ -93,6 +93,13 @@ cfg__defaults(void)
     cfg->limits.max_deadline_seconds = 86400;
     cfg->limits.max_workspace_bytes = 8ull << 30;
     cfg->limits.max_output_bytes = 16ull << 20;
+    cfg->limits.max_workspace_inodes = 1000000;
+    cfg->limits.max_memory_bytes = 16ull << 30;
+    cfg->limits.max_millicpus = 8000;
+    cfg->limits.max_pids = 4096;
+    /* Scratch is tmpfs: its bytes are the host's memory. */
+    cfg->limits.max_scratch_bytes = 4ull << 30;
+    cfg->limits.max_scratch_inodes = 1000000;
     if (cfg->proxy_image == NULL || cfg->keeper_image == NULL ||
         cfg->egress_network == NULL || cfg->subnet_pool == NULL ||
         cfg->agent_user == NULL || cfg->secrets_dir == NULL ||

@@ -208,6 +208,47 @@ cfg_get_quantity(struct cfg_parse *p, void *out, const struct spec_node *v,
     *(uint64_t *)out = x;
 }
 
+/* CPUs as a spec writes them ("8", "1.5", "500m"), kept in thousandths;
+ * an unquoted 1.5 is a YAML float and means the same. At least 10m: Docker
+ * refuses a NanoCpus under 0.01, so a lower limit would admit nothing. */
+static void
+cfg_get_cpus(struct cfg_parse *p, void *out, const struct spec_node *v,
+             const char *field)
+{
+    struct err qe = { 0 };
+    uint64_t milli;
+
+    if (v->kind != SPEC_NODE_SCALAR ||
+        (v->type != SPEC_SCALAR_INT && v->type != SPEC_SCALAR_STRING &&
+         v->type != SPEC_SCALAR_FLOAT)) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected CPUs such as 8, \"1.5\" or 500m, got %s",
+                        spec_node_type_name(v));
+        return;
+    }
+    if (spec_quantity_parse_milli(v->value, &milli, &qe) == -1) {
+        spec_errors_add(p->es, p->file, v, field, "%s", qe.msg);
+        return;
+    }
+    if (milli < 10) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "must be at least 10m (0.01 CPU), got %s", v->value);
+        return;
+    }
+    *(uint64_t *)out = milli;
+}
+
+/* The CRD's own range for spec.resources.pids. */
+static void
+cfg_max_pids(struct cfg_parse *p, void *dst, const struct spec_node *v,
+             const char *field)
+{
+    uint32_t x;
+
+    if (cfg_get_int(p, v, field, 8, 65536, &x) == 0)
+        *(uint64_t *)dst = x;
+}
+
 /* Walk a mapping, calling each known key's handler; unknown keys are
  * errors at the key with a suggestion. */
 static void
@@ -325,15 +366,10 @@ static void
 cfg_bool(struct cfg_parse *p, void *dst, const struct spec_node *v,
          const char *field)
 {
-    if (v->kind != SPEC_NODE_SCALAR || v->type != SPEC_SCALAR_BOOL) {
+    if (spec_node_bool(v, dst) == -1)
         spec_errors_add(p->es, p->file, v, field,
                         "expected a boolean (true or false), got %s",
                         spec_node_type_name(v));
-        return;
-    }
-    *(bool *)dst = strcmp(v->value, "true") == 0 ||
-                   strcmp(v->value, "True") == 0 ||
-                   strcmp(v->value, "TRUE") == 0;
 }
 
 static const struct cfg_key cfg_vendor_keys[] = {
@@ -551,7 +587,15 @@ static const struct cfg_key cfg_limit_keys[] = {
       NULL },
     { "maxWorkspaceBytes", cfg_get_quantity, CFG_LIM(max_workspace_bytes),
       NULL },
+    { "maxWorkspaceInodes", cfg_get_quantity, CFG_LIM(max_workspace_inodes),
+      NULL },
     { "maxOutputBytes", cfg_get_quantity, CFG_LIM(max_output_bytes), NULL },
+    { "maxMemoryBytes", cfg_get_quantity, CFG_LIM(max_memory_bytes), NULL },
+    { "maxCpus", cfg_get_cpus, CFG_LIM(max_millicpus), NULL },
+    { "maxPids", cfg_max_pids, CFG_LIM(max_pids), NULL },
+    { "maxScratchBytes", cfg_get_quantity, CFG_LIM(max_scratch_bytes), NULL },
+    { "maxScratchInodes", cfg_get_quantity, CFG_LIM(max_scratch_inodes),
+      NULL },
     { NULL, NULL, 0, NULL },
 };
 

@@ -51,7 +51,7 @@ json_scalar(const struct spec_node *n)
     case SPEC_SCALAR_FLOAT:
         return cJSON_CreateNumber(strtod(n->value, NULL));
     case SPEC_SCALAR_BOOL:
-        return cJSON_CreateBool(n->value[0] == 't' || n->value[0] == 'T');
+        return cJSON_CreateBool(spec_node_is_true(n));
     case SPEC_SCALAR_NULL:
         return cJSON_CreateNull();
     case SPEC_SCALAR_STRING:

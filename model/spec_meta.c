@@ -165,6 +165,12 @@ spec_meta_split(const char *file, struct spec_node *doc,
         else
             i++;
     }
+    /* The CRD cannot say it (a structural schema may not restrict root
+     * metadata beyond name's own value), but a name is what a spec is
+     * stored, listed and deleted by. */
+    if (spec_node_get(meta, "name") == NULL)
+        spec_errors_add(es, file, meta, "metadata.name",
+                        "required field is missing");
     if (*labels != NULL)
         check_string_map(file, *labels, "metadata.labels", true, es);
     if (*annotations != NULL)

@@ -187,7 +187,7 @@ fill_spec(struct spec_invocation *inv, const struct spec_node *spec)
         (uint32_t)quantity(spec_node_get(spec, "deadlineSeconds"), false);
     inv->output_max_bytes = quantity(
         spec_node_get(spec_node_get(spec, "output"), "maxBytes"), false);
-    inv->cancel = cancel != NULL && cancel->value[0] == 't';
+    inv->cancel = spec_node_is_true(cancel);
     if (inv->vendor == NULL || inv->image == NULL || inv->attempt == NULL)
         return -1;
     return 0;

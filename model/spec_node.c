@@ -119,20 +119,48 @@ spec_is_float_text(const char *s)
     return *s == '\0';
 }
 
+/* The YAML 1.2 core schema's boolean spellings: the resolver below and
+ * spec_node_bool() read the same two lists, so a value that validates as
+ * a boolean can never read as the other one. */
+static const char *const spec_true_words[] = { "true", "True", "TRUE", NULL };
+static const char *const spec_false_words[] = { "false", "False", "FALSE",
+                                                NULL };
+
+int
+spec_node_bool(const struct spec_node *n, bool *out)
+{
+    if (n == NULL || n->kind != SPEC_NODE_SCALAR ||
+        n->type != SPEC_SCALAR_BOOL)
+        return -1;
+    if (spec_matches(n->value, spec_true_words))
+        *out = true;
+    else if (spec_matches(n->value, spec_false_words))
+        *out = false;
+    else
+        return -1;
+    return 0;
+}
+
+bool
+spec_node_is_true(const struct spec_node *n)
+{
+    bool v = false;
+
+    return spec_node_bool(n, &v) == 0 && v;
+}
+
 static enum spec_scalar_type
 spec_scalar_resolve(const char *s, bool quoted)
 {
     static const char *const nulls[] = {
         "", "~", "null", "Null", "NULL", NULL
     };
-    static const char *const bools[] = { "true",  "True",  "TRUE", "false",
-                                         "False", "FALSE", NULL };
 
     if (quoted)
         return SPEC_SCALAR_STRING;
     if (spec_matches(s, nulls))
         return SPEC_SCALAR_NULL;
-    if (spec_matches(s, bools))
+    if (spec_matches(s, spec_true_words) || spec_matches(s, spec_false_words))
         return SPEC_SCALAR_BOOL;
     if (spec_is_int_text(s))
         return SPEC_SCALAR_INT;

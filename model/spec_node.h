@@ -116,6 +116,15 @@ int spec_node_map_add(struct spec_node *m, struct spec_node *key,
 struct spec_node *spec_node_new_scalar(const char *text, bool quoted,
                                        unsigned line, unsigned col);
 
+/* The value of a boolean scalar (true/True/TRUE, false/False/FALSE): the
+ * one conversion every reader of a boolean uses. -1 when n is NULL or not
+ * a boolean scalar (out untouched). */
+int spec_node_bool(const struct spec_node *n, bool *out);
+
+/* True only for a boolean scalar that says true; NULL and anything else
+ * read as false. */
+bool spec_node_is_true(const struct spec_node *n);
+
 /* Levenshtein distance of two short names (99 past 62 characters): what
  * "unknown field ... (did you mean ...?)" messages pick the closest known
  * key by, in specs and in the controller config alike. */

@@ -44,6 +44,21 @@ add_ok(uint64_t a, uint64_t b, uint64_t *out)
     return 0;
 }
 
+__extension__ typedef unsigned __int128 quantity_u128;
+
+/* ceil(num * scale / den) into *out, or -1 when it does not fit 64 bits. */
+static int
+frac_part(uint64_t num, uint64_t den, uint64_t scale, uint64_t *out)
+{
+    quantity_u128 p = (quantity_u128)num * scale;
+    quantity_u128 q = p / den + (p % den != 0);
+
+    if (q > UINT64_MAX)
+        return -1;
+    *out = (uint64_t)q;
+    return 0;
+}
+
 /* Split "12.345Mi" into whole=12, frac digits "345", and the suffix. */
 static int
 quantity_split(const char *s, uint64_t *whole, const char **frac,
@@ -86,7 +101,7 @@ spec_quantity_parse_milli(const char *s, uint64_t *milli, struct err *e)
     const struct suffix *sfx = NULL;
     const char *frac = NULL;
     size_t frac_len = 0, i;
-    uint64_t whole, scale, num = 0, den = 1, total, part;
+    uint64_t whole, scale, num = 0, den = 1, total, part = 0;
 
     if (quantity_split(s, &whole, &frac, &frac_len, &sfx, e) == -1)
         return -1;
@@ -103,19 +118,13 @@ spec_quantity_parse_milli(const char *s, uint64_t *milli, struct err *e)
     scale /= sfx->div;
     if (mul_ok(whole, scale, &total) == -1)
         return err_set(e, ERR_LIMIT, "quantity is too large");
-    /* num/den * scale, rounded up, without overflow: scale < 2^70 is not
-     * possible here (Ei * 1000 overflows above), so split scale. */
-    if (num != 0) {
-        uint64_t q = scale / den, r = scale % den, extra;
-
-        if (mul_ok(num, q, &part) == -1)
-            return err_set(e, ERR_LIMIT, "quantity is too large");
-        if (mul_ok(num, r, &extra) == -1)
-            return err_set(e, ERR_LIMIT, "quantity is too large");
-        part += extra / den + (extra % den != 0);
-        if (add_ok(total, part, &total) == -1)
-            return err_set(e, ERR_LIMIT, "quantity is too large");
-    }
+    /* num/den * scale, rounded up. num < 10^18 and scale < 2^64, so the
+     * product fits 128 bits; 64 would overflow for 18 fraction digits
+     * ("1.999999999999999999Ki" is 2Ki, not too large). */
+    if (num != 0 && frac_part(num, den, scale, &part) == -1)
+        return err_set(e, ERR_LIMIT, "quantity is too large");
+    if (add_ok(total, part, &total) == -1)
+        return err_set(e, ERR_LIMIT, "quantity is too large");
     *milli = total;
     return 0;
 }

@@ -31,6 +31,7 @@ static const char *const known_keywords[] = {
     "description",
     "x-kubernetes-int-or-string",
     "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-validations", /* CEL for an API server; see below */
     NULL,
 };
 
@@ -82,9 +83,8 @@ compile_long(struct compiler *c, const struct spec_node *v, long *out)
 static int
 compile_bool(struct compiler *c, const struct spec_node *v, bool *out)
 {
-    if (v->kind != SPEC_NODE_SCALAR || v->type != SPEC_SCALAR_BOOL)
+    if (spec_node_bool(v, out) == -1)
         return compile_fail(c, v, "expected true or false", NULL);
-    *out = v->value[0] == 't' || v->value[0] == 'T';
     return 0;
 }
 
@@ -234,7 +234,9 @@ compile_keyword(struct compiler *c, struct spec_schema *s, const char *k,
         return compile_bool(c, v, &s->int_or_string);
     if (strcmp(k, "x-kubernetes-preserve-unknown-fields") == 0)
         return compile_bool(c, v, &s->preserve_unknown);
-    return 0; /* description */
+    /* description; x-kubernetes-validations: agentctl does not evaluate
+     * CEL, it enforces each rule of the CRD in C (the CRD's header). */
+    return 0;
 }
 
 static bool

@@ -258,41 +258,33 @@ int_or_string_branch(const struct spec_schema *s, const struct spec_node *n)
     return NULL;
 }
 
-static const struct spec_schema *
-int_or_string_int_branch(const struct spec_schema *s)
-{
-    for (size_t i = 0; i < s->n_any_of; i++)
-        if (s->any_of[i]->type == SPEC_T_INTEGER)
-            return s->any_of[i];
-    return NULL;
-}
-
 /* A quantity string: syntax from the pattern, then its value must fit and
- * respect the integer form's bounds (in the same unit). */
+ * respect the bounds the schema gives the integer form (in the same unit).
+ * A structural CRD keeps both beside the bare int-or-string `anyOf`. */
 static void
 check_quantity(struct vctx *v, const struct spec_schema *s,
-               const struct spec_schema *branch, const struct spec_node *n,
-               const struct vpath *path)
+               const struct spec_node *n, const struct vpath *path)
 {
-    const struct spec_schema *ib = int_or_string_int_branch(s);
+    bool syntax_ok = !s->has_re || regexec(&s->re, n->value, 0, NULL, 0) == 0;
     struct err e;
     uint64_t milli;
     char b[64];
 
-    if ((branch->has_re && regexec(&branch->re, n->value, 0, NULL, 0) != 0) ||
-        spec_quantity_parse_milli(n->value, &milli, &e) == -1) {
-        if (branch->has_re && regexec(&branch->re, n->value, 0, NULL, 0) == 0)
-            verr(v, n, path, "quantity %s: %s", show(n, b, sizeof(b)), e.msg);
-        else
-            verr(v, n, path, "expected a quantity such as %s, got %s",
-                 (path->key != NULL && strcmp(path->key, "cpus") == 0)
-                     ? "1.5 or 500m"
-                     : "512Mi",
-                 show(n, b, sizeof(b)));
+    if (!syntax_ok) {
+        verr(v, n, path, "expected a quantity such as %s, got %s",
+             (path->key != NULL && strcmp(path->key, "cpus") == 0)
+                 ? "1.5 or 500m (at least 0.01 = 10m, Docker's minimum; at "
+                   "most 3 decimals)"
+                 : "512Mi",
+             show(n, b, sizeof(b)));
         return;
     }
-    if (ib != NULL && !number_in_range(ib, (double)milli / 1000.0))
-        report_range(v, ib, n, path);
+    if (spec_quantity_parse_milli(n->value, &milli, &e) == -1) {
+        verr(v, n, path, "quantity %s: %s", show(n, b, sizeof(b)), e.msg);
+        return;
+    }
+    if (!number_in_range(s, (double)milli / 1000.0))
+        report_range(v, s, n, path);
 }
 
 static void
@@ -306,11 +298,12 @@ check_int_or_string(struct vctx *v, const struct spec_schema *s,
              spec_node_type_name(n));
         return;
     }
-    if (branch->type == SPEC_T_STRING && s->format != NULL &&
-        strcmp(s->format, "quantity") == 0)
-        check_quantity(v, s, branch, n, path);
+    if (branch->type == SPEC_T_INTEGER)
+        check_integer(v, s, n, path);
+    else if (s->format != NULL && strcmp(s->format, "quantity") == 0)
+        check_quantity(v, s, n, path);
     else
-        validate(v, branch, (struct spec_node *)n, path);
+        check_string(v, s, n, path);
 }
 
 static void

@@ -161,6 +161,21 @@ nomem:
     return spec_errors_add(b->es, b->file, NULL, NULL, "out of memory");
 }
 
+/* [-+]?0[0-9]+: the one plain scalar YAML 1.1 and 1.2 read as different
+ * integers (060 is 48 to kubectl, 60 to a 1.2 reader), so refused. */
+static bool
+builder_leading_zero(const char *s)
+{
+    if (*s == '-' || *s == '+')
+        s++;
+    if (s[0] != '0' || s[1] == '\0')
+        return false;
+    for (s++; *s != '\0'; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
 /* The budgets of spec_node.h: one for the whole file, so a file cannot
  * grow without bound by starting a new document, and one per document. */
 static int
@@ -201,6 +216,16 @@ builder_new_node(struct builder *b, const yaml_event_t *ev)
 
         if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length)) {
             builder_error(b, ev->start_mark, "NUL characters are not allowed");
+            return NULL;
+        }
+        if (!quoted &&
+            builder_leading_zero((const char *)ev->data.scalar.value)) {
+            spec_errors_add_at(b->es, b->file, line, col, NULL,
+                               "%s: an integer with a leading zero is "
+                               "octal to kubectl (YAML 1.1) and decimal "
+                               "here (YAML 1.2); write it without the "
+                               "zero, or quote it for a string",
+                               (const char *)ev->data.scalar.value);
             return NULL;
         }
         n = spec_node_new_scalar((const char *)ev->data.scalar.value, quoted,
@@ -342,6 +367,20 @@ builder_parser_error(struct builder *b, const yaml_parser_t *p)
 {
     yaml_mark_t m = p->problem_mark;
     const char *what = p->problem ? p->problem : "malformed YAML";
+    unsigned line, col;
+
+    /* The reader (control characters, encoding) reports a byte offset and
+     * leaves the mark at 0:0: turn the offset into the real line:col. */
+    if (p->error == YAML_READER_ERROR) {
+        spec_offset_pos(b->data, p->problem_offset < b->len
+                                     ? p->problem_offset
+                                     : b->len,
+                        &line, &col);
+        spec_errors_add_at(b->es, b->file, line, col, NULL,
+                           "%s (byte 0x%02x)", what,
+                           (unsigned)p->problem_value & 0xffu);
+        return;
+    }
 
     if (m.index < b->len && b->data[m.index] == '\t') {
         builder_error(b, m,
@@ -374,6 +413,7 @@ static int
 spec_yaml_precheck(const char *file, const char *data, size_t len,
                    struct spec_errors *es)
 {
+    const char *nul;
     size_t bad;
     unsigned line, col;
 
@@ -388,21 +428,40 @@ spec_yaml_precheck(const char *file, const char *data, size_t len,
                                   "invalid UTF-8 (byte 0x%02x)",
                                   (unsigned char)data[bad]);
     }
+    nul = memchr(data, '\0', len);
+    if (nul != NULL) {
+        spec_offset_pos(data, (size_t)(nul - data), &line, &col);
+        return spec_errors_add_at(es, file, line, col, NULL,
+                                  "NUL characters are not allowed");
+    }
     return 0;
+}
+
+/* A UTF-8 byte order mark at the start of the file (what some Windows
+ * editors write) is skipped, as kubectl does; positions then count from
+ * the first character after it, as editors show them. */
+static void
+spec_skip_bom(const char **data, size_t *len)
+{
+    if (*len >= 3 && memcmp(*data, "\xef\xbb\xbf", 3) == 0) {
+        *data += 3;
+        *len -= 3;
+    }
 }
 
 int
 spec_yaml_parse(const char *file, const char *data, size_t len,
                 struct spec_stream *out, struct spec_errors *es)
 {
-    struct builder b = {
-        .file = file, .data = data, .len = len, .es = es, .out = out
-    };
+    struct builder b = { .file = file, .es = es, .out = out };
     yaml_parser_t parser;
     yaml_event_t ev;
     int rc = 0, done = 0;
 
     memset(out, 0, sizeof(*out));
+    spec_skip_bom(&data, &len);
+    b.data = data;
+    b.len = len;
     if (spec_yaml_precheck(file, data, len, es) == -1)
         return -1;
     if (!yaml_parser_initialize(&parser))

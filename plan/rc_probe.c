@@ -16,6 +16,7 @@ enum rc_probe_exit {
     RC_PROBE_EXIT_BREACH = 2,
     RC_PROBE_EXIT_BROKEN = 3,
     RC_PROBE_EXIT_USAGE = 4,
+    RC_PROBE_EXIT_INCONCLUSIVE = 5,
 };
 
 /* ---- names and addresses ------------------------------------------------
@@ -56,6 +57,8 @@ rc_probe_verdict_name(enum rc_probe_verdict v)
         return "breach";
     case RC_PROBE_PROXY_BROKEN:
         return "proxy-broken";
+    case RC_PROBE_INCONCLUSIVE:
+        return "inconclusive";
     }
     return "?";
 }
@@ -138,7 +141,8 @@ rc_probe_labels(cJSON *c, const cJSON *agent, const char *controller_id,
            cJSON_AddStringToObject(l, RC_LABEL_ROLE, RC_PROBE_ROLE);
 }
 
-/* The agent's HostConfig with no mounts at all and the probe's limits. */
+/* The agent's HostConfig with no mounts at all, the probe's limits and its
+ * quick give-up on addresses no one holds. */
 static bool
 rc_probe_host_config(cJSON *c, const cJSON *agent)
 {
@@ -154,7 +158,10 @@ rc_probe_host_config(cJSON *c, const cJSON *agent)
           rc_probe_set(hc, "Memory", cJSON_CreateNumber(RC_PROBE_MEMORY)) &&
           rc_probe_set(hc, "MemorySwap", cJSON_CreateNumber(RC_PROBE_MEMORY)) &&
           rc_probe_set(hc, "PidsLimit", cJSON_CreateNumber(RC_PROBE_PIDS)) &&
-          rc_probe_set(hc, "NanoCpus", cJSON_CreateNumber(RC_PROBE_NANOCPUS))))
+          rc_probe_set(hc, "NanoCpus", cJSON_CreateNumber(RC_PROBE_NANOCPUS)) &&
+          rc_probe_set(hc, "Sysctls", cJSON_CreateObject()) &&
+          cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(hc, "Sysctls"),
+                                  RC_PROBE_SYSCTL_ARP, RC_PROBE_ARP_RETRANS_MS)))
         return false;
     /* Its one line is read at once: keep almost nothing on disk. */
     lc = cJSON_CreateObject();
@@ -253,13 +260,17 @@ rc_probe_clean(char *out, size_t size, const char *s, size_t max)
 }
 
 /* The sentence for a failed check, into out (never NULL for names the
- * probe prints; unknown names get a generic one). */
+ * probe prints; unknown names get a generic one). An undecided check
+ * (no answer the network facts explain) is worded as such. */
 static void
 rc_probe_check_text(const cJSON *chk, char *out, size_t size)
 {
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(chk, "name");
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(chk, "target");
     const cJSON *dt = cJSON_GetObjectItemCaseSensitive(chk, "detail");
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(chk, "fail");
+    bool undecided =
+        cJSON_IsString(f) && strcmp(f->valuestring, "undecided") == 0;
     char name[32], target[80], detail[80];
 
     rc_probe_clean(name, sizeof(name), n->valuestring, 24);
@@ -271,9 +282,19 @@ rc_probe_check_text(const cJSON *chk, char *out, size_t size)
         snprintf(out, size,
                  "proxy did not refuse %s, a host off the allowlist (%s)",
                  target, detail);
+    else if (strcmp(name, "direct") == 0 && undecided)
+        snprintf(out, size,
+                 "direct connection to %s got no answer, so it cannot be "
+                 "told blocked (%s)",
+                 target, detail);
     else if (strcmp(name, "direct") == 0)
         snprintf(out, size,
                  "direct connection to %s succeeded past the proxy (%s)",
+                 target, detail);
+    else if (strcmp(name, "dns") == 0 && undecided)
+        snprintf(out, size,
+                 "the resolver did not answer %s and nothing shows it "
+                 "cannot reach outside (%s)",
                  target, detail);
     else if (strcmp(name, "dns") == 0)
         snprintf(out, size,
@@ -284,12 +305,42 @@ rc_probe_check_text(const cJSON *chk, char *out, size_t size)
         snprintf(out, size, "check %s on %s failed (%s)", name, target, detail);
 }
 
+/* The "fail" a check of this verdict carries (the probe prints it on
+ * every failed check; older probes do not). */
+static const char *
+rc_probe_fail_of(enum rc_probe_verdict v)
+{
+    switch (v) {
+    case RC_PROBE_BREACH:
+        return "breach";
+    case RC_PROBE_INCONCLUSIVE:
+        return "undecided";
+    default:
+        return "broken";
+    }
+}
+
+/* Whether failed check c may be the one the finding names: with a
+ * "fail" field, the one matching the verdict; without, for a breach or
+ * an inconclusive run any check but "allowed" (containment first),
+ * otherwise any. */
+static bool
+rc_probe_names(const cJSON *c, enum rc_probe_verdict v)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(c, "fail");
+
+    if (cJSON_IsString(f))
+        return strcmp(f->valuestring, rc_probe_fail_of(v)) == 0;
+    return (v != RC_PROBE_BREACH && v != RC_PROBE_INCONCLUSIVE) ||
+           strcmp(n->valuestring, "allowed") != 0;
+}
+
 /* Check the shape of every check; count the failed ones and find the one
- * the finding names: for a breach the first failed check other than
- * "allowed" (containment first), otherwise the first failed one. */
+ * the finding names (rc_probe_names). */
 static int
-rc_probe_checks(const cJSON *checks, bool breach, const cJSON **named,
-                int *n_failed, struct err *e)
+rc_probe_checks(const cJSON *checks, enum rc_probe_verdict v,
+                const cJSON **named, int *n_failed, struct err *e)
 {
     static const char *const must[] = { "allowed", "denied", "dns" };
     bool seen[3] = { false, false, false };
@@ -301,10 +352,12 @@ rc_probe_checks(const cJSON *checks, bool breach, const cJSON **named,
     {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
         const cJSON *ok = cJSON_GetObjectItemCaseSensitive(c, "ok");
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(c, "fail");
 
         if (!cJSON_IsString(n) || !cJSON_IsBool(ok) ||
             !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "target")) ||
-            !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "detail")))
+            !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "detail")) ||
+            (f != NULL && !cJSON_IsString(f)))
             return err_set(e, ERR_SYNTAX,
                            "probe output: a check lacks name, target, ok or "
                            "detail");
@@ -313,8 +366,7 @@ rc_probe_checks(const cJSON *checks, bool breach, const cJSON **named,
         if (cJSON_IsTrue(ok))
             continue;
         (*n_failed)++;
-        if (*named == NULL &&
-            (!breach || strcmp(n->valuestring, "allowed") != 0))
+        if (*named == NULL && rc_probe_names(c, v))
             *named = c;
     }
     for (size_t i = 0; i < 3; i++)
@@ -370,18 +422,20 @@ rc_probe_head(const cJSON *root, long exit_code, enum rc_probe_verdict *v,
     static const long codes[] = { [RC_PROBE_OK] = RC_PROBE_EXIT_OK,
                                   [RC_PROBE_BREACH] = RC_PROBE_EXIT_BREACH,
                                   [RC_PROBE_PROXY_BROKEN] =
-                                      RC_PROBE_EXIT_BROKEN };
+                                      RC_PROBE_EXIT_BROKEN,
+                                  [RC_PROBE_INCONCLUSIVE] =
+                                      RC_PROBE_EXIT_INCONCLUSIVE };
     const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "verdict");
     const cJSON *ven = cJSON_GetObjectItemCaseSensitive(root, "vendor");
     int i;
 
     if (!cJSON_IsString(vs) || !cJSON_IsString(ven))
         return err_set(e, ERR_SYNTAX, "probe output lacks verdict or vendor");
-    for (i = RC_PROBE_OK; i <= RC_PROBE_PROXY_BROKEN; i++)
+    for (i = RC_PROBE_OK; i <= RC_PROBE_INCONCLUSIVE; i++)
         if (strcmp(vs->valuestring,
                    rc_probe_verdict_name((enum rc_probe_verdict)i)) == 0)
             break;
-    if (i > RC_PROBE_PROXY_BROKEN)
+    if (i > RC_PROBE_INCONCLUSIVE)
         return err_set(e, ERR_INVALID, "probe output: unknown verdict");
     if (strcmp(ven->valuestring, "reachable") != 0 &&
         strcmp(ven->valuestring, "unreachable") != 0)
@@ -411,8 +465,7 @@ rc_probe_read(const cJSON *root, long exit_code, struct rc_probe_result *r,
         return -1;
     if (!cJSON_IsArray(checks))
         return err_set(e, ERR_SYNTAX, "probe output lacks checks");
-    if (rc_probe_checks(checks, r->verdict == RC_PROBE_BREACH, &named,
-                        &n_failed, e) == -1)
+    if (rc_probe_checks(checks, r->verdict, &named, &n_failed, e) == -1)
         return -1;
     /* The verdict must agree with the checks: never trust an "ok" that
      * carries a failure, nor a failure with nothing to name. */

@@ -11,7 +11,10 @@
  *   {"verdict":"ok|breach|proxy-broken","vendor":"reachable|unreachable",
  *    "checks":[{"name":"allowed","target":"vendor.test:443","ok":true,
  *               "detail":"200"},...]}
- * and exits 0 (ok), 2 (breach), 3 (proxy-broken) or 4 (bad usage).
+ * and exits 0 (ok), 2 (breach), 3 (proxy-broken), 4 (bad usage) or 5
+ * (inconclusive: a check got no definite answer and the network facts do
+ * not explain the silence). A failed check may carry "fail":
+ * "breach|broken|undecided"; "route" and "elapsed_ms" are informative.
  *
  * Object: agentctl-<name>-<uid8>-probe, role label "probe", address .4 of
  * the invocation's /24 (gateway .1, proxy .2, agent .3). While it runs it
@@ -39,6 +42,14 @@
 #define RC_PROBE_MAX_DIRECT  16        /* --direct addresses the probe takes */
 #define RC_PROBE_MAX_OUTPUT  8192      /* more than this is not a probe line */
 #define RC_PROBE_FINDING_MAX 256
+/* The probe's own neighbour retransmit interval (Docker applies namespaced
+ * net.* sysctls after the interface is in place; the probe has one
+ * endpoint, eth0): an address no one holds answers EHOSTUNREACH after
+ * mcast_solicit (3) x 50 ms instead of 3 x 1 s. A holder on the bridge
+ * answers ARP in well under a millisecond, so this only shortens the wait
+ * for "no one", never turns an answer into silence. */
+#define RC_PROBE_SYSCTL_ARP     "net.ipv4.neigh.eth0.retrans_time_ms"
+#define RC_PROBE_ARP_RETRANS_MS "50"
 /* A name no allowlist holds and no resolver answers (RFC 6761 .invalid). */
 #define RC_PROBE_DENIED_DEFAULT "agentctl-probe-denied.invalid:443"
 
@@ -46,6 +57,7 @@ enum rc_probe_verdict {
     RC_PROBE_OK,           /* boundary verified: the agent may start */
     RC_PROBE_BREACH,       /* containment broken: fail the attempt closed */
     RC_PROBE_PROXY_BROKEN, /* the proxy would not let the agent work */
+    RC_PROBE_INCONCLUSIVE, /* silence the probe could not explain */
 };
 
 struct rc_probe_result {
@@ -62,7 +74,8 @@ struct rc_probe_result {
  * "--allowed", vendor_allowed, "--denied", denied, "--direct", x...];
  * Config fields (User, Tty, stdin, StopTimeout) and the whole HostConfig
  * copied from d's agent body, then with no mounts at all (Mounts []),
- * the RC_PROBE_* memory/pids/cpu limits and small logs; NetworkMode and the
+ * the RC_PROBE_* memory/pids/cpu limits, small logs and Sysctls
+ * {RC_PROBE_SYSCTL_ARP: RC_PROBE_ARP_RETRANS_MS}; NetworkMode and the
  * only endpoint = the internal network at .4 (rc_probe_ip()); no Env; the
  * five labels with role "probe" (invocation taken from the agent body).
  *   vendor_allowed  the vendor's first host, "host:port"
@@ -96,7 +109,7 @@ int rc_probe_name(const char *prefix, char out[RC_NAME_MAX]);
 int rc_probe_parse(const char *output, size_t len, long exit_code,
                    struct rc_probe_result *out, struct err *e);
 
-/* "ok", "breach", "proxy-broken". */
+/* "ok", "breach", "proxy-broken", "inconclusive". */
 const char *rc_probe_verdict_name(enum rc_probe_verdict v);
 
 #endif

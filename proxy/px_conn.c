@@ -23,6 +23,7 @@
 
 #include "log.h"
 #include "px_addr.h"
+#include "px_answer.h"
 
 enum px_conn_state {
     PX_CS_HEADER,  /* reading the CONNECT header (header timeout) */
@@ -64,33 +65,6 @@ struct px_conn {
     struct hostport target;
     char client[56];
 };
-
-static const char *
-px_reason(int status)
-{
-    switch (status) {
-    case 200:
-        return "Connection established";
-    case 400:
-        return "Bad Request";
-    case 403:
-        return "Forbidden";
-    case 405:
-        return "Method Not Allowed";
-    case 408:
-        return "Request Timeout";
-    case 431:
-        return "Request Header Fields Too Large";
-    case 502:
-        return "Bad Gateway";
-    case 503:
-        return "Service Unavailable";
-    case 504:
-        return "Gateway Timeout";
-    default:
-        return "Error";
-    }
-}
 
 /* Watch fd for events, touching the loop only when something changed. */
 static void
@@ -323,8 +297,8 @@ px_conn_tunnel_step(struct px_conn *c)
 static void
 px_conn_fail(struct px_conn *c, int status)
 {
-    char msg[128];
-    int n;
+    char msg[PX_ANSWER_MAX];
+    size_t n;
 
     c->status = status;
     if (c->ufd >= 0) {
@@ -335,12 +309,9 @@ px_conn_fail(struct px_conn *c, int status)
     free(c->up.buf);
     c->up.buf = NULL;
     c->up.len = 0;
-    n = snprintf(msg, sizeof(msg),
-                 "HTTP/1.1 %d %s\r\nContent-Length: 0\r\n"
-                 "Connection: close\r\n\r\n",
-                 status, px_reason(status));
+    n = px_answer_format(msg, sizeof(msg), status);
     c->down_skip = (uint32_t)n;
-    if (px_pipe_send(&c->down, c->cfd, msg, (size_t)n) == -1) {
+    if (px_pipe_send(&c->down, c->cfd, msg, n) == -1) {
         px__conn_close(c, "client write failed");
         return;
     }
@@ -712,6 +683,56 @@ px_conn_name_peer(struct px_conn *c, const union px_sockaddr *peer)
     }
 }
 
+/* Past --max-conns and PX_REJECT_MAX lingering answers (a flood): answer
+ * 503 with nothing kept for the connection. Read what the client has sent
+ * so far first (closing with unread bytes resets the connection, and a
+ * reset can destroy the answer before the client reads it), send the
+ * answer in one non-blocking send, shut down and close. Best effort: a
+ * request that arrives after the close is answered by a reset, which
+ * Linux clients see only after the 503 already in their buffer. */
+static void
+px_conn_reject_stateless(struct px *px, int fd, const union px_sockaddr *peer)
+{
+    struct px_conn c = { .px = px, .cfd = -1, .ufd = -1, .status = 503 };
+    char msg[PX_ANSWER_MAX];
+    size_t n = px_answer_format(msg, sizeof(msg), 503);
+    ssize_t w;
+
+    c.started = ev_time();
+    px_conn_name_peer(&c, peer);
+    /* Bounded: a client streaming into a loopback socket must not keep
+     * the loop here. */
+    for (size_t got = 0; got < PX_LINGER_BYTES;) {
+        ssize_t r = recv(fd, px->scratch, PX_PUMP_CHUNK, MSG_DONTWAIT);
+
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    w = send(fd, msg, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    c.down.bytes = w > 0 ? (uint64_t)w : 0;
+    c.down_skip = (uint32_t)n;
+    shutdown(fd, SHUT_WR);
+    close(fd);
+    px_conn_log(&c, "over --max-conns; answered without lingering");
+}
+
+void
+px__conn_refuse_unopened(struct px *px)
+{
+    struct px_conn *c, *next;
+
+    for (c = px->conns; c != NULL; c = next) {
+        next = c->next; /* px_conn_fail() may free c */
+        if (c->state != PX_CS_HEADER && c->state != PX_CS_RESOLVE &&
+            c->state != PX_CS_DIAL)
+            continue;
+        px_dns_cancel(c->dnsq);
+        c->dnsq = NULL;
+        px_conn_fail(c, 503);
+    }
+}
+
 void
 px__conn_accept(struct px *px, int fd, const union px_sockaddr *peer)
 {
@@ -719,7 +740,7 @@ px__conn_accept(struct px *px, int fd, const union px_sockaddr *peer)
     struct px_conn *c;
 
     if (over && px->nreject >= PX_REJECT_MAX) {
-        close(fd); /* a flood: no answer at all rather than unbounded */
+        px_conn_reject_stateless(px, fd, peer);
         return;
     }
     c = calloc(1, sizeof(*c));

@@ -24,7 +24,8 @@
  * default size); also the most a slow peer can leave buffered in one
  * direction when splicing. */
 #define PX_SPLICE_CHUNK (64 * 1024)
-/* Connections answered 503 at once that may linger; beyond, just close. */
+/* Connections answered 503 at once that may linger; beyond, the 503 goes
+ * out in one send with no state kept (px_conn_reject_stateless). */
 #define PX_REJECT_MAX 64
 /* How long an answered error waits for the client to finish sending. */
 #define PX_LINGER_SECS 2.0
@@ -66,6 +67,11 @@ struct px {
 /* Take an accepted client socket (non-blocking). Never fails: on error
  * the socket is closed. */
 void px__conn_accept(struct px *px, int fd, const union px_sockaddr *peer);
+
+/* Draining: answer 503 to every connection that has no tunnel yet (still
+ * reading its header, resolving or dialling), so only tunnels open before
+ * SIGTERM get the drain time and none opens during it. */
+void px__conn_refuse_unopened(struct px *px);
 
 /* Tear a connection down (stops watchers, closes, logs, frees). */
 void px__conn_close(struct px_conn *c, const char *why);

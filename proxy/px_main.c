@@ -262,6 +262,7 @@ px_on_signal(struct ev_loop *loop, ev_signal *w, int revents)
     px->listen_fd = -1;
     ev_timer_set(&px->drain, px->cfg->drain_timeout, 0.);
     ev_timer_start(loop, &px->drain);
+    px__conn_refuse_unopened(px);
     px__maybe_done(px);
 }
 

@@ -134,10 +134,18 @@ struct store {
 };
 
 /* Open the directory store. specs_dir must exist; state_dir NULL means
- * "<specs_dir>/.agentctl"; it and its subdirectories are created when
- * missing. Returns NULL and fills e on failure. */
+ * the location the controller recorded in <specs_dir>/.agentctl-state
+ * (store_dir_record_state), else "<specs_dir>/.agentctl"; it and its
+ * subdirectories are created when missing. Returns NULL and fills e on
+ * failure. */
 struct store *store_dir_open(const char *specs_dir, const char *state_dir,
                              struct err *e);
+
+/* The controller's side of that default: record state_dir (made
+ * absolute) in <specs_dir>/.agentctl-state, or with state_dir NULL remove
+ * the record. -1 with e filled when it cannot be written. */
+int store_dir_record_state(const char *specs_dir, const char *state_dir,
+                           struct err *e);
 
 /* Open the etcd store (docs/store-etcd.md): urls is one or more
  * comma-separated http(s) endpoints, tried in turn; prefix NULL means

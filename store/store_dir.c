@@ -1,6 +1,7 @@
 /* store_dir.c - the directory store: specs are *.yaml / *.yml files in one
  * directory (hand-written or written by agentctl apply), state lives under
- * --state (default <specs>/.agentctl/):
+ * --state (default: where the controller recorded its own in
+ * <specs>/.agentctl-state, store_dir_state.c; else <specs>/.agentctl/):
  *
  *   lock                  flock()ed around read-compare-write sequences
  *   status/<name>.json    controller status (atomic replace)
@@ -688,6 +689,8 @@ store_dir_open(const char *specs_dir, const char *state_dir, struct err *e)
     d->specs = strdup(specs_dir);
     if (state_dir != NULL)
         d->state = strdup(state_dir);
+    else if ((d->state = store__dir_recorded_state(specs_dir)) != NULL)
+        ; /* the controller's --state (store_dir_state.c) */
     else if (asprintf(&d->state, "%s/.agentctl", specs_dir) == -1)
         d->state = NULL;
     if (d->specs == NULL || d->state == NULL) {

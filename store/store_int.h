@@ -38,6 +38,10 @@ void store__dir_watch_cleanup(struct store_dir *d);
 
 /* Replace dir/base with data atomically: a temp dot-file in dir, fsync,
  * rename over base, fsync of dir. Readers see the old or the new bytes. */
+/* The state directory recorded in <specs_dir>/.agentctl-state, or NULL
+ * (no record, or not an absolute path to a directory). Caller frees. */
+char *store__dir_recorded_state(const char *specs_dir);
+
 int store__write_atomic(const char *dir, const char *base, const char *data,
                         size_t len, struct err *e);
 

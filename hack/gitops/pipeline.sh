@@ -148,7 +148,7 @@ N_CREATE=$(jq '[.items[] | select(.action == "create")] | length' <<<"$DJSON")
 N_UPDATE=$(jq '[.items[] | select(.action == "update")] | length' <<<"$DJSON")
 N_SAME=$(jq '[.items[] | select(.action == "none")] | length' <<<"$DJSON")
 # apply's own plan: what prune would remove, and names apply may not touch
-PLAN=$(actl apply --prune --dry-run -f "$DIR") || { summary error && exit 3; }
+PLAN=$(actl apply --prune --all --dry-run -f "$DIR") || { summary error && exit 3; }
 N_PRUNED=$(grep -c ' pruned (dry run)$' <<<"$PLAN")
 sed -n 's|^.*/\(.*\) pruned (dry run)$|pipeline: will prune \1|p' <<<"$PLAN"
 if [ "$DRY" -eq 1 ]; then
@@ -157,7 +157,7 @@ if [ "$DRY" -eq 1 ]; then
 fi
 
 # 4. apply --prune
-OUT=$(actl apply --prune -f "$DIR")
+OUT=$(actl apply --prune --all -f "$DIR")
 arc=$?
 printf '%s\n' "$OUT"
 N_PRUNED=$(grep -c ' pruned$' <<<"$OUT")

@@ -3,7 +3,8 @@
 # binary (images/probe.c), the short-lived container that proves
 # an invocation's boundary from the agent's side before the agent starts.
 # No /etc files: Docker mounts resolv.conf, which the probe's DNS check
-# reads; the controller sets the user.
+# reads; the controller sets the user. PROBE_TAG=agentctl/probe:dev builds
+# under another tag (try a change there before the shared VERSION tag).
 source "$(dirname "$0")/lib.sh"
 
 static_build probe
@@ -23,4 +24,4 @@ COPY probe /probe
 USER 65534:65534
 ENTRYPOINT ["/probe"]
 DOCKERFILE
-build_image "agentctl/probe:$VERSION" "$ctx"
+build_image "${PROBE_TAG:-agentctl/probe:$VERSION}" "$ctx"

@@ -83,6 +83,12 @@ test_cfg_defaults(void **state)
     assert_int_equal(cfg->limits.max_deadline_seconds, 86400);
     assert_int_equal(cfg->limits.max_workspace_bytes, 8ull << 30);
     assert_int_equal(cfg->limits.max_output_bytes, 16ull << 20);
+    assert_int_equal(cfg->limits.max_workspace_inodes, 1000000);
+    assert_int_equal(cfg->limits.max_memory_bytes, 16ull << 30);
+    assert_int_equal(cfg->limits.max_millicpus, 8000);
+    assert_int_equal(cfg->limits.max_pids, 4096);
+    assert_int_equal(cfg->limits.max_scratch_bytes, 4ull << 30);
+    assert_int_equal(cfg->limits.max_scratch_inodes, 1000000);
     cfg_free(cfg);
 }
 
@@ -191,7 +197,9 @@ test_cfg_full_values_applied(void **state)
         "secretsDir: /run/secrets\n"
         "workspaceRoot: /srv/ws\n"
         "limits: {maxDeadlineSeconds: 600, maxWorkspaceBytes: 1Gi,\n"
-        "         maxOutputBytes: 1048576}\n";
+        "         maxOutputBytes: 1048576, maxCpus: 1.5, maxPids: 100,\n"
+        "         maxMemoryBytes: 3Gi, maxScratchBytes: 1Gi,\n"
+        "         maxScratchInodes: 50k, maxWorkspaceInodes: 2k}\n";
     struct spec_errors es;
     struct cfg *cfg = parse(text, &es);
     const struct cfg_vendor *v;
@@ -223,7 +231,36 @@ test_cfg_full_values_applied(void **state)
     assert_int_equal(cfg->limits.max_deadline_seconds, 600);
     assert_int_equal(cfg->limits.max_workspace_bytes, 1ull << 30);
     assert_int_equal(cfg->limits.max_output_bytes, 1048576);
+    assert_int_equal(cfg->limits.max_millicpus, 1500); /* a YAML float */
+    assert_int_equal(cfg->limits.max_pids, 100);
+    assert_int_equal(cfg->limits.max_memory_bytes, 3ull << 30);
+    assert_int_equal(cfg->limits.max_scratch_bytes, 1ull << 30);
+    assert_int_equal(cfg->limits.max_scratch_inodes, 50000);
+    assert_int_equal(cfg->limits.max_workspace_inodes, 2000);
     cfg_free(cfg);
+}
+
+/* The config's booleans go through the same conversion as a spec's. */
+static void
+test_cfg_bool_reads_every_spelling(void **state)
+{
+    static const char *const spellings[] = { "true",  "True",  "TRUE",
+                                             "false", "False", "FALSE" };
+    char text[200];
+
+    (void)state;
+    for (size_t i = 0; i < 6; i++) {
+        struct spec_errors es;
+        struct cfg *cfg;
+
+        snprintf(text, sizeof(text),
+                 "vendors: {f: {hosts: [\"v.test:443\"], allowPrivate: %s}}\n",
+                 spellings[i]);
+        cfg = parse(text, &es);
+        assert_non_null(cfg);
+        assert_int_equal(cfg_find_vendor(cfg, "f")->allow_private, i < 3);
+        cfg_free(cfg);
+    }
 }
 
 struct ecase {
@@ -322,6 +359,16 @@ static const struct ecase error_cases[] = {
       "limits.maxWorkspaceBytes", "" },
     { "output zero", "limits: {maxOutputBytes: 0}\n", 1, 26,
       "limits.maxOutputBytes", "at least 1" },
+    { "cpus under Docker's minimum", "limits: {maxCpus: 5m}\n", 1, 19,
+      "limits.maxCpus", "must be at least 10m (0.01 CPU), got 5m" },
+    { "cpus not a quantity", "limits: {maxCpus: [1]}\n", 1, 19,
+      "limits.maxCpus", "expected CPUs such as 8" },
+    { "pids under the CRD's minimum", "limits: {maxPids: 7}\n", 1, 19,
+      "limits.maxPids", "from 8 to 65536" },
+    { "scratch bytes zero", "limits: {maxScratchBytes: 0}\n", 1, 27,
+      "limits.maxScratchBytes", "at least 1" },
+    { "memory quantity", "limits: {maxMemoryBytes: lots}\n", 1, 26,
+      "limits.maxMemoryBytes", "" },
     { "relative secretsDir", "secretsDir: secrets\n", 1, 13, "secretsDir",
       "absolute path" },
     { "dotdot workspaceRoot", "workspaceRoot: /srv/../etc\n", 1, 16,
@@ -469,6 +516,47 @@ static const struct acase admit_cases[] = {
       "  vendor: codex\n  deadlineSeconds: 60\n"
       "  env: {ANTHROPIC_API_KEY: x}\n",
       NULL, NULL },
+    { "memory over limit",
+      "  vendor: claude\n  deadlineSeconds: 60\n  resources: {memory: 3Gi}\n",
+      "spec.resources.memory",
+      "3221225472 bytes is over the controller's limit of 2147483648 "
+      "(limits.maxMemoryBytes)" },
+    { "memory at limit",
+      "  vendor: claude\n  deadlineSeconds: 60\n  resources: {memory: 2Gi}\n",
+      NULL, NULL },
+    { "cpus over limit",
+      "  vendor: claude\n  deadlineSeconds: 60\n"
+      "  resources: {cpus: \"2.001\"}\n",
+      "spec.resources.cpus",
+      "2.001 CPUs is over the controller's limit of 2 CPUs (limits.maxCpus)" },
+    { "cpus at limit",
+      "  vendor: claude\n  deadlineSeconds: 60\n  resources: {cpus: 2000m}\n",
+      NULL, NULL },
+    { "pids over limit",
+      "  vendor: claude\n  deadlineSeconds: 60\n  resources: {pids: 513}\n",
+      "spec.resources.pids",
+      "513 is over the controller's limit of 512 (limits.maxPids)" },
+    { "scratch size over limit",
+      "  vendor: claude\n  deadlineSeconds: 60\n  scratch: {size: 129Mi}\n",
+      "spec.scratch.size",
+      "135266304 bytes is over the controller's limit of 134217728 "
+      "(limits.maxScratchBytes)" },
+    { "scratch inodes over limit",
+      "  vendor: claude\n  deadlineSeconds: 60\n"
+      "  scratch: {size: 64Mi, inodes: 20001}\n",
+      "spec.scratch.inodes",
+      "20001 is over the controller's limit of 20000 "
+      "(limits.maxScratchInodes)" },
+    { "scratch at limits",
+      "  vendor: claude\n  deadlineSeconds: 60\n"
+      "  scratch: {size: 128Mi, inodes: 20000}\n",
+      NULL, NULL },
+    { "workspace inodes over limit",
+      "  vendor: claude\n  deadlineSeconds: 60\n"
+      "  workspace: {source: w, size: 1Mi, inodes: 100001}\n",
+      "spec.workspace.inodes",
+      "100001 is over the controller's limit of 100000 "
+      "(limits.maxWorkspaceInodes)" },
     { "credential without credentialEnv",
       "  vendor: fake\n  deadlineSeconds: 60\n  credential: fk\n",
       "spec.credential",
@@ -481,7 +569,9 @@ test_cfg_admit_rules(void **state)
     static const char cfg_text[] =
         "vendors: {fake: {hosts: [\"vendor.test:443\"], allowPrivate: true}}\n"
         "limits: {maxDeadlineSeconds: 600, maxWorkspaceBytes: 64Mi,\n"
-        "         maxOutputBytes: 1Mi}\n";
+        "         maxOutputBytes: 1Mi, maxMemoryBytes: 2Gi, maxCpus: 2,\n"
+        "         maxPids: 512, maxScratchBytes: 128Mi,\n"
+        "         maxScratchInodes: 20000, maxWorkspaceInodes: 100000}\n";
     struct spec_errors es;
     struct cfg *cfg = parse(cfg_text, &es);
     char text[2048];
@@ -506,6 +596,47 @@ test_cfg_admit_rules(void **state)
                      e.msg);
         if (c->msg != NULL)
             assert_string_equal(e.file, "s.yaml");
+        spec_invocation_free(inv);
+    }
+    cfg_free(cfg);
+}
+
+/* The built-in limits refuse the box the review asked for: 8Ti of memory
+ * with a 4Ti, 100M-inode scratch tmpfs; the CRD defaults fit them. */
+static void
+test_cfg_admit_default_limits_cap_every_resource(void **state)
+{
+    static const struct {
+        const char *spec;
+        const char *field;
+    } cases[] = {
+        { "  resources: {memory: 8Ti}\n", "spec.resources.memory" },
+        { "  resources: {cpus: 64}\n", "spec.resources.cpus" },
+        { "  resources: {pids: 65536}\n", "spec.resources.pids" },
+        { "  scratch: {size: 4Ti}\n", "spec.scratch.size" },
+        { "  scratch: {inodes: 100000000}\n", "spec.scratch.inodes" },
+        { "  workspace: {source: w, size: 1Gi, inodes: 100M}\n",
+          "spec.workspace.inodes" },
+        { "", NULL },
+    };
+    struct cfg *cfg = cfg_load(NULL, NULL);
+    char text[1024];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct spec_invocation *inv;
+        struct err e = { 0 };
+
+        snprintf(text, sizeof(text), "%s  vendor: claude\n"
+                 "  deadlineSeconds: 60\n%s", SPEC_HEAD, cases[i].spec);
+        inv = load_spec(text);
+        if (cases[i].field == NULL) {
+            assert_int_equal(cfg_admit(cfg, inv, &e), 0);
+        } else {
+            assert_int_equal(cfg_admit(cfg, inv, &e), -1);
+            assert_string_equal(e.field, cases[i].field);
+            assert_non_null(strstr(e.msg, "over the controller's limit"));
+        }
         spec_invocation_free(inv);
     }
     cfg_free(cfg);
@@ -549,9 +680,11 @@ main(void)
         cmocka_unit_test(test_cfg_example_loads),
         cmocka_unit_test(test_cfg_store_examples_load),
         cmocka_unit_test(test_cfg_full_values_applied),
+        cmocka_unit_test(test_cfg_bool_reads_every_spelling),
         cmocka_unit_test(test_cfg_errors_report_line_col),
         cmocka_unit_test(test_cfg_reports_every_error),
         cmocka_unit_test(test_cfg_admit_rules),
+        cmocka_unit_test(test_cfg_admit_default_limits_cap_every_resource),
         cmocka_unit_test(test_cfg_admit_rechecks_reserved_env),
     };
 

@@ -663,6 +663,31 @@ test_http_healthz_ok_then_503_naming_the_failing_check(void **state)
     free(c);
 }
 
+/* /readyz is the health report (/healthz its older name); /livez answers
+ * from the loop and stays 200 while a dependency is down, so a kubelet
+ * does not restart the controller over Docker or etcd. */
+static void
+test_http_livez_ignores_dependencies_readyz_does_not(void **state)
+{
+    struct tserver *s = *state;
+    struct tclient *c;
+
+    s->docker_ok = false;
+    c = http_ask(s->loop, ctl_http_port(s->h), GET("/readyz"));
+    assert_int_equal(http_status(c), 503);
+    assert_string_equal(http_body(c),
+                        "unhealthy\ndocker: unreachable: connection refused\n");
+    free(c);
+    c = http_ask(s->loop, ctl_http_port(s->h), GET("/livez"));
+    assert_int_equal(http_status(c), 200);
+    assert_string_equal(http_body(c), "ok\nloop: running\n");
+    free(c);
+    s->docker_ok = true;
+    c = http_ask(s->loop, ctl_http_port(s->h), GET("/readyz"));
+    assert_int_equal(http_status(c), 200);
+    free(c);
+}
+
 static void
 test_http_unknown_path_404_and_other_methods_405(void **state)
 {
@@ -853,6 +878,7 @@ test_http_start_refuses_bad_addresses_and_taken_ports(void **state)
 #define HTTP_TESTS                                                             \
     HTTP_TEST(test_http_metrics_serves_the_render_after_the_hook),             \
         HTTP_TEST(test_http_healthz_ok_then_503_naming_the_failing_check),     \
+        HTTP_TEST(test_http_livez_ignores_dependencies_readyz_does_not),       \
         HTTP_TEST(test_http_unknown_path_404_and_other_methods_405),           \
         HTTP_TEST(test_http_keeps_the_connection_for_the_next_request),        \
         HTTP_TEST(test_http_get_with_a_body_is_refused),                       \

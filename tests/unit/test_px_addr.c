@@ -62,7 +62,59 @@ static const struct addr_case cases[] = {
     { "2002:7f00:1::", PX_ADDR_LOOPBACK },
     { "2002:c0a8:101::1", PX_ADDR_PRIVATE },
     { "2606:4700::6810:84e5", PX_ADDR_PUBLIC },
-    { "2001:db8::1", PX_ADDR_PUBLIC },
+    { "2001:db8::1", PX_ADDR_DOCUMENTATION },
+    /* IPv4 special-purpose registry */
+    { "192.0.0.1", PX_ADDR_PROTOCOL },
+    { "192.0.0.9", PX_ADDR_PROTOCOL }, /* global anycast, refused with its /24 */
+    { "192.0.0.255", PX_ADDR_PROTOCOL },
+    { "192.0.1.0", PX_ADDR_PUBLIC },
+    { "192.0.2.1", PX_ADDR_DOCUMENTATION },
+    { "198.51.100.7", PX_ADDR_DOCUMENTATION },
+    { "203.0.113.255", PX_ADDR_DOCUMENTATION },
+    { "198.18.0.1", PX_ADDR_BENCHMARK },
+    { "198.19.255.255", PX_ADDR_BENCHMARK },
+    { "198.17.255.255", PX_ADDR_PUBLIC },
+    { "198.20.0.0", PX_ADDR_PUBLIC },
+    { "192.88.99.1", PX_ADDR_RESERVED },
+    { "192.31.196.1", PX_ADDR_PUBLIC },  /* AS112: globally reachable */
+    { "192.52.193.1", PX_ADDR_PUBLIC },  /* AMT: globally reachable */
+    { "192.175.48.1", PX_ADDR_PUBLIC },  /* AS112: globally reachable */
+    /* IPv6 special-purpose registry */
+    { "64:ff9b:1::1", PX_ADDR_TRANSLATION },
+    { "64:ff9b:1::8.8.8.8", PX_ADDR_TRANSLATION },
+    { "64:ff9b:1:ffff:ffff:ffff:ffff:ffff", PX_ADDR_TRANSLATION },
+    { "64:ff9b:2::1", PX_ADDR_RESERVED },
+    { "::ffff:0:10.0.0.1", PX_ADDR_PRIVATE },   /* SIIT */
+    { "::ffff:0:127.0.0.1", PX_ADDR_LOOPBACK }, /* SIIT */
+    { "::ffff:0:8.8.8.8", PX_ADDR_TRANSLATION }, /* SIIT: not routable */
+    { "::8.8.8.8", PX_ADDR_RESERVED },          /* deprecated compatible */
+    { "2001::1", PX_ADDR_TEREDO },
+    { "2001:0:4136:e378:8000:63bf:3fff:fdd2", PX_ADDR_TEREDO },
+    { "2001:0:ffff:ffff:ffff:ffff:ffff:ffff", PX_ADDR_TEREDO },
+    { "2001:1::1", PX_ADDR_PROTOCOL },
+    { "2001:2::1", PX_ADDR_BENCHMARK },
+    { "2001:3::1", PX_ADDR_PROTOCOL },
+    { "2001:1ff:ffff::1", PX_ADDR_PROTOCOL },
+    { "2001:200::1", PX_ADDR_PUBLIC }, /* first past 2001::/23 */
+    { "3fff::1", PX_ADDR_DOCUMENTATION },
+    { "3fff:fff::1", PX_ADDR_DOCUMENTATION },
+    { "3fff:1000::1", PX_ADDR_PUBLIC },
+    { "100::1", PX_ADDR_RESERVED },
+    { "100:0:0:1::1", PX_ADDR_RESERVED },
+    { "5f00::1", PX_ADDR_RESERVED },
+    { "1fff::1", PX_ADDR_RESERVED },
+    { "4000::1", PX_ADDR_RESERVED },
+    { "e000::1", PX_ADDR_RESERVED },
+    { "2002:6464:1::1", PX_ADDR_CGNAT },
+    { "2002:c612:1::1", PX_ADDR_BENCHMARK },
+    { "2002:808:808::1", PX_ADDR_PUBLIC },
+    /* ISATAP identifiers under a global prefix */
+    { "2606:4700::5efe:10.0.0.1", PX_ADDR_PRIVATE },
+    { "2606:4700::200:5efe:127.0.0.1", PX_ADDR_LOOPBACK },
+    { "2606:4700::5efe:8.8.8.8", PX_ADDR_PUBLIC },
+    { "2606:4700::100:5efe:10.0.0.1", PX_ADDR_PUBLIC }, /* not ISATAP */
+    { "2600::1", PX_ADDR_PUBLIC },
+    { "3ffe::1", PX_ADDR_PUBLIC },
 };
 
 static void

@@ -135,7 +135,8 @@ static bool
 probe_own_field(const char *key)
 {
     static const char *const own[] = { "Mounts",    "Memory",   "MemorySwap",
-                                       "PidsLimit", "NanoCpus", "LogConfig" };
+                                       "PidsLimit", "NanoCpus", "LogConfig",
+                                       "Sysctls" };
 
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         if (strcmp(key, own[i]) == 0)
@@ -165,7 +166,8 @@ hardening_diff(const cJSON *agent, const cJSON *probe, int *same)
     }
     cJSON_ArrayForEach(f, phc)
     {
-        if (cJSON_GetObjectItemCaseSensitive(ahc, f->string) == NULL)
+        if (!probe_own_field(f->string) &&
+            cJSON_GetObjectItemCaseSensitive(ahc, f->string) == NULL)
             return f->string; /* a field the agent does not have */
     }
     return NULL;
@@ -246,6 +248,11 @@ test_rc_probe_body_golden(void **state)
     assert_field(p, "/HostConfig/Memory", "16777216");
     assert_field(p, "/HostConfig/MemorySwap", "16777216");
     assert_field(p, "/HostConfig/PidsLimit", "16");
+    /* only the probe's own neighbour timing; the agent sets no sysctl */
+    assert_field(p, "/HostConfig/Sysctls",
+                 "{\"net.ipv4.neigh.eth0.retrans_time_ms\":\"50\"}");
+    assert_null(rc_json_at(agent_body((struct fixture *)*state),
+                           "/HostConfig/Sysctls"));
     assert_field(p, "/HostConfig/NetworkMode", "\"" NET "\"");
     assert_field(p, "/NetworkingConfig",
                  "{\"EndpointsConfig\":{\"" NET "\":{\"IPAMConfig\":"
@@ -321,6 +328,10 @@ test_rc_probe_name_and_address(void **state)
 #define ALLOWED_200 CHK("allowed", "vendor.test:443", "true", "200")
 #define DENIED_403  CHK("denied", "x.invalid:443", "true", "403")
 #define DNS_OK      CHK("dns", "vendor.test:443", "true", "no answer")
+/* a failed check as the probe prints it now, with its "fail" */
+#define FCHK(name, target, detail, fail)                                       \
+    "{\"name\":\"" name "\",\"target\":\"" target                             \
+    "\",\"ok\":false,\"detail\":\"" detail "\",\"fail\":\"" fail "\"}"
 #define LINE(verdict, vendor, checks)                                          \
     "{\"verdict\":\"" verdict "\",\"vendor\":\"" vendor                        \
     "\",\"checks\":[" checks "]}\n"
@@ -385,6 +396,50 @@ static const struct parse_case parse_cases[] = {
       3, RC_PROBE_PROXY_BROKEN, false,
       "proxy-broken: proxy refused the vendor vendor.test:443 (?[31m?\?)",
       NULL },
+    { "inconclusive: a direct connect got no answer",
+      LINE("inconclusive", "reachable",
+           ALLOWED_200 "," DENIED_403 "," FCHK("direct", "10.213.0.1:443",
+                                               "no answer in 3000 ms",
+                                               "undecided") "," DNS_OK),
+      5, RC_PROBE_INCONCLUSIVE, true,
+      "inconclusive: direct connection to 10.213.0.1:443 got no answer, so "
+      "it cannot be told blocked (no answer in 3000 ms)",
+      NULL },
+    { "inconclusive: an unexplained DNS silence",
+      LINE("inconclusive", "reachable",
+           ALLOWED_200 "," DENIED_403 "," FCHK("dns", "vendor.test:443",
+                                               "no answer in 3000 ms",
+                                               "undecided")),
+      5, RC_PROBE_INCONCLUSIVE, true,
+      "inconclusive: the resolver did not answer vendor.test:443 and nothing "
+      "shows it cannot reach outside (no answer in 3000 ms)",
+      NULL },
+    { "breach named by its fail over an earlier undecided check",
+      LINE("breach", "reachable",
+           ALLOWED_200 "," DENIED_403 "," FCHK(
+               "direct", "10.213.0.1:443", "no answer in 3000 ms",
+               "undecided") "," FCHK("direct", "172.20.0.3:3128", "connected",
+                                     "breach") "," DNS_OK),
+      2, RC_PROBE_BREACH, true,
+      "breach: direct connection to 172.20.0.3:3128 succeeded past the proxy "
+      "(connected)",
+      NULL },
+    { "inconclusive with only a broken check",
+      LINE("inconclusive", "unreachable",
+           FCHK("allowed", "vendor.test:443", "403",
+                "broken") "," DENIED_403 "," DNS_OK),
+      5, 0, false, NULL, "probe said inconclusive with 1 failed checks" },
+    { "inconclusive with the wrong exit code",
+      LINE("inconclusive", "reachable",
+           ALLOWED_200 "," DENIED_403 "," FCHK("dns", "vendor.test:443", "x",
+                                               "undecided")),
+      0, 0, false, NULL, "probe said inconclusive but exited with code 0" },
+    { "a fail that is not a string",
+      LINE("breach", "reachable",
+           ALLOWED_200 "," DENIED_403
+           ",{\"name\":\"dns\",\"target\":\"v:1\",\"ok\":false,"
+           "\"detail\":\"1 answers\",\"fail\":1}"),
+      2, 0, false, NULL, "a check lacks" },
     { "empty", "", 0, 0, false, NULL, "printed nothing" },
     { "blank", " \n\n", 137, 0, false, NULL,
       "printed nothing (exit code 137)" },
@@ -486,6 +541,8 @@ test_rc_probe_parse_limits(void **state)
     free(big);
     assert_string_equal(rc_probe_verdict_name(RC_PROBE_PROXY_BROKEN),
                         "proxy-broken");
+    assert_string_equal(rc_probe_verdict_name(RC_PROBE_INCONCLUSIVE),
+                        "inconclusive");
 }
 
 int

@@ -28,6 +28,15 @@ static const struct qcase cases[] = {
     { "1048576", 0, 1048576, 1048576000, ERR_OK },
     { "0.0001", 0, 1, 1, ERR_OK }, /* rounds up, never down to zero */
     { "7Pi", 0, 7881299347898368ULL, 7881299347898368000ULL, ERR_OK },
+    /* 18 fraction digits: the product needs more than 64 bits on the way */
+    { "1.999999999999999999Ki", 0, 2048, 2048000, ERR_OK },
+    { "0.000000000000000001Ki", 0, 1, 1, ERR_OK },
+    { "15.999999999999999999Pi", 0, 18014398509481984ULL,
+      18014398509481983999ULL, ERR_OK },
+    { "9.999999999999999999P", 0, 10000000000000000ULL,
+      9999999999999999999ULL, ERR_OK },
+    { "16.999999999999999999Pi", -1, 0, 0, ERR_LIMIT },
+    { "1.0000000000000000001", -1, 0, 0, ERR_INVALID }, /* 19 digits */
     { "lots", -1, 0, 0, ERR_INVALID },
     { "", -1, 0, 0, ERR_INVALID },
     { "-1", -1, 0, 0, ERR_INVALID },

@@ -231,6 +231,73 @@ test_spec_validate_cpus_fractions(void **state)
     spec_file_cleanup(&f);
 }
 
+/* Docker refuses NanoCpus under 10^7: 0.01 (10m) is the least a spec may
+ * ask for, in both spellings. */
+static void
+test_spec_validate_cpus_at_least_10m(void **state)
+{
+    static const struct {
+        const char *cpus;
+        uint64_t milli; /* 0 = refused */
+    } cpus_cases[] = {
+        { "\"0.01\"", 10 }, { "10m", 10 },       { "\"0.011\"", 11 },
+        { "\"0.1\"", 100 }, { "\"0.001\"", 0 }, { "\"0.009\"", 0 },
+        { "1m", 0 },        { "9m", 0 },
+    };
+    char text[512];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cpus_cases) / sizeof(cpus_cases[0]); i++) {
+        struct spec_file f;
+
+        print_message("cpus: %s\n", cpus_cases[i].cpus);
+        snprintf(text, sizeof(text),
+                 HEAD "  command: [x]\n  resources: {cpus: %s}\n",
+                 cpus_cases[i].cpus);
+        if (cpus_cases[i].milli == 0) {
+            assert_int_equal(spec_test_load(text, &f), 1);
+            assert_true(spec_test_has_error(&f, 11, 21, "spec.resources.cpus",
+                                            "at least 0.01 = 10m"));
+        } else {
+            assert_int_equal(spec_test_load(text, &f), 0);
+            assert_int_equal(f.items[0]->millicpus, cpus_cases[i].milli);
+        }
+        spec_file_cleanup(&f);
+    }
+}
+
+/* Every spelling that validates as a boolean reads as that boolean, in the
+ * typed invocation (what the controller acts on) and in the canonical JSON
+ * (what `get -o json` shows) alike: `cancel: True` must cancel. */
+static void
+test_spec_validate_cancel_reads_every_boolean_spelling(void **state)
+{
+    static const struct {
+        const char *text;
+        bool want;
+    } spellings[] = {
+        { "true", true },   { "True", true },   { "TRUE", true },
+        { "false", false }, { "False", false }, { "FALSE", false },
+    };
+    char text[512];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
+        struct spec_file f;
+        const cJSON *spec, *cancel;
+
+        print_message("cancel: %s\n", spellings[i].text);
+        snprintf(text, sizeof(text), HEAD "  command: [x]\n  cancel: %s\n",
+                 spellings[i].text);
+        assert_int_equal(spec_test_load(text, &f), 0);
+        assert_int_equal(f.items[0]->cancel, spellings[i].want);
+        spec = cJSON_GetObjectItemCaseSensitive(f.items[0]->resource, "spec");
+        cancel = cJSON_GetObjectItemCaseSensitive(spec, "cancel");
+        assert_int_equal(cJSON_IsTrue(cancel), spellings[i].want);
+        spec_file_cleanup(&f);
+    }
+}
+
 static void
 test_spec_validate_multi_document_and_duplicate_names(void **state)
 {
@@ -272,6 +339,8 @@ main(void)
         cmocka_unit_test(test_spec_validate_applies_crd_defaults),
         cmocka_unit_test(test_spec_validate_builds_typed_invocation),
         cmocka_unit_test(test_spec_validate_cpus_fractions),
+        cmocka_unit_test(test_spec_validate_cpus_at_least_10m),
+        cmocka_unit_test(test_spec_validate_cancel_reads_every_boolean_spelling),
         cmocka_unit_test(test_spec_validate_multi_document_and_duplicate_names),
         cmocka_unit_test(test_spec_validate_runner_refused_in_planning),
     };

@@ -33,6 +33,10 @@ static const struct ycase cases[] = {
     { "empty document", "---\n---\na: 1\n", 1, 1, "empty document" },
     { "scalar document", "hello\n", 1, 1, "expected a mapping" },
     { "list document", "[1]\n", 1, 1, "got array" },
+    { "leading zero", "a: 1\nb: 060\n", 2, 4, "060: an integer with a leading zero" },
+    { "signed leading zero", "a: -07\n", 1, 4, "leading zero" },
+    { "leading zero key", "00: x\n", 1, 1, "leading zero" },
+    { "control character", "a: b\nc: d\x01e\n", 2, 5, "control characters" },
 };
 
 static void
@@ -268,6 +272,67 @@ test_spec_yaml_scalar_types_follow_yaml_1_2_core(void **state)
     spec_stream_cleanup(&st);
 }
 
+/* A raw NUL (the reader's own refusal used to say 1:1) at its position,
+ * on a later line and after multi-byte characters. */
+static void
+test_spec_yaml_raw_nul_reported_at_its_position(void **state)
+{
+    static const char text[] = "a: b\nc: \xc3\xa9\xc3\xa9\0x\n";
+    struct spec_stream st;
+    struct spec_errors es = { .n = 0 };
+
+    (void)state;
+    assert_int_equal(
+        spec_yaml_parse("t", text, sizeof(text) - 1, &st, &es), -1);
+    assert_int_equal(es.n, 1);
+    assert_int_equal(es.items[0].line, 2);
+    assert_int_equal(es.items[0].col, 6);
+    assert_non_null(strstr(es.items[0].msg, "NUL"));
+    spec_stream_cleanup(&st);
+}
+
+/* A UTF-8 BOM is skipped and positions count from after it; only a BOM at
+ * the very start is special. */
+static void
+test_spec_yaml_bom_is_skipped(void **state)
+{
+    static const char text[] = "\xef\xbb\xbf" "a: 1\nb: [x\n";
+    static const char good[] = "\xef\xbb\xbf" "a: 1\nb: 2\n";
+    struct spec_stream st;
+    struct spec_errors es = { .n = 0 };
+
+    (void)state;
+    assert_int_equal(spec_yaml_parse("t", good, sizeof(good) - 1, &st, &es),
+                     0);
+    assert_int_equal(spec_node_get(st.docs[0], "a")->type, SPEC_SCALAR_INT);
+    assert_int_equal(st.docs[0]->pairs[0].key->line, 1);
+    assert_int_equal(st.docs[0]->pairs[0].key->col, 1);
+    spec_stream_cleanup(&st);
+    assert_int_equal(spec_yaml_parse("t", text, sizeof(text) - 1, &st, &es),
+                     -1);
+    assert_int_equal(es.items[0].line, 3);
+    spec_stream_cleanup(&st);
+}
+
+/* Zero itself, quoted zeros and floats are not the octal ambiguity. */
+static void
+test_spec_yaml_leading_zero_only_refuses_integers(void **state)
+{
+    static const char text[] = "a: 0\nb: \"060\"\nc: 0.5\nd: -0\ne: 0x10\n"
+                               "f: '007'\n";
+    struct spec_stream st;
+    struct spec_errors es = { .n = 0 };
+
+    (void)state;
+    assert_int_equal(spec_yaml_parse("t", text, strlen(text), &st, &es), 0);
+    assert_int_equal(spec_node_get(st.docs[0], "a")->type, SPEC_SCALAR_INT);
+    assert_int_equal(spec_node_get(st.docs[0], "b")->type, SPEC_SCALAR_STRING);
+    assert_int_equal(spec_node_get(st.docs[0], "c")->type, SPEC_SCALAR_FLOAT);
+    assert_int_equal(spec_node_get(st.docs[0], "d")->type, SPEC_SCALAR_INT);
+    assert_int_equal(spec_node_get(st.docs[0], "f")->type, SPEC_SCALAR_STRING);
+    spec_stream_cleanup(&st);
+}
+
 int
 main(void)
 {
@@ -284,6 +349,9 @@ main(void)
         cmocka_unit_test(
             test_spec_yaml_thousand_specs_in_one_file_fit_the_budget),
         cmocka_unit_test(test_spec_yaml_scalar_types_follow_yaml_1_2_core),
+        cmocka_unit_test(test_spec_yaml_raw_nul_reported_at_its_position),
+        cmocka_unit_test(test_spec_yaml_bom_is_skipped),
+        cmocka_unit_test(test_spec_yaml_leading_zero_only_refuses_integers),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -449,6 +449,39 @@ test_store_dir_state_docs_and_events(void **state)
     assert_int_equal(e.code, ERR_INVALID);
 }
 
+/* The state directory the controller records is agentctl's default; a
+ * record that is not an absolute path to a directory is ignored, and
+ * removing the record brings the default back. */
+static void
+test_store_dir_state_default_follows_the_record(void **state)
+{
+    struct fixture *fx = *state;
+    char other[128], path[512];
+    struct err e = { 0 };
+    struct store *s;
+
+    snprintf(other, sizeof(other), "%s/.agentctl/../elsewhere", fx->dir);
+    assert_int_equal(mkdir(other, 0755), 0);
+    assert_int_equal(store_dir_record_state(fx->dir, other, &e), 0);
+    s = store_dir_open(fx->dir, NULL, &e);
+    assert_non_null(s);
+    assert_int_equal(store_output_path(s, "web", path, sizeof(path), &e), 0);
+    assert_non_null(strstr(path, "/elsewhere/output/web.log"));
+    assert_null(strstr(path, ".."));  /* recorded absolute and resolved */
+    store_close(s);
+
+    write_file(fx->dir, ".agentctl-state", "relative/dir\n");
+    s = store_dir_open(fx->dir, NULL, &e);
+    assert_int_equal(store_output_path(s, "web", path, sizeof(path), &e), 0);
+    assert_non_null(strstr(path, "/.agentctl/output/web.log"));
+    store_close(s);
+
+    assert_int_equal(store_dir_record_state(fx->dir, other, &e), 0);
+    assert_int_equal(store_dir_record_state(fx->dir, NULL, &e), 0);
+    snprintf(path, sizeof(path), "%s/.agentctl-state", fx->dir);
+    assert_int_equal(access(path, F_OK), -1);
+}
+
 int
 main(void)
 {
@@ -466,6 +499,7 @@ main(void)
         T(test_store_dir_uid_creation_is_race_safe),
         T(test_store_dir_meta_create_conflict_keeps_first_uid),
         T(test_store_dir_state_docs_and_events),
+        T(test_store_dir_state_default_follows_the_record),
 #undef T
     };
 

@@ -14,6 +14,13 @@
 # seconds with microseconds; t_running = the agent's start returned,
 # t_done = wait and logs returned). Exit 1 when a call failed.
 #
+# FLOOR_PROBE: noop (default) runs the probe step with a probe that does
+# no work (FLOOR_NOOP_IMAGE, default agentctl/probe:bench-noop, built by
+# probe-images.sh noop): the floor counts the probe container's create,
+# start, wait, logs and delete, not its checks. 1 runs the real probe
+# (agentctl/probe:0.1.0, with the sysctl rc_probe_body sets); 0 leaves the
+# step out.
+#
 # Usage: floor.sh LABEL NAME SUBNET_INDEX_B IMAGE_ID EGRESS TARFILE
 #   LABEL labels every object (agentctl.bench=LABEL); NAME prefixes names;
 #   the internal network is 10.217.<SUBNET_INDEX_B>.0/24.
@@ -71,7 +78,7 @@ up() {
     [ "$CODE" = 200 ] || { echo "floor $NAME: archive PUT: $CODE" >&2; return 1; }
     api POST "/containers/create?name=$NAME-agent" "{\"Image\":\"$IMAGE\",\"Entrypoint\":[\"/demo-agent\"],\"User\":\"1000:1000\",\"Env\":[\"AGENT_PHASE=execute\",\"HOME=/tmp\",\"HTTPS_PROXY=http://$NET.2:3128\",\"https_proxy=http://$NET.2:3128\"],\"WorkingDir\":\"/work\",\"Labels\":$(labels agent),$COMMON,\"HostConfig\":{\"NetworkMode\":\"$NAME-net\",$(hardening 1073741824 256 4096k 2),\"NanoCpus\":1000000000,\"Dns\":[\"0.0.0.0\"],\"DnsOptions\":[\"timeout:1\",\"attempts:1\"],\"DnsSearch\":[],\"ExtraHosts\":[],\"PidMode\":\"\",$MOUNTS},\"NetworkingConfig\":{\"EndpointsConfig\":{\"$NAME-net\":{\"IPAMConfig\":{\"IPv4Address\":\"$NET.3\"}}}}}" || return 1
     AGENT=$(id_of)
-    [ "${FLOOR_PROBE:-1}" = 0 ] || probe || return 1
+    [ "${FLOOR_PROBE:-noop}" = 0 ] || probe || return 1
     api POST "/containers/$AGENT/start" || return 1
     T_RUN=$EPOCHREALTIME
     curl -sS --unix-socket "$SOCK" -o /dev/null \
@@ -83,18 +90,24 @@ up() {
     T_DONE=$EPOCHREALTIME
 }
 
-# The controller's boundary probe (controller/ctl_probe.c, rc_probe.c)
-# and its re-inspection of every object before the agent starts: proxy
+# The controller's boundary probe (controller/ctl_probe.c, rc_probe.c), or
+# a probe that does no work in its place (FLOOR_PROBE), and the controller's
+# re-inspection of every object before the agent starts: proxy
 # inspect (for its egress address), probe create/start/wait/logs/delete,
 # then one GET per object.
 probe() {
-    local rest eip direct probe_id c
+    local rest eip direct probe_id c img sysctl=
+    img=${FLOOR_NOOP_IMAGE:-agentctl/probe:bench-noop}
+    if [ "${FLOOR_PROBE:-noop}" = 1 ]; then
+        img=agentctl/probe:0.1.0
+        sysctl=',"Sysctls":{"net.ipv4.neigh.eth0.retrans_time_ms":"50"}'
+    fi
     api GET "/containers/$PROXY/json" || return 1
     rest=${RESP#*\"$EGRESS\":}
     [[ $rest =~ \"IPAddress\":\"([0-9.]+)\" ]] && eip=${BASH_REMATCH[1]}
     direct="\"--direct\",\"$NET.1:443\",\"--direct\",\"$NET.1:80\""
     [ -z "${eip:-}" ] || direct="$direct,\"--direct\",\"$eip:3128\""
-    api POST "/containers/create?name=$NAME-probe" "{\"Image\":\"agentctl/probe:0.1.0\",\"Entrypoint\":[\"/probe\",\"--proxy\",\"$NET.2:3128\",\"--allowed\",\"vendor.test:443\",\"--denied\",\"agentctl-probe-denied.invalid:443\",$direct],\"Env\":[],\"WorkingDir\":\"/\",\"Labels\":$(labels probe),\"User\":\"1000:1000\",$COMMON,\"HostConfig\":{\"NetworkMode\":\"$NAME-net\",$(hardening 16777216 16 1m 1),\"NanoCpus\":250000000,\"Dns\":[\"0.0.0.0\"],\"DnsOptions\":[\"timeout:1\",\"attempts:1\"],\"DnsSearch\":[],\"ExtraHosts\":[],\"PidMode\":\"\",\"Mounts\":[]},\"NetworkingConfig\":{\"EndpointsConfig\":{\"$NAME-net\":{\"IPAMConfig\":{\"IPv4Address\":\"$NET.4\"}}}}}" || return 1
+    api POST "/containers/create?name=$NAME-probe" "{\"Image\":\"$img\",\"Entrypoint\":[\"/probe\",\"--proxy\",\"$NET.2:3128\",\"--allowed\",\"vendor.test:443\",\"--denied\",\"agentctl-probe-denied.invalid:443\",$direct],\"Env\":[],\"WorkingDir\":\"/\",\"Labels\":$(labels probe),\"User\":\"1000:1000\",$COMMON,\"HostConfig\":{\"NetworkMode\":\"$NAME-net\",$(hardening 16777216 16 1m 1),\"NanoCpus\":250000000,\"Dns\":[\"0.0.0.0\"],\"DnsOptions\":[\"timeout:1\",\"attempts:1\"],\"DnsSearch\":[],\"ExtraHosts\":[],\"PidMode\":\"\",\"Mounts\":[]$sysctl},\"NetworkingConfig\":{\"EndpointsConfig\":{\"$NAME-net\":{\"IPAMConfig\":{\"IPv4Address\":\"$NET.4\"}}}}}" || return 1
     probe_id=$(id_of)
     api POST "/containers/$probe_id/start" || return 1
     api POST "/containers/$probe_id/wait" || return 1

@@ -110,6 +110,10 @@ if [ "${BENCH_SKIP_IMAGES:-0}" != 1 ] ||
     say "building the images (hack/images.sh)"
     "$ROOT/hack/images.sh" >/dev/null
 fi
+if [[ " $KINDS " == *" floor "* && "${FLOOR_PROBE:-noop}" == noop ]]; then
+    say "building the floor's probe that does no work (probe-images.sh noop)"
+    "$HERE/probe-images.sh" noop "${FLOOR_NOOP_IMAGE:-agentctl/probe:bench-noop}" >/dev/null
+fi
 AGENTCTL=$B/cli/agentctl
 CONTROLLER=$B/controller/agent-controller
 IMAGE=$(docker image inspect -f '{{.Id}}' agentctl/demo-agent:0.1.0)

@@ -81,6 +81,22 @@ check_match "bad UTF-8 is named" "invalid UTF-8" \
 : >"$G/zero-bytes.yaml"
 expect_invalid "$G/zero-bytes.yaml" 1:1 -
 
+# A raw NUL and a raw control character: refused where they are, not at
+# 1:1 (the reader's own position).
+printf 'apiVersion: agentctl.dev/v1alpha1\nkind: Agent\0Invocation\n' \
+    >"$G/raw-nul.yaml"
+expect_invalid "$G/raw-nul.yaml" 2:12 -
+check_match "a raw NUL is named" "NUL characters are not allowed" \
+    "$("$AGENTCTL" validate -f "$G/raw-nul.yaml" 2>&1 || true)"
+printf 'apiVersion: agentctl.dev/v1alpha1\nkind: Agent\x07Invocation\n' \
+    >"$G/raw-bel.yaml"
+expect_invalid "$G/raw-bel.yaml" 2:12 -
+# Negative control: the NUL is not reported at 1:1.
+if (expect_invalid "$G/raw-nul.yaml" 1:1 -) >/dev/null 2>&1; then
+    fail "the raw NUL was reported at 1:1"
+fi
+check "the raw NUL is not reported at 1:1" true
+
 # The hostile files of tests/specs/hostile/make.sh (near 1 MiB each: the
 # parser's per-file budgets): exactly one error, the one on its first line
 # `# expect: LINE:COL - MESSAGE`.

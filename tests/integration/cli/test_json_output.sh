@@ -82,7 +82,7 @@ check_eq "diff on a store that cannot be opened: 2, not 'different'" 2 \
 
 # apply --prune -o json: stdout is the applied resources only
 rm "$IN/api.yaml"
-out=$(ctl apply --prune -o json -f "$IN" 2>"$TEST_TMP/err")
+out=$(ctl apply --prune --all -o json -f "$IN" 2>"$TEST_TMP/err")
 check_eq "apply --prune -o json: stdout parses, the applied one" web \
     "$(jq -r .metadata.name <<<"$out")"
 check_match "apply --prune -o json: the pruned line on stderr" \

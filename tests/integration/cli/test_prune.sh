@@ -24,11 +24,11 @@ ctl apply -f "$IN/edited.yaml" >/dev/null
 sed -i 's/deadlineSeconds: 5/deadlineSeconds: 7/' "$S/edited.yaml" # hand edit
 
 rm "$IN/b.yaml" "$IN/c.yaml" "$IN/edited.yaml"
-out=$(ctl apply --prune --dry-run -f "$IN" 2>&1)
+out=$(ctl apply --prune --all --dry-run -f "$IN" 2>&1)
 check_match "dry run names b" "b pruned \(dry run\)" "$out"
 check "dry run removed nothing" test -e "$S/b.yaml" -a -e "$S/c.yaml"
 
-out=$(ctl apply --prune -f "$IN" 2>"$TEST_TMP/err")
+out=$(ctl apply --prune --all -f "$IN" 2>"$TEST_TMP/err")
 check_match "b pruned" "agentinvocation.agentctl.dev/b pruned" "$out"
 check_match "c pruned" "agentinvocation.agentctl.dev/c pruned" "$out"
 check "b and c removed" test ! -e "$S/b.yaml" -a ! -e "$S/c.yaml"
@@ -44,5 +44,5 @@ ctl apply -f "$IN" >/dev/null
 check "without --prune d stays" test -e "$S/d.yaml"
 # A cancel (a rewrite by agentctl) keeps the file prunable.
 ctl cancel d >/dev/null
-out=$(ctl apply --prune -f "$IN")
+out=$(ctl apply --prune --all -f "$IN")
 check_match "cancelled spec still pruned" "d pruned" "$out"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # test_manifests.sh - the deployment manifests parse and say what they
 # should: the Kubernetes set renders with `kubectl kustomize` into exactly
-# Namespace, CRD, ServiceAccount, ConfigMap and DaemonSet, the CRD in it is
+# Namespace, CRD, ServiceAccount, ConfigMap, DaemonSet and Service, the CRD in it is
 # crds/'s file (referenced, not copied), the ConfigMap holds
 # manifests/kubernetes/controller.yaml, the DaemonSet runs on the node's
-# Docker socket with --etcd, the node name as controller ID and /healthz as
-# liveness probe; the systemd unit and its etcd drop-in pass
+# Docker socket with --etcd, the node name as controller ID, /livez as
+# liveness and /readyz as readiness probe (negative control: /healthz as
+# liveness is caught), a headless metrics Service over its pods; the systemd unit and its etcd drop-in pass
 # `systemd-analyze verify` (with a bogus key as negative control). Each
 # part is skipped when its tool is missing; the controller configs are
 # loaded by tests/unit/test_cfg.c.
@@ -24,8 +25,8 @@ if command -v kubectl >/dev/null && py_yaml && command -v jq >/dev/null; then
     python3 -c 'import json,sys,yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' \
         "$ROOT/crds/agentinvocations.agentctl.dev.yaml" >"$TEST_TMP/crd.json"
     K=$TEST_TMP/k8s.json
-    check_eq "kustomize: the five kinds" \
-        "ConfigMap CustomResourceDefinition DaemonSet Namespace ServiceAccount" \
+    check_eq "kustomize: the six kinds" \
+        "ConfigMap CustomResourceDefinition DaemonSet Namespace Service ServiceAccount" \
         "$(jq -r '[.[].kind] | sort | join(" ")' "$K")"
     check_eq "kustomize: the CRD is crds/'s, unchanged but for the label" \
         "$(jq -S 'del(.metadata.labels)' "$TEST_TMP/crd.json")" \
@@ -48,14 +49,28 @@ if command -v kubectl >/dev/null && py_yaml && command -v jq >/dev/null; then
         '--controller-id \$\(NODE_NAME\)' "$(jq -r "$c | .args | join(\" \")" "$K")"
     check_eq "DaemonSet: NODE_NAME is spec.nodeName" spec.nodeName \
         "$(jq -r "$c | .env[] | select(.name==\"NODE_NAME\") | .valueFrom.fieldRef.fieldPath" "$K")"
-    check_eq "DaemonSet: liveness is /healthz on the metrics port" "/healthz metrics" \
-        "$(jq -r "$c | .livenessProbe.httpGet | \"\(.path) \(.port)\"" "$K")"
+    # probes FILE: "liveness-path readiness-path port port" of the DaemonSet
+    probes() {
+        jq -r ".[] | select(.kind==\"DaemonSet\") | .spec.template.spec.containers[0] |
+            \"\(.livenessProbe.httpGet.path) \(.readinessProbe.httpGet.path) \(.livenessProbe.httpGet.port) \(.readinessProbe.httpGet.port)\"" "$1"
+    }
+    check_eq "DaemonSet: liveness /livez (the loop), readiness /readyz (Docker, etcd)" \
+        "/livez /readyz metrics metrics" "$(probes "$K")"
+    sed 's|"/livez"|"/healthz"|' "$K" >"$TEST_TMP/old-probes.json"
+    check "control: liveness on /healthz (503 when Docker is down) is caught" \
+        test "$(probes "$TEST_TMP/old-probes.json")" != "/livez /readyz metrics metrics"
+    svc='.[] | select(.kind=="Service")'
+    check_eq "Service: headless, selects the DaemonSet's pods" \
+        "None $(jq -c '.[] | select(.kind=="DaemonSet") | .spec.selector.matchLabels' "$K")" \
+        "$(jq -r "$svc | .spec.clusterIP" "$K") $(jq -c "$svc | .spec.selector" "$K")"
+    check_eq "Service: the metrics port, scraped at /metrics" "9464 metrics /metrics" \
+        "$(jq -r "$svc | \"\(.spec.ports[0].port) \(.spec.ports[0].targetPort) \(.metadata.annotations[\"prometheus.io/path\"])\"" "$K")"
     check_match "DaemonSet: --metrics on the port the probe uses" \
         '--metrics 0\.0\.0\.0:9464' "$(jq -r "$c | .args | join(\" \")" "$K")"
     check_eq "DaemonSet: no capabilities, read-only root" "[\"ALL\"] true false" \
         "$(jq -c "$c | .securityContext | \"\(.capabilities.drop) \(.readOnlyRootFilesystem) \(.allowPrivilegeEscalation)\"" "$K" | jq -r .)"
     check_eq "everything in namespace agentctl (but the cluster-scoped)" \
-        "agentctl agentctl agentctl" \
+        "agentctl agentctl agentctl agentctl" \
         "$(jq -r '[.[] | select(.kind!="Namespace" and .kind!="CustomResourceDefinition") | .metadata.namespace] | join(" ")' "$K")"
 else
     echo "# kubectl, python3 yaml or jq missing: Kubernetes part skipped"

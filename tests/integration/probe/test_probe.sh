@@ -2,23 +2,35 @@
 # test_probe.sh - the boundary probe (agentctl/probe) against the real
 # topology: an Internal network with inhibit_ipv4, the egress-proxy on it
 # and on an egress network with a vendor. The probe, hardened as the agent
-# is, says ok with the vendor reachable; then each negative control flips
-# the verdict: (a) vendor stopped -> ok, vendor unreachable; (b) a proxy
-# that admits the denied host -> breach; (c) the probe also on the egress
-# network -> direct connection breach; (d) an internal network without
-# inhibit_ipv4 and a host listener on its gateway -> direct breach.
-# Traffic goes only to the networks and containers made here and to a
-# listener bound to the gateway address of a network made here.
+# is (and with the controller's one sysctl), says ok with the vendor
+# reachable, every direct connect answered "unreachable" (no one holds the
+# gateway) and the resolver's silence explained; then each negative
+# control flips the verdict: (a) vendor stopped -> ok, vendor unreachable;
+# (b) a proxy that admits the denied host -> breach; (c) the probe also on
+# the egress network -> direct connection breach; (d) an internal network
+# without inhibit_ipv4 and a host listener on its gateway -> direct breach;
+# (e) the same network with nothing listening: the gateway is held, so the
+# resolver's silence is not explained -> inconclusive, never ok; (f) a
+# listener that drops SYNs (full backlog) -> no answer -> inconclusive;
+# (g) without the sysctl a no-holder answer takes the kernel's 3 s ARP
+# give-up and the probe waits for it rather than cutting it into "no
+# answer".
+# Traffic goes only to the networks and containers made here and to
+# listeners bound to the gateway address of a network made here.
+#
+# AGENTCTL_PROBE_IMAGE=agentctl/probe:dev tries a probe under a dev tag
+# (built here from images/probe*.c) without touching the shared tag.
 source "$(dirname "$0")/../lib.sh"
 need_docker
 command -v jq >/dev/null || skip "no jq"
 [ -x /bin/busybox ] || skip "no /bin/busybox (package busybox-static)"
 VERSION=$(sed -n 's/^project(agentctl VERSION \([0-9.]*\).*/\1/p' \
     "$ROOT/CMakeLists.txt")
-PROBE=agentctl/probe:$VERSION
+PROBE=${AGENTCTL_PROBE_IMAGE:-agentctl/probe:$VERSION}
 PROXY=agentctl/egress-proxy:$VERSION
 BOX=agentctl/testbox:$VERSION
-bash "$ROOT/hack/images/build-probe.sh" >/dev/null || fail "cannot build $PROBE"
+PROBE_TAG=$PROBE bash "$ROOT/hack/images/build-probe.sh" >/dev/null ||
+    fail "cannot build $PROBE"
 for img in egress-proxy:$PROXY testbox:$BOX; do
     docker image inspect "${img#*:}" >/dev/null 2>&1 ||
         bash "$ROOT/hack/images/build-${img%%:*}.sh" >/dev/null ||
@@ -66,6 +78,20 @@ proxy() {
     docker network connect "$EGR" "$1-$id"
     docker start "$1-$id" >/dev/null
 }
+# free_port [NOT...]: a TCP port in 18440-18499 nothing on the host listens
+# on (other runs share the host: a listener on 0.0.0.0 there would answer
+# on our gateway addresses too), and not one of NOT.
+free_port() {
+    local p used
+    used=$(ss -Hltn | awk '{print $4}' | sed 's/.*://')
+    for p in $(seq 18440 18499); do
+        grep -qx "$p" <<<"$used" || [[ " $* " == *" $p "* ]] || {
+            echo "$p"
+            return 0
+        }
+    done
+    fail "no free port in 18440-18499"
+}
 ip_on() { # CONTAINER NETWORK
     docker inspect -f "{{(index .NetworkSettings.Networks \"$2\").IPAddress}}" "$1"
 }
@@ -75,16 +101,19 @@ proxy proxy "$INT" "$S.2" vendor.test:443
 VENDOR_IP=$(ip_on "vendor-$id" "$EGR")
 PROXY_EGR_IP=$(ip_on "proxy-$id" "$EGR")
 
-# probe NAME NET IP [--connect NET2] PROBE-ARGS...: run the probe hardened
-# as the agent is (rc_probe_body), print its stdout, then "exit=N".
+# probe NAME NET IP [--connect-egress|--no-sysctl|-] PROBE-ARGS...: run the
+# probe hardened as the agent is, with the sysctl the controller sets
+# (rc_probe_body), print its stdout, then "exit=N".
+ARP_SYSCTL=(--sysctl net.ipv4.neigh.eth0.retrans_time_ms=50)
 probe() {
-    local name=$1-$id net=$2 ip=$3 out rc
+    local name=$1-$id net=$2 ip=$3 out rc sysctl=("${ARP_SYSCTL[@]}")
     shift 3
+    [ "$1" != --no-sysctl ] || sysctl=()
     docker create "${L[@]}" --name "$name" --network "$net" --ip "$ip" \
         --user 65534:65534 --cap-drop ALL --read-only --init \
         --security-opt no-new-privileges --restart no --pids-limit 16 \
         --memory 16m --dns 0.0.0.0 --dns-option timeout:1 \
-        --dns-option attempts:1 "$PROBE" "${@:2}" >/dev/null
+        --dns-option attempts:1 "${sysctl[@]}" "$PROBE" "${@:2}" >/dev/null
     [ "$1" != --connect-egress ] || docker network connect "$EGR" "$name"
     rc=0
     out=$(docker start -a "$name" 2>/dev/null) || rc=$?
@@ -96,6 +125,11 @@ check_of() { # OUTPUT NAME TARGET -> "ok detail"
     head -n 1 <<<"$1" | jq -r --arg n "$2" --arg t "$3" \
         '.checks[] | select(.name == $n and .target == $t) | "\(.ok) \(.detail)"'
 }
+fail_of() { # OUTPUT NAME TARGET -> the failed check's "fail"
+    head -n 1 <<<"$1" | jq -r --arg n "$2" --arg t "$3" \
+        '.checks[] | select(.name == $n and .target == $t) | .fail'
+}
+route_of() { head -n 1 <<<"$1" | jq -r .route; }
 
 BASE=(--proxy "$S.2:3128" --allowed vendor.test:443 --denied "$DENIED"
     --timeout-ms "$TIMEOUT_MS")
@@ -122,13 +156,18 @@ check_eq "and exit 0" exit=0 "$(exit_of "$out")"
 check_eq "one JSON line and the exit line" 2 "$(wc -l <<<"$out")"
 check_eq "allowed: 200" "true 200" "$(check_of "$out" allowed vendor.test:443)"
 check_eq "denied: 403" "true 403" "$(check_of "$out" denied "$DENIED")"
-check_match "gateway :443 unreachable (inhibit_ipv4)" '^true (timeout|unreachable)$' \
-    "$(check_of "$out" direct "$S.1:443")"
-check_match "vendor's egress IP unreachable" '^true ' \
-    "$(check_of "$out" direct "$VENDOR_IP:443")"
-check_match "proxy's egress IP unreachable" '^true ' \
-    "$(check_of "$out" direct "$PROXY_EGR_IP:3128")"
-check_match "resolver does not answer the vendor's name" '^true ' \
+# Every direct connect ends on an answer (no one holds the gateway, which
+# is also the next hop to anything off the link), never on a timeout.
+for d in "$S.1:80" "$S.1:443" "$S.1:3128" "$PROXY_EGR_IP:3128" \
+    "$VENDOR_IP:443"; do
+    check_eq "direct $d: unreachable (an answer, not a timeout)" \
+        "true unreachable" "$(check_of "$out" direct "$d")"
+done
+check_match "the route fact: the gateway is unheld, ARP gives up fast" \
+    "^gateway $S.1 unheld \(arp gives up in [0-9]{2,3} ms\)$" \
+    "$(route_of "$out")"
+check_eq "resolver silent on the vendor's name, explained by the facts" \
+    "true silent: resolver up, nothing leaves the link" \
     "$(check_of "$out" dns vendor.test:443)"
 check_eq "the probe ran as the agent does: read-only, no caps" \
     "true [ALL] true" "$(docker inspect -f \
@@ -176,24 +215,87 @@ check_eq "(c) exit 2" exit=2 "$(exit_of "$out")"
 INT2=probe-int2-$id
 T=$(make_net "$INT2" --internal)
 proxy proxyd "$INT2" "$T.2" vendor.test:443
+LPORT=$(free_port)
+EPORT=$(free_port "$LPORT")
+HPORT=$(free_port "$LPORT" "$EPORT")
 mkdir -p "$TEST_TMP/www"
-/bin/busybox httpd -f -p "$T.1:18443" -h "$TEST_TMP/www" &
+/bin/busybox httpd -f -p "$T.1:$LPORT" -h "$TEST_TMP/www" &
 LISTENER=$!
 on_cleanup "kill $LISTENER 2>/dev/null"
 for i in $(seq 50); do
-    ss -ltn | grep -q "$T.1:18443" && break
+    ss -ltn | grep -q "$T.1:$LPORT" && break
     sleep 0.1
 done
 out=$(probe pd "$INT2" "$T.4" - --proxy "$T.2:3128" --allowed vendor.test:443 \
-    --denied "$DENIED" --timeout-ms "$TIMEOUT_MS" --direct "$T.1:18443")
+    --denied "$DENIED" --timeout-ms "$TIMEOUT_MS" --direct "$T.1:$LPORT")
 echo "# (d) $(head -n 1 <<<"$out")"
 check_eq "(d) host gateway reachable: breach" breach \
     "$(verdict "$out" | cut -d' ' -f1)"
 check_eq "(d) direct to the gateway connected" "false connected" \
-    "$(check_of "$out" direct "$T.1:18443")"
+    "$(check_of "$out" direct "$T.1:$LPORT")"
 # positive control for (d): the same listener port on the inhibited
 # network's gateway address is no route at all
-out=$(probe pd2 "$INT" "$S.4" - "${BASE[@]}" --direct "$S.1:18443")
+out=$(probe pd2 "$INT" "$S.4" - "${BASE[@]}" --direct "$S.1:$LPORT")
 check_eq "(d) same port on the inhibit_ipv4 network: ok" ok \
     "$(verdict "$out" | cut -d' ' -f1)"
 kill "$LISTENER" 2>/dev/null || true
+
+# (e) the same network, nothing listening: every direct connect is refused
+# (the host holds the gateway), which is an answer; but the resolver's
+# silence is no longer explained, since a packet may leave the link.
+out=$(probe pe "$INT2" "$T.4" - --proxy "$T.2:3128" --allowed vendor.test:443 \
+    --denied "$DENIED" --timeout-ms 800 --direct "$T.1:$EPORT")
+echo "# (e) $(head -n 1 <<<"$out")"
+check_eq "(e) gateway held: the silence is inconclusive, not ok" inconclusive \
+    "$(verdict "$out" | cut -d' ' -f1)"
+check_eq "(e) exit 5" exit=5 "$(exit_of "$out")"
+check_eq "(e) direct to the held gateway: refused (an answer)" "true refused" \
+    "$(check_of "$out" direct "$T.1:$EPORT")"
+check_eq "(e) the dns check is the undecided one" undecided \
+    "$(fail_of "$out" dns vendor.test:443)"
+check_match "(e) route: gateway held" "^gateway $T.1 held" "$(route_of "$out")"
+
+# (f) a silent drop: a host listener on the held gateway whose accept queue
+# is full drops every further SYN. No answer must never read as blocked.
+if command -v python3 >/dev/null; then
+    python3 - "$T.1" $HPORT "$TEST_TMP/blackhole.ready" <<'PY' &
+import socket, sys, time
+ip, port, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+s = socket.socket(); s.bind((ip, port)); s.listen(0)
+fill = []
+for _ in range(3):  # fill the accept queue; never accept
+    c = socket.socket(); c.setblocking(False)
+    try: c.connect((ip, port))
+    except BlockingIOError: pass
+    fill.append(c)
+time.sleep(0.5); open(ready, "w").close(); time.sleep(120)
+PY
+    HOLE=$!
+    on_cleanup "kill $HOLE 2>/dev/null"
+    for i in $(seq 50); do [ -e "$TEST_TMP/blackhole.ready" ] && break; sleep 0.1; done
+    out=$(probe pf2 "$INT2" "$T.4" - --proxy "$T.2:3128" \
+        --allowed vendor.test:443 --denied "$DENIED" --timeout-ms 800 \
+        --direct "$T.1:$HPORT")
+    echo "# (f) $(head -n 1 <<<"$out")"
+    check_eq "(f) a dropped SYN: inconclusive, not ok" inconclusive \
+        "$(verdict "$out" | cut -d' ' -f1)"
+    check_eq "(f) the direct check says no answer" \
+        "false no answer in 800 ms (a silent drop)" \
+        "$(check_of "$out" direct "$T.1:$HPORT")"
+    check_eq "(f) and it is undecided, not a breach" undecided \
+        "$(fail_of "$out" direct "$T.1:$HPORT")"
+    kill "$HOLE" 2>/dev/null || true
+else
+    echo "# (f) skipped: no python3 for the SYN-dropping listener"
+fi
+
+# (g) without the sysctl: the kernel's own ARP give-up (3 x 1 s) is longer
+# than --timeout-ms, and the probe still waits for it: "unreachable", ok.
+out=$(probe pg "$INT" "$S.4" --no-sysctl "${BASE[@]}" --timeout-ms 500 \
+    --direct "$S.1:443")
+echo "# (g) $(head -n 1 <<<"$out")"
+check_eq "(g) no sysctl, short timeout: still an answer" "true unreachable" \
+    "$(check_of "$out" direct "$S.1:443")"
+check_eq "(g) and ok" ok "$(verdict "$out" | cut -d' ' -f1)"
+check_match "(g) route: the default 3000 ms give-up was read" \
+    "arp gives up in 3000 ms" "$(route_of "$out")"

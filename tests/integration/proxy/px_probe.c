@@ -25,6 +25,10 @@
  *                                    for SECS; print the bytes written
  *   px-probe many PORT TARGET N HOLD_MS  N tunnels at once, "ping" echoed
  *                                    on each; prints counts per status
+ *   px-probe late PORT TARGET GOFILE send all of the CONNECT header but its
+ *                                    last CRLF, print "sent", wait until
+ *                                    GOFILE exists, finish the header and
+ *                                    print the status (or EOF)
  * Exit status 0 when the exchange went as described, else 1.
  */
 #include <errno.h>
@@ -35,6 +39,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -541,6 +546,33 @@ cmd_many(int port, const char *target, int n, int hold_ms)
     return 0;
 }
 
+static int
+cmd_late(int port, const char *target, const char *gofile)
+{
+    size_t len;
+    char *req = make_request(target, 0, &len);
+    int fd = dial(port), st;
+    struct stat sb;
+    double end;
+
+    write_all(fd, req, len - 2); /* all but the blank line's CRLF */
+    printf("sent\n");
+    fflush(stdout);
+    for (end = now_s() + 60; stat(gofile, &sb) != 0 && now_s() < end;)
+        usleep(20 * 1000);
+    /* The proxy may have answered and closed already: a failed write is
+     * fine, the answer (if any) is what counts. */
+    send(fd, "\r\n", 2, MSG_NOSIGNAL);
+    st = read_status(fd);
+    if (st < 0)
+        printf("EOF\n");
+    else
+        printf("%d\n", st);
+    free(req);
+    close(fd);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -571,6 +603,8 @@ main(int argc, char **argv)
         return cmd_push(atoi(argv[2]), argv[3], atof(argv[4]));
     if (argc == 6 && strcmp(argv[1], "many") == 0)
         return cmd_many(atoi(argv[2]), argv[3], atoi(argv[4]), atoi(argv[5]));
+    if (argc == 5 && strcmp(argv[1], "late") == 0)
+        return cmd_late(atoi(argv[2]), argv[3], argv[4]);
     fprintf(stderr, "usage: see the comment at the top of px_probe.c\n");
     return 2;
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # test_scale.sh - 1,000 concurrent tunnels through one proxy, each one
-# echoing; then --max-conns overflow answered 503 while the rest work.
+# echoing; then --max-conns overflow answered 503 while the rest work,
+# also past the 64 answers that may linger (a flood still gets 503s, not
+# bare closes).
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/px_lib.sh"
 
@@ -27,3 +29,14 @@ check_eq "130 at once with --max-conns 100: 100 tunnels, 30 answered 503" \
     "200=100 503=30 other=0 echoed=100" \
     "$(probe many "$PX_PORT" "127.0.0.1:$ECHO" 130 0)"
 stop_proxy
+
+start_proxy --allow "127.0.0.1:$ECHO" --allow-private --max-conns 2
+check_eq "300 at once with --max-conns 2: 2 tunnels, 298 answered 503" \
+    "200=2 503=298 other=0 echoed=2" \
+    "$(probe many "$PX_PORT" "127.0.0.1:$ECHO" 300 0)"
+stop_proxy
+n=$(grep -c '"status":503.*"reason":"over --max-conns; answered without lingering"' \
+    "$TEST_TMP/proxy.log" || true)
+echo "503 answers past the lingering cap: $n"
+check "some went past the 64 lingering answers (stateless 503, logged)" \
+    test "$n" -ge 1

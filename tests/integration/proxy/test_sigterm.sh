@@ -1,12 +1,40 @@
 #!/usr/bin/env bash
 # test_sigterm.sh - SIGTERM stops accepting, lets open tunnels run for
 # --drain-timeout, then closes them and exits 0; with nothing open it
-# exits at once.
+# exits at once. A connection still reading its header when SIGTERM comes
+# never gets a tunnel: it is answered 503 (control: the same client
+# without a SIGTERM gets 200).
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/px_lib.sh"
 
 start_upstream echo echo
 ECHO=$UP_PORT
+
+# late TAG SIGNAL: a client that stops one CRLF short of its header; the
+# proxy gets SIGNAL (or none) before the client finishes. Prints the status.
+late() {
+    local out=$TEST_TMP/late-$1.out go=$TEST_TMP/late-$1.go lpid
+    probe late "$PX_PORT" "127.0.0.1:$ECHO" "$go" >"$out" &
+    lpid=$!
+    wait_for "$out" '^sent'
+    if [ -n "$2" ]; then
+        kill "-$2" "$PX_PID"
+        wait_for "$TEST_TMP/proxy.log" '"draining'
+    fi
+    touch "$go"
+    wait "$lpid"
+    sed -n 2p "$out"
+}
+start_proxy --allow "127.0.0.1:$ECHO" --allow-private --drain-timeout 30
+check_eq "control: a header finished without SIGTERM gets its tunnel" 200 \
+    "$(late nosignal "")"
+check_eq "a header still being read at SIGTERM gets 503, not a tunnel" 503 \
+    "$(late sigterm TERM)"
+rc=0
+wait "$PX_PID" || rc=$?
+check_eq "exit 0 once the refused client is answered" 0 "$rc"
+check_eq "no tunnel was opened during the drain" 1 \
+    "$(grep -c '"status":200' "$TEST_TMP/proxy.log")"
 
 start_proxy --allow "127.0.0.1:$ECHO" --allow-private --drain-timeout 1
 probe many "$PX_PORT" "127.0.0.1:$ECHO" 2 20000 >"$TEST_TMP/many" &

@@ -63,7 +63,7 @@ curl -fsS "$ETCD_URL/v3/kv/put" -d "{\"key\":\"$key\",\"value\":\"$hand\"}" >/de
 check_match "a hand-written key is listed" "hand" "$("$A" get hand)"
 rm "$IN/two.yaml"
 spec one 10 >"$IN/one.yaml"
-out=$("$A" apply -f "$IN" --prune)
+out=$("$A" apply -f "$IN" --prune --all)
 check_match "prune removes what apply wrote and the input dropped" \
     "two pruned" "$out"
 rc=0; "$A" get two >/dev/null 2>&1 || rc=$?
@@ -71,7 +71,7 @@ check_eq "pruned spec is gone" 1 "$rc"
 check_match "a hand-written spec survives prune" "hand" "$("$A" get hand)"
 # a cancelled spec is apply's own bytes rewritten: prune still knows it
 rm "$IN/one.yaml"; spec three 10 >"$IN/three.yaml"
-check_match "prune follows a cancel's rewrite" "one pruned" "$("$A" apply -f "$IN" --prune)"
+check_match "prune follows a cancel's rewrite" "one pruned" "$("$A" apply -f "$IN" --prune --all)"
 
 check_eq "delete" 'agentinvocation.agentctl.dev "hand" deleted' "$("$A" delete hand)"
 rc=0; "$A" delete hand >/dev/null 2>&1 || rc=$?

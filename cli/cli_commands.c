@@ -1,0 +1,194 @@
+/* cli_commands.c - agentctl's command table: every command's name,
+ * synopsis, help text and flags in one place (relayctl/parser.c style).
+ * agentctl.c parses argv with it, --help prints it and `agentctl
+ * completion` generates the shell scripts from it, so a flag added here
+ * is parsed, documented and completed at once. */
+#include "cli.h"
+
+#define END { NULL, 0, CLI_OPT_FLAG, NULL, NULL, CLI_COMPLETE_NONE, NULL }
+
+#define OPT_FILENAME(what)                                                     \
+    { "filename", 'f', CLI_OPT_LIST, "PATH",                                   \
+      what " (a file, a directory of *.yaml/*.yml/*.json, or - for stdin)",   \
+      CLI_COMPLETE_FILE, NULL }
+#define OPT_RECURSIVE                                                          \
+    { "recursive", 'R', CLI_OPT_FLAG, NULL,                                    \
+      "read the directories of -f and all their subdirectories",              \
+      CLI_COMPLETE_NONE, NULL }
+#define OPT_SELECTOR                                                           \
+    { "selector", 'l', CLI_OPT_VALUE, "SELECTOR",                              \
+      "label selector: k=v, k!=v, k, !k, k in (a,b), k notin (a,b); "         \
+      "comma = and",                                                           \
+      CLI_COMPLETE_NONE, NULL }
+#define OPT_JSON_OUTPUT(what)                                                  \
+    { "output", 'o', CLI_OPT_VALUE, "json", what, CLI_COMPLETE_WORDS, "json" }
+
+static const struct cli_opt validate_opts[] = {
+    OPT_FILENAME("input to check; bare paths work too"),
+    OPT_RECURSIVE,
+    OPT_JSON_OUTPUT("the result as one JSON object on stdout: {valid, "
+                    "documents, files, errors, errorsNotShown}"),
+    END,
+};
+
+static const struct cli_opt apply_opts[] = {
+    OPT_FILENAME("input to apply"),
+    OPT_RECURSIVE,
+    { "prune", 0, CLI_OPT_FLAG, NULL,
+      "delete specs an earlier apply wrote that the input no longer has "
+      "(needs -l or --all)",
+      CLI_COMPLETE_NONE, NULL },
+    OPT_SELECTOR,
+    { "all", 0, CLI_OPT_FLAG, NULL, "with --prune: consider every spec",
+      CLI_COMPLETE_NONE, NULL },
+    { "dry-run", 0, CLI_OPT_OPTIONAL, "client",
+      "print what would happen, write nothing (--dry-run[=client])",
+      CLI_COMPLETE_WORDS, "client" },
+    { "output", 'o', CLI_OPT_VALUE, "FORMAT",
+      "name, json or yaml (stdout then holds only the applied resources)",
+      CLI_COMPLETE_WORDS, "name json yaml" },
+    END,
+};
+
+static const struct cli_opt diff_opts[] = {
+    OPT_FILENAME("input to compare"),
+    OPT_RECURSIVE,
+    OPT_JSON_OUTPUT("{changed, items: [{name, action, diff}]} on stdout"),
+    END,
+};
+
+static const struct cli_opt get_opts[] = {
+    { "output", 'o', CLI_OPT_VALUE, "FORMAT",
+      "wide, name, json, yaml, jsonpath=TEMPLATE, custom-columns=SPEC",
+      CLI_COMPLETE_WORDS,
+      "wide name json yaml jsonpath= custom-columns=" },
+    OPT_SELECTOR,
+    { "show-labels", 0, CLI_OPT_FLAG, NULL, "add a LABELS column",
+      CLI_COMPLETE_NONE, NULL },
+    { "no-headers", 0, CLI_OPT_FLAG, NULL, "print the table without its "
+      "header", CLI_COMPLETE_NONE, NULL },
+    { "watch", 'w', CLI_OPT_FLAG, NULL,
+      "after the list, print a row each time an invocation changes",
+      CLI_COMPLETE_NONE, NULL },
+    END,
+};
+
+static const struct cli_opt describe_opts[] = {
+    OPT_SELECTOR,
+    END,
+};
+
+static const struct cli_opt delete_opts[] = {
+    OPT_FILENAME("delete the invocations this input names"),
+    OPT_RECURSIVE,
+    OPT_SELECTOR,
+    { "all", 0, CLI_OPT_FLAG, NULL, "delete every invocation",
+      CLI_COMPLETE_NONE, NULL },
+    { "ignore-not-found", 0, CLI_OPT_FLAG, NULL,
+      "a name that does not exist is not an error", CLI_COMPLETE_NONE, NULL },
+    END,
+};
+
+static const struct cli_opt logs_opts[] = {
+    { "follow", 'f', CLI_OPT_FLAG, NULL,
+      "keep printing until the attempt has finished", CLI_COMPLETE_NONE,
+      NULL },
+    { "tail", 0, CLI_OPT_VALUE, "N",
+      "print only the last N lines first (-1: all)", CLI_COMPLETE_NONE,
+      NULL },
+    { "since", 0, CLI_OPT_VALUE, "DURATION",
+      "only when the attempt started less than DURATION ago (else "
+      "nothing)",
+      CLI_COMPLETE_NONE, NULL },
+    { "timeout", 0, CLI_OPT_VALUE, "DURATION",
+      "with -f: give up (exit 1) after DURATION; 0 waits forever",
+      CLI_COMPLETE_NONE, NULL },
+    END,
+};
+
+static const struct cli_opt wait_opts[] = {
+    { "for", 0, CLI_OPT_VALUE, "CONDITION",
+      "phase=PHASE, condition=TYPE[=STATUS] or delete", CLI_COMPLETE_WORDS,
+      "phase=Succeeded phase=Failed phase=Running condition= delete" },
+    { "timeout", 0, CLI_OPT_VALUE, "DURATION",
+      "give up after DURATION (default 30s; 90, 1h30m, 500ms)",
+      CLI_COMPLETE_NONE, NULL },
+    END,
+};
+
+static const struct cli_opt version_opts[] = {
+    { "output", 'o', CLI_OPT_VALUE, "FORMAT", "json or yaml",
+      CLI_COMPLETE_WORDS, "json yaml" },
+    END,
+};
+
+static const struct cli_opt no_opts[] = { END };
+
+const struct cli_command cli_commands[] = {
+    { "validate", cli_validate, false, "-f PATH... [-o json]",
+      "check spec files (0 valid, 1 not)",
+      "Check spec files against the AgentInvocation schema. Prints\n"
+      "file:line:col: field: message for every error. Exit 0 when all are\n"
+      "valid, 1 otherwise, 2 on usage errors.\n",
+      validate_opts, CLI_COMPLETE_FILE },
+    { "apply", cli_apply, true, "-f PATH [--prune (-l SELECTOR | --all)]",
+      "write specs into the store",
+      "Validate every document of every input first; when one is invalid,\n"
+      "print the errors and write nothing. Then write each invocation to\n"
+      "the store. --prune deletes what an earlier apply wrote that the\n"
+      "input no longer has (never hand-written or hand-edited files); like\n"
+      "kubectl it needs -l SELECTOR or --all.\n",
+      apply_opts, CLI_COMPLETE_NONE },
+    { "diff", cli_diff, true, "-f PATH [-o json]",
+      "show what apply would change",
+      "Show how the input differs from the stored specs (canonical YAML,\n"
+      "unified format). Exit 0 when nothing differs, 1 when something\n"
+      "does, 2 on errors (including invalid input).\n",
+      diff_opts, CLI_COMPLETE_NONE },
+    { "get", cli_get, true, "[NAME...] [-o FORMAT] [-l SELECTOR] [-w]",
+      "list invocations or show some",
+      "List invocations (NAME PHASE ATTEMPT STOP AGE), or the ones named.\n"
+      "Files that do not validate show with PHASE Invalid.\n",
+      get_opts, CLI_COMPLETE_WORDS },
+    { "describe", cli_describe, true, "NAME... | -l SELECTOR",
+      "show invocations in detail",
+      "Show invocations in detail: spec, status, the Docker resources\n"
+      "they own, conditions and events.\n",
+      describe_opts, CLI_COMPLETE_WORDS },
+    { "delete", cli_delete, true, "(NAME... | -f PATH | -l SELECTOR | --all)",
+      "remove invocations' specs",
+      "Remove the specs of the invocations named. The controller then\n"
+      "stops their attempts and removes everything it created for them.\n",
+      delete_opts, CLI_COMPLETE_WORDS },
+    { "cancel", cli_cancel, true, "NAME...", "stop the running attempt",
+      "Set spec.cancel: true in each named spec (atomically). The\n"
+      "controller stops the attempt with stopReason cancelled.\n",
+      no_opts, CLI_COMPLETE_WORDS },
+    { "logs", cli_logs, true, "NAME [-f] [--tail N] [--since D]",
+      "print the captured output",
+      "Print the captured output (stdout and stderr) of NAME's attempt.\n"
+      "With -f, wait for the attempt to start (saying so on stderr) and\n"
+      "keep printing until its phase is final.\n",
+      logs_opts, CLI_COMPLETE_WORDS },
+    { "wait", cli_wait, true, "NAME... --for=CONDITION [--timeout=D]",
+      "wait for a phase, a condition or deletion",
+      "Wait until every named invocation meets the condition. Exit 0 when\n"
+      "it does, 1 on timeout, when it is not found, or at once when its\n"
+      "phase is final and cannot become the one asked for.\n",
+      wait_opts, CLI_COMPLETE_WORDS },
+    { "explain", cli_explain, false, "FIELD",
+      "document a field of the resource, from the CRD",
+      "Print the schema of a field of AgentInvocation (for example\n"
+      "spec.resources.cpus) as the embedded CRD states it.\n",
+      no_opts, CLI_COMPLETE_NONE },
+    { "completion", cli_completion, false, "bash|zsh",
+      "print a shell completion script",
+      "Print a completion script for bash or zsh, generated from this\n"
+      "command table:  source <(agentctl completion bash)\n",
+      no_opts, CLI_COMPLETE_WORDS },
+    { "version", cli_version, false, "[-o json|yaml]", "print the version",
+      "Print agentctl's version (also: agentctl --version).\n",
+      version_opts, CLI_COMPLETE_NONE },
+};
+
+const size_t cli_ncommands = sizeof(cli_commands) / sizeof(cli_commands[0]);

@@ -1,0 +1,120 @@
+/* cli_get_watch.c - get -w: after the first list, poll the store and
+ * print an invocation again each time its spec or status changes (a new
+ * row with the widths of the first table, or the resource in the -o
+ * format), as kubectl's watch does, until interrupted. Deletions are not
+ * printed. */
+#include "cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WATCH_POLL_MS 250
+
+static volatile sig_atomic_t watch_stop;
+
+static void
+on_signal(int sig)
+{
+    (void)sig;
+    watch_stop = 1;
+}
+
+struct seen {
+    char *name;
+    char *print; /* revision + status: what a change changes */
+};
+
+struct seen_set {
+    struct seen *v;
+    size_t n;
+};
+
+static char *
+print_of(struct cli *c, const struct store_spec *sp)
+{
+    cJSON *st = cli_status(c, sp->name);
+    char *s = st ? cJSON_PrintUnformatted(st) : NULL, *out = NULL;
+
+    if (asprintf(&out, "%s|%s", sp->rev, s ? s : "") == -1)
+        out = NULL;
+    free(s);
+    cJSON_Delete(st);
+    return out;
+}
+
+/* Remember sp; true when it is new or differs from what was seen. */
+static bool
+changed(struct cli *c, struct seen_set *set, const struct store_spec *sp)
+{
+    char *now = print_of(c, sp);
+    struct seen *v;
+
+    if (now == NULL)
+        return false;
+    for (size_t i = 0; i < set->n; i++) {
+        if (strcmp(set->v[i].name, sp->name) != 0)
+            continue;
+        if (strcmp(set->v[i].print, now) == 0) {
+            free(now);
+            return false;
+        }
+        free(set->v[i].print);
+        set->v[i].print = now;
+        return true;
+    }
+    v = realloc(set->v, (set->n + 1) * sizeof(*v));
+    if (v == NULL || (v[set->n].name = strdup(sp->name)) == NULL) {
+        set->v = v ? v : set->v;
+        free(now);
+        return false;
+    }
+    set->v = v;
+    set->v[set->n++].print = now;
+    return true;
+}
+
+static void
+print_one(struct cli *c, struct cli_get *g, const struct store_spec *sp)
+{
+    if (g->out == GET_OUT_TABLE || g->out == GET_OUT_WIDE)
+        cli_get_table_row(c, g, sp);
+    else
+        cli_get_print(c, g, sp, 1, true);
+    fflush(stdout);
+}
+
+int
+cli_get_watch(struct cli *c, const struct cli_args *a, struct cli_get *g,
+              const struct store_list *first)
+{
+    struct seen_set set = { 0 };
+    struct timespec ts = { 0, WATCH_POLL_MS * 1000000L };
+    struct sigaction sa = { .sa_handler = on_signal };
+
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    fflush(stdout);
+    for (size_t i = 0; i < first->n; i++)
+        changed(c, &set, &first->items[i]);
+    while (!watch_stop) {
+        struct store_list l;
+
+        nanosleep(&ts, NULL); /* a signal ends the sleep early */
+        if (watch_stop || cli_get_list(c, a, g->sel, &l) == -1)
+            break;
+        for (size_t i = 0; i < l.n; i++)
+            if (changed(c, &set, &l.items[i]))
+                print_one(c, g, &l.items[i]);
+        store_list_cleanup(&l);
+    }
+    for (size_t i = 0; i < set.n; i++) {
+        free(set.v[i].name);
+        free(set.v[i].print);
+    }
+    free(set.v);
+    return CLI_OK;
+}

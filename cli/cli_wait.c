@@ -1,0 +1,372 @@
+/* cli_wait.c - agentctl wait and logs: the commands that watch what the
+ * controller records. Both poll the store (CLI_POLL_MS); neither ever
+ * talks to Docker.
+ *
+ * wait --for=phase=P exits 1 at once when the phase is final and is not
+ * P (a final phase only changes with a new spec.attempt), naming the
+ * phase and stop reason; --for=condition=TYPE[=STATUS] and --for=delete
+ * wait until the timeout. --for=delete is met once the spec is gone and
+ * the controller has deleted the status (cleanup done). */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CLI_POLL_MS 200
+
+static void
+sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+        ;
+}
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool
+terminal(const char *phase)
+{
+    return phase != NULL &&
+           (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0 ||
+            strcmp(phase, "Cancelled") == 0);
+}
+
+static const char *
+str_of(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+enum wait_kind { WAIT_PHASE, WAIT_CONDITION, WAIT_DELETE };
+
+struct wait_for {
+    enum wait_kind kind;
+    char what[128];   /* the phase, or the condition type */
+    char status[16];  /* the condition status wanted ("True") */
+};
+
+static int
+parse_for(const char *cmd, const char *s, struct wait_for *w)
+{
+    const char *eq;
+
+    memset(w, 0, sizeof(*w));
+    if (s == NULL)
+        return cli_usage_error(cmd, "--for is required: phase=PHASE, "
+                                    "condition=TYPE[=STATUS] or delete");
+    if (strcmp(s, "delete") == 0) {
+        w->kind = WAIT_DELETE;
+        return CLI_OK;
+    }
+    if (strncmp(s, "phase=", 6) == 0 && s[6] != '\0' &&
+        strlen(s + 6) < sizeof(w->what)) {
+        w->kind = WAIT_PHASE;
+        strcpy(w->what, s + 6);
+        return CLI_OK;
+    }
+    if (strncmp(s, "condition=", 10) == 0 && s[10] != '\0' && s[10] != '=') {
+        w->kind = WAIT_CONDITION;
+        eq = strchr(s + 10, '=');
+        snprintf(w->what, sizeof(w->what), "%.*s",
+                 (int)(eq ? (size_t)(eq - s - 10) : strlen(s + 10)), s + 10);
+        snprintf(w->status, sizeof(w->status), "%s",
+                 eq && eq[1] ? eq + 1 : "True");
+        return CLI_OK;
+    }
+    return cli_usage_error(cmd, "unrecognized condition: \"%s\" (phase=PHASE, "
+                                "condition=TYPE[=STATUS] or delete)",
+                           s);
+}
+
+static bool
+condition_met(const cJSON *st, const struct wait_for *w)
+{
+    const cJSON *conds = cJSON_GetObjectItemCaseSensitive(st, "conditions");
+    const cJSON *c;
+
+    cJSON_ArrayForEach(c, conds)
+    {
+        const char *type = str_of(c, "type"), *status = str_of(c, "status");
+
+        if (type && status && strcasecmp(type, w->what) == 0)
+            return strcasecmp(status, w->status) == 0;
+    }
+    return false;
+}
+
+enum wait_state { W_NOT_YET, W_MET, W_NEVER, W_NOT_FOUND };
+
+/* One look at name: met, not yet, or never (final in another phase). */
+static enum wait_state
+look(struct cli *c, const char *name, const struct wait_for *w, char *why,
+     size_t size)
+{
+    struct store_spec sp;
+    bool exists = store_get(c->store, name, &sp, NULL) == 0;
+    cJSON *st = cli_status(c, name);
+    const char *phase = str_of(st, "phase");
+    enum wait_state r = W_NOT_YET;
+
+    if (exists)
+        store_spec_cleanup(&sp);
+    if (w->kind == WAIT_DELETE)
+        r = !exists && st == NULL ? W_MET : W_NOT_YET;
+    else if (!exists)
+        r = W_NOT_FOUND;
+    else if (w->kind == WAIT_CONDITION)
+        r = condition_met(st, w) ? W_MET : W_NOT_YET;
+    else if (phase != NULL && strcasecmp(phase, w->what) == 0)
+        r = W_MET;
+    else if (terminal(phase)) {
+        const char *stop = str_of(st, "stopReason");
+
+        snprintf(why, size, "phase is %s%s%s%s, which is final", phase,
+                 stop ? " (stopReason " : "", stop ? stop : "",
+                 stop ? ")" : "");
+        r = W_NEVER;
+    }
+    cJSON_Delete(st);
+    return r;
+}
+
+static int
+wait_one(struct cli *c, const char *name, const struct wait_for *w,
+         double deadline)
+{
+    char why[200] = "";
+
+    for (;;) {
+        switch (look(c, name, w, why, sizeof(why))) {
+        case W_MET:
+            printf(CLI_KIND "/%s %s\n", name,
+                   w->kind == WAIT_DELETE ? "deleted" : "condition met");
+            return CLI_OK;
+        case W_NOT_FOUND:
+            return cli_not_found(name);
+        case W_NEVER:
+            fprintf(stderr,
+                    "error: agentinvocations/%s will not reach phase %s: "
+                    "%s\n",
+                    name, w->what, why);
+            return CLI_FAIL;
+        case W_NOT_YET:
+            break;
+        }
+        if (now_s() >= deadline)
+            break;
+        sleep_ms(CLI_POLL_MS);
+    }
+    fprintf(stderr,
+            "error: timed out waiting for the condition on "
+            "agentinvocations/%s\n",
+            name);
+    return CLI_FAIL;
+}
+
+int
+cli_wait(struct cli *c, const struct cli_args *a)
+{
+    const char *t = cli_args_get(a, "timeout", "30s");
+    struct wait_for w;
+    double timeout, deadline;
+    int rc = CLI_OK;
+
+    if (parse_for(a->cmd, cli_args_get(a, "for", NULL), &w) != CLI_OK)
+        return CLI_USAGE;
+    if (cli_duration_parse(t, &timeout) == -1)
+        return cli_usage_error(a->cmd, "invalid --timeout \"%s\": expected "
+                                       "a duration such as 90s, 5m, 1h30m",
+                               t);
+    if (a->npos == 0)
+        return cli_usage_error(a->cmd, "expected NAME");
+    deadline = now_s() + timeout;
+    for (size_t i = 0; i < a->npos; i++) {
+        int one = store_name_ok(a->pos[i])
+                      ? wait_one(c, a->pos[i], &w, deadline)
+                      : (w.kind == WAIT_DELETE ? CLI_OK
+                                               : cli_not_found(a->pos[i]));
+
+        if (one != CLI_OK)
+            rc = one;
+    }
+    return rc;
+}
+
+/* --- logs --- */
+
+struct logs_opts {
+    bool follow;
+    long tail;      /* lines to start with; -1 = all */
+    double since;   /* seconds; < 0 = no limit */
+    double timeout; /* seconds for -f to wait; 0 = no limit */
+};
+
+static int
+parse_logs(const struct cli_args *a, struct logs_opts *o)
+{
+    const char *tail = cli_args_get(a, "tail", "-1");
+    const char *since = cli_args_get(a, "since", NULL);
+    const char *timeout = cli_args_get(a, "timeout", "0");
+    char *end;
+
+    o->follow = cli_args_has(a, "follow");
+    errno = 0;
+    o->tail = strtol(tail, &end, 10);
+    if (errno != 0 || *end != '\0' || end == tail || o->tail < -1)
+        return cli_usage_error(a->cmd, "invalid --tail \"%s\": a number of "
+                                       "lines, or -1 for all",
+                               tail);
+    o->since = -1;
+    if (since != NULL && cli_duration_parse(since, &o->since) == -1)
+        return cli_usage_error(a->cmd, "invalid --since \"%s\"", since);
+    if (cli_duration_parse(timeout, &o->timeout) == -1)
+        return cli_usage_error(a->cmd, "invalid --timeout \"%s\"", timeout);
+    if (a->npos != 1)
+        return cli_usage_error(a->cmd, "expected one NAME");
+    return CLI_OK;
+}
+
+/* Where the last `lines` lines of the first `size` bytes begin. */
+static off_t
+tail_start(int fd, off_t size, long lines)
+{
+    char buf[4096];
+    off_t pos = size;
+    long seen = 0;
+
+    if (lines < 0)
+        return 0;
+    if (lines == 0)
+        return size;
+    while (pos > 0) {
+        size_t n = pos > (off_t)sizeof(buf) ? sizeof(buf) : (size_t)pos;
+        ssize_t r = pread(fd, buf, n, pos - (off_t)n);
+
+        if (r != (ssize_t)n)
+            return 0;
+        for (size_t i = n; i-- > 0;) {
+            off_t at = pos - (off_t)n + (off_t)i;
+
+            /* a final newline ends the last line; it does not start one */
+            if (buf[i] == '\n' && at != size - 1 && ++seen == lines)
+                return at + 1;
+        }
+        pos -= (off_t)n;
+    }
+    return 0;
+}
+
+/* Copy what fd holds from *off on to stdout. */
+static void
+copy_out(int fd, off_t *off)
+{
+    char buf[65536];
+    ssize_t r;
+
+    while ((r = pread(fd, buf, sizeof(buf), *off)) > 0) {
+        fwrite(buf, 1, (size_t)r, stdout);
+        *off += r;
+    }
+    fflush(stdout);
+}
+
+/* The first read of the file: --since, then --tail decide where. */
+static off_t
+first_offset(int fd, const struct logs_opts *o)
+{
+    struct stat st;
+
+    if (fstat(fd, &st) == -1)
+        return 0;
+    /* no per-line times are kept: --since goes by the file's last write */
+    if (o->since >= 0 && (double)(time(NULL) - st.st_mtime) > o->since)
+        return st.st_size;
+    return tail_start(fd, st.st_size, o->tail);
+}
+
+/* Follow the output until the phase is final; 1 on timeout. */
+static int
+follow(struct cli *c, const char *name, const char *path,
+       const struct logs_opts *o)
+{
+    double deadline = o->timeout > 0 ? now_s() + o->timeout : 0;
+    bool said = false;
+    off_t off = 0;
+    int fd = -1, rc = CLI_OK;
+
+    for (;;) {
+        char *phase = cli_status_phase(c, name);
+        bool done = terminal(phase);
+
+        if (fd == -1 && (fd = open(path, O_RDONLY | O_CLOEXEC)) != -1)
+            off = first_offset(fd, o);
+        if (fd == -1 && !done && !said) {
+            fprintf(stderr, "waiting for the attempt of %s to start (phase "
+                            "%s)...\n",
+                    name, phase ? phase : "Pending");
+            said = true;
+        }
+        free(phase);
+        if (fd != -1)
+            copy_out(fd, &off); /* also what came before the phase was final */
+        if (done)
+            break;
+        if (deadline > 0 && now_s() >= deadline) {
+            fprintf(stderr, "error: timed out waiting for the attempt of %s "
+                            "to finish\n",
+                    name);
+            rc = CLI_FAIL;
+            break;
+        }
+        sleep_ms(CLI_POLL_MS);
+    }
+    if (fd != -1)
+        close(fd);
+    return rc;
+}
+
+int
+cli_logs(struct cli *c, const struct cli_args *a)
+{
+    struct logs_opts o;
+    struct store_spec sp;
+    const char *name;
+    char path[4096];
+    off_t off;
+    int fd, rc;
+
+    if ((rc = parse_logs(a, &o)) != CLI_OK)
+        return rc;
+    name = a->pos[0];
+    if (!store_name_ok(name) || store_get(c->store, name, &sp, NULL) == -1)
+        return cli_not_found(name);
+    store_spec_cleanup(&sp);
+    if (store_output_path(c->store, name, path, sizeof(path), NULL) == -1)
+        return CLI_FAIL;
+    if (o.follow)
+        return follow(c, name, path, &o);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+        return CLI_OK; /* no output yet */
+    off = first_offset(fd, &o);
+    copy_out(fd, &off);
+    close(fd);
+    return CLI_OK;
+}

@@ -1,0 +1,365 @@
+/* tls_vendor.c - the TLS test vendor: a stand-in for api.anthropic.com and
+ * api.openai.com that the real Claude Code and Codex CLIs talk to in the
+ * end-to-end scenarios (tests/integration/vendors/). Test-only.
+ *
+ *   tls-vendor --cert FILE --key FILE [--port 443]
+ *
+ * It serves HTTPS/1.1 (the certificate is one the test made with its own
+ * CA), one process per connection with keep-alive, and answers
+ *   POST .../v1/messages               Anthropic Messages (SSE or JSON)
+ *   POST .../v1/messages/count_tokens  a token count
+ *   POST .../responses                 OpenAI Responses (SSE)
+ *   anything else                      404
+ * following the script in the prompt (tv_reply.h). Every request is
+ * recorded as one JSON line on stdout (`docker logs`):
+ *   {"method","path","headers":{name: value, secrets "<redacted>"},
+ *    "api","model","stream","tools":[offered tool names],"results":N,
+ *    "calls":[tool calls asked for],"answer":text}
+ */
+#include "tv_json.h"
+#include "tv_reply.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#define TV_MAX_HEAD (64 * 1024)
+#define TV_MAX_BODY (32 * 1024 * 1024)
+
+struct tv_req {
+    char method[16];
+    char path[2048];
+    struct tvb head;     /* the raw header lines */
+    struct tvb body;
+    int keep_alive;
+};
+
+/* Header names whose values are secrets: never written to the record. */
+static int
+is_secret_header(const char *name)
+{
+    static const char *const words[] = {"authorization", "api-key", "apikey",
+                                        "cookie", "token", "secret", NULL};
+
+    for (int i = 0; words[i]; i++)
+        if (strcasestr(name, words[i]))
+            return 1;
+    return 0;
+}
+
+/* Bytes from the TLS stream into b until it holds `want` bytes more than
+ * `have`, or -1 on EOF/error. */
+static int
+fill(SSL *ssl, struct tvb *b, size_t want)
+{
+    char chunk[16384];
+
+    while (b->len < want) {
+        int n = SSL_read(ssl, chunk, sizeof(chunk));
+
+        if (n <= 0)
+            return -1;
+        tvb_add(b, chunk, (size_t)n);
+    }
+    return 0;
+}
+
+/* The value of header `name` in the raw header block (first match), or
+ * NULL; copied into out. */
+static const char *
+header(const struct tv_req *q, const char *name, char *out, size_t cap)
+{
+    size_t nl = strlen(name);
+    const char *p = q->head.p;
+
+    while (p && *p) {
+        const char *eol = strstr(p, "\r\n");
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+
+        if (n > nl && !strncasecmp(p, name, nl) && p[nl] == ':') {
+            const char *v = p + nl + 1;
+            size_t vn = n - nl - 1;
+
+            while (vn && (*v == ' ' || *v == '\t')) {
+                v++;
+                vn--;
+            }
+            if (vn >= cap)
+                vn = cap - 1;
+            memcpy(out, v, vn);
+            out[vn] = '\0';
+            return out;
+        }
+        p = eol ? eol + 2 : NULL;
+    }
+    return NULL;
+}
+
+/* A chunked body (RFC 9112 7.1) out of `raw` from offset `at`. */
+static int
+read_chunked(SSL *ssl, struct tvb *raw, size_t at, struct tvb *body)
+{
+    for (;;) {
+        char *eol;
+        unsigned long size;
+
+        while (!(eol = strstr(raw->p + at, "\r\n")))
+            if (raw->len - at > 64 || fill(ssl, raw, raw->len + 1) < 0)
+                return -1;
+        size = strtoul(raw->p + at, NULL, 16);
+        at = (size_t)(eol + 2 - raw->p);
+        if (body->len + size > TV_MAX_BODY ||
+            fill(ssl, raw, at + size + 2) < 0)
+            return -1;
+        if (size == 0)
+            return 0; /* no trailers from these clients */
+        tvb_add(body, raw->p + at, size);
+        at += size + 2;
+    }
+}
+
+/* One request off the connection; -1 when the peer closed or sent junk.
+ * `raw` carries bytes read past the previous request. */
+static int
+read_request(SSL *ssl, struct tvb *raw, struct tv_req *q)
+{
+    char *end, val[64], version[16];
+    size_t head_len;
+
+    while (!raw->p || !(end = strstr(raw->p, "\r\n\r\n"))) {
+        if (raw->len > TV_MAX_HEAD || fill(ssl, raw, raw->len + 1) < 0)
+            return -1;
+    }
+    head_len = (size_t)(end + 4 - raw->p);
+    if (sscanf(raw->p, "%15s %2047s %15s", q->method, q->path, version) != 3)
+        return -1;
+    tvb_add(&q->head, raw->p, head_len - 2);
+    q->keep_alive = !(header(q, "Connection", val, sizeof(val)) &&
+                      !strcasecmp(val, "close"));
+    if (header(q, "Transfer-Encoding", val, sizeof(val)) &&
+        strcasestr(val, "chunked")) {
+        if (read_chunked(ssl, raw, head_len, &q->body) < 0)
+            return -1;
+        q->keep_alive = 0; /* the consumed length is not tracked: close */
+        raw->len = 0;
+        raw->p[0] = '\0';
+        return 0;
+    }
+    size_t clen = header(q, "Content-Length", val, sizeof(val))
+                      ? strtoul(val, NULL, 10) : 0;
+    if (clen > TV_MAX_BODY || fill(ssl, raw, head_len + clen) < 0)
+        return -1;
+    tvb_add(&q->body, raw->p + head_len, clen);
+    memmove(raw->p, raw->p + head_len + clen, raw->len - head_len - clen);
+    raw->len -= head_len + clen;
+    raw->p[raw->len] = '\0';
+    return 0;
+}
+
+/* The request's headers as a JSON object, secrets redacted. */
+static void
+record_headers(const struct tv_req *q, struct tvb *rec)
+{
+    const char *p = strstr(q->head.p, "\r\n");
+    int first = 1;
+
+    tvb_puts(rec, ",\"headers\":{");
+    while (p && p[2]) {
+        const char *line = p + 2, *colon, *eol = strstr(line, "\r\n");
+        size_t n = eol ? (size_t)(eol - line) : strlen(line);
+        char name[128], value[1024];
+
+        p = eol;
+        colon = memchr(line, ':', n);
+        if (!colon || (size_t)(colon - line) >= sizeof(name))
+            continue;
+        snprintf(name, sizeof(name), "%.*s", (int)(colon - line), line);
+        for (char *c = name; *c; c++)
+            *c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
+        snprintf(value, sizeof(value), "%.*s",
+                 (int)(n - (size_t)(colon + 1 - line)), colon + 1);
+        tvb_puts(rec, first ? "" : ",");
+        first = 0;
+        tvb_json_str(rec, name);
+        tvb_puts(rec, ":");
+        tvb_json_str(rec, is_secret_header(name) ? "<redacted>"
+                          : value + strspn(value, " \t"));
+    }
+    tvb_puts(rec, "}");
+}
+
+static int
+ends_with(const char *path, const char *suffix)
+{
+    char clean[2048];
+    size_t n, sn = strlen(suffix);
+
+    snprintf(clean, sizeof(clean), "%s", path);
+    clean[strcspn(clean, "?")] = '\0';
+    n = strlen(clean);
+    return n >= sn && !strcmp(clean + n - sn, suffix);
+}
+
+/* With TV_DUMP_DIR set, each request body also goes to a file there
+ * (<pid>-<n>.json): for finding out what a new CLI version sends. */
+static void
+dump_body(const struct tv_req *q)
+{
+    static int n;
+    const char *dir = getenv("TV_DUMP_DIR");
+    char path[512];
+    FILE *f;
+
+    if (!dir || !q->body.len)
+        return;
+    snprintf(path, sizeof(path), "%s/%d-%d.json", dir, (int)getpid(), ++n);
+    if ((f = fopen(path, "w"))) {
+        fwrite(q->body.p, 1, q->body.len, f);
+        fclose(f);
+    }
+}
+
+/* Route one request, send the answer, write its record. */
+static int
+serve(SSL *ssl, struct tv_req *q)
+{
+    struct tv_reply r = {0};
+    struct tvj *body = NULL;
+    struct tvb out = {0}, rec = {0};
+    int ok;
+
+    if (!strcmp(q->method, "POST"))
+        body = tvj_parse(q->body.p ? q->body.p : "", q->body.len);
+    dump_body(q);
+    if (!strcmp(q->method, "POST") && ends_with(q->path, "/messages/count_tokens")) {
+        r.status = 200;
+        r.type = "application/json";
+        tvb_puts(&r.body, "{\"input_tokens\":10}");
+        tvb_puts(&r.record, ",\"api\":\"anthropic-count\"");
+    } else if (!strcmp(q->method, "POST") && ends_with(q->path, "/messages")) {
+        tv_reply_anthropic(body, &r);
+    } else if (!strcmp(q->method, "POST") && ends_with(q->path, "/responses")) {
+        tv_reply_openai(body, &r);
+    } else {
+        r.status = 404;
+        r.type = "application/json";
+        tvb_puts(&r.body, "{\"error\":{\"type\":\"not_found_error\","
+                          "\"message\":\"not served by the test vendor\"}}");
+        tvb_puts(&r.record, ",\"api\":\"none\"");
+    }
+    tvb_printf(&out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+                     "Content-Length: %zu\r\nrequest-id: req_vendor\r\n"
+                     "x-request-id: req_vendor\r\nConnection: %s\r\n\r\n",
+               r.status, r.status == 200 ? "OK" : "Error", r.type,
+               r.body.len, q->keep_alive ? "keep-alive" : "close");
+    tvb_add(&out, r.body.p ? r.body.p : "", r.body.len);
+    ok = SSL_write(ssl, out.p, (int)out.len) == (int)out.len;
+
+    tvb_puts(&rec, "{\"method\":");
+    tvb_json_str(&rec, q->method);
+    tvb_puts(&rec, ",\"path\":");
+    tvb_json_str(&rec, q->path);
+    record_headers(q, &rec);
+    tvb_printf(&rec, ",\"status\":%d,\"bodyBytes\":%zu", r.status, q->body.len);
+    tvb_add(&rec, r.record.p ? r.record.p : "", r.record.len);
+    tvb_puts(&rec, "}\n");
+    if (write(STDOUT_FILENO, rec.p, rec.len) < 0)
+        perror("tls-vendor: record");
+    tvj_free(body);
+    tv_reply_free(&r);
+    tvb_free(&out);
+    tvb_free(&rec);
+    return ok ? 0 : -1;
+}
+
+/* One connection, in its own process: requests until the peer closes. */
+static void
+connection(SSL_CTX *ctx, int fd)
+{
+    SSL *ssl = SSL_new(ctx);
+    struct tvb raw = {0};
+
+    SSL_set_fd(ssl, fd);
+    if (SSL_accept(ssl) != 1) {
+        fprintf(stderr, "tls-vendor: handshake failed: %s\n",
+                ERR_reason_error_string(ERR_get_error()));
+        _exit(0);
+    }
+    for (;;) {
+        struct tv_req q = {0};
+        int again = read_request(ssl, &raw, &q) == 0 && serve(ssl, &q) == 0 &&
+                    q.keep_alive;
+
+        tvb_free(&q.head);
+        tvb_free(&q.body);
+        if (!again)
+            break;
+    }
+    SSL_shutdown(ssl);
+    _exit(0);
+}
+
+int
+main(int argc, char **argv)
+{
+    const char *cert = NULL, *key = NULL;
+    int port = 443, one = 1, lfd;
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    SSL_CTX *ctx;
+
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--cert"))
+            cert = argv[i + 1];
+        else if (!strcmp(argv[i], "--key"))
+            key = argv[i + 1];
+        else if (!strcmp(argv[i], "--port"))
+            port = atoi(argv[i + 1]);
+    }
+    if (!cert || !key || port <= 0 || port > 65535) {
+        fprintf(stderr, "usage: tls-vendor --cert FILE --key FILE [--port N]\n");
+        return 2;
+    }
+    ctx = SSL_CTX_new(TLS_server_method());
+    if (!ctx || SSL_CTX_use_certificate_chain_file(ctx, cert) != 1 ||
+        SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
+        fprintf(stderr, "tls-vendor: cannot load %s / %s: %s\n", cert, key,
+                ERR_reason_error_string(ERR_get_error()));
+        return 1;
+    }
+    signal(SIGCHLD, SIG_IGN); /* children are reaped by the kernel */
+    signal(SIGPIPE, SIG_IGN);
+    sa.sin_port = htons((unsigned short)port);
+    lfd = socket(AF_INET, SOCK_STREAM, 0);
+    if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one,
+                              sizeof(one)) < 0 ||
+        bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        listen(lfd, 64) < 0) {
+        perror("tls-vendor: listen");
+        return 1;
+    }
+    fprintf(stderr, "tls-vendor: listening on %d\n", port);
+    for (;;) {
+        int fd = accept(lfd, NULL, NULL);
+
+        if (fd < 0) {
+            if (errno != EINTR)
+                perror("tls-vendor: accept");
+            continue;
+        }
+        if (fork() == 0) {
+            close(lfd);
+            connection(ctx, fd);
+        }
+        close(fd);
+    }
+}

@@ -1,0 +1,177 @@
+# shellcheck shell=bash
+# lib_vendors.sh - harness for the real vendor CLI scenarios (source it
+# from tests/integration/vendors/test_*.sh): the pinned Claude Code and
+# Codex images (hack/images/build-claude-code.sh, build-codex.sh), the TLS
+# test vendor (agentctl/tls-vendor, tests/images/vendor/) on the egress
+# network as llm.vendor.test with a CA this run makes, and the controller
+# of lib_controller.sh with the claude and codex vendor profiles pointed
+# at it.
+#
+#   vd_init CLI            skip unless the CLI image exists or can be built;
+#                          CA + certificate, vendor, config, test image
+#   vd_spec NAME PHASE PROMPT [SPEC-LINE...]
+#                          an invocation of the CLI under test
+#   vd_records             the vendor's request records (JSON lines)
+#   vd_records_of NAME     the records of one invocation (by its turn text)
+#   ws_digest DIR          a digest of a tree in the box's workspace source
+source "$(dirname "${BASH_SOURCE[0]}")/../controller/lib_controller.sh"
+
+VD_HOST=llm.vendor.test
+VD_IMAGE=agentctl/tls-vendor:$VERSION
+VD_TLS=$TEST_TMP/tls
+VD_NAME=
+VD_CLI=
+VD_CLI_IMAGE=
+VD_TEST_IMAGE=
+
+# vd_pin IMAGE FIELD: a field of hack/images/vendor-clis.txt.
+vd_pin() {
+    awk -v img="$1" -v n="$2" '$1 == img && $0 !~ /^#/ { print $n }' \
+        "$ROOT/hack/images/vendor-clis.txt"
+}
+
+# vd_need_cli_image CLI: the pinned image, built when missing; skip (77)
+# with the build's own reason when it cannot be built here.
+vd_need_cli_image() {
+    local img=$1 tag out
+    tag=$(vd_pin "$img" 2)
+    VD_CLI_IMAGE=agentctl/$img:$tag
+    docker image inspect "$VD_CLI_IMAGE" >/dev/null 2>&1 && return 0
+    out=$(bash "$ROOT/hack/images/build-$img.sh" 2>&1) ||
+        fail "building $VD_CLI_IMAGE failed: $out"
+    docker image inspect "$VD_CLI_IMAGE" >/dev/null 2>&1 ||
+        skip "$VD_CLI_IMAGE not available: $(grep -m 1 skipped <<<"$out")"
+}
+
+# vd_make_tls: a CA and a server certificate for $VD_HOST signed by it.
+vd_make_tls() {
+    mkdir -p "$VD_TLS"
+    (
+        cd "$VD_TLS"
+        openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem \
+            -days 2 -subj "/CN=agentctl test CA $CTL_RUN" \
+            -addext "basicConstraints=critical,CA:TRUE" \
+            -addext "keyUsage=critical,keyCertSign,cRLSign"
+        openssl req -newkey rsa:2048 -nodes -keyout vendor.key \
+            -out vendor.csr -subj "/CN=$VD_HOST"
+        printf '%s\n' "subjectAltName=DNS:$VD_HOST" "basicConstraints=CA:FALSE" \
+            "extendedKeyUsage=serverAuth" >ext
+        openssl x509 -req -in vendor.csr -CA ca.pem -CAkey ca.key \
+            -CAcreateserial -out vendor.pem -days 2 -extfile ext
+        chmod 0644 vendor.key # read by the vendor's user (a test key)
+    ) >/dev/null 2>&1 || fail "openssl could not make the test CA"
+}
+
+# vd_start_vendor: the TLS vendor on the egress network; waits (bounded)
+# until it listens.
+vd_start_vendor() {
+    local i
+    VD_NAME=tls-vendor-$CTL_RUN
+    docker run -d --label "$TEST_LABEL" --name "$VD_NAME" \
+        --network "$EGRESS_NET" --network-alias "$VD_HOST" \
+        -v "$VD_TLS:/tls:ro" "$VD_IMAGE" \
+        --cert /tls/vendor.pem --key /tls/vendor.key --port 443 >/dev/null ||
+        fail "cannot start the TLS vendor"
+    for i in $(seq 1 100); do # readiness, not a timed assertion
+        docker logs "$VD_NAME" 2>&1 | grep -q 'listening on 443' && return 0
+        sleep 0.1
+    done
+    fail "the TLS vendor never listened: $(docker logs "$VD_NAME" 2>&1)"
+}
+
+# vd_build_test_image: the CLI image plus what the scenarios need in the
+# box and a user's image would add FROM it: a shell with the usual tools
+# (busybox; both CLIs run commands through a shell), and this run's CA.
+# For codex also /etc/codex/config.toml naming the vendor's base URL
+# (codex takes the base URL from config only: docs/vendor-clis.md).
+vd_build_test_image() {
+    local ctx=$TEST_TMP/image a
+    mkdir -p "$ctx/root/bin" "$ctx/root/etc/agentctl-test" "$ctx/root/etc/codex"
+    cp "$(command -v busybox)" "$ctx/root/bin/busybox"
+    for a in sh ls cat echo mkdir rm touch id sleep grep sed head tail wc \
+        sha256sum stat find env printf test true false tr cut sort; do
+        ln -s busybox "$ctx/root/bin/$a"
+    done
+    ln -s busybox "$ctx/root/bin/bash"
+    cp "$VD_TLS/ca.pem" "$ctx/root/etc/agentctl-test/ca.pem"
+    printf 'openai_base_url = "https://%s/v1"\n' "$VD_HOST" \
+        >"$ctx/root/etc/codex/config.toml"
+    cat >"$ctx/Dockerfile" <<DOCKERFILE
+FROM $VD_CLI_IMAGE
+COPY root/ /
+ENV PATH=/usr/local/bin:/bin SHELL=/bin/sh
+DOCKERFILE
+    VD_TEST_IMAGE=agentctl-test/$VD_CLI-e2e:$CTL_RUN
+    docker build -q --label "$TEST_LABEL" -t "$VD_TEST_IMAGE" "$ctx" \
+        >/dev/null || fail "cannot build $VD_TEST_IMAGE"
+    on_cleanup "docker rmi -f $VD_TEST_IMAGE >/dev/null 2>&1"
+}
+
+# vd_write_vendors: the claude and codex profiles replaced by ones whose
+# one host is the test vendor.
+vd_write_vendors() {
+    sed -i '/^vendors:/a\
+  claude: {hosts: ["'"$VD_HOST"':443"], credentialEnv: ANTHROPIC_API_KEY, allowPrivate: true}\
+  codex: {hosts: ["'"$VD_HOST"':443"], credentialEnv: OPENAI_API_KEY, allowPrivate: true}' \
+        "$CONFIG"
+}
+
+# vd_init CLI (claude or codex)
+vd_init() {
+    VD_CLI=$1
+    command -v openssl >/dev/null || skip "openssl not installed"
+    command -v busybox >/dev/null || skip "busybox not installed"
+    need_docker
+    case $VD_CLI in
+    claude) vd_need_cli_image claude-code ;;
+    codex) vd_need_cli_image codex ;;
+    esac
+    ctl_init
+    docker image inspect "$VD_IMAGE" >/dev/null 2>&1 ||
+        bash "$ROOT/hack/images/build-tls-vendor.sh" >/dev/null ||
+        fail "cannot build $VD_IMAGE"
+    vd_make_tls
+    vd_start_vendor
+    vd_build_test_image
+    vd_write_vendors
+    mkdir -p "$WS_ROOT/proj"
+    printf '#!/bin/sh\necho "RUNNER-RAN $(cat /work/README.md)"\n' \
+        >"$WS_ROOT/proj/check.sh"
+    echo "proj-$CTL_RUN" >"$WS_ROOT/proj/README.md"
+}
+
+# vd_spec NAME PHASE PROMPT [SPEC-LINE...]: an invocation of the CLI
+# under test on workspace proj, with the credential, the vendor's CA and
+# (claude) base URL in its environment.
+vd_spec() {
+    local name=$1 phase=$2 prompt=$3 env
+    shift 3
+    case $VD_CLI in
+    claude) env="{ANTHROPIC_BASE_URL: \"https://$VD_HOST\", NODE_EXTRA_CA_CERTS: /etc/agentctl-test/ca.pem}" ;;
+    codex) env="{CODEX_CA_CERTIFICATE: /etc/agentctl-test/ca.pem}" ;;
+    esac
+    apply_spec "$name" "$phase" "vendor: $VD_CLI" "image: $VD_TEST_IMAGE" \
+        "prompt: $(jq -Rs . <<<"$prompt")" "credential: $CRED_NAME" \
+        "env: $env" "workspace: {source: proj, size: 16Mi, inodes: 1000}" \
+        "scratch: {size: 256Mi, inodes: 20000}" \
+        "resources: {memory: 2Gi, cpus: \"1\", pids: 512}" "$@"
+}
+
+# vd_records: every request the vendor recorded so far.
+vd_records() {
+    docker logs "$VD_NAME" 2>/dev/null | grep '^{' || true
+}
+
+# vd_records_of TASK: the records of requests whose prompt said TASK.
+vd_records_of() {
+    vd_records | jq -c --arg t "$1" 'select(.task == $t)'
+}
+
+# vd_prompt TASK CALL-LINE...: a prompt naming its task, with the vendor's
+# script (tv_reply.h) after it.
+vd_prompt() {
+    local task=$1
+    shift
+    printf 'TASK %s\nDo what the script below says.\n' "$task"
+    printf '%s\n' "$@"
+}

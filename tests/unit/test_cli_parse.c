@@ -1,0 +1,252 @@
+/* test_cli_parse.c - agentctl's pure parts: the table-driven argument
+ * parser (flags before and after arguments, --, =, repeated, unknown),
+ * durations as kubectl takes them, label selectors, JSONPath templates. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli.h"
+
+static const struct cli_opt opts[] = {
+    { "filename", 'f', CLI_OPT_LIST, "PATH", "input", CLI_COMPLETE_FILE, NULL },
+    { "output", 'o', CLI_OPT_VALUE, "FORMAT", "format", CLI_COMPLETE_NONE,
+      NULL },
+    { "follow", 'F', CLI_OPT_FLAG, NULL, "follow", CLI_COMPLETE_NONE, NULL },
+    { "dry-run", 0, CLI_OPT_OPTIONAL, "client", "dry", CLI_COMPLETE_NONE,
+      NULL },
+    { NULL, 0, CLI_OPT_FLAG, NULL, NULL, CLI_COMPLETE_NONE, NULL },
+};
+
+/* Parse a NULL-terminated argv copy (getopt permutes it). */
+static int
+parse(struct cli_args *a, char **argv)
+{
+    int argc = 0;
+
+    while (argv[argc] != NULL)
+        argc++;
+    return cli_args_parse(a, "test", opts, argc, argv);
+}
+
+static void
+test_flags_before_after_and_between_arguments(void **state)
+{
+    char *argv[] = { "get", "-o", "json", "a", "--follow", "b", "-fx.yaml",
+                     "--filename=y.yaml", "--specs", "/s", NULL };
+    struct cli_args a;
+    size_t n;
+    char *const *f;
+
+    (void)state;
+    assert_int_equal(parse(&a, argv), 0);
+    assert_string_equal(cli_args_get(&a, "output", NULL), "json");
+    assert_true(cli_args_has(&a, "follow"));
+    f = cli_args_list(&a, "filename", &n);
+    assert_int_equal(n, 2);
+    assert_string_equal(f[0], "x.yaml");
+    assert_string_equal(f[1], "y.yaml");
+    assert_string_equal(cli_args_get(&a, "specs", NULL), "/s");
+    assert_int_equal(a.npos, 2);
+    assert_string_equal(a.pos[0], "a");
+    assert_string_equal(a.pos[1], "b");
+    cli_args_cleanup(&a);
+}
+
+static void
+test_double_dash_ends_flags(void **state)
+{
+    char *argv[] = { "logs", "--", "-o", "--follow", NULL };
+    struct cli_args a;
+
+    (void)state;
+    assert_int_equal(parse(&a, argv), 0);
+    assert_false(cli_args_has(&a, "follow"));
+    assert_null(cli_args_get(&a, "output", NULL));
+    assert_int_equal(a.npos, 2);
+    assert_string_equal(a.pos[0], "-o");
+    cli_args_cleanup(&a);
+}
+
+static void
+test_last_value_wins_and_optional_value(void **state)
+{
+    char *argv[] = { "x", "-o", "a", "--output=b", "--dry-run", NULL };
+    char *argv2[] = { "x", "--dry-run=none", "n", NULL };
+    struct cli_args a;
+
+    (void)state;
+    assert_int_equal(parse(&a, argv), 0);
+    assert_string_equal(cli_args_get(&a, "output", NULL), "b");
+    assert_string_equal(cli_args_get(&a, "dry-run", NULL), "");
+    cli_args_cleanup(&a);
+    /* an optional value never takes the next word */
+    assert_int_equal(parse(&a, argv2), 0);
+    assert_string_equal(cli_args_get(&a, "dry-run", NULL), "none");
+    assert_int_equal(a.npos, 1);
+    cli_args_cleanup(&a);
+}
+
+static void
+test_unknown_flag_and_missing_value_are_usage_errors(void **state)
+{
+    char *unknown[] = { "x", "--nope", NULL };
+    char *unknown_short[] = { "x", "-z", NULL };
+    char *missing[] = { "x", "-o", NULL };
+    struct cli_args a;
+
+    (void)state;
+    assert_int_equal(parse(&a, unknown), -1);
+    cli_args_cleanup(&a);
+    assert_int_equal(parse(&a, unknown_short), -1);
+    cli_args_cleanup(&a);
+    assert_int_equal(parse(&a, missing), -1);
+    cli_args_cleanup(&a);
+}
+
+static void
+test_help_is_a_flag_of_every_command(void **state)
+{
+    char *argv[] = { "x", "a", "-h", NULL };
+    struct cli_args a;
+
+    (void)state;
+    assert_int_equal(parse(&a, argv), 0);
+    assert_true(a.help);
+    cli_args_cleanup(&a);
+}
+
+static double
+dur(const char *s)
+{
+    double v = -1;
+
+    return cli_duration_parse(s, &v) == 0 ? v : -1;
+}
+
+static void
+test_durations_go_style(void **state)
+{
+    (void)state;
+    assert_true(dur("1h30m") == 5400);
+    assert_true(dur("90") == 90);
+    assert_true(dur("30s") == 30);
+    assert_true(dur("1m0s") == 60);
+    assert_true(dur("2.5s") == 2.5);
+    assert_true(dur("500ms") == 0.5);
+    assert_true(dur("1h1m1s500ms") > 3661.49 && dur("1h1m1s500ms") < 3661.51);
+    assert_true(dur("0") == 0);
+    assert_true(dur("") == -1);
+    assert_true(dur("-1s") == -1);
+    assert_true(dur("5x") == -1);
+    assert_true(dur("1h 30m") == -1);
+    assert_true(dur("h") == -1);
+    assert_true(dur("1h30") == -1); /* a bare number only on its own */
+}
+
+static struct spec_kvlist *
+labels(void)
+{
+    static struct spec_kv kv[] = { { "kind", "review" }, { "team", "web" } };
+    static struct spec_kvlist l = { kv, 2 };
+
+    return &l;
+}
+
+static bool
+matches(const char *sel)
+{
+    struct cli_selector *s = cli_selector_parse(sel);
+    bool ok;
+
+    assert_non_null(s);
+    ok = cli_selector_match(s, labels());
+    cli_selector_free(s);
+    return ok;
+}
+
+static void
+test_selectors(void **state)
+{
+    (void)state;
+    assert_true(matches("team=web"));
+    assert_true(matches("team==web"));
+    assert_false(matches("team=api"));
+    assert_true(matches("team!=api"));
+    assert_true(matches("owner!=x")); /* absent key: != matches */
+    assert_true(matches("team"));
+    assert_false(matches("!team"));
+    assert_true(matches("!owner"));
+    assert_true(matches("team in (api, web)"));
+    assert_false(matches("team notin (api,web)"));
+    assert_true(matches("team=web,kind=review"));
+    assert_false(matches("team=web,kind=fix"));
+    assert_null(cli_selector_parse(""));
+    assert_null(cli_selector_parse("a b"));
+    assert_null(cli_selector_parse("team in web"));
+    assert_null(cli_selector_parse("=x"));
+}
+
+static char *
+jp(const char *tmpl, const char *json)
+{
+    cJSON *doc = cJSON_Parse(json);
+    char *out = cli_jsonpath(tmpl, doc);
+
+    cJSON_Delete(doc);
+    return out;
+}
+
+static void
+test_jsonpath(void **state)
+{
+    static const char list[] =
+        "{\"kind\":\"List\",\"items\":[{\"metadata\":{\"name\":\"a\"},"
+        "\"status\":{\"phase\":\"Running\"}},{\"metadata\":{\"name\":\"b\"},"
+        "\"spec\":{\"n\":3}}]}";
+    char *s;
+
+    (void)state;
+    s = jp("{.items[0].metadata.name}", list);
+    assert_string_equal(s, "a");
+    free(s);
+    s = jp("{.items[*].metadata.name}", list);
+    assert_string_equal(s, "a b");
+    free(s);
+    s = jp("{range .items[*]}{.metadata.name}={.status.phase}{\"\\n\"}{end}",
+           list);
+    assert_string_equal(s, "a=Running\nb=\n");
+    free(s);
+    s = jp("n: {.items[1].spec}", list);
+    assert_string_equal(s, "n: {\"n\":3}");
+    free(s);
+    s = jp("{.items[-1].metadata['name']}", list);
+    assert_string_equal(s, "b");
+    free(s);
+    assert_null(jp("{.items[x]}", list));
+    assert_null(jp("{.items", list));
+    assert_false(cli_jsonpath_ok("{range .items[*]}{.a}"));
+    assert_true(cli_jsonpath_ok("{.a}"));
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_flags_before_after_and_between_arguments),
+        cmocka_unit_test(test_double_dash_ends_flags),
+        cmocka_unit_test(test_last_value_wins_and_optional_value),
+        cmocka_unit_test(test_unknown_flag_and_missing_value_are_usage_errors),
+        cmocka_unit_test(test_help_is_a_flag_of_every_command),
+        cmocka_unit_test(test_durations_go_style),
+        cmocka_unit_test(test_selectors),
+        cmocka_unit_test(test_jsonpath),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

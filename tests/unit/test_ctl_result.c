@@ -1,0 +1,228 @@
+/* test_ctl_result.c - the result interpreter (controller/ctl_result.c):
+ * what each step result queues, the backoff it grows and resets, what an
+ * unreachable daemon marks, and one pass end to end through the daemon's
+ * own code: a spec the config refuses is reported (Admitted=False) and
+ * queues no further pass - a pass that answered "done" there would spin
+ * the loop on a spec nothing has changed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "ctl.h"
+#include "ctl_inv.h"
+#include "ctl_queue.h"
+#include "ctl_result.h"
+#include "ctl_sync.h"
+
+/* The test config caps deadlineSeconds at 60; this spec asks for more. */
+static const char refused_yaml[] = "apiVersion: agentctl.dev/v1alpha1\n"
+                                   "kind: AgentInvocation\n"
+                                   "metadata: {name: refused}\n"
+                                   "spec:\n"
+                                   "  vendor: claude\n"
+                                   "  phase: execute\n"
+                                   "  image: agentctl/demo-agent:0\n"
+                                   "  command: [sleep, \"1\"]\n"
+                                   "  deadlineSeconds: 120\n";
+
+static const char config_yaml[] = "limits: {maxDeadlineSeconds: 60}\n";
+
+struct fx {
+    char dir[64];
+    struct ctl c;
+    struct ctl_inv *inv;
+};
+
+static unsigned passes; /* passes the queue ran */
+
+/* The queue's pass: the daemon's own, counted. */
+static void
+counted_pass(struct ctl_inv *inv)
+{
+    passes++;
+    ctl_inv_pass(inv);
+}
+
+static int
+setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof(*f));
+    char specs[96], path[128];
+    struct spec_errors es;
+    struct err e = { 0 };
+    FILE *fp;
+
+    assert_non_null(f);
+    snprintf(f->dir, sizeof(f->dir), "/tmp/ctlresult.XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(specs, sizeof(specs), "%s/specs", f->dir);
+    assert_int_equal(mkdir(specs, 0700), 0);
+    snprintf(path, sizeof(path), "%s/refused.yaml", specs);
+    fp = fopen(path, "w");
+    assert_non_null(fp);
+    assert_true(fputs(refused_yaml, fp) >= 0);
+    assert_int_equal(fclose(fp), 0);
+
+    f->c.loop = ev_loop_new(EVFLAG_AUTO);
+    snprintf(f->c.opts.controller_id, sizeof(f->c.opts.controller_id),
+             "test-result");
+    f->c.store = store_dir_open(specs, NULL, &e);
+    assert_non_null(f->c.store);
+    f->c.cfg = cfg_parse("test", config_yaml, strlen(config_yaml), &es);
+    assert_non_null(f->c.cfg);
+    f->c.docker_up = true;
+    ctl_queue_init(&f->c, counted_pass);
+    passes = 0;
+    ctl_sync_all(&f->c);
+    f->inv = ctl_inv_find(&f->c, "refused");
+    assert_non_null(f->inv);
+    *state = f;
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    struct fx *f = *state;
+    char cmd[128];
+
+    while (f->c.invs != NULL)
+        ctl_inv_forget(f->c.invs);
+    cfg_free(f->c.cfg);
+    store_close(f->c.store);
+    ev_loop_destroy(f->c.loop);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+    assert_int_equal(system(cmd), 0);
+    free(f);
+    return 0;
+}
+
+/* Seconds until the queued pass, or -1 when none is queued. */
+static double
+queued_in(const struct fx *f)
+{
+    if (!ev_is_active(&f->inv->kick))
+        return -1;
+    return ev_timer_remaining(f->c.loop, &f->inv->kick);
+}
+
+static void
+unqueue(struct fx *f)
+{
+    ev_timer_stop(f->c.loop, &f->inv->kick);
+}
+
+static void
+test_done_passes_again_now(void **state)
+{
+    struct fx *f = *state;
+
+    unqueue(f);
+    f->inv->failures = 3;
+    ctl_inv_settle(f->inv, CTL_STEP_DONE);
+    assert_true(queued_in(f) >= 0 && queued_in(f) < 0.05);
+    assert_int_equal(f->inv->failures, 0);
+}
+
+static void
+test_failed_backs_off_and_caps(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    const double want[] = { 0.1, 0.2, 0.4, 0.8 };
+
+    err_set(&e, ERR_REMOTE, "Docker said no");
+    unqueue(f);
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
+        assert_true(queued_in(f) > want[i] - 0.05 &&
+                    queued_in(f) <= want[i] + 0.001);
+        assert_int_equal(f->inv->failures, i + 1);
+    }
+    assert_string_equal(f->inv->step_err.msg, "Docker said no");
+    f->inv->failures = 20;
+    ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
+    assert_true(queued_in(f) > CTL_BACKOFF_MAX - 0.05 &&
+                queued_in(f) <= CTL_BACKOFF_MAX + 0.001);
+    /* a success in between starts the backoff over */
+    ctl_inv_settle(f->inv, CTL_STEP_DONE);
+    ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
+    assert_true(queued_in(f) > 0.05 && queued_in(f) <= 0.101);
+}
+
+static void
+test_started_and_none_queue_nothing(void **state)
+{
+    struct fx *f = *state;
+
+    unqueue(f);
+    ctl_inv_settle(f->inv, CTL_STEP_STARTED);
+    assert_true(queued_in(f) < 0);
+    ctl_inv_settle(f->inv, CTL_STEP_NONE);
+    assert_true(queued_in(f) < 0);
+    /* an earlier kick is never postponed by a later, longer one */
+    ctl_inv_kick(f->inv, 0);
+    ctl_inv_kick(f->inv, 10);
+    assert_true(queued_in(f) < 0.05);
+}
+
+static void
+test_unreachable_daemon_is_noted(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+
+    err_set(&e, ERR_UNAVAIL, "connect: no such file");
+    f->inv->rec.present = true;
+    f->inv->rec.phase = CTL_RUNNING;
+    ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
+    assert_true(f->inv->daemon_lost);
+    assert_false(f->c.docker_up);
+    assert_string_equal(f->c.docker_error, "connect: no such file");
+    f->inv->rec.phase = CTL_PENDING;
+}
+
+static void
+test_refused_spec_waits(void **state)
+{
+    struct fx *f = *state;
+    const struct ctl_record_cond *admitted;
+
+    assert_true(queued_in(f) >= 0); /* the listing queued a pass */
+    for (int i = 0; i < 5; i++)
+        ev_run(f->c.loop, EVRUN_NOWAIT);
+    assert_int_equal(passes, 1);
+    admitted = ctl_record_condition(&f->inv->rec, "Admitted");
+    assert_non_null(admitted);
+    assert_false(admitted->status);
+    assert_string_equal(admitted->reason, "NotAdmitted");
+    assert_non_null(strstr(admitted->message, "deadlineSeconds"));
+    assert_int_equal(f->inv->rec.phase, CTL_PENDING);
+    assert_true(queued_in(f) < 0);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_done_passes_again_now, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_failed_backs_off_and_caps, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_started_and_none_queue_nothing,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unreachable_daemon_is_noted, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_refused_spec_waits, setup,
+                                        teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
