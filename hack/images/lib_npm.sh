@@ -60,6 +60,14 @@ npm_fetch_binary() {
     fi
     tar -xzf "$tgz" -O "$member" >"$dest"
     chmod 0755 "$dest"
+    NPM_TGZ=$tgz
+}
+
+# npm_extract_member MEMBER DEST: one more file of the tarball the last
+# npm_fetch_binary verified (mode 0755).
+npm_extract_member() {
+    tar -xzf "$NPM_TGZ" -O "$1" >"$2"
+    chmod 0755 "$2"
 }
 
 # copy_ldd_libs WHO BINARY ROOT: every library `ldd BINARY` resolves, and

@@ -15,6 +15,7 @@
 struct tv_call {
     char *name;
     char *args; /* the JSON object as written in the prompt */
+    int round;  /* 1 for CALL lines, 2 for CALL2 lines */
 };
 
 /* What one request says: the script's calls, the results so far, the
@@ -51,7 +52,7 @@ has_call(const struct tv_turn *t, const char *name, const char *args)
 
 /* One script line "CALL name {json}" (s points after "CALL "). */
 static void
-take_call(struct tv_turn *t, const char *s, size_t n)
+take_call(struct tv_turn *t, int round, const char *s, size_t n)
 {
     const char *sp = memchr(s, ' ', n);
     struct tvj *j;
@@ -68,6 +69,7 @@ take_call(struct tv_turn *t, const char *s, size_t n)
     } else {
         t->calls[t->ncalls].name = name;
         t->calls[t->ncalls].args = args;
+        t->calls[t->ncalls].round = round;
         t->ncalls++;
     }
     tvj_free(j);
@@ -89,7 +91,9 @@ scan_text(struct tv_turn *t, const char *text)
         while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
             n--;
         if (n > 5 && !strncmp(s, "CALL ", 5))
-            take_call(t, s + 5, n - 5);
+            take_call(t, 1, s + 5, n - 5);
+        else if (n > 6 && !strncmp(s, "CALL2 ", 6))
+            take_call(t, 2, s + 6, n - 6);
         else if (n > 5 && !strncmp(s, "TASK ", 5) && !t->task[0])
             snprintf(t->task, sizeof(t->task), "%.*s", (int)(n - 5), s + 5);
         text = eol ? eol + 1 : NULL;
@@ -119,6 +123,42 @@ add_result(struct tv_turn *t, const struct tvj *content, int is_error)
             one.len > TV_MAX_RESULT ? TV_MAX_RESULT : one.len);
     t->nresults++;
     tvb_free(&one);
+}
+
+static int
+round_size(const struct tv_turn *t, int round)
+{
+    int n = 0;
+
+    for (int i = 0; i < t->ncalls; i++)
+        n += t->calls[i].round == round;
+    return n;
+}
+
+/* The round of calls to ask for now (0: none, end the turn): round 1
+ * before any result, round 2 once round 1's results are all in. Keeps
+ * only that round's calls in t->calls. */
+static int
+pick_round(struct tv_turn *t)
+{
+    int r1 = round_size(t, 1), r2 = round_size(t, 2), round, k = 0;
+
+    if (!t->nresults && r1)
+        round = 1;
+    else if (r2 && t->nresults == r1)
+        round = 2;
+    else
+        return 0;
+    for (int i = 0; i < t->ncalls; i++) {
+        if (t->calls[i].round == round) {
+            t->calls[k++] = t->calls[i];
+        } else {
+            free(t->calls[i].name);
+            free(t->calls[i].args);
+        }
+    }
+    t->ncalls = k;
+    return round;
 }
 
 static void
@@ -281,7 +321,7 @@ tv_reply_anthropic(const struct tvj *body, struct tv_reply *r)
     }
     anthropic_scan(body, &t);
     /* side requests (titles, summaries) offer no tools: plain text */
-    calls = !t.nresults && t.ncalls && t.ntools;
+    calls = t.ntools && pick_round(&t);
     text = t.results.p ? t.results.p : "VENDOR-OK";
     stop = calls ? "tool_use" : "end_turn";
     r->status = 200;
@@ -397,7 +437,7 @@ tv_reply_openai(const struct tvj *body, struct tv_reply *r)
         return;
     }
     openai_scan(body, &t);
-    calls = !t.nresults && t.ncalls;
+    calls = pick_round(&t) != 0;
     r->status = 200;
     r->type = "text/event-stream";
     sse(&r->body, "response.created",
