@@ -264,8 +264,9 @@ anthropic_blocks(struct tvb *out, const struct tv_turn *t, int calls,
         struct tvb blk = {0}, ev = {0};
 
         if (calls) {
+            /* ids stay unique over the rounds of one conversation */
             tvb_printf(&blk, "{\"type\":\"tool_use\",\"id\":\"toolu_vendor_%d\""
-                             ",\"name\":", i + 1);
+                             ",\"name\":", t->nresults + i + 1);
             tvb_json_str(&blk, t->calls[i].name);
         } else {
             tvb_puts(&blk, "{\"type\":\"text\"");
@@ -450,8 +451,8 @@ tv_reply_openai(const struct tvj *body, struct tv_reply *r)
 
             tvb_printf(&item, "{\"type\":\"custom_tool_call\",\"id\":"
                               "\"ctc_vendor_%d\",\"call_id\":\"call_vendor_%d\""
-                              ",\"status\":\"completed\",\"name\":", i + 1,
-                       i + 1);
+                              ",\"status\":\"completed\",\"name\":", t.nresults + i + 1,
+                       t.nresults + i + 1);
             tvb_json_str(&item, t.calls[i].name);
             tvb_puts(&item, ",\"namespace\":\"functions\",\"input\":");
             tvb_json_str(&item, in);
@@ -460,8 +461,8 @@ tv_reply_openai(const struct tvj *body, struct tv_reply *r)
         } else if (calls) {
             tvb_printf(&item, "{\"type\":\"function_call\",\"id\":"
                               "\"fc_vendor_%d\",\"call_id\":\"call_vendor_%d\""
-                              ",\"status\":\"completed\",\"name\":", i + 1,
-                       i + 1);
+                              ",\"status\":\"completed\",\"name\":",
+                       t.nresults + i + 1, t.nresults + i + 1);
             tvb_json_str(&item, t.calls[i].name);
             tvb_puts(&item, ",\"arguments\":");
             tvb_json_str(&item, t.calls[i].args);
