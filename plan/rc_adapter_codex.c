@@ -116,9 +116,13 @@ codex_config(struct rc__adapter *b)
             "sandbox_mode = \"%s\"\n"
             "web_search = \"disabled\"\n"
             "developer_instructions = %s\n"
+            "check_for_update_on_startup = false\n"
             "\n"
             "[features]\n"
             "shell_tool = %s\n"
+            "plugins = false\n"
+            "remote_plugin = false\n"
+            "apps = false\n"
             "unified_exec = false\n"
             "web_search_request = false\n"
             "\n"
@@ -212,6 +216,18 @@ rc__adapter_codex(struct rc__adapter *b)
     rc__adapter_arg(b, "sandbox_workspace_write.network_access=false");
     rc__adapter_arg(b, "-c");
     rc__adapter_arg(b, "analytics.enabled=false");
+    /* non-essential traffic 0.171.0 sends otherwise (the proxy refused
+     * it in tests/integration/vendors/test_codex_phases.sh): the update
+     * check (api.github.com) and the plugin and app catalogues
+     * (chatgpt.com) */
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "check_for_update_on_startup=false");
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "features.plugins=false");
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "features.remote_plugin=false");
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "features.apps=false");
     codex_instructions_arg(b);
     rc__adapter_arg(b, "--");
     rc__adapter_arg(b, b->prompt);

@@ -89,3 +89,11 @@ copy_ldd_libs() {
         cp -L "$lib" "$root$lib"
     done
 }
+
+# cli_recipe SCRIPT: a digest of what an image of SCRIPT is made from (the
+# script, this file, the pins). The image carries it as the label
+# agentctl.dev/recipe, so a test can tell an image of this checkout from
+# one another checkout tagged with the same name on a shared daemon.
+cli_recipe() {
+    cat "$1" "${BASH_SOURCE[0]}" "$PINS" | sha256sum | cut -c1-16
+}

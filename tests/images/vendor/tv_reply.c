@@ -362,6 +362,50 @@ tv_reply_anthropic(const struct tvj *body, struct tv_reply *r)
 
 /* ---- OpenAI Responses ---- */
 
+/* Tool names a code-mode `exec` description declares: its "### `name`"
+ * headings, recorded as "tools.<name>". */
+static void
+add_code_mode_tools(struct tv_turn *t, const char *desc)
+{
+    const char *p = desc;
+
+    while (p && (p = strstr(p, "### `"))) {
+        const char *end = strchr(p + 5, '`');
+        char name[128];
+
+        if (!end || end - (p + 5) >= (long)sizeof(name) - 7)
+            break;
+        snprintf(name, sizeof(name), "tools.%.*s", (int)(end - (p + 5)),
+                 p + 5);
+        add_tool(t, name);
+        p = end;
+    }
+}
+
+/* An additional_tools item (Codex): namespaces of tools, recorded as
+ * "<namespace>.<name>", plus what a code-mode exec declares. */
+static void
+add_namespaced(struct tv_turn *t, const struct tvj *tools)
+{
+    for (const struct tvj *ns = tools ? tools->child : NULL; ns; ns = ns->next) {
+        const char *nsname = tvj_str(ns, "name");
+        const struct tvj *inner = tvj_get(ns, "tools");
+
+        for (const struct tvj *tl = inner ? inner->child : NULL; tl;
+             tl = tl->next) {
+            const char *name = tvj_str(tl, "name");
+            char full[256];
+
+            snprintf(full, sizeof(full), "%s.%s", nsname ? nsname : "?",
+                     name ? name : tvj_str(tl, "type") ? tvj_str(tl, "type")
+                                                        : "?");
+            add_tool(t, full);
+            if (name && !strcmp(name, "exec"))
+                add_code_mode_tools(t, tvj_str(tl, "description"));
+        }
+    }
+}
+
 static void
 openai_scan(const struct tvj *body, struct tv_turn *t)
 {
@@ -376,6 +420,14 @@ openai_scan(const struct tvj *body, struct tv_turn *t)
     }
     if (input && input->type == TVJ_STR)
         scan_text(t, input->str);
+    for (const struct tvj *it = input && input->type == TVJ_ARR ? input->child
+                                                                : NULL;
+         it; it = it->next) {
+        const char *type = tvj_str(it, "type");
+
+        if (type && !strcmp(type, "additional_tools"))
+            add_namespaced(t, tvj_get(it, "tools"));
+    }
     for (const struct tvj *it = input && input->type == TVJ_ARR ? input->child
                                                                 : NULL;
          it; it = it->next) {

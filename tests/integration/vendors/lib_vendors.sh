@@ -33,10 +33,15 @@ vd_pin() {
 # vd_need_cli_image CLI: the pinned image, built when missing; skip (77)
 # with the build's own reason when it cannot be built here.
 vd_need_cli_image() {
-    local img=$1 tag out
+    local img=$1 tag out want
     tag=$(vd_pin "$img" 2)
     VD_CLI_IMAGE=agentctl/$img:$tag
-    docker image inspect "$VD_CLI_IMAGE" >/dev/null 2>&1 && return 0
+    # the tag is shared on the daemon: use it only when this checkout's
+    # recipe made it (hack/images/lib_npm.sh cli_recipe)
+    want=$(cat "$ROOT/hack/images/build-$img.sh" "$ROOT/hack/images/lib_npm.sh" \
+        "$ROOT/hack/images/vendor-clis.txt" | sha256sum | cut -c1-16)
+    [ "$(docker image inspect -f '{{index .Config.Labels "agentctl.dev/recipe"}}' \
+        "$VD_CLI_IMAGE" 2>/dev/null)" == "$want" ] && return 0
     out=$(bash "$ROOT/hack/images/build-$img.sh" 2>&1) ||
         fail "building $VD_CLI_IMAGE failed: $out"
     docker image inspect "$VD_CLI_IMAGE" >/dev/null 2>&1 ||
@@ -119,7 +124,7 @@ DOCKERFILE
 vd_write_vendors() {
     sed -i '/^vendors:/a\
   claude: {hosts: ["'"$VD_HOST"':443"], credentialEnv: ANTHROPIC_API_KEY, allowPrivate: true}\
-  codex: {hosts: ["'"$VD_HOST"':443"], credentialEnv: OPENAI_API_KEY, allowPrivate: true}' \
+  codex: {hosts: ["'"$VD_HOST"':443"], credentialEnv: CODEX_API_KEY, allowPrivate: true}' \
         "$CONFIG"
 }
 
