@@ -71,9 +71,12 @@ fail:
 struct cfg *
 cfg__defaults(void)
 {
+    /* The versioned egress profiles: exactly the hosts the pinned CLI
+     * versions (hack/images/vendor-clis.txt) connect to with an API key
+     * and their non-essential traffic off, as measured by
+     * tests/integration/vendors/ (docs/vendor-clis.md). */
     static const char *const claude[] = { "api.anthropic.com:443" };
-    static const char *const codex[] = { "api.openai.com:443",
-                                         "chatgpt.com:443" };
+    static const char *const codex[] = { "api.openai.com:443" };
     struct cfg *cfg = calloc(1, sizeof(*cfg));
 
     if (cfg == NULL)
@@ -104,8 +107,13 @@ cfg__defaults(void)
         cfg->egress_network == NULL || cfg->subnet_pool == NULL ||
         cfg->agent_user == NULL || cfg->secrets_dir == NULL ||
         cfg->workspace_root == NULL ||
-        cfg_builtin_vendor(cfg, "claude", claude, 1, "ANTHROPIC_API_KEY") ||
-        cfg_builtin_vendor(cfg, "codex", codex, 2, "OPENAI_API_KEY")) {
+        cfg_builtin_vendor(cfg, "claude", claude,
+                           sizeof(claude) / sizeof(claude[0]),
+                           "ANTHROPIC_API_KEY") ||
+        /* codex exec reads its API key from CODEX_API_KEY (0.171.0 sends
+         * no key at all when only OPENAI_API_KEY is set: measured) */
+        cfg_builtin_vendor(cfg, "codex", codex,
+                           sizeof(codex) / sizeof(codex[0]), "CODEX_API_KEY")) {
         cfg_free(cfg);
         return NULL;
     }

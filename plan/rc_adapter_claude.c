@@ -204,8 +204,10 @@ rc__adapter_claude(struct rc__adapter *b)
         return -1;
     rc__adapter_arg(b, "claude");
     rc__adapter_arg(b, "-p");
+    /* one JSON envelope on stdout: the result text, is_error, the turn
+     * count and the permission denials (docs/vendor-clis.md) */
     rc__adapter_arg(b, "--output-format");
-    rc__adapter_arg(b, "text");
+    rc__adapter_arg(b, "json");
     rc__adapter_arg(b, "--setting-sources");
     rc__adapter_arg(b, "");
     rc__adapter_arg(b, "--settings");

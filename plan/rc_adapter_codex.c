@@ -1,8 +1,15 @@
 /* rc_adapter_codex.c - the OpenAI Codex CLI, non-interactive
- * (`codex exec`): the phase as a sandbox mode (read-only, or
- * workspace-write in execute and fix, never with network), no approvals,
- * web search off, no MCP servers, CODEX_HOME on the read-only config dir,
+ * (`codex exec`): the phase as a sandbox mode, no approvals, web search
+ * and analytics off, no MCP servers, CODEX_HOME on the scratch volume,
  * and the prompt after `--`.
+ *
+ * Codex's own sandbox (bubblewrap, which needs user namespaces) cannot
+ * start in the box (no capabilities, no-new-privileges, Docker's seccomp
+ * profile), so it refuses every command under read-only and
+ * workspace-write alike (measured: docs/vendor-clis.md). Where commands
+ * must run (a runner in review, execute, fix) the adapter asks for
+ * danger-full-access and the container is the sandbox: /work read-only
+ * outside execute and fix, .git read-only, egress only to the vendor.
  *
  * Codex cannot limit its shell tool to one argv (its rules decide what
  * runs outside the sandbox, not what runs inside it), so: without a
@@ -17,8 +24,12 @@
 #include "buf.h"
 #include "rc_adapter_int.h"
 
-#define CODEX_HOME   RC_ADAPTER_CONFIG_DIR "/codex"
-#define CODEX_CONFIG CODEX_HOME "/config.toml"
+/* The policy as a file, for the operator (describe, the box's
+ * /etc/agentctl/agent); codex itself gets every key with -c, because it
+ * must write under CODEX_HOME, which is therefore the scratch volume
+ * (fresh for each attempt, so no earlier run leaves a config there). */
+#define CODEX_CONFIG RC_ADAPTER_CONFIG_DIR "/codex/config.toml"
+#define CODEX_HOME   "/tmp"
 
 /* s as a TOML basic string, quotes included. */
 static char *
@@ -60,7 +71,7 @@ codex_shell(const struct rc__adapter *b)
 static const char *
 codex_sandbox(const struct rc__adapter *b)
 {
-    return b->out->policy.edit ? "workspace-write" : "read-only";
+    return codex_shell(b) ? "danger-full-access" : "read-only";
 }
 
 static char *
@@ -87,9 +98,9 @@ codex_instructions(struct rc__adapter *b)
     return s;
 }
 
-/* config.toml: the only user config layer (CODEX_HOME); the worktree's
- * .codex/ is a project layer, which codex loads only for a trusted
- * project, and nothing here trusts one. No MCP server table. */
+/* config.toml: the same keys as the -c overrides (the worktree's .codex/
+ * is a project layer, which codex loads only for a trusted project, and
+ * nothing here trusts one). No MCP server table. */
 static char *
 codex_config(struct rc__adapter *b)
 {
@@ -105,9 +116,13 @@ codex_config(struct rc__adapter *b)
             "sandbox_mode = \"%s\"\n"
             "web_search = \"disabled\"\n"
             "developer_instructions = %s\n"
+            "check_for_update_on_startup = false\n"
             "\n"
             "[features]\n"
             "shell_tool = %s\n"
+            "plugins = false\n"
+            "remote_plugin = false\n"
+            "apps = false\n"
             "unified_exec = false\n"
             "web_search_request = false\n"
             "\n"
@@ -117,12 +132,30 @@ codex_config(struct rc__adapter *b)
             "[sandbox_workspace_write]\n"
             "network_access = false\n"
             "\n"
+            "[analytics]\n"
+            "enabled = false\n"
+            "\n"
             "# no MCP server tables: no MCP servers\n",
             spec_phase_name(b->out->phase), codex_sandbox(b), q,
             codex_shell(b) ? "true" : "false");
     free(note);
     free(q);
     return s;
+}
+
+/* -c developer_instructions="...": the phase policy in words. */
+static void
+codex_instructions_arg(struct rc__adapter *b)
+{
+    char *note = codex_instructions(b);
+    char *q = note != NULL ? codex_toml_string(b, note) : NULL;
+
+    if (q != NULL) {
+        rc__adapter_arg(b, "-c");
+        rc__adapter_argf(b, "developer_instructions=%s", q);
+    }
+    free(note);
+    free(q);
 }
 
 static void
@@ -141,8 +174,10 @@ codex_summary(struct rc__adapter *b)
                           "shell to one command)"
                         : "shell (codex cannot limit it to one command)";
     b->out->summary = rc__adapter_strf(
-        b, "tools: %s; sandbox: %s, no network; runner: %s%s; edits: %s; %s",
-        tools, codex_sandbox(b), p->run ? p->runner_line : "none",
+        b, "tools: %s; sandbox: %s; runner: %s%s; edits: %s; %s", tools,
+        codex_shell(b) ? "the container's (codex's needs user namespaces)"
+                       : "read-only, no commands",
+        p->run ? p->runner_line : "none",
         p->run ? " (by instruction, not enforced by codex)" : "",
         p->edit ? "worktree" : "off", RC__ADAPTER_ALWAYS);
 }
@@ -179,6 +214,21 @@ rc__adapter_codex(struct rc__adapter *b)
     rc__adapter_arg(b, "features.unified_exec=false");
     rc__adapter_arg(b, "-c");
     rc__adapter_arg(b, "sandbox_workspace_write.network_access=false");
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "analytics.enabled=false");
+    /* non-essential traffic 0.171.0 sends otherwise (the proxy refused
+     * it in tests/integration/vendors/test_codex_phases.sh): the update
+     * check (api.github.com) and the plugin and app catalogues
+     * (chatgpt.com) */
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "check_for_update_on_startup=false");
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "features.plugins=false");
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "features.remote_plugin=false");
+    rc__adapter_arg(b, "-c");
+    rc__adapter_arg(b, "features.apps=false");
+    codex_instructions_arg(b);
     rc__adapter_arg(b, "--");
     rc__adapter_arg(b, b->prompt);
     rc__adapter_env(b, "CODEX_HOME", CODEX_HOME);

@@ -21,8 +21,9 @@ npm_fetch_binary "$WHO" claude-code "$ctx/root/usr/local/bin/claude"
 copy_ldd_libs "$WHO" "$ctx/root/usr/local/bin/claude" "$ctx/root"
 cp /etc/ssl/certs/ca-certificates.crt "$ctx/root/etc/ssl/certs/"
 find "$ctx/root" -exec touch -h -d @0 {} +
-cat >"$ctx/Dockerfile" <<'DOCKERFILE'
+cat >"$ctx/Dockerfile" <<DOCKERFILE
 FROM scratch
+LABEL agentctl.dev/recipe=$(cli_recipe "$0")
 COPY root/ /
 ENV PATH=/usr/local/bin HOME=/tmp
 USER 1000:1000

@@ -60,6 +60,14 @@ npm_fetch_binary() {
     fi
     tar -xzf "$tgz" -O "$member" >"$dest"
     chmod 0755 "$dest"
+    NPM_TGZ=$tgz
+}
+
+# npm_extract_member MEMBER DEST: one more file of the tarball the last
+# npm_fetch_binary verified (mode 0755).
+npm_extract_member() {
+    tar -xzf "$NPM_TGZ" -O "$1" >"$2"
+    chmod 0755 "$2"
 }
 
 # copy_ldd_libs WHO BINARY ROOT: every library `ldd BINARY` resolves, and
@@ -80,4 +88,12 @@ copy_ldd_libs() {
         mkdir -p "$root$(dirname "$lib")"
         cp -L "$lib" "$root$lib"
     done
+}
+
+# cli_recipe SCRIPT: a digest of what an image of SCRIPT is made from (the
+# script, this file, the pins). The image carries it as the label
+# agentctl.dev/recipe, so a test can tell an image of this checkout from
+# one another checkout tagged with the same name on a shared daemon.
+cli_recipe() {
+    cat "$1" "${BASH_SOURCE[0]}" "$PINS" | sha256sum | cut -c1-16
 }

@@ -62,10 +62,9 @@ test_cfg_defaults(void **state)
     assert_false(v->allow_private);
     v = cfg_find_vendor(cfg, "codex");
     assert_non_null(v);
-    assert_int_equal(v->n_hosts, 2);
+    assert_int_equal(v->n_hosts, 1);
     assert_string_equal(v->hosts[0], "api.openai.com:443");
-    assert_string_equal(v->hosts[1], "chatgpt.com:443");
-    assert_string_equal(v->credential_env, "OPENAI_API_KEY");
+    assert_string_equal(v->credential_env, "CODEX_API_KEY");
     assert_null(cfg_find_vendor(cfg, "fake"));
     assert_string_equal(cfg->proxy_image,
                         "agentctl/egress-proxy:" AGENTCTL_VERSION);

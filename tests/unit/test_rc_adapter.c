@@ -359,8 +359,12 @@ check_edit(const struct rc_adapter_out *o, bool edit)
                 why = "claude edit tools do not follow the phase";
         cJSON_Delete(root);
     } else if (strcmp(o->adapter, "codex") == 0) {
-        if (!has_arg(o, edit ? "workspace-write" : "read-only") ||
-            has_arg(o, edit ? "read-only" : "workspace-write"))
+        /* codex's own sandbox cannot start in the box: where commands
+         * run, the container is the sandbox (rc_adapter_codex.c) */
+        bool shell = o->policy.run;
+        if (!has_arg(o, shell ? "danger-full-access" : "read-only") ||
+            has_arg(o, "workspace-write") ||
+            has_arg(o, shell ? "read-only" : "danger-full-access"))
             why = "codex sandbox does not follow the phase";
     } else {
         p = generic_policy(o);

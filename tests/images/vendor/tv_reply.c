@@ -15,6 +15,7 @@
 struct tv_call {
     char *name;
     char *args; /* the JSON object as written in the prompt */
+    int round;  /* 1 for CALL lines, 2 for CALL2 lines */
 };
 
 /* What one request says: the script's calls, the results so far, the
@@ -51,7 +52,7 @@ has_call(const struct tv_turn *t, const char *name, const char *args)
 
 /* One script line "CALL name {json}" (s points after "CALL "). */
 static void
-take_call(struct tv_turn *t, const char *s, size_t n)
+take_call(struct tv_turn *t, int round, const char *s, size_t n)
 {
     const char *sp = memchr(s, ' ', n);
     struct tvj *j;
@@ -68,6 +69,7 @@ take_call(struct tv_turn *t, const char *s, size_t n)
     } else {
         t->calls[t->ncalls].name = name;
         t->calls[t->ncalls].args = args;
+        t->calls[t->ncalls].round = round;
         t->ncalls++;
     }
     tvj_free(j);
@@ -89,7 +91,9 @@ scan_text(struct tv_turn *t, const char *text)
         while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
             n--;
         if (n > 5 && !strncmp(s, "CALL ", 5))
-            take_call(t, s + 5, n - 5);
+            take_call(t, 1, s + 5, n - 5);
+        else if (n > 6 && !strncmp(s, "CALL2 ", 6))
+            take_call(t, 2, s + 6, n - 6);
         else if (n > 5 && !strncmp(s, "TASK ", 5) && !t->task[0])
             snprintf(t->task, sizeof(t->task), "%.*s", (int)(n - 5), s + 5);
         text = eol ? eol + 1 : NULL;
@@ -119,6 +123,42 @@ add_result(struct tv_turn *t, const struct tvj *content, int is_error)
             one.len > TV_MAX_RESULT ? TV_MAX_RESULT : one.len);
     t->nresults++;
     tvb_free(&one);
+}
+
+static int
+round_size(const struct tv_turn *t, int round)
+{
+    int n = 0;
+
+    for (int i = 0; i < t->ncalls; i++)
+        n += t->calls[i].round == round;
+    return n;
+}
+
+/* The round of calls to ask for now (0: none, end the turn): round 1
+ * before any result, round 2 once round 1's results are all in. Keeps
+ * only that round's calls in t->calls. */
+static int
+pick_round(struct tv_turn *t)
+{
+    int r1 = round_size(t, 1), r2 = round_size(t, 2), round, k = 0;
+
+    if (!t->nresults && r1)
+        round = 1;
+    else if (r2 && t->nresults == r1)
+        round = 2;
+    else
+        return 0;
+    for (int i = 0; i < t->ncalls; i++) {
+        if (t->calls[i].round == round) {
+            t->calls[k++] = t->calls[i];
+        } else {
+            free(t->calls[i].name);
+            free(t->calls[i].args);
+        }
+    }
+    t->ncalls = k;
+    return round;
 }
 
 static void
@@ -224,8 +264,9 @@ anthropic_blocks(struct tvb *out, const struct tv_turn *t, int calls,
         struct tvb blk = {0}, ev = {0};
 
         if (calls) {
+            /* ids stay unique over the rounds of one conversation */
             tvb_printf(&blk, "{\"type\":\"tool_use\",\"id\":\"toolu_vendor_%d\""
-                             ",\"name\":", i + 1);
+                             ",\"name\":", t->nresults + i + 1);
             tvb_json_str(&blk, t->calls[i].name);
         } else {
             tvb_puts(&blk, "{\"type\":\"text\"");
@@ -281,7 +322,7 @@ tv_reply_anthropic(const struct tvj *body, struct tv_reply *r)
     }
     anthropic_scan(body, &t);
     /* side requests (titles, summaries) offer no tools: plain text */
-    calls = !t.nresults && t.ncalls && t.ntools;
+    calls = t.ntools && pick_round(&t);
     text = t.results.p ? t.results.p : "VENDOR-OK";
     stop = calls ? "tool_use" : "end_turn";
     r->status = 200;
@@ -321,6 +362,50 @@ tv_reply_anthropic(const struct tvj *body, struct tv_reply *r)
 
 /* ---- OpenAI Responses ---- */
 
+/* Tool names a code-mode `exec` description declares: its "### `name`"
+ * headings, recorded as "tools.<name>". */
+static void
+add_code_mode_tools(struct tv_turn *t, const char *desc)
+{
+    const char *p = desc;
+
+    while (p && (p = strstr(p, "### `"))) {
+        const char *end = strchr(p + 5, '`');
+        char name[128];
+
+        if (!end || end - (p + 5) >= (long)sizeof(name) - 7)
+            break;
+        snprintf(name, sizeof(name), "tools.%.*s", (int)(end - (p + 5)),
+                 p + 5);
+        add_tool(t, name);
+        p = end;
+    }
+}
+
+/* An additional_tools item (Codex): namespaces of tools, recorded as
+ * "<namespace>.<name>", plus what a code-mode exec declares. */
+static void
+add_namespaced(struct tv_turn *t, const struct tvj *tools)
+{
+    for (const struct tvj *ns = tools ? tools->child : NULL; ns; ns = ns->next) {
+        const char *nsname = tvj_str(ns, "name");
+        const struct tvj *inner = tvj_get(ns, "tools");
+
+        for (const struct tvj *tl = inner ? inner->child : NULL; tl;
+             tl = tl->next) {
+            const char *name = tvj_str(tl, "name");
+            char full[256];
+
+            snprintf(full, sizeof(full), "%s.%s", nsname ? nsname : "?",
+                     name ? name : tvj_str(tl, "type") ? tvj_str(tl, "type")
+                                                        : "?");
+            add_tool(t, full);
+            if (name && !strcmp(name, "exec"))
+                add_code_mode_tools(t, tvj_str(tl, "description"));
+        }
+    }
+}
+
 static void
 openai_scan(const struct tvj *body, struct tv_turn *t)
 {
@@ -335,6 +420,14 @@ openai_scan(const struct tvj *body, struct tv_turn *t)
     }
     if (input && input->type == TVJ_STR)
         scan_text(t, input->str);
+    for (const struct tvj *it = input && input->type == TVJ_ARR ? input->child
+                                                                : NULL;
+         it; it = it->next) {
+        const char *type = tvj_str(it, "type");
+
+        if (type && !strcmp(type, "additional_tools"))
+            add_namespaced(t, tvj_get(it, "tools"));
+    }
     for (const struct tvj *it = input && input->type == TVJ_ARR ? input->child
                                                                 : NULL;
          it; it = it->next) {
@@ -397,7 +490,7 @@ tv_reply_openai(const struct tvj *body, struct tv_reply *r)
         return;
     }
     openai_scan(body, &t);
-    calls = !t.nresults && t.ncalls;
+    calls = pick_round(&t) != 0;
     r->status = 200;
     r->type = "text/event-stream";
     sse(&r->body, "response.created",
@@ -410,8 +503,8 @@ tv_reply_openai(const struct tvj *body, struct tv_reply *r)
 
             tvb_printf(&item, "{\"type\":\"custom_tool_call\",\"id\":"
                               "\"ctc_vendor_%d\",\"call_id\":\"call_vendor_%d\""
-                              ",\"status\":\"completed\",\"name\":", i + 1,
-                       i + 1);
+                              ",\"status\":\"completed\",\"name\":", t.nresults + i + 1,
+                       t.nresults + i + 1);
             tvb_json_str(&item, t.calls[i].name);
             tvb_puts(&item, ",\"namespace\":\"functions\",\"input\":");
             tvb_json_str(&item, in);
@@ -420,8 +513,8 @@ tv_reply_openai(const struct tvj *body, struct tv_reply *r)
         } else if (calls) {
             tvb_printf(&item, "{\"type\":\"function_call\",\"id\":"
                               "\"fc_vendor_%d\",\"call_id\":\"call_vendor_%d\""
-                              ",\"status\":\"completed\",\"name\":", i + 1,
-                       i + 1);
+                              ",\"status\":\"completed\",\"name\":",
+                       t.nresults + i + 1, t.nresults + i + 1);
             tvb_json_str(&item, t.calls[i].name);
             tvb_puts(&item, ",\"arguments\":");
             tvb_json_str(&item, t.calls[i].args);

@@ -10,9 +10,11 @@
  * response), whether the CLI offered that tool or not. For the Responses
  * API a JSON object of exactly {"input": "<text>"} asks for a freeform
  * (custom) tool call with that text, as Codex's code-mode `exec` takes
- * (JavaScript that calls tools.exec_command and the like). Once the
+ * (JavaScript that calls tools.exec_command and the like). Lines
+ * "CALL2 <tool> <JSON>" are a second round, asked for once the results of
+ * the first are back (to look at what the first round did). Once the
  * conversation holds tool results, the vendor ends the turn with the text
- * "VENDOR-DONE:" followed by every result the CLI sent back; a request
+ * "VENDOR-DONE:" followed by every result the CLI sent back, in order; a request
  * with no CALL line (or an Anthropic request that offers no tools: the
  * CLI's side requests) gets the text "VENDOR-OK". A line "TASK <word>"
  * names the invocation: the word goes into the record's "task", so a test
