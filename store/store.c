@@ -50,6 +50,8 @@ store_get(struct store *s, const char *name, struct store_spec *out,
     struct store_list l;
     size_t i;
 
+    if (s->ops->get != NULL)
+        return s->ops->get(s, name, out, e);
     if (store_list(s, &l, e) == -1)
         return -1;
     for (i = 0; i < l.n; i++)

@@ -87,6 +87,9 @@ struct store;
 
 struct store_ops {
     int (*list)(struct store *s, struct store_list *out, struct err *e);
+    /* optional: one name without a list (NULL: store_get lists) */
+    int (*get)(struct store *s, const char *name, struct store_spec *out,
+               struct err *e);
     int (*put)(struct store *s, const char *name, const char *data, size_t len,
                const char *expect_rev, char new_rev[STORE_REV_MAX],
                struct err *e);
