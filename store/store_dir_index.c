@@ -4,12 +4,12 @@
  * Each file is remembered with its stat key (dev, inode, size, mtime and
  * ctime in ns). Looking again costs one lstat(); a file is read again
  * only when its key changed, and parsed again only when its bytes hash
- * differently. A file changed within RACY_NS of being read is "racy": a
- * second write within the same file system clock tick (timestamps are
- * taken from a coarse clock, and some file systems keep seconds only)
- * could keep size, mtime and ctime, so its bytes are hashed again on
- * every look until a look comes later than RACY_NS after its change.
- * (The same rule git uses for its index.)
+ * differently. A file changed within store__dir_racy_ns of being read is
+ * "racy": a second write within the same file system clock tick
+ * (timestamps come from a coarse clock, and some file systems keep
+ * seconds only) could leave size, mtime and ctime as they were, so its
+ * bytes are hashed again on every look until a look comes later than
+ * that window after its change (the rule git uses for its index).
  *
  * Reads (list, get), put, delete and the watcher all go through it, so
  * a put finds its file without parsing the directory, and duplicate names
@@ -26,8 +26,9 @@
 #include <time.h>
 
 /* 2 s: FAT and some network file systems keep 2-second or server-side
- * timestamps; local ones tick every few ms. */
-#define RACY_NS (2 * 1000000000LL)
+ * timestamps; local ones tick every few ms. A variable so a unit test can
+ * switch the protection off and show what it protects. */
+int64_t store__dir_racy_ns = 2 * 1000000000LL;
 
 static int64_t
 ts_ns(const struct timespec *ts)
@@ -55,7 +56,8 @@ store__dir_key_same(const struct store_dir_key *a,
 bool
 store__dir_key_racy(const struct store_dir_key *k, int64_t read_ns)
 {
-    return k->mtime_ns > read_ns - RACY_NS || k->ctime_ns > read_ns - RACY_NS;
+    return k->mtime_ns > read_ns - store__dir_racy_ns ||
+           k->ctime_ns > read_ns - store__dir_racy_ns;
 }
 
 struct store_dir_file *

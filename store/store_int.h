@@ -74,6 +74,7 @@ bool store__dir_key_same(const struct store_dir_key *a,
 /* true when a file with this key, read at read_ns (CLOCK_REALTIME), may
  * be written again without its key changing. */
 bool store__dir_key_racy(const struct store_dir_key *k, int64_t read_ns);
+extern int64_t store__dir_racy_ns; /* the window; 2 s */
 /* Bring the entry of one file in line with the directory; *changed
  * (may be NULL) says whether what it holds changed. */
 int store__dir_refresh(struct store_dir *d, const char *base, bool *changed,
