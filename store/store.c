@@ -100,6 +100,18 @@ store_watch_read(struct store *s, struct store_change *out, size_t max,
 }
 
 int
+store_batch_begin(struct store *s, struct err *e)
+{
+    return s->ops->batch_begin ? s->ops->batch_begin(s, e) : 0;
+}
+
+int
+store_batch_end(struct store *s, struct err *e)
+{
+    return s->ops->batch_end ? s->ops->batch_end(s, e) : 0;
+}
+
+int
 store_lock(struct store *s, struct err *e)
 {
     return s->ops->lock(s, e);

@@ -344,6 +344,45 @@ check_rev(const char *name, const char *expect, const char *cur, struct err *e)
     return err_set(e, ERR_CONFLICT, "\"%s\" was changed meanwhile", name);
 }
 
+static bool
+batch_holds(struct store_dir *d, const char *dir, const char *base)
+{
+    char path[4096];
+
+    return d->batch != NULL &&
+           snprintf(path, sizeof(path), "%s/%s", dir, base) <
+               (int)sizeof(path) &&
+           store__fs_batch_has(d->batch, path);
+}
+
+static int
+dir_batch_begin(struct store *s, struct err *e)
+{
+    struct store_dir *d = DIR_OF(s);
+
+    if (d->batch != NULL)
+        return 0;
+    d->batch = store__fs_batch_new();
+    if (d->batch == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    return 0;
+}
+
+static int
+dir_batch_end(struct store *s, struct err *e)
+{
+    struct store_dir *d = DIR_OF(s);
+    int rc;
+
+    if (d->batch == NULL)
+        return 0;
+    rc = store__fs_batch_commit(d->batch, e);
+    free(d->batch);
+    d->batch = NULL;
+    d->scanned = false; /* the files renamed in are read at the next look */
+    return rc;
+}
+
 static int
 dir_put(struct store *s, const char *name, const char *data, size_t len,
         const char *expect_rev, char new_rev[STORE_REV_MAX], struct err *e)
@@ -354,10 +393,17 @@ dir_put(struct store *s, const char *name, const char *data, size_t len,
 
     if (store_lock(s, e) == -1)
         return -1;
-    if (find_target(d, name, target, sizeof(target), rev, e) == -1 ||
-        check_rev(name, expect_rev, rev, e) == -1 ||
-        store__write_atomic(d->specs, target, data, len, e) == -1 ||
-        store__dir_refresh(d, target, NULL, e) == -1)
+    if (find_target(d, name, target, sizeof(target), rev, e) == -1)
+        goto out;
+    /* a second put of one file in a batch compares with the first one's
+     * bytes: those go to disk first */
+    if (batch_holds(d, d->specs, target) &&
+        (dir_batch_end(s, e) == -1 || dir_batch_begin(s, e) == -1 ||
+         find_target(d, name, target, sizeof(target), rev, e) == -1))
+        goto out;
+    if (check_rev(name, expect_rev, rev, e) == -1 ||
+        store__write_atomic(d->batch, d->specs, target, data, len, e) == -1 ||
+        (d->batch == NULL && store__dir_refresh(d, target, NULL, e) == -1))
         goto out;
     if (new_rev != NULL)
         spec_sha256_hex(data, len, new_rev);
@@ -468,9 +514,12 @@ dir_doc_write(struct store *s, enum store_doc kind, const char *name,
         -1)
         return -1;
     snprintf(base, sizeof(base), "%s.json", name);
+    if (batch_holds(d, dir, base) &&
+        (dir_batch_end(s, e) == -1 || dir_batch_begin(s, e) == -1))
+        return -1;
     if (create)
-        return store__create_exclusive(dir, base, data, len, e);
-    return store__write_atomic(dir, base, data, len, e);
+        return store__create_exclusive(d->batch, dir, base, data, len, e);
+    return store__write_atomic(d->batch, dir, base, data, len, e);
 }
 
 static int
@@ -638,6 +687,10 @@ dir_close(struct store *s)
 
     if (d->lock_depth > 0)
         close(d->lock_fd);
+    if (d->batch != NULL) { /* never committed: its temp files go */
+        store__fs_batch_clear(d->batch);
+        free(d->batch);
+    }
     store__dir_watch_cleanup(d);
     store__dir_index_free(d);
     free(d->specs);
@@ -663,6 +716,8 @@ static const struct store_ops dir_ops = {
     .event_read = dir_event_read,
     .output_path = dir_output_path,
     .close = dir_close,
+    .batch_begin = dir_batch_begin,
+    .batch_end = dir_batch_end,
 };
 
 /* The state directory and one folder per kind of state. */

@@ -54,6 +54,7 @@ struct store_dir {
     struct store_dir_file *files;
     size_t nfiles;
     bool scanned; /* a full scan since open or since the lock was taken */
+    struct store_fs_batch *batch; /* NULL unless between batch begin/end */
 };
 
 /* true for the file names the directory store reads as specs: *.yaml or
@@ -99,16 +100,35 @@ int store__dir_watch_read(struct store *s, struct store_change *out, size_t max,
                           size_t *n, struct err *e);
 void store__dir_watch_cleanup(struct store_dir *d);
 
+/* A batch of writes (store_batch_begin() on the directory store): each
+ * file's bytes go to its temp file at once; the commit makes them all
+ * durable with one syncfs(), then renames (or links) every one into
+ * place, then fsyncs each directory once - instead of two fsyncs per
+ * file. Readers still see each file old or new, before and after a crash;
+ * a name put in a batch is invisible until the commit. */
+struct store_fs_batch;
+struct store_fs_batch *store__fs_batch_new(void);
+int store__fs_batch_commit(struct store_fs_batch *b, struct err *e);
+/* Drop what was not committed (its temp files are removed). */
+void store__fs_batch_clear(struct store_fs_batch *b);
+/* true when the batch holds a write of path. */
+bool store__fs_batch_has(const struct store_fs_batch *b, const char *path);
+
 /* Replace dir/base with data atomically: a temp dot-file in dir, fsync,
- * rename over base, fsync of dir. Readers see the old or the new bytes. */
-int store__write_atomic(const char *dir, const char *base, const char *data,
-                        size_t len, struct err *e);
+ * rename over base, fsync of dir. Readers see the old or the new bytes.
+ * With b, the rename waits for b's commit. */
+int store__write_atomic(struct store_fs_batch *b, const char *dir,
+                        const char *base, const char *data, size_t len,
+                        struct err *e);
 
 /* Create dir/base with data only when it does not exist (temp + fsync +
  * link(), which fails when the name is taken): -1 with ERR_CONFLICT when
- * another writer got there first. Readers never see a partial file. */
-int store__create_exclusive(const char *dir, const char *base, const char *data,
-                            size_t len, struct err *e);
+ * another writer got there first. Readers never see a partial file. With
+ * b, the link waits for b's commit, and a writer that creates the name
+ * meanwhile wins (as it would have a moment later). */
+int store__create_exclusive(struct store_fs_batch *b, const char *dir,
+                            const char *base, const char *data, size_t len,
+                            struct err *e);
 
 /* Read a whole file of at most max bytes into *data (caller frees,
  * NUL-terminated). ERR_NOTFOUND when it does not exist, ERR_LIMIT when it
