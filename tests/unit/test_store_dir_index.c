@@ -176,6 +176,47 @@ test_index_parses_a_file_once_per_change(void **state)
     assert_int_equal(deadline_of(fx->s, "a"), 200);
 }
 
+/* An invalid file (here a large flow mapping, the kind that is costly to
+ * parse) is parsed once: its errors are kept, not found again on every
+ * list or get, and the other names are served beside it. */
+static void
+test_index_invalid_file_parsed_once(void **state)
+{
+    struct fixture *fx = *state;
+    struct store_dir_file *f;
+    const struct spec_errors *errs;
+    struct store_list l;
+    struct err e = { 0 };
+    char path[256];
+    FILE *fp;
+
+    store__dir_racy_ns = 0;
+    snprintf(path, sizeof(path), "%s/bad.yaml", fx->dir);
+    fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("{", fp);
+    for (int i = 0; i < 5000; i++)
+        fprintf(fp, "%sk%d: %d", i ? ", " : "", i, i);
+    fputs("}\n", fp);
+    fclose(fp);
+    write_spec(fx, "good.yaml", "good", 100);
+    assert_int_equal(store_list(fx->s, &l, &e), 0);
+    assert_int_equal(l.n, 2);
+    store_list_cleanup(&l);
+    f = store__dir_file((struct store_dir *)fx->s, "bad.yaml");
+    assert_non_null(f);
+    assert_null(f->specs.items[0].inv);
+    errs = f->specs.items[0].errors;
+    assert_non_null(errs);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(store_list(fx->s, &l, &e), 0);
+        store_list_cleanup(&l);
+        assert_int_equal(deadline_of(fx->s, "good"), 100);
+    }
+    f = store__dir_file((struct store_dir *)fx->s, "bad.yaml");
+    assert_ptr_equal(f->specs.items[0].errors, errs);
+}
+
 /* A write in place that keeps the size, with mtime set back by the
  * writer: ctime still tells. */
 static void
@@ -400,6 +441,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         T(test_index_parses_a_file_once_per_change),
+        T(test_index_invalid_file_parsed_once),
         T(test_index_sees_a_change_with_mtime_set_back),
         T(test_index_racy_file_is_hashed_again),
         T(test_index_racy_window),
