@@ -300,6 +300,12 @@ apply_locked(struct cli *c, const struct cli_input *in,
         rc = CLI_FAIL;
         goto out;
     }
+    /* every file of the apply made durable at once, each still atomic */
+    if (!o->dry_run && store_batch_begin(c->store, &e) == -1) {
+        fprintf(stderr, "error: %s\n", e.msg);
+        rc = CLI_FAIL;
+        goto out;
+    }
     for (size_t i = 0; i < n; i++) {
         if (!o->dry_run && write_item(c, &items[i], &e) == -1) {
             fprintf(stderr, "error: apply \"%s\": %s\n", items[i].inv->name,
@@ -308,6 +314,10 @@ apply_locked(struct cli *c, const struct cli_input *in,
             continue;
         }
         print_item(c, &items[i], o, list);
+    }
+    if (!o->dry_run && store_batch_end(c->store, &e) == -1) {
+        fprintf(stderr, "error: apply: %s\n", e.msg);
+        rc = CLI_FAIL;
     }
     if (o->prune && prune(c, items, n, o) != CLI_OK)
         rc = CLI_FAIL;

@@ -80,12 +80,32 @@ ctl_status_set_condition(struct ctl_inv *inv, const char *type, bool status,
     ctl_record_set_condition(&inv->rec, type, status, reason, message, now);
 }
 
+/* Every status says which generation of the spec it is about: the one
+ * the controller knew when it wrote it. A status already written is
+ * written again when the generation moved on, so a client waiting for
+ * observedGeneration to reach the generation it applied is answered. */
+static void
+note_generation(struct ctl_inv *inv)
+{
+    struct ctl_record *r = &inv->rec;
+    double gen = (double)inv->meta.generation;
+
+    if (inv->meta.generation == 0 || (!r->dirty && !r->present))
+        return; /* never seen valid, or no status to write */
+    if (r->has_generation && r->observed_generation == gen)
+        return;
+    r->has_generation = true;
+    r->observed_generation = gen;
+    r->dirty = true;
+}
+
 int
 ctl_status_flush(struct ctl_inv *inv, struct err *e)
 {
     cJSON *doc;
     int rc;
 
+    note_generation(inv);
     if (!inv->rec.dirty)
         return 0;
     doc = ctl_record_to_json(&inv->rec);

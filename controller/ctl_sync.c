@@ -1,6 +1,8 @@
 /* ctl_sync.c - keep one struct ctl_inv per invocation in step with the
- * store (inotify watch plus the resync timer as a backstop), and queue a
- * pass for each one that changed. */
+ * store, and queue a pass for each one that changed: a list at start,
+ * then the watch (one read per changed name); a relist only when the
+ * watch says changes were lost or fails. The resync timer re-queues every
+ * invocation from memory and reads nothing from the store. */
 #include "ctl_sync.h"
 
 #include <stdlib.h>
@@ -17,10 +19,16 @@ static void
 ctl_sync_spec(struct ctl *c, struct store_spec *sp)
 {
     struct ctl_inv *inv = ctl_inv_find(c, sp->name);
+    bool known;
     struct err e;
 
     if (inv == NULL && (inv = ctl_inv_add(c, sp->name)) == NULL)
         return;
+    /* the same spec as before, never deleted meanwhile: its uid and
+     * generation are the ones in memory (no metadata read) */
+    known = !inv->deleted && inv->spec != NULL && sp->inv != NULL &&
+            inv->meta.generation > 0 &&
+            strcmp(inv->spec->spec_hash, sp->inv->spec_hash) == 0;
     inv->deleted = false;
     if (sp->inv == NULL) {
         inv->spec_invalid = true;
@@ -33,8 +41,9 @@ ctl_sync_spec(struct ctl *c, struct store_spec *sp)
         }
     } else {
         inv->spec_invalid = false;
-        if (store_meta_observe(c->store, sp->name, sp->inv->spec_hash,
-                               &inv->meta, &e) == -1) {
+        if (!known && store_meta_observe(c->store, sp->name,
+                                         sp->inv->spec_hash, &inv->meta,
+                                         &e) == -1) {
             ctl_inv_settle(inv, ctl_step_failed(inv, &e));
             return;
         }
@@ -139,6 +148,18 @@ ctl_sync_on_watch(struct ev_loop *loop, ev_io *w, int revents)
     }
 }
 
+/* The resync timer: every known invocation gets a pass with its live
+ * Docker state checked again, from what the controller holds - the
+ * watch keeps that in step with the store, and relists when it cannot
+ * (RESYNC), so the timer itself reads nothing from the store. */
+void
+ctl_sync_requeue(struct ctl *c)
+{
+    for (struct ctl_inv *inv = c->invs; inv != NULL; inv = inv->next)
+        if (!inv->deleted)
+            ctl_inv_revalidate(inv);
+}
+
 static void
 ctl_sync_on_resync(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -148,7 +169,7 @@ ctl_sync_on_resync(struct ev_loop *loop, ev_timer *w, int revents)
     (void)revents;
     if (!c->docker_up)
         ctl_check_docker(c);
-    ctl_sync_all(c);
+    ctl_sync_requeue(c);
     ctl_gc_run(c);
 }
 

@@ -9,5 +9,8 @@ void ctl_sync_stop(struct ctl *c);
 /* Re-read every spec and status from the store; create, update or mark
  * deleted the invocations, and queue a pass for each. */
 void ctl_sync_all(struct ctl *c);
+/* Queue a pass with the live state checked for every known invocation,
+ * from memory: no store request. */
+void ctl_sync_requeue(struct ctl *c);
 
 #endif

@@ -100,6 +100,10 @@ struct spec_invocation *spec_file_take(struct spec_file *f, size_t i);
 
 void spec_invocation_free(struct spec_invocation *inv);
 
+/* A deep copy (every string, list and the resource JSON); NULL when out
+ * of memory. spec_dup.c. */
+struct spec_invocation *spec_invocation_dup(const struct spec_invocation *inv);
+
 /* "planning", ... */
 const char *spec_phase_name(enum spec_phase p);
 

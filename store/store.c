@@ -50,6 +50,8 @@ store_get(struct store *s, const char *name, struct store_spec *out,
     struct store_list l;
     size_t i;
 
+    if (s->ops->get != NULL)
+        return s->ops->get(s, name, out, e);
     if (store_list(s, &l, e) == -1)
         return -1;
     for (i = 0; i < l.n; i++)
@@ -95,6 +97,18 @@ store_watch_read(struct store *s, struct store_change *out, size_t max,
                  size_t *n, struct err *e)
 {
     return s->ops->watch_read(s, out, max, n, e);
+}
+
+int
+store_batch_begin(struct store *s, struct err *e)
+{
+    return s->ops->batch_begin ? s->ops->batch_begin(s, e) : 0;
+}
+
+int
+store_batch_end(struct store *s, struct err *e)
+{
+    return s->ops->batch_end ? s->ops->batch_end(s, e) : 0;
 }
 
 int

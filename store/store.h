@@ -87,6 +87,9 @@ struct store;
 
 struct store_ops {
     int (*list)(struct store *s, struct store_list *out, struct err *e);
+    /* optional: one name without a list (NULL: store_get lists) */
+    int (*get)(struct store *s, const char *name, struct store_spec *out,
+               struct err *e);
     int (*put)(struct store *s, const char *name, const char *data, size_t len,
                const char *expect_rev, char new_rev[STORE_REV_MAX],
                struct err *e);
@@ -125,6 +128,9 @@ struct store_ops {
                         size_t size, struct err *e);
     int (*release)(struct store *s, const char *name, int64_t lease,
                    struct err *e);
+    /* optional: store_batch_begin() / store_batch_end() */
+    int (*batch_begin)(struct store *s, struct err *e);
+    int (*batch_end)(struct store *s, struct err *e);
 };
 
 /* Backends embed this as their first member. */
@@ -194,6 +200,16 @@ int store_watch_fd(struct store *s, struct err *e);
  * reported. */
 int store_watch_read(struct store *s, struct store_change *out, size_t max,
                      size_t *n, struct err *e);
+
+/* A batch of spec and document writes from one command (agentctl apply):
+ * between begin and end every write is checked as usual, but is made
+ * durable and visible only at end, all at once (the directory store:
+ * one syncfs() and one fsync per directory instead of two fsyncs per
+ * file; each file is still replaced atomically). A write in a batch is
+ * not seen by reads until end. end reports the first failure; a store
+ * closed without end drops the batch. No-ops on etcd. */
+int store_batch_begin(struct store *s, struct err *e);
+int store_batch_end(struct store *s, struct err *e);
 
 /* Serialise read-compare-write sequences between processes (flock on
  * <state>/lock for the directory). Nested calls on one store count. */

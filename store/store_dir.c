@@ -128,8 +128,8 @@ add_valid(struct store_list *l, struct spec_file *f, const char *path,
 }
 
 int
-store__dir_load(struct store_dir *d, const char *base, struct store_list *l,
-                struct err *e)
+store__dir_load(struct store_dir *d, const char *base, const char *same_rev,
+                struct store_list *l, struct err *e)
 {
     char path[4096], rev[65];
     struct spec_file f;
@@ -153,6 +153,10 @@ store__dir_load(struct store_dir *d, const char *base, struct store_list *l,
         return add_invalid(l, base, path, "", 0, rev, &es, e);
     }
     spec_sha256_hex(data, len, rev);
+    if (same_rev != NULL && strcmp(same_rev, rev) == 0) {
+        free(data); /* the same bytes: what they parse to is known */
+        return 1;
+    }
     if (spec_load_buffer(path, data, len, &f) == 0 && f.n > 0)
         rc = add_valid(l, &f, path, data, len, rev, e);
     else
@@ -201,64 +205,74 @@ mark_duplicates(struct store_list *l, struct err *e)
     return 0;
 }
 
-/* Spec file names in the directory, sorted. */
-static int
-dir_files(const char *dir, char ***out, size_t *n, struct err *e)
-{
-    DIR *dp = opendir(dir);
-    struct dirent *de;
-    char **v = NULL, **nv;
-    size_t k = 0;
-
-    if (dp == NULL)
-        return err_sys(e, "open %s", dir);
-    while ((de = readdir(dp)) != NULL) {
-        if (!store__dir_is_spec_file(de->d_name))
-            continue;
-        /* symlinks are listed so that reading them (O_NOFOLLOW) reports
-         * them as invalid instead of ignoring them silently */
-        if (de->d_type != DT_REG && de->d_type != DT_LNK &&
-            de->d_type != DT_UNKNOWN)
-            continue;
-        nv = realloc(v, (k + 1) * sizeof(*v));
-        if (nv == NULL || (nv[k] = strdup(de->d_name)) == NULL) {
-            store_names_free(nv ? nv : v, k);
-            closedir(dp);
-            return err_set(e, ERR_NOMEM, "out of memory");
-        }
-        v = nv;
-        k++;
-    }
-    closedir(dp);
-    *out = v;
-    *n = k;
-    return 0;
-}
-
+/* Every entry of the index, copied out, sorted, duplicates marked. */
 static int
 dir_list(struct store *s, struct store_list *out, struct err *e)
 {
     struct store_dir *d = DIR_OF(s);
     struct store_list l = { 0 };
-    char **files = NULL;
-    size_t n = 0;
+    size_t total = 0;
 
-    if (dir_files(d->specs, &files, &n, e) == -1)
+    if (store__dir_scan(d, e) == -1)
         return -1;
-    for (size_t i = 0; i < n; i++)
-        if (store__dir_load(d, files[i], &l, e) == -1)
-            goto fail;
+    for (size_t i = 0; i < d->nfiles; i++)
+        total += d->files[i].specs.n;
+    if (total > 0 && (l.items = calloc(total, sizeof(*l.items))) == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < d->nfiles; i++)
+        for (size_t j = 0; j < d->files[i].specs.n; j++, l.n++)
+            if (store__dir_copy(&d->files[i], &d->files[i].specs.items[j],
+                                &l.items[l.n], e) == -1)
+                goto fail;
     if (l.n > 0)
         qsort(l.items, l.n, sizeof(*l.items), entry_cmp);
     if (mark_duplicates(&l, e) == -1)
         goto fail;
-    store_names_free(files, n);
     *out = l;
     return 0;
 fail:
-    store_names_free(files, n);
     store_list_cleanup(&l);
     return -1;
+}
+
+/* Two files defining name: the first (by key) is returned, invalid, and
+ * says where the other is, as a list would show it. */
+static int
+mark_duplicate(struct store_spec *sp, const char *other, struct err *e)
+{
+    if (sp->errors == NULL &&
+        (sp->errors = calloc(1, sizeof(*sp->errors))) == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    spec_errors_add_at(sp->errors, sp->key, sp->inv ? sp->inv->line : 0,
+                       sp->inv ? 1 : 0, "metadata.name",
+                       "name \"%s\" is also defined in %s", sp->name, other);
+    spec_invocation_free(sp->inv);
+    sp->inv = NULL;
+    return 0;
+}
+
+static int
+dir_get(struct store *s, const char *name, struct store_spec *out,
+        struct err *e)
+{
+    struct store_dir *d = DIR_OF(s);
+    const struct store_spec *hits[2];
+    const struct store_dir_file *files[2];
+    size_t n;
+
+    if (store__dir_fresh(d, name, e) == -1)
+        return -1;
+    n = store__dir_find(d, name, hits, files, 2);
+    if (n == 0)
+        return err_set(e, ERR_NOTFOUND, "agentinvocation \"%s\" not found",
+                       name);
+    if (store__dir_copy(files[0], hits[0], out, e) == -1)
+        return -1;
+    if (n > 1 && mark_duplicate(out, hits[1]->key, e) == -1) {
+        store_spec_cleanup(out);
+        return -1;
+    }
+    return 0;
 }
 
 static const char *
@@ -276,46 +290,47 @@ static int
 find_target(struct store_dir *d, const char *name, char *target, size_t size,
             char *rev, struct err *e)
 {
-    struct store_list l;
-    const struct store_spec *hit = NULL;
+    const struct store_spec *hits[2];
+    const struct store_dir_file *files[2];
+    const struct store_dir_file *at;
     char want_yaml[80], want_yml[80];
-    int rc = 0;
+    size_t n;
 
     snprintf(want_yaml, sizeof(want_yaml), "%s.yaml", name);
     snprintf(want_yml, sizeof(want_yml), "%s.yml", name);
     snprintf(target, size, "%s", want_yaml);
     rev[0] = '\0';
-    if (dir_list(&d->base, &l, e) == -1)
+    if (store__dir_fresh(d, name, e) == -1)
         return -1;
-    for (size_t i = 0; i < l.n && rc == 0; i++) {
-        const struct store_spec *sp = &l.items[i];
-        const char *b = base_of(sp->key);
-
-        if (strcmp(sp->name, name) != 0) {
-            if (strcmp(b, want_yaml) == 0)
-                rc = err_set(e, ERR_CONFLICT, "%s holds \"%s\", not \"%s\"",
-                             sp->key, sp->name, name);
-            continue;
-        }
-        if (hit != NULL)
-            rc = err_set(e, ERR_CONFLICT, "\"%s\" is defined in %s and %s",
-                         name, hit->key, sp->key);
-        else if (sp->docs > 1)
-            rc = err_set(e, ERR_CONFLICT,
-                         "\"%s\" lives in %s with %zu other documents; edit "
-                         "that file by hand",
-                         name, sp->key, sp->docs - 1);
-        else if (strcmp(b, want_yaml) != 0 && strcmp(b, want_yml) != 0)
-            rc = err_set(e, ERR_CONFLICT, "\"%s\" is defined in %s", name,
-                         sp->key);
-        hit = sp;
+    n = store__dir_find(d, name, hits, files, 2);
+    if (n == 0) {
+        /* <name>.yaml may exist and hold something else */
+        at = store__dir_file(d, want_yaml);
+        if (at != NULL && at->specs.n > 0)
+            return err_set(e, ERR_CONFLICT, "%s holds \"%s\", not \"%s\"",
+                           at->specs.items[0].key, at->specs.items[0].name,
+                           name);
+        return 0;
     }
-    if (rc == 0 && hit != NULL) {
-        snprintf(target, size, "%s", base_of(hit->key));
-        snprintf(rev, STORE_REV_MAX, "%s", hit->rev);
-    }
-    store_list_cleanup(&l);
-    return rc;
+    if (n > 1)
+        return err_set(e, ERR_CONFLICT, "\"%s\" is defined in %s and %s", name,
+                       hits[0]->key, hits[1]->key);
+    if (hits[0]->docs > 1)
+        return err_set(e, ERR_CONFLICT,
+                       "\"%s\" lives in %s with %zu other documents; edit "
+                       "that file by hand",
+                       name, hits[0]->key, hits[0]->docs - 1);
+    if (strcmp(files[0]->base, want_yaml) != 0 &&
+        strcmp(files[0]->base, want_yml) != 0)
+        return err_set(e, ERR_CONFLICT, "\"%s\" is defined in %s", name,
+                       hits[0]->key);
+    at = store__dir_file(d, want_yaml);
+    if (at != NULL && at != files[0] && at->specs.n > 0)
+        return err_set(e, ERR_CONFLICT, "%s holds \"%s\", not \"%s\"",
+                       at->specs.items[0].key, at->specs.items[0].name, name);
+    snprintf(target, size, "%s", files[0]->base);
+    snprintf(rev, STORE_REV_MAX, "%s", hits[0]->rev);
+    return 0;
 }
 
 static int
@@ -330,6 +345,45 @@ check_rev(const char *name, const char *expect, const char *cur, struct err *e)
     return err_set(e, ERR_CONFLICT, "\"%s\" was changed meanwhile", name);
 }
 
+static bool
+batch_holds(struct store_dir *d, const char *dir, const char *base)
+{
+    char path[4096];
+
+    return d->batch != NULL &&
+           snprintf(path, sizeof(path), "%s/%s", dir, base) <
+               (int)sizeof(path) &&
+           store__fs_batch_has(d->batch, path);
+}
+
+static int
+dir_batch_begin(struct store *s, struct err *e)
+{
+    struct store_dir *d = DIR_OF(s);
+
+    if (d->batch != NULL)
+        return 0;
+    d->batch = store__fs_batch_new();
+    if (d->batch == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    return 0;
+}
+
+static int
+dir_batch_end(struct store *s, struct err *e)
+{
+    struct store_dir *d = DIR_OF(s);
+    int rc;
+
+    if (d->batch == NULL)
+        return 0;
+    rc = store__fs_batch_commit(d->batch, e);
+    free(d->batch);
+    d->batch = NULL;
+    d->scanned = false; /* the files renamed in are read at the next look */
+    return rc;
+}
+
 static int
 dir_put(struct store *s, const char *name, const char *data, size_t len,
         const char *expect_rev, char new_rev[STORE_REV_MAX], struct err *e)
@@ -340,9 +394,17 @@ dir_put(struct store *s, const char *name, const char *data, size_t len,
 
     if (store_lock(s, e) == -1)
         return -1;
-    if (find_target(d, name, target, sizeof(target), rev, e) == -1 ||
-        check_rev(name, expect_rev, rev, e) == -1 ||
-        store__write_atomic(d->specs, target, data, len, e) == -1)
+    if (find_target(d, name, target, sizeof(target), rev, e) == -1)
+        goto out;
+    /* a second put of one file in a batch compares with the first one's
+     * bytes: those go to disk first */
+    if (batch_holds(d, d->specs, target) &&
+        (dir_batch_end(s, e) == -1 || dir_batch_begin(s, e) == -1 ||
+         find_target(d, name, target, sizeof(target), rev, e) == -1))
+        goto out;
+    if (check_rev(name, expect_rev, rev, e) == -1 ||
+        store__write_atomic(d->batch, d->specs, target, data, len, e) == -1 ||
+        (d->batch == NULL && store__dir_refresh(d, target, NULL, e) == -1))
         goto out;
     if (new_rev != NULL)
         spec_sha256_hex(data, len, new_rev);
@@ -371,8 +433,8 @@ dir_del(struct store *s, const char *name, const char *expect_rev,
     else if (check_rev(name, expect_rev, sp.rev, e) == 0) {
         if (unlink(sp.key) == -1 && errno != ENOENT)
             err_sys(e, "remove %s", sp.key);
-        else
-            rc = store__fsync_dir(d->specs, e);
+        else if (store__fsync_dir(d->specs, e) == 0)
+            rc = store__dir_refresh(d, base_of(sp.key), NULL, e);
     }
     store_spec_cleanup(&sp);
 out:
@@ -405,6 +467,8 @@ dir_lock(struct store *s, struct err *e)
     }
     d->lock_fd = fd;
     d->lock_depth = 1;
+    /* what others wrote before we held the lock: one scan per lock */
+    d->scanned = false;
     return 0;
 }
 
@@ -451,9 +515,12 @@ dir_doc_write(struct store *s, enum store_doc kind, const char *name,
         -1)
         return -1;
     snprintf(base, sizeof(base), "%s.json", name);
+    if (batch_holds(d, dir, base) &&
+        (dir_batch_end(s, e) == -1 || dir_batch_begin(s, e) == -1))
+        return -1;
     if (create)
-        return store__create_exclusive(dir, base, data, len, e);
-    return store__write_atomic(dir, base, data, len, e);
+        return store__create_exclusive(d->batch, dir, base, data, len, e);
+    return store__write_atomic(d->batch, dir, base, data, len, e);
 }
 
 static int
@@ -621,7 +688,12 @@ dir_close(struct store *s)
 
     if (d->lock_depth > 0)
         close(d->lock_fd);
+    if (d->batch != NULL) { /* never committed: its temp files go */
+        store__fs_batch_clear(d->batch);
+        free(d->batch);
+    }
     store__dir_watch_cleanup(d);
+    store__dir_index_free(d);
     free(d->specs);
     free(d->state);
     free(d);
@@ -629,6 +701,7 @@ dir_close(struct store *s)
 
 static const struct store_ops dir_ops = {
     .list = dir_list,
+    .get = dir_get,
     .put = dir_put,
     .del = dir_del,
     .watch_fd = store__dir_watch_fd,
@@ -644,6 +717,8 @@ static const struct store_ops dir_ops = {
     .event_read = dir_event_read,
     .output_path = dir_output_path,
     .close = dir_close,
+    .batch_begin = dir_batch_begin,
+    .batch_end = dir_batch_end,
 };
 
 /* The state directory and one folder per kind of state. */

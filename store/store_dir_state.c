@@ -39,8 +39,8 @@ store__dir_recorded_state(const char *specs_dir)
         return NULL; /* empty, cut short or too long: not a record */
     line[n - 1] = '\0';
     /* only an absolute path to a directory that is there */
-    if (line[0] != '/' || strchr(line, '\n') != NULL ||
-        stat(line, &st) == -1 || !S_ISDIR(st.st_mode))
+    if (line[0] != '/' || strchr(line, '\n') != NULL || stat(line, &st) == -1 ||
+        !S_ISDIR(st.st_mode))
         return NULL;
     return strdup(line);
 }
@@ -53,8 +53,8 @@ store_dir_record_state(const char *specs_dir, const char *state_dir,
     int rc;
 
     if (state_dir == NULL) {
-        if (store__path(path, sizeof(path), e, "%s/" STATE_RECORD,
-                        specs_dir) == -1)
+        if (store__path(path, sizeof(path), e, "%s/" STATE_RECORD, specs_dir) ==
+            -1)
             return -1;
         if (unlink(path) == -1 && errno != ENOENT)
             return err_sys(e, "remove %s", path);
@@ -64,7 +64,8 @@ store_dir_record_state(const char *specs_dir, const char *state_dir,
         return err_sys(e, "state directory %s", state_dir);
     if (asprintf(&text, "%s\n", abs) == -1)
         return err_set(e, ERR_NOMEM, "out of memory");
-    rc = store__write_atomic(specs_dir, STATE_RECORD, text, strlen(text), e);
+    rc = store__write_atomic(NULL, specs_dir, STATE_RECORD, text, strlen(text),
+                             e);
     free(text);
     return rc;
 }

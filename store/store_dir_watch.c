@@ -6,7 +6,10 @@
  * never IN_CREATE or IN_MODIFY, which fire while bytes are still coming.
  * Temp dot-files, the state dir and files that are not *.yaml / *.yml are
  * ignored. A file maps to the names it holds, so the watcher keeps a small
- * cache (file -> names) to know what a deleted or rewritten file held.
+ * map (file -> names it last reported) to know what a deleted or
+ * rewritten file held. What a file holds comes from the index
+ * (store_dir_index.c): an event for a file whose bytes did not change
+ * costs a stat and a hash, no parse.
  */
 #include "store_int.h"
 
@@ -17,14 +20,14 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-struct store_dir_file {
+struct store_dir_seen {
     char *base;
     char **names;
     size_t n;
 };
 
 static void
-file_clear(struct store_dir_file *f)
+file_clear(struct store_dir_seen *f)
 {
     store_names_free(f->names, f->n);
     f->names = NULL;
@@ -34,94 +37,89 @@ file_clear(struct store_dir_file *f)
 void
 store__dir_watch_cleanup(struct store_dir *d)
 {
-    for (size_t i = 0; i < d->ncache; i++) {
-        file_clear(&d->cache[i]);
-        free(d->cache[i].base);
+    for (size_t i = 0; i < d->nseen; i++) {
+        file_clear(&d->seen[i]);
+        free(d->seen[i].base);
     }
-    free(d->cache);
-    d->cache = NULL;
-    d->ncache = 0;
+    free(d->seen);
+    d->seen = NULL;
+    d->nseen = 0;
     if (d->ino_fd != -1)
         close(d->ino_fd);
     d->ino_fd = -1;
 }
 
-static struct store_dir_file *
+static struct store_dir_seen *
 cache_find(struct store_dir *d, const char *base, bool add)
 {
-    struct store_dir_file *c;
+    struct store_dir_seen *c;
 
-    for (size_t i = 0; i < d->ncache; i++)
-        if (strcmp(d->cache[i].base, base) == 0)
-            return &d->cache[i];
+    for (size_t i = 0; i < d->nseen; i++)
+        if (strcmp(d->seen[i].base, base) == 0)
+            return &d->seen[i];
     if (!add)
         return NULL;
-    c = realloc(d->cache, (d->ncache + 1) * sizeof(*c));
+    c = realloc(d->seen, (d->nseen + 1) * sizeof(*c));
     if (c == NULL)
         return NULL;
-    d->cache = c;
-    c = &d->cache[d->ncache];
+    d->seen = c;
+    c = &d->seen[d->nseen];
     memset(c, 0, sizeof(*c));
     c->base = strdup(base);
     if (c->base == NULL)
         return NULL;
-    d->ncache++;
+    d->nseen++;
     return c;
 }
 
-/* Load base and record the names it holds now (none when it is gone). */
+/* The names the index holds for base now (none when it is gone). */
 static int
-cache_refresh(struct store_dir *d, const char *base, struct store_dir_file *now,
-              struct err *e)
+names_now(struct store_dir *d, const char *base, struct store_dir_seen *now,
+          struct err *e)
 {
-    struct store_list l = { 0 };
+    const struct store_dir_file *f = store__dir_file(d, base);
 
-    memset(now, 0, sizeof(*now));
-    if (store__dir_load(d, base, &l, e) == -1)
-        return -1;
-    if (l.n > 0) {
-        now->names = calloc(l.n, sizeof(char *));
-        if (now->names == NULL) {
-            store_list_cleanup(&l);
+    now->names = NULL; /* now->base is the caller's */
+    now->n = 0;
+    if (f == NULL || f->specs.n == 0)
+        return 0;
+    now->names = calloc(f->specs.n, sizeof(char *));
+    if (now->names == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    for (; now->n < f->specs.n; now->n++)
+        if ((now->names[now->n] = strdup(f->specs.items[now->n].name)) ==
+            NULL) {
+            file_clear(now);
             return err_set(e, ERR_NOMEM, "out of memory");
         }
-    }
-    for (size_t i = 0; i < l.n; i++) {
-        now->names[i] = l.items[i].name;
-        l.items[i].name = NULL;
-    }
-    now->n = l.n;
-    store_list_cleanup(&l);
     return 0;
+}
+
+/* Refresh base in the index and record the names it holds now. */
+static int
+cache_refresh(struct store_dir *d, const char *base, struct store_dir_seen *now,
+              struct err *e)
+{
+    if (store__dir_refresh(d, base, NULL, e) == -1)
+        return -1;
+    return names_now(d, base, now, e);
 }
 
 static int
 load_cache(struct store_dir *d, struct err *e)
 {
-    struct store_list l;
-
-    if (store_list(&d->base, &l, e) == -1)
+    if (store__dir_scan(d, e) == -1)
         return -1;
-    for (size_t i = 0; i < l.n; i++) {
-        const char *slash = strrchr(l.items[i].key, '/');
-        struct store_dir_file *c =
-            cache_find(d, slash ? slash + 1 : l.items[i].key, true);
-        char **nv;
+    for (size_t i = 0; i < d->nfiles; i++) {
+        struct store_dir_seen *c = cache_find(d, d->files[i].base, true);
 
         if (c == NULL)
-            goto nomem;
-        nv = realloc(c->names, (c->n + 1) * sizeof(*nv));
-        if (nv == NULL)
-            goto nomem;
-        c->names = nv;
-        c->names[c->n++] = l.items[i].name;
-        l.items[i].name = NULL;
+            return err_set(e, ERR_NOMEM, "out of memory");
+        file_clear(c);
+        if (names_now(d, d->files[i].base, c, e) == -1)
+            return -1;
     }
-    store_list_cleanup(&l);
     return 0;
-nomem:
-    store_list_cleanup(&l);
-    return err_set(e, ERR_NOMEM, "out of memory");
 }
 
 int
@@ -180,7 +178,7 @@ static int
 file_changed(struct store_dir *d, const char *base, struct store_change *out,
              size_t max, size_t *n, bool *over, struct err *e)
 {
-    struct store_dir_file now, *c = cache_find(d, base, true);
+    struct store_dir_seen now = { 0 }, *c = cache_find(d, base, true);
 
     if (c == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");

@@ -333,6 +333,7 @@ etcd_close(struct store *st)
 
 static const struct store_ops etcd_ops = {
     .list = store__etcd_list,
+    .get = store__etcd_get,
     .put = store__etcd_put,
     .del = store__etcd_del,
     .watch_fd = store__etcd_watch_fd,

@@ -157,6 +157,9 @@ int store__etcd_release(struct store *s, const char *name, int64_t lease,
 /* --- store_etcd_kv.c, store_etcd_watch.c --- */
 
 int store__etcd_list(struct store *s, struct store_list *out, struct err *e);
+/* One spec by its key (a range of one key); ERR_NOTFOUND when absent. */
+int store__etcd_get(struct store *s, const char *name, struct store_spec *out,
+                    struct err *e);
 int store__etcd_put(struct store *s, const char *name, const char *data,
                     size_t len, const char *expect_rev,
                     char new_rev[STORE_REV_MAX], struct err *e);

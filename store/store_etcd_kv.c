@@ -138,6 +138,42 @@ store__etcd_list(struct store *st, struct store_list *out, struct err *e)
 }
 
 int
+store__etcd_get(struct store *st, const char *name, struct store_spec *out,
+                struct err *e)
+{
+    struct store_etcd *s = ETCD_OF(st);
+    char prefix[512], key[600];
+    struct store_list l = { 0 };
+    cJSON *ans = NULL;
+    const cJSON *kv;
+    int rc = 0;
+
+    if (store__etcd_key(s, prefix, sizeof(prefix), e, "specs/") == -1 ||
+        store__etcd_key(s, key, sizeof(key), e, "specs/%s", name) == -1)
+        return -1;
+    /* one key, not the list: a watch change costs one small range */
+    if (store__etcd_call_take(s, "/v3/kv/range",
+                               store__etcd_range(key, NULL, false), &ans,
+                               e) == -1)
+        return -1;
+    cJSON_ArrayForEach(kv, cJSON_GetObjectItemCaseSensitive(ans, "kvs"))
+    {
+        if (rc == 0)
+            rc = add_kv(kv, strlen(prefix), &l, e);
+    }
+    cJSON_Delete(ans);
+    if (rc == 0 && l.n == 0)
+        rc = err_set(e, ERR_NOTFOUND, "agentinvocation \"%s\" not found",
+                     name);
+    if (rc == 0) {
+        *out = l.items[0];
+        memset(&l.items[0], 0, sizeof(l.items[0]));
+    }
+    store_list_cleanup(&l);
+    return rc;
+}
+
+int
 store__etcd_revision(struct store_etcd *s, int64_t *rev, struct err *e)
 {
     char key[512];

@@ -207,7 +207,7 @@ store__etcd_output_fetch(struct store_etcd *s, const char *name,
     snprintf(base, sizeof(base), "%s.log", name);
     if (strcmp(now, sha) == 0 &&
         store__path(dir, sizeof(dir), e, "%s/output", s->state) == 0)
-        rc = store__write_atomic(dir, base, b.data ? b.data : "", b.len, e);
+        rc = store__write_atomic(NULL, dir, base, b.data ? b.data : "", b.len, e);
     buf_cleanup(&b);
     return rc;
 }

@@ -1,2 +1,6 @@
 agentctl_unit_test(test_store_dir
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_dir.c LIBS store)
+agentctl_unit_test(test_store_dir_index
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_dir_index.c LIBS store)
+agentctl_unit_test(test_store_dir_batch
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_dir_batch.c LIBS store)

@@ -34,7 +34,9 @@
 #
 # Env: BENCH_N (1000), BENCH_SAMPLES (200), BENCH_STORES ("dir etcd"; add
 # "dirmv": the directory store fed by mv instead of agentctl),
-# BENCH_REPS (1: every store again, in turn), BENCH_TIMEOUT (s per
+# BENCH_REPS (1: every store again, in turn), BENCH_BASE (a baseline
+# build dir: a column "dir-base" or "etcd-base" runs that store with its
+# agentctl and agent-controller, beside this tree's), BENCH_TIMEOUT (s per
 # wait, 900), BENCH_BUILD (build dir, build-bench-store), BENCH_OUT (also
 # write the table there), BENCH_KEEP (copy logs and event streams there).
 source "$(cd "$(dirname "$0")/../../.." && pwd)/tests/integration/lib.sh"
@@ -44,6 +46,7 @@ B=${BENCH_BUILD:-$ROOT/build-bench-store}
 N=${BENCH_N:-1000}
 SAMPLES=${BENCH_SAMPLES:-200}
 STORES=${BENCH_STORES:-"dir etcd"}
+BASE=${BENCH_BASE:-} # a baseline build dir, for the "<store>-base" columns
 REPS=${BENCH_REPS:-1}
 TIMEOUT=${BENCH_TIMEOUT:-900}
 RUN=stbench-$(date +%H%M%S)-$$
@@ -91,6 +94,10 @@ preflight() {
     fi
     ! docker image inspect "$ABSENT_IMAGE" >/dev/null 2>&1 ||
         fail "$ABSENT_IMAGE exists on the daemon; the benchmark needs it absent"
+    case " $STORES" in *-base*)
+        [ -x "$BASE/cli/agentctl" ] && [ -x "$BASE/controller/agent-controller" ] ||
+            fail "a -base column needs BENCH_BASE=<build dir> with agentctl and agent-controller" ;;
+    esac
     say "building agentctl, agent-controller, stwatch"
     cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
     cmake --build "$B" -j "$(nproc)" --target agentctl agent-controller >/dev/null
@@ -243,11 +250,11 @@ wait_done() {
 # the directory (what the store itself does, without agentctl's own cost:
 # every put of the directory store lists and parses all specs first).
 put_specs() {
-    if [ "$STORE" = dirmv ]; then
+    if [ "$KIND" = dirmv ]; then
         if [ -d "$2" ]; then mv "$2"/*.yaml "$1/specs/"; else mv "$2" "$1/specs/"; fi
     else
         # shellcheck disable=SC2046 # the store flags are separate words
-        "$AGENTCTL" $(store_flags "$STORE" "$1") apply -f "$2" >/dev/null
+        "$AGENTCTL" $(store_flags "$KIND" "$1") apply -f "$2" >/dev/null
     fi
 }
 
@@ -255,7 +262,7 @@ put_specs() {
 bulk() {
     local d=$1 t0 t1
     local src=$d/bulk.yaml
-    if [ "$STORE" = dirmv ]; then # one file per spec, on the same fs
+    if [ "$KIND" = dirmv ]; then # one file per spec, on the same fs
         src=$d/bulk
         mkdir -p "$src"
         spec_docs b "$N" "$src"
@@ -336,11 +343,11 @@ latency() {
 idle() {
     local c0 c1 k0 k1
     c0=$(proc_cpu "$CTL_PID")
-    [ "$STORE" != etcd ] || k0=$(etcd_kv_calls)
+    [ "$KIND" != etcd ] || k0=$(etcd_kv_calls)
     sleep 10
     c1=$(proc_cpu "$CTL_PID")
     row idle_cpu_pct "$(awk -v a="$c0" -v b="$c1" 'BEGIN {printf "%.0f", (b - a) * 10}')"
-    [ "$STORE" != etcd ] || {
+    [ "$KIND" != etcd ] || {
         k1=$(etcd_kv_calls)
         row idle_etcd_rps "$(awk -v a="$k0" -v b="$k1" 'BEGIN {printf "%.0f", (b - a) / 10}')"
     }
@@ -351,14 +358,24 @@ etcd_kv_calls() {
         /grpc_service="etcdserverpb.KV"/ { s += $2 } END { printf "%d\n", s }'
 }
 
-# one_store STORE: a fresh store and controller, both measurements.
+# one_store: a fresh store and controller of column STORE, every
+# measurement. A column "<store>-base" is that store run by the baseline
+# build (BENCH_BASE), so an old and a new build are measured side by side.
 one_store() {
     local d=$TEST_TMP/$STORE-$REP usage
+    KIND=${STORE%-base}
+    if [ "$KIND" != "$STORE" ]; then
+        AGENTCTL=$BASE/cli/agentctl
+        CONTROLLER=$BASE/controller/agent-controller
+    else
+        AGENTCTL=$B/cli/agentctl
+        CONTROLLER=$B/controller/agent-controller
+    fi
     mkdir -p "$d"
-    [ "$STORE" != etcd ] || etcd_fresh # no history from the last rep
-    start_watch "$STORE" "$d"
+    [ "$KIND" != etcd ] || etcd_fresh # no history from the last rep
+    start_watch "$KIND" "$d"
     row load "$(cut -d' ' -f1 /proc/loadavg)"
-    start_controller "$STORE" "$d" "$RUN-$STORE-$REP"
+    start_controller "$KIND" "$d" "$RUN-$STORE-$REP"
     latency "$d" e # an empty store: the path itself
     bulk "$d"
     latency "$d" l # N specs in the store: what a resync and a list cost
@@ -366,7 +383,7 @@ one_store() {
     read -r -a usage <<<"$(proc_usage "$CTL_PID")"
     row ctl_rss_mib "$(awk -v k="${usage[0]}" 'BEGIN {printf "%.1f", k / 1024}')"
     row ctl_cpu_s "${usage[1]}"
-    if [ "$STORE" = etcd ]; then
+    if [ "$KIND" = etcd ]; then
         read -r -a usage <<<"$(proc_usage "$ETCD_PID")"
         row etcd_rss_mib "$(awk -v k="${usage[0]}" 'BEGIN {printf "%.1f", k / 1024}')"
         row etcd_cpu_s "${usage[1]}"
@@ -409,7 +426,8 @@ etcd_rss_mib|etcd peak RSS, VmHWM (MiB)
 etcd_cpu_s|etcd CPU, user+system (s)
 failed_steps|controller "step failed" log lines'
 
-table() { # one column per store of BENCH_STORES, then etcd/dir
+table() { # one column per store of BENCH_STORES, then the ratios:
+    # <store>/<store>-base for each baseline column, and etcd/dir
     local rep
     for rep in $(seq "$REPS"); do
         [ "$REPS" = 1 ] || echo "run $rep:"
@@ -418,18 +436,28 @@ table() { # one column per store of BENCH_STORES, then etcd/dir
             BEGIN { while ((getline l < rows) > 0) { split(l, f, " ")
                         if (f[1] == rep) v[f[2] " " f[3]] = f[4] }
                     ns = split(stores, st, " ")
+                    for (i = 1; i <= ns; i++) have[st[i]] = 1
+                    np = 0
+                    for (i = 1; i <= ns; i++)
+                        if (st[i] ~ /-base$/) { k = st[i]; sub(/-base$/, "", k)
+                            if (k in have) { np++; num[np] = k; den[np] = st[i] } }
+                    if (("etcd" in have) && ("dir" in have)) {
+                        np++; num[np] = "etcd"; den[np] = "dir" }
                     head = "| N = " n ", S = " s " |"; line = "|---|"
                     for (i = 1; i <= ns; i++) { head = head " " st[i] " |"; line = line "---|" }
-                    print head " etcd/dir |"; print line "---|" }
+                    for (j = 1; j <= np; j++) { head = head " " num[j] "/" den[j] " |"; line = line "---|" }
+                    print head; print line }
             { out = ""; any = 0
               for (i = 1; i <= ns; i++) { x = v[st[i] " " $1]; if (x != "") any = 1
                                           out = out " " (x == "" ? "-" : x) " |" }
               if (!any) next
-              d = v["dir " $1]; e = v["etcd " $1]; r = ""
-              if (d != "" && e != "" && d > 0 && $1 != "load")
-                  r = sprintf("%.2fx", e / d)
+              for (j = 1; j <= np; j++) {
+                  d = v[den[j] " " $1]; e = v[num[j] " " $1]; r = ""
+                  if (d != "" && e != "" && d > 0 && $1 != "load")
+                      r = sprintf("%.2fx", e / d)
+                  out = out " " r " |" }
               label = $2; gsub(/ N /, " " n " ", label)
-              printf "| %s |%s %s |\n", label, out, r }' <<<"$LABELS"
+              printf "| %s |%s\n", label, out }' <<<"$LABELS"
         echo
     done
 }
