@@ -148,6 +148,10 @@ struct ctl {
     struct ctl_metrics *metrics;
     struct ctl_http *http;
     uint64_t reconciles_ok, reconciles_error;
+    uint64_t reconciles_requeue; /* asked for while a step's request was in
+                                    flight: run again when it answers */
+    uint64_t queue_retries;      /* passes queued again with backoff */
+    int gc_removing;             /* enum dk_kind of the GC removal in flight */
     struct dk_req *events[2]; /* containers by label; networks+volumes */
     ev_timer events_retry;
     long events_since;       /* Unix time of the last event seen */
@@ -165,9 +169,17 @@ struct ctl {
 /* ctl_main.c: ask the daemon for its version (start, and while down). */
 void ctl_check_docker(struct ctl *c);
 
-/* ctl_observe.c: /metrics and /healthz on --metrics. */
+/* ctl_observe.c: /metrics, /livez and /readyz on --metrics. */
 int ctl_observe_start(struct ctl *c, struct err *e);
 void ctl_observe_stop(struct ctl *c);
+
+/* Observation points for the metrics (no-ops without --metrics): one pass
+ * took seconds; an attempt reached its final phase; the revalidation
+ * found drift by rule; the garbage collection removed an object. */
+void ctl_observe_pass(struct ctl *c, double seconds);
+void ctl_observe_attempt_finished(struct ctl_inv *inv);
+void ctl_observe_drift(struct ctl *c, const char *rule);
+void ctl_observe_gc_removed(struct ctl *c, const char *kind);
 
 /* What ctl_inv_reset_attempt() starts over. */
 enum ctl_reset {

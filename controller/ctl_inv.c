@@ -509,14 +509,35 @@ pass_phase(struct ctl_inv *inv)
     }
 }
 
+static void pass(struct ctl_inv *inv);
+
+/* One pass, timed for agentctl_reconcile_duration_seconds: the work done
+ * in the loop for one invocation until it waits for an answer or is done
+ * (a step's Docker request is timed by the client's own histogram). */
 void
 ctl_inv_pass(struct ctl_inv *inv)
 {
     struct ctl *c = inv->ctl;
+    double started;
+
+    if (inv->call != NULL) {
+        /* the step's callback queues the next pass: this one is requeued */
+        c->reconciles_requeue++;
+        return;
+    }
+    ev_now_update(c->loop);
+    started = ev_now(c->loop);
+    pass(inv);
+    ev_now_update(c->loop);
+    ctl_observe_pass(c, ev_now(c->loop) - started);
+}
+
+static void
+pass(struct ctl_inv *inv)
+{
+    struct ctl *c = inv->ctl;
     struct err e;
 
-    if (inv->call != NULL)
-        return; /* the step's callback queues the next pass */
     /* scale-out: act only on what this controller claimed (ctl_claim.c) */
     if (!ctl_claim_gate(inv))
         goto out_unclaimed;

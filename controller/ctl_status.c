@@ -64,6 +64,7 @@ ctl_status_set_phase(struct ctl_inv *inv, enum ctl_phase p)
     if (ctl_phase_terminal(p)) {
         ctl_now(now);
         ctl_record_set_str(&inv->rec, &inv->rec.finished_at, now);
+        ctl_observe_attempt_finished(inv);
     }
     log_kv(LOG_INFO, "phase", "invocation", inv->name, "phase",
            ctl_phase_name(p), NULL);

@@ -103,6 +103,7 @@ ctl_inv_backoff(struct ctl_inv *inv, const struct err *why)
         delay = CTL_BACKOFF_MAX;
     inv->failures++;
     inv->ctl->reconciles_error++;
+    inv->ctl->queue_retries++;
     if (why != NULL && why->code == ERR_UNAVAIL && inv->rec.present &&
         inv->rec.phase == CTL_RUNNING)
         inv->daemon_lost = true;

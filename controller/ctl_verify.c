@@ -70,6 +70,7 @@ on_drift(struct ctl_inv *inv, const char *rule, const char *message)
 
     inv->verify_due = false;
     inv->verified = 0;
+    ctl_observe_drift(inv->ctl, rule);
     ctl_status_set_condition(inv, "Drifted", true, rule, message);
     if (phase == CTL_RUNNING) {
         ctl_run_stop(inv, CTL_FAILED, CTL_STOP_BOUNDARY_DRIFT, message);

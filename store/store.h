@@ -127,11 +127,23 @@ struct store_ops {
                    struct err *e);
 };
 
+/* Called once per request to a remote store (etcd: each POST of the
+ * JSON gateway, not the watch stream), with its operation ("kv_range",
+ * "kv_txn", "lease_keepalive", ...), how long it took and whether it
+ * succeeded. The directory store makes no requests. For a latency
+ * histogram; must not block. */
+typedef void store_observe_fn(void *arg, const char *operation,
+                              double seconds, bool ok);
+
 /* Backends embed this as their first member. */
 struct store {
     const struct store_ops *ops;
     const char *backend; /* "dir", "etcd" */
+    store_observe_fn *observe; /* store_set_observer(); NULL: none */
+    void *observe_arg;
 };
+
+void store_set_observer(struct store *s, store_observe_fn *fn, void *arg);
 
 /* Open the directory store. specs_dir must exist; state_dir NULL means
  * the location the controller recorded in <specs_dir>/.agentctl-state

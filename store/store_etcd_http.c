@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
@@ -97,9 +98,47 @@ take_answer(const char *ep, long status, const struct buf *b, cJSON **out,
     return -1;
 }
 
+static double
+monotonic_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* "/v3/kv/range" -> "kv_range": the gateway's own fixed vocabulary. */
+static void
+observe(struct store_etcd *s, const char *path, double started, int rc)
+{
+    char op[48];
+
+    if (s->base.observe == NULL)
+        return;
+    snprintf(op, sizeof(op), "%s", strncmp(path, "/v3/", 4) == 0 ? path + 4 : path);
+    for (char *p = op; *p; p++)
+        if (*p == '/')
+            *p = '_';
+    s->base.observe(s->base.observe_arg, op, monotonic_s() - started, rc == 0);
+}
+
+static int etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
+                     cJSON **out, struct err *e);
+
 int
 store__etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
                  cJSON **out, struct err *e)
+{
+    double started = monotonic_s();
+    int rc = etcd_call(s, path, body, out, e);
+
+    observe(s, path, started, rc);
+    return rc;
+}
+
+static int
+etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
+          cJSON **out, struct err *e)
 {
     char *text = cJSON_PrintUnformatted(body), url[1024], why[256];
     char errbuf[CURL_ERROR_SIZE];
