@@ -57,6 +57,18 @@ enum ctl_net_retry {
 /* One invocation the controller knows: the latest spec from the store, the
  * attempt record it owns (which records every Docker object by ID), and
  * the watchers and requests of the pass in progress. */
+/* A step error that keeps recurring (ctl_condition.c). */
+struct ctl_stuck {
+    unsigned count;     /* failures in a row with this message; 0: none */
+    char message[256];  /* the error, as in the Ready condition */
+    char first[32];     /* when it first happened (RFC 3339) */
+    bool in_pass;       /* a failure happened in the pass running now */
+    bool had_ready;     /* the Ready condition StepFailed replaced ... */
+    bool ready_status;  /* ... restored when the step goes through */
+    char ready_reason[64];
+    char ready_message[256];
+};
+
 struct ctl_inv {
     struct ctl *ctl;
     struct ctl_inv *next;
@@ -71,6 +83,7 @@ struct ctl_inv {
     ev_timer kick;         /* run the next pass (0 s, or backoff) */
     ev_timer deadline;     /* end of the attempt's deadlineSeconds */
     unsigned failures;     /* consecutive failed steps: backoff exponent */
+    struct ctl_stuck stuck; /* the step error shown as Ready=False */
     char *credential;      /* the attempt's secret; never logged */
     /* a running agent */
     struct dk_req *logs; /* follow stream */
@@ -339,6 +352,21 @@ void ctl_status_set_condition(struct ctl_inv *inv, const char *type,
 /* Write the status document if it changed. */
 int ctl_status_flush(struct ctl_inv *inv, struct err *e);
 /* Append an event (Normal or Warning); repeats of the last one count up. */
+/* ctl_condition.c: a step failed (why), or went through. Ready=False
+ * with reason StepFailed and a Warning event StepFailed counting the
+ * failures in a row; Ready=True (reason Progressing) when one that failed
+ * goes through. */
+void ctl_condition_step_failed(struct ctl_inv *inv, const struct err *why);
+void ctl_condition_step_ok(struct ctl_inv *inv);
+/* The pass boundaries: a pass that ends with no failure and no request in
+ * flight made progress. */
+void ctl_condition_pass_begin(struct ctl_inv *inv);
+void ctl_condition_pass_end(struct ctl_inv *inv);
+
+/* An event whose count is count (a repeated one), first seen at first. */
+void ctl_event_counted(struct ctl_inv *inv, bool warning, const char *reason,
+                       unsigned count, const char *first, const char *msg);
+
 void ctl_event(struct ctl_inv *inv, bool warning, const char *reason,
                const char *fmt, ...) ERR_PRINTF(4, 5);
 /* RFC 3339 UTC "now" with seconds. */

@@ -25,6 +25,7 @@ ctl_inv_step_ok(struct ctl_inv *inv, const struct dk_response *r)
     inv->call = NULL;
     if (r->err == NULL) {
         inv->failures = 0;
+        ctl_condition_step_ok(inv);
         return true;
     }
     return false;
@@ -541,6 +542,7 @@ pass(struct ctl_inv *inv)
     /* scale-out: act only on what this controller claimed (ctl_claim.c) */
     if (!ctl_claim_gate(inv))
         goto out_unclaimed;
+    ctl_condition_pass_begin(inv);
     /* What the last step learnt (an object's ID) is on disk before the
      * next step acts on it: a controller killed in between finds it. */
     if (ctl_status_flush(inv, &e) == -1) {
@@ -563,6 +565,7 @@ pass(struct ctl_inv *inv)
             pass_phase(inv);
     }
 out:
+    ctl_condition_pass_end(inv);
     if (ctl_status_flush(inv, &e) == -1)
         ctl_inv_backoff(inv, &e);
     ctl_claim_after_pass(inv); /* done with it: let the claim go */

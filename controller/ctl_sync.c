@@ -114,6 +114,7 @@ ctl_inv_backoff(struct ctl_inv *inv, const struct err *why)
     }
     log_kv(LOG_WARN, "step failed, will retry", "invocation", inv->name,
            "error", why ? why->msg : "unknown", NULL);
+    ctl_condition_step_failed(inv, why);
     ev_timer_stop(inv->ctl->loop, &inv->kick);
     ev_timer_set(&inv->kick, delay, 0.);
     ev_timer_start(inv->ctl->loop, &inv->kick);

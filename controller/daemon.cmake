@@ -1,7 +1,8 @@
 # agent-controller - the controller daemon (ctl_*.c; see ctl.h for the map).
 set(ctl_core_sources ctl_sync.c ctl_inv.c ctl_plan.c ctl_prepare.c ctl_network.c
   ctl_git.c ctl_run.c
-  ctl_cleanup.c ctl_status.c ctl_observe.c ctl_events.c ctl_gc.c
+  ctl_cleanup.c ctl_status.c ctl_observe.c
+  ctl_condition.c ctl_events.c ctl_gc.c
   ctl_verify.c ctl_probe.c ctl_testhooks.c ctl_claim.c ctl_record.c
   ctl_record_json.c)
 set(ctl_sources ctl_main.c ${ctl_core_sources})
