@@ -167,6 +167,21 @@ int store_dir_record_state(const char *specs_dir, const char *state_dir,
 struct store *store_etcd_open(const char *urls, const char *prefix,
                               const char *state_dir, struct err *e);
 
+/* TLS and auth of the etcd store (docs/store-etcd.md "TLS and auth"):
+ * ca_file verifies https endpoints (default: the system CAs), cert_file
+ * and key_file (together) are the client certificate, user and password
+ * authenticate (password may be NULL for an empty one, or be read from
+ * password_file). NULL fields are
+ * not used. Call before the first request; the strings are copied. */
+struct store_etcd_security {
+    const char *ca_file, *cert_file, *key_file;
+    const char *user, *password;
+    const char *password_file; /* instead of password: its first line */
+};
+int store_etcd_set_security(struct store *s,
+                            const struct store_etcd_security *sec,
+                            struct err *e);
+
 /* Close and free; NULL is a no-op. */
 void store_close(struct store *s);
 

@@ -54,6 +54,7 @@ post_once(struct store_etcd *s, const char *url, const char *body,
           struct buf *out, long *status, char *errbuf)
 {
     CURL *c = s->curl;
+    struct curl_slist *headers = NULL;
     CURLcode rc;
 
     buf_reset(out);
@@ -68,7 +69,10 @@ post_once(struct store_etcd *s, const char *url, const char *body,
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)STORE_ETCD_CONNECT_MS);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (store__etcd_secure(s, c, &headers) == -1)
+        return CURLE_OUT_OF_MEMORY;
     rc = curl_easy_perform(c);
+    curl_slist_free_all(headers);
     *status = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
     return rc;
@@ -130,8 +134,17 @@ store__etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
                  cJSON **out, struct err *e)
 {
     double started = monotonic_s();
-    int rc = etcd_call(s, path, body, out, e);
+    bool auth = s->sec.user != NULL && !s->authenticating;
+    int rc = 0;
 
+    if (auth && s->token[0] == '\0')
+        rc = store__etcd_authenticate(s, e);
+    if (rc == 0)
+        rc = etcd_call(s, path, body, out, e);
+    /* a token etcd no longer takes: renew it once and send again */
+    if (rc == -1 && auth && store__etcd_token_refused(e) &&
+        store__etcd_authenticate(s, e) == 0)
+        rc = etcd_call(s, path, body, out, e);
     observe(s, path, started, rc);
     return rc;
 }
