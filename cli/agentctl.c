@@ -39,6 +39,20 @@ command_help(const struct cli_command *cmd)
     cli_args_print_opts(cmd->opts, stdout);
 }
 
+/* --etcd-cacert/-cert/-key/-user and the password (from its file, else
+ * AGENTCTL_ETCD_PASSWORD: never on the command line, where ps shows it). */
+static int
+secure_etcd(struct cli *c, struct err *e)
+{
+    struct store_etcd_security sec = {
+        c->etcd_cacert, c->etcd_cert,
+        c->etcd_key,    c->etcd_user,
+        getenv("AGENTCTL_ETCD_PASSWORD"), c->etcd_password_file,
+    };
+
+    return store_etcd_set_security(c->store, &sec, e);
+}
+
 int
 cli_open_store(struct cli *c)
 {
@@ -51,15 +65,44 @@ cli_open_store(struct cli *c)
     if (!etcd && (c->specs == NULL || c->specs[0] == '\0'))
         return cli_usage_error(NULL, "no store: pass --specs DIR or --etcd "
                                      "URL, or set AGENTCTL_SPECS");
-    if (etcd)
-        c->store = store_etcd_open(c->etcd, c->etcd_prefix, c->state, &e);
-    else
+    if (etcd && (c->store = store_etcd_open(c->etcd, c->etcd_prefix,
+                                            c->state, &e)) != NULL &&
+        secure_etcd(c, &e) == -1) {
+        store_close(c->store);
+        c->store = NULL;
+    } else if (!etcd)
         c->store = store_dir_open(c->specs, c->state, &e);
     if (c->store == NULL) {
         fprintf(stderr, "error: %s\n", e.msg);
         return CLI_FAIL;
     }
     return CLI_OK;
+}
+
+/* Where the value of global flag name goes. */
+static const char **
+global_slot(struct cli *c, const char *name)
+{
+    const struct {
+        const char *name;
+        const char **slot;
+    } slots[] = {
+        { "specs", &c->specs },
+        { "state", &c->state },
+        { "etcd", &c->etcd },
+        { "etcd-prefix", &c->etcd_prefix },
+        { "etcd-cacert", &c->etcd_cacert },
+        { "etcd-cert", &c->etcd_cert },
+        { "etcd-key", &c->etcd_key },
+        { "etcd-user", &c->etcd_user },
+        { "etcd-password-file", &c->etcd_password_file },
+    };
+    static const char *unused;
+
+    for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
+        if (strcmp(slots[i].name, name) == 0)
+            return slots[i].slot;
+    return &unused;
 }
 
 /* The global flags before the command: argv[1..] up to the first word
@@ -93,16 +136,7 @@ parse_globals(int argc, char **argv, struct cli *c)
             return cli_usage_error(NULL, "unknown flag: %s", a), -1;
         if (eq == NULL && i + 1 == argc)
             return cli_usage_error(NULL, "flag needs an argument: %s", a), -1;
-        const char *v = eq ? eq + 1 : argv[++i];
-
-        if (strcmp(o->name, "specs") == 0)
-            c->specs = v;
-        else if (strcmp(o->name, "state") == 0)
-            c->state = v;
-        else if (strcmp(o->name, "etcd") == 0)
-            c->etcd = v;
-        else
-            c->etcd_prefix = v;
+        *global_slot(c, o->name) = eq ? eq + 1 : argv[++i];
     }
     if (i == argc)
         return usage(stderr), -1;
@@ -113,10 +147,12 @@ parse_globals(int argc, char **argv, struct cli *c)
 static void
 take_globals(struct cli *c, const struct cli_args *a)
 {
-    c->specs = cli_args_get(a, "specs", c->specs);
-    c->state = cli_args_get(a, "state", c->state);
-    c->etcd = cli_args_get(a, "etcd", c->etcd);
-    c->etcd_prefix = cli_args_get(a, "etcd-prefix", c->etcd_prefix);
+    for (const struct cli_opt *g = cli_global_opts; g->name != NULL; g++)
+        if (g->kind == CLI_OPT_VALUE) {
+            const char **slot = global_slot(c, g->name);
+
+            *slot = cli_args_get(a, g->name, *slot);
+        }
     if (c->state != NULL && c->state[0] == '\0')
         c->state = NULL;
 }
@@ -151,7 +187,11 @@ main(int argc, char **argv)
     struct cli c = { .specs = getenv("AGENTCTL_SPECS"),
                      .state = getenv("AGENTCTL_STATE"),
                      .etcd = getenv("AGENTCTL_ETCD"),
-                     .etcd_prefix = getenv("AGENTCTL_ETCD_PREFIX") };
+                     .etcd_prefix = getenv("AGENTCTL_ETCD_PREFIX"),
+                     .etcd_cacert = getenv("AGENTCTL_ETCD_CACERT"),
+                     .etcd_cert = getenv("AGENTCTL_ETCD_CERT"),
+                     .etcd_key = getenv("AGENTCTL_ETCD_KEY"),
+                     .etcd_user = getenv("AGENTCTL_ETCD_USER") };
     const struct cli_command *cmd = NULL;
     int at, rc;
 

@@ -31,6 +31,8 @@ struct cli {
     const char *state; /* --state / AGENTCTL_STATE; NULL = default */
     const char *etcd;  /* --etcd / AGENTCTL_ETCD: endpoint URLs, or NULL */
     const char *etcd_prefix; /* --etcd-prefix / AGENTCTL_ETCD_PREFIX */
+    const char *etcd_cacert, *etcd_cert, *etcd_key; /* TLS, or NULL */
+    const char *etcd_user, *etcd_password_file;     /* auth, or NULL */
     struct store *store;
 };
 

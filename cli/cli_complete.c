@@ -65,6 +65,19 @@ print_command(const struct cli_command *cmd)
     printf("        ;;\n");
 }
 
+/* "--specs|--state|..." (each global flag that takes a value) + suffix. */
+static void
+print_global_words(const char *suffix, const char *sep)
+{
+    bool first = true;
+
+    for (const struct cli_opt *g = cli_global_opts; g->name != NULL; g++)
+        if (g->kind == CLI_OPT_VALUE) {
+            printf("%s--%s%s", first ? "" : sep, g->name, suffix);
+            first = false;
+        }
+}
+
 static void
 print_bash(void)
 {
@@ -81,10 +94,14 @@ print_bash(void)
            "    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}\n"
            "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
            "        case ${COMP_WORDS[i]} in\n"
-           "        --specs|--state|--etcd|--etcd-prefix)\n"
+           "        ");
+    print_global_words("", "|");
+    printf(")\n"
            "            _agentctl_globals+=(\"${COMP_WORDS[i]}\" "
            "\"${COMP_WORDS[i+1]}\"); ((i++)) ;;\n"
-           "        --specs=*|--state=*|--etcd=*|--etcd-prefix=*)\n"
+           "        ");
+    print_global_words("=*", "|");
+    printf(")\n"
            "            _agentctl_globals+=(\"${COMP_WORDS[i]}\") ;;\n"
            "        -*) ;;\n"
            "        *) [ -z \"$cmd\" ] && cmd=${COMP_WORDS[i]} ;;\n"

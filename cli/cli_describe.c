@@ -27,6 +27,23 @@ table_add(struct table *t, const char *const *vals)
     t->nrow++;
 }
 
+/* A repeat of an event already in the table (same type, reason and
+ * message, written again with a higher count) replaces its row, as
+ * kubectl shows one row per event with "(xN over AGE)". */
+static void
+event_add(struct table *t, const char *const *vals, bool repeat)
+{
+    for (size_t r = 0; repeat && r < t->nrow; r++)
+        if (strcmp(t->cell[r][0], vals[0]) == 0 &&
+            strcmp(t->cell[r][1], vals[1]) == 0 &&
+            strcmp(t->cell[r][3], vals[3]) == 0) {
+            free(t->cell[r][2]);
+            t->cell[r][2] = strdup(vals[2]);
+            return;
+        }
+    table_add(t, vals);
+}
+
 static void
 table_print(struct table *t)
 {
@@ -270,7 +287,7 @@ print_events(struct cli *c, const char *name)
         row[1] = val(ev, "reason", first, 0);
         row[2] = age;
         row[3] = val(ev, "message", first, 0);
-        table_add(&t, row);
+        event_add(&t, row, cJSON_IsNumber(n) && n->valuedouble > 1);
         cJSON_Delete(ev);
     }
     table_print(&t);

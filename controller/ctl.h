@@ -71,6 +71,18 @@ enum ctl_net_retry {
 /* One invocation the controller knows: the latest spec from the store, the
  * attempt record it owns (which records every Docker object by ID), and
  * the watchers and requests of the pass in progress. */
+/* A step error that keeps recurring (ctl_condition.c). */
+struct ctl_stuck {
+    unsigned count;    /* failures in a row with this message; 0: none */
+    char message[256]; /* the error, as in the Ready condition */
+    char first[32];    /* when it first happened (RFC 3339) */
+    bool in_pass;      /* a failure happened in the pass running now */
+    bool had_ready;    /* the Ready condition StepFailed replaced ... */
+    bool ready_status; /* ... restored when the step goes through */
+    char ready_reason[64];
+    char ready_message[256];
+};
+
 struct ctl_inv {
     struct ctl *ctl;
     struct ctl_inv *next;
@@ -79,15 +91,16 @@ struct ctl_inv {
     bool spec_invalid;            /* the store holds an invalid version */
     bool deleted;                 /* the spec is gone: stop and clean */
     struct store_meta meta;
-    struct ctl_record rec; /* the status; rec.dirty: write it before
-                              the next Docker call */
-    struct dk_req *call;   /* the one step request in flight, or NULL */
-    ctl_answer_fn *answer; /* reads call's answer (ctl_result.h) */
-    struct err step_err;   /* why the last failed step failed */
-    ev_timer kick;         /* run the next pass (0 s, or backoff) */
-    ev_timer deadline;     /* end of the attempt's deadlineSeconds */
-    unsigned failures;     /* consecutive failed steps: backoff exponent */
-    char *credential;      /* the attempt's secret; never logged */
+    struct ctl_record rec;  /* the status; rec.dirty: write it before
+                               the next Docker call */
+    struct dk_req *call;    /* the one step request in flight, or NULL */
+    ctl_answer_fn *answer;  /* reads call's answer (ctl_result.h) */
+    struct err step_err;    /* why the last failed step failed */
+    ev_timer kick;          /* run the next pass (0 s, or backoff) */
+    ev_timer deadline;      /* end of the attempt's deadlineSeconds */
+    unsigned failures;      /* consecutive failed steps: backoff exponent */
+    struct ctl_stuck stuck; /* the step error shown as Ready=False */
+    char *credential;       /* the attempt's secret; never logged */
     /* a running agent */
     struct dk_req *logs; /* follow stream */
     struct dk_req *wait; /* POST /wait */
@@ -171,7 +184,11 @@ struct ctl {
     struct ctl_metrics *metrics;
     struct ctl_http *http;
     uint64_t reconciles_ok, reconciles_error;
-    struct dk_req *events[2]; /* containers by label; networks+volumes */
+    uint64_t reconciles_requeue; /* asked for while a step's request was in
+                                    flight: run again when it answers */
+    uint64_t queue_retries;      /* passes queued again with backoff */
+    int gc_removing;             /* enum dk_kind of the GC removal in flight */
+    struct dk_req *events[2];    /* containers by label; networks+volumes */
     ev_timer events_retry;
     long events_since;      /* Unix time of the last event seen */
     uint64_t events_seen;   /* events that triggered a pass */

@@ -2,6 +2,7 @@
  * attempt (ctl_drift.h). */
 #include "ctl_drift.h"
 
+#include "ctl_observe.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "log.h"
@@ -14,6 +15,7 @@ ctl_drift_found(struct ctl_inv *inv, const char *rule, const char *message)
 
     inv->verify_due = false;
     inv->verified = 0;
+    ctl_observe_drift(inv->ctl, rule);
     ctl_status_set_condition(inv, "Drifted", true, rule, message);
     if (phase == CTL_RUNNING) {
         ctl_stop(inv, CTL_FAILED, CTL_STOP_BOUNDARY_DRIFT, message);

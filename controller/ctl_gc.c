@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "ctl_observe.h"
 #include "ctl_queue.h"
 #include "ctl_testhooks.h"
 #include "log.h"
@@ -141,6 +142,8 @@ on_gc_answer(struct dk_req *req, struct dk_response *r, void *arg)
     else if (r->err != NULL && r->err->code != ERR_NOTFOUND)
         log_kv(LOG_WARN, "garbage collection: removal failed", "error",
                r->err->msg, NULL);
+    else if (r->err == NULL)
+        ctl_observe_gc_removed(c, dk_kind_name((enum dk_kind)c->gc_removing));
     if (c->gc_stage != GC_DELETE)
         c->gc_stage++;
     gc_next(c);
@@ -174,6 +177,7 @@ gc_next(struct ctl *c)
 
     log_kv(LOG_INFO, "garbage collection: removing an orphan", "kind",
            dk_kind_name(kind), "object", ref, NULL);
+    c->gc_removing = (int)kind;
     c->gc_call = dk_remove(c->dk, kind, ref, on_gc_answer, c, &e);
     cJSON_Delete(first);
     if (c->gc_call == NULL)

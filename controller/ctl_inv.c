@@ -17,7 +17,9 @@
 #include "ctl_attempt.h"
 #include "ctl_claim.h"
 #include "ctl_cleanup.h"
+#include "ctl_condition.h"
 #include "ctl_git.h"
+#include "ctl_observe.h"
 #include "ctl_prepare.h"
 #include "ctl_queue.h"
 #include "ctl_run.h"
@@ -458,20 +460,42 @@ ctl_inv_forget(struct ctl_inv *inv)
     ctl_inv_remove(inv);
 }
 
-/* One pass, level-triggered: whatever the last one did, this one reads
- * the record and the spec afresh; its result goes to ctl_inv_settle(). */
+static void pass(struct ctl_inv *inv);
+
+/* One pass, timed for agentctl_reconcile_duration_seconds: the work done
+ * in the loop for one invocation until it waits for an answer or is done
+ * (a step's Docker request is timed by the client's own histogram). */
 void
 ctl_inv_pass(struct ctl_inv *inv)
+{
+    struct ctl *c = inv->ctl;
+    double started;
+
+    if (inv->call != NULL) {
+        /* the step's callback queues the next pass: this one is requeued */
+        c->reconciles_requeue++;
+        return;
+    }
+    ev_now_update(c->loop);
+    started = ev_now(c->loop);
+    pass(inv);
+    ev_now_update(c->loop);
+    ctl_observe_pass(c, ev_now(c->loop) - started);
+}
+
+/* One pass, level-triggered: whatever the last one did, this one reads
+ * the record and the spec afresh; its result goes to ctl_inv_settle(). */
+static void
+pass(struct ctl_inv *inv)
 {
     struct ctl *c = inv->ctl;
     enum ctl_step s = CTL_STEP_NONE;
     struct err e;
 
-    if (inv->call != NULL)
-        return; /* the step's answer settles the next pass */
     /* scale-out: act only on what this controller claimed (ctl_claim.c) */
     if (!ctl_claim_gate(inv))
         goto out_unclaimed;
+    ctl_condition_pass_begin(inv);
     /* What the last step learnt (an object's ID) is on disk before the
      * next step acts on it: a controller killed in between finds it. */
     if (ctl_status_flush(inv, &e) == -1) {
@@ -494,6 +518,7 @@ ctl_inv_pass(struct ctl_inv *inv)
             s = pass_phase(inv);
     }
 out:
+    ctl_condition_pass_end(inv);
     if (ctl_status_flush(inv, &e) == -1)
         s = ctl_step_failed(inv, &e);
     ctl_claim_after_pass(inv); /* done with it: let the claim go */

@@ -39,7 +39,11 @@ usage(FILE *out)
             "[--resync 5s]\n"
             "                        [--metrics 127.0.0.1:9464] "
             "[--controller-id ID] [--once]\n"
-            "                        [--max-running N] [--lease-ttl 15s]\n");
+            "                        [--max-running N] [--lease-ttl 15s]\n"
+            "                        [--etcd-cacert FILE] [--etcd-cert FILE "
+            "--etcd-key FILE]\n"
+            "                        [--etcd-user NAME "
+            "[--etcd-password-file FILE]]\n");
 }
 
 /* "5s", "500ms", "2m", "1.5" (seconds). */
@@ -132,8 +136,10 @@ parse_claim_flag(int ch, const char *arg, struct ctl_opts *o)
 /* Where the specs live when they are in etcd (the store is opened here
  * only, so these stay out of struct ctl_opts). */
 struct ctl_etcd_opts {
-    const char *urls;   /* --etcd: endpoint URLs, comma-separated */
-    const char *prefix; /* --etcd-prefix; NULL = /agentctl */
+    const char *urls;               /* --etcd: endpoint URLs, comma-separated */
+    const char *prefix;             /* --etcd-prefix; NULL = /agentctl */
+    struct store_etcd_security sec; /* --etcd-cacert, -cert, -key, -user,
+                                       -password-file */
 };
 
 static int
@@ -150,6 +156,11 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
         { "once", no_argument, NULL, 'o' },
         { "etcd", required_argument, NULL, 'e' },
         { "etcd-prefix", required_argument, NULL, 'p' },
+        { "etcd-cacert", required_argument, NULL, 'A' },
+        { "etcd-cert", required_argument, NULL, 'C' },
+        { "etcd-key", required_argument, NULL, 'K' },
+        { "etcd-user", required_argument, NULL, 'U' },
+        { "etcd-password-file", required_argument, NULL, 'P' },
         { "max-running", required_argument, NULL, 'M' },
         { "lease-ttl", required_argument, NULL, 'L' },
         { "help", no_argument, NULL, 'h' },
@@ -205,6 +216,21 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
             break;
         case 'p':
             eo->prefix = optarg;
+            break;
+        case 'A':
+            eo->sec.ca_file = optarg;
+            break;
+        case 'C':
+            eo->sec.cert_file = optarg;
+            break;
+        case 'K':
+            eo->sec.key_file = optarg;
+            break;
+        case 'U':
+            eo->sec.user = optarg;
+            break;
+        case 'P':
+            eo->sec.password_file = optarg;
             break;
         case 'M':
         case 'L':
@@ -361,6 +387,8 @@ ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
     else
         c->store = open_dir_store(&c->opts, e);
     if (c->store == NULL)
+        return -1;
+    if (eo->urls != NULL && store_etcd_set_security(c->store, &eo->sec, e))
         return -1;
     c->dk = dk_new(c->loop, c->opts.docker_url, e);
     if (c->dk == NULL)

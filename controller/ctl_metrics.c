@@ -517,6 +517,7 @@ struct family_def {
     const char *help;
     const char *label;           /* NULL: one series without labels */
     const char *const values[7]; /* label values made at zero */
+    bool series_on_first_use;    /* labels known only when counted */
 };
 
 static const struct family_def agentctl_families[] = {
@@ -524,40 +525,83 @@ static const struct family_def agentctl_families[] = {
       CTL_METRIC_COUNTER,
       "Reconcile passes by result (ok, error, requeue).",
       "result",
-      { "ok", "error", "requeue" } },
+      { "ok", "error", "requeue" },
+      false },
     { CTL_M_DOCKER_REQUESTS,
       CTL_METRIC_COUNTER,
       "Docker Engine API requests by outcome.",
       "result",
-      { "ok", "4xx", "5xx", "transport", "timeout", "cancelled" } },
+      { "ok", "4xx", "5xx", "transport", "timeout", "cancelled" },
+      false },
     { CTL_M_DOCKER_IN_FLIGHT,
       CTL_METRIC_GAUGE,
       "Docker Engine API requests started and not finished.",
       NULL,
-      { 0 } },
+      { 0 },
+      false },
     { CTL_M_INVOCATIONS,
       CTL_METRIC_GAUGE,
       "Known invocations by phase.",
       "phase",
-      { "Pending", "Preparing", "Running", "Succeeded", "Failed",
-        "Cancelled" } },
+      { "Pending", "Preparing", "Running", "Succeeded", "Failed", "Cancelled" },
+      false },
     { CTL_M_DOCKER_UP,
       CTL_METRIC_GAUGE,
       "1 when the Docker daemon answered the last request, else 0.",
       NULL,
-      { 0 } },
+      { 0 },
+      false },
     { CTL_M_STORE_UP,
       CTL_METRIC_GAUGE,
       "1 when the spec store is readable and watched, else 0.",
       NULL,
-      { 0 } },
+      { 0 },
+      false },
+    { CTL_M_QUEUE_DEPTH,
+      CTL_METRIC_GAUGE,
+      "Invocations with a pass queued (now or after a delay).",
+      NULL,
+      { 0 },
+      false },
+    { CTL_M_QUEUE_RETRIES,
+      CTL_METRIC_COUNTER,
+      "Passes queued again with backoff after a step failed.",
+      NULL,
+      { 0 },
+      false },
+    { CTL_M_ATTEMPTS_FINISHED,
+      CTL_METRIC_COUNTER,
+      "Attempts that reached a final phase, by phase and stop reason "
+      "(reason exit: the agent exited on its own).",
+      NULL,
+      { NULL },
+      true },
+    { CTL_M_DRIFT,
+      CTL_METRIC_COUNTER,
+      "Drift found by the revalidation, by rule (docs/drift-rules.md).",
+      NULL,
+      { NULL },
+      true },
+    { CTL_M_GC_REMOVALS,
+      CTL_METRIC_COUNTER,
+      "Orphaned Docker objects the garbage collection removed, by kind.",
+      NULL,
+      { NULL },
+      true },
 };
+
+/* Requests: 1 ms (a local inspect) to 10 s (a create on a busy daemon). */
+static const double request_buckets[] = { 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                          0.05,  0.1,    0.25,  0.5,  1,
+                                          2.5,   5,      10 };
 
 static int
 register_def(struct ctl_metrics *m, const struct family_def *d, struct err *e)
 {
     if (ctl_metrics_register(m, d->type, d->name, d->help, e) == -1)
         return -1;
+    if (d->series_on_first_use)
+        return 0;
     if (d->label == NULL)
         return ctl_metrics_series(m, d->name, NULL, e) != NULL ? 0 : -1;
     for (size_t i = 0; i < 7 && d->values[i] != NULL; i++)
@@ -582,6 +626,17 @@ ctl_metrics_register_agentctl(struct ctl_metrics *m, const char *version,
             duration_buckets,
             sizeof(duration_buckets) / sizeof(duration_buckets[0]), e) == -1 ||
         ctl_metrics_series(m, CTL_M_RECONCILE_SECONDS, NULL, e) == NULL ||
+        ctl_metrics_register_histogram(
+            m, CTL_M_DOCKER_SECONDS,
+            "Docker Engine API request latency by operation (streams "
+            "excluded).",
+            request_buckets,
+            sizeof(request_buckets) / sizeof(request_buckets[0]), e) == -1 ||
+        ctl_metrics_register_histogram(
+            m, CTL_M_ETCD_SECONDS,
+            "etcd request latency by operation (the watch excluded).",
+            request_buckets,
+            sizeof(request_buckets) / sizeof(request_buckets[0]), e) == -1 ||
         ctl_metrics_register(m, CTL_METRIC_GAUGE, CTL_M_BUILD_INFO,
                              "Always 1; the version is in the label.", e) == -1)
         return -1;

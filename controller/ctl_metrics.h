@@ -135,16 +135,40 @@ int ctl_metrics_render(const struct ctl_metrics *m, struct buf *out,
 #define CTL_M_DOCKER_UP         "agentctl_docker_up"
 #define CTL_M_STORE_UP          "agentctl_store_up"
 #define CTL_M_BUILD_INFO        "agentctl_build_info"
+#define CTL_M_DOCKER_SECONDS    "agentctl_docker_request_duration_seconds"
+#define CTL_M_ETCD_SECONDS      "agentctl_etcd_request_duration_seconds"
+#define CTL_M_ATTEMPTS_FINISHED "agentctl_attempts_finished_total"
+#define CTL_M_DRIFT             "agentctl_drift_detections_total"
+#define CTL_M_GC_REMOVALS       "agentctl_gc_removals_total"
+#define CTL_M_QUEUE_DEPTH       "agentctl_workqueue_depth"
+#define CTL_M_QUEUE_RETRIES     "agentctl_workqueue_retries_total"
 
-/* Register every family above with its help text and create each known
- * series at zero, so a scrape shows them all before anything happened:
- * reconciles_total{result=ok|error|requeue}, reconcile_duration_seconds
- * (buckets 0.005 .. 10), docker_requests_total{result=ok|4xx|5xx|
- * transport|timeout|cancelled}, docker_requests_in_flight,
- * invocations{phase=Pending|Preparing|Running|Succeeded|Failed|Cancelled},
- * docker_up, store_up, and build_info{version} = 1. */
+#define CTL_M_PROCESS_CPU     "process_cpu_seconds_total"
+#define CTL_M_PROCESS_RSS     "process_resident_memory_bytes"
+#define CTL_M_PROCESS_VSZ     "process_virtual_memory_bytes"
+#define CTL_M_PROCESS_FDS     "process_open_fds"
+#define CTL_M_PROCESS_MAX_FDS "process_max_fds"
+#define CTL_M_PROCESS_START   "process_start_time_seconds"
+
+/* Register every agentctl_ family above with its help text and create
+ * each known series at zero, so a scrape shows them all before anything
+ * happened: reconciles_total{result=ok|error|requeue},
+ * reconcile_duration_seconds (buckets 0.005 .. 10),
+ * docker_requests_total{result=ok|4xx|5xx|transport|timeout|cancelled},
+ * docker_requests_in_flight, invocations{phase=...}, docker_up, store_up,
+ * build_info{version} = 1, workqueue_depth, workqueue_retries_total; and
+ * the families whose series appear with their first observation:
+ * docker_request_duration_seconds{operation} and
+ * etcd_request_duration_seconds{operation} (buckets 0.001 .. 10),
+ * attempts_finished_total{phase,reason}, drift_detections_total{rule},
+ * gc_removals_total{kind}. */
 int ctl_metrics_register_agentctl(struct ctl_metrics *m, const char *version,
                                   struct err *e);
+
+/* ctl_metrics_process.c: the process_* families (at zero), and their
+ * values from /proc/self, to be called from the refresh hook. */
+int ctl_metrics_register_process(struct ctl_metrics *m, struct err *e);
+void ctl_metrics_process_refresh(struct ctl_metrics *m);
 
 /* --- health ----------------------------------------------------------- */
 

@@ -1,9 +1,23 @@
 /* ctl_observe.c - what the controller shows on --metrics: the metrics
- * registry fed from the controller's own counters and the Docker client's
- * stats at scrape time, and the /healthz checks (Docker daemon, store). */
+ * registry fed from the controller's own counters, the Docker client's
+ * stats and /proc/self at scrape time, the observation points the loop
+ * calls (pass duration, attempts finished, drift, GC removals) and the
+ * request latencies the Docker client and the etcd store report; and the
+ * /readyz checks (Docker daemon, store). */
 #include "ctl_observe.h"
 
 #include "ctl_metrics.h"
+
+/* Invocations with a pass queued: their kick timer runs. */
+static double
+queue_depth(const struct ctl *c)
+{
+    double n = 0;
+
+    for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
+        n += ev_is_active(&i->kick) ? 1 : 0;
+    return n;
+}
 
 static void
 refresh(struct ctl_metrics *m, void *arg)
@@ -43,6 +57,13 @@ refresh(struct ctl_metrics *m, void *arg)
                             (double)c->reconciles_ok);
     ctl_metrics_counter_set(m, CTL_M_RECONCILES, CTL_LABELS("result", "error"),
                             (double)c->reconciles_error);
+    ctl_metrics_counter_set(m, CTL_M_RECONCILES,
+                            CTL_LABELS("result", "requeue"),
+                            (double)c->reconciles_requeue);
+    ctl_metrics_counter_set(m, CTL_M_QUEUE_RETRIES, NULL,
+                            (double)c->queue_retries);
+    ctl_metrics_gauge_set(m, CTL_M_QUEUE_DEPTH, NULL, queue_depth(c));
+    ctl_metrics_process_refresh(m);
     ctl_metrics_gauge_set(m, CTL_M_DOCKER_UP, NULL, c->docker_up ? 1 : 0);
     ctl_metrics_gauge_set(m, CTL_M_STORE_UP, NULL, c->store_error[0] ? 0 : 1);
 }
@@ -76,14 +97,77 @@ health(struct ctl_health *h, void *arg)
         ctl_health_add(h, "store", true, "ok (%s)", c->store->backend);
 }
 
+void
+ctl_observe_pass(struct ctl *c, double seconds)
+{
+    if (c->metrics != NULL)
+        ctl_metrics_observe(c->metrics, CTL_M_RECONCILE_SECONDS, NULL, seconds);
+}
+
+void
+ctl_observe_attempt_finished(struct ctl_inv *inv)
+{
+    struct ctl *c = inv->ctl;
+    const char *reason = inv->rec.stop == CTL_STOP_NONE
+                             ? "exit"
+                             : ctl_stop_reason_name(inv->rec.stop);
+
+    if (c->metrics != NULL)
+        ctl_metrics_counter_add(c->metrics, CTL_M_ATTEMPTS_FINISHED,
+                                CTL_LABELS("phase",
+                                           ctl_phase_name(inv->rec.phase),
+                                           "reason", reason),
+                                1);
+}
+
+void
+ctl_observe_drift(struct ctl *c, const char *rule)
+{
+    if (c->metrics != NULL)
+        ctl_metrics_counter_add(c->metrics, CTL_M_DRIFT,
+                                CTL_LABELS("rule", rule), 1);
+}
+
+void
+ctl_observe_gc_removed(struct ctl *c, const char *kind)
+{
+    if (c->metrics != NULL)
+        ctl_metrics_counter_add(c->metrics, CTL_M_GC_REMOVALS,
+                                CTL_LABELS("kind", kind), 1);
+}
+
+/* The Docker client's and the etcd store's request latencies. */
+static void
+on_docker_request(void *arg, const char *operation, double seconds, bool ok)
+{
+    struct ctl *c = arg;
+
+    (void)ok; /* outcomes are counted in docker_requests_total */
+    ctl_metrics_observe(c->metrics, CTL_M_DOCKER_SECONDS,
+                        CTL_LABELS("operation", operation), seconds);
+}
+
+static void
+on_store_request(void *arg, const char *operation, double seconds, bool ok)
+{
+    struct ctl *c = arg;
+
+    (void)ok;
+    ctl_metrics_observe(c->metrics, CTL_M_ETCD_SECONDS,
+                        CTL_LABELS("operation", operation), seconds);
+}
+
 int
 ctl_observe_start(struct ctl *c, struct err *e)
 {
     c->metrics = ctl_metrics_new();
     if (c->metrics == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
-    if (ctl_metrics_register_agentctl(c->metrics, AGENTCTL_VERSION, e) == -1)
+    if (ctl_metrics_register_agentctl(c->metrics, AGENTCTL_VERSION, e) == -1 ||
+        ctl_metrics_register_process(c->metrics, e) == -1)
         return -1;
+    dk_set_observer(c->dk, on_docker_request, c);
+    store_set_observer(c->store, on_store_request, c);
     ctl_metrics_set_hook(c->metrics, refresh, c);
     c->http =
         ctl_http_start(c->loop, c->opts.metrics_addr, health, c, c->metrics, e);
@@ -97,6 +181,10 @@ ctl_observe_start(struct ctl *c, struct err *e)
 void
 ctl_observe_stop(struct ctl *c)
 {
+    if (c->dk != NULL)
+        dk_set_observer(c->dk, NULL, NULL);
+    if (c->store != NULL)
+        store_set_observer(c->store, NULL, NULL);
     ctl_http_stop(c->http);
     c->http = NULL;
     ctl_metrics_free(c->metrics);

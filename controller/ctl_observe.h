@@ -1,4 +1,5 @@
-/* ctl_observe.h - /metrics and /healthz on --metrics (ctl_observe.c). */
+/* ctl_observe.h - /metrics, /livez and /readyz on --metrics, and the
+ * observation points that feed them (ctl_observe.c). */
 #ifndef CTL_OBSERVE_H
 #define CTL_OBSERVE_H
 
@@ -6,5 +7,12 @@
 
 int ctl_observe_start(struct ctl *c, struct err *e);
 void ctl_observe_stop(struct ctl *c);
+/* Observation points for the metrics (no-ops without --metrics): one pass
+ * took seconds; an attempt reached its final phase; the revalidation
+ * found drift by rule; the garbage collection removed an object. */
+void ctl_observe_pass(struct ctl *c, double seconds);
+void ctl_observe_attempt_finished(struct ctl_inv *inv);
+void ctl_observe_drift(struct ctl *c, const char *rule);
+void ctl_observe_gc_removed(struct ctl *c, const char *kind);
 
 #endif

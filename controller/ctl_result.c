@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "ctl.h"
+#include "ctl_condition.h"
 #include "ctl_queue.h"
 #include "log.h"
 
@@ -69,9 +70,11 @@ retry_later(struct ctl_inv *inv)
         delay = CTL_BACKOFF_MAX;
     inv->failures++;
     inv->ctl->reconciles_error++;
+    inv->ctl->queue_retries++;
     note_daemon_unreachable(inv, &inv->step_err);
     log_kv(LOG_WARN, "step failed, will retry", "invocation", inv->name,
            "error", inv->step_err.msg, NULL);
+    ctl_condition_step_failed(inv, &inv->step_err);
     ctl_inv_requeue(inv, delay);
 }
 
@@ -81,6 +84,7 @@ ctl_inv_settle(struct ctl_inv *inv, enum ctl_step s)
     switch (s) {
     case CTL_STEP_DONE:
         inv->failures = 0;
+        ctl_condition_step_ok(inv);
         ctl_inv_kick(inv, 0);
         break;
     case CTL_STEP_FAILED:

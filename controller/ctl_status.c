@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ctl_observe.h"
 #include "ctl_testhooks.h"
 #include "log.h"
 
@@ -65,6 +66,7 @@ ctl_status_set_phase(struct ctl_inv *inv, enum ctl_phase p)
     if (ctl_phase_terminal(p)) {
         ctl_now(now);
         ctl_record_set_str(&inv->rec, &inv->rec.finished_at, now);
+        ctl_observe_attempt_finished(inv);
     }
     log_kv(LOG_INFO, "phase", "invocation", inv->name, "phase",
            ctl_phase_name(p), NULL);
@@ -121,23 +123,21 @@ ctl_status_flush(struct ctl_inv *inv, struct err *e)
 }
 
 void
-ctl_event(struct ctl_inv *inv, bool warning, const char *reason,
-          const char *fmt, ...)
+ctl_event_counted(struct ctl_inv *inv, bool warning, const char *reason,
+                  unsigned count, const char *first, const char *msg)
 {
-    char msg[512], now[32], *line;
+    char now[32], *line;
     cJSON *ev = cJSON_CreateObject();
     struct err e;
-    va_list ap;
 
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
     ctl_now(now);
     cJSON_AddStringToObject(ev, "time", now);
     cJSON_AddStringToObject(ev, "type", warning ? "Warning" : "Normal");
     cJSON_AddStringToObject(ev, "reason", reason);
     cJSON_AddStringToObject(ev, "message", msg);
-    cJSON_AddNumberToObject(ev, "count", 1);
+    cJSON_AddNumberToObject(ev, "count", count);
+    if (first != NULL && count > 1)
+        cJSON_AddStringToObject(ev, "firstTime", first);
     line = cJSON_PrintUnformatted(ev);
     if (line != NULL &&
         store_event_append(inv->ctl->store, inv->name, line, &e) == -1)
@@ -147,4 +147,17 @@ ctl_event(struct ctl_inv *inv, bool warning, const char *reason,
            "reason", reason, NULL);
     cJSON_free(line);
     cJSON_Delete(ev);
+}
+
+void
+ctl_event(struct ctl_inv *inv, bool warning, const char *reason,
+          const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    ctl_event_counted(inv, warning, reason, 1, NULL, msg);
 }

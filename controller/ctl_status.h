@@ -20,6 +20,9 @@ int ctl_status_flush(struct ctl_inv *inv, struct err *e);
 /* Append an event (Normal or Warning); repeats of the last one count up. */
 void ctl_event(struct ctl_inv *inv, bool warning, const char *reason,
                const char *fmt, ...) ERR_PRINTF(4, 5);
+/* An event whose count is count (a repeated one), first seen at first. */
+void ctl_event_counted(struct ctl_inv *inv, bool warning, const char *reason,
+                       unsigned count, const char *first, const char *msg);
 /* RFC 3339 UTC "now" with seconds. */
 void ctl_now(char out[32]);
 

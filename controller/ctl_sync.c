@@ -41,9 +41,8 @@ ctl_sync_spec(struct ctl *c, struct store_spec *sp)
         }
     } else {
         inv->spec_invalid = false;
-        if (!known && store_meta_observe(c->store, sp->name,
-                                         sp->inv->spec_hash, &inv->meta,
-                                         &e) == -1) {
+        if (!known && store_meta_observe(c->store, sp->name, sp->inv->spec_hash,
+                                         &inv->meta, &e) == -1) {
             ctl_inv_settle(inv, ctl_step_failed(inv, &e));
             return;
         }

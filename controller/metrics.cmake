@@ -3,6 +3,7 @@
 # endpoint, libmicrohttpd driven by the controller's libev loop with no
 # threads (ctl_metrics_http.c).
 add_library(ctlmetrics STATIC ${CMAKE_CURRENT_LIST_DIR}/ctl_metrics.c
+            ${CMAKE_CURRENT_LIST_DIR}/ctl_metrics_process.c
             ${CMAKE_CURRENT_LIST_DIR}/ctl_metrics_http.c)
 target_include_directories(ctlmetrics PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(ctlmetrics PUBLIC common libev PRIVATE PkgConfig::MHD m)

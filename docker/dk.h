@@ -29,6 +29,7 @@
 #ifndef DK_H
 #define DK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -106,6 +107,15 @@ struct dk_request_opts {
     dk_data_fn *on_data;       /* required when stream != NONE */
     dk_headers_fn *on_headers; /* optional */
 };
+
+/* Called once per finished request that is not a stream (events, log
+ * follows: their duration is how long they were watched), with its
+ * operation ("container_inspect", "network_create", ... "other"; never an
+ * object name), how long it took and whether it succeeded. For a latency
+ * histogram; runs inside the loop and must not block. */
+typedef void dk_observe_fn(void *arg, const char *operation, double seconds,
+                           bool ok);
+void dk_set_observer(struct dk *dk, dk_observe_fn *fn, void *arg);
 
 /* Counters for metrics, since dk_new(). */
 struct dk_stats {

@@ -329,6 +329,13 @@ dk_api_version(const struct dk *dk)
 }
 
 void
+dk_set_observer(struct dk *dk, dk_observe_fn *fn, void *arg)
+{
+    dk->observe = fn;
+    dk->observe_arg = arg;
+}
+
+void
 dk_stats(const struct dk *dk, struct dk_stats *out)
 {
     *out = dk->stats;

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* The daemon's words: {"message":"..."} or the first line of a text body. */
 static void
@@ -112,6 +113,20 @@ dk_outcome(const struct dk_req *req, CURLcode rc, struct err *e, cJSON **json)
 }
 
 static void
+dk_observe(const struct dk_req *req, const struct err *e)
+{
+    struct timespec ts;
+    struct dk *dk = req->dk;
+
+    if (dk->observe == NULL || req->mode != DK_STREAM_NONE)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    dk->observe(dk->observe_arg, dk__operation(req->what),
+                (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - req->started,
+                e == NULL);
+}
+
+static void
 dk_count(struct dk *dk, const struct err *e, long status)
 {
     if (e == NULL)
@@ -158,6 +173,7 @@ dk__finish(struct dk_req *req, CURLcode rc)
     }
     ep = dk_outcome(req, rc, &e, &r.json);
     dk_count(req->dk, ep, req->status);
+    dk_observe(req, ep);
     r.status = req->status;
     r.body = req->body.data != NULL ? req->body.data : "";
     r.len = req->body.len;

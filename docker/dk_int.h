@@ -42,6 +42,8 @@ struct dk {
     struct dk_req *reqs; /* every live request */
     struct dk_sock *socks;
     struct dk_stats stats;
+    dk_observe_fn *observe; /* dk_set_observer(); NULL: none */
+    void *observe_arg;
 };
 
 struct dk_req {
@@ -53,6 +55,7 @@ struct dk_req {
     char *send_body; /* our copy of the request body */
     char method[8];
     char *what;      /* "GET /containers/x/json" for messages (no query) */
+    double started;  /* CLOCK_MONOTONIC seconds, for the latency observer */
     long timeout_ms; /* for the timeout message; -1 none */
     ev_timer idle;   /* idle_timeout_ms: restarted by every byte */
     long idle_ms;    /* 0 none */
@@ -72,6 +75,9 @@ struct dk_req {
     struct err fail;
     char curl_err[CURL_ERROR_SIZE];
 };
+
+/* dk_op.c: "container_inspect" etc. for req->what; "other" when unknown */
+const char *dk__operation(const char *what);
 
 /* dk_client.c */
 void dk__enter(struct dk *dk);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define DK_USER_AGENT "agentctl/" AGENTCTL_VERSION
 
@@ -200,6 +201,15 @@ dk_req_new(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
     return req;
 }
 
+static double
+monotonic_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 struct dk_req *
 dk_request(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
            void *arg, struct err *e)
@@ -219,6 +229,7 @@ dk_request(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
         return NULL;
     }
     dk->stats.in_flight++;
+    req->started = monotonic_s();
     dk__idle_touch(req);
     return req;
 }

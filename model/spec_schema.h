@@ -34,7 +34,7 @@ struct spec_schema_prop {
 
 struct spec_schema {
     enum spec_type type;
-    char *format; /* "quantity", "dns1123-label" or NULL */
+    char *format; /* "dns1123-label" or NULL */
     char *pattern;
     regex_t re;
     bool has_re;

@@ -11,6 +11,13 @@
 #include <unistd.h>
 
 void
+store_set_observer(struct store *s, store_observe_fn *fn, void *arg)
+{
+    s->observe = fn;
+    s->observe_arg = arg;
+}
+
+void
 store_close(struct store *s)
 {
     if (s != NULL)

@@ -133,11 +133,23 @@ struct store_ops {
     int (*batch_end)(struct store *s, struct err *e);
 };
 
+/* Called once per request to a remote store (etcd: each POST of the
+ * JSON gateway, not the watch stream), with its operation ("kv_range",
+ * "kv_txn", "lease_keepalive", ...), how long it took and whether it
+ * succeeded. The directory store makes no requests. For a latency
+ * histogram; must not block. */
+typedef void store_observe_fn(void *arg, const char *operation,
+                              double seconds, bool ok);
+
 /* Backends embed this as their first member. */
 struct store {
     const struct store_ops *ops;
     const char *backend; /* "dir", "etcd" */
+    store_observe_fn *observe; /* store_set_observer(); NULL: none */
+    void *observe_arg;
 };
+
+void store_set_observer(struct store *s, store_observe_fn *fn, void *arg);
 
 /* Open the directory store. specs_dir must exist; state_dir NULL means
  * the location the controller recorded in <specs_dir>/.agentctl-state
@@ -160,6 +172,21 @@ int store_dir_record_state(const char *specs_dir, const char *state_dir,
  * first request, so a down etcd fails the first call, not the open. */
 struct store *store_etcd_open(const char *urls, const char *prefix,
                               const char *state_dir, struct err *e);
+
+/* TLS and auth of the etcd store (docs/store-etcd.md "TLS and auth"):
+ * ca_file verifies https endpoints (default: the system CAs), cert_file
+ * and key_file (together) are the client certificate, user and password
+ * authenticate (password may be NULL for an empty one, or be read from
+ * password_file). NULL fields are
+ * not used. Call before the first request; the strings are copied. */
+struct store_etcd_security {
+    const char *ca_file, *cert_file, *key_file;
+    const char *user, *password;
+    const char *password_file; /* instead of password: its first line */
+};
+int store_etcd_set_security(struct store *s,
+                            const struct store_etcd_security *sec,
+                            struct err *e);
 
 /* Close and free; NULL is a no-op. */
 void store_close(struct store *s);

@@ -326,6 +326,7 @@ etcd_close(struct store *st)
     if (s->curl != NULL)
         curl_easy_cleanup(s->curl);
     store_names_free(s->eps, s->neps);
+    store__etcd_security_free(s);
     free(s->prefix);
     free(s->state);
     free(s);

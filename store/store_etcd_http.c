@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
@@ -53,6 +54,7 @@ post_once(struct store_etcd *s, const char *url, const char *body,
           struct buf *out, long *status, char *errbuf)
 {
     CURL *c = s->curl;
+    struct curl_slist *headers = NULL;
     CURLcode rc;
 
     buf_reset(out);
@@ -67,7 +69,10 @@ post_once(struct store_etcd *s, const char *url, const char *body,
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)STORE_ETCD_CONNECT_MS);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (store__etcd_secure(s, c, &headers) == -1)
+        return CURLE_OUT_OF_MEMORY;
     rc = curl_easy_perform(c);
+    curl_slist_free_all(headers);
     *status = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
     return rc;
@@ -97,9 +102,56 @@ take_answer(const char *ep, long status, const struct buf *b, cJSON **out,
     return -1;
 }
 
+static double
+monotonic_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* "/v3/kv/range" -> "kv_range": the gateway's own fixed vocabulary. */
+static void
+observe(struct store_etcd *s, const char *path, double started, int rc)
+{
+    char op[48];
+
+    if (s->base.observe == NULL)
+        return;
+    snprintf(op, sizeof(op), "%s", strncmp(path, "/v3/", 4) == 0 ? path + 4 : path);
+    for (char *p = op; *p; p++)
+        if (*p == '/')
+            *p = '_';
+    s->base.observe(s->base.observe_arg, op, monotonic_s() - started, rc == 0);
+}
+
+static int etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
+                     cJSON **out, struct err *e);
+
 int
 store__etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
                  cJSON **out, struct err *e)
+{
+    double started = monotonic_s();
+    bool auth = s->sec.user != NULL && !s->authenticating;
+    int rc = 0;
+
+    if (auth && s->token[0] == '\0')
+        rc = store__etcd_authenticate(s, e);
+    if (rc == 0)
+        rc = etcd_call(s, path, body, out, e);
+    /* a token etcd no longer takes: renew it once and send again */
+    if (rc == -1 && auth && store__etcd_token_refused(e) &&
+        store__etcd_authenticate(s, e) == 0)
+        rc = etcd_call(s, path, body, out, e);
+    observe(s, path, started, rc);
+    return rc;
+}
+
+static int
+etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
+          cJSON **out, struct err *e)
 {
     char *text = cJSON_PrintUnformatted(body), url[1024], why[256];
     char errbuf[CURL_ERROR_SIZE];

@@ -24,6 +24,8 @@
 #include "err.h"
 #include "store.h"
 
+struct curl_slist;
+
 #define STORE_ETCD_TIMEOUT_MS  2000 /* one request to one endpoint */
 #define STORE_ETCD_CONNECT_MS  1000
 #define STORE_ETCD_BODY_MAX    (256u * 1024 * 1024) /* one answer */
@@ -45,7 +47,24 @@ struct store_etcd {
     char lock_lease[24]; /* lease ID holding <prefix>/lock, decimal */
     int64_t list_rev;    /* header revision of the last spec list */
     struct store_etcd_watch *w;
+    struct {             /* store_etcd_set_security(); NULL: not set */
+        char *ca_file, *cert_file, *key_file, *user, *password;
+    } sec;
+    char token[2048];    /* etcd auth token; "" = none yet */
+    bool authenticating; /* the authenticate call itself is in progress */
 };
+
+/* --- store_etcd_auth.c --- */
+
+/* TLS options and the Authorization header (when there is a token) on a
+ * curl handle; *headers is the caller's to free after the request. */
+int store__etcd_secure(struct store_etcd *s, void *curl,
+                       struct curl_slist **headers);
+/* Get a token for the configured user. */
+int store__etcd_authenticate(struct store_etcd *s, struct err *e);
+/* An answer that says the token is no good (expired, etcd restarted). */
+bool store__etcd_token_refused(const struct err *e);
+void store__etcd_security_free(struct store_etcd *s);
 
 /* --- store_etcd_http.c --- */
 

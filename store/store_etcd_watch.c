@@ -35,6 +35,7 @@ struct store_etcd_watch {
     int retry;      /* timerfd: time to restart the stream */
     CURLM *multi;
     CURL *easy; /* the live stream; NULL while none */
+    struct curl_slist *headers; /* its Authorization header, or NULL */
     char *body;
     struct store_etcd_wparse parse;
     char specs[512]; /* "<prefix>/specs/" */
@@ -104,6 +105,8 @@ stop_stream(struct store_etcd_watch *w)
         curl_easy_cleanup(w->easy);
         w->easy = NULL;
     }
+    curl_slist_free_all(w->headers);
+    w->headers = NULL;
     free(w->body);
     w->body = NULL;
     buf_reset(&w->parse.pending);
@@ -149,6 +152,10 @@ start_stream(struct store_etcd *s, int64_t from, struct err *e)
     curl_easy_setopt(w->easy, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(w->easy, CURLOPT_TCP_KEEPIDLE, 10L);
     curl_easy_setopt(w->easy, CURLOPT_TCP_KEEPINTVL, 5L);
+    if (store__etcd_secure(s, w->easy, &w->headers) == -1) {
+        stop_stream(w);
+        return err_set(e, ERR_NOMEM, "out of memory");
+    }
     if (curl_multi_add_handle(w->multi, w->easy) != CURLM_OK) {
         stop_stream(w);
         return err_set(e, ERR_NOMEM, "cannot start the etcd watch");
