@@ -76,7 +76,6 @@ struct ctl_stuck {
     unsigned count;    /* failures in a row with this message; 0: none */
     char message[256]; /* the error, as in the Ready condition */
     char first[32];    /* when it first happened (RFC 3339) */
-    bool in_pass;      /* a failure happened in the pass running now */
     bool had_ready;    /* the Ready condition StepFailed replaced ... */
     bool ready_status; /* ... restored when the step goes through */
     char ready_reason[64];

@@ -61,7 +61,6 @@ ctl_condition_step_failed(struct ctl_inv *inv, const struct err *why)
     struct ctl_stuck *s = &inv->stuck;
     const char *msg = why != NULL && why->msg[0] ? why->msg : "unknown error";
 
-    s->in_pass = true;
     if (s->count == 0)
         remember_ready(inv);
     if (s->count == 0 || strcmp(s->message, msg) != 0) {
@@ -96,18 +95,4 @@ ctl_condition_step_ok(struct ctl_inv *inv)
     restore_ready(inv, msg);
     ctl_event(inv, false, "Progressing", "%s (last error: %s)", msg,
               s->message);
-}
-
-void
-ctl_condition_pass_begin(struct ctl_inv *inv)
-{
-    inv->stuck.in_pass = false;
-}
-
-void
-ctl_condition_pass_end(struct ctl_inv *inv)
-{
-    /* a request in flight may still fail: its answer decides */
-    if (!inv->stuck.in_pass && inv->call == NULL)
-        ctl_condition_step_ok(inv);
 }

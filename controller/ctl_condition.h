@@ -9,12 +9,9 @@
 /* A step failed (why), or went through. Ready=False with reason
  * StepFailed and a Warning event StepFailed counting the failures in a
  * row; Ready back to what it was (or False/Progressing) when one that
- * failed goes through. */
+ * failed goes through (ctl_inv_settle(): a step done, or a pass that
+ * ended with nothing failed and nothing in flight). */
 void ctl_condition_step_failed(struct ctl_inv *inv, const struct err *why);
 void ctl_condition_step_ok(struct ctl_inv *inv);
-/* The pass boundaries: a pass that ends with no failure and no request in
- * flight made progress. */
-void ctl_condition_pass_begin(struct ctl_inv *inv);
-void ctl_condition_pass_end(struct ctl_inv *inv);
 
 #endif

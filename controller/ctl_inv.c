@@ -495,7 +495,6 @@ pass(struct ctl_inv *inv)
     /* scale-out: act only on what this controller claimed (ctl_claim.c) */
     if (!ctl_claim_gate(inv))
         goto out_unclaimed;
-    ctl_condition_pass_begin(inv);
     /* What the last step learnt (an object's ID) is on disk before the
      * next step acts on it: a controller killed in between finds it. */
     if (ctl_status_flush(inv, &e) == -1) {
@@ -518,7 +517,6 @@ pass(struct ctl_inv *inv)
             s = pass_phase(inv);
     }
 out:
-    ctl_condition_pass_end(inv);
     if (ctl_status_flush(inv, &e) == -1)
         s = ctl_step_failed(inv, &e);
     ctl_claim_after_pass(inv); /* done with it: let the claim go */

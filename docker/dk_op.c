@@ -24,7 +24,8 @@ split(const char *path, char *coll, size_t csize, char *tail, size_t tsize)
         return;
     }
     if (strcmp(rest, "create") == 0 || strcmp(rest, "json") == 0) {
-        snprintf(tail, tsize, "%s", strcmp(rest, "json") == 0 ? "list" : "create");
+        snprintf(tail, tsize, "%s",
+                 strcmp(rest, "json") == 0 ? "list" : "create");
         return;
     }
     rest += strcspn(rest, "/"); /* past the object reference (escaped) */
@@ -60,6 +61,7 @@ dk__operation(const char *what)
         { "GET", "_ping", "list", "ping" },
         { "HEAD", "_ping", "list", "ping" },
         { "GET", "version", "list", "version" },
+        { "GET", "info", "list", "info" },
         { "GET", "events", "list", "events" },
     };
     char method[8], coll[32], tail[32];
