@@ -17,60 +17,13 @@
 #include <unistd.h>
 
 #include "store.h"
-
-struct fixture {
-    char dir[64];
-    struct store *s;
-};
-
-static int
-setup(void **state)
-{
-    struct fixture *fx = calloc(1, sizeof(*fx));
-
-    snprintf(fx->dir, sizeof(fx->dir), "/tmp/test_store_dir.XXXXXX");
-    assert_non_null(mkdtemp(fx->dir));
-    fx->s = store_dir_open(fx->dir, NULL, NULL);
-    assert_non_null(fx->s);
-    *state = fx;
-    return 0;
-}
-
-static int
-teardown(void **state)
-{
-    struct fixture *fx = *state;
-    char cmd[128];
-
-    store_close(fx->s);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx->dir);
-    assert_int_equal(system(cmd), 0);
-    free(fx);
-    return 0;
-}
-
-static char *
-spec_text(const char *name, int deadline)
-{
-    char *t = NULL;
-
-    assert_true(asprintf(&t,
-                         "apiVersion: agentctl.dev/v1alpha1\n"
-                         "kind: AgentInvocation\n"
-                         "metadata:\n  name: %s\n"
-                         "spec:\n  vendor: fake\n  phase: execute\n"
-                         "  image: agentctl/demo-agent:0.1.0\n"
-                         "  command: [demo-agent]\n"
-                         "  deadlineSeconds: %d\n",
-                         name, deadline) > 0);
-    return t;
-}
+#include "store_dir_fixture.h"
 
 static void
 put_ok(struct store *s, const char *name, int deadline, const char *expect,
        char rev[STORE_REV_MAX])
 {
-    char *t = spec_text(name, deadline);
+    char *t = store_dir_fixture_spec(name, deadline);
     struct err e = { 0 };
 
     assert_int_equal(store_put(s, name, t, strlen(t), expect, rev, &e), 0);
@@ -128,7 +81,7 @@ test_store_dir_cas_refuses_stale_revision(void **state)
 {
     struct fixture *fx = *state;
     char rev1[STORE_REV_MAX], rev2[STORE_REV_MAX];
-    char *t = spec_text("web", 90);
+    char *t = store_dir_fixture_spec("web", 90);
     struct store_spec sp;
     struct err e = { 0 };
 
@@ -177,7 +130,7 @@ static void
 test_store_dir_name_in_other_file_is_a_conflict(void **state)
 {
     struct fixture *fx = *state;
-    char *t = spec_text("y", 10);
+    char *t = store_dir_fixture_spec("y", 10);
     struct store_list l;
     struct err e = { 0 };
 
@@ -277,7 +230,7 @@ test_store_dir_watch_ignores_half_written_file(void **state)
     struct fixture *fx = *state;
     struct store_change ch[4];
     struct err e = { 0 };
-    char path[256], *t = spec_text("slow", 5);
+    char path[256], *t = store_dir_fixture_spec("slow", 5);
     size_t half = strlen(t) / 2;
     int fd;
 
@@ -467,7 +420,7 @@ test_store_dir_state_default_follows_the_record(void **state)
     assert_non_null(s);
     assert_int_equal(store_output_path(s, "web", path, sizeof(path), &e), 0);
     assert_non_null(strstr(path, "/elsewhere/output/web.log"));
-    assert_null(strstr(path, ".."));  /* recorded absolute and resolved */
+    assert_null(strstr(path, "..")); /* recorded absolute and resolved */
     store_close(s);
 
     write_file(fx->dir, ".agentctl-state", "relative/dir\n");
@@ -486,7 +439,9 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f)                                                                   \
+    cmocka_unit_test_setup_teardown(f, store_dir_fixture_setup,                \
+                                    store_dir_fixture_teardown)
         T(test_store_dir_put_get_list_delete),
         T(test_store_dir_cas_refuses_stale_revision),
         T(test_store_dir_atomic_write_leaves_no_temp_files),

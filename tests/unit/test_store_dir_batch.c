@@ -17,60 +17,13 @@
 #include <unistd.h>
 
 #include "store.h"
-
-struct fixture {
-    char dir[64];
-    struct store *s;
-};
-
-static int
-setup(void **state)
-{
-    struct fixture *fx = calloc(1, sizeof(*fx));
-
-    snprintf(fx->dir, sizeof(fx->dir), "/tmp/test_store_dir_batch.XXXXXX");
-    assert_non_null(mkdtemp(fx->dir));
-    fx->s = store_dir_open(fx->dir, NULL, NULL);
-    assert_non_null(fx->s);
-    *state = fx;
-    return 0;
-}
-
-static int
-teardown(void **state)
-{
-    struct fixture *fx = *state;
-    char cmd[128];
-
-    store_close(fx->s);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx->dir);
-    assert_int_equal(system(cmd), 0);
-    free(fx);
-    return 0;
-}
-
-static char *
-spec_text(const char *name, int deadline)
-{
-    char *t = NULL;
-
-    assert_true(asprintf(&t,
-                         "apiVersion: agentctl.dev/v1alpha1\n"
-                         "kind: AgentInvocation\n"
-                         "metadata:\n  name: %s\n"
-                         "spec:\n  vendor: fake\n  phase: execute\n"
-                         "  image: agentctl/demo-agent:0.1.0\n"
-                         "  command: [demo-agent]\n"
-                         "  deadlineSeconds: %d\n",
-                         name, deadline) > 0);
-    return t;
-}
+#include "store_dir_fixture.h"
 
 static int
 put(struct store *s, const char *name, int deadline, const char *expect,
     struct err *e)
 {
-    char *t = spec_text(name, deadline);
+    char *t = store_dir_fixture_spec(name, deadline);
     int rc = store_put(s, name, t, strlen(t), expect, NULL, e);
 
     free(t);
@@ -181,7 +134,9 @@ test_batch_never_ended_leaves_nothing(void **state)
     assert_int_equal(e.code, ERR_NOTFOUND);
 }
 
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f)                                                                   \
+    cmocka_unit_test_setup_teardown(f, store_dir_fixture_setup,                \
+                                    store_dir_fixture_teardown)
 
 int
 main(void)
