@@ -150,7 +150,7 @@ done
 out=$("$A" explain agentinvocation.spec.resources.cpus)
 check_match "explain: the field and type" "FIELD: cpus <int-or-string>" "$out"
 check_match "explain: the description from the CRD" 'CPUs, e.g. "1.5" or "500m"' "$out"
-check_match "explain: the CEL rule's message" "rule: must be more than 0 and at most 256" "$out"
+check_match "explain: the CEL rule's message" "rule: must be at least 10m \(0.01\) and at most 256" "$out"
 check_match "explain spec: required children" "vendor	<string> -required-" "$("$A" explain spec)"
 rc=0; "$A" explain spec.nope >/dev/null 2>&1 || rc=$?
 check_eq "explain of a missing field: 1" 1 "$rc"
