@@ -114,6 +114,10 @@ on_kick(struct ev_loop *loop, ev_timer *w, int revents)
 bool
 ctl_idle(const struct ctl *c)
 {
+    /* A pass waits for the daemon (and its seccomp answer) before it
+     * builds anything: until then the invocations' work is pending. */
+    if (c->invs != NULL && (c->negotiating || !c->docker_up))
+        return false;
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
         if (i->call != NULL || ev_is_active(&i->kick) || i->logs != NULL ||
             i->wait != NULL)

@@ -21,7 +21,8 @@ struct ctl_inv *ctl_inv_by_uid(struct ctl *c, const char *uid);
 /* Unlink and free an invocation (ctl_inv_forget() seals its output
  * first). */
 void ctl_inv_remove(struct ctl_inv *inv);
-/* true when no invocation has work pending (for --once). */
+/* true when no invocation has work pending (for --once); never while
+ * the daemon has not answered and there are invocations. */
 bool ctl_idle(const struct ctl *c);
 
 /* Queue a pass after `after` seconds, unless one is due sooner. */
