@@ -167,31 +167,6 @@ targets_about() { # X: what the other of X is told about X
         "OTHER_IPS='${IPS[$1]}'"
 }
 
-# --- negative controls: the same probe where iso-a's storage IS reachable
-AS_AGENT=(--rm --label "$TEST_LABEL" --user 1000:1000 --cap-drop ALL
-    --read-only --security-opt no-new-privileges --network none
-    -v "$(cd "$(dirname "$PROBE_SRC")" && pwd)/sibling_probe.sh:/probe.sh:ro")
-ws_a=$(tr ' ' '\n' <<<"${VOLS[a]}" | grep -- '-ws$')
-scr_a=$(tr ' ' '\n' <<<"${VOLS[a]}" | grep -- '-scratch$')
-out=$(docker run "${AS_AGENT[@]}" -e TARGETS="$(targets_about a)" \
-    -v "$ws_a:/peek/ws:ro" -v "$scr_a:/peek/scratch:ro" \
-    "$BOX_IMAGE" sh /probe.sh control-mount 2>&1 || true)
-echo "# control with iso-a's volumes mounted:"
-grep -E '^(FOUND|TARGETS)' <<<"$out" | sed 's/^/#   /'
-check_match "control: a container mounting iso-a's workspace finds its marker" \
-    "FOUND other-workspace /peek/ws/marker-a.txt" "$out"
-check_match "control: and iso-a's scratch marker" \
-    "FOUND other-scratch /peek/scratch/scratch-marker-a.txt" "$out"
-out=$(docker run "${AS_AGENT[@]}" -e TARGETS="$(targets_about a)" \
-    -v "$DOCKER_ROOT/volumes:/var/lib/docker/volumes:ro" -e NO_SEARCH=1 \
-    "$BOX_IMAGE" sh /probe.sh control-root 2>&1 || true)
-echo "# control with Docker's volume directory mounted:"
-grep -E '^(FOUND|TARGETS)' <<<"$out" | sed 's/^/#   /'
-check_match "control: the named path /var/lib/docker/volumes/$ws_a/_data/marker-a.txt is read" \
-    "FOUND other-named /var/lib/docker/volumes/$ws_a/_data/marker-a.txt" "$out"
-check_match "control: and the scratch one" \
-    "FOUND other-named /var/lib/docker/volumes/$scr_a/_data/scratch-marker-a.txt" "$out"
-
 # --- hand each agent the other's targets; wait for both probes --------
 publish() { # FILE TEXT: into the test vendor's document root
     docker exec -i "$VENDOR" sh -c "cat >/www/$1" <<<"$2" ||
@@ -204,8 +179,42 @@ wait_output iso-b "PROBES-DONE b" 150
 check_eq "iso-a still running when both probes were done" Running \
     "$(status_field iso-a .phase)"
 check_eq "iso-b too" Running "$(status_field iso-b .phase)"
+
+# --- negative controls, while both agents wait for the release: the same
+# probe where iso-a's storage IS reachable. Docker's volume directory
+# first; then a container that mounts iso-a's volumes, which the
+# revalidation must catch as volume.foreign-mount and fail iso-a closed
+# (so it comes last, and iso-a ends Failed instead of Succeeded).
+AS_AGENT=(--rm --label "$TEST_LABEL" --user 1000:1000 --cap-drop ALL
+    --read-only --security-opt no-new-privileges --network none
+    -v "$(cd "$(dirname "$PROBE_SRC")" && pwd)/sibling_probe.sh:/probe.sh:ro")
+ws_a=$(tr ' ' '\n' <<<"${VOLS[a]}" | grep -- '-ws$')
+scr_a=$(tr ' ' '\n' <<<"${VOLS[a]}" | grep -- '-scratch$')
+out=$(docker run "${AS_AGENT[@]}" -e TARGETS="$(targets_about a)" \
+    -v "$DOCKER_ROOT/volumes:/var/lib/docker/volumes:ro" -e NO_SEARCH=1 \
+    "$BOX_IMAGE" sh /probe.sh control-root 2>&1 || true)
+echo "# control with Docker's volume directory mounted:"
+grep -E '^(FOUND|TARGETS)' <<<"$out" | sed 's/^/#   /'
+check_match "control: the named path /var/lib/docker/volumes/$ws_a/_data/marker-a.txt is read" \
+    "FOUND other-named /var/lib/docker/volumes/$ws_a/_data/marker-a.txt" "$out"
+check_match "control: and the scratch one" \
+    "FOUND other-named /var/lib/docker/volumes/$scr_a/_data/scratch-marker-a.txt" "$out"
+out=$(docker run "${AS_AGENT[@]}" -e TARGETS="$(targets_about a)" \
+    -v "$ws_a:/peek/ws:ro" -v "$scr_a:/peek/scratch:ro" \
+    "$BOX_IMAGE" sh /probe.sh control-mount 2>&1 || true)
+echo "# control with iso-a's volumes mounted:"
+grep -E '^(FOUND|TARGETS)' <<<"$out" | sed 's/^/#   /'
+check_match "control: a container mounting iso-a's workspace finds its marker" \
+    "FOUND other-workspace /peek/ws/marker-a.txt" "$out"
+check_match "control: and iso-a's scratch marker" \
+    "FOUND other-scratch /peek/scratch/scratch-marker-a.txt" "$out"
+wait_phase iso-a Failed 120
+check_eq "control: the mount of iso-a's volumes failed iso-a closed" \
+    boundary-drift "$(status_field iso-a .stopReason)"
+check_eq "control: named by the rule" volume.foreign-mount \
+    "$(status_field iso-a '.conditions[] | select(.type=="Drifted") | .reason')"
+
 publish release go
-wait_phase iso-a Succeeded 120
 wait_phase iso-b Succeeded 120
 
 # --- what each agent found --------------------------------------------
@@ -261,7 +270,8 @@ for x in a b; do
     done
     check_eq "$n: none of iso-$y's addresses answered or refused" "" \
         "$(grep -E -- '-> .*(HTTP/|refused)' <<<"$nets" || true)"
-    check_match "$n: exited 0 after the release" "EXIT $x" "$out"
+    # iso-a was failed closed by the mount control before the release
+    [ $x = a ] || check_match "$n: exited 0 after the release" "EXIT $x" "$out"
 done
 for x in a b; do
     check_no_objects "iso-$x: its objects are gone" \
