@@ -18,6 +18,13 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A stop reason is recorded or the phase is final: Ready is the stop's. */
+static bool
+stopped(const struct ctl_inv *inv)
+{
+    return inv->rec.stop != CTL_STOP_NONE || ctl_phase_terminal(inv->rec.phase);
+}
+
 static bool
 power_of_two(unsigned n)
 {
@@ -46,7 +53,7 @@ restore_ready(struct ctl_inv *inv, const char *msg)
     const struct ctl_record_cond *r = ctl_record_condition(&inv->rec, "Ready");
     struct ctl_stuck *s = &inv->stuck;
 
-    if (r == NULL || strcmp(r->reason, "StepFailed") != 0)
+    if (r == NULL || strcmp(r->reason, "StepFailed") != 0 || stopped(inv))
         return; /* another step set Ready since: it knows better */
     if (s->had_ready)
         ctl_status_set_condition(inv, "Ready", s->ready_status, s->ready_reason,
@@ -71,7 +78,10 @@ ctl_condition_step_failed(struct ctl_inv *inv, const struct err *why)
     s->count++;
     if (!inv->rec.present)
         return; /* no status to hold a condition (it is being created) */
-    ctl_status_set_condition(inv, "Ready", false, "StepFailed", s->message);
+    /* a stopped attempt's Ready says why it stopped; the retries of its
+     * cleanup show in the event alone */
+    if (!stopped(inv))
+        ctl_status_set_condition(inv, "Ready", false, "StepFailed", s->message);
     if (power_of_two(s->count))
         ctl_event_counted(inv, true, "StepFailed", s->count, s->first,
                           s->message);
