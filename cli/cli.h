@@ -134,12 +134,6 @@ char *cli_jsonpath(const char *tmpl, const cJSON *root);
 /* Whether tmpl parses (checked before anything is printed). */
 bool cli_jsonpath_ok(const char *tmpl);
 
-/* --- cli_duration.c --- */
-
-/* "1h30m", "2.5s", "500ms", "90" (seconds) -> seconds; -1 when s is not a
- * duration (also for a negative one). */
-int cli_duration_parse(const char *s, double *seconds);
-
 /* --- cli_yaml.c --- */
 
 /* Block-style YAML of a JSON value (keys of resources in kubectl order,

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "duration.h"
+
 #define CLI_POLL_MS 200
 
 static void
@@ -191,7 +193,7 @@ cli_wait(struct cli *c, const struct cli_args *a)
 
     if (parse_for(a->cmd, cli_args_get(a, "for", NULL), &w) != CLI_OK)
         return CLI_USAGE;
-    if (cli_duration_parse(t, &timeout) == -1)
+    if (duration_parse(t, &timeout) == -1)
         return cli_usage_error(a->cmd, "invalid --timeout \"%s\": expected "
                                        "a duration such as 90s, 5m, 1h30m",
                                t);
@@ -235,9 +237,9 @@ parse_logs(const struct cli_args *a, struct logs_opts *o)
                                        "lines, or -1 for all",
                                tail);
     o->since = -1;
-    if (since != NULL && cli_duration_parse(since, &o->since) == -1)
+    if (since != NULL && duration_parse(since, &o->since) == -1)
         return cli_usage_error(a->cmd, "invalid --since \"%s\"", since);
-    if (cli_duration_parse(timeout, &o->timeout) == -1)
+    if (duration_parse(timeout, &o->timeout) == -1)
         return cli_usage_error(a->cmd, "invalid --timeout \"%s\"", timeout);
     if (a->npos != 1)
         return cli_usage_error(a->cmd, "expected one NAME");

@@ -25,6 +25,7 @@
 #include "ctl_observe.h"
 #include "ctl_queue.h"
 #include "ctl_sync.h"
+#include "duration.h"
 #include "log.h"
 #include "rc_drift.h"
 
@@ -46,20 +47,13 @@ usage(FILE *out)
             "[--etcd-password-file FILE]]\n");
 }
 
-/* "5s", "500ms", "2m", "1.5" (seconds). */
+/* A positive Go-style duration ("5s", "500ms", "1h", "1.5" seconds). */
 static int
 parse_duration(const char *s, double *out)
 {
-    char *end;
-    double v = strtod(s, &end);
+    double v;
 
-    if (end == s || v <= 0)
-        return -1;
-    if (strcmp(end, "ms") == 0)
-        v /= 1000;
-    else if (strcmp(end, "m") == 0)
-        v *= 60;
-    else if (*end != '\0' && strcmp(end, "s") != 0)
+    if (duration_parse(s, &v) == -1 || v <= 0)
         return -1;
     *out = v;
     return 0;

@@ -24,6 +24,8 @@
 #define CFG_VENDOR_NAME_MAX    63 /* DNS-1123 label */
 #define CFG_DEFAULT_PROXY_IMG  "agentctl/egress-proxy:" AGENTCTL_VERSION
 #define CFG_DEFAULT_KEEPER_IMG "agentctl/keeper:" AGENTCTL_VERSION
+#define CFG_DEFAULT_PROBE_INTERVAL_S 180.0 /* probeInterval: 3m */
+#define CFG_MAX_PROBE_INTERVAL_S     86400.0
 
 /* One vendor profile: the only hosts its proxy lets the agent reach. */
 struct cfg_vendor {
@@ -64,6 +66,10 @@ struct cfg {
     uint32_t agent_gid;   /* never 0 */
     char *secrets_dir;    /* absolute path */
     char *workspace_root; /* absolute path */
+    /* The boundary canary: the probe run again inside a running agent's
+     * network namespace this often (jittered), and on Docker events about
+     * the attempt's network or proxy. 0 = never on a timer. */
+    double probe_interval_s;
     struct cfg_limits limits;
 };
 

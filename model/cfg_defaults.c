@@ -93,6 +93,7 @@ cfg__defaults(void)
     cfg->agent_gid = 1000;
     cfg->secrets_dir = strdup("/etc/agentctl/secrets");
     cfg->workspace_root = strdup("/var/lib/agentctl/workspaces");
+    cfg->probe_interval_s = CFG_DEFAULT_PROBE_INTERVAL_S;
     cfg->limits.max_deadline_seconds = 86400;
     cfg->limits.max_workspace_bytes = 8ull << 30;
     cfg->limits.max_output_bytes = 16ull << 20;

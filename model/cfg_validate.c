@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "duration.h"
 #include "hostport.h"
 #include "spec_quantity.h"
 
@@ -565,6 +566,32 @@ cfg_abs_path(struct cfg_parse *p, void *dst, const struct spec_node *v,
     cfg_set_str(p, v, dst);
 }
 
+/* A Go-style duration ("3m", "90s", "1h"), 0 to switch the timer off; at
+ * least a second (each run is a container) and at most a day. */
+static void
+cfg_probe_interval(struct cfg_parse *p, void *dst, const struct spec_node *v,
+                   const char *field)
+{
+    double s;
+
+    if (v->kind != SPEC_NODE_SCALAR ||
+        (v->type != SPEC_SCALAR_STRING && v->type != SPEC_SCALAR_INT)) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected a duration such as 3m, got %s",
+                        spec_node_type_name(v));
+        return;
+    }
+    if (duration_parse(v->value, &s) == -1 ||
+        (s != 0 && (s < 1 || s > CFG_MAX_PROBE_INTERVAL_S))) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected 0 (off) or a duration from 1s to 24h such "
+                        "as 3m, got \"%s\"",
+                        v->value);
+        return;
+    }
+    *(double *)dst = s;
+}
+
 static void
 cfg_max_deadline(struct cfg_parse *p, void *dst, const struct spec_node *v,
                  const char *field)
@@ -608,6 +635,7 @@ static const struct cfg_key cfg_top_keys[] = {
     { "agentUser", cfg_agent_user, 0, NULL },
     { "secretsDir", cfg_abs_path, CFG_AT(secrets_dir), NULL },
     { "workspaceRoot", cfg_abs_path, CFG_AT(workspace_root), NULL },
+    { "probeInterval", cfg_probe_interval, CFG_AT(probe_interval_s), NULL },
     { "limits", NULL, CFG_AT(limits), cfg_limit_keys },
     { NULL, NULL, 0, NULL },
 };

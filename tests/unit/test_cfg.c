@@ -79,6 +79,7 @@ test_cfg_defaults(void **state)
     assert_int_equal(cfg->agent_gid, 1000);
     assert_string_equal(cfg->secrets_dir, "/etc/agentctl/secrets");
     assert_string_equal(cfg->workspace_root, "/var/lib/agentctl/workspaces");
+    assert_true(cfg->probe_interval_s == 180.0); /* the canary every 3m */
     assert_int_equal(cfg->limits.max_deadline_seconds, 86400);
     assert_int_equal(cfg->limits.max_workspace_bytes, 8ull << 30);
     assert_int_equal(cfg->limits.max_output_bytes, 16ull << 20);
@@ -195,6 +196,7 @@ test_cfg_full_values_applied(void **state)
         "agentUser: \"2000:3000\"\n"
         "secretsDir: /run/secrets\n"
         "workspaceRoot: /srv/ws\n"
+        "probeInterval: 1m30s\n"
         "limits: {maxDeadlineSeconds: 600, maxWorkspaceBytes: 1Gi,\n"
         "         maxOutputBytes: 1048576, maxCpus: 1.5, maxPids: 100,\n"
         "         maxMemoryBytes: 3Gi, maxScratchBytes: 1Gi,\n"
@@ -227,6 +229,7 @@ test_cfg_full_values_applied(void **state)
     assert_int_equal(cfg->agent_gid, 3000);
     assert_string_equal(cfg->secrets_dir, "/run/secrets");
     assert_string_equal(cfg->workspace_root, "/srv/ws");
+    assert_true(cfg->probe_interval_s == 90.0);
     assert_int_equal(cfg->limits.max_deadline_seconds, 600);
     assert_int_equal(cfg->limits.max_workspace_bytes, 1ull << 30);
     assert_int_equal(cfg->limits.max_output_bytes, 1048576);
@@ -372,6 +375,14 @@ static const struct ecase error_cases[] = {
       "absolute path" },
     { "dotdot workspaceRoot", "workspaceRoot: /srv/../etc\n", 1, 16,
       "workspaceRoot", "without \"..\"" },
+    { "probeInterval not a duration", "probeInterval: soon\n", 1, 16,
+      "probeInterval", "from 1s to 24h" },
+    { "probeInterval under a second", "probeInterval: 500ms\n", 1, 16,
+      "probeInterval", "from 1s to 24h" },
+    { "probeInterval over a day", "probeInterval: 25h\n", 1, 16,
+      "probeInterval", "got \"25h\"" },
+    { "probeInterval a list", "probeInterval: [1]\n", 1, 16,
+      "probeInterval", "expected a duration" },
     { "egress host network", "egressNetwork: host\n", 1, 16, "egressNetwork",
       "cannot be the egress network" },
     { "egress bad name", "egressNetwork: \"-x\"\n", 1, 16, "egressNetwork",

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "duration.h"
 
 static const struct cli_opt opts[] = {
     { "filename", 'f', CLI_OPT_LIST, "PATH", "input", CLI_COMPLETE_FILE, NULL },
@@ -126,7 +127,7 @@ dur(const char *s)
 {
     double v = -1;
 
-    return cli_duration_parse(s, &v) == 0 ? v : -1;
+    return duration_parse(s, &v) == 0 ? v : -1;
 }
 
 static void

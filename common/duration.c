@@ -1,8 +1,10 @@
-/* cli_duration.c - durations as kubectl takes them (Go's
+/* duration.c - durations as kubectl takes them (Go's
  * time.ParseDuration): a sequence of decimal numbers, each with a unit,
  * "1h30m", "2.5s", "500ms", "1m0s"; units h, m, s, ms, us (or µs), ns.
- * A bare number is seconds, as agentctl always took it ("90"). */
-#include "cli.h"
+ * A bare number is seconds, as agentctl always took it ("90"). One parser
+ * for agentctl's flags, agent-controller's flags and the controller
+ * config (probeInterval). */
+#include "duration.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -33,7 +35,7 @@ unit_at(const char *p, double *seconds)
 }
 
 int
-cli_duration_parse(const char *s, double *seconds)
+duration_parse(const char *s, double *seconds)
 {
     const char *p = s;
     double total = 0;
