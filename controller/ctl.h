@@ -12,6 +12,8 @@
  *   ctl_prepare.c   preparation: the planner's next rung as a request
  *     ctl_network.c, ctl_create.c, ctl_probe.c, ctl_git.c   its steps
  *   ctl_run.c       a running agent: logs, wait, exit
+ *   ctl_canary.c    the boundary probe again, inside the running agent's
+ *                   network namespace (timer, events)
  *   ctl_verify.c    the revalidation round (drift rules)
  *   ctl_cleanup.c   removal by recorded ID, the planner's cleanup rungs
  *   ctl_claim.c     etcd claims and the controller's lease (scale-out)
@@ -71,6 +73,15 @@ enum ctl_net_retry {
 /* One invocation the controller knows: the latest spec from the store, the
  * attempt record it owns (which records every Docker object by ID), and
  * the watchers and requests of the pass in progress. */
+/* Where the boundary canary of a running agent is (ctl_canary.c). */
+enum ctl_canary_stage {
+    CTL_CANARY_IDLE,    /* none of this process in flight */
+    CTL_CANARY_CREATED, /* recorded as the probe role; start next */
+    CTL_CANARY_STARTED, /* wait for its exit */
+    CTL_CANARY_EXITED,  /* read its verdict */
+    CTL_CANARY_JUDGED,  /* remove it */
+};
+
 /* A step error that keeps recurring (ctl_condition.c). */
 struct ctl_stuck {
     unsigned count;    /* failures in a row with this message; 0: none */
@@ -141,9 +152,15 @@ struct ctl_inv {
     bool start_checked;       /* Docker says the run-once container about
                                * to be started never ran (ctl_prepare.c) */
     char proxy_egress_ip[16]; /* the proxy's address on the egress net */
-    /* boundary probe */
+    /* boundary probe (before the start) and canary (while running) */
     long probe_exit;
     bool probe_exited;
+    ev_timer canary;        /* the next canary run on the timer */
+    bool canary_due;        /* a run is asked for (timer, Docker event) */
+    enum ctl_canary_stage canary_stage;
+    unsigned canary_passed; /* runs in a row that verified the boundary */
+    unsigned canary_silent; /* inconclusive runs in a row */
+    char canary_first[32];  /* when the passes in a row began */
     /* scale-out (ctl_claim.c; always false on the directory store) */
     bool claimed;    /* our claim key holds it under c->lease */
     bool lease_lost; /* ours when the lease expired: stop and clean it */

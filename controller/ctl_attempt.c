@@ -65,13 +65,17 @@ forget_built(struct ctl_inv *inv, bool capture_too)
     rc_credential_free(inv->credential);
     inv->credential = NULL;
     ev_timer_stop(inv->ctl->loop, &inv->deadline);
+    ev_timer_stop(inv->ctl->loop, &inv->canary);
+    inv->canary_due = false;
+    inv->canary_stage = CTL_CANARY_IDLE;
+    inv->canary_passed = inv->canary_silent = 0;
 }
 
 /* Every start-over of an attempt, by kind:
  *
  * NEW_ATTEMPT: the previous attempt is finished and cleaned, the spec
  *   names an unused attempt ID. Everything built for it goes (desired,
- *   captured spec, credential, deadline timer) and the record forgets its
+ *   captured spec, credential, deadline and canary timers) and the record forgets its
  *   run (ctl_record_reset_attempt: stop reason, times, exit code, output,
  *   progress, capture, subnet, git); the ID stays in usedAttempts, the
  *   conditions, stand-ins and events stay as history.

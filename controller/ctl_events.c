@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "buf.h"
+#include "ctl_canary.h"
 #include "ctl_docker.h"
 #include "ctl_neighbours.h"
 #include "ctl_queue.h"
@@ -76,6 +77,12 @@ on_event_line(struct dk_req *req, const char *data, size_t len, void *arg)
             (strncmp(action, "exec_create", 11) == 0 ||
              strncmp(action, "exec_start", 10) == 0))
             ctl_neighbours_exec_seen(inv, id->valuestring, action);
+        ctl_canary_event(
+            inv, cJSON_GetStringValue(type), cJSON_GetStringValue(id),
+            cJSON_GetStringValue(
+                cJSON_GetObjectItemCaseSensitive(attrs, "agentctl.dev/role")),
+            cJSON_GetStringValue(
+                cJSON_GetObjectItemCaseSensitive(attrs, "container")));
         ctl_inv_revalidate(inv);
     }
     cJSON_Delete(ev);

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "ctl_attempt.h"
+#include "ctl_canary.h"
 #include "ctl_claim.h"
 #include "ctl_cleanup.h"
 #include "ctl_condition.h"
@@ -426,7 +427,9 @@ pass_phase(struct ctl_inv *inv)
     case CTL_PREPARING:
         return ctl_prepare_step(inv);
     case CTL_RUNNING:
-        return ctl_run_step(inv);
+        if ((s = ctl_run_step(inv)) != CTL_STEP_NONE)
+            return s;
+        return ctl_canary_step(inv);
     default:
         ev_timer_stop(inv->ctl->loop, &inv->deadline);
         if ((s = ctl_cleanup_step(inv)) != CTL_STEP_NONE)
@@ -446,6 +449,7 @@ ctl_inv_add(struct ctl *c, const char *name)
     inv->ctl = c;
     snprintf(inv->name, sizeof(inv->name), "%s", name);
     ev_timer_init(&inv->deadline, on_deadline, 0., 0.);
+    ctl_canary_init(inv);
     if (ctl_status_load(inv, &e) == -1)
         log_kv(LOG_WARN, "status unreadable, starting afresh", "invocation",
                name, "error", e.msg, NULL);

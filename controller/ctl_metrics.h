@@ -139,6 +139,7 @@ int ctl_metrics_render(const struct ctl_metrics *m, struct buf *out,
 #define CTL_M_ETCD_SECONDS      "agentctl_etcd_request_duration_seconds"
 #define CTL_M_ATTEMPTS_FINISHED "agentctl_attempts_finished_total"
 #define CTL_M_DRIFT             "agentctl_drift_detections_total"
+#define CTL_M_CANARY            "agentctl_canary_runs_total"
 #define CTL_M_GC_REMOVALS       "agentctl_gc_removals_total"
 #define CTL_M_QUEUE_DEPTH       "agentctl_workqueue_depth"
 #define CTL_M_QUEUE_RETRIES     "agentctl_workqueue_retries_total"
@@ -156,7 +157,9 @@ int ctl_metrics_render(const struct ctl_metrics *m, struct buf *out,
  * reconcile_duration_seconds (buckets 0.005 .. 10),
  * docker_requests_total{result=ok|4xx|5xx|transport|timeout|cancelled},
  * docker_requests_in_flight, invocations{phase=...}, docker_up, store_up,
- * build_info{version} = 1, workqueue_depth, workqueue_retries_total; and
+ * build_info{version} = 1, workqueue_depth, workqueue_retries_total,
+ * canary_runs_total{result=ok|vendor-unreachable|breach|proxy-broken|
+ * inconclusive|unreadable}; and
  * the families whose series appear with their first observation:
  * docker_request_duration_seconds{operation} and
  * etcd_request_duration_seconds{operation} (buckets 0.001 .. 10),

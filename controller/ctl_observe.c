@@ -129,6 +129,14 @@ ctl_observe_drift(struct ctl *c, const char *rule)
 }
 
 void
+ctl_observe_canary(struct ctl *c, const char *result)
+{
+    if (c->metrics != NULL)
+        ctl_metrics_counter_add(c->metrics, CTL_M_CANARY,
+                                CTL_LABELS("result", result), 1);
+}
+
+void
 ctl_observe_gc_removed(struct ctl *c, const char *kind)
 {
     if (c->metrics != NULL)

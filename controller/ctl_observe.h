@@ -14,5 +14,8 @@ void ctl_observe_pass(struct ctl *c, double seconds);
 void ctl_observe_attempt_finished(struct ctl_inv *inv);
 void ctl_observe_drift(struct ctl *c, const char *rule);
 void ctl_observe_gc_removed(struct ctl *c, const char *kind);
+/* A boundary canary run ended: result "ok", "vendor-unreachable",
+ * "breach", "proxy-broken", "inconclusive" or "unreadable". */
+void ctl_observe_canary(struct ctl *c, const char *result);
 
 #endif

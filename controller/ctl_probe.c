@@ -44,17 +44,14 @@ on_created(struct ctl_inv *inv, struct dk_response *r)
     return CTL_STEP_DONE;
 }
 
-static enum ctl_step
-step_create(struct ctl_inv *inv)
+cJSON *
+ctl_probe_body(struct ctl_inv *inv)
 {
     const struct cfg_vendor *v =
         cfg_find_vendor(inv->ctl->cfg, inv->captured->vendor);
-    char direct[4][RC_IP_MAX + 8], name[RC_NAME_MAX];
+    char direct[4][RC_IP_MAX + 8];
     const char *dp[4];
     size_t n = 0;
-    cJSON *body;
-    struct err e;
-    enum ctl_step ok;
 
     /* Past the proxy: the internal gateway (the host, which inhibit_ipv4
      * keeps off the network) and the proxy's egress-side address. */
@@ -67,10 +64,20 @@ step_create(struct ctl_inv *inv)
                  (unsigned)inv->ctl->cfg->proxy_port);
         dp[n] = direct[n], n++;
     }
-    body = rc_probe_body(
+    return rc_probe_body(
         inv->desired, inv->ctl->cfg, PROBE_IMAGE,
         v ? v->hosts[0] : "vendor.invalid:443", RC_PROBE_DENIED_DEFAULT, dp, n,
         inv->ctl->opts.controller_id, inv->rec.uid, inv->rec.attempt);
+}
+
+static enum ctl_step
+step_create(struct ctl_inv *inv)
+{
+    char name[RC_NAME_MAX];
+    cJSON *body = ctl_probe_body(inv);
+    struct err e;
+    enum ctl_step ok;
+
     if (body == NULL) {
         ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
                  "cannot build the boundary probe");
@@ -105,13 +112,30 @@ collect(int stream, const char *data, size_t len, void *arg)
     buf_append(arg, data, len, NULL);
 }
 
+int
+ctl_probe_verdict(struct ctl_inv *inv, const struct dk_response *r,
+                  struct rc_probe_result *res, struct err *e)
+{
+    struct dk_logs_demux dm;
+    struct buf out;
+    int rc;
+
+    buf_init(&out, RC_PROBE_MAX_OUTPUT + 1);
+    dk_logs_demux_init(&dm);
+    dk_logs_demux_feed(&dm, r->body, r->len, collect, &out, NULL);
+    rc = rc_probe_parse(out.data ? out.data : "", out.len, inv->probe_exit, res,
+                        e);
+    buf_cleanup(&out);
+    return rc;
+}
+
 static void
-judge(struct ctl_inv *inv, const char *out, size_t len)
+judge(struct ctl_inv *inv, const struct dk_response *r)
 {
     struct rc_probe_result res;
     struct err e;
 
-    if (rc_probe_parse(out, len, inv->probe_exit, &res, &e) == -1) {
+    if (ctl_probe_verdict(inv, r, &res, &e) == -1) {
         ctl_status_set_condition(inv, "BoundaryVerified", false, "ProbeFailed",
                                  e.msg);
         ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
@@ -144,16 +168,9 @@ judge(struct ctl_inv *inv, const char *out, size_t len)
 static enum ctl_step
 on_logs(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct dk_logs_demux dm;
-    struct buf out;
-
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
-    buf_init(&out, RC_PROBE_MAX_OUTPUT + 1);
-    dk_logs_demux_init(&dm);
-    dk_logs_demux_feed(&dm, r->body, r->len, collect, &out, NULL);
-    judge(inv, out.data ? out.data : "", out.len);
-    buf_cleanup(&out);
+    judge(inv, r);
     return CTL_STEP_DONE;
 }
 

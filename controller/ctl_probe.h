@@ -3,9 +3,23 @@
 #define CTL_PROBE_H
 
 #include "ctl.h"
+#include "rc_probe.h"
 
 /* The probe step the planner chose: PLAN_PROBE_CREATE, _WAIT, _READ or
  * _DISCARD (its start is a run-once start, ctl_prepare.c). */
 enum ctl_step ctl_probe_step(struct ctl_inv *inv, enum plan_action action);
+
+/* The probe's create body for the attempt (rc_probe_body: the vendor's
+ * first host allowed, a name off the list denied, the internal gateway
+ * and the proxy's egress address as direct targets). Caller deletes;
+ * NULL when it cannot be built. The canary (ctl_canary.c) joins it to
+ * the agent's namespace. */
+cJSON *ctl_probe_body(struct ctl_inv *inv);
+
+/* Read a probe's verdict from the answer of its GET /logs and its exit
+ * code in inv->probe_exit (rc_probe_parse). -1 with e set when it is not
+ * one well-formed probe line. */
+int ctl_probe_verdict(struct ctl_inv *inv, const struct dk_response *r,
+                      struct rc_probe_result *res, struct err *e);
 
 #endif

@@ -60,6 +60,7 @@ ctl_inv_remove(struct ctl_inv *inv)
     }
     ev_timer_stop(c->loop, &inv->kick);
     ev_timer_stop(c->loop, &inv->deadline);
+    ev_timer_stop(c->loop, &inv->canary);
     dk_cancel(inv->call);
     dk_cancel(inv->logs);
     dk_cancel(inv->wait);

@@ -70,6 +70,8 @@ enum rc_drift_cmp {
                                  else "" (no AppArmor on the host) */
     RC_CMP_NEIGHBOUR,         /* another container, not this object's
                                  inspect (rc_drift_check_neighbour) */
+    RC_CMP_CANARY,            /* the boundary canary's verdict, not an
+                                 inspect (controller/ctl_canary.c) */
 };
 
 /* A set of rules by index (the table holds at most RC_DRIFT_MAX_RULES). */

@@ -16,6 +16,7 @@
 #define CTR  RC_DRIFT_CONTAINERS
 #define VOL  RC_DRIFT_VOLUMES
 #define PXAG (RC_DRIFT_ROLE(RC_ROLE_PROXY) | RC_DRIFT_ROLE(RC_ROLE_AGENT))
+#define AGT  RC_DRIFT_ROLE(RC_ROLE_AGENT)
 
 #define HC(k) "HostConfig." k, "/HostConfig/" k
 
@@ -262,6 +263,37 @@ static const struct rc_drift_rule rules[] = {
       "-v <workspace volume>:/x or --volumes-from reads and writes the "
       "workspace from outside the box, and a volume's inspect does not say "
       "who mounts it" },
+    /* ---- the boundary canary: the probe, run again inside the running
+     * agent's network namespace (controller/ctl_canary.c) ---- */
+    { "probe.allowed", AGT, "canary check allowed", NULL, NULL, RC_CMP_CANARY,
+      "CONNECT to the vendor through the proxy answers 200 (502/504: the "
+      "vendor is down, recorded, not drift)",
+      "a proxy that no longer serves the vendor was replaced or reconfigured "
+      "while the agent ran" },
+    { "probe.denied", AGT, "canary check denied", NULL, NULL, RC_CMP_CANARY,
+      "CONNECT to a name off the allowlist answers 403",
+      "the allowlist was widened behind the inspect rules (a stand-in proxy "
+      "with the same attributes, a proxy reconfigured in place)" },
+    { "probe.direct", AGT, "canary check direct", NULL, NULL, RC_CMP_CANARY,
+      "a plain connect to the internal gateway and to the proxy's egress "
+      "address fails with an answer (refused, unreachable)",
+      "the agent's namespace has a route past the proxy (another interface, "
+      "a gateway someone now holds), whatever the inspects say" },
+    { "probe.dns", AGT, "canary check dns", NULL, NULL, RC_CMP_CANARY,
+      "the agent's resolver does not answer the vendor's name",
+      "name resolution is a channel out of the box" },
+    { "probe.ipv6", AGT, "canary check ipv6", NULL, NULL, RC_CMP_CANARY,
+      "no inet6 address in the agent's namespace",
+      "an IPv6 path is a route the proxy does not see" },
+    { "probe.inconclusive", AGT, "canary verdict", NULL, NULL, RC_CMP_CANARY,
+      "a definite answer to every check, at most one inconclusive run in a "
+      "row",
+      "silence twice in a row means the boundary can no longer be shown to "
+      "hold" },
+    { "probe.output", AGT, "canary output", NULL, NULL, RC_CMP_CANARY,
+      "exactly one well-formed probe line whose exit code matches its "
+      "verdict",
+      "a canary that cannot report is a boundary nobody checks" },
 };
 
 #define N_RULES (sizeof(rules) / sizeof(rules[0]))

@@ -31,6 +31,14 @@ rc_probe_name(const char *prefix, char out[RC_NAME_MAX])
 }
 
 int
+rc_probe_canary_name(const char *prefix, char out[RC_NAME_MAX])
+{
+    int n = snprintf(out, RC_NAME_MAX, "%s%s", prefix, RC_PROBE_CANARY_SUFFIX);
+
+    return n < 0 || n >= RC_NAME_MAX ? -1 : 0;
+}
+
+int
 rc_probe_ip(const struct rc_desired *d, char ip[RC_IP_MAX])
 {
     char net[RC_IP_MAX];
@@ -253,6 +261,30 @@ rc_probe_body(const struct rc_desired *d, const struct cfg *cfg,
         return NULL;
     }
     return c;
+}
+
+int
+rc_probe_join(cJSON *body, const char *agent_id)
+{
+    static const char *const config_drop[] = { "Hostname", "Domainname",
+                                               "MacAddress", "ExposedPorts",
+                                               "NetworkingConfig" };
+    static const char *const host_drop[] = { "Dns",          "DnsOptions",
+                                             "DnsSearch",    "ExtraHosts",
+                                             "PortBindings", "PublishAllPorts",
+                                             "Sysctls" };
+    cJSON *hc = cJSON_GetObjectItemCaseSensitive(body, "HostConfig");
+    char mode[80];
+
+    if (hc == NULL || !rc_probe_word_ok(agent_id) || strlen(agent_id) > 64 ||
+        strspn(agent_id, "0123456789abcdef") != strlen(agent_id))
+        return -1;
+    for (size_t i = 0; i < sizeof(config_drop) / sizeof(config_drop[0]); i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(body, config_drop[i]);
+    for (size_t i = 0; i < sizeof(host_drop) / sizeof(host_drop[0]); i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(hc, host_drop[i]);
+    snprintf(mode, sizeof(mode), "container:%s", agent_id);
+    return rc_probe_set(hc, "NetworkMode", cJSON_CreateString(mode)) ? 0 : -1;
 }
 
 /* ---- reading the output -------------------------------------------------
@@ -496,6 +528,9 @@ rc_probe_read(const cJSON *root, long exit_code, struct rc_probe_result *r,
         return 0;
     }
     rc_probe_check_text(named, text, sizeof(text));
+    rc_probe_clean(r->check, sizeof(r->check),
+                   cJSON_GetObjectItemCaseSensitive(named, "name")->valuestring,
+                   sizeof(r->check) - 1);
     snprintf(r->finding, sizeof(r->finding), "%s: %s",
              rc_probe_verdict_name(r->verdict), text);
     return 0;

@@ -35,6 +35,7 @@
 
 #define RC_PROBE_ROLE        "probe"       /* value of the role label */
 #define RC_PROBE_SUFFIX      "-probe"      /* after the invocation's prefix */
+#define RC_PROBE_CANARY_SUFFIX "-canary"   /* the probe while the agent runs */
 #define RC_PROBE_HOST_OCTET  4             /* probe at .4 of the /24 */
 #define RC_PROBE_MEMORY      (16ull << 20) /* Docker's floor is 6 MB */
 #define RC_PROBE_PIDS        16
@@ -67,6 +68,9 @@ struct rc_probe_result {
      * "breach: direct connection to 10.213.0.1:443 succeeded past the
      * proxy" or "ok: boundary verified, vendor reachable". */
     char finding[RC_PROBE_FINDING_MAX];
+    /* The failed check the finding names ("direct", "dns", ...), "" when
+     * the verdict is ok: the canary's drift rule is "probe.<check>". */
+    char check[16];
 };
 
 /* The POST /containers/create?name=<rc_probe_name()> body of the probe:
@@ -91,6 +95,20 @@ cJSON *rc_probe_body(const struct rc_desired *d, const struct cfg *cfg,
                      const char *denied, const char *const *direct,
                      size_t n_direct, const char *controller_id,
                      const char *uid, const char *attempt);
+
+/* Turn a probe body into the canary's (docs/design.md "The boundary
+ * canary"): the same probe with the same hardening, run while the agent
+ * runs inside the agent's own network namespace, so it sees exactly the
+ * interfaces, routes and resolver the agent has. NetworkMode becomes
+ * "container:<agent_id>"; what Docker refuses beside a joined namespace
+ * goes (NetworkingConfig, Dns*, ExtraHosts, PortBindings, PublishAllPorts,
+ * Hostname, Domainname, MacAddress, ExposedPorts), and so do the Sysctls:
+ * the namespace and its settings are the agent's, checked on the agent.
+ * -1 when agent_id is not a container ID or out of memory. */
+int rc_probe_join(cJSON *body, const char *agent_id);
+
+/* "<prefix>-canary" into out. -1 when it does not fit. */
+int rc_probe_canary_name(const char *prefix, char out[RC_NAME_MAX]);
 
 /* The probe's address: .RC_PROBE_HOST_OCTET of d's subnet. -1 when the
  * subnet is unusable. */

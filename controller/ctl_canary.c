@@ -1,0 +1,300 @@
+/* ctl_canary.c - the boundary canary (docs/design.md "The boundary
+ * canary"): while the agent runs, the boundary probe runs again, inside
+ * the agent's own network namespace, so it checks what the agent has now
+ * - its interfaces, routes, resolver and the proxy it reaches - and not
+ * only what the inspects say. A run is due on a jittered timer (config
+ * probeInterval) and after every Docker event about the attempt's network
+ * or its proxy. A breach fails the attempt closed like drift
+ * (boundary-drift, Drifted=True with rule probe.<check>); an inconclusive
+ * run is made again at once and fails closed the second time in a row.
+ * Each run is a BoundaryCanary event and counts in
+ * agentctl_canary_runs_total{result}.
+ *
+ * One request at a time, like every step: create (recorded as the probe
+ * role, on disk before the start), start, wait, read the verdict from its
+ * logs, remove it by ID. A probe recorded by an earlier process (killed
+ * mid-run) is removed first and the run made again: its verdict was
+ * never read.
+ */
+#include "ctl_canary.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_drift.h"
+#include "ctl_observe.h"
+#include "ctl_probe.h"
+#include "ctl_queue.h"
+#include "ctl_status.h"
+#include "ctl_testhooks.h"
+#include "log.h"
+#include "rc_probe.h"
+
+/* The probe decides in milliseconds on the internal network; inside the
+ * agent's namespace (no sysctl of its own) an address no one holds takes
+ * the kernel's ARP give-up, about 3 s. */
+#define CANARY_WAIT_MS (60 * 1000L)
+#define CANARY_JITTER  0.2 /* each wait is probeInterval +- 20 % */
+#define CANARY_SILENT  2   /* inconclusive runs in a row that fail it */
+
+static void
+on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct ctl_inv *inv = container_of(w, struct ctl_inv, canary);
+
+    (void)loop;
+    (void)revents;
+    inv->canary_due = true;
+    ctl_inv_kick(inv, 0);
+}
+
+void
+ctl_canary_init(struct ctl_inv *inv)
+{
+    ev_timer_init(&inv->canary, on_timer, 0., 0.);
+}
+
+/* Jittered, so that invocations started together do not probe together. */
+static void
+arm(struct ctl_inv *inv)
+{
+    double every = inv->ctl->cfg->probe_interval_s;
+    double r = (double)random() / RAND_MAX;
+
+    if (every <= 0 || ev_is_active(&inv->canary))
+        return;
+    ev_timer_set(&inv->canary, every * (1 - CANARY_JITTER + 2 * CANARY_JITTER * r),
+                 0.);
+    ev_timer_start(inv->ctl->loop, &inv->canary);
+}
+
+static enum ctl_step
+on_created(struct ctl_inv *inv, struct dk_response *r)
+{
+    const char *id = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(r->json, "Id"));
+    char name[RC_NAME_MAX];
+
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
+    if (id == NULL) {
+        struct err e;
+
+        err_set(&e, ERR_SYNTAX, "canary create answered no Id");
+        return ctl_step_failed(inv, &e);
+    }
+    rc_probe_canary_name(inv->desired->prefix, name);
+    ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id, name);
+    inv->canary_stage = CTL_CANARY_CREATED;
+    return CTL_STEP_DONE;
+}
+
+static enum ctl_step
+create(struct ctl_inv *inv, const char *agent)
+{
+    char name[RC_NAME_MAX];
+    cJSON *body = ctl_probe_body(inv);
+    struct err e;
+    enum ctl_step s;
+
+    if (body == NULL || rc_probe_join(body, agent) == -1 ||
+        rc_probe_canary_name(inv->desired->prefix, name) == -1) {
+        cJSON_Delete(body);
+        err_set(&e, ERR_INVALID, "cannot build the boundary canary");
+        return ctl_step_failed(inv, &e);
+    }
+    inv->canary_due = false; /* an event from now on asks for another run */
+    s = ctl_step_request(inv, on_created,
+                         dk_create(inv->ctl->dk, DK_CONTAINER, name, body, NULL,
+                                   ctl_step_answered, inv, &e),
+                         &e);
+    cJSON_Delete(body);
+    return s;
+}
+
+static enum ctl_step
+on_started(struct ctl_inv *inv, struct dk_response *r)
+{
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
+    inv->canary_stage = CTL_CANARY_STARTED;
+    return CTL_STEP_DONE;
+}
+
+static enum ctl_step
+on_waited(struct ctl_inv *inv, struct dk_response *r)
+{
+    const cJSON *code;
+
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
+    code = cJSON_GetObjectItemCaseSensitive(r->json, "StatusCode");
+    inv->probe_exit = cJSON_IsNumber(code) ? (long)code->valuedouble : -1;
+    inv->canary_stage = CTL_CANARY_EXITED;
+    return CTL_STEP_DONE;
+}
+
+/* "probe.<check>" when the table has that rule, else probe.output. */
+static const char *
+rule_of(const char *check, char out[32])
+{
+    snprintf(out, 32, "probe.%s", check);
+    return rc_drift_rule_by_id(out) >= 0 ? out : "probe.output";
+}
+
+/* A finding fails the attempt closed, unless the test-hooks build has
+ * switched its rule off (the negative control of drift/test_canary.sh). */
+static enum ctl_step
+breach(struct ctl_inv *inv, const char *rule, const char *finding)
+{
+    int i = rc_drift_rule_by_id(rule);
+    char msg[RC_PROBE_FINDING_MAX + 16];
+
+    if (i >= 0 && rc_drift_set_has(&inv->ctl->disabled_rules, (size_t)i)) {
+        log_kv(LOG_WARN, "canary finding ignored: its rule is disabled",
+               "invocation", inv->name, "rule", rule, "finding", finding,
+               NULL);
+        return CTL_STEP_DONE;
+    }
+    snprintf(msg, sizeof(msg), "canary: %s", finding);
+    ctl_status_set_condition(inv, "BoundaryVerified", false, "CanaryFailed",
+                             msg);
+    return ctl_drift_found(inv, rule, msg);
+}
+
+static enum ctl_step
+passed(struct ctl_inv *inv, const struct rc_probe_result *res)
+{
+    char msg[RC_PROBE_FINDING_MAX + 16];
+
+    inv->canary_silent = 0;
+    if (inv->canary_passed++ == 0)
+        ctl_now(inv->canary_first);
+    snprintf(msg, sizeof(msg), "canary: %s", res->finding);
+    ctl_observe_canary(inv->ctl, res->vendor_reachable ? "ok"
+                                                       : "vendor-unreachable");
+    ctl_event_counted(inv, !res->vendor_reachable, "BoundaryCanary",
+                      inv->canary_passed, inv->canary_first, msg);
+    return CTL_STEP_DONE;
+}
+
+static enum ctl_step
+judge(struct ctl_inv *inv, const struct dk_response *r)
+{
+    struct rc_probe_result res;
+    struct err e;
+    char rule[32];
+
+    if (ctl_probe_verdict(inv, r, &res, &e) == -1) {
+        ctl_observe_canary(inv->ctl, "unreadable");
+        return breach(inv, "probe.output", e.msg);
+    }
+    if (res.verdict == RC_PROBE_OK)
+        return passed(inv, &res);
+    ctl_observe_canary(inv->ctl, rc_probe_verdict_name(res.verdict));
+    inv->canary_passed = 0;
+    if (res.verdict == RC_PROBE_INCONCLUSIVE &&
+        ++inv->canary_silent < CANARY_SILENT) {
+        ctl_event(inv, true, "BoundaryCanary", "canary: %s; running it again",
+                  res.finding);
+        inv->canary_due = true;
+        return CTL_STEP_DONE;
+    }
+    return breach(inv,
+                  res.verdict == RC_PROBE_INCONCLUSIVE
+                      ? "probe.inconclusive"
+                      : rule_of(res.check, rule),
+                  res.finding);
+}
+
+static enum ctl_step
+on_logs(struct ctl_inv *inv, struct dk_response *r)
+{
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
+    inv->canary_stage = CTL_CANARY_JUDGED;
+    return judge(inv, r);
+}
+
+static enum ctl_step
+on_removed(struct ctl_inv *inv, struct dk_response *r)
+{
+    if (r->err != NULL && r->err->code != ERR_NOTFOUND)
+        return ctl_step_failed(inv, r->err);
+    ctl_record_drop_role(&inv->rec, CTL_REC_PROBE);
+    inv->canary_stage = CTL_CANARY_IDLE;
+    return CTL_STEP_DONE;
+}
+
+/* The next request of the run whose probe container is recorded. */
+static enum ctl_step
+run_step(struct ctl_inv *inv, const char *id)
+{
+    struct dk *dk = inv->ctl->dk;
+    struct err e;
+
+    switch (inv->canary_stage) {
+    case CTL_CANARY_CREATED:
+        return ctl_step_request(
+            inv, on_started,
+            dk_container_start(dk, id, ctl_step_answered, inv, &e), &e);
+    case CTL_CANARY_STARTED:
+        return ctl_step_request(inv, on_waited,
+                                dk_container_wait(dk, id, CANARY_WAIT_MS,
+                                                  ctl_step_answered, inv, &e),
+                                &e);
+    case CTL_CANARY_EXITED:
+        return ctl_step_request(
+            inv, on_logs, dk_container_logs(dk, id, ctl_step_answered, inv, &e),
+            &e);
+    case CTL_CANARY_IDLE: /* an earlier process's: its verdict is lost */
+        inv->canary_due = true;
+        break;
+    case CTL_CANARY_JUDGED:
+        break;
+    }
+    return ctl_step_request(
+        inv, on_removed,
+        dk_remove(dk, DK_CONTAINER, id, ctl_step_answered, inv, &e), &e);
+}
+
+enum ctl_step
+ctl_canary_step(struct ctl_inv *inv)
+{
+    const char *probe = ctl_record_role_id(&inv->rec, CTL_REC_PROBE);
+    const char *agent = ctl_record_role_id(&inv->rec, RC_ROLE_AGENT);
+
+    if (inv->rec.phase != CTL_RUNNING || inv->exited || agent == NULL) {
+        ev_timer_stop(inv->ctl->loop, &inv->canary);
+        return CTL_STEP_NONE; /* cleanup removes a recorded probe */
+    }
+    arm(inv);
+    if (probe != NULL)
+        return run_step(inv, probe);
+    if (!inv->canary_due || ctl_test_disabled("canary"))
+        return CTL_STEP_NONE;
+    return create(inv, agent);
+}
+
+void
+ctl_canary_event(struct ctl_inv *inv, const char *type, const char *id,
+                 const char *role, const char *container)
+{
+    const char *net = ctl_record_role_id(&inv->rec, RC_ROLE_NETWORK);
+
+    if (inv->rec.phase != CTL_RUNNING || type == NULL)
+        return;
+    if (strcmp(type, "container") == 0) {
+        if (role == NULL || strcmp(role, "proxy") != 0)
+            return; /* the agent's, the keeper's, the canary's own */
+    } else if (strcmp(type, "network") != 0 || id == NULL || net == NULL ||
+               strcmp(id, net) != 0) {
+        return;
+    } else if (container != NULL && ctl_record_holds(&inv->rec, container,
+                                                     NULL)) {
+        return; /* the attempt's own container joined or left */
+    }
+    inv->canary_due = true;
+    ctl_inv_kick(inv, 0);
+}

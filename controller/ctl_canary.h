@@ -1,0 +1,22 @@
+/* ctl_canary.h - the boundary canary of a running agent (ctl_canary.c). */
+#ifndef CTL_CANARY_H
+#define CTL_CANARY_H
+
+#include "ctl.h"
+
+/* Set up inv->canary (once, when the invocation is added). */
+void ctl_canary_init(struct ctl_inv *inv);
+
+/* The canary's next step while the agent runs: arm the timer, or create,
+ * start, wait for, read and remove the run in progress. CTL_STEP_NONE when
+ * nothing is due (or the phase is not Running: the timer is stopped). */
+enum ctl_step ctl_canary_step(struct ctl_inv *inv);
+
+/* A Docker event about one of inv's objects (ctl_events.c): one about its
+ * network or its proxy asks for a run. type is "container", "network" or
+ * "volume"; role is the container's agentctl.dev/role label or NULL;
+ * container is a network event's "container" attribute or NULL. */
+void ctl_canary_event(struct ctl_inv *inv, const char *type, const char *id,
+                      const char *role, const char *container);
+
+#endif
