@@ -323,6 +323,61 @@ test_rc_probe_name_and_address(void **state)
     assert_string_not_equal(ip, fx->d->proxy_ip);
 }
 
+/* The canary's body: the probe's, joined to the agent's namespace, with
+ * every hardening field kept and what Docker refuses beside a joined
+ * namespace gone. */
+static void
+test_rc_probe_join_keeps_hardening(void **state)
+{
+    struct fixture *fx = *state;
+#define AGENT64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+    static const char agent[] = AGENT64;
+    static const char *const kept[] = {
+        "/HostConfig/CapDrop",        "/HostConfig/ReadonlyRootfs",
+        "/HostConfig/SecurityOpt",    "/HostConfig/Privileged",
+        "/HostConfig/Memory",         "/HostConfig/PidsLimit",
+        "/HostConfig/MaskedPaths",    "/HostConfig/ReadonlyPaths",
+        "/HostConfig/IpcMode",        "/HostConfig/Mounts",
+        "/User",                      "/Entrypoint",
+        "/Labels",                    "/Image",
+    };
+    static const char *const gone[] = {
+        "/NetworkingConfig",       "/HostConfig/Sysctls",
+        "/HostConfig/Dns",         "/HostConfig/DnsOptions",
+        "/HostConfig/ExtraHosts",  "/HostConfig/PortBindings",
+        "/HostConfig/PublishAllPorts", "/Hostname",
+    };
+    cJSON *c = cJSON_Duplicate(fx->probe, true);
+    char name[RC_NAME_MAX];
+
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+        if (rc_json_at(fx->probe, kept[i]) == NULL)
+            fail_msg("the probe body lacks %s", kept[i]);
+    assert_int_equal(rc_probe_join(c, agent), 0);
+    assert_field(c, "/HostConfig/NetworkMode", "\"container:" AGENT64 "\"");
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+        char *a = cJSON_PrintUnformatted(rc_json_at(fx->probe, kept[i]));
+        char *b = cJSON_PrintUnformatted(rc_json_at(c, kept[i]));
+
+        if (b == NULL || strcmp(a, b) != 0)
+            fail_msg("%s changed: %s -> %s", kept[i], a, b ? b : "<absent>");
+        cJSON_free(a);
+        cJSON_free(b);
+    }
+    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+        if (rc_json_at(c, gone[i]) != NULL)
+            fail_msg("%s is still in the canary's body", gone[i]);
+    /* anything but a container ID is refused, the body left as it was */
+    assert_int_equal(rc_probe_join(c, "abc def"), -1);
+    assert_int_equal(rc_probe_join(c, "ABCDEF"), -1);
+    assert_int_equal(rc_probe_join(c, "../x"), -1);
+    assert_int_equal(rc_probe_join(c, ""), -1);
+    assert_int_equal(rc_probe_join(c, AGENT64 "0"), -1); /* 65 characters */
+    assert_int_equal(rc_probe_canary_name(fx->d->prefix, name), 0);
+    assert_string_equal(name, PFX "-canary");
+    cJSON_Delete(c);
+}
+
 /* ---- parsing ------------------------------------------------------------ */
 
 #define CHK(name, target, ok, detail)                                          \
@@ -502,6 +557,25 @@ static const struct parse_case parse_cases[] = {
       NULL, "lacks checks" },
 };
 
+/* The check a finding's sentence is about (rc_probe_check_text's words):
+ * the canary's rule is probe.<check>. */
+static const char *
+check_named(const char *finding)
+{
+    static const struct {
+        const char *words, *check;
+    } by[] = {
+        { "refused the vendor", "allowed" }, { "did not refuse", "denied" },
+        { "direct connection", "direct" },   { "resolver", "dns" },
+        { "name resolution", "dns" },        { "IPv6", "ipv6" },
+    };
+
+    for (size_t i = 0; i < sizeof(by) / sizeof(by[0]); i++)
+        if (strstr(finding, by[i].words) != NULL)
+            return by[i].check;
+    return "";
+}
+
 static void
 test_rc_probe_parse_table(void **state)
 {
@@ -529,6 +603,9 @@ test_rc_probe_parse_table(void **state)
         if (strcmp(r.finding, c->finding) != 0)
             fail_msg("%s: finding [%s], wanted [%s]", c->what, r.finding,
                      c->finding);
+        if (strcmp(r.check, check_named(c->finding)) != 0)
+            fail_msg("%s: check [%s], wanted [%s]", c->what, r.check,
+                     check_named(c->finding));
     }
 }
 
@@ -579,6 +656,8 @@ main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_rc_probe_name_and_address, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_rc_probe_join_keeps_hardening,
+                                        setup, teardown),
         cmocka_unit_test(test_rc_probe_parse_table),
         cmocka_unit_test(test_rc_probe_parse_limits),
     };
