@@ -34,6 +34,7 @@
 #include "ctl_drift.h"
 #include "ctl_neighbours.h"
 #include "ctl_status.h"
+#include "ctl_testhooks.h"
 #include "log.h"
 #include "rc_drift.h"
 
@@ -346,6 +347,15 @@ ctl_verify_step(struct ctl_inv *inv)
     enum ctl_step s;
 
     if (!inv->verify_due || inv->desired == NULL)
+        return CTL_STEP_NONE;
+    /* While the box is being built nothing runs in it, and the whole box
+     * is inspected right before the agent starts (PLAN_REVALIDATE), where
+     * drift is repaired like anywhere before the start. A round asked for
+     * meanwhile (every step of ours makes a Docker event, the resync
+     * ticks) waits for that one instead of inspecting a half-built box
+     * between every two steps: verify_due stays set. */
+    if (inv->rec.phase == CTL_PREPARING && !inv->prestart_verified &&
+        !inv->repairing && !ctl_test_disabled("prestart-only-rounds"))
         return CTL_STEP_NONE;
     if (inv->exec_seen[0] != '\0') {
         char msg[sizeof(inv->exec_seen)];
