@@ -82,6 +82,19 @@ enum ctl_canary_stage {
     CTL_CANARY_JUDGED,  /* remove it */
 };
 
+/* One step request in flight (ctl_result.h). An invocation has one lane
+ * for every step, and while its box is built a second one for the
+ * storage (volumes, keeper, uploads), which needs nothing of the network
+ * and the proxy being made at the same time (ctl_prepare.c). */
+enum ctl_lane_id { CTL_LANE_MAIN, CTL_LANE_STORAGE, CTL_LANES };
+
+struct ctl_lane {
+    struct dk_req *call;      /* the request in flight, or NULL */
+    ctl_answer_fn *answer;    /* reads call's answer */
+    enum ctl_progress action; /* what the action step in flight does */
+    int creating;             /* enum rc_role the create in flight makes */
+};
+
 /* A step error that keeps recurring (ctl_condition.c). */
 struct ctl_stuck {
     unsigned count;    /* failures in a row with this message; 0: none */
@@ -103,8 +116,8 @@ struct ctl_inv {
     struct store_meta meta;
     struct ctl_record rec;  /* the status; rec.dirty: write it before
                                the next Docker call */
-    struct dk_req *call;    /* the one step request in flight, or NULL */
-    ctl_answer_fn *answer;  /* reads call's answer (ctl_result.h) */
+    struct ctl_lane lanes[CTL_LANES]; /* the step requests in flight */
+    struct ctl_lane *lane;  /* the lane of the step or answer running */
     struct err step_err;    /* why the last failed step failed */
     ev_timer kick;          /* run the next pass (0 s, or backoff) */
     ev_timer deadline;      /* end of the attempt's deadlineSeconds */
@@ -135,10 +148,8 @@ struct ctl_inv {
     char cleanup_role[16];    /* role of the object the step is removing */
     bool cleanup_swept;       /* no unrecorded container of the attempt left */
     char cleanup_created[40]; /* cleanup: the CreatedAt the volume showed */
-    int creating;             /* enum rc_role the create step is making */
     bool network_listed;      /* no network of this attempt: create next */
     enum ctl_net_retry network_retry; /* why the networks are listed */
-    enum ctl_progress action;         /* what the action step in flight does */
     /* revalidation */
     bool verify_due;          /* re-inspect every object before going on */
     unsigned verified;        /* roles checked in this round (1 << rc_role,
@@ -148,6 +159,8 @@ struct ctl_inv {
     char verify_role[16];     /* role being inspected */
     cJSON *pending_inspect;   /* inspect waiting for its image's config */
     bool repairing;           /* drift before start: tear down, rebuild */
+    bool resumed;             /* a box this process did not see built
+                                 (a restart): inspected before any step */
     bool prestart_verified;   /* the round right before the agent start ran */
     bool start_checked;       /* Docker says the run-once container about
                                * to be started never ran (ctl_prepare.c) */

@@ -12,9 +12,10 @@
  *
  * One request at a time, like every step: create (recorded as the probe
  * role, on disk before the start), start, wait, read the verdict from its
- * logs, remove it by ID. A probe recorded by an earlier process (killed
- * mid-run) is removed first and the run made again: its verdict was
- * never read.
+ * logs, remove it by ID. The boundary probe of the preparation, exited,
+ * is removed here too, right after the agent's start. A canary recorded
+ * by an earlier process (killed mid-run) is removed first and the run
+ * made again: its verdict was never read.
  */
 #include "ctl_canary.h"
 
@@ -227,6 +228,15 @@ on_removed(struct ctl_inv *inv, struct dk_response *r)
     return CTL_STEP_DONE;
 }
 
+static bool
+is_prestart_probe(const struct ctl_inv *inv)
+{
+    const char *name = ctl_record_role_obj_name(&inv->rec, CTL_REC_PROBE);
+    size_t n = name ? strlen(name) : 0, k = strlen(RC_PROBE_SUFFIX);
+
+    return n > k && strcmp(name + n - k, RC_PROBE_SUFFIX) == 0;
+}
+
 /* The next request of the run whose probe container is recorded. */
 static enum ctl_step
 run_step(struct ctl_inv *inv, const char *id)
@@ -248,8 +258,12 @@ run_step(struct ctl_inv *inv, const char *id)
         return ctl_step_request(
             inv, on_logs, dk_container_logs(dk, id, ctl_step_answered, inv, &e),
             &e);
-    case CTL_CANARY_IDLE: /* an earlier process's: its verdict is lost */
-        inv->canary_due = true;
+    case CTL_CANARY_IDLE:
+        /* The boundary probe, exited, removed after the start (off the
+         * path to it), or a canary of an earlier process, whose verdict
+         * was never read: that one runs again. */
+        if (!is_prestart_probe(inv))
+            inv->canary_due = true;
         break;
     case CTL_CANARY_JUDGED:
         break;

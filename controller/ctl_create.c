@@ -34,7 +34,7 @@ refuse_name(struct ctl_inv *inv, const char *rname, const char *name)
 static enum ctl_step
 on_conflict_inspected(struct ctl_inv *inv, struct dk_response *r)
 {
-    enum rc_role role = inv->creating;
+    enum rc_role role = inv->lane->creating;
     const char *rname = rc_role_name(role);
     const char *name = rc_desired_object(inv->desired, role)->name;
     const char *id;
@@ -68,7 +68,7 @@ network_ambiguous(struct ctl_inv *inv, const struct err *why)
 static enum ctl_step
 create_failed(struct ctl_inv *inv, struct dk_response *r)
 {
-    enum rc_role role = inv->creating;
+    enum rc_role role = inv->lane->creating;
     struct err e;
 
     if (strstr(r->err->msg, "is ambiguous") != NULL)
@@ -86,7 +86,7 @@ create_failed(struct ctl_inv *inv, struct dk_response *r)
 enum ctl_step
 ctl_create_answered(struct ctl_inv *inv, struct dk_response *r)
 {
-    enum rc_role role = inv->creating;
+    enum rc_role role = inv->lane->creating;
     enum dk_kind k = ctl_role_dk_kind(role);
     const char *name = rc_desired_object(inv->desired, role)->name;
     const char *id;
@@ -127,7 +127,7 @@ ctl_create_request(struct ctl_inv *inv, enum rc_role role,
                             .wipe_body = o->sensitive };
     struct err e;
 
-    inv->creating = role;
+    inv->lane->creating = role;
     return ctl_step_request(
         inv, answer,
         dk_create(inv->ctl->dk, k, k == DK_CONTAINER ? o->name : NULL, o->body,

@@ -447,12 +447,14 @@ ctl_inv_add(struct ctl *c, const char *name)
     if (inv == NULL)
         return NULL;
     inv->ctl = c;
+    inv->lane = &inv->lanes[CTL_LANE_MAIN];
     snprintf(inv->name, sizeof(inv->name), "%s", name);
     ev_timer_init(&inv->deadline, on_deadline, 0., 0.);
     ctl_canary_init(inv);
     if (ctl_status_load(inv, &e) == -1)
         log_kv(LOG_WARN, "status unreadable, starting afresh", "invocation",
                name, "error", e.msg, NULL);
+    inv->resumed = inv->rec.present && inv->rec.phase == CTL_PREPARING;
     ctl_inv_link(c, inv);
     return inv;
 }
@@ -466,6 +468,36 @@ ctl_inv_forget(struct ctl_inv *inv)
 
 static void pass(struct ctl_inv *inv);
 
+/* The box is being built and nothing else is going on: the storage lane
+ * may run beside the main one (ctl_prepare.c). Anything else - a stop,
+ * a repair, a deletion, a revalidation - waits until both lanes are
+ * idle, so nothing is removed or inspected while the storage lane
+ * creates. */
+static bool
+building(const struct ctl_inv *inv)
+{
+    return inv->rec.present && inv->rec.phase == CTL_PREPARING &&
+           !inv->repairing && !inv->deleted && inv->spec != NULL &&
+           inv->desired != NULL && !inv->prestart_verified;
+}
+
+/* The main lane is busy: only the storage's next step, after what the
+ * last answers learnt is on disk (record, then act). */
+static void
+storage_pass(struct ctl_inv *inv)
+{
+    struct err e;
+
+    if (inv->lanes[CTL_LANE_STORAGE].call != NULL || !ctl_claim_gate(inv))
+        return;
+    if (ctl_status_flush(inv, &e) == -1) {
+        log_kv(LOG_WARN, "status write failed", "invocation", inv->name,
+               "error", e.msg, NULL);
+        return; /* the main lane's answer passes again */
+    }
+    ctl_inv_settle(inv, ctl_prepare_storage_step(inv));
+}
+
 /* One pass, timed for agentctl_reconcile_duration_seconds: the work done
  * in the loop for one invocation until it waits for an answer or is done
  * (a step's Docker request is timed by the client's own histogram). */
@@ -475,9 +507,13 @@ ctl_inv_pass(struct ctl_inv *inv)
     struct ctl *c = inv->ctl;
     double started;
 
-    if (inv->call != NULL) {
-        /* the step's callback queues the next pass: this one is requeued */
+    if (inv->lanes[CTL_LANE_MAIN].call != NULL ||
+        (inv->lanes[CTL_LANE_STORAGE].call != NULL && !building(inv))) {
+        /* the step's callback queues the next pass: this one is requeued
+         * (the storage lane may take its next step meanwhile) */
         c->reconciles_requeue++;
+        if (inv->lanes[CTL_LANE_MAIN].call != NULL && building(inv))
+            storage_pass(inv);
         return;
     }
     ev_now_update(c->loop);
@@ -527,7 +563,7 @@ out:
     ctl_inv_settle(inv, s);
 out_unclaimed:
     c->reconciles_ok++;
-    if (inv->freeing && inv->call == NULL)
+    if (inv->freeing && !ctl_inv_in_flight(inv))
         ctl_inv_forget(inv);
     if (c->opts.once && ctl_idle(c))
         ev_break(c->loop, EVBREAK_ALL);

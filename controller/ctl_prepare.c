@@ -93,9 +93,9 @@ on_action_done(struct ctl_inv *inv, struct dk_response *r)
     if (r->err != NULL &&
         !(r->status == 403 && strstr(r->err->msg, "already exists")))
         return ctl_step_failed(inv, r->err);
-    ctl_test_point("done", ctl_progress_name(inv->action));
-    ctl_record_set_done(&inv->rec, inv->action);
-    if (inv->action == CTL_PROG_AGENT_STARTED)
+    ctl_test_point("done", ctl_progress_name(inv->lane->action));
+    ctl_record_set_done(&inv->rec, inv->lane->action);
+    if (inv->lane->action == CTL_PROG_AGENT_STARTED)
         agent_running(inv, NULL);
     return CTL_STEP_DONE;
 }
@@ -159,14 +159,14 @@ on_start_checked(struct ctl_inv *inv, struct dk_response *r)
         cJSON_GetObjectItemCaseSensitive(r->json, "State"), "StartedAt");
     if (!cJSON_IsString(at) || strcmp(at->valuestring, NEVER_STARTED) == 0) {
         inv->start_checked = true;
-    } else if (inv->action == CTL_PROG_AGENT_STARTED) {
+    } else if (inv->lane->action == CTL_PROG_AGENT_STARTED) {
         ctl_event(inv, false, "Adopted",
                   "the agent was started before (at %s): following it, "
                   "not starting it again",
                   at->valuestring);
         agent_running(inv, at->valuestring);
     } else {
-        ctl_record_set_done(&inv->rec, inv->action);
+        ctl_record_set_done(&inv->rec, inv->lane->action);
     }
     return CTL_STEP_DONE;
 }
@@ -177,7 +177,7 @@ step_start(struct ctl_inv *inv, int role, enum ctl_progress action)
     const char *id = ctl_record_role_id(&inv->rec, role);
     struct err e;
 
-    inv->action = action;
+    inv->lane->action = action;
     if (runs_once(action) && !inv->start_checked)
         return ctl_step_request(inv, on_start_checked,
                                 dk_inspect(inv->ctl->dk, DK_CONTAINER, id,
@@ -196,7 +196,7 @@ step_connect_egress(struct ctl_inv *inv)
     struct err e;
     enum ctl_step ok;
 
-    inv->action = CTL_PROG_PROXY_CONNECTED;
+    inv->lane->action = CTL_PROG_PROXY_CONNECTED;
     body = rc_desired_proxy_connect(
         inv->desired, ctl_record_role_id(&inv->rec, RC_ROLE_PROXY));
     ok = action_request(inv,
@@ -220,7 +220,7 @@ step_upload(struct ctl_inv *inv)
     struct err e;
     enum ctl_step ok;
 
-    inv->action = CTL_PROG_WORKSPACE_UPLOADED;
+    inv->lane->action = CTL_PROG_WORKSPACE_UPLOADED;
     if (rc_workspace_check(cfg->workspace_root, s->workspace_source,
                            s->workspace_bytes, s->workspace_inodes, &st,
                            &e) == -1) {
@@ -260,7 +260,7 @@ step_upload_config(struct ctl_inv *inv)
     struct err e;
     enum ctl_step ok;
 
-    inv->action = CTL_PROG_CONFIG_UPLOADED;
+    inv->lane->action = CTL_PROG_CONFIG_UPLOADED;
     buf_init(&tar, RC_CONFIG_BYTES);
     if (rc_adapter_files_tar(inv->desired->adapter, RC_ADAPTER_CONFIG_DIR, &tar,
                              &e) == -1) {
@@ -279,16 +279,11 @@ step_upload_config(struct ctl_inv *inv)
     return ok;
 }
 
-/* The planner (plan/plan_step.c) picks the next rung of the ladder from
- * the record; here each rung becomes its Engine API request. */
-enum ctl_step
-ctl_prepare_step(struct ctl_inv *inv)
+/* One rung of the planner's ladder as its Engine API request, on the lane
+ * the caller set (inv->lane). */
+static enum ctl_step
+rung(struct ctl_inv *inv, struct plan_step s)
 {
-    struct plan_view v;
-    struct plan_step s;
-
-    ctl_plan_view(inv, &v);
-    s = plan_prepare_next(&v);
     switch (s.action) {
     case PLAN_CHECK_EGRESS:
         return step_egress(inv);
@@ -325,4 +320,50 @@ ctl_prepare_step(struct ctl_inv *inv)
     default:
         return CTL_STEP_NONE; /* not a preparation step */
     }
+}
+
+/* The storage's rung on its own lane, when that lane is free; its result
+ * is settled on its own (a failure there backs off that lane's step). */
+static void
+storage_lane(struct ctl_inv *inv, struct plan_step s)
+{
+    struct ctl_lane *main = inv->lane;
+
+    if (s.action == PLAN_NONE || inv->lanes[CTL_LANE_STORAGE].call != NULL)
+        return;
+    inv->lane = &inv->lanes[CTL_LANE_STORAGE];
+    ctl_inv_settle(inv, rung(inv, s));
+    inv->lane = main;
+}
+
+/* The planner (plan/plan_step.c) picks the next rungs from the record:
+ * while the network, the proxy and the probe are made on the main lane,
+ * the storage and the agent's create are made beside them on a lane of
+ * their own (docs/design.md "The step graph"). The switch storage-lane
+ * (test-hooks build) takes the ladder in order on one lane, as a
+ * benchmark's before. */
+enum ctl_step
+ctl_prepare_step(struct ctl_inv *inv)
+{
+    struct plan_view v;
+
+    ctl_plan_view(inv, &v);
+    if (ctl_test_disabled("storage-lane"))
+        return rung(inv, plan_prepare_next(&v));
+    storage_lane(inv, plan_prepare_storage(&v));
+    if (inv->rec.phase != CTL_PREPARING)
+        return CTL_STEP_DONE; /* the storage step stopped the attempt */
+    return rung(inv, plan_prepare_main(&v));
+}
+
+enum ctl_step
+ctl_prepare_storage_step(struct ctl_inv *inv)
+{
+    struct plan_view v;
+
+    if (ctl_test_disabled("storage-lane"))
+        return CTL_STEP_NONE;
+    ctl_plan_view(inv, &v);
+    storage_lane(inv, plan_prepare_storage(&v));
+    return CTL_STEP_NONE;
 }

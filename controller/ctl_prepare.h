@@ -8,4 +8,8 @@
  * exists and the agent is started. */
 enum ctl_step ctl_prepare_step(struct ctl_inv *inv);
 
+/* While the main lane's request is in flight: the storage's next step on
+ * its own lane, if one is due and the lane is free. */
+enum ctl_step ctl_prepare_storage_step(struct ctl_inv *inv);
+
 #endif

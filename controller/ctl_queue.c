@@ -61,7 +61,8 @@ ctl_inv_remove(struct ctl_inv *inv)
     ev_timer_stop(c->loop, &inv->kick);
     ev_timer_stop(c->loop, &inv->deadline);
     ev_timer_stop(c->loop, &inv->canary);
-    dk_cancel(inv->call);
+    for (int i = 0; i < CTL_LANES; i++)
+        dk_cancel(inv->lanes[i].call);
     dk_cancel(inv->logs);
     dk_cancel(inv->wait);
     cJSON_Delete(inv->pending_inspect);
@@ -71,6 +72,15 @@ ctl_inv_remove(struct ctl_inv *inv)
     rc_desired_free(inv->desired);
     ctl_record_cleanup(&inv->rec);
     free(inv);
+}
+
+bool
+ctl_inv_in_flight(const struct ctl_inv *inv)
+{
+    for (int i = 0; i < CTL_LANES; i++)
+        if (inv->lanes[i].call != NULL)
+            return true;
+    return false;
 }
 
 void
@@ -120,7 +130,7 @@ ctl_idle(const struct ctl *c)
     if (c->invs != NULL && (c->negotiating || !c->docker_up))
         return false;
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        if (i->call != NULL || ev_is_active(&i->kick) || i->logs != NULL ||
+        if (ctl_inv_in_flight(i) || ev_is_active(&i->kick) || i->logs != NULL ||
             i->wait != NULL)
             return false;
     return true;

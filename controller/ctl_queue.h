@@ -25,6 +25,9 @@ void ctl_inv_remove(struct ctl_inv *inv);
  * the daemon has not answered and there are invocations. */
 bool ctl_idle(const struct ctl *c);
 
+/* Whether a step request of inv is in flight on any of its lanes. */
+bool ctl_inv_in_flight(const struct ctl_inv *inv);
+
 /* Queue a pass after `after` seconds, unless one is due sooner. */
 void ctl_inv_kick(struct ctl_inv *inv, double after);
 /* Queue the pass after exactly `after` seconds (a backoff:

@@ -27,8 +27,8 @@ ctl_step_request(struct ctl_inv *inv, ctl_answer_fn *answer, struct dk_req *req,
 {
     if (req == NULL)
         return ctl_step_failed(inv, e);
-    inv->call = req;
-    inv->answer = answer;
+    inv->lane->call = req;
+    inv->lane->answer = answer;
     return CTL_STEP_STARTED;
 }
 
@@ -36,12 +36,21 @@ void
 ctl_step_answered(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct ctl_inv *inv = arg;
-    ctl_answer_fn *answer = inv->answer;
+    struct ctl_lane *lane = &inv->lanes[CTL_LANE_MAIN];
+    ctl_answer_fn *answer;
+    enum ctl_step s;
 
-    (void)req;
-    inv->call = NULL;
-    inv->answer = NULL;
-    ctl_inv_settle(inv, answer(inv, r));
+    for (int i = 0; i < CTL_LANES; i++)
+        if (inv->lanes[i].call == req)
+            lane = &inv->lanes[i];
+    answer = lane->answer;
+    lane->call = NULL;
+    lane->answer = NULL;
+    /* The answer function, and any request it starts, run on its lane. */
+    inv->lane = lane;
+    s = answer(inv, r);
+    inv->lane = &inv->lanes[CTL_LANE_MAIN];
+    ctl_inv_settle(inv, s);
 }
 
 /* The daemon could not be reached: /healthz says so, and an agent that
@@ -92,7 +101,7 @@ ctl_inv_settle(struct ctl_inv *inv, enum ctl_step s)
         break;
     case CTL_STEP_NONE:
         /* nothing failed and nothing is in flight: the pass went through */
-        if (inv->call == NULL)
+        if (!ctl_inv_in_flight(inv))
             ctl_condition_step_ok(inv);
         break;
     case CTL_STEP_STARTED:

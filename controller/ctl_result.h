@@ -34,14 +34,16 @@ typedef enum ctl_step ctl_answer_fn(struct ctl_inv *inv, struct dk_response *r);
 enum ctl_step ctl_step_failed(struct ctl_inv *inv, const struct err *why);
 
 /* A step's request was started (req, from a dk_* call given
- * ctl_step_answered and inv) or could not be (NULL, e says why). The
- * daemon client never answers from inside the call that starts a
- * request, so `answer` is in place before it runs. */
+ * ctl_step_answered and inv) or could not be (NULL, e says why), on the
+ * lane the step runs on (inv->lane: the main one, or the storage lane of
+ * a box being built). The daemon client never answers from inside the
+ * call that starts a request, so `answer` is in place before it runs. */
 enum ctl_step ctl_step_request(struct ctl_inv *inv, ctl_answer_fn *answer,
                                struct dk_req *req, const struct err *e);
 
 /* The dk_done_fn of every step request: hands the answer to the step's
- * answer function and its result to ctl_inv_settle(). */
+ * answer function (on the request's lane) and its result to
+ * ctl_inv_settle(). */
 void ctl_step_answered(struct dk_req *req, struct dk_response *r, void *arg);
 
 /* The one decision point: DONE queues the next pass now (failures

@@ -353,9 +353,12 @@ ctl_verify_step(struct ctl_inv *inv)
      * drift is repaired like anywhere before the start. A round asked for
      * meanwhile (every step of ours makes a Docker event, the resync
      * ticks) waits for that one instead of inspecting a half-built box
-     * between every two steps: verify_due stays set. */
+     * between every two steps: verify_due stays set. A box this process
+     * resumes (a restart) is inspected first: what happened to it while
+     * no controller watched is not known. */
     if (inv->rec.phase == CTL_PREPARING && !inv->prestart_verified &&
-        !inv->repairing && !ctl_test_disabled("prestart-only-rounds"))
+        !inv->repairing && !inv->resumed &&
+        !ctl_test_disabled("prestart-only-rounds"))
         return CTL_STEP_NONE;
     if (inv->exec_seen[0] != '\0') {
         char msg[sizeof(inv->exec_seen)];
@@ -376,6 +379,7 @@ ctl_verify_step(struct ctl_inv *inv)
         return s;
     inv->verify_due = false;
     inv->verified = 0;
+    inv->resumed = false;
     ctl_status_set_condition(inv, "Drifted", false, "Verified",
                              "every object matches the desired state");
     return CTL_STEP_NONE;

@@ -31,13 +31,15 @@ done(const struct plan_view *v, enum plan_progress p)
 }
 
 /* The boundary probe, between the agent's create and its start: create,
- * start, wait, read the verdict, then remove the probe. PLAN_NONE when
- * the verdict is recorded and the probe is gone. */
+ * start, wait, read the verdict. PLAN_NONE once the verdict is recorded:
+ * the exited probe (no endpoint left on the network) is removed after the
+ * agent's start, off the path to it (controller/ctl_canary.c), or by
+ * cleanup. */
 static struct plan_step
 probe_next(const struct plan_view *v)
 {
     if (done(v, PLAN_BOUNDARY_VERIFIED))
-        return step(v->probe_recorded ? PLAN_PROBE_DISCARD : PLAN_NONE, 0);
+        return step(PLAN_NONE, 0);
     if (!v->probe_recorded)
         return step(PLAN_PROBE_CREATE, 0);
     if (!done(v, PLAN_PROBE_STARTED))
@@ -103,6 +105,38 @@ plan_prepare_next(const struct plan_view *v)
         return s;
     /* the whole box, the agent container included, is inspected once
      * more right before the start */
+    if (!v->prestart_verified)
+        return step(PLAN_REVALIDATE, 0);
+    return step(PLAN_START_AGENT, RC_ROLE_AGENT);
+}
+
+struct plan_step
+plan_prepare_storage(const struct plan_view *v)
+{
+    struct plan_step s;
+
+    if (!v->egress_checked || !recorded(v, RC_ROLE_NETWORK) || v->network_sweep)
+        return step(PLAN_NONE, 0);
+    s = storage_next(v);
+    if (s.action != PLAN_NONE)
+        return s;
+    if (!recorded(v, RC_ROLE_AGENT))
+        return step(PLAN_CREATE, RC_ROLE_AGENT);
+    return step(PLAN_NONE, 0);
+}
+
+struct plan_step
+plan_prepare_main(const struct plan_view *v)
+{
+    struct plan_step s = network_and_proxy_next(v);
+
+    if (s.action != PLAN_NONE)
+        return s;
+    s = probe_next(v);
+    if (s.action != PLAN_NONE)
+        return s;
+    if (plan_prepare_storage(v).action != PLAN_NONE)
+        return step(PLAN_NONE, 0); /* the storage lane is not done */
     if (!v->prestart_verified)
         return step(PLAN_REVALIDATE, 0);
     return step(PLAN_START_AGENT, RC_ROLE_AGENT);

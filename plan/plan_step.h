@@ -87,6 +87,20 @@ struct plan_step {
  * Running with the start, which ends preparation. */
 struct plan_step plan_prepare_next(const struct plan_view *v);
 
+/* The same ladder on two lanes, for a box built with two requests in
+ * flight (docs/design.md "The step graph"). The storage lane: the
+ * volumes, the keeper, the uploads, then the agent's create (it mounts
+ * the volumes and joins the network); PLAN_NONE when that is done, and
+ * until the attempt's network is recorded (a subnet taken by another
+ * network rebuilds the desired state before that). The main lane: the
+ * network and the proxy, then the boundary probe (it needs the proxy,
+ * not the storage), then - once the storage lane is done - the last
+ * revalidation and the agent's start; PLAN_NONE while it waits for the
+ * storage lane. Together they take exactly the rungs plan_prepare_next()
+ * takes, each once, never the same one on both lanes. */
+struct plan_step plan_prepare_storage(const struct plan_view *v);
+struct plan_step plan_prepare_main(const struct plan_view *v);
+
 /* The next step of removing what the attempt owns: containers (probe,
  * agent, keeper, proxy; the git metadata read back once the agent is gone
  * and before the keeper goes), unrecorded containers, volumes, the

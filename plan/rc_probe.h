@@ -18,8 +18,9 @@
  *
  * Object: agentctl-<name>-<uid8>-probe, role label "probe", address .4 of
  * the invocation's /24 (gateway .1, proxy .2, agent .3). While it runs it
- * is a third endpoint on the internal network: remove it (by ID) before
- * the agent starts, so the network's endpoints are {proxy, agent} again.
+ * is a third endpoint on the internal network; once it has exited it has
+ * none, and the controller removes it (by ID) right after the agent's
+ * start, off the path to it.
  */
 #ifndef RC_PROBE_H
 #define RC_PROBE_H

@@ -427,7 +427,7 @@ on_slow_step(struct dk_req *req, struct dk_response *r, void *arg)
 
     (void)req;
     (void)r;
-    inv->call = NULL;
+    inv->lanes[CTL_LANE_MAIN].call = NULL;
 }
 
 /* cancel: true is applied while a step's request is in flight (a pass
@@ -441,8 +441,8 @@ test_cancel_during_step_then_deadline(void **state)
     char path[128];
     struct err e;
 
-    f->inv->call = dk_get(f->c.dk, "/networks/slow", on_slow_step, f->inv, &e);
-    assert_non_null(f->inv->call);
+    f->inv->lanes[CTL_LANE_MAIN].call = dk_get(f->c.dk, "/networks/slow", on_slow_step, f->inv, &e);
+    assert_non_null(f->inv->lanes[CTL_LANE_MAIN].call);
     snprintf(path, sizeof(path), "%s/specs/race.yaml", f->dir);
     write_file(path, spec_cancelled);
     ctl_sync_all(&f->c); /* what the store watch does on the change */
@@ -450,8 +450,8 @@ test_cancel_during_step_then_deadline(void **state)
     ctl_inv_pass(f->inv); /* the kick: returns, the step is in flight */
     cause_deadline(f);
     assert_stopped(f, "cancelled", CTL_CANCELLED);
-    dk_cancel(f->inv->call);
-    f->inv->call = NULL;
+    dk_cancel(f->inv->lanes[CTL_LANE_MAIN].call);
+    f->inv->lanes[CTL_LANE_MAIN].call = NULL;
 
     /* control: without the cancel, the deadline is recorded */
     fresh_attempt(f);
@@ -506,9 +506,9 @@ prime_verify(struct fx *f)
 static void
 run_calls(struct fx *f)
 {
-    for (int i = 0; i < 2000 && f->inv->call != NULL; i++)
+    for (int i = 0; i < 2000 && f->inv->lanes[CTL_LANE_MAIN].call != NULL; i++)
         ev_run(f->c.loop, EVRUN_ONCE);
-    assert_null(f->inv->call);
+    assert_null(f->inv->lanes[CTL_LANE_MAIN].call);
 }
 
 /* The deadline fires while a revalidation inspect is in flight, and the
@@ -523,7 +523,7 @@ test_deadline_during_verify(void **state)
 
     prime_verify(f);
     ctl_inv_pass(f->inv); /* starts GET /containers/c1/json */
-    assert_non_null(f->inv->call);
+    assert_non_null(f->inv->lanes[CTL_LANE_MAIN].call);
     cause_deadline(f);
     run_calls(f);
     assert_stopped(f, "deadline", CTL_FAILED);

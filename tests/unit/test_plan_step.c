@@ -108,11 +108,12 @@ test_plan_prepare_next_step_per_record(void **state)
     v.probe_exited = true;
     ROW("the probe's verdict is read", PLAN_PROBE_READ, 0);
     v.progress |= PLAN_BOUNDARY_VERIFIED;
-    ROW("the probe goes once its verdict is recorded", PLAN_PROBE_DISCARD, 0);
-    v.probe_recorded = false;
-    ROW("the whole box is inspected once more", PLAN_REVALIDATE, 0);
+    ROW("the exited probe stays until the start: the box is inspected",
+        PLAN_REVALIDATE, 0);
     v.prestart_verified = true;
     ROW("then the agent starts", PLAN_START_AGENT, RC_ROLE_AGENT);
+    v.probe_recorded = false;
+    ROW("with the probe gone too", PLAN_START_AGENT, RC_ROLE_AGENT);
     /* a lost object is rebuilt before anything after it */
     v.recorded &= ~BIT(RC_ROLE_PROXY);
     ROW("a proxy no longer recorded is created again", PLAN_CREATE,
@@ -202,7 +203,7 @@ test_plan_prepare_walk_reaches_the_start_from_any_step(void **state)
     int steps = 0;
 
     (void)state;
-    /* the walk from nothing: 20 steps, then the start */
+    /* the walk from nothing: 19 steps, then the start */
     for (;;) {
         struct plan_step s = plan_prepare_next(&v);
 
@@ -212,7 +213,7 @@ test_plan_prepare_walk_reaches_the_start_from_any_step(void **state)
         saved[steps++] = v;
         apply_prepare(&v, s);
     }
-    assert_int_equal(steps, 20);
+    assert_int_equal(steps, 19);
     /* resumed from each saved record (a controller killed after that
      * step's result was written), the same steps follow */
     for (int i = 0; i < steps; i++) {
@@ -226,7 +227,87 @@ test_plan_prepare_walk_reaches_the_start_from_any_step(void **state)
         assert_int_equal(left, steps - i);
         assert_int_equal(r.recorded, v.recorded);
         assert_int_equal(r.progress, v.progress);
-        assert_true(r.prestart_verified && !r.probe_recorded);
+        /* the probe is removed after the start, off the path to it */
+        assert_true(r.prestart_verified && r.probe_recorded);
+    }
+}
+
+/* The storage lane: nothing before the network is recorded, then the
+ * storage rungs and the agent's create in the ladder's order while the
+ * proxy is still being made. */
+static void
+test_plan_prepare_storage_lane(void **state)
+{
+    struct plan_view v = fresh();
+    struct plan_step s;
+    int n = 0;
+
+    (void)state;
+    assert_int_equal(plan_prepare_storage(&v).action, PLAN_NONE);
+    v.egress_checked = true;
+    assert_int_equal(plan_prepare_storage(&v).action, PLAN_NONE);
+    v.recorded = BIT(RC_ROLE_NETWORK);
+    v.network_sweep = true;
+    assert_int_equal(plan_prepare_storage(&v).action, PLAN_NONE);
+    v.network_sweep = false;
+    /* the proxy is not made yet: the ladder says proxy, the lane storage */
+    assert_int_equal(plan_prepare_next(&v).role, RC_ROLE_PROXY);
+    assert_int_equal(plan_prepare_main(&v).role, RC_ROLE_PROXY);
+    s = plan_prepare_storage(&v);
+    assert_int_equal(s.action, PLAN_CREATE);
+    assert_int_equal(s.role, RC_ROLE_WORKSPACE);
+    while ((s = plan_prepare_storage(&v)).action != PLAN_NONE) {
+        apply_prepare(&v, s);
+        assert_true(++n < 16);
+    }
+    /* four volumes, the keeper's create and start, two uploads, agent */
+    assert_int_equal(n, 9);
+    assert_true((v.recorded & BIT(RC_ROLE_AGENT)) != 0);
+    assert_int_equal(v.recorded & BIT(RC_ROLE_PROXY), 0);
+    assert_int_equal(plan_prepare_main(&v).role, RC_ROLE_PROXY);
+}
+
+/* Both lanes from nothing, in every interleaving the test can make (the
+ * storage lane k steps ahead, k = 0..12): never the same rung on both,
+ * every rung taken once, and the same record as the ladder's walk at the
+ * start; the main lane waits (PLAN_NONE) only for the storage lane. */
+static void
+test_plan_prepare_two_lanes_meet_at_the_start(void **state)
+{
+    struct plan_view ladder = fresh();
+    int ladder_steps = 0;
+
+    (void)state;
+    while (plan_prepare_next(&ladder).action != PLAN_START_AGENT) {
+        apply_prepare(&ladder, plan_prepare_next(&ladder));
+        ladder_steps++;
+    }
+    for (int ahead = 0; ahead <= 12; ahead++) {
+        struct plan_view v = fresh();
+        int steps = 0, lead = 0;
+
+        for (;;) {
+            struct plan_step m = plan_prepare_main(&v);
+            struct plan_step st = plan_prepare_storage(&v);
+
+            if (m.action == PLAN_START_AGENT && st.action == PLAN_NONE)
+                break;
+            assert_true(steps < 64);
+            assert_false(m.action != PLAN_NONE && m.action == st.action &&
+                         m.role == st.role);
+            if (st.action != PLAN_NONE && (lead < ahead || m.action == PLAN_NONE)) {
+                apply_prepare(&v, st);
+                lead++;
+            } else {
+                assert_int_not_equal(m.action, PLAN_NONE);
+                apply_prepare(&v, m);
+            }
+            steps++;
+        }
+        assert_int_equal(steps, ladder_steps);
+        assert_int_equal(v.recorded, ladder.recorded);
+        assert_int_equal(v.progress, ladder.progress);
+        assert_true(v.prestart_verified);
     }
 }
 
@@ -300,6 +381,8 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_prepare_next_step_per_record),
+        cmocka_unit_test(test_plan_prepare_storage_lane),
+        cmocka_unit_test(test_plan_prepare_two_lanes_meet_at_the_start),
         cmocka_unit_test(test_plan_prepare_skips_what_the_spec_does_not_have),
         cmocka_unit_test(
             test_plan_prepare_walk_reaches_the_start_from_any_step),

@@ -27,6 +27,9 @@
 # (BENCH_EGRESS_SUBNET);
 # the script refuses to start when any network on the daemon uses them.
 #
+# agentctl-base (in BENCH_KINDS) is the controller built from the git
+# revision BENCH_BASE (default HEAD~1), run exactly like agentctl: the
+# before and after of a change, side by side in one run.
 # Env: BENCH_NS ("1 10 50"), BENCH_REPS (2), BENCH_KINDS ("agentctl floor
 # compose"), BENCH_COMPOSE_NS (the Ns compose runs at, default
 # BENCH_NS), BENCH_TIMEOUT (per configuration, 600 s), BENCH_BUILD (build
@@ -116,6 +119,17 @@ if [[ " $KINDS " == *" floor "* && "${FLOOR_PROBE:-noop}" == noop ]]; then
 fi
 AGENTCTL=$B/cli/agentctl
 CONTROLLER=$B/controller/agent-controller
+BASE_CONTROLLER=
+if [[ " $KINDS " == *" agentctl-base "* ]]; then
+    say "building agent-controller at ${BENCH_BASE:-HEAD~1}"
+    mkdir -p "$W/base-src"
+    git -C "$ROOT" archive "${BENCH_BASE:-HEAD~1}" | tar -x -C "$W/base-src"
+    cmake -S "$W/base-src" -B "$W/base-build" \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build "$W/base-build" -j "$(nproc)" --target agent-controller \
+        >/dev/null
+    BASE_CONTROLLER=$W/base-build/controller/agent-controller
+fi
 IMAGE=$(docker image inspect -f '{{.Id}}' agentctl/demo-agent:0.1.0)
 
 # --- shared set-up: egress network, vendor, workspace, config ------------
@@ -160,15 +174,15 @@ YAML
 
 # Each run_* writes $d/times: "<s_to_running> <s_to_succeeded> <ok 0|1>"
 # per invocation, relative to the drop, and $d/extra for the table.
-run_agentctl() { # N DIR
-    local n=$1 d=$2 id=$RUN-a$1-$(basename "$2") ctl watch t0 i st
+run_agentctl() { # N DIR [CONTROLLER]
+    local n=$1 d=$2 id=$RUN-a$1-$(basename "$2")${3:+-b} ctl watch t0 i st
     CTL_IDS+=("$id")
     mkdir -p "$d/specs/.agentctl/status"
     specs_file "$n" "$d/in.yaml"
     "$W/cbwatch" "$d/specs/.agentctl/status" >"$d/marks" &
     watch=$!
     PIDS+=("$watch")
-    "$CONTROLLER" --specs "$d/specs" --config "$W/controller.yaml" \
+    "${3:-$CONTROLLER}" --specs "$d/specs" --config "$W/controller.yaml" \
         --controller-id "$id" --resync 1s 2>"$d/ctl.log" &
     ctl=$!
     PIDS+=("$ctl")
@@ -259,6 +273,8 @@ for rep in $(seq "$REPS"); do
             start=$EPOCHREALTIME
             if [ "$kind" = agentctl ]; then
                 run_agentctl "$n" "$d"
+            elif [ "$kind" = agentctl-base ]; then
+                run_agentctl "$n" "$d" "$BASE_CONTROLLER"
             else
                 run_script "$kind" "$n" "$d"
             fi
@@ -290,7 +306,7 @@ table() {
                     if (f[j] ~ /^leftover=/) { sub(/leftover=/, "", f[j]); left = f[j] }
                     if (f[j] ~ /^retries=/) { sub(/retries=/, "", f[j]); retries = f[j] }
                 }
-                if (f[3] == "agentctl") {
+                if (f[3] ~ /^agentctl/) {
                     extra = sprintf("%.1f MiB, %s s, %s retries", rss / 1024, cpu, retries)
                     if ((key in fr) && fr[key] > 0 && f[4] != "-")
                         ratio = sprintf("%.2fx, %.2fx", f[4] / fr[key], f[6] / fs[key])
