@@ -160,8 +160,16 @@ on_listed(struct ctl_inv *inv, struct dk_response *r)
     struct err e;
 
     if (r->err != NULL) {
-        if (r->err->code == ERR_NOTFOUND)
-            return checked(inv); /* the proxy is gone: its own check says so */
+        /* The proxy is gone since its inspect in this round (removed, or
+         * replaced by a stand-in): the round starts over, and the proxy's
+         * own check names it. Docker 20.10 answers a `since` that names
+         * no container with 500 "no such container", not 404: retrying
+         * the listing would never end the round. */
+        if (r->err->code == ERR_NOTFOUND ||
+            strstr(r->err->msg, "no such container") != NULL) {
+            inv->verified = 0;
+            return CTL_STEP_DONE;
+        }
         return ctl_step_failed(inv, r->err);
     }
     cJSON_ArrayForEach(it, r->json)
