@@ -25,7 +25,6 @@
 #include "log.h"
 #include "rc_probe.h"
 
-#define PROBE_IMAGE     "agentctl/probe:" AGENTCTL_VERSION
 #define PROBE_TIMEOUT_S 120
 
 static enum ctl_step
@@ -68,7 +67,8 @@ step_create(struct ctl_inv *inv)
         dp[n] = direct[n], n++;
     }
     body = rc_probe_body(
-        inv->desired, inv->ctl->cfg, PROBE_IMAGE,
+        inv->desired, inv->ctl->cfg,
+        inv->desired->helper_images[RC_HELPER_PROBE],
         v ? v->hosts[0] : "vendor.invalid:443", RC_PROBE_DENIED_DEFAULT, dp, n,
         inv->ctl->opts.controller_id, inv->rec.uid, inv->rec.attempt);
     if (body == NULL) {
