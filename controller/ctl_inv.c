@@ -174,9 +174,12 @@ next_helper(const struct ctl_inv *inv)
 static enum ctl_step
 on_helper_inspect(struct ctl_inv *inv, struct dk_response *r)
 {
-    enum rc_helper h = (enum rc_helper)next_helper(inv);
+    int next = next_helper(inv);
+    enum rc_helper h = (enum rc_helper)next;
     char what[400];
 
+    if (next < 0)
+        return CTL_STEP_DONE; /* all pinned already: the pass decides */
     snprintf(what, sizeof(what), "helper image %s (config images.%s)",
              rc_helper_tag(inv->ctl->cfg, h), rc_helper_name(h));
     return pin_image(inv, r, what, inv->pinned_helpers[h],
