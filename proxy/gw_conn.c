@@ -311,7 +311,9 @@ conn_head_step(struct gw_conn *c)
 void
 gw__conn_exchange_done(struct gw_conn *c)
 {
-    bool again = c->keep_alive && !c->client_eof && !c->gw->draining;
+    /* After a half-close, the requests already received are served. */
+    bool again = c->keep_alive && !c->gw->draining &&
+                 (!c->client_eof || c->cin_len > 0);
 
     gw__conn_audit(c, "forwarded");
     if (c->resp.close)

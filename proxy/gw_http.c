@@ -151,7 +151,7 @@ req_semantics(struct gw_req_head *h, int *status, struct err *e)
 
     for (size_t i = 0; i < h->nfields; i++) {
         const struct gw_field *f = &h->fields[i];
-        uint64_t len;
+        uint64_t len = 0;
 
         if (gw_field_is(f, "content-length")) {
             if (parse_length(f, &len, e) == -1)

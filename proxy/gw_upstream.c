@@ -240,6 +240,23 @@ gw__up_idle_event(struct gw_conn *c)
 /* Outcome of one pump step. */
 enum up_step { UP_IDLE, UP_MOVED, UP_GONE };
 
+/* Move what is still to be sent to the front of uout and wipe the rest
+ * (it may hold the head with the key). SSL_write may be retried from the
+ * new place: SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER. */
+static void
+uout_compact(struct gw_conn *c)
+{
+    size_t pending = c->uout.len - c->uout_off;
+
+    if (c->uout_off == 0)
+        return;
+    memmove(c->uout.data, c->uout.data + c->uout_off, pending);
+    explicit_bzero(c->uout.data + pending, c->uout.len - pending);
+    c->uout.len = pending;
+    c->uout.data[pending] = '\0';
+    c->uout_off = 0;
+}
+
 /* Client -> cin -> (body framing) -> uout. */
 static enum up_step
 up_body_in(struct gw_conn *c)
@@ -253,19 +270,26 @@ up_body_in(struct gw_conn *c)
     if (c->cin_len < GW_BUF && !c->client_eof) {
         ssize_t n = recv(c->cfd, c->cin + c->cin_len, GW_BUF - c->cin_len, 0);
 
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
-                       errno != EINTR)) {
-            gw__conn_close(c, "client left during the request body");
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+            errno != EINTR) {
+            gw__conn_close(c, "client read failed");
             return UP_GONE;
         }
+        if (n == 0)
+            c->client_eof = true; /* maybe a half-close after the body */
         if (n > 0) {
             c->cin_len += (size_t)n;
             moved = UP_MOVED;
         }
     }
+    if (c->client_eof && c->cin_len == 0) {
+        gw__conn_close(c, "client left during the request body");
+        return UP_GONE;
+    }
     room = GW_BUF > pending ? GW_BUF - pending : 0;
     if (c->cin_len == 0 || room == 0)
         return moved;
+    uout_compact(c);
     f = gw_body_feed(&c->reqb, c->cin, c->cin_len < room ? c->cin_len : room,
                      &used);
     if (f == GW_FEED_FAIL) {
