@@ -8,7 +8,6 @@
  */
 #include "gw_int.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,25 +18,9 @@
 #include "gw_audit.h"
 #include "gw_http.h"
 #include "log.h"
+#include "px_listen.h"
 
 static const char continue_100[] = "HTTP/1.1 100 Continue\r\n\r\n";
-
-/* Watch fd for events, touching the loop only when something changed. */
-static void
-io_want(struct ev_loop *loop, ev_io *w, int fd, int events)
-{
-    if (fd < 0)
-        return;
-    if (ev_is_active(w) && (w->events & (EV_READ | EV_WRITE)) == events)
-        return;
-    if (!ev_is_active(w) && events == 0)
-        return;
-    ev_io_stop(loop, w);
-    if (events != 0) {
-        ev_io_set(w, fd, events);
-        ev_io_start(loop, w);
-    }
-}
 
 void
 gw__conn_watch(struct gw_conn *c)
@@ -74,8 +57,8 @@ gw__conn_watch(struct gw_conn *c)
     }
     if (c->cout_len > 0)
         ce |= EV_WRITE;
-    io_want(c->gw->loop, &c->cio, c->cfd, ce);
-    io_want(c->gw->loop, &c->uio, c->ufd, ue);
+    px_io_want(c->gw->loop, &c->cio, c->cfd, ce);
+    px_io_want(c->gw->loop, &c->uio, c->ufd, ue);
 }
 
 void
@@ -471,22 +454,6 @@ gw__conn_close_idle(struct gw *gw)
     }
 }
 
-static void
-conn_name_peer(struct gw_conn *c, const union px_sockaddr *peer)
-{
-    char ip[INET6_ADDRSTRLEN] = "?";
-
-    if (peer->sa.sa_family == AF_INET6) {
-        inet_ntop(AF_INET6, &peer->in6.sin6_addr, ip, sizeof(ip));
-        snprintf(c->client, sizeof(c->client), "[%s]:%u", ip,
-                 ntohs(peer->in6.sin6_port));
-    } else {
-        inet_ntop(AF_INET, &peer->in4.sin_addr, ip, sizeof(ip));
-        snprintf(c->client, sizeof(c->client), "%s:%u", ip,
-                 ntohs(peer->in4.sin_port));
-    }
-}
-
 /* The vendor-bound buffer is allocated once at its full size so that
  * appends never move it: a moved buffer would leave a copy of the key in
  * freed memory. */
@@ -528,7 +495,7 @@ gw__conn_accept(struct gw *gw, int fd, const union px_sockaddr *peer)
     c->ufd = -1;
     c->ssl_rd_ev = EV_READ;
     c->ssl_wr_ev = EV_WRITE;
-    conn_name_peer(c, peer);
+    px_peer_name(peer, c->client, sizeof(c->client));
     ev_init(&c->cio, conn_on_client);
     ev_init(&c->uio, conn_on_upstream);
     ev_init(&c->timer, conn_on_timer);

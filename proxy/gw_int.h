@@ -97,6 +97,7 @@ struct gw {
     struct ev_loop *loop;
     const struct gw_config *cfg;
     SSL_CTX *tls;
+    SSL_SESSION *session; /* the vendor's last session, for resumption */
     struct px_dns *dns;
     struct gw_key key;
     struct gw_cred cred; /* points into key */
@@ -158,11 +159,13 @@ void gw__up_drop(struct gw_conn *c);
 /* Break the loop when draining and no connection is left. */
 void gw__maybe_done(struct gw *gw);
 
-/* The client TLS context: verify against ca_file, TLS 1.2 or later. */
-SSL_CTX *gw__tls_ctx_new(const char *ca_file, struct err *e);
+/* The client TLS context of gw: verify against ca_file, TLS 1.2 or
+ * later, the vendor's last session kept in gw->session. */
+SSL_CTX *gw__tls_ctx_new(struct gw *gw, const char *ca_file, struct err *e);
 
-/* A TLS session on fd for host: SNI and host name check set. */
-SSL *gw__tls_new(SSL_CTX *ctx, int fd, const char *host, struct err *e);
+/* A TLS connection on fd for host: SNI and host name check set, resuming
+ * gw->session when there is one. */
+SSL *gw__tls_new(struct gw *gw, int fd, const char *host, struct err *e);
 
 /* Why a handshake failed: *error gets the RFC 9209 error type. */
 const char *gw__tls_failure(SSL *ssl, int ret, const char **error);

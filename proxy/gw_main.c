@@ -194,32 +194,22 @@ gw_parse_flags(int argc, char **argv, struct gw_config *cfg,
 }
 
 static void
+gw_accept_one(void *arg, int fd, const union px_sockaddr *peer)
+{
+    gw__conn_accept(arg, fd, peer);
+}
+
+static void
 gw_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 {
     struct gw *gw = container_of(w, struct gw, accept_w);
 
     (void)revents;
-    for (int i = 0; i < 64; i++) {
-        union px_sockaddr peer;
-        socklen_t len = sizeof(peer);
-        int fd = accept4(gw->listen_fd, &peer.sa, &len,
-                         SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-        if (fd >= 0) {
-            gw__conn_accept(gw, fd, &peer);
-            continue;
-        }
-        if (errno == EINTR || errno == ECONNABORTED)
-            continue;
-        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-            errno == ENOMEM) {
-            /* Out of descriptors: retry from a timer, not a spin. */
-            log_warn("accept");
-            ev_io_stop(loop, &gw->accept_w);
-            ev_timer_set(&gw->accept_retry, 0.5, 0.);
-            ev_timer_start(loop, &gw->accept_retry);
-        }
-        break;
+    if (px_accept_some(gw->listen_fd, 64, gw_accept_one, gw) == -1) {
+        log_warn("accept"); /* out of descriptors: retry from a timer */
+        ev_io_stop(loop, &gw->accept_w);
+        ev_timer_set(&gw->accept_retry, 0.5, 0.);
+        ev_timer_start(loop, &gw->accept_retry);
     }
 }
 
@@ -289,7 +279,7 @@ gw_setup(struct gw *gw, struct err *e)
         snprintf(gw->host_header, sizeof(gw->host_header), "%s", u->host);
     else
         hostport_format(u, gw->host_header, sizeof(gw->host_header));
-    gw->tls = gw__tls_ctx_new(cfg->ca_file, e);
+    gw->tls = gw__tls_ctx_new(gw, cfg->ca_file, e);
     if (gw->tls == NULL)
         return -1;
     gw->dns = px_dns_new(gw->loop, 2000, 2, e);
@@ -373,6 +363,7 @@ out:
     if (gw->listen_fd >= 0)
         close(gw->listen_fd);
     px_dns_free(gw->dns);
+    SSL_SESSION_free(gw->session);
     SSL_CTX_free(gw->tls);
     gw_key_wipe(&gw->key);
     log_info("stopped");

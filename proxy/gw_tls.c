@@ -10,8 +10,23 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
+/* A new session from the vendor (after a full handshake, or a TLS 1.3
+ * ticket): keep the latest, so the next vendor connection resumes it
+ * instead of a full handshake. The certificate was checked when the
+ * session was made; a resumed session is only ever offered to the same
+ * host (there is one). */
+static int
+tls_on_new_session(SSL *ssl, SSL_SESSION *sess)
+{
+    struct gw *gw = SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl));
+
+    SSL_SESSION_free(gw->session);
+    gw->session = sess;
+    return 1; /* the reference is ours */
+}
+
 SSL_CTX *
-gw__tls_ctx_new(const char *ca_file, struct err *e)
+gw__tls_ctx_new(struct gw *gw, const char *ca_file, struct err *e)
 {
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
 
@@ -25,6 +40,10 @@ gw__tls_ctx_new(const char *ca_file, struct err *e)
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
                               SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
                               SSL_MODE_RELEASE_BUFFERS);
+    SSL_CTX_set_app_data(ctx, gw);
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT |
+                                            SSL_SESS_CACHE_NO_INTERNAL_STORE);
+    SSL_CTX_sess_set_new_cb(ctx, tls_on_new_session);
     if (SSL_CTX_load_verify_locations(ctx, ca_file, NULL) != 1) {
         err_set(e, ERR_INVALID, "--ca-file %s: cannot load a CA bundle",
                 ca_file);
@@ -35,10 +54,10 @@ gw__tls_ctx_new(const char *ca_file, struct err *e)
 }
 
 SSL *
-gw__tls_new(SSL_CTX *ctx, int fd, const char *host, struct err *e)
+gw__tls_new(struct gw *gw, int fd, const char *host, struct err *e)
 {
     static const unsigned char alpn[] = "\x08http/1.1";
-    SSL *ssl = SSL_new(ctx);
+    SSL *ssl = SSL_new(gw->tls);
 
     if (ssl == NULL) {
         err_set(e, ERR_NOMEM, "SSL_new failed");
@@ -54,6 +73,8 @@ gw__tls_new(SSL_CTX *ctx, int fd, const char *host, struct err *e)
     }
     if (strspn(host, "0123456789.:") != strlen(host))
         SSL_set_tlsext_host_name(ssl, host);
+    if (gw->session != NULL)
+        SSL_set_session(ssl, gw->session);
     SSL_set_connect_state(ssl);
     return ssl;
 }

@@ -112,33 +112,24 @@ px_listen(struct px *px, struct err *e)
 }
 
 static void
+px_accept_one(void *arg, int fd, const union px_sockaddr *peer)
+{
+    px__conn_accept(arg, fd, peer);
+}
+
+static void
 px_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 {
     struct px *px = container_of(w, struct px, accept_w);
 
     (void)revents;
-    for (int i = 0; i < 128; i++) {
-        union px_sockaddr peer;
-        socklen_t len = sizeof(peer);
-        int fd = accept4(px->listen_fd, &peer.sa, &len,
-                         SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-        if (fd >= 0) {
-            px__conn_accept(px, fd, &peer);
-            continue;
-        }
-        if (errno == EINTR || errno == ECONNABORTED)
-            continue;
-        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-            errno == ENOMEM) {
-            /* Out of descriptors: pause accepting, retry from a timer
-             * rather than spin on a listener that stays readable. */
-            log_warn("accept");
-            ev_io_stop(loop, &px->accept_w);
-            ev_timer_set(&px->accept_retry, 0.5, 0.);
-            ev_timer_start(loop, &px->accept_retry);
-        }
-        break;
+    if (px_accept_some(px->listen_fd, 128, px_accept_one, px) == -1) {
+        /* Out of descriptors: pause accepting, retry from a timer
+         * rather than spin on a listener that stays readable. */
+        log_warn("accept");
+        ev_io_stop(loop, &px->accept_w);
+        ev_timer_set(&px->accept_retry, 0.5, 0.);
+        ev_timer_start(loop, &px->accept_retry);
     }
 }
 
