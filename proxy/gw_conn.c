@@ -67,8 +67,13 @@ gw__conn_set_state(struct gw_conn *c, enum gw_conn_state s)
     const struct gw_config *cfg = c->gw->cfg;
     double t = cfg->connect_timeout;
 
+    /* Between requests a kept-alive connection may idle as long as an
+     * exchange may (a CLI reuses it after a long tool run; closing it
+     * first races the CLI's next request). Once a head has begun, it has
+     * header_timeout to complete. */
     if (s == GW_CS_HEAD)
-        t = cfg->header_timeout;
+        t = c->served > 0 && c->cin_len == 0 ? cfg->idle_timeout
+                                             : cfg->header_timeout;
     else if (s == GW_CS_RELAY)
         t = cfg->idle_timeout;
     else if (s == GW_CS_LINGER)
@@ -285,6 +290,11 @@ conn_head_step(struct gw_conn *c)
         }
         if (n == 0)
             c->client_eof = true;
+        if (n > 0 && c->cin_len == 0) {
+            ev_timer_stop(c->gw->loop, &c->timer); /* a head has begun */
+            ev_timer_set(&c->timer, c->gw->cfg->header_timeout, 0.);
+            ev_timer_start(c->gw->loop, &c->timer);
+        }
         if (n > 0)
             c->cin_len += (size_t)n;
     }
@@ -299,6 +309,7 @@ gw__conn_exchange_done(struct gw_conn *c)
                  (!c->client_eof || c->cin_len > 0);
 
     gw__conn_audit(c, "forwarded");
+    c->served++;
     if (c->resp.close)
         gw__up_drop(c);
     gw_resp_cleanup(&c->resp);

@@ -78,6 +78,7 @@ struct gw_conn {
     char *cout; /* to the client (GW_BUF) */
     size_t cout_off, cout_len;
     bool client_eof;
+    unsigned served; /* exchanges completed on this connection */
     /* the exchange */
     bool in_exchange;
     ev_tstamp started;
