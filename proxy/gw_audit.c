@@ -48,7 +48,6 @@ gw_audit_format(char *buf, size_t size, const struct gw_audit *a)
                  a->time, client, method, path, a->status,
                  (unsigned long long)a->bytes_up,
                  (unsigned long long)a->bytes_down, (long long)a->duration_ms,
-                 (long long)a->requests_left, (long long)a->bytes_left,
-                 reason);
+                 (long long)a->requests_left, (long long)a->bytes_left, reason);
     return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
 }

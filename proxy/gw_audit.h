@@ -21,8 +21,8 @@
 
 /* One refusal: status, RFC 9209 error type, human details. */
 struct gw_denial {
-    int status;         /* 400, 403, 429, 431, 502, 504, ... */
-    const char *error;  /* "http_request_denied", "tls_certificate_error" */
+    int status;          /* 400, 403, 429, 431, 502, 504, ... */
+    const char *error;   /* "http_request_denied", "tls_certificate_error" */
     const char *details; /* short text without quotes or backslashes */
 };
 

@@ -133,8 +133,8 @@ static int
 cout_flush(struct gw_conn *c)
 {
     while (c->cout_len > 0) {
-        ssize_t w = send(c->cfd, c->cout + c->cout_off, c->cout_len,
-                         MSG_NOSIGNAL);
+        ssize_t w =
+            send(c->cfd, c->cout + c->cout_off, c->cout_len, MSG_NOSIGNAL);
 
         if (w < 0) {
             if (errno == EINTR)
@@ -190,8 +190,8 @@ conn_admit(struct gw_conn *c, const struct gw_req_head *h, size_t end)
     bool head_req = h->method_len == 4 && memcmp(h->method, "HEAD", 4) == 0;
     bool h_expect = h->expect_continue;
 
-    no = gw_policy_check(&gw->cfg->policy, h->method, h->method_len,
-                         h->target, h->path_len);
+    no = gw_policy_check(&gw->cfg->policy, h->method, h->method_len, h->target,
+                         h->path_len);
     if (no != NULL) {
         gw__conn_deny(c, 403, "http_request_denied", no);
         return;
@@ -305,8 +305,8 @@ void
 gw__conn_exchange_done(struct gw_conn *c)
 {
     /* After a half-close, the requests already received are served. */
-    bool again = c->keep_alive && !c->gw->draining &&
-                 (!c->client_eof || c->cin_len > 0);
+    bool again =
+        c->keep_alive && !c->gw->draining && (!c->client_eof || c->cin_len > 0);
 
     gw__conn_audit(c, "forwarded");
     c->served++;

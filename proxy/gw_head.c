@@ -6,9 +6,19 @@
 
 static const char *const dropped[] = {
     /* hop-by-hop (RFC 9110 7.6.1) and what the gateway sets itself */
-    "host", "connection", "keep-alive", "te", "trailer", "upgrade", "expect",
+    "host",
+    "connection",
+    "keep-alive",
+    "te",
+    "trailer",
+    "upgrade",
+    "expect",
     /* credentials: the vendor sees only the gateway's */
-    "authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie",
+    "authorization",
+    "x-api-key",
+    "api-key",
+    "x-goog-api-key",
+    "cookie",
     NULL,
 };
 
@@ -26,8 +36,8 @@ gw_head_drops(const struct gw_req_head *h, const char *name, size_t name_len)
     if (name_len >= sizeof(lower))
         return false;
     for (size_t i = 0; i < name_len; i++)
-        lower[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32
-                                                            : name[i]);
+        lower[i] =
+            (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
     lower[name_len] = '\0';
     /* A field the client's Connection names is hop-by-hop too. */
     for (size_t i = 0; i < h->nfields; i++) {
@@ -45,8 +55,8 @@ gw_head_build(const struct gw_req_head *h, const char *host,
               const struct gw_cred *cred, struct buf *out, struct err *e)
 {
     if (buf_printf(out, e, "%.*s %.*s HTTP/1.1\r\nHost: %s\r\n",
-                   (int)h->method_len, h->method, (int)h->target_len,
-                   h->target, host) == -1)
+                   (int)h->method_len, h->method, (int)h->target_len, h->target,
+                   host) == -1)
         return -1;
     for (size_t i = 0; i < h->nfields; i++) {
         const struct gw_field *f = &h->fields[i];

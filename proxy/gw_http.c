@@ -172,9 +172,8 @@ req_semantics(struct gw_req_head *h, int *status, struct err *e)
             close |= gw_list_has(f->value, f->value_len, "close");
             ka |= gw_list_has(f->value, f->value_len, "keep-alive");
         } else if (gw_field_is(f, "expect")) {
-            h->expect_continue =
-                f->value_len == 12 && strncasecmp(f->value, "100-continue",
-                                                  12) == 0;
+            h->expect_continue = f->value_len == 12 &&
+                                 strncasecmp(f->value, "100-continue", 12) == 0;
         }
     }
     if (have_len && have_te)

@@ -96,10 +96,10 @@ struct gw_body {
     enum gw_framing kind;
     uint64_t left; /* LENGTH: bytes to come; chunked: of this chunk */
     enum gw_chunk_state ck;
-    unsigned digits;   /* hex digits of the current size */
-    size_t meta;       /* extension and trailer bytes seen */
-    bool no_trailers;  /* refuse trailer fields (requests) */
-    const char *why;   /* static text when FAIL */
+    unsigned digits;  /* hex digits of the current size */
+    size_t meta;      /* extension and trailer bytes seen */
+    bool no_trailers; /* refuse trailer fields (requests) */
+    const char *why;  /* static text when FAIL */
 };
 
 void gw_body_init(struct gw_body *b, enum gw_framing kind, uint64_t length,

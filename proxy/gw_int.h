@@ -63,10 +63,10 @@ struct gw_conn {
     ev_io cio, uio;
     ev_timer timer;
     ev_tstamp last_active;
-    SSL *ssl;      /* the vendor connection, NULL when there is none */
-    bool tls_up;   /* handshake done: ssl may carry requests */
-    int ssl_rd_ev; /* what the last SSL_read waited for (EV_READ...) */
-    int ssl_wr_ev; /* what the last SSL_write waited for */
+    SSL *ssl;       /* the vendor connection, NULL when there is none */
+    bool tls_up;    /* handshake done: ssl may carry requests */
+    int ssl_rd_ev;  /* what the last SSL_read waited for (EV_READ...) */
+    int ssl_wr_ev;  /* what the last SSL_write waited for */
     int ssl_wr_len; /* length of a write to retry, 0 when none */
     struct px_dns_query *dnsq;
     union px_sockaddr addrs[PX_DNS_MAX_ADDRS];

@@ -60,8 +60,8 @@ key_check_text(struct gw_key *k, const char *path, struct err *e)
     if (k->len == 0)
         return err_set(e, ERR_INVALID, "--key-file %s is empty", path);
     if (k->len > GW_KEY_MAX)
-        return err_set(e, ERR_LIMIT, "--key-file %s: key longer than %d",
-                       path, GW_KEY_MAX);
+        return err_set(e, ERR_LIMIT, "--key-file %s: key longer than %d", path,
+                       GW_KEY_MAX);
     for (size_t i = 0; i < k->len; i++)
         if ((unsigned char)k->data[i] < 0x21 ||
             (unsigned char)k->data[i] > 0x7e)

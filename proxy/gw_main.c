@@ -43,8 +43,7 @@ gw_parse_connect_to(const char *s, struct gw_config *cfg, struct err *e)
     const char *eq = strchr(s, '=');
     struct hostport name;
 
-    if (eq == NULL ||
-        hostport_parse(s, (size_t)(eq - s), &name, NULL) == -1)
+    if (eq == NULL || hostport_parse(s, (size_t)(eq - s), &name, NULL) == -1)
         return err_set(e, ERR_SYNTAX, "--connect-to wants HOST:PORT=IP:PORT");
     if (!hostport_equal(&name, &cfg->upstream))
         return err_set(e, ERR_INVALID,
@@ -269,8 +268,7 @@ gw_setup(struct gw *gw, struct err *e)
     const struct hostport *u = &cfg->upstream;
     char addr[80];
 
-    if (cfg->key_file != NULL &&
-        gw_key_load(&gw->key, cfg->key_file, e) == -1)
+    if (cfg->key_file != NULL && gw_key_load(&gw->key, cfg->key_file, e) == -1)
         return -1;
     gw->cred.kind = cfg->auth;
     gw->cred.key = gw->key.data;

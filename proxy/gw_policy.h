@@ -20,7 +20,7 @@
 #include "err.h"
 
 /* Most --allow rules. */
-#define GW_RULES_MAX 64
+#define GW_RULES_MAX  64
 #define GW_METHOD_MAX 16
 #define GW_PREFIX_MAX 256
 

@@ -104,8 +104,7 @@ up_resolve(struct gw_conn *c)
     } else {
         c->naddrs = 0;
         gw__conn_set_state(c, GW_CS_RESOLVE);
-        c->dnsq = px_dns_lookup(c->gw->dns, u->host, u->port, up_on_dns, c,
-                                &e);
+        c->dnsq = px_dns_lookup(c->gw->dns, u->host, u->port, up_on_dns, c, &e);
         if (c->dnsq == NULL)
             up_fail(c, 502, "dns_error", "cannot start the lookup");
         return;
@@ -458,7 +457,10 @@ void
 gw__up_pump(struct gw_conn *c)
 {
     enum up_step (*const steps[])(struct gw_conn *) = {
-        up_body_in, up_write, up_read, up_send,
+        up_body_in,
+        up_write,
+        up_read,
+        up_send,
     };
 
     bool moved = true;

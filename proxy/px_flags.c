@@ -47,8 +47,8 @@ px_flags_addr(const char *flag, const char *s, union px_sockaddr *out,
 }
 
 int
-px_flags_num(const char *flag, const char *s, double lo, double hi,
-             double *out, struct err *e)
+px_flags_num(const char *flag, const char *s, double lo, double hi, double *out,
+             struct err *e)
 {
     char *end;
     double v;

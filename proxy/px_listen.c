@@ -17,8 +17,7 @@ px_listen_open(const union px_sockaddr *a, char *name, size_t size,
     char ip[INET6_ADDRSTRLEN];
     int one = 1, fd;
 
-    fd = socket(a->sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                0);
+    fd = socket(a->sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return err_sys(e, "socket");
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -45,8 +44,8 @@ px_accept_some(int listen_fd, int max, px_accept_fn *fn, void *arg)
     for (int i = 0; i < max; i++) {
         union px_sockaddr peer;
         socklen_t len = sizeof(peer);
-        int fd = accept4(listen_fd, &peer.sa, &len,
-                         SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd =
+            accept4(listen_fd, &peer.sa, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
         if (fd >= 0) {
             fn(arg, fd, &peer);
@@ -81,8 +80,8 @@ px_dial_start(const union px_sockaddr *a)
 {
     socklen_t len =
         a->sa.sa_family == AF_INET ? sizeof(a->in4) : sizeof(a->in6);
-    int fd = socket(a->sa.sa_family,
-                    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd =
+        socket(a->sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
     if (fd < 0)
         return -1;

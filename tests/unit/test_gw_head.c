@@ -18,30 +18,28 @@ build(const char *in, const struct gw_cred *cred, struct buf *out)
 
     assert_int_equal(gw_req_parse(in, strlen(in), &h, &status, NULL), 0);
     buf_init(out, 1 << 16);
-    assert_int_equal(gw_head_build(&h, "llm.vendor.test", cred, out, NULL),
-                     0);
+    assert_int_equal(gw_head_build(&h, "llm.vendor.test", cred, out, NULL), 0);
 }
 
 static void
 test_gw_head_replaces_the_agents_credentials(void **state)
 {
-    static const char in[] =
-        "POST /v1/messages?beta=true HTTP/1.1\r\n"
-        "Host: 172.30.0.2:8080\r\n"
-        "X-Api-Key: agent-placeholder\r\n"
-        "authorization: Bearer other-account\r\n"
-        "Proxy-Authorization: Basic eA==\r\n"
-        "Cookie: s=1\r\n"
-        "api-key: azure\r\n"
-        "x-goog-api-key: g\r\n"
-        "anthropic-version: 2023-06-01\r\n"
-        "Connection: keep-alive, X-Secret-Hop\r\n"
-        "X-Secret-Hop: 1\r\n"
-        "Keep-Alive: timeout=5\r\n"
-        "Expect: 100-continue\r\n"
-        "Upgrade: h2c\r\n"
-        "TE: trailers\r\n"
-        "Content-Length: 2\r\n\r\n";
+    static const char in[] = "POST /v1/messages?beta=true HTTP/1.1\r\n"
+                             "Host: 172.30.0.2:8080\r\n"
+                             "X-Api-Key: agent-placeholder\r\n"
+                             "authorization: Bearer other-account\r\n"
+                             "Proxy-Authorization: Basic eA==\r\n"
+                             "Cookie: s=1\r\n"
+                             "api-key: azure\r\n"
+                             "x-goog-api-key: g\r\n"
+                             "anthropic-version: 2023-06-01\r\n"
+                             "Connection: keep-alive, X-Secret-Hop\r\n"
+                             "X-Secret-Hop: 1\r\n"
+                             "Keep-Alive: timeout=5\r\n"
+                             "Expect: 100-continue\r\n"
+                             "Upgrade: h2c\r\n"
+                             "TE: trailers\r\n"
+                             "Content-Length: 2\r\n\r\n";
     static const char want[] = "POST /v1/messages?beta=true HTTP/1.1\r\n"
                                "Host: llm.vendor.test\r\n"
                                "anthropic-version: 2023-06-01\r\n"

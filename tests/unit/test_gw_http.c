@@ -61,9 +61,9 @@ test_gw_req_reads_persistence_and_expect(void **state)
     assert_false(h.keep_alive);
     assert_int_equal(parse("GET / HTTP/1.0\r\n\r\n", &h, &status), 0);
     assert_false(h.keep_alive);
-    assert_int_equal(parse("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n",
-                           &h, &status),
-                     0);
+    assert_int_equal(
+        parse("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", &h, &status),
+        0);
     assert_true(h.keep_alive);
     assert_int_equal(parse("POST / HTTP/1.1\r\nExpect: 100-continue\r\n"
                            "Transfer-Encoding: chunked\r\n\r\n",
@@ -71,9 +71,8 @@ test_gw_req_reads_persistence_and_expect(void **state)
                      0);
     assert_true(h.expect_continue);
     assert_int_equal(h.framing, GW_BODY_CHUNKED);
-    assert_int_equal(parse("POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n", &h,
-                           &status),
-                     0);
+    assert_int_equal(
+        parse("POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n", &h, &status), 0);
     assert_int_equal(h.framing, GW_BODY_NONE);
 }
 
@@ -84,8 +83,8 @@ test_gw_req_refuses_hostile_heads(void **state)
         const char *in;
         int status;
     } cases[] = {
-        { "GET http://x/ HTTP/1.1\r\n\r\n", 400 },     /* absolute form */
-        { "CONNECT x:443 HTTP/1.1\r\n\r\n", 400 },    /* authority form */
+        { "GET http://x/ HTTP/1.1\r\n\r\n", 400 }, /* absolute form */
+        { "CONNECT x:443 HTTP/1.1\r\n\r\n", 400 }, /* authority form */
         { "GET / HTTP/2.0\r\n\r\n", 505 },
         { "GET / HTTP/1.1\r\n folded\r\n\r\n", 400 }, /* obs-fold */
         { "GET / HTTP/1.1\r\nA : b\r\n\r\n", 400 },   /* space before colon */
@@ -228,8 +227,7 @@ test_gw_resp_tracks_framing(void **state)
         struct gw_resp r;
 
         gw_resp_init(&r, false);
-        assert_int_equal(resp_feed_all(&r, sse, bytewise, &used),
-                         GW_FEED_DONE);
+        assert_int_equal(resp_feed_all(&r, sse, bytewise, &used), GW_FEED_DONE);
         assert_int_equal(used, sizeof(sse) - 1);
         assert_int_equal(r.status, 200);
         gw_resp_cleanup(&r);
@@ -241,22 +239,24 @@ test_gw_resp_tracks_framing(void **state)
         gw_resp_cleanup(&r);
 
         gw_resp_init(&r, false);
-        assert_int_equal(resp_feed_all(&r, "HTTP/1.1 200 OK\r\n\r\nstream",
-                                       bytewise, &used),
-                         GW_FEED_MORE);
+        assert_int_equal(
+            resp_feed_all(&r, "HTTP/1.1 200 OK\r\n\r\nstream", bytewise, &used),
+            GW_FEED_MORE);
         assert_true(gw_resp_eof_ok(&r));
         gw_resp_cleanup(&r);
 
         gw_resp_init(&r, true); /* HEAD: no body whatever the length */
-        assert_int_equal(resp_feed_all(&r, "HTTP/1.1 200 OK\r\n"
-                                           "Content-Length: 9\r\n\r\n",
+        assert_int_equal(resp_feed_all(&r,
+                                       "HTTP/1.1 200 OK\r\n"
+                                       "Content-Length: 9\r\n\r\n",
                                        bytewise, &used),
                          GW_FEED_DONE);
         gw_resp_cleanup(&r);
 
         gw_resp_init(&r, false);
-        assert_int_equal(resp_feed_all(&r, "HTTP/1.1 200 OK\r\nConnection: "
-                                           "close\r\nContent-Length: 1\r\n\r\n",
+        assert_int_equal(resp_feed_all(&r,
+                                       "HTTP/1.1 200 OK\r\nConnection: "
+                                       "close\r\nContent-Length: 1\r\n\r\n",
                                        bytewise, &used),
                          GW_FEED_MORE);
         assert_true(r.close);
@@ -264,9 +264,9 @@ test_gw_resp_tracks_framing(void **state)
         gw_resp_cleanup(&r);
 
         gw_resp_init(&r, false);
-        assert_int_equal(resp_feed_all(&r, "SSH-2.0-x\r\n\r\n", bytewise,
-                                       &used),
-                         GW_FEED_FAIL);
+        assert_int_equal(
+            resp_feed_all(&r, "SSH-2.0-x\r\n\r\n", bytewise, &used),
+            GW_FEED_FAIL);
         gw_resp_cleanup(&r);
     }
 }

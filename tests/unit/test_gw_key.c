@@ -55,9 +55,8 @@ test_gw_key_loads_a_0400_file(void **state)
     struct gw_key k;
 
     (void)state;
-    assert_int_equal(gw_key_load(&k, key_file("ok", "sk-ant-123\n", 0400),
-                                 NULL),
-                     0);
+    assert_int_equal(
+        gw_key_load(&k, key_file("ok", "sk-ant-123\n", 0400), NULL), 0);
     assert_int_equal(k.len, 10);
     assert_memory_equal(k.data, "sk-ant-123", 10);
     gw_key_wipe(&k);
@@ -76,8 +75,7 @@ test_gw_key_refuses_files_others_may_read(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
         assert_int_equal(
-            gw_key_load(&k, key_file("open", "sk-secret-9", modes[i]), &e),
-            -1);
+            gw_key_load(&k, key_file("open", "sk-secret-9", modes[i]), &e), -1);
         assert_int_equal(e.code, ERR_INVALID);
         assert_non_null(strstr(e.msg, "want 0400"));
         assert_null(strstr(e.msg, "sk-secret-9"));
@@ -94,9 +92,8 @@ test_gw_key_refuses_bad_text(void **state)
 
     (void)state;
     assert_int_equal(gw_key_load(&k, key_file("empty", "\n", 0400), &e), -1);
-    assert_int_equal(gw_key_load(&k, key_file("crlf", "a\r\nX-Evil: 1", 0400),
-                                 &e),
-                     -1);
+    assert_int_equal(
+        gw_key_load(&k, key_file("crlf", "a\r\nX-Evil: 1", 0400), &e), -1);
     assert_null(strstr(e.msg, "X-Evil"));
     assert_int_equal(gw_key_load(&k, key_file("space", "a b", 0400), &e), -1);
     memset(big, 'k', sizeof(big) - 1);

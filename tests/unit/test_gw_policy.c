@@ -27,26 +27,24 @@ test_gw_policy_admits_by_method_and_segment_prefix(void **state)
     assert_null(check(&p, "POST", "/v1/messages"));
     assert_null(check(&p, "POST", "/v1/messages/count_tokens"));
     assert_null(check(&p, "GET", "/v1/models/claude"));
-    assert_string_equal(check(&p, "POST", "/v1/messagesX"),
-                        "path not allowed");
-    assert_string_equal(check(&p, "GET", "/v1/messages"),
-                        "method not allowed");
+    assert_string_equal(check(&p, "POST", "/v1/messagesX"), "path not allowed");
+    assert_string_equal(check(&p, "GET", "/v1/messages"), "method not allowed");
     assert_string_equal(check(&p, "post", "/v1/messages"),
                         "method not allowed");
     assert_string_equal(check(&p, "GET", "/v1/models"), "path not allowed");
-    assert_string_equal(check(&p, "POST", "/v2/messages"),
-                        "path not allowed");
+    assert_string_equal(check(&p, "POST", "/v2/messages"), "path not allowed");
 }
 
 static void
 test_gw_policy_refuses_paths_read_two_ways(void **state)
 {
     static const char *const bad[] = {
-        "/v1/messages/../../admin", "/v1/messages/./x", "/v1/messages/..",
-        "/v1//messages",            "/v1/messages/%2e%2e/x",
-        "/v1/messages%2Fx",         "/v1/messages/%252e",
-        "/v1/messages\\..\\x",      "/v1/messages/%5c",
-        "v1/messages",              "/v1/messages/%2",
+        "/v1/messages/../../admin", "/v1/messages/./x",
+        "/v1/messages/..",          "/v1//messages",
+        "/v1/messages/%2e%2e/x",    "/v1/messages%2Fx",
+        "/v1/messages/%252e",       "/v1/messages\\..\\x",
+        "/v1/messages/%5c",         "v1/messages",
+        "/v1/messages/%2",
     };
     struct gw_policy p = { 0 };
 
@@ -64,8 +62,9 @@ static void
 test_gw_policy_add_refuses_bad_rules(void **state)
 {
     static const char *const bad[] = {
-        "POST", "POST v1/messages", "post /v1", "POST /v1/../x",
-        "POST /v1?x=1", " /v1", "POST ",
+        "POST",          "POST v1/messages", "post /v1",
+        "POST /v1/../x", "POST /v1?x=1",     " /v1",
+        "POST ",
     };
     struct gw_policy p = { 0 };
     struct err e = { 0 };
