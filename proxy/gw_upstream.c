@@ -326,6 +326,14 @@ up_write(struct gw_conn *c)
 
     if (pending == 0)
         return UP_IDLE;
+    if (c->ssl == NULL) {
+        /* The vendor answered in full and went away before the request
+         * body ended: the rest of the body has no reader. */
+        explicit_bzero(c->uout.data, c->uout.len);
+        buf_reset(&c->uout);
+        c->uout_off = 0;
+        return UP_MOVED;
+    }
     /* A retried SSL_write must repeat its length (SSL_write(3)). */
     len = c->ssl_wr_len > 0 ? c->ssl_wr_len
                             : (int)(pending < GW_BUF ? pending : GW_BUF);
@@ -352,6 +360,13 @@ up_write(struct gw_conn *c)
         c->ssl_wr_ev = EV_WRITE;
         return UP_IDLE;
     default:
+        if (c->resp_done) {
+            /* Answered already (an early refusal of a large body, say):
+             * the answer still goes out, the body is dropped. */
+            gw__up_drop(c);
+            c->keep_alive = false;
+            return UP_MOVED;
+        }
         if (c->bytes_down == 0)
             up_fail(c, 502, "http_request_error",
                     "the vendor connection failed while sending");
