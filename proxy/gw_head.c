@@ -33,6 +33,12 @@ gw_head_drops(const struct gw_req_head *h, const char *name, size_t name_len)
     for (size_t i = 0; dropped[i] != NULL; i++)
         if (gw_field_is(&f, dropped[i]))
             return true;
+    /* The framing fields stay whatever Connection says: the body is
+     * forwarded as framed, and a vendor that saw it unframed would read
+     * it as a request of its own (past the rules). */
+    if (gw_field_is(&f, "content-length") ||
+        gw_field_is(&f, "transfer-encoding"))
+        return false;
     if (name_len >= sizeof(lower))
         return false;
     for (size_t i = 0; i < name_len; i++)

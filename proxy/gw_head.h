@@ -4,7 +4,8 @@
  * (always HTTP/1.1), "Host: <vendor>", every field that is neither
  * hop-by-hop nor a credential, then the gateway's own credential field.
  * Dropped (any case): Host (replaced), Connection and every field it
- * names, Keep-Alive, TE, Trailer, Upgrade, Expect (the gateway answers
+ * names (except Content-Length and Transfer-Encoding: the body is
+ * forwarded as framed, so its framing must reach the vendor), Keep-Alive, TE, Trailer, Upgrade, Expect (the gateway answers
  * 100-continue itself), every Proxy-* field, and the credential fields
  * Authorization, X-Api-Key, Api-Key, X-Goog-Api-Key, Cookie: whatever the
  * agent sends there (a placeholder, another account's key) never reaches

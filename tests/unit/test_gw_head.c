@@ -75,6 +75,31 @@ test_gw_head_bearer_and_none(void **state)
     buf_cleanup(&out);
 }
 
+/* "Connection: content-length" must not unframe the body: the vendor
+ * would read the body as a second request, past the path rules. */
+static void
+test_gw_head_keeps_framing_that_connection_names(void **state)
+{
+    static const char in[] = "POST /v1/messages HTTP/1.1\r\n"
+                             "Connection: content-length, x-hop\r\n"
+                             "X-Hop: 1\r\n"
+                             "Content-Length: 40\r\n\r\n";
+    struct gw_cred none = { GW_AUTH_NONE, NULL, 0 };
+    struct buf out;
+
+    (void)state;
+    build(in, &none, &out);
+    assert_string_equal(out.data, "POST /v1/messages HTTP/1.1\r\n"
+                                  "Host: llm.vendor.test\r\n"
+                                  "Content-Length: 40\r\n\r\n");
+    buf_cleanup(&out);
+    build("POST / HTTP/1.1\r\nConnection: transfer-encoding\r\n"
+          "Transfer-Encoding: chunked\r\n\r\n",
+          &none, &out);
+    assert_non_null(strstr(out.data, "Transfer-Encoding: chunked\r\n"));
+    buf_cleanup(&out);
+}
+
 static void
 test_gw_head_fails_past_the_buffer_cap(void **state)
 {
@@ -99,6 +124,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gw_head_replaces_the_agents_credentials),
         cmocka_unit_test(test_gw_head_bearer_and_none),
+        cmocka_unit_test(test_gw_head_keeps_framing_that_connection_names),
         cmocka_unit_test(test_gw_head_fails_past_the_buffer_cap),
     };
 
