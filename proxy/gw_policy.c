@@ -46,16 +46,20 @@ gw_path_is_normal(const char *path, size_t len)
     if (len == 0 || path[0] != '/')
         return false;
     for (size_t i = 1; i <= len; i++) {
-        if (i < len && path[i] == '\\')
+        /* A backslash is a separator to some servers, ";" starts path
+         * parameters ("/..;/" is ".." to some). */
+        if (i < len && (path[i] == '\\' || path[i] == ';'))
             return false;
         if (i < len && path[i] == '%') {
-            /* %2e . %2f / %5c \ %25 % : each could become a separator or
-             * a dot segment after one more decoding. */
+            /* %2e . %2f / %5c \ %25 % %3b ; %00: each could become a
+             * separator, a dot segment or an end after one more
+             * decoding. */
             if (i + 2 >= len)
                 return false;
             char a = path[i + 1], b = (char)(path[i + 2] | 0x20);
             if ((a == '2' && (b == 'e' || b == 'f' || b == '5')) ||
-                (a == '5' && b == 'c'))
+                (a == '5' && b == 'c') || (a == '3' && b == 'b') ||
+                (a == '0' && b == '0'))
                 return false;
         }
         if (i == len || path[i] == '/') {

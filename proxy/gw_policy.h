@@ -7,7 +7,8 @@
  * "/v1/messages/count_tokens" and "/v1/messages?beta=true", never
  * "/v1/messagesX". A path that a vendor could read as another path is
  * refused before any rule is looked at: dot segments, empty segments,
- * backslashes and percent-encoded '.', '/', '\' or '%' (a prefix rule
+ * backslashes, ';' (path parameters: "/..;/" is ".." to some servers)
+ * and percent-encoded '.', '/', '\', '%', ';' or NUL (a prefix rule
  * would otherwise admit "/v1/messages/../../admin").
  */
 #ifndef GW_POLICY_H

@@ -44,7 +44,9 @@ test_gw_policy_refuses_paths_read_two_ways(void **state)
         "/v1/messages/%2e%2e/x",    "/v1/messages%2Fx",
         "/v1/messages/%252e",       "/v1/messages\\..\\x",
         "/v1/messages/%5c",         "v1/messages",
-        "/v1/messages/%2",
+        "/v1/messages/%2",          "/v1/messages/..;/admin",
+        "/v1/messages;x",           "/v1/messages/%3B",
+        "/v1/messages/%00",
     };
     struct gw_policy p = { 0 };
 
