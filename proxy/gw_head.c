@@ -19,6 +19,10 @@ static const char *const dropped[] = {
     "api-key",
     "x-goog-api-key",
     "cookie",
+    /* a method the rules did not see */
+    "x-http-method-override",
+    "x-http-method",
+    "x-method-override",
     NULL,
 };
 

@@ -5,11 +5,13 @@
  * hop-by-hop nor a credential, then the gateway's own credential field.
  * Dropped (any case): Host (replaced), Connection and every field it
  * names (except Content-Length and Transfer-Encoding: the body is
- * forwarded as framed, so its framing must reach the vendor), Keep-Alive, TE, Trailer, Upgrade, Expect (the gateway answers
- * 100-continue itself), every Proxy-* field, and the credential fields
- * Authorization, X-Api-Key, Api-Key, X-Goog-Api-Key, Cookie: whatever the
- * agent sends there (a placeholder, another account's key) never reaches
- * the vendor.
+ * forwarded as framed, so its framing must reach the vendor), Keep-Alive, TE,
+ * Trailer, Upgrade, Expect (the gateway answers 100-continue itself), every
+ * Proxy-* field, and the credential fields Authorization, X-Api-Key, Api-Key,
+ * X-Goog-Api-Key, Cookie, and the method overrides (X-HTTP-Method-Override,
+ * X-HTTP-Method, X-Method-Override: the rules judge the request line's method):
+ * whatever the agent sends there (a placeholder, another account's key) never
+ * reaches the vendor.
  */
 #ifndef GW_HEAD_H
 #define GW_HEAD_H

@@ -38,6 +38,7 @@ test_gw_head_replaces_the_agents_credentials(void **state)
                              "Keep-Alive: timeout=5\r\n"
                              "Expect: 100-continue\r\n"
                              "Upgrade: h2c\r\n"
+                             "X-HTTP-Method-Override: DELETE\r\n"
                              "TE: trailers\r\n"
                              "Content-Length: 2\r\n\r\n";
     static const char want[] = "POST /v1/messages?beta=true HTTP/1.1\r\n"
