@@ -9,7 +9,9 @@
 #   a head that never ends gets 408 with Proxy-Status;
 #   chunked request trailers and Content-Length + Transfer-Encoding get
 #     400; a byte budget spent gets 429 "byte budget spent";
-#   a key file of mode 0640 stops the gateway at start.
+#   a key file of mode 0640 stops the gateway at start;
+#   SIGTERM while a stream is held: no new connection is accepted, the
+#     stream in flight still ends whole, then the gateway exits 0.
 # Negative control: a request to the vendor that the gateway did not
 # forward is not found in the vendor's records (the record search works).
 source "$(dirname "$0")/../lib.sh"
@@ -45,8 +47,10 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 VPORT=$(free_port)
-"$VENDOR_BIN" --cert "$TEST_TMP/vendor.pem" --key "$TEST_TMP/vendor.key" \
-    --port "$VPORT" >"$TEST_TMP/vendor.out" 2>"$TEST_TMP/vendor.err" &
+mkdir -p "$TEST_TMP/release"
+TV_RELEASE_FILE=$TEST_TMP/release/go "$VENDOR_BIN" --cert "$TEST_TMP/vendor.pem" \
+    --key "$TEST_TMP/vendor.key" --port "$VPORT" \
+    >"$TEST_TMP/vendor.out" 2>"$TEST_TMP/vendor.err" &
 PIDS+=($!)
 
 # gateway NAME FLAG...: start one on a kernel-chosen port; sets PORT_NAME.
@@ -73,6 +77,8 @@ for i in $(seq 1 100); do
 done
 gateway main --key-file "$TEST_TMP/key" --header-timeout 1
 gateway bytes --key-file "$TEST_TMP/key" --max-bytes 100
+gateway drain --key-file "$TEST_TMP/key" --drain-timeout 60
+DRAIN_PID=${PIDS[-1]}
 URL=http://127.0.0.1:$PORT_main/v1/messages
 
 # body TASK [PAD-BYTES]: a Messages request whose text is TASK and padding
@@ -179,3 +185,33 @@ check "the key is in no log or audit line" \
     not grep -rqF "$(cat "$TEST_TMP/key")" "$TEST_TMP"/main.err \
     "$TEST_TMP"/main.audit "$TEST_TMP"/bytes.err "$TEST_TMP"/bytes.audit \
     "$TEST_TMP"/open.err "$TEST_TMP"/vendor.out
+
+# SIGTERM with a stream in flight (the vendor holds it after its first
+# event until release/go exists)
+: >"$TEST_TMP/drain.out"
+curl -sS -N --max-time 60 "http://127.0.0.1:$PORT_drain/v1/messages" \
+    -H 'tv-hold: 1' -d '{"model":"m","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"TASK drain"}]}' \
+    >"$TEST_TMP/drain.out" 2>&1 &
+curl_pid=$!
+for i in $(seq 1 300); do # readiness: the first event is through
+    grep -q 'event: message_start' "$TEST_TMP/drain.out" && break
+    sleep 0.1
+done
+check "the held stream's first event is through" \
+    grep -q 'event: message_start' "$TEST_TMP/drain.out"
+kill -TERM "$DRAIN_PID"
+for i in $(seq 1 100); do # readiness: the gateway says it drains
+    grep -q '"draining' "$TEST_TMP/drain.err" && break
+    sleep 0.1
+done
+check "after SIGTERM a new connection is refused" \
+    not curl -sS -o /dev/null --max-time 10 "http://127.0.0.1:$PORT_drain/v1/messages" -d '{}' 2>/dev/null
+touch "$TEST_TMP/release/go"
+wait "$curl_pid" || fail "the stream in flight broke: $(cat "$TEST_TMP/drain.out")"
+check "the stream in flight still ended whole" \
+    grep -q 'event: message_stop' "$TEST_TMP/drain.out"
+rc=0
+wait "$DRAIN_PID" || rc=$?
+check_eq "then the gateway exited 0" 0 "$rc"
+check "with its audit line for the stream" \
+    grep -q '"status":200' "$TEST_TMP/drain.audit"
