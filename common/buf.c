@@ -54,6 +54,12 @@ buf_reserve(struct buf *b, size_t extra, struct err *e)
 }
 
 int
+buf_preallocate(struct buf *b, size_t n, struct err *e)
+{
+    return buf_reserve(b, n, e);
+}
+
+int
 buf_append(struct buf *b, const void *p, size_t n, struct err *e)
 {
     if (buf_reserve(b, n, e) == -1)

@@ -28,6 +28,11 @@ void buf_cleanup(struct buf *b);
 /* Forget the contents, keep the memory. */
 void buf_reset(struct buf *b);
 
+/* Allocate room for n bytes now: appends that stay within it never move
+ * the data (for buffers that must be wiped where they are). -1 with
+ * ERR_LIMIT past the cap, ERR_NOMEM on failure. */
+int buf_preallocate(struct buf *b, size_t n, struct err *e);
+
 /* Append n bytes. -1 with ERR_LIMIT past the cap, ERR_NOMEM on failure. */
 int buf_append(struct buf *b, const void *p, size_t n, struct err *e);
 

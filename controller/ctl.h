@@ -140,7 +140,9 @@ struct ctl_inv {
     char invalid_msg[600]; /* first error of the invalid version */
     bool invalid_msg_set;
     /* capture in progress */
-    char pinned_image[80];            /* image ID found by the inspect step */
+    char pinned_image[80]; /* image ID found by the inspect step */
+    char pinned_helpers[RC_HELPER_COUNT][80]; /* the same for the helpers */
+    char pinned_hash[65]; /* the spec hash the images were pinned for */
     struct spec_invocation *captured; /* the spec as captured (frozen) */
     struct rc_desired *desired;       /* built from `captured` */
     bool egress_checked;              /* this attempt saw the egress network */

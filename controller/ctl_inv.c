@@ -41,6 +41,15 @@ mark_attempt_used(struct ctl_inv *inv)
     ctl_record_set_str(&inv->rec, &inv->rec.attempt, inv->spec->attempt);
 }
 
+/* Forget the images pinned so far: the capture commits them, or the
+ * attempt ends before it, or the spec they were pinned for changed. */
+static void
+forget_pins(struct ctl_inv *inv)
+{
+    inv->pinned_image[0] = '\0';
+    memset(inv->pinned_helpers, 0, sizeof(inv->pinned_helpers));
+}
+
 /* End an attempt that never got to capture: nothing exists, nothing is
  * retried (docs/design.md: preparation failures are not retried). */
 static void
@@ -48,6 +57,7 @@ end_before_capture(struct ctl_inv *inv, enum ctl_phase phase,
                    enum ctl_stop_reason why, const char *reason,
                    const char *msg)
 {
+    forget_pins(inv);
     mark_attempt_used(inv);
     ctl_record_set_stop(&inv->rec, why);
     ctl_status_set_condition(inv, "Ready", false, reason, msg);
@@ -109,19 +119,23 @@ capture_checks(struct ctl_inv *inv, enum ctl_step *s)
     return true;
 }
 
+/* Pin one image of the attempt: the Id of its inspect (r) into out. An
+ * image that is not there ends the attempt (agentctl never pulls); `what`
+ * names it in the message. */
 static enum ctl_step
-on_image_inspect(struct ctl_inv *inv, struct dk_response *r)
+pin_image(struct ctl_inv *inv, struct dk_response *r, const char *what,
+          char *out, size_t size)
 {
     const cJSON *id;
 
     if (r->err != NULL) {
         if (r->err->code == ERR_NOTFOUND) {
-            char msg[300];
+            char msg[700];
 
             snprintf(msg, sizeof(msg),
-                     "image %s is not on this Docker host (agentctl never "
+                     "%s is not on this Docker host (agentctl never "
                      "pulls): build or load it first",
-                     inv->spec->image);
+                     what);
             fail_preparation(inv, "ImageNotFound", msg);
             return CTL_STEP_DONE;
         }
@@ -134,9 +148,73 @@ on_image_inspect(struct ctl_inv *inv, struct dk_response *r)
         err_set(&e, ERR_SYNTAX, "image inspect has no Id");
         return ctl_step_failed(inv, &e);
     }
-    snprintf(inv->pinned_image, sizeof(inv->pinned_image), "%s",
-             id->valuestring);
+    snprintf(out, size, "%s", id->valuestring);
     return CTL_STEP_DONE;
+}
+
+static enum ctl_step
+on_image_inspect(struct ctl_inv *inv, struct dk_response *r)
+{
+    char what[300];
+
+    snprintf(what, sizeof(what), "image %s", inv->spec->image);
+    return pin_image(inv, r, what, inv->pinned_image,
+                     sizeof(inv->pinned_image));
+}
+
+/* The first helper image not pinned yet in this capture, or -1. */
+static int
+next_helper(const struct ctl_inv *inv)
+{
+    for (int h = 0; h < RC_HELPER_COUNT; h++)
+        if (inv->pinned_helpers[h][0] == '\0')
+            return h;
+    return -1;
+}
+
+static enum ctl_step
+on_helper_inspect(struct ctl_inv *inv, struct dk_response *r)
+{
+    int next = next_helper(inv);
+    enum rc_helper h = (enum rc_helper)next;
+    char what[400];
+
+    if (next < 0)
+        return CTL_STEP_DONE; /* all pinned already: the pass decides */
+    snprintf(what, sizeof(what), "helper image %s (config images.%s)",
+             rc_helper_tag(inv->ctl->cfg, h), rc_helper_name(h));
+    return pin_image(inv, r, what, inv->pinned_helpers[h],
+                     sizeof(inv->pinned_helpers[h]));
+}
+
+/* The agent's image, then each helper's: one inspect in flight at a
+ * time. CTL_STEP_NONE when all are pinned. */
+static enum ctl_step
+pin_images(struct ctl_inv *inv)
+{
+    const char *ref = inv->spec->image;
+    ctl_answer_fn *answer = on_image_inspect;
+    int h;
+    struct err e;
+
+    /* The pins of one capture are of one spec: a spec changed between
+     * two inspects starts the pinning over. */
+    if (strcmp(inv->pinned_hash, inv->spec->spec_hash) != 0) {
+        forget_pins(inv);
+        snprintf(inv->pinned_hash, sizeof(inv->pinned_hash), "%s",
+                 inv->spec->spec_hash);
+    }
+    h = next_helper(inv);
+    if (inv->pinned_image[0] != '\0') {
+        if (h < 0)
+            return CTL_STEP_NONE;
+        ref = rc_helper_tag(inv->ctl->cfg, (enum rc_helper)h);
+        answer = on_helper_inspect;
+    }
+    return ctl_step_request(
+        inv, answer,
+        dk_inspect(inv->ctl->dk, DK_IMAGE, ref, ctl_step_answered, inv, &e),
+        &e);
 }
 
 /* Record the capture: from here on the attempt's spec is frozen. */
@@ -154,6 +232,9 @@ capture_commit(struct ctl_inv *inv)
      * an earlier attempt names that one) */
     ctl_record_set_str(r, &r->controller, inv->ctl->opts.controller_id);
     ctl_record_set_str(r, &r->image_id, inv->pinned_image);
+    for (int h = 0; h < RC_HELPER_COUNT; h++)
+        ctl_record_set_helper_image(r, (enum rc_helper)h,
+                                    inv->pinned_helpers[h]);
     ctl_record_set_str(r, &r->spec_hash, s->spec_hash);
     ctl_record_set_str(r, &r->captured_at, now);
     ctl_record_set_subnet(r, subnet);
@@ -169,7 +250,7 @@ capture_commit(struct ctl_inv *inv)
     ctl_status_set_phase(inv, CTL_PREPARING);
     ctl_event(inv, false, "Captured", "attempt %s captured, image %s",
               s->attempt, inv->pinned_image);
-    inv->pinned_image[0] = '\0';
+    forget_pins(inv);
     inv->egress_checked = false;
     inv->start_checked = false;
     inv->cleanup_swept = false;
@@ -180,7 +261,6 @@ static enum ctl_step
 capture(struct ctl_inv *inv)
 {
     enum ctl_step s;
-    struct err e;
 
     if (ctl_record_attempt_used(&inv->rec, inv->spec->attempt))
         return CTL_STEP_NONE; /* this attempt ran already: never again */
@@ -195,12 +275,8 @@ capture(struct ctl_inv *inv)
         return CTL_STEP_NONE;
     if (!capture_checks(inv, &s))
         return s;
-    if (inv->pinned_image[0] == '\0')
-        return ctl_step_request(inv, on_image_inspect,
-                                dk_inspect(inv->ctl->dk, DK_IMAGE,
-                                           inv->spec->image, ctl_step_answered,
-                                           inv, &e),
-                                &e);
+    if ((s = pin_images(inv)) != CTL_STEP_NONE)
+        return s;
     capture_commit(inv);
     return CTL_STEP_DONE;
 }
@@ -242,6 +318,13 @@ ensure_captured(struct ctl_inv *inv)
     in.controller_id = inv->ctl->opts.controller_id;
     in.uid = inv->meta.uid[0] ? inv->meta.uid : inv->rec.uid;
     in.image_id = inv->rec.image_id;
+    /* An attempt captured before helpers were pinned keeps their tags
+     * (and so does the negative control of the test hooks). */
+    if (ctl_record_helpers_pinned(&inv->rec) &&
+        !ctl_test_disabled("helper-pin"))
+        for (int h = 0; h < RC_HELPER_COUNT; h++)
+            in.helper_image_ids[h] =
+                ctl_record_helper_image(&inv->rec, (enum rc_helper)h);
     in.subnet_index = inv->rec.has_subnet ? (unsigned)inv->rec.subnet_index : 0;
     in.credential = inv->credential;
     in.git_metadata = inv->rec.git_metadata;

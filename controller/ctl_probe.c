@@ -25,7 +25,6 @@
 #include "log.h"
 #include "rc_probe.h"
 
-#define PROBE_IMAGE     "agentctl/probe:" AGENTCTL_VERSION
 #define PROBE_TIMEOUT_S 120
 
 static enum ctl_step
@@ -65,7 +64,8 @@ ctl_probe_body(struct ctl_inv *inv)
         dp[n] = direct[n], n++;
     }
     return rc_probe_body(
-        inv->desired, inv->ctl->cfg, PROBE_IMAGE,
+        inv->desired, inv->ctl->cfg,
+        inv->desired->helper_images[RC_HELPER_PROBE],
         v ? v->hosts[0] : "vendor.invalid:443", RC_PROBE_DENIED_DEFAULT, dp, n,
         inv->ctl->opts.controller_id, inv->rec.uid, inv->rec.attempt);
 }

@@ -64,6 +64,7 @@ ctl_record_cleanup(struct ctl_record *r)
     cJSON_Delete(r->git);
     cJSON_Delete(r->progress_extra);
     cJSON_Delete(r->res_extra);
+    cJSON_Delete(r->helper_extra);
     cJSON_Delete(r->extra);
     memset(r, 0, sizeof(*r));
 }
@@ -120,6 +121,29 @@ ctl_record_set_str(struct ctl_record *r, char **field, const char *v)
     free(*field);
     *field = ctl_record__dup_or_null(v);
     r->dirty = true;
+}
+
+const char *
+ctl_record_helper_image(const struct ctl_record *r, enum rc_helper h)
+{
+    return (unsigned)h < RC_HELPER_COUNT ? r->helper_images[h] : NULL;
+}
+
+void
+ctl_record_set_helper_image(struct ctl_record *r, enum rc_helper h,
+                            const char *v)
+{
+    if ((unsigned)h < RC_HELPER_COUNT)
+        ctl_record_set_str(r, &r->helper_images[h], v);
+}
+
+bool
+ctl_record_helpers_pinned(const struct ctl_record *r)
+{
+    for (int h = 0; h < RC_HELPER_COUNT; h++)
+        if (r->helper_images[h] == NULL)
+            return false;
+    return true;
 }
 
 void
@@ -450,7 +474,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
         "cleanedUp",          "imageID",        "subnetIndex",
         "captured",           "specHash",       "capturedAt",
         "observedGeneration", "gitMetadata",    "git",
-        "toolPolicy",         "defaultsStated",
+        "toolPolicy",         "defaultsStated", "helperImages",
     };
 
     /* the same keys in a form this version could not read go too */
@@ -473,6 +497,12 @@ ctl_record_reset_attempt(struct ctl_record *r)
     r->has_generation = false;
     r->git_metadata = false;
     r->defaults_stated = false;
+    for (int h = 0; h < RC_HELPER_COUNT; h++) {
+        free(r->helper_images[h]);
+        r->helper_images[h] = NULL;
+    }
+    cJSON_Delete(r->helper_extra);
+    r->helper_extra = NULL;
     cJSON_Delete(r->git);
     r->git = NULL;
     r->dirty = true;

@@ -116,6 +116,11 @@ struct ctl_record {
     char *uid;
     char *attempt; /* attempt ID of the spec captured last */
     char *image_id;
+    /* status.helperImages: the IDs the helper images (enum rc_helper)
+     * had at capture; all NULL for an attempt an older version captured,
+     * whose helpers are created from the config's tags. */
+    char *helper_images[RC_HELPER_COUNT];
+    cJSON *helper_extra; /* helperImages keys of a newer version */
     char *spec_hash;
     char *captured_at;
     char *started_at;
@@ -187,6 +192,16 @@ void ctl_record_set_subnet(struct ctl_record *r, long index);
 void ctl_record_set_exit_code(struct ctl_record *r, long code);
 void ctl_record_set_output(struct ctl_record *r, double bytes, bool truncated,
                            const char *sha256);
+/* The pinned ID of a helper image, or NULL (not pinned). */
+const char *ctl_record_helper_image(const struct ctl_record *r,
+                                    enum rc_helper h);
+/* Pin a helper image to its ID (v NULL: drop it); marks r dirty when the
+ * value changes. */
+void ctl_record_set_helper_image(struct ctl_record *r, enum rc_helper h,
+                                 const char *v);
+/* Every helper image of the attempt is pinned (status.helperImages). */
+bool ctl_record_helpers_pinned(const struct ctl_record *r);
+
 /* Take ownership of the captured spec (replacing any). */
 void ctl_record_set_captured(struct ctl_record *r, cJSON *captured);
 const cJSON *ctl_record_captured(const struct ctl_record *r);

@@ -122,6 +122,8 @@ ctl_record__free_strings(struct ctl_record *r)
 {
     for (size_t i = 0; i < STR_FIELDS; i++)
         free(*str_field(r, i));
+    for (int h = 0; h < RC_HELPER_COUNT; h++)
+        free(r->helper_images[h]);
 }
 
 /* --- loading ----------------------------------------------------------- */
@@ -271,6 +273,35 @@ load_output(struct ctl_record *r, const cJSON *obj)
     return true;
 }
 
+/* helperImages: {proxy, keeper, probe} -> image ID; other keys (a newer
+ * version's helpers) ride along. */
+static bool
+load_helpers(struct ctl_record *r, const cJSON *obj)
+{
+    const cJSON *it;
+
+    if (!cJSON_IsObject(obj))
+        return false;
+    cJSON_ArrayForEach(it, obj)
+    {
+        int h;
+
+        for (h = 0; h < RC_HELPER_COUNT; h++)
+            if (strcmp(it->string, rc_helper_name((enum rc_helper)h)) == 0)
+                break;
+        if (h < RC_HELPER_COUNT && cJSON_IsString(it) &&
+            r->helper_images[h] == NULL) {
+            r->helper_images[h] = strdup(it->valuestring);
+            continue;
+        }
+        if (r->helper_extra == NULL)
+            r->helper_extra = cJSON_CreateObject();
+        cJSON_AddItemToObject(r->helper_extra, it->string,
+                              cJSON_Duplicate(it, 1));
+    }
+    return true;
+}
+
 static bool
 load_phase(struct ctl_record *r, const cJSON *v)
 {
@@ -353,6 +384,8 @@ load_item(struct ctl_record *r, const cJSON *it)
         return load_standins(r, it);
     if (strcmp(k, "progress") == 0)
         return load_progress(r, it);
+    if (strcmp(k, "helperImages") == 0)
+        return load_helpers(r, it);
     if (strcmp(k, "output") == 0)
         return load_output(r, it);
     if (strcmp(k, "observedGeneration") == 0)
@@ -461,6 +494,22 @@ conds_json(const struct ctl_record *r)
 }
 
 static void
+add_helpers(cJSON *o, const struct ctl_record *r)
+{
+    bool any = r->helper_extra != NULL;
+    cJSON *h;
+
+    for (int i = 0; i < RC_HELPER_COUNT; i++)
+        any = any || r->helper_images[i] != NULL;
+    if (!any)
+        return;
+    h = cJSON_AddObjectToObject(o, "helperImages");
+    for (int i = 0; i < RC_HELPER_COUNT; i++)
+        add_str(h, rc_helper_name((enum rc_helper)i), r->helper_images[i]);
+    add_extra(h, r->helper_extra);
+}
+
+static void
 add_attempt(cJSON *o, const struct ctl_record *r)
 {
     cJSON *used = cJSON_AddArrayToObject(o, "usedAttempts");
@@ -470,6 +519,7 @@ add_attempt(cJSON *o, const struct ctl_record *r)
     add_str(o, "attempt", r->attempt);
     add_str(o, "stopReason", stop_names[r->stop]);
     add_str(o, "imageID", r->image_id);
+    add_helpers(o, r);
     add_str(o, "specHash", r->spec_hash);
     add_str(o, "capturedAt", r->captured_at);
     if (r->has_subnet)

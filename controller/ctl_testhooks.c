@@ -17,7 +17,10 @@
  * the listing of the attempt's networks see none (ctl_network.c);
  * "standin-sweep" lets cleanup's sweep and garbage collection take a
  * container with the labels of a role whose create answered for an
- * unrecorded one of ours (ctl_cleanup.c, ctl_gc.c).
+ * unrecorded one of ours (ctl_cleanup.c, ctl_gc.c); "helper-pin" builds
+ * every attempt's helper containers from the config's tags, as for an
+ * attempt captured before helper images were pinned (ctl_inv.c), which
+ * also leaves container.image-pinned nothing to compare for them.
  */
 #include "ctl_testhooks.h"
 

@@ -107,6 +107,20 @@ expect_identity(const struct ctl_inv *inv, const char *role,
     }
 }
 
+/* The ID the role's image was pinned to at capture, or NULL (a helper of
+ * an attempt captured before helper images were pinned, or no container). */
+static const char *
+pinned_image(const struct ctl_inv *inv, enum rc_role r)
+{
+    int h = rc_helper_of_role(r);
+
+    if (r == RC_ROLE_AGENT)
+        return inv->rec.image_id;
+    if (h < 0 || !inv->desired->helpers_pinned)
+        return NULL;
+    return inv->desired->helper_images[h];
+}
+
 static enum ctl_step
 check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
 {
@@ -119,6 +133,7 @@ check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
 
     expect_identity(inv, role, &x);
     x.image_id = image;
+    x.pinned_image = pinned_image(inv, r);
     x.image_config =
         image ? cJSON_GetObjectItemCaseSensitive(inv->ctl->image_configs, image)
               : NULL;

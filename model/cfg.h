@@ -24,6 +24,7 @@
 #define CFG_VENDOR_NAME_MAX    63 /* DNS-1123 label */
 #define CFG_DEFAULT_PROXY_IMG  "agentctl/egress-proxy:" AGENTCTL_VERSION
 #define CFG_DEFAULT_KEEPER_IMG "agentctl/keeper:" AGENTCTL_VERSION
+#define CFG_DEFAULT_PROBE_IMG  "agentctl/probe:" AGENTCTL_VERSION
 #define CFG_DEFAULT_PROBE_INTERVAL_S 180.0 /* probeInterval: 3m */
 #define CFG_MAX_PROBE_INTERVAL_S     86400.0
 
@@ -56,6 +57,7 @@ struct cfg {
     size_t n_vendors;
     char *proxy_image;
     char *keeper_image;
+    char *probe_image; /* the boundary probe (ctl_probe.c) */
     char *egress_network;
     char *subnet_pool;    /* as written, e.g. "10.213.0.0/16" */
     uint32_t pool_addr;   /* network address, host byte order */

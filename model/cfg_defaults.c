@@ -83,6 +83,7 @@ cfg__defaults(void)
         return NULL;
     cfg->proxy_image = strdup(CFG_DEFAULT_PROXY_IMG);
     cfg->keeper_image = strdup(CFG_DEFAULT_KEEPER_IMG);
+    cfg->probe_image = strdup(CFG_DEFAULT_PROBE_IMG);
     cfg->egress_network = strdup("agentctl-egress");
     cfg->subnet_pool = strdup("10.213.0.0/16");
     cfg->pool_addr = (10u << 24) | (213u << 16);
@@ -105,9 +106,9 @@ cfg__defaults(void)
     cfg->limits.max_scratch_bytes = 4ull << 30;
     cfg->limits.max_scratch_inodes = 1000000;
     if (cfg->proxy_image == NULL || cfg->keeper_image == NULL ||
-        cfg->egress_network == NULL || cfg->subnet_pool == NULL ||
-        cfg->agent_user == NULL || cfg->secrets_dir == NULL ||
-        cfg->workspace_root == NULL ||
+        cfg->probe_image == NULL || cfg->egress_network == NULL ||
+        cfg->subnet_pool == NULL || cfg->agent_user == NULL ||
+        cfg->secrets_dir == NULL || cfg->workspace_root == NULL ||
         cfg_builtin_vendor(cfg, "claude", claude,
                            sizeof(claude) / sizeof(claude[0]),
                            "ANTHROPIC_API_KEY") ||
@@ -132,6 +133,7 @@ cfg_free(struct cfg *cfg)
     free(cfg->path);
     free(cfg->proxy_image);
     free(cfg->keeper_image);
+    free(cfg->probe_image);
     free(cfg->egress_network);
     free(cfg->subnet_pool);
     free(cfg->agent_user);

@@ -606,6 +606,7 @@ cfg_max_deadline(struct cfg_parse *p, void *dst, const struct spec_node *v,
 static const struct cfg_key cfg_image_keys[] = {
     { "proxy", cfg_image, CFG_AT(proxy_image), NULL },
     { "keeper", cfg_image, CFG_AT(keeper_image), NULL },
+    { "probe", cfg_image, CFG_AT(probe_image), NULL },
     { NULL, NULL, 0, NULL },
 };
 

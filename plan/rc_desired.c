@@ -97,6 +97,15 @@ rc_chars_ok(const char *s, const char *extra, size_t lo, size_t hi)
     return true;
 }
 
+/* "sha256:<64 lower-case hex>": an image ID, which names its content. */
+static bool
+rc_image_id_ok(const char *id)
+{
+    return id != NULL && strncmp(id, "sha256:", 7) == 0 &&
+           rc_chars_ok(id + 7, "", 64, 64) &&
+           strpbrk(id + 7, "ghijklmnopqrstuvwxyz") == NULL;
+}
+
 static int
 rc_check_inputs(const struct rc_build *b, struct err *e)
 {
@@ -111,12 +120,20 @@ rc_check_inputs(const struct rc_build *b, struct err *e)
         return err_set(e, ERR_INVALID,
                        "invocation uid must be 8-64 of [a-z0-9-]");
     /* Never a tag: a tag can be moved to another image after capture. */
-    if (in->image_id == NULL || strncmp(in->image_id, "sha256:", 7) != 0 ||
-        !rc_chars_ok(in->image_id + 7, "", 64, 64) ||
-        strpbrk(in->image_id + 7, "ghijklmnopqrstuvwxyz") != NULL)
+    if (!rc_image_id_ok(in->image_id))
         return err_set(e, ERR_INVALID,
                        "agent image must be pinned as sha256:<64 hex>, not "
                        "a tag");
+    for (int h = 0; h < RC_HELPER_COUNT; h++)
+        if ((in->helper_image_ids[h] != NULL) !=
+                (in->helper_image_ids[0] != NULL) ||
+            (in->helper_image_ids[h] != NULL &&
+             !rc_image_id_ok(in->helper_image_ids[h])))
+            return err_set(e, ERR_INVALID,
+                           "helper images must all be pinned as "
+                           "sha256:<64 hex> (or none, for an attempt "
+                           "captured before they were): %s",
+                           rc_helper_name((enum rc_helper)h));
     if ((inv->credential == NULL) != (in->credential == NULL))
         return err_set(e, ERR_INVALID,
                        "spec.credential and the credential value must be "
@@ -319,7 +336,7 @@ rc_proxy_body(struct rc_build *b)
      * every proxy, so no other invocation can borrow this allowlist. */
     snprintf(listen, sizeof(listen), "%s:%u", b->d->proxy_ip,
              (unsigned)b->cfg->proxy_port);
-    rc_str(b, c, "Image", b->cfg->proxy_image);
+    rc_str(b, c, "Image", b->d->helper_images[RC_HELPER_PROXY]);
     cmd = rc_strs(b, c, "Cmd",
                   (const char *const[]){ "--listen", listen, "--allow",
                                          allow ? allow : "" },
@@ -391,7 +408,8 @@ rc_keeper_body(struct rc_build *b)
     cJSON *c = cJSON_CreateObject(), *hc, *mounts;
 
     rc_ok(b, c);
-    rc_str(b, c, "Image", b->cfg->keeper_image); /* its ENTRYPOINT runs */
+    /* its ENTRYPOINT runs */
+    rc_str(b, c, "Image", b->d->helper_images[RC_HELPER_KEEPER]);
     rc_str(b, c, "User", b->cfg->agent_user);
     rc_container_config(b, c, RC_ROLE_KEEPER);
     /* No network at all: it only holds the volumes mounted. */
@@ -597,6 +615,28 @@ rc_names_and_addresses(struct rc_build *b, struct err *e)
     return 0;
 }
 
+/* The pinned IDs, or the config's tags for an attempt captured before
+ * helper images were pinned (its running boxes were made from them). */
+static int
+rc_helper_images(struct rc_build *b, struct err *e)
+{
+    for (int h = 0; h < RC_HELPER_COUNT; h++) {
+        const char *ref = b->in->helper_image_ids[h];
+        int w;
+
+        if (ref == NULL)
+            ref = rc_helper_tag(b->cfg, (enum rc_helper)h);
+        w = snprintf(b->d->helper_images[h], sizeof(b->d->helper_images[h]),
+                     "%s", ref ? ref : "");
+        if (ref == NULL || ref[0] == '\0' || w < 0 ||
+            (size_t)w >= sizeof(b->d->helper_images[h]))
+            return err_set(e, ERR_INVALID, "bad %s image reference",
+                           rc_helper_name((enum rc_helper)h));
+    }
+    b->d->helpers_pinned = b->in->helper_image_ids[0] != NULL;
+    return 0;
+}
+
 static void
 rc_bodies(struct rc_build *b)
 {
@@ -638,7 +678,8 @@ rc_desired_build(const struct spec_invocation *inv,
         err_set(e, ERR_NOMEM, "out of memory");
         return NULL;
     }
-    if (rc_names_and_addresses(&b, e) == -1 || rc_adapt(&b, e) == -1)
+    if (rc_names_and_addresses(&b, e) == -1 || rc_helper_images(&b, e) == -1 ||
+        rc_adapt(&b, e) == -1)
         goto fail;
     if (in->credential != NULL &&
         (b.d->secret = strdup(in->credential)) == NULL)

@@ -94,6 +94,8 @@ enum rc_kind {
 #define RC_CIDR_MAX 19  /* "255.255.255.255/32" */
 #define RC_URL_MAX  40  /* "http://255.255.255.255:65535" */
 
+#define RC_IMAGE_REF_MAX 256 /* an image reference: the config allows 255 */
+
 /* Label keys put on every object. */
 #define RC_LABEL_MANAGED_BY "agentctl.dev/managed-by"
 #define RC_LABEL_INVOCATION "agentctl.dev/invocation"
@@ -108,11 +110,34 @@ enum rc_kind {
 #define RC_KEEPER_PIDS   16
 #define RC_PROXY_USER    "65534:65534" /* nobody: owns nothing */
 
+/* The helper images of an attempt: what runs beside the agent. Each is
+ * inspected at capture and its containers are created from the ID then
+ * (status.helperImages), never from the config's tag, which can be moved
+ * to another image at any time. */
+enum rc_helper {
+    RC_HELPER_PROXY,  /* images.proxy: the egress proxy */
+    RC_HELPER_KEEPER, /* images.keeper: holds the volumes */
+    RC_HELPER_PROBE,  /* images.probe: the boundary probe */
+};
+#define RC_HELPER_COUNT 3
+
+/* "proxy", "keeper", "probe": the key in status.helperImages and in the
+ * config's images mapping. */
+const char *rc_helper_name(enum rc_helper h);
+/* The config's reference (tag) of the helper image: borrowed from cfg. */
+const char *rc_helper_tag(const struct cfg *cfg, enum rc_helper h);
+/* The helper of a container role (proxy, keeper), or -1. */
+int rc_helper_of_role(enum rc_role role);
+
 /* What the controller knows when it captures an attempt. Borrowed. */
 struct rc_inputs {
     const char *controller_id;  /* [A-Za-z0-9._-], 1..63 */
     const char *uid;            /* invocation uid; [a-z0-9-], >= 8, <= 64 */
     const char *image_id;       /* pinned agent image, "sha256:<64 hex>" */
+    /* Pinned helper images, "sha256:<64 hex>" each, or all NULL for an
+     * attempt an older version captured (no status.helperImages): its
+     * helpers are created from the config's tags, as they were. */
+    const char *helper_image_ids[RC_HELPER_COUNT];
     unsigned subnet_index;      /* < rc_subnet_count(cfg) */
     const char *credential;     /* value of spec.credential, NULL if none */
     const char *egress_network; /* NULL = cfg->egress_network */
@@ -146,6 +171,10 @@ struct rc_desired {
     char proxy_url[RC_URL_MAX]; /* HTTPS_PROXY value */
     char *secret;               /* private copy for redaction; may be NULL */
     struct rc_adapter_out *adapter; /* prompt specs: argv, files, policy */
+    /* What each helper container is created from: the pinned ID, or the
+     * config's tag for an attempt captured before helpers were pinned. */
+    char helper_images[RC_HELPER_COUNT][RC_IMAGE_REF_MAX];
+    bool helpers_pinned; /* helper_images are the pinned IDs */
 };
 
 /* Build every object of one attempt. The spec must have passed

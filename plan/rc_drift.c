@@ -239,6 +239,10 @@ dr_cmp_recorded(const struct rc_drift_ctx *c, const struct rc_drift_rule *r,
         return dr_cmp_string(c, r->path, c->x->created_at, f);
     case RC_CMP_IMAGE_ID:
         return dr_cmp_string(c, r->path, c->x->image_id, f);
+    case RC_CMP_PINNED_IMAGE:
+        if (c->x->pinned_image == NULL)
+            return 0; /* captured before helper images were pinned */
+        return dr_cmp_string(c, r->path, c->x->pinned_image, f);
     case RC_CMP_CGROUPNS: {
         const cJSON *w = rc_json_at(c->o->body, r->want);
         const char *def =
@@ -466,6 +470,7 @@ dr_rule(const struct rc_drift_ctx *c, const struct rc_drift_rule *r,
     case RC_CMP_CREATED_AT:
     case RC_CMP_NAME:
     case RC_CMP_IMAGE_ID:
+    case RC_CMP_PINNED_IMAGE:
     case RC_CMP_CGROUPNS:
         return dr_cmp_recorded(c, r, f);
     case RC_CMP_LABELS_IMAGE:

@@ -54,6 +54,7 @@ enum rc_drift_cmp {
     RC_CMP_CREATED_AT,        /* CreatedAt = the recorded one (volumes) */
     RC_CMP_NAME,              /* Name = "/" + the object's name */
     RC_CMP_IMAGE_ID,          /* .Image = the recorded image ID */
+    RC_CMP_PINNED_IMAGE,      /* .Image = the ID pinned at capture */
     RC_CMP_LABELS_IMAGE,      /* body labels + the image's other labels */
     RC_CMP_ENV_IMAGE,         /* body Env + the image's other variables */
     RC_CMP_FROM_IMAGE,        /* body value, else the image's Config value */
@@ -134,6 +135,12 @@ struct rc_drift_expect {
                                of its root, which moves on writes) */
     /* containers */
     const char *image_id;        /* .Image recorded at create */
+    const char *pinned_image;    /* the ID the role's image was pinned to
+                                    at capture (agent: status.imageID;
+                                    proxy, keeper: status.helperImages),
+                                    or NULL for a helper of an attempt
+                                    captured before helpers were pinned
+                                    (container.image-pinned skipped) */
     const cJSON *image_config;   /* Config of GET /images/<image_id>/json:
                                     Env, Labels, Entrypoint, Cmd, User,
                                     WorkingDir fill what the body leaves out */

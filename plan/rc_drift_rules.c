@@ -81,6 +81,14 @@ static const struct rc_drift_rule rules[] = {
     { "container.image-id", CTR, "Image", NULL, NULL, RC_CMP_IMAGE_ID,
       "the image ID recorded at create",
       "a tag moved or a stand-in built from another image runs other code" },
+    { "container.image-pinned", CTR, "Image", NULL, NULL, RC_CMP_PINNED_IMAGE,
+      "the image ID pinned at capture: the agent's status.imageID, the "
+      "proxy's and keeper's status.helperImages (an attempt captured before "
+      "helper images were pinned has none: its helpers run from the "
+      "config's tags)",
+      "a helper created from a tag moved after capture (or adopted from "
+      "another body) runs other code than the attempt was captured with: an "
+      "impostor proxy decides the whole egress policy" },
     { "container.image", CTR, "Config.Image", "/Image", "null", RC_CMP_EXACT,
       "the body's Image", "the reference the controller pinned" },
     { "container.entrypoint", CTR, "Config.Entrypoint", "/Entrypoint", "null",

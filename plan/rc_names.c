@@ -74,6 +74,44 @@ rc_role_order(bool deletion)
     return deletion ? rc_delete_order : rc_create_order;
 }
 
+/* ---- helper images ----------------------------------------------------- */
+
+static const char *const rc_helper_names[RC_HELPER_COUNT] = {
+    [RC_HELPER_PROXY] = "proxy",
+    [RC_HELPER_KEEPER] = "keeper",
+    [RC_HELPER_PROBE] = "probe",
+};
+
+const char *
+rc_helper_name(enum rc_helper h)
+{
+    return (unsigned)h < RC_HELPER_COUNT ? rc_helper_names[h] : "?";
+}
+
+const char *
+rc_helper_tag(const struct cfg *cfg, enum rc_helper h)
+{
+    switch (h) {
+    case RC_HELPER_PROXY:
+        return cfg->proxy_image;
+    case RC_HELPER_KEEPER:
+        return cfg->keeper_image;
+    case RC_HELPER_PROBE:
+        return cfg->probe_image;
+    }
+    return NULL;
+}
+
+int
+rc_helper_of_role(enum rc_role role)
+{
+    if (role == RC_ROLE_PROXY)
+        return RC_HELPER_PROXY;
+    if (role == RC_ROLE_KEEPER)
+        return RC_HELPER_KEEPER;
+    return -1;
+}
+
 /* ---- subnets ----------------------------------------------------------- */
 
 unsigned

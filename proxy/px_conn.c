@@ -24,6 +24,7 @@
 #include "log.h"
 #include "px_addr.h"
 #include "px_answer.h"
+#include "px_listen.h"
 
 enum px_conn_state {
     PX_CS_HEADER,  /* reading the CONNECT header (header timeout) */
@@ -65,23 +66,6 @@ struct px_conn {
     struct hostport target;
     char client[56];
 };
-
-/* Watch fd for events, touching the loop only when something changed. */
-static void
-px_io_want(struct ev_loop *loop, ev_io *w, int fd, int events)
-{
-    if (fd < 0)
-        return;
-    if (ev_is_active(w) && (w->events & (EV_READ | EV_WRITE)) == events)
-        return;
-    if (!ev_is_active(w) && events == 0)
-        return;
-    ev_io_stop(loop, w);
-    if (events != 0) {
-        ev_io_set(w, fd, events);
-        ev_io_start(loop, w);
-    }
-}
 
 /* Derive both watchers from the state and the pipes. */
 static void
@@ -443,20 +427,13 @@ static void
 px_conn_dial(struct px_conn *c)
 {
     for (; c->addr_i < c->naddrs; c->addr_i++) {
-        const union px_sockaddr *a = &c->addrs[c->addr_i];
-        socklen_t len =
-            a->sa.sa_family == AF_INET ? sizeof(a->in4) : sizeof(a->in6);
-        int fd = socket(a->sa.sa_family,
-                        SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        int fd = px_dial_start(&c->addrs[c->addr_i]);
 
-        if (fd < 0)
-            break;
-        if (connect(fd, &a->sa, len) == 0 || errno == EINPROGRESS) {
+        if (fd >= 0) {
             c->ufd = fd;
             px_conn_set_state(c, PX_CS_DIAL, c->px->cfg->connect_timeout);
             return;
         }
-        close(fd);
     }
     px_conn_fail(c, 502);
 }
@@ -667,22 +644,6 @@ px__conn_close(struct px_conn *c, const char *why)
     px__maybe_done(px);
 }
 
-static void
-px_conn_name_peer(struct px_conn *c, const union px_sockaddr *peer)
-{
-    char ip[INET6_ADDRSTRLEN] = "?";
-
-    if (peer->sa.sa_family == AF_INET6) {
-        inet_ntop(AF_INET6, &peer->in6.sin6_addr, ip, sizeof(ip));
-        snprintf(c->client, sizeof(c->client), "[%s]:%u", ip,
-                 ntohs(peer->in6.sin6_port));
-    } else {
-        inet_ntop(AF_INET, &peer->in4.sin_addr, ip, sizeof(ip));
-        snprintf(c->client, sizeof(c->client), "%s:%u", ip,
-                 ntohs(peer->in4.sin_port));
-    }
-}
-
 /* Past --max-conns and PX_REJECT_MAX lingering answers (a flood): answer
  * 503 with nothing kept for the connection. Read what the client has sent
  * so far first (closing with unread bytes resets the connection, and a
@@ -699,7 +660,7 @@ px_conn_reject_stateless(struct px *px, int fd, const union px_sockaddr *peer)
     ssize_t w;
 
     c.started = ev_time();
-    px_conn_name_peer(&c, peer);
+    px_peer_name(peer, c.client, sizeof(c.client));
     /* Bounded: a client streaming into a loopback socket must not keep
      * the loop here. */
     for (size_t got = 0; got < PX_LINGER_BYTES;) {
@@ -752,7 +713,7 @@ px__conn_accept(struct px *px, int fd, const union px_sockaddr *peer)
     c->cfd = fd;
     c->ufd = -1;
     c->started = ev_time();
-    px_conn_name_peer(c, peer);
+    px_peer_name(peer, c->client, sizeof(c->client));
     ev_init(&c->cio, px_conn_on_client);
     ev_init(&c->uio, px_conn_on_upstream);
     ev_init(&c->timer, px_conn_on_timer);

@@ -20,71 +20,14 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "px_flags.h"
+#include "px_listen.h"
 
 static const char usage[] =
     "usage: egress-proxy --listen ADDR:PORT --allow HOST:PORT[,...]\n"
     "       [--allow-private] [--header-limit BYTES] [--header-timeout S]\n"
     "       [--idle-timeout S] [--max-conns N] [--connect-timeout S]\n"
     "       [--drain-timeout S]\n";
-
-/* Parse "ADDR:PORT" with a numeric IPv4 or bracketed IPv6 address; port
- * 0 asks the kernel for one (the "listening" log line names it). */
-static int
-px_parse_listen(const char *s, union px_sockaddr *out, struct err *e)
-{
-    char host[64];
-    const char *colon = strrchr(s, ':');
-    char *end;
-    long port;
-    size_t hl;
-
-    if (colon == NULL)
-        return err_set(e, ERR_SYNTAX, "--listen wants ADDR:PORT");
-    hl = (size_t)(colon - s);
-    if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
-        s++;
-        hl -= 2;
-    }
-    if (hl == 0 || hl >= sizeof(host))
-        return err_set(e, ERR_SYNTAX, "--listen wants ADDR:PORT");
-    memcpy(host, s, hl);
-    host[hl] = '\0';
-    errno = 0;
-    port = strtol(colon + 1, &end, 10);
-    if (errno != 0 || end == colon + 1 || *end != '\0' || port < 0 ||
-        port > 65535)
-        return err_set(e, ERR_SYNTAX, "--listen port must be 0-65535");
-    memset(out, 0, sizeof(*out));
-    if (inet_pton(AF_INET, host, &out->in4.sin_addr) == 1) {
-        out->in4.sin_family = AF_INET;
-        out->in4.sin_port = htons((uint16_t)port);
-    } else if (inet_pton(AF_INET6, host, &out->in6.sin6_addr) == 1) {
-        out->in6.sin6_family = AF_INET6;
-        out->in6.sin6_port = htons((uint16_t)port);
-    } else {
-        return err_set(e, ERR_SYNTAX,
-                       "--listen address \"%s\" is not an "
-                       "IP address",
-                       host);
-    }
-    return 0;
-}
-
-static int
-px_parse_num(const char *flag, const char *s, double lo, double hi, double *out,
-             struct err *e)
-{
-    char *end;
-    double v;
-
-    errno = 0;
-    v = strtod(s, &end);
-    if (errno != 0 || end == s || *end != '\0' || !(v >= lo && v <= hi))
-        return err_set(e, ERR_INVALID, "%s must be a number from %g to %g",
-                       flag, lo, hi);
-    *out = v;
-    return 0;
-}
 
 static int
 px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
@@ -109,7 +52,7 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
         int rc = 0;
         switch (o) {
         case 'l':
-            rc = px_parse_listen(optarg, &cfg->listen, e);
+            rc = px_flags_addr("--listen", optarg, &cfg->listen, e);
             have_listen = true;
             break;
         case 'a':
@@ -119,27 +62,27 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
             cfg->allow_private = true;
             break;
         case 'H':
-            rc = px_parse_num("--header-limit", optarg, 64, 1 << 20, &v, e);
+            rc = px_flags_num("--header-limit", optarg, 64, 1 << 20, &v, e);
             cfg->header_limit = (size_t)v;
             break;
         case 'T':
-            rc = px_parse_num("--header-timeout", optarg, 0.01, 3600,
+            rc = px_flags_num("--header-timeout", optarg, 0.01, 3600,
                               &cfg->header_timeout, e);
             break;
         case 'I':
-            rc = px_parse_num("--idle-timeout", optarg, 0.01, 1e7,
+            rc = px_flags_num("--idle-timeout", optarg, 0.01, 1e7,
                               &cfg->idle_timeout, e);
             break;
         case 'm':
-            rc = px_parse_num("--max-conns", optarg, 1, 1000000, &v, e);
+            rc = px_flags_num("--max-conns", optarg, 1, 1000000, &v, e);
             cfg->max_conns = (unsigned)v;
             break;
         case 'C':
-            rc = px_parse_num("--connect-timeout", optarg, 0.01, 3600,
+            rc = px_flags_num("--connect-timeout", optarg, 0.01, 3600,
                               &cfg->connect_timeout, e);
             break;
         case 'D':
-            rc = px_parse_num("--drain-timeout", optarg, 0, 3600,
+            rc = px_flags_num("--drain-timeout", optarg, 0, 3600,
                               &cfg->drain_timeout, e);
             break;
         default:
@@ -159,33 +102,19 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
 static int
 px_listen(struct px *px, struct err *e)
 {
-    const union px_sockaddr *a = &px->cfg->listen;
-    socklen_t len =
-        a->sa.sa_family == AF_INET ? sizeof(a->in4) : sizeof(a->in6);
-    union px_sockaddr bound;
-    char ip[INET6_ADDRSTRLEN], addr[80];
-    int one = 1;
+    char addr[80];
 
-    px->listen_fd =
-        socket(a->sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    px->listen_fd = px_listen_open(&px->cfg->listen, addr, sizeof(addr), e);
     if (px->listen_fd < 0)
-        return err_sys(e, "socket");
-    setsockopt(px->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (bind(px->listen_fd, &a->sa, len) == -1)
-        return err_sys(e, "bind");
-    if (listen(px->listen_fd, 1024) == -1)
-        return err_sys(e, "listen");
-    len = sizeof(bound);
-    getsockname(px->listen_fd, &bound.sa, &len);
-    if (bound.sa.sa_family == AF_INET6) {
-        inet_ntop(AF_INET6, &bound.in6.sin6_addr, ip, sizeof(ip));
-        snprintf(addr, sizeof(addr), "[%s]:%u", ip, ntohs(bound.in6.sin6_port));
-    } else {
-        inet_ntop(AF_INET, &bound.in4.sin_addr, ip, sizeof(ip));
-        snprintf(addr, sizeof(addr), "%s:%u", ip, ntohs(bound.in4.sin_port));
-    }
+        return -1;
     log_kv(LOG_INFO, "listening", "addr", addr, (char *)NULL);
     return 0;
+}
+
+static void
+px_accept_one(void *arg, int fd, const union px_sockaddr *peer)
+{
+    px__conn_accept(arg, fd, peer);
 }
 
 static void
@@ -194,28 +123,13 @@ px_on_accept(struct ev_loop *loop, ev_io *w, int revents)
     struct px *px = container_of(w, struct px, accept_w);
 
     (void)revents;
-    for (int i = 0; i < 128; i++) {
-        union px_sockaddr peer;
-        socklen_t len = sizeof(peer);
-        int fd = accept4(px->listen_fd, &peer.sa, &len,
-                         SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-        if (fd >= 0) {
-            px__conn_accept(px, fd, &peer);
-            continue;
-        }
-        if (errno == EINTR || errno == ECONNABORTED)
-            continue;
-        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-            errno == ENOMEM) {
-            /* Out of descriptors: pause accepting, retry from a timer
-             * rather than spin on a listener that stays readable. */
-            log_warn("accept");
-            ev_io_stop(loop, &px->accept_w);
-            ev_timer_set(&px->accept_retry, 0.5, 0.);
-            ev_timer_start(loop, &px->accept_retry);
-        }
-        break;
+    if (px_accept_some(px->listen_fd, 128, px_accept_one, px) == -1) {
+        /* Out of descriptors: pause accepting, retry from a timer
+         * rather than spin on a listener that stays readable. */
+        log_warn("accept");
+        ev_io_stop(loop, &px->accept_w);
+        ev_timer_set(&px->accept_retry, 0.5, 0.);
+        ev_timer_start(loop, &px->accept_retry);
     }
 }
 

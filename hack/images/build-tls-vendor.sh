@@ -4,7 +4,13 @@
 # OpenSSL linked in), the stand-in for the Anthropic and OpenAI APIs that
 # tests/integration/vendors/ runs on the egress network. The certificate
 # and key are mounted by the test that made them. Not part of the product.
+#
+#   build-tls-vendor.sh [TAG]    (default agentctl/tls-vendor:VERSION; a
+#                                 test that needs this checkout's vendor
+#                                 builds it under a tag of its own)
 source "$(dirname "$0")/lib.sh"
+
+tag=${1:-agentctl/tls-vendor:$VERSION}
 
 static_build tls-vendor
 bin=$(static_bin tls-vendor)
@@ -24,4 +30,4 @@ USER 65534:65534
 EXPOSE 443
 ENTRYPOINT ["/tls-vendor"]
 DOCKERFILE
-build_image "agentctl/tls-vendor:$VERSION" "$ctx"
+build_image "$tag" "$ctx"

@@ -93,6 +93,17 @@ drift_read_fixture(const char *name)
     return j;
 }
 
+void
+drift_fx_inputs(struct rc_inputs *in)
+{
+    memset(in, 0, sizeof(*in));
+    in->controller_id = "ctl-fx";
+    in->uid = "5eedf00d-0000-4000-8000-000000000001";
+    in->image_id = AGENT_IMAGE;
+    in->subnet_index = 7;
+    in->credential = SECRET;
+}
+
 int
 drift_fx_setup(void **state)
 {
@@ -100,13 +111,9 @@ drift_fx_setup(void **state)
     struct spec_errors es;
     struct spec_file f;
     struct err e = { 0 };
-    struct rc_inputs in = {
-        .controller_id = "ctl-fx",
-        .uid = "5eedf00d-0000-4000-8000-000000000001",
-        .image_id = AGENT_IMAGE,
-        .subnet_index = 7,
-        .credential = SECRET,
-    };
+    struct rc_inputs in;
+
+    drift_fx_inputs(&in);
 
     assert_non_null(fx);
     fx->cfg = cfg_parse("c.yaml", cfg_text, strlen(cfg_text), &es);

@@ -37,6 +37,9 @@ struct drift_fx {
 char *drift_read_text(const char *rel);
 /* tests/unit/fixtures/drift/<name> parsed. */
 cJSON *drift_read_fixture(const char *name);
+/* The capture-time inputs the fixture's desired state (d) was built
+ * with; a test changes a copy to build another. */
+void drift_fx_inputs(struct rc_inputs *in);
 /* cmocka group setup/teardown: *state is a struct drift_fx. */
 int drift_fx_setup(void **state);
 int drift_fx_teardown(void **state);

@@ -1,5 +1,10 @@
-# Unit tests of the proxy's pure modules (proxy/px_*.c).
+# Unit tests of the proxy's pure modules (proxy/px_*.c) and of the
+# gateway's (proxy/gw_*.c).
 foreach(t px_allow px_addr px_answer px_request)
   agentctl_unit_test(test_${t}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_${t}.c LIBS px_core)
+endforeach()
+foreach(t gw_http gw_policy gw_head gw_audit gw_key)
+  agentctl_unit_test(test_${t}
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_${t}.c LIBS gw_core)
 endforeach()

@@ -69,6 +69,7 @@ test_cfg_defaults(void **state)
     assert_string_equal(cfg->proxy_image,
                         "agentctl/egress-proxy:" AGENTCTL_VERSION);
     assert_string_equal(cfg->keeper_image, "agentctl/keeper:" AGENTCTL_VERSION);
+    assert_string_equal(cfg->probe_image, "agentctl/probe:" AGENTCTL_VERSION);
     assert_string_equal(cfg->egress_network, "agentctl-egress");
     assert_string_equal(cfg->subnet_pool, "10.213.0.0/16");
     assert_int_equal(cfg->pool_addr, 0x0ad50000u);
@@ -189,7 +190,8 @@ test_cfg_full_values_applied(void **state)
         "vendors:\n"
         "  claude: {hosts: [\"API.Example.com:8443\", \"[::1]:443\"]}\n"
         "  local: {hosts: [\"10.0.0.5:443\"], credentialEnv: LOCAL_KEY}\n"
-        "images: {proxy: \"reg.test/px@sha256:0011\", keeper: k:2}\n"
+        "images: {proxy: \"reg.test/px@sha256:0011\", keeper: k:2,\n"
+        "         probe: p:3}\n"
         "egressNetwork: my-egress\n"
         "subnetPool: 172.30.0.0/20\n"
         "proxyPort: 8080\n"
@@ -221,6 +223,7 @@ test_cfg_full_values_applied(void **state)
     assert_string_equal(cfg->vendors[2].name, "local");
     assert_string_equal(cfg->proxy_image, "reg.test/px@sha256:0011");
     assert_string_equal(cfg->keeper_image, "k:2");
+    assert_string_equal(cfg->probe_image, "p:3");
     assert_string_equal(cfg->egress_network, "my-egress");
     assert_int_equal(cfg->pool_addr, 0xac1e0000u);
     assert_int_equal(cfg->pool_prefix, 20);

@@ -123,6 +123,11 @@ test_ctl_record_running_loads_typed_fields(void **state)
     assert_false(r.has_exit_code);
     assert_true(r.git_metadata);
     assert_true(r.defaults_stated);
+    assert_true(ctl_record_helpers_pinned(&r));
+    assert_string_equal(ctl_record_helper_image(&r, RC_HELPER_PROBE),
+                        "sha256:4444444444444444444444444444444444444444444"
+                        "444444444444444444444");
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(r.helper_extra, "canary"));
     assert_false(r.cleaned_up);
     assert_string_equal(ctl_record_role_id(&r, RC_ROLE_AGENT),
                         "a0123456789abcdef");
@@ -164,6 +169,8 @@ test_ctl_record_legacy_status_loads(void **state)
     (void)state;
     assert_int_equal(r.phase, CTL_SUCCEEDED);
     assert_false(r.defaults_stated); /* an older version's attempt */
+    assert_false(ctl_record_helpers_pinned(&r)); /* helpers by their tags */
+    assert_null(ctl_record_helper_image(&r, RC_HELPER_PROXY));
     assert_int_equal(r.stop, CTL_STOP_NONE);
     assert_true(r.has_exit_code);
     assert_int_equal(r.exit_code, 0);
@@ -258,6 +265,7 @@ test_ctl_record_reset_attempt_clears_the_run_only(void **state)
         "output",      "progress",  "cleanedUp",          "imageID",
         "subnetIndex", "captured",  "specHash",           "capturedAt",
         "gitMetadata", "git",       "observedGeneration", "toolPolicy",
+        "helperImages",
     };
     static const char *const kept[] = { "phase",      "controller",
                                         "uid",        "resources",

@@ -545,6 +545,58 @@ test_rc_desired_pins_image_id(void **state)
     fixture_free(fx);
 }
 
+static const char *
+image_of(const struct rc_desired *d, enum rc_role role)
+{
+    const cJSON *v = rc_json_at(rc_desired_object(d, role)->body, "/Image");
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The helpers run the images pinned at capture: their bodies name the
+ * IDs, never the config's tags; an attempt captured before helpers were
+ * pinned (no IDs) keeps the tags; an ID that is not one, or only some of
+ * the three, is refused. */
+static void
+test_rc_desired_pins_helper_images(void **state)
+{
+    struct fixture *fx = fixture_new("execute", true, true);
+    static const char px[] = "sha256:1111111111111111111111111111111111111111"
+                             "111111111111111111111111";
+    static const char kp[] = "sha256:2222222222222222222222222222222222222222"
+                             "222222222222222222222222";
+    static const char pr[] = "sha256:3333333333333333333333333333333333333333"
+                             "333333333333333333333333";
+    struct rc_inputs in = fx->in;
+    struct rc_desired *d;
+    struct err e = { 0 };
+
+    (void)state;
+    /* legacy: by tag */
+    assert_false(fx->d->helpers_pinned);
+    assert_string_equal(image_of(fx->d, RC_ROLE_PROXY), fx->cfg->proxy_image);
+    assert_string_equal(fx->d->helper_images[RC_HELPER_PROBE],
+                        fx->cfg->probe_image);
+    in.helper_image_ids[RC_HELPER_PROXY] = px;
+    in.helper_image_ids[RC_HELPER_KEEPER] = kp;
+    in.helper_image_ids[RC_HELPER_PROBE] = pr;
+    d = rc_desired_build(fx->inv, fx->cfg, &in, &e);
+    assert_non_null(d);
+    assert_true(d->helpers_pinned);
+    assert_string_equal(image_of(d, RC_ROLE_PROXY), px);
+    assert_string_equal(image_of(d, RC_ROLE_KEEPER), kp);
+    assert_string_equal(d->helper_images[RC_HELPER_PROBE], pr);
+    rc_desired_free(d);
+    in.helper_image_ids[RC_HELPER_KEEPER] = fx->cfg->keeper_image;
+    assert_null(rc_desired_build(fx->inv, fx->cfg, &in, &e));
+    assert_int_equal(e.code, ERR_INVALID);
+    assert_non_null(strstr(e.msg, "keeper"));
+    in.helper_image_ids[RC_HELPER_KEEPER] = NULL;
+    assert_null(rc_desired_build(fx->inv, fx->cfg, &in, &e));
+    assert_int_equal(e.code, ERR_INVALID);
+    fixture_free(fx);
+}
+
 static void
 test_rc_desired_one_endpoint_at_create(void **state)
 {
@@ -837,6 +889,7 @@ main(void)
             test_rc_desired_legacy_bodies_leave_the_defaults_out),
         cmocka_unit_test(test_rc_desired_work_read_only_by_phase),
         cmocka_unit_test(test_rc_desired_pins_image_id),
+        cmocka_unit_test(test_rc_desired_pins_helper_images),
         cmocka_unit_test(test_rc_desired_one_endpoint_at_create),
         cmocka_unit_test(test_rc_desired_credential_only_in_agent_env),
         cmocka_unit_test(test_rc_desired_labels_exact_on_every_object),

@@ -446,7 +446,10 @@ test_every_rule_mutated(void **state)
     for (size_t i = 0; i < rc_drift_rule_count(); i++) {
         size_t j;
 
+        /* container.image-pinned is about the record, not the inspect:
+         * test_image_pinned */
         if (strcmp(rc_drift_rule_id(i), "object.gone") == 0 ||
+            strcmp(rc_drift_rule_id(i), "container.image-pinned") == 0 ||
             rc_drift_rule_at(i)->cmp == RC_CMP_NEIGHBOUR ||
             rc_drift_rule_at(i)->cmp == RC_CMP_CANARY)
             continue;
@@ -489,21 +492,17 @@ static void
 test_legacy_bodies_clean(void **state)
 {
     struct drift_fx *fx = *state;
-    struct rc_inputs in = {
-        .controller_id = "ctl-fx",
-        .uid = "5eedf00d-0000-4000-8000-000000000001",
-        .image_id = AGENT_IMAGE,
-        .subnet_index = 7,
-        .credential = SECRET,
-        .legacy_bodies = true,
-    };
+    struct rc_inputs in;
     static const enum rc_role roles[] = { RC_ROLE_PROXY, RC_ROLE_KEEPER,
                                           RC_ROLE_AGENT, RC_ROLE_WORKSPACE,
                                           RC_ROLE_SCRATCH };
     struct err e = { 0 };
-    struct rc_desired *legacy = rc_desired_build(fx->inv, fx->cfg, &in, &e);
+    struct rc_desired *legacy;
     struct rc_desired *keep = fx->d;
 
+    drift_fx_inputs(&in);
+    in.legacy_bodies = true;
+    legacy = rc_desired_build(fx->inv, fx->cfg, &in, &e);
     assert_non_null(legacy);
     fx->d = legacy; /* expect_for reads fx */
     for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
@@ -541,6 +540,67 @@ test_legacy_bodies_clean(void **state)
     }
     fx->d = keep;
     rc_desired_free(legacy);
+}
+
+/* container.image-pinned: each container runs the image its role was
+ * pinned to at capture. The fixtures' helpers were created from tags; an
+ * attempt that pinned other IDs (a tag moved between capture and create,
+ * or a box adopted from another body) is drift by this rule alone, and
+ * not with the rule switched off. With the bodies naming the pinned IDs
+ * (as Docker then echoes them in Config.Image) the same boxes are clean;
+ * no pin (an attempt captured before helpers were pinned) checks nothing. */
+static void
+test_image_pinned(void **state)
+{
+    static const enum rc_role roles[] = { RC_ROLE_PROXY, RC_ROLE_KEEPER,
+                                          RC_ROLE_AGENT };
+    struct drift_fx *fx = *state;
+    int bit = rc_drift_rule_by_id("container.image-pinned");
+    struct rc_inputs in;
+    struct err e = { 0 };
+    struct rc_desired *pinned;
+
+    drift_fx_inputs(&in);
+    in.helper_image_ids[RC_HELPER_PROXY] =
+        str_at(fx->obj[RC_ROLE_PROXY], "/Image");
+    in.helper_image_ids[RC_HELPER_KEEPER] =
+        str_at(fx->obj[RC_ROLE_KEEPER], "/Image");
+    in.helper_image_ids[RC_HELPER_PROBE] = "sha256:" OTHER_ID;
+    pinned = rc_desired_build(fx->inv, fx->cfg, &in, &e);
+    assert_true(bit >= 0);
+    assert_non_null(pinned);
+    assert_true(pinned->helpers_pinned);
+    for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+        enum rc_role role = roles[i];
+        const char *ran = str_at(fx->obj[role], "/Image");
+        cJSON *obj = cJSON_Duplicate(fx->obj[role], true);
+        struct rc_drift_expect x;
+        struct rc_drift_report r;
+
+        expect_for(fx, role, &x);
+        x.pinned_image = "sha256:" OTHER_ID;
+        assert_int_equal(rc_drift_check(fx->d, role, obj, &x, &r), 1);
+        print_message("pinned %s: %s\n", rc_role_name(role), r.message);
+        assert_string_equal(r.rule, "container.image-pinned");
+        assert_int_equal(r.count, 1);
+        assert_string_equal(r.field, "Image");
+        assert_string_equal(r.expected, "\"sha256:" OTHER_ID "\"");
+        rc_drift_set_add(&x.disabled_rules, (size_t)bit);
+        assert_int_equal(rc_drift_check(fx->d, role, obj, &x, &r), 0);
+        /* no pin: nothing to compare */
+        memset(&x.disabled_rules, 0, sizeof(x.disabled_rules));
+        x.pinned_image = NULL;
+        assert_int_equal(rc_drift_check(fx->d, role, obj, &x, &r), 0);
+        /* created from the pinned ID: clean */
+        mutate(obj, "/Config/Image", NULL);
+        cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(obj, "Config"),
+                                "Image", ran);
+        x.pinned_image = ran;
+        if (rc_drift_check(pinned, role, obj, &x, &r) != 0)
+            fail_msg("pinned %s: %s", rc_role_name(role), r.message);
+        cJSON_Delete(obj);
+    }
+    rc_desired_free(pinned);
 }
 
 /* Before the agent starts (a second capture: agent created, not started;
@@ -942,6 +1002,7 @@ main(int argc, char **argv)
         cmocka_unit_test(test_every_rule_mutated),
         cmocka_unit_test(test_before_start_clean),
         cmocka_unit_test(test_legacy_bodies_clean),
+        cmocka_unit_test(test_image_pinned),
         cmocka_unit_test(test_endpoints_by_phase),
         cmocka_unit_test(test_own_endpoint_going),
         cmocka_unit_test(test_internal_ip_before_start),

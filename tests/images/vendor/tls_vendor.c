@@ -14,7 +14,16 @@
  * recorded as one JSON line on stdout (`docker logs`):
  *   {"method","path","headers":{name: value, secrets "<redacted>"},
  *    "api","model","stream","tools":[offered tool names],"results":N,
- *    "calls":[tool calls asked for],"answer":text}
+ *    "calls":[tool calls asked for],"answer":text,
+ *    "secrets":["<name> sha256:<hex of the value>",...]}
+ * The secrets list names every secret header as sent (one entry each, so
+ * a duplicate shows) with a digest of its value: a test that knows the key
+ * can tell which one arrived without the record holding it.
+ *
+ * With TV_RELEASE_FILE set, a request with the header "tv-hold: 1" gets
+ * its answer chunked: the first SSE event, then nothing until that file
+ * exists (bounded), then the rest. A test sees the first event arrive
+ * while the stream is still open (tests/integration/gateway/).
  */
 #include "tv_json.h"
 #include "tv_reply.h"
@@ -31,6 +40,7 @@
 #include <unistd.h>
 
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/ssl.h>
 
 #define TV_MAX_HEAD (64 * 1024)
@@ -198,6 +208,85 @@ record_headers(const struct tv_req *q, struct tvb *rec)
     tvb_puts(rec, "}");
 }
 
+/* ,"secrets":[...]: each secret header with a SHA-256 of its value. */
+static void
+record_secrets(const struct tv_req *q, struct tvb *rec)
+{
+    const char *p = strstr(q->head.p, "\r\n");
+    int first = 1;
+
+    tvb_puts(rec, ",\"secrets\":[");
+    while (p && p[2]) {
+        const char *line = p + 2, *colon, *eol = strstr(line, "\r\n");
+        size_t n = eol ? (size_t)(eol - line) : strlen(line), vn;
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned mdn = 0;
+        char name[128], entry[128 + 80];
+        const char *v;
+
+        p = eol;
+        colon = memchr(line, ':', n);
+        if (!colon || (size_t)(colon - line) >= sizeof(name))
+            continue;
+        snprintf(name, sizeof(name), "%.*s", (int)(colon - line), line);
+        for (char *c = name; *c; c++)
+            *c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
+        if (!is_secret_header(name))
+            continue;
+        v = colon + 1;
+        vn = n - (size_t)(v - line);
+        while (vn && (*v == ' ' || *v == '\t')) {
+            v++;
+            vn--;
+        }
+        while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\t'))
+            vn--;
+        EVP_Digest(v, vn, md, &mdn, EVP_sha256(), NULL);
+        int k = snprintf(entry, sizeof(entry), "%s sha256:", name);
+        for (unsigned i = 0; i < mdn && k + 3 < (int)sizeof(entry); i++)
+            k += snprintf(entry + k, sizeof(entry) - (size_t)k, "%02x", md[i]);
+        tvb_puts(rec, first ? "" : ",");
+        first = 0;
+        tvb_json_str(rec, entry);
+    }
+    tvb_puts(rec, "]");
+}
+
+/* "tv-hold: 1" with TV_RELEASE_FILE set: the answer as a chunked
+ * stream, held after its first SSE event until the file exists (at most
+ * two minutes). Returns 0 when sent. */
+static int
+send_held(SSL *ssl, const struct tv_req *q, const struct tv_reply *r)
+{
+    const char *rel = getenv("TV_RELEASE_FILE");
+    const char *body = r->body.p ? r->body.p : "";
+    const char *cut = strstr(body, "\n\n");
+    size_t first = cut ? (size_t)(cut + 2 - body) : r->body.len;
+    struct tvb out = {0};
+    int ok;
+
+    tvb_printf(&out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+                     "Transfer-Encoding: chunked\r\nConnection: %s\r\n\r\n"
+                     "%zx\r\n",
+               r->status, r->status == 200 ? "OK" : "Error", r->type,
+               q->keep_alive ? "keep-alive" : "close", first);
+    tvb_add(&out, body, first);
+    tvb_puts(&out, "\r\n");
+    ok = SSL_write(ssl, out.p, (int)out.len) == (int)out.len;
+    for (int i = 0; ok && i < 1200 && access(rel, F_OK) != 0; i++)
+        usleep(100 * 1000);
+    out.len = 0;
+    if (r->body.len > first) {
+        tvb_printf(&out, "%zx\r\n", r->body.len - first);
+        tvb_add(&out, body + first, r->body.len - first);
+        tvb_puts(&out, "\r\n");
+    }
+    tvb_puts(&out, "0\r\n\r\n");
+    ok = ok && SSL_write(ssl, out.p, (int)out.len) == (int)out.len;
+    tvb_free(&out);
+    return ok ? 0 : -1;
+}
+
 static int
 ends_with(const char *path, const char *suffix)
 {
@@ -236,6 +325,7 @@ serve(SSL *ssl, struct tv_req *q)
     struct tv_reply r = {0};
     struct tvj *body = NULL;
     struct tvb out = {0}, rec = {0};
+    char hold[8];
     int ok;
 
     if (!strcmp(q->method, "POST"))
@@ -257,19 +347,25 @@ serve(SSL *ssl, struct tv_req *q)
                           "\"message\":\"not served by the test vendor\"}}");
         tvb_puts(&r.record, ",\"api\":\"none\"");
     }
-    tvb_printf(&out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
-                     "Content-Length: %zu\r\nrequest-id: req_vendor\r\n"
-                     "x-request-id: req_vendor\r\nConnection: %s\r\n\r\n",
-               r.status, r.status == 200 ? "OK" : "Error", r.type,
-               r.body.len, q->keep_alive ? "keep-alive" : "close");
-    tvb_add(&out, r.body.p ? r.body.p : "", r.body.len);
-    ok = SSL_write(ssl, out.p, (int)out.len) == (int)out.len;
+    if (getenv("TV_RELEASE_FILE") &&
+        header(q, "tv-hold", hold, sizeof(hold)) && !strcmp(hold, "1")) {
+        ok = send_held(ssl, q, &r) == 0;
+    } else {
+        tvb_printf(&out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+                         "Content-Length: %zu\r\nrequest-id: req_vendor\r\n"
+                         "x-request-id: req_vendor\r\nConnection: %s\r\n\r\n",
+                   r.status, r.status == 200 ? "OK" : "Error", r.type,
+                   r.body.len, q->keep_alive ? "keep-alive" : "close");
+        tvb_add(&out, r.body.p ? r.body.p : "", r.body.len);
+        ok = SSL_write(ssl, out.p, (int)out.len) == (int)out.len;
+    }
 
     tvb_puts(&rec, "{\"method\":");
     tvb_json_str(&rec, q->method);
     tvb_puts(&rec, ",\"path\":");
     tvb_json_str(&rec, q->path);
     record_headers(q, &rec);
+    record_secrets(q, &rec);
     tvb_printf(&rec, ",\"status\":%d,\"bodyBytes\":%zu", r.status, q->body.len);
     tvb_add(&rec, r.record.p ? r.record.p : "", r.record.len);
     tvb_puts(&rec, "}\n");

@@ -1,0 +1,53 @@
+/* gw_audit.c - refusal answers and audit lines (see gw_audit.h). */
+#include "gw_audit.h"
+
+#include <stdio.h>
+
+#include "log.h"
+#include "px_answer.h"
+
+size_t
+gw_answer_format(char *buf, size_t size, const struct gw_denial *d)
+{
+    char body[256], details[160];
+    int bn, n;
+
+    log_json_escape(details, sizeof(details), d->details);
+    bn = snprintf(body, sizeof(body),
+                  "{\"type\":\"error\",\"error\":{\"type\":\"%s\","
+                  "\"message\":\"" GW_PROXY_NAME ": %s\"}}",
+                  d->error, details);
+    if (bn < 0 || (size_t)bn >= sizeof(body))
+        return 0;
+    n = snprintf(buf, size,
+                 "HTTP/1.1 %d %s\r\nProxy-Status: " GW_PROXY_NAME
+                 "; error=%s; details=\"%s\"\r\n"
+                 "Content-Type: application/json\r\nContent-Length: %d\r\n"
+                 "Connection: close\r\n\r\n%s",
+                 d->status, px_answer_reason(d->status), d->error, details, bn,
+                 body);
+    return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
+}
+
+size_t
+gw_audit_format(char *buf, size_t size, const struct gw_audit *a)
+{
+    char client[128], method[64], path[600], reason[200];
+    int n;
+
+    log_json_escape(client, sizeof(client), a->client);
+    log_json_escape(method, sizeof(method), a->method);
+    log_json_escape(path, sizeof(path), a->path);
+    log_json_escape(reason, sizeof(reason), a->reason);
+    n = snprintf(buf, size,
+                 "{\"time\":\"%s\",\"msg\":\"request\",\"client\":\"%s\","
+                 "\"method\":\"%s\",\"path\":\"%s\",\"status\":%d,"
+                 "\"bytes_up\":%llu,\"bytes_down\":%llu,\"duration_ms\":%lld,"
+                 "\"requests_left\":%lld,\"bytes_left\":%lld,"
+                 "\"reason\":\"%s\"}\n",
+                 a->time, client, method, path, a->status,
+                 (unsigned long long)a->bytes_up,
+                 (unsigned long long)a->bytes_down, (long long)a->duration_ms,
+                 (long long)a->requests_left, (long long)a->bytes_left, reason);
+    return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
+}

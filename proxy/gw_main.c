@@ -1,0 +1,370 @@
+/* gw_main.c - agent-gateway: flags, the key, the TLS context, the
+ * listening socket, signals, the loop (docs/gateway.md).
+ *
+ * agent-gateway --listen ADDR:PORT --upstream HOST:PORT
+ *   (--key-file FILE [--auth-header x-api-key|bearer] | --no-credential)
+ *   --allow 'METHOD /prefix' [--allow ...]
+ *   [--ca-file FILE] [--connect-to HOST:PORT=IP:PORT] [--allow-private]
+ *   [--max-requests N] [--max-bytes N] [--header-limit BYTES]
+ *   [--header-timeout S] [--idle-timeout S] [--connect-timeout S]
+ *   [--drain-timeout S] [--max-conns N]
+ */
+#include "gw_int.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "px_flags.h"
+#include "px_listen.h"
+
+static const char usage[] =
+    "usage: agent-gateway --listen ADDR:PORT --upstream HOST:PORT\n"
+    "       (--key-file FILE [--auth-header x-api-key|bearer] |"
+    " --no-credential)\n"
+    "       --allow 'METHOD /prefix' [--allow ...] [--ca-file FILE]\n"
+    "       [--connect-to HOST:PORT=IP:PORT] [--allow-private]\n"
+    "       [--max-requests N] [--max-bytes N] [--header-limit BYTES]\n"
+    "       [--header-timeout S] [--idle-timeout S] [--connect-timeout S]\n"
+    "       [--drain-timeout S] [--max-conns N]\n";
+
+/* "HOST:PORT=IP:PORT": the vendor's name and where to dial it instead
+ * of a lookup (tests, or a pinned address); TLS still checks HOST. */
+static int
+gw_parse_connect_to(const char *s, struct gw_config *cfg, struct err *e)
+{
+    const char *eq = strchr(s, '=');
+    struct hostport name;
+
+    if (eq == NULL || hostport_parse(s, (size_t)(eq - s), &name, NULL) == -1)
+        return err_set(e, ERR_SYNTAX, "--connect-to wants HOST:PORT=IP:PORT");
+    if (!hostport_equal(&name, &cfg->upstream))
+        return err_set(e, ERR_INVALID,
+                       "--connect-to names another host than --upstream");
+    if (px_flags_addr("--connect-to", eq + 1, &cfg->connect_addr, e) == -1)
+        return -1;
+    cfg->connect_to = true;
+    return 0;
+}
+
+static int
+gw_parse_auth(const char *s, struct gw_config *cfg, struct err *e)
+{
+    if (strcmp(s, "x-api-key") == 0)
+        cfg->auth = GW_AUTH_API_KEY;
+    else if (strcmp(s, "bearer") == 0)
+        cfg->auth = GW_AUTH_BEARER;
+    else
+        return err_set(e, ERR_SYNTAX, "--auth-header is x-api-key or bearer");
+    return 0;
+}
+
+/* Flags whose value is a number: table-driven, one switch less. */
+static int
+gw_parse_number(int o, const char *arg, struct gw_config *cfg,
+                struct gw_budget *b, struct err *e)
+{
+    double v;
+    int rc;
+
+    switch (o) {
+    case 'R':
+        rc = px_flags_num("--max-requests", arg, 0, 1e15, &v, e);
+        b->max_requests = (uint64_t)v;
+        return rc;
+    case 'B':
+        rc = px_flags_num("--max-bytes", arg, 0, 1e18, &v, e);
+        b->max_bytes = (uint64_t)v;
+        return rc;
+    case 'H':
+        rc = px_flags_num("--header-limit", arg, 256, GW_BUF, &v, e);
+        cfg->header_limit = (size_t)v;
+        return rc;
+    case 'T':
+        return px_flags_num("--header-timeout", arg, 0.01, 3600,
+                            &cfg->header_timeout, e);
+    case 'I':
+        return px_flags_num("--idle-timeout", arg, 0.01, 1e7,
+                            &cfg->idle_timeout, e);
+    case 'C':
+        return px_flags_num("--connect-timeout", arg, 0.01, 3600,
+                            &cfg->connect_timeout, e);
+    case 'D':
+        return px_flags_num("--drain-timeout", arg, 0, 3600,
+                            &cfg->drain_timeout, e);
+    case 'm':
+        rc = px_flags_num("--max-conns", arg, 1, 100000, &v, e);
+        cfg->max_conns = (unsigned)v;
+        return rc;
+    }
+    return err_set(e, ERR_SYNTAX, "unknown flag\n%s", usage);
+}
+
+static int
+gw_parse_flags(int argc, char **argv, struct gw_config *cfg,
+               struct gw_budget *b, struct err *e)
+{
+    static const struct option opts[] = {
+        { "listen", required_argument, NULL, 'l' },
+        { "upstream", required_argument, NULL, 'u' },
+        { "connect-to", required_argument, NULL, 'c' },
+        { "ca-file", required_argument, NULL, 'f' },
+        { "key-file", required_argument, NULL, 'k' },
+        { "no-credential", no_argument, NULL, 'n' },
+        { "auth-header", required_argument, NULL, 'h' },
+        { "allow", required_argument, NULL, 'a' },
+        { "allow-private", no_argument, NULL, 'p' },
+        { "max-requests", required_argument, NULL, 'R' },
+        { "max-bytes", required_argument, NULL, 'B' },
+        { "header-limit", required_argument, NULL, 'H' },
+        { "header-timeout", required_argument, NULL, 'T' },
+        { "idle-timeout", required_argument, NULL, 'I' },
+        { "connect-timeout", required_argument, NULL, 'C' },
+        { "drain-timeout", required_argument, NULL, 'D' },
+        { "max-conns", required_argument, NULL, 'm' },
+        { NULL, 0, NULL, 0 },
+    };
+    bool have_listen = false, have_up = false, no_cred = false;
+    const char *connect_to = NULL;
+    int o;
+
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        int rc = 0;
+
+        switch (o) {
+        case 'l':
+            rc = px_flags_addr("--listen", optarg, &cfg->listen, e);
+            have_listen = true;
+            break;
+        case 'u':
+            rc = hostport_parse(optarg, strlen(optarg), &cfg->upstream, e);
+            have_up = true;
+            break;
+        case 'c':
+            connect_to = optarg;
+            break;
+        case 'f':
+            cfg->ca_file = optarg;
+            break;
+        case 'k':
+            cfg->key_file = optarg;
+            break;
+        case 'n':
+            no_cred = true;
+            break;
+        case 'h':
+            rc = gw_parse_auth(optarg, cfg, e);
+            break;
+        case 'a':
+            rc = gw_policy_add(&cfg->policy, optarg, e);
+            break;
+        case 'p':
+            cfg->allow_private = true;
+            break;
+        default:
+            rc = gw_parse_number(o, optarg, cfg, b, e);
+            break;
+        }
+        if (rc == -1)
+            return -1;
+    }
+    if (optind != argc)
+        return err_set(e, ERR_SYNTAX, "unexpected argument \"%s\"",
+                       argv[optind]);
+    if (!have_listen || !have_up || cfg->policy.len == 0)
+        return err_set(e, ERR_SYNTAX,
+                       "--listen, --upstream and --allow are required\n%s",
+                       usage);
+    if ((cfg->key_file == NULL) == !no_cred)
+        return err_set(e, ERR_SYNTAX,
+                       "give exactly one of --key-file and --no-credential");
+    if (no_cred)
+        cfg->auth = GW_AUTH_NONE;
+    if (connect_to != NULL)
+        return gw_parse_connect_to(connect_to, cfg, e);
+    return 0;
+}
+
+static void
+gw_accept_one(void *arg, int fd, const union px_sockaddr *peer)
+{
+    gw__conn_accept(arg, fd, peer);
+}
+
+static void
+gw_on_accept(struct ev_loop *loop, ev_io *w, int revents)
+{
+    struct gw *gw = container_of(w, struct gw, accept_w);
+
+    (void)revents;
+    if (px_accept_some(gw->listen_fd, 64, gw_accept_one, gw) == -1) {
+        log_warn("accept"); /* out of descriptors: retry from a timer */
+        ev_io_stop(loop, &gw->accept_w);
+        ev_timer_set(&gw->accept_retry, 0.5, 0.);
+        ev_timer_start(loop, &gw->accept_retry);
+    }
+}
+
+static void
+gw_on_accept_retry(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct gw *gw = container_of(w, struct gw, accept_retry);
+
+    (void)revents;
+    if (!gw->draining)
+        ev_io_start(loop, &gw->accept_w);
+}
+
+void
+gw__maybe_done(struct gw *gw)
+{
+    if (gw->draining && gw->conns == NULL)
+        ev_break(gw->loop, EVBREAK_ALL);
+}
+
+static void
+gw_on_drain_timeout(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)w;
+    (void)revents;
+    ev_break(loop, EVBREAK_ALL);
+}
+
+/* SIGTERM/SIGINT: stop accepting, let requests in flight finish for
+ * drain_timeout, then exit (the key is wiped on the way out). */
+static void
+gw_on_signal(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    struct gw *gw = w->signum == SIGTERM ? container_of(w, struct gw, sigterm)
+                                         : container_of(w, struct gw, sigint);
+
+    (void)revents;
+    if (gw->draining)
+        return;
+    log_info("draining: %u connections open", gw->nconns);
+    gw->draining = true;
+    ev_io_stop(loop, &gw->accept_w);
+    ev_timer_stop(loop, &gw->accept_retry);
+    close(gw->listen_fd);
+    gw->listen_fd = -1;
+    ev_timer_set(&gw->drain, gw->cfg->drain_timeout, 0.);
+    ev_timer_start(loop, &gw->drain);
+    gw__conn_close_idle(gw);
+    gw__maybe_done(gw);
+}
+
+/* The credential, the TLS context, the resolver, the socket. */
+static int
+gw_setup(struct gw *gw, struct err *e)
+{
+    const struct gw_config *cfg = gw->cfg;
+    const struct hostport *u = &cfg->upstream;
+    char addr[80];
+
+    if (cfg->key_file != NULL && gw_key_load(&gw->key, cfg->key_file, e) == -1)
+        return -1;
+    gw->cred.kind = cfg->auth;
+    gw->cred.key = gw->key.data;
+    gw->cred.key_len = gw->key.len;
+    if (u->port == 443)
+        snprintf(gw->host_header, sizeof(gw->host_header), "%s", u->host);
+    else
+        hostport_format(u, gw->host_header, sizeof(gw->host_header));
+    gw->tls = gw__tls_ctx_new(gw, cfg->ca_file, e);
+    if (gw->tls == NULL)
+        return -1;
+    gw->dns = px_dns_new(gw->loop, 2000, 2, e);
+    if (gw->dns == NULL)
+        return -1;
+    gw->listen_fd = px_listen_open(&cfg->listen, addr, sizeof(addr), e);
+    if (gw->listen_fd < 0)
+        return -1;
+    log_kv(LOG_INFO, "listening", "addr", addr, "upstream", gw->host_header,
+           (char *)NULL);
+    return 0;
+}
+
+static void
+gw_run(struct gw *gw)
+{
+    struct ev_loop *loop = gw->loop;
+
+    ev_io_init(&gw->accept_w, gw_on_accept, gw->listen_fd, EV_READ);
+    ev_io_start(loop, &gw->accept_w);
+    ev_init(&gw->accept_retry, gw_on_accept_retry);
+    ev_init(&gw->drain, gw_on_drain_timeout);
+    ev_signal_init(&gw->sigterm, gw_on_signal, SIGTERM);
+    ev_signal_init(&gw->sigint, gw_on_signal, SIGINT);
+    ev_signal_start(loop, &gw->sigterm);
+    ev_signal_start(loop, &gw->sigint);
+    ev_unref(loop); /* signal watchers alone do not keep the loop */
+    ev_unref(loop);
+    ev_run(loop, 0);
+    while (gw->conns != NULL)
+        gw__conn_close(gw->conns, "shutdown");
+    ev_ref(loop);
+    ev_ref(loop);
+    ev_signal_stop(loop, &gw->sigterm);
+    ev_signal_stop(loop, &gw->sigint);
+    ev_timer_stop(loop, &gw->drain);
+    ev_timer_stop(loop, &gw->accept_retry);
+    ev_io_stop(loop, &gw->accept_w);
+}
+
+int
+main(int argc, char **argv)
+{
+    static struct gw_config cfg = {
+        .ca_file = "/etc/ssl/certs/ca-certificates.crt",
+        .auth = GW_AUTH_API_KEY,
+        .header_limit = 16384,
+        .header_timeout = 10,
+        .idle_timeout = 600,
+        .connect_timeout = 10,
+        .drain_timeout = 5,
+        .max_conns = 64,
+    };
+    struct err e = { 0 };
+    struct gw *gw;
+    int rc = 1;
+
+    /* No core file, no ptrace by the same user: the key is in memory. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    signal(SIGPIPE, SIG_IGN);
+    gw = calloc(1, sizeof(*gw));
+    if (gw == NULL) {
+        log_msg(LOG_ERROR, "out of memory");
+        return 1;
+    }
+    gw->listen_fd = -1;
+    gw->cfg = &cfg;
+    if (gw_parse_flags(argc, argv, &cfg, &gw->budget, &e) == -1) {
+        log_msg(LOG_ERROR, "%s", e.msg);
+        rc = 2;
+        goto out;
+    }
+    gw->loop = ev_default_loop(EVFLAG_AUTO);
+    if (gw_setup(gw, &e) == -1) {
+        log_msg(LOG_ERROR, "%s", e.msg);
+        goto out;
+    }
+    gw_run(gw);
+    rc = 0;
+out:
+    if (gw->listen_fd >= 0)
+        close(gw->listen_fd);
+    px_dns_free(gw->dns);
+    SSL_SESSION_free(gw->session);
+    SSL_CTX_free(gw->tls);
+    gw_key_wipe(&gw->key);
+    log_info("stopped");
+    free(gw);
+    return rc;
+}

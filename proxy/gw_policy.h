@@ -1,0 +1,69 @@
+/* gw_policy.h - what the gateway forwards: methods and path prefixes
+ * (--allow "POST /v1/messages", repeatable) and the attempt's budget
+ * (--max-requests, --max-bytes).
+ *
+ * Pure code. A prefix admits the path itself and everything below it at a
+ * segment boundary: "/v1/messages" admits "/v1/messages",
+ * "/v1/messages/count_tokens" and "/v1/messages?beta=true", never
+ * "/v1/messagesX". A path that a vendor could read as another path is
+ * refused before any rule is looked at: dot segments, empty segments,
+ * backslashes, ';' (path parameters: "/..;/" is ".." to some servers)
+ * and percent-encoded '.', '/', '\', '%', ';' or NUL (a prefix rule
+ * would otherwise admit "/v1/messages/../../admin").
+ */
+#ifndef GW_POLICY_H
+#define GW_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+/* Most --allow rules. */
+#define GW_RULES_MAX  64
+#define GW_METHOD_MAX 16
+#define GW_PREFIX_MAX 256
+
+struct gw_rule {
+    char method[GW_METHOD_MAX + 1]; /* exact, upper case as sent */
+    char prefix[GW_PREFIX_MAX + 1]; /* starts with '/' */
+};
+
+struct gw_policy {
+    struct gw_rule rules[GW_RULES_MAX];
+    size_t len;
+};
+
+/* Add one rule "METHOD /prefix". -1 with ERR_SYNTAX or ERR_LIMIT. */
+int gw_policy_add(struct gw_policy *p, const char *spec, struct err *e);
+
+/* NULL when the request may be forwarded, else the refusal's details
+ * ("path not allowed", "method not allowed", "path not in normal
+ * form"), a static string. path is the target before any '?'. */
+const char *gw_policy_check(const struct gw_policy *p, const char *method,
+                            size_t method_len, const char *path,
+                            size_t path_len);
+
+/* True when the path has no dot or empty segment and no encoded
+ * separator (see the top of this file). */
+bool gw_path_is_normal(const char *path, size_t len);
+
+/* The attempt's budget; a max of 0 means unlimited. */
+struct gw_budget {
+    uint64_t max_requests, max_bytes;
+    uint64_t requests, bytes; /* used so far */
+};
+
+/* Count one more request: NULL when it fits, else why not ("request
+ * budget spent", "byte budget spent"), and nothing is counted. */
+const char *gw_budget_admit(struct gw_budget *b);
+
+/* Count bytes moved (either way) by an admitted request. */
+void gw_budget_add_bytes(struct gw_budget *b, uint64_t n);
+
+/* What is left, or -1 when unlimited. */
+int64_t gw_budget_requests_left(const struct gw_budget *b);
+int64_t gw_budget_bytes_left(const struct gw_budget *b);
+
+#endif

@@ -1,0 +1,18 @@
+/* px_flags.h - flag values both proxies (egress-proxy, agent-gateway)
+ * take: a listening address and a bounded number. Pure code. */
+#ifndef PX_FLAGS_H
+#define PX_FLAGS_H
+
+#include "err.h"
+#include "px_dns.h"
+
+/* Parse "ADDR:PORT" with a numeric IPv4 or bracketed IPv6 address; port
+ * 0 is kept (the kernel picks one). flag names the flag in errors. */
+int px_flags_addr(const char *flag, const char *s, union px_sockaddr *out,
+                  struct err *e);
+
+/* Parse a number from lo to hi for flag. */
+int px_flags_num(const char *flag, const char *s, double lo, double hi,
+                 double *out, struct err *e);
+
+#endif

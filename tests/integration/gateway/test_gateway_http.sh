@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# test_gateway_http.sh - agent-gateway's HTTP handling on loopback, with
+# the built binaries (no Docker): the gateway and the TLS test vendor on
+# 127.0.0.1, a CA made by the test, the vendor dialled via --connect-to.
+#
+#   a 2 MB body with Content-Length (curl sends Expect: 100-continue and
+#     gets the gateway's 100) and the same body chunked both arrive whole;
+#   three pipelined requests followed by a half-close get three answers;
+#   a head that never ends gets 408 with Proxy-Status;
+#   chunked request trailers and Content-Length + Transfer-Encoding get
+#     400; a byte budget spent gets 429 "byte budget spent";
+#   a key file of mode 0640 stops the gateway at start;
+#   SIGTERM while a stream is held: no new connection is accepted, the
+#     stream in flight still ends whole, then the gateway exits 0.
+# Negative control: a request to the vendor that the gateway did not
+# forward is not found in the vendor's records (the record search works).
+source "$(dirname "$0")/../lib.sh"
+for t in openssl python3 curl jq; do
+    command -v "$t" >/dev/null || skip "$t not installed"
+done
+GW_BIN=$BUILD/proxy/agent-gateway
+VENDOR_BIN=$(find "$BUILD/tests" -maxdepth 2 -type f -name tls-vendor 2>/dev/null | head -n 1)
+[ -x "$GW_BIN" ] && [ -n "$VENDOR_BIN" ] ||
+    skip "agent-gateway or tls-vendor not built in $BUILD"
+HOST=llm.vendor.test
+PIDS=()
+on_cleanup 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null'
+not() { ! "$@"; }
+
+(
+    cd "$TEST_TMP"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem \
+        -days 2 -subj "/CN=gateway http test CA" \
+        -addext "basicConstraints=critical,CA:TRUE" \
+        -addext "keyUsage=critical,keyCertSign,cRLSign"
+    openssl req -newkey rsa:2048 -nodes -keyout vendor.key -out vendor.csr \
+        -subj "/CN=$HOST"
+    printf '%s\n' "subjectAltName=DNS:$HOST" "basicConstraints=CA:FALSE" \
+        "extendedKeyUsage=serverAuth" >ext
+    openssl x509 -req -in vendor.csr -CA ca.pem -CAkey ca.key \
+        -CAcreateserial -out vendor.pem -days 2 -extfile ext
+) >/dev/null 2>&1 || fail "openssl could not make the test CA"
+printf 'sk-http-%s\n' "$(openssl rand -hex 8)" >"$TEST_TMP/key"
+chmod 0400 "$TEST_TMP/key"
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+VPORT=$(free_port)
+mkdir -p "$TEST_TMP/release"
+TV_RELEASE_FILE=$TEST_TMP/release/go "$VENDOR_BIN" --cert "$TEST_TMP/vendor.pem" \
+    --key "$TEST_TMP/vendor.key" --port "$VPORT" \
+    >"$TEST_TMP/vendor.out" 2>"$TEST_TMP/vendor.err" &
+PIDS+=($!)
+
+# gateway NAME FLAG...: start one on a kernel-chosen port; sets PORT_NAME.
+gateway() {
+    local name=$1 i port
+    shift
+    "$GW_BIN" --listen 127.0.0.1:0 --upstream "$HOST:443" \
+        --connect-to "$HOST:443=127.0.0.1:$VPORT" --ca-file "$TEST_TMP/ca.pem" \
+        --allow 'POST /v1/messages' "$@" \
+        >"$TEST_TMP/$name.audit" 2>"$TEST_TMP/$name.err" &
+    PIDS+=($!)
+    for i in $(seq 1 100); do # readiness, not a timed assertion
+        port=$(jq -r 'select(.msg == "listening") | .addr' \
+            "$TEST_TMP/$name.err" 2>/dev/null | cut -d: -f2)
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    [ -n "$port" ] || fail "$name never listened: $(cat "$TEST_TMP/$name.err")"
+    printf -v "PORT_$name" '%s' "$port"
+}
+for i in $(seq 1 100); do
+    grep -q 'listening' "$TEST_TMP/vendor.err" && break
+    sleep 0.1
+done
+gateway main --key-file "$TEST_TMP/key" --header-timeout 1
+gateway bytes --key-file "$TEST_TMP/key" --max-bytes 100
+gateway drain --key-file "$TEST_TMP/key" --drain-timeout 60
+DRAIN_PID=${PIDS[-1]}
+URL=http://127.0.0.1:$PORT_main/v1/messages
+
+# body TASK [PAD-BYTES]: a Messages request whose text is TASK and padding
+body() {
+    python3 - "$1" "${2:-0}" <<'EOF'
+import json, sys
+print(json.dumps({"model": "m", "max_tokens": 8, "messages": [
+    {"role": "user", "content": "TASK " + sys.argv[1] + "\n" + "x" * int(sys.argv[2])}]}))
+EOF
+}
+# vendor_bytes TASK: the body size the vendor recorded for TASK
+vendor_bytes() {
+    jq -r --arg t "$1" 'select(.task == $t) | .bodyBytes' "$TEST_TMP/vendor.out"
+}
+
+body big 2000000 >"$TEST_TMP/big.json"
+size=$(stat -c %s "$TEST_TMP/big.json")
+out=$(curl -sS -v -o /dev/null -w '%{http_code}' "$URL" \
+    -H 'content-type: application/json' --data-binary "@$TEST_TMP/big.json" 2>&1)
+check_match "a 2 MB body gets the gateway's 100 Continue" '< HTTP/1.1 100 Continue' "$out"
+check_match "and 200" '200$' "$out"
+check_eq "the vendor got all of it" "$size" "$(vendor_bytes big)"
+body bigchunked 2000000 >"$TEST_TMP/bigc.json"
+size=$(stat -c %s "$TEST_TMP/bigc.json")
+check_eq "the same body chunked gets 200" 200 \
+    "$(curl -sS -o /dev/null -w '%{http_code}' "$URL" -H 'Transfer-Encoding: chunked' \
+        -H 'content-type: application/json' --data-binary "@$TEST_TMP/bigc.json")"
+check_eq "and arrives whole" "$size" "$(vendor_bytes bigchunked)"
+
+# raw PORT: send stdin's bytes (LF made CRLF), half-close unless the last
+# line is KEEP, print what comes back (CRLF made LF)
+cat >"$TEST_TMP/raw.py" <<'EOF'
+import socket, sys
+data = sys.stdin.buffer.read().replace(b"\n", b"\r\n")
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(30)
+s.sendall(data)
+if not data.endswith(b"KEEP\r\n"):
+    s.shutdown(socket.SHUT_WR)
+out = b""
+while True:
+    try:
+        x = s.recv(65536)
+    except socket.timeout:
+        break
+    if not x:
+        break
+    out += x
+sys.stdout.buffer.write(out.replace(b"\r\n", b"\n"))
+EOF
+raw() { python3 "$TEST_TMP/raw.py" "$1"; }
+pipelined() {
+    local i b
+    for i in 1 2 3; do
+        b=$(body "pipe$i")
+        printf 'POST /v1/messages HTTP/1.1\nHost: x\nContent-Type: application/json\nContent-Length: %d\n\n' \
+            "$((${#b}))"
+        printf '%s' "$b"
+    done
+}
+# the bodies have no newline, so the \n -> \r\n rewrite leaves them be
+out=$(pipelined | raw "$PORT_main")
+check_eq "three pipelined requests and a half-close get three answers" 3 \
+    "$(grep -o 'HTTP/1.1 200 OK' <<<"$out" | wc -l)"
+check_eq "in order" "pipe1 pipe2 pipe3" \
+    "$(jq -r 'select(.task | startswith("pipe")) | .task' "$TEST_TMP/vendor.out" | paste -sd' ')"
+
+out=$(printf 'POST /v1/messages HTTP/1.1\nHost: x\nKEEP\n' | raw "$PORT_main")
+check_match "a head that never ends gets 408" '^HTTP/1.1 408 ' "$out"
+check_match "with Proxy-Status" \
+    'Proxy-Status: agentctl-gateway; error=http_request_error; details="request head not complete in time"' \
+    "$out"
+
+out=$(printf 'POST /v1/messages HTTP/1.1\nHost: x\nTransfer-Encoding: chunked\n\n2\nhi\n0\nx-api-key: mine\n\n' |
+    raw "$PORT_main")
+check_match "a chunked request with trailers gets 400" '^HTTP/1.1 400 ' "$out"
+check_match "saying why" 'details="trailer fields are not accepted"' "$out"
+out=$(printf 'POST /v1/messages HTTP/1.1\nHost: x\nContent-Length: 2\nTransfer-Encoding: chunked\n\n2\nhi\n0\n\n' |
+    raw "$PORT_main")
+check_match "Content-Length with Transfer-Encoding gets 400" '^HTTP/1.1 400 ' "$out"
+check "neither reached the vendor" \
+    test -z "$(jq -r 'select(.bodyBytes == 2) | 1' "$TEST_TMP/vendor.out")"
+check "control: the record search finds a request that did arrive" \
+    test -n "$(jq -r 'select(.task == "pipe2") | 1' "$TEST_TMP/vendor.out")"
+
+BYTES=http://127.0.0.1:$PORT_bytes/v1/messages
+check_eq "the byte budget's first request passes" 200 \
+    "$(curl -sS -o /dev/null -w '%{http_code}' "$BYTES" -d "$(body b1)")"
+out=$(curl -sS -i "$BYTES" -d "$(body b2)")
+check_match "once spent, 429" '^HTTP/1.1 429 ' "$out"
+check_match "byte budget spent" 'details="byte budget spent"' "$out"
+check_eq "the audit line says what is left" "0" \
+    "$(jq -r .bytes_left "$TEST_TMP/bytes.audit" | tail -n 1)"
+
+cp "$TEST_TMP/key" "$TEST_TMP/key0640"
+chmod 0640 "$TEST_TMP/key0640"
+rc=0
+"$GW_BIN" --listen 127.0.0.1:0 --upstream "$HOST:443" --ca-file "$TEST_TMP/ca.pem" \
+    --allow 'POST /v1/messages' --key-file "$TEST_TMP/key0640" \
+    >/dev/null 2>"$TEST_TMP/open.err" || rc=$?
+check_eq "a key file of mode 0640 stops the gateway with status 1" 1 "$rc"
+check "saying why" grep -q 'mode 0640.*want 0400' "$TEST_TMP/open.err"
+check "the key is in no log or audit line" \
+    not grep -rqF "$(cat "$TEST_TMP/key")" "$TEST_TMP"/main.err \
+    "$TEST_TMP"/main.audit "$TEST_TMP"/bytes.err "$TEST_TMP"/bytes.audit \
+    "$TEST_TMP"/open.err "$TEST_TMP"/vendor.out
+
+# SIGTERM with a stream in flight (the vendor holds it after its first
+# event until release/go exists)
+: >"$TEST_TMP/drain.out"
+curl -sS -N --max-time 60 "http://127.0.0.1:$PORT_drain/v1/messages" \
+    -H 'tv-hold: 1' -d '{"model":"m","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"TASK drain"}]}' \
+    >"$TEST_TMP/drain.out" 2>&1 &
+curl_pid=$!
+for i in $(seq 1 300); do # readiness: the first event is through
+    grep -q 'event: message_start' "$TEST_TMP/drain.out" && break
+    sleep 0.1
+done
+check "the held stream's first event is through" \
+    grep -q 'event: message_start' "$TEST_TMP/drain.out"
+kill -TERM "$DRAIN_PID"
+for i in $(seq 1 100); do # readiness: the gateway says it drains
+    grep -q '"draining' "$TEST_TMP/drain.err" && break
+    sleep 0.1
+done
+check "after SIGTERM a new connection is refused" \
+    not curl -sS -o /dev/null --max-time 10 "http://127.0.0.1:$PORT_drain/v1/messages" -d '{}' 2>/dev/null
+touch "$TEST_TMP/release/go"
+wait "$curl_pid" || fail "the stream in flight broke: $(cat "$TEST_TMP/drain.out")"
+check "the stream in flight still ended whole" \
+    grep -q 'event: message_stop' "$TEST_TMP/drain.out"
+rc=0
+wait "$DRAIN_PID" || rc=$?
+check_eq "then the gateway exited 0" 0 "$rc"
+check "with its audit line for the stream" \
+    grep -q '"status":200' "$TEST_TMP/drain.audit"

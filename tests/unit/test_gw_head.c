@@ -1,0 +1,133 @@
+/* test_gw_head.c - the head the vendor receives: the agent's credential
+ * and hop-by-hop fields gone, the gateway's credential added once. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gw_head.h"
+
+static void
+build(const char *in, const struct gw_cred *cred, struct buf *out)
+{
+    struct gw_req_head h;
+    int status;
+
+    assert_int_equal(gw_req_parse(in, strlen(in), &h, &status, NULL), 0);
+    buf_init(out, 1 << 16);
+    assert_int_equal(gw_head_build(&h, "llm.vendor.test", cred, out, NULL), 0);
+}
+
+static void
+test_gw_head_replaces_the_agents_credentials(void **state)
+{
+    static const char in[] = "POST /v1/messages?beta=true HTTP/1.1\r\n"
+                             "Host: 172.30.0.2:8080\r\n"
+                             "X-Api-Key: agent-placeholder\r\n"
+                             "authorization: Bearer other-account\r\n"
+                             "Proxy-Authorization: Basic eA==\r\n"
+                             "Cookie: s=1\r\n"
+                             "api-key: azure\r\n"
+                             "x-goog-api-key: g\r\n"
+                             "anthropic-version: 2023-06-01\r\n"
+                             "Connection: keep-alive, X-Secret-Hop\r\n"
+                             "X-Secret-Hop: 1\r\n"
+                             "Keep-Alive: timeout=5\r\n"
+                             "Expect: 100-continue\r\n"
+                             "Upgrade: h2c\r\n"
+                             "X-HTTP-Method-Override: DELETE\r\n"
+                             "TE: trailers\r\n"
+                             "Content-Length: 2\r\n\r\n";
+    static const char want[] = "POST /v1/messages?beta=true HTTP/1.1\r\n"
+                               "Host: llm.vendor.test\r\n"
+                               "anthropic-version: 2023-06-01\r\n"
+                               "Content-Length: 2\r\n"
+                               "x-api-key: sk-real\r\n\r\n";
+    struct gw_cred cred = { GW_AUTH_API_KEY, "sk-real", 7 };
+    struct buf out;
+
+    (void)state;
+    build(in, &cred, &out);
+    assert_string_equal(out.data, want);
+    buf_cleanup(&out);
+}
+
+static void
+test_gw_head_bearer_and_none(void **state)
+{
+    static const char in[] = "GET /v1/responses HTTP/1.0\r\n"
+                             "Authorization: Bearer placeholder\r\n\r\n";
+    struct gw_cred bearer = { GW_AUTH_BEARER, "sk-openai", 9 };
+    struct gw_cred none = { GW_AUTH_NONE, NULL, 0 };
+    struct buf out;
+
+    (void)state;
+    build(in, &bearer, &out);
+    assert_string_equal(out.data, "GET /v1/responses HTTP/1.1\r\n"
+                                  "Host: llm.vendor.test\r\n"
+                                  "Authorization: Bearer sk-openai\r\n\r\n");
+    buf_cleanup(&out);
+    build(in, &none, &out);
+    assert_string_equal(out.data, "GET /v1/responses HTTP/1.1\r\n"
+                                  "Host: llm.vendor.test\r\n\r\n");
+    buf_cleanup(&out);
+}
+
+/* "Connection: content-length" must not unframe the body: the vendor
+ * would read the body as a second request, past the path rules. */
+static void
+test_gw_head_keeps_framing_that_connection_names(void **state)
+{
+    static const char in[] = "POST /v1/messages HTTP/1.1\r\n"
+                             "Connection: content-length, x-hop\r\n"
+                             "X-Hop: 1\r\n"
+                             "Content-Length: 40\r\n\r\n";
+    struct gw_cred none = { GW_AUTH_NONE, NULL, 0 };
+    struct buf out;
+
+    (void)state;
+    build(in, &none, &out);
+    assert_string_equal(out.data, "POST /v1/messages HTTP/1.1\r\n"
+                                  "Host: llm.vendor.test\r\n"
+                                  "Content-Length: 40\r\n\r\n");
+    buf_cleanup(&out);
+    build("POST / HTTP/1.1\r\nConnection: transfer-encoding\r\n"
+          "Transfer-Encoding: chunked\r\n\r\n",
+          &none, &out);
+    assert_non_null(strstr(out.data, "Transfer-Encoding: chunked\r\n"));
+    buf_cleanup(&out);
+}
+
+static void
+test_gw_head_fails_past_the_buffer_cap(void **state)
+{
+    static const char in[] = "GET / HTTP/1.1\r\nA: b\r\n\r\n";
+    struct gw_cred cred = { GW_AUTH_API_KEY, "k", 1 };
+    struct gw_req_head h;
+    struct buf out;
+    struct err e = { 0 };
+    int status;
+
+    (void)state;
+    assert_int_equal(gw_req_parse(in, strlen(in), &h, &status, NULL), 0);
+    buf_init(&out, 20);
+    assert_int_equal(gw_head_build(&h, "h", &cred, &out, &e), -1);
+    assert_int_equal(e.code, ERR_LIMIT);
+    buf_cleanup(&out);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gw_head_replaces_the_agents_credentials),
+        cmocka_unit_test(test_gw_head_bearer_and_none),
+        cmocka_unit_test(test_gw_head_keeps_framing_that_connection_names),
+        cmocka_unit_test(test_gw_head_fails_past_the_buffer_cap),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,126 @@
+/* test_gw_policy.c - the gateway's method and path rules (segment
+ * boundaries, paths that could be read as other paths) and the budget. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gw_policy.h"
+
+static const char *
+check(const struct gw_policy *p, const char *method, const char *path)
+{
+    return gw_policy_check(p, method, strlen(method), path, strlen(path));
+}
+
+static void
+test_gw_policy_admits_by_method_and_segment_prefix(void **state)
+{
+    struct gw_policy p = { 0 };
+
+    (void)state;
+    assert_int_equal(gw_policy_add(&p, "POST /v1/messages", NULL), 0);
+    assert_int_equal(gw_policy_add(&p, "GET /v1/models/", NULL), 0);
+    assert_null(check(&p, "POST", "/v1/messages"));
+    assert_null(check(&p, "POST", "/v1/messages/count_tokens"));
+    assert_null(check(&p, "GET", "/v1/models/claude"));
+    assert_string_equal(check(&p, "POST", "/v1/messagesX"), "path not allowed");
+    assert_string_equal(check(&p, "GET", "/v1/messages"), "method not allowed");
+    assert_string_equal(check(&p, "post", "/v1/messages"),
+                        "method not allowed");
+    assert_string_equal(check(&p, "GET", "/v1/models"), "path not allowed");
+    assert_string_equal(check(&p, "POST", "/v2/messages"), "path not allowed");
+}
+
+static void
+test_gw_policy_refuses_paths_read_two_ways(void **state)
+{
+    static const char *const bad[] = {
+        "/v1/messages/../../admin", "/v1/messages/./x",
+        "/v1/messages/..",          "/v1//messages",
+        "/v1/messages/%2e%2e/x",    "/v1/messages%2Fx",
+        "/v1/messages/%252e",       "/v1/messages\\..\\x",
+        "/v1/messages/%5c",         "v1/messages",
+        "/v1/messages/%2",          "/v1/messages/..;/admin",
+        "/v1/messages;x",           "/v1/messages/%3B",
+        "/v1/messages/%00",
+    };
+    struct gw_policy p = { 0 };
+
+    (void)state;
+    assert_int_equal(gw_policy_add(&p, "POST /v1/messages", NULL), 0);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_string_equal(check(&p, "POST", bad[i]),
+                            "path not in normal form");
+    assert_true(gw_path_is_normal("/v1/messages/%41x", 17));
+    assert_true(gw_path_is_normal("/", 1));
+    assert_true(gw_path_is_normal("/a/.well-known/..x", 18));
+}
+
+static void
+test_gw_policy_add_refuses_bad_rules(void **state)
+{
+    static const char *const bad[] = {
+        "POST",          "POST v1/messages", "post /v1",
+        "POST /v1/../x", "POST /v1?x=1",     " /v1",
+        "POST ",
+    };
+    struct gw_policy p = { 0 };
+    struct err e = { 0 };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(gw_policy_add(&p, bad[i], &e), -1);
+        assert_int_equal(e.code, ERR_SYNTAX);
+    }
+    assert_int_equal(p.len, 0);
+    for (int i = 0; i < GW_RULES_MAX; i++)
+        assert_int_equal(gw_policy_add(&p, "GET /", NULL), 0);
+    assert_int_equal(gw_policy_add(&p, "GET /", &e), -1);
+    assert_int_equal(e.code, ERR_LIMIT);
+}
+
+static void
+test_gw_budget_counts_requests_and_bytes(void **state)
+{
+    struct gw_budget b = { .max_requests = 2, .max_bytes = 100 };
+    struct gw_budget unlimited = { 0 };
+
+    (void)state;
+    assert_null(gw_budget_admit(&b));
+    assert_int_equal(gw_budget_requests_left(&b), 1);
+    gw_budget_add_bytes(&b, 60);
+    assert_int_equal(gw_budget_bytes_left(&b), 40);
+    assert_null(gw_budget_admit(&b));
+    assert_string_equal(gw_budget_admit(&b), "request budget spent");
+    assert_int_equal(b.requests, 2); /* a refusal is not counted */
+
+    b = (struct gw_budget){ .max_bytes = 100 };
+    assert_null(gw_budget_admit(&b));
+    gw_budget_add_bytes(&b, 100);
+    assert_int_equal(gw_budget_bytes_left(&b), 0);
+    assert_string_equal(gw_budget_admit(&b), "byte budget spent");
+    gw_budget_add_bytes(&b, UINT64_MAX); /* saturates */
+    assert_int_equal(b.bytes, UINT64_MAX);
+
+    for (int i = 0; i < 1000; i++)
+        assert_null(gw_budget_admit(&unlimited));
+    assert_int_equal(gw_budget_requests_left(&unlimited), -1);
+    assert_int_equal(gw_budget_bytes_left(&unlimited), -1);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gw_policy_admits_by_method_and_segment_prefix),
+        cmocka_unit_test(test_gw_policy_refuses_paths_read_two_ways),
+        cmocka_unit_test(test_gw_policy_add_refuses_bad_rules),
+        cmocka_unit_test(test_gw_budget_counts_requests_and_bytes),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
