@@ -76,6 +76,7 @@ enum ctl_net_retry {
 /* Where the boundary canary of a running agent is (ctl_canary.c). */
 enum ctl_canary_stage {
     CTL_CANARY_IDLE,    /* none of this process in flight */
+    CTL_CANARY_NAMED,   /* its name is recorded (canaryPending): create */
     CTL_CANARY_CREATED, /* recorded as the probe role; start next */
     CTL_CANARY_STARTED, /* wait for its exit */
     CTL_CANARY_EXITED,  /* read its verdict */

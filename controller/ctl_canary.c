@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "ctl_drift.h"
+#include "ctl_objects.h"
 #include "ctl_observe.h"
 #include "ctl_probe.h"
 #include "ctl_queue.h"
@@ -70,6 +71,22 @@ arm(struct ctl_inv *inv)
     ev_timer_start(inv->ctl->loop, &inv->canary);
 }
 
+/* The canary's name is held by a container that is not this attempt's
+ * (taken before our create, or left by a lost create and not ours by its
+ * labels): a container may sit in the agent's namespace under it. */
+static enum ctl_step
+name_taken(struct ctl_inv *inv, const char *name, const char *id)
+{
+    char msg[300];
+
+    snprintf(msg, sizeof(msg),
+             "the canary's name %s is held by container %.12s, not this "
+             "attempt's",
+             name, id ? id : "?");
+    ctl_record_set_str(&inv->rec, &inv->rec.canary_pending, NULL);
+    return ctl_drift_found(inv, "container.joined", msg);
+}
+
 static enum ctl_step
 on_created(struct ctl_inv *inv, struct dk_response *r)
 {
@@ -77,6 +94,10 @@ on_created(struct ctl_inv *inv, struct dk_response *r)
         cJSON_GetObjectItemCaseSensitive(r->json, "Id"));
     char name[RC_NAME_MAX];
 
+    if (rc_probe_canary_name(inv->desired->prefix, name) == -1)
+        name[0] = '\0';
+    if (r->err != NULL && r->err->code == ERR_CONFLICT)
+        return name_taken(inv, name, NULL);
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
     if (id == NULL) {
@@ -85,22 +106,36 @@ on_created(struct ctl_inv *inv, struct dk_response *r)
         err_set(&e, ERR_SYNTAX, "canary create answered no Id");
         return ctl_step_failed(inv, &e);
     }
-    rc_probe_canary_name(inv->desired->prefix, name);
+    ctl_test_point("created", "canary"); /* the answer lost: adopt() */
     ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id, name);
+    ctl_record_set_str(&inv->rec, &inv->rec.canary_pending, NULL);
     inv->canary_stage = CTL_CANARY_CREATED;
     return CTL_STEP_DONE;
 }
 
+/* The name goes on disk first (status.canaryPending): a create whose
+ * answer a crash loses is then found by it (adopt()), never taken for a
+ * stranger in the agent's namespace. */
 static enum ctl_step
 create(struct ctl_inv *inv, const char *agent)
 {
     char name[RC_NAME_MAX];
-    cJSON *body = ctl_probe_body(inv);
+    cJSON *body;
     struct err e;
     enum ctl_step s;
 
-    if (body == NULL || rc_probe_join(body, agent) == -1 ||
-        rc_probe_canary_name(inv->desired->prefix, name) == -1) {
+    if (rc_probe_canary_name(inv->desired->prefix, name) == -1) {
+        err_set(&e, ERR_INVALID, "cannot name the boundary canary");
+        return ctl_step_failed(inv, &e);
+    }
+    if (inv->canary_stage != CTL_CANARY_NAMED &&
+        !ctl_test_disabled("canary-pending")) {
+        ctl_record_set_str(&inv->rec, &inv->rec.canary_pending, name);
+        inv->canary_stage = CTL_CANARY_NAMED;
+        return CTL_STEP_DONE; /* the next pass writes it, then creates */
+    }
+    body = ctl_probe_body(inv);
+    if (body == NULL || rc_probe_join(body, agent) == -1) {
         cJSON_Delete(body);
         err_set(&e, ERR_INVALID, "cannot build the boundary canary");
         return ctl_step_failed(inv, &e);
@@ -112,6 +147,46 @@ create(struct ctl_inv *inv, const char *agent)
                          &e);
     cJSON_Delete(body);
     return s;
+}
+
+/* A canary create from before a restart whose answer was lost: what holds
+ * its name is adopted when its labels say it is this attempt's probe (then
+ * removed, and the run made again), a stranger fails the attempt closed,
+ * nothing there means the create never happened. */
+static enum ctl_step
+on_pending_inspected(struct ctl_inv *inv, struct dk_response *r)
+{
+    const char *name = inv->rec.canary_pending;
+    const char *id;
+
+    if (r->err != NULL && r->err->code == ERR_NOTFOUND) {
+        ctl_record_set_str(&inv->rec, &inv->rec.canary_pending, NULL);
+        return CTL_STEP_DONE;
+    }
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
+    id = ctl_objects_identity(r->json, false);
+    if (id == NULL || !ctl_objects_ours(inv, r->json, RC_PROBE_ROLE))
+        return name_taken(inv, name, id);
+    ctl_event(inv, false, "Adopted",
+              "canary %s was created before a restart: adopted, removed",
+              name);
+    ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id, name);
+    ctl_record_set_str(&inv->rec, &inv->rec.canary_pending, NULL);
+    inv->canary_stage = CTL_CANARY_IDLE; /* removed next, run again */
+    return CTL_STEP_DONE;
+}
+
+static enum ctl_step
+adopt(struct ctl_inv *inv)
+{
+    struct err e;
+
+    return ctl_step_request(
+        inv, on_pending_inspected,
+        dk_inspect(inv->ctl->dk, DK_CONTAINER, inv->rec.canary_pending,
+                   ctl_step_answered, inv, &e),
+        &e);
 }
 
 static enum ctl_step
@@ -265,6 +340,7 @@ run_step(struct ctl_inv *inv, const char *id)
         if (!is_prestart_probe(inv))
             inv->canary_due = true;
         break;
+    case CTL_CANARY_NAMED: /* not reached: recorded means created */
     case CTL_CANARY_JUDGED:
         break;
     }
@@ -286,6 +362,8 @@ ctl_canary_step(struct ctl_inv *inv)
     arm(inv);
     if (probe != NULL)
         return run_step(inv, probe);
+    if (inv->rec.canary_pending != NULL && inv->canary_stage != CTL_CANARY_NAMED)
+        return adopt(inv);
     if (!inv->canary_due || ctl_test_disabled("canary"))
         return CTL_STEP_NONE;
     return create(inv, agent);

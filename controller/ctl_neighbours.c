@@ -129,16 +129,23 @@ on_other_inspected(struct ctl_inv *inv, struct dk_response *r)
 /* A container under one of the attempt's names that is not the recorded
  * one is a stand-in: the role's own check names it precisely
  * (container.id, container.name) on this round or the next, with both IDs
- * and the standIns record, so it is left to that check here. */
+ * and the standIns record, so it is left to that check here; one under
+ * the name of a canary being created is left to the canary's step. */
 static bool
 holds_our_name(const struct ctl_inv *inv, const cJSON *entry)
 {
+    const char *pending = inv->rec.canary_pending;
     const cJSON *n;
 
     cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(entry, "Names"))
     {
         const char *name = cJSON_GetStringValue(n);
 
+        /* a canary create whose answer a restart lost: ctl_canary.c
+         * adopts it by its labels or fails the attempt closed */
+        if (name != NULL && pending != NULL &&
+            strcmp(name + (name[0] == '/'), pending) == 0)
+            return true;
         for (int r = 0; name != NULL && r < RC_ROLE_COUNT; r++) {
             const struct rc_object *o = &inv->desired->objects[r];
 

@@ -465,8 +465,9 @@ ctl_record_reset_progress(struct ctl_record *r)
 void
 ctl_record_reset_attempt(struct ctl_record *r)
 {
-    char **drop[] = { &r->started_at, &r->finished_at, &r->image_id,
-                      &r->spec_hash,  &r->captured_at, &r->tool_policy };
+    char **drop[] = { &r->started_at,  &r->finished_at, &r->image_id,
+                      &r->spec_hash,   &r->captured_at, &r->tool_policy,
+                      &r->canary_pending };
 
     static const char *const keys[] = {
         "stopReason",         "startedAt",      "finishedAt",
@@ -475,6 +476,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
         "captured",           "specHash",       "capturedAt",
         "observedGeneration", "gitMetadata",    "git",
         "toolPolicy",         "defaultsStated", "helperImages",
+        "canaryPending",
     };
 
     /* the same keys in a form this version could not read go too */

@@ -126,6 +126,10 @@ struct ctl_record {
     char *started_at;
     char *finished_at;
     char *tool_policy;
+    /* status.canaryPending: the name of the canary container about to be
+     * created, on disk before its create; cleared when its ID is
+     * recorded. Left set, it names a create whose answer a crash lost. */
+    char *canary_pending;
     bool has_generation;
     double observed_generation;
     bool has_subnet;

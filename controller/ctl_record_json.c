@@ -108,6 +108,7 @@ static const struct {
     { "toolPolicy", offsetof(struct ctl_record, tool_policy) },
     { "startedAt", offsetof(struct ctl_record, started_at) },
     { "finishedAt", offsetof(struct ctl_record, finished_at) },
+    { "canaryPending", offsetof(struct ctl_record, canary_pending) },
 };
 #define STR_FIELDS (sizeof(str_fields) / sizeof(str_fields[0]))
 
@@ -573,6 +574,7 @@ add_run(cJSON *o, const struct ctl_record *r)
     if (r->has_exit_code)
         cJSON_AddNumberToObject(o, "exitCode", (double)r->exit_code);
     add_str(o, "finishedAt", r->finished_at);
+    add_str(o, "canaryPending", r->canary_pending);
     if (r->cleaned_up)
         cJSON_AddBoolToObject(o, "cleanedUp", 1);
 }

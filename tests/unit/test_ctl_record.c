@@ -265,7 +265,7 @@ test_ctl_record_reset_attempt_clears_the_run_only(void **state)
         "output",      "progress",  "cleanedUp",          "imageID",
         "subnetIndex", "captured",  "specHash",           "capturedAt",
         "gitMetadata", "git",       "observedGeneration", "toolPolicy",
-        "helperImages",
+        "helperImages", "canaryPending",
     };
     static const char *const kept[] = { "phase",      "controller",
                                         "uid",        "resources",
@@ -279,6 +279,12 @@ test_ctl_record_reset_attempt_clears_the_run_only(void **state)
     ctl_record_set_stop(&r, CTL_STOP_CANCELLED);
     ctl_record_set_exit_code(&r, 1);
     ctl_record_set_output(&r, 10, true, "abc");
+    ctl_record_set_str(&r, &r.canary_pending, "x-canary");
+    out = ctl_record_to_json(&r);
+    assert_string_equal(
+        cJSON_GetStringValue(cJSON_GetObjectItem(out, "canaryPending")),
+        "x-canary");
+    cJSON_Delete(out);
     r.cleaned_up = true;
     r.dirty = false;
     ctl_record_reset_attempt(&r);

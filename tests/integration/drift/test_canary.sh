@@ -11,6 +11,11 @@
 #  event     probeInterval 0 (no timer): no run until `docker update` on
 #            the proxy (a no-op update: nothing an inspect rule sees), then
 #            one; an update on the keeper starts none
+#  crash     a controller killed between the canary's create and its
+#            record: the next one adopts the canary by the name recorded
+#            before the create (status.canaryPending), removes it, goes on
+#            (control: without that record the orphan fails the attempt
+#            closed as a stranger in the agent's namespace)
 #  alone     the agent connected to the egress network (a route past the
 #            proxy) with the inspect rules that see it switched off
 #            (container.networks, container.ports-live; test-hooks build):
@@ -123,6 +128,49 @@ sleep 5
 check_eq "ev: an update on the keeper starts no run" 1 "$(canary_count ev)"
 check_eq "ev: still Running" Running "$(status_field ev .phase)"
 end_all ev
+ctl_stop
+
+# ---- crash: a canary created, its answer lost (killed before recording
+# it); the next controller finds it by the name recorded before the create
+# (status.canaryPending), adopts and removes it, and goes on ----
+# crashed NAME [DISABLE]: NAME Running, a test-hooks controller killed at
+# created:canary (with AGENTCTL_TEST_DISABLE=DISABLE); echoes the orphan
+crashed() {
+    apply_spec "$1" execute "${SLEEP[@]}"
+    AGENTCTL_TEST_DISABLE=${2:-} ctl_crash_at created:canary "$1" >&2
+    docker ps -aq --no-trunc --filter "label=agentctl.dev/uid=$(inv_uid "$1")" \
+        --filter label=agentctl.dev/role=probe --filter "name=-canary"
+}
+with_interval 2s
+orphan=$(crashed crash)
+check "crash: the killed controller left its canary ($orphan)" test -n "$orphan"
+check_match "crash: its name was recorded before the create" '-canary$' \
+    "$(status_field crash .canaryPending)"
+ctl_start
+wait_canary crash 1 90
+check_eq "crash: still Running" Running "$(status_field crash .phase)"
+check "crash: Drifted is not True" not test \
+    "$(condition_field crash Drifted status)" == True
+check "crash: the orphan was removed" not quiet docker inspect "$orphan"
+check_match "crash: an Adopted event names the canary" 'canary .* adopted' \
+    "$(jq -r 'select(.reason == "Adopted") | .message' \
+        "$STATE/events/crash.jsonl")"
+check_eq "crash: canaryPending cleared" "" "$(status_field crash .canaryPending)"
+end_all crash
+ctl_stop
+# control: without the name on disk the orphan is a stranger in the
+# agent's namespace, and the attempt fails closed
+orphan=$(crashed crash-ctrl canary-pending)
+check "crash-ctrl: the killed controller left its canary" test -n "$orphan"
+check_eq "crash-ctrl: no name recorded" "" \
+    "$(status_field crash-ctrl .canaryPending)"
+ctl_start
+check_eq "crash-ctrl: Failed" Failed "$(wait_terminal crash-ctrl 120)"
+check_eq "crash-ctrl: Drifted container.joined" container.joined \
+    "$(condition_field crash-ctrl Drifted reason)"
+docker rm -f "$orphan" >/dev/null 2>&1 || true # left as a stand-in
+check_no_objects "crash-ctrl: nothing of it left" \
+    "agentctl.dev/uid=$(inv_uid crash-ctrl)" 120
 ctl_stop
 
 # ---- alone: the inspect rules off, the canary catches it ----
