@@ -59,6 +59,7 @@
 #define CTL_KILL_GRACE_MS 2000
 
 struct ctl;
+struct ctl_ws;
 
 struct buf;
 
@@ -106,6 +107,10 @@ struct ctl_inv {
     struct dk_req *call;    /* the one step request in flight, or NULL */
     ctl_answer_fn *answer;  /* reads call's answer (ctl_result.h) */
     struct err step_err;    /* why the last failed step failed */
+    struct ctl_ws *ws;      /* workspace worker: a check in flight, or the
+                               upload behind `call` (ctl_ws.c) */
+    char ws_checked[65];    /* spec hash whose workspace passed the check
+                               for the capture to come; "" none */
     ev_timer kick;          /* run the next pass (0 s, or backoff) */
     ev_timer deadline;      /* end of the attempt's deadlineSeconds */
     unsigned failures;      /* consecutive failed steps: backoff exponent */

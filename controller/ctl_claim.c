@@ -242,7 +242,7 @@ ctl_claim_after_pass(struct ctl_inv *inv)
     phase = inv->rec.phase;
     if (inv->lease_lost && ctl_phase_terminal(phase) && cleaned_up(inv))
         inv->lease_lost = false; /* stopped and cleaned: back to the rules */
-    if (!inv->claimed || inv->call != NULL)
+    if (!inv->claimed || ctl_step_in_flight(inv))
         return;
     if (inv->freeing || (ctl_phase_terminal(phase) && cleaned_up(inv) &&
                          !ev_is_active(&inv->kick)))

@@ -10,6 +10,7 @@
  */
 #include "ctl_inv.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +29,7 @@
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
 #include "ctl_verify.h"
+#include "ctl_ws.h"
 #include "log.h"
 #include "rc_credential.h"
 #include "rc_desired.h"
@@ -62,17 +64,38 @@ fail_preparation(struct ctl_inv *inv, const char *reason, const char *msg)
                        msg);
 }
 
+/* The workspace check's answer (ctl_ws.c ran it on the worker): an
+ * unsafe or oversize tree fails for good; an I/O error or a tree that
+ * changed while it was read (being written, a disk hiccup) is retried. */
+static enum ctl_step
+on_workspace_checked(struct ctl_inv *inv, struct dk_response *r)
+{
+    const char *reason;
+
+    if (r->err == NULL) {
+        snprintf(inv->ws_checked, sizeof(inv->ws_checked), "%s",
+                 inv->spec != NULL ? inv->spec->spec_hash : "");
+        return CTL_STEP_DONE; /* the next pass captures */
+    }
+    reason = rc_workspace_reason_name(rc_workspace_reason(r->err));
+    if (reason == NULL)
+        return ctl_step_failed(inv, r->err);
+    if (inv->spec != NULL && !inv->deleted &&
+        !ctl_record_attempt_used(&inv->rec, inv->spec->attempt))
+        fail_preparation(inv, reason, r->err->msg);
+    return CTL_STEP_DONE;
+}
+
 /* Checks that need no Docker: admission, credential, workspace. true
  * when the capture may go on; else *s says what the pass does next: a
  * spec the config refuses waits (Admitted=False) for a new spec or
- * config, a credential or a tree that cannot be used ends the attempt,
- * and an I/O error is retried. */
+ * config, a credential that cannot be used ends the attempt, and the
+ * workspace check starts on the worker (its answer decides). */
 static bool
 capture_checks(struct ctl_inv *inv, enum ctl_step *s)
 {
     const struct spec_invocation *spec = inv->spec;
     const struct cfg *cfg = inv->ctl->cfg;
-    struct rc_workspace_stats st;
     struct err e;
 
     *s = CTL_STEP_DONE;
@@ -92,18 +115,10 @@ capture_checks(struct ctl_inv *inv, enum ctl_step *s)
         fail_preparation(inv, "CredentialUnavailable", e.msg);
         return false;
     }
-    if (spec->has_workspace &&
-        rc_workspace_check(cfg->workspace_root, spec->workspace_source,
-                           spec->workspace_bytes, spec->workspace_inodes, &st,
-                           &e) == -1) {
-        const char *reason = rc_workspace_reason_name(rc_workspace_reason(&e));
-
-        /* An unsafe or oversize tree fails for good; an I/O error (the
-         * tree is being written, a disk hiccup) is retried. */
-        if (reason == NULL)
-            *s = ctl_step_failed(inv, &e);
-        else
-            fail_preparation(inv, reason, e.msg);
+    /* The walk runs off the loop; the spec it passed for is remembered,
+     * so a spec changed meanwhile is checked again. */
+    if (spec->has_workspace && strcmp(inv->ws_checked, spec->spec_hash) != 0) {
+        *s = ctl_ws_check(inv, on_workspace_checked);
         return false;
     }
     return true;
@@ -170,6 +185,7 @@ capture_commit(struct ctl_inv *inv)
     ctl_event(inv, false, "Captured", "attempt %s captured, image %s",
               s->attempt, inv->pinned_image);
     inv->pinned_image[0] = '\0';
+    inv->ws_checked[0] = '\0'; /* the next attempt's capture checks again */
     inv->egress_checked = false;
     inv->start_checked = false;
     inv->cleanup_swept = false;
@@ -475,7 +491,7 @@ ctl_inv_pass(struct ctl_inv *inv)
     struct ctl *c = inv->ctl;
     double started;
 
-    if (inv->call != NULL) {
+    if (ctl_step_in_flight(inv)) {
         /* the step's callback queues the next pass: this one is requeued */
         c->reconciles_requeue++;
         return;

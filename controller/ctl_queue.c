@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl_wsjob.h"
 #include "log.h"
 #include "rc_credential.h"
 #include "rc_desired.h"
@@ -62,6 +63,7 @@ ctl_inv_remove(struct ctl_inv *inv)
     ev_timer_stop(c->loop, &inv->deadline);
     ev_timer_stop(c->loop, &inv->canary);
     dk_cancel(inv->call);
+    ctl_ws_free(inv); /* after the cancel: it closes the upload's fd */
     dk_cancel(inv->logs);
     dk_cancel(inv->wait);
     cJSON_Delete(inv->pending_inspect);
@@ -120,7 +122,7 @@ ctl_idle(const struct ctl *c)
     if (c->invs != NULL && (c->negotiating || !c->docker_up))
         return false;
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        if (i->call != NULL || ev_is_active(&i->kick) || i->logs != NULL ||
+        if (ctl_step_in_flight(i) || ev_is_active(&i->kick) || i->logs != NULL ||
             i->wait != NULL)
             return false;
     return true;

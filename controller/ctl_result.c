@@ -9,6 +9,7 @@
 #include "ctl.h"
 #include "ctl_condition.h"
 #include "ctl_queue.h"
+#include "ctl_wsjob.h"
 #include "log.h"
 
 enum ctl_step
@@ -30,6 +31,12 @@ ctl_step_request(struct ctl_inv *inv, ctl_answer_fn *answer, struct dk_req *req,
     inv->call = req;
     inv->answer = answer;
     return CTL_STEP_STARTED;
+}
+
+bool
+ctl_step_in_flight(const struct ctl_inv *inv)
+{
+    return inv->call != NULL || ctl_ws_in_flight(inv);
 }
 
 void
@@ -92,7 +99,7 @@ ctl_inv_settle(struct ctl_inv *inv, enum ctl_step s)
         break;
     case CTL_STEP_NONE:
         /* nothing failed and nothing is in flight: the pass went through */
-        if (inv->call == NULL)
+        if (!ctl_step_in_flight(inv))
             ctl_condition_step_ok(inv);
         break;
     case CTL_STEP_STARTED:

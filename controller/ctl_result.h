@@ -13,6 +13,8 @@
 #ifndef CTL_RESULT_H
 #define CTL_RESULT_H
 
+#include <stdbool.h>
+
 #include "err.h"
 
 struct ctl_inv;
@@ -39,6 +41,10 @@ enum ctl_step ctl_step_failed(struct ctl_inv *inv, const struct err *why);
  * request, so `answer` is in place before it runs. */
 enum ctl_step ctl_step_request(struct ctl_inv *inv, ctl_answer_fn *answer,
                                struct dk_req *req, const struct err *e);
+
+/* A step's request, or its workspace check (ctl_ws.h), is in flight:
+ * its answer will settle the invocation. */
+bool ctl_step_in_flight(const struct ctl_inv *inv);
 
 /* The dk_done_fn of every step request: hands the answer to the step's
  * answer function and its result to ctl_inv_settle(). */
