@@ -17,7 +17,10 @@
  * the listing of the attempt's networks see none (ctl_network.c);
  * "standin-sweep" lets cleanup's sweep and garbage collection take a
  * container with the labels of a role whose create answered for an
- * unrecorded one of ours (ctl_cleanup.c, ctl_gc.c).
+ * unrecorded one of ours (ctl_cleanup.c, ctl_gc.c); "workspace-stream"
+ * puts back the buffered upload, walked and packed on the loop into one
+ * buffer the archive's size (ctl_prepare.c; tests/integration/controller/
+ * test_workspace_stream.sh shows the memory it costs).
  */
 #include "ctl_testhooks.h"
 
