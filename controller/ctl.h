@@ -111,6 +111,7 @@ struct ctl_inv {
                                upload behind `call` (ctl_ws.c) */
     char ws_checked[65];    /* spec hash whose workspace passed the check
                                for the capture to come; "" none */
+    char ws_checking[65];   /* spec hash of the check in flight */
     ev_timer kick;          /* run the next pass (0 s, or backoff) */
     ev_timer deadline;      /* end of the attempt's deadlineSeconds */
     unsigned failures;      /* consecutive failed steps: backoff exponent */

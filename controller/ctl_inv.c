@@ -72,17 +72,20 @@ on_workspace_checked(struct ctl_inv *inv, struct dk_response *r)
 {
     const char *reason;
 
+    /* The spec changed (or went) while its tree was walked: this answer
+     * is about another spec; the next pass checks the current one. */
+    if (inv->spec == NULL || inv->deleted ||
+        strcmp(inv->ws_checking, inv->spec->spec_hash) != 0 ||
+        ctl_record_attempt_used(&inv->rec, inv->spec->attempt))
+        return CTL_STEP_DONE;
     if (r->err == NULL) {
-        snprintf(inv->ws_checked, sizeof(inv->ws_checked), "%s",
-                 inv->spec != NULL ? inv->spec->spec_hash : "");
+        memcpy(inv->ws_checked, inv->ws_checking, sizeof(inv->ws_checked));
         return CTL_STEP_DONE; /* the next pass captures */
     }
     reason = rc_workspace_reason_name(rc_workspace_reason(r->err));
     if (reason == NULL)
         return ctl_step_failed(inv, r->err);
-    if (inv->spec != NULL && !inv->deleted &&
-        !ctl_record_attempt_used(&inv->rec, inv->spec->attempt))
-        fail_preparation(inv, reason, r->err->msg);
+    fail_preparation(inv, reason, r->err->msg);
     return CTL_STEP_DONE;
 }
 
@@ -118,6 +121,8 @@ capture_checks(struct ctl_inv *inv, enum ctl_step *s)
     /* The walk runs off the loop; the spec it passed for is remembered,
      * so a spec changed meanwhile is checked again. */
     if (spec->has_workspace && strcmp(inv->ws_checked, spec->spec_hash) != 0) {
+        snprintf(inv->ws_checking, sizeof(inv->ws_checking), "%s",
+                 spec->spec_hash);
         *s = ctl_ws_check(inv, on_workspace_checked);
         return false;
     }
