@@ -45,6 +45,8 @@
 #define DK_DEFAULT_TIMEOUT_MS 30000L
 #define DK_DEFAULT_MAX_BODY   (8u * 1024 * 1024)
 #define DK_DEFAULT_MAX_LINE   (1024u * 1024)
+/* libcurl's upload buffer for a dk_body_stream. */
+#define DK_UPLOAD_BUFFER (256L * 1024)
 /* Idle connections to the daemon kept for reuse. */
 #define DK_MAX_IDLE_CONNS 8
 /* timeout_ms value: no total deadline (wait, streams). */

@@ -107,6 +107,9 @@ dk_set_method(struct dk_req *req, const struct dk_request_opts *o)
         rc |= curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
         rc |= curl_easy_setopt(c, CURLOPT_READFUNCTION, dk__on_read);
         rc |= curl_easy_setopt(c, CURLOPT_READDATA, req);
+        /* bigger reads, fewer pauses; still a bounded buffer */
+        rc |= curl_easy_setopt(c, CURLOPT_UPLOAD_BUFFERSIZE,
+                               (long)DK_UPLOAD_BUFFER);
     } else if (o->body != NULL) {
         req->send_body = malloc(o->body_len > 0 ? o->body_len : 1);
         if (req->send_body == NULL)

@@ -29,7 +29,11 @@ ws_make_large() {
 # is terminal: VmHWM, and one /healthz request (5 s cap). Sets
 # UP_PHASE, UP_HWM_KB (peak RSS, kB), UP_HZ_N (answers), UP_HZ_FAIL (no
 # answer within the cap), UP_HZ_MAX and UP_HZ_P50 (seconds), UP_SECONDS
-# (apply to terminal) and UP_UPLOADED (status.progress.workspaceUploaded).
+# (apply to terminal), UP_PUT_S (seconds in PUT archive requests, from
+# /metrics: the workspace's and the config's; the streamed one includes
+# the walk and packing it overlaps) and UP_GIT (condition GitIntact's
+# reason: DigestsEqual when the digest the upload took equals the one
+# read back after the run).
 ws_upload_run() {
     local name=$1 src=$2 size=$3 t0 hwm lat code f
     f=$TEST_TMP/healthz-$name.txt
@@ -57,10 +61,12 @@ ws_upload_run() {
     done
     UP_SECONDS=$(echo "$(date +%s.%N) - $t0" | bc)
     UP_GIT=$(condition_field "$name" GitIntact reason)
+    UP_PUT_S=$(curl -s --max-time 5 "http://$CTL_METRICS/metrics" |
+        awk '/^agentctl_docker_request_duration_seconds_sum\{operation="container_put_archive"\}/ { printf "%.2f", $2 }')
     UP_HZ_N=$(wc -l <"$f")
     UP_HZ_MAX=$(sort -g "$f" | tail -n 1)
     UP_HZ_P50=$(sort -g "$f" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
     echo "# $name: phase $UP_PHASE in ${UP_SECONDS}s, VmHWM ${UP_HWM_KB} kB," \
         "/healthz $UP_HZ_N answers (p50 ${UP_HZ_P50}s, max ${UP_HZ_MAX}s)," \
-        "$UP_HZ_FAIL without an answer within 5 s"
+        "$UP_HZ_FAIL without an answer within 5 s, PUT archive ${UP_PUT_S}s"
 }
