@@ -60,7 +60,14 @@ ws_upload_run() {
         sleep 0.1
     done
     UP_SECONDS=$(echo "$(date +%s.%N) - $t0" | bc)
-    UP_GIT=$(condition_field "$name" GitIntact reason)
+    # the digest after is read back during the cleanup, after the phase
+    # turned terminal (bounded wait, not timed)
+    for _ in $(seq 1 480); do
+        UP_GIT=$(condition_field "$name" GitIntact reason)
+        [ -n "$UP_GIT" ] && break
+        ctl_alive || break
+        sleep 0.25
+    done
     UP_PUT_S=$(curl -s --max-time 5 "http://$CTL_METRICS/metrics" |
         awk '/^agentctl_docker_request_duration_seconds_sum\{operation="container_put_archive"\}/ { printf "%.2f", $2 }')
     UP_HZ_N=$(wc -l <"$f")
