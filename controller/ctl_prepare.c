@@ -220,7 +220,6 @@ on_workspace_uploaded(struct ctl_inv *inv, struct dk_response *r)
     char digest[65];
     struct err e;
     int walk = ctl_ws_upload_outcome(inv, digest, &e);
-    enum ctl_step s;
 
     ctl_ws_free(inv);
     if (walk == -1 && rc_workspace_reason(&e) != RC_WS_ERROR) {
@@ -237,8 +236,7 @@ on_workspace_uploaded(struct ctl_inv *inv, struct dk_response *r)
     }
     if (ctl_git_record_digest(inv, digest, &e) == -1)
         return ctl_step_failed(inv, &e);
-    s = on_action_done(inv, r);
-    return s;
+    return on_action_done(inv, r);
 }
 
 /* The workspace goes into the keeper's /work as a tar archive whose
