@@ -249,6 +249,7 @@ rc_ws_job_done(struct rc_ws_job *j)
 void
 rc_ws_job_free(struct rc_ws_job *j)
 {
+    pthread_t th;
     bool done;
 
     if (j == NULL)
@@ -257,15 +258,18 @@ rc_ws_job_free(struct rc_ws_job *j)
     /* the worker's next send() fails with EPIPE */
     close(j->rfd);
     j->rfd = -1;
+    th = j->th;
     pthread_mutex_lock(&j->mu);
     done = j->done;
     j->orphan = !done;
     pthread_mutex_unlock(&j->mu);
+    /* An orphan may be freed by its worker from here on: j is not
+     * touched again unless the worker is done with it. */
     if (done) {
         /* past its last touch of j: the join returns at once */
-        pthread_join(j->th, NULL);
+        pthread_join(th, NULL);
         job_destroy(j);
     } else {
-        pthread_detach(j->th);
+        pthread_detach(th);
     }
 }
