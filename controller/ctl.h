@@ -59,6 +59,7 @@
 #define CTL_KILL_GRACE_MS 2000
 
 struct ctl;
+struct ctl_ws;
 
 struct buf;
 
@@ -120,6 +121,11 @@ struct ctl_inv {
     struct ctl_lane lanes[CTL_LANES]; /* the step requests in flight */
     struct ctl_lane *lane;  /* the lane of the step or answer running */
     struct err step_err;    /* why the last failed step failed */
+    struct ctl_ws *ws;      /* workspace worker: a check in flight, or the
+                               upload behind `call` (ctl_ws.c) */
+    char ws_checked[65];    /* spec hash whose workspace passed the check
+                               for the capture to come; "" none */
+    char ws_checking[65];   /* spec hash of the check in flight */
     ev_timer kick;          /* run the next pass (0 s, or backoff) */
     ev_timer deadline;      /* end of the attempt's deadlineSeconds */
     unsigned failures;      /* consecutive failed steps: backoff exponent */

@@ -1,6 +1,7 @@
 /* ctl_git.c - proof that the git metadata came back as it went in
  * (status.git). The digest before is taken from the very archive uploaded
- * (its .git/ entries), the digest after from the archive Docker returns
+ * (its .git/ entries, digested by the worker as it packs them:
+ * ctl_ws.c), the digest after from the archive Docker returns
  * for the keeper's /work/.git once the agent is gone and before the
  * keeper is removed; one function digests both (rc_workspace_tar_digest),
  * so equal means equal. Both go into status.git; a difference is a
@@ -49,12 +50,24 @@ ctl_git_present(const struct ctl_inv *inv)
 int
 ctl_git_record_before(struct ctl_inv *inv, const struct buf *tar, struct err *e)
 {
-    char hex[65], v[80];
+    char hex[65];
 
     if (rc_desired_object(inv->desired, RC_ROLE_GIT) == NULL)
         return 0;
     if (rc_workspace_tar_digest(tar->data, tar->len, ".git", hex, e) == -1)
         return -1;
+    return ctl_git_record_digest(inv, hex, e);
+}
+
+int
+ctl_git_record_digest(struct ctl_inv *inv, const char *hex, struct err *e)
+{
+    char v[80];
+
+    if (rc_desired_object(inv->desired, RC_ROLE_GIT) == NULL)
+        return 0;
+    if (hex == NULL || strlen(hex) != 64)
+        return err_set(e, ERR_IO, "git digest: none was taken of the upload");
     snprintf(v, sizeof(v), "sha256:%s", hex);
     git_set(inv, "digestBefore", v);
     return 0;

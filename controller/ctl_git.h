@@ -10,6 +10,9 @@ struct buf;
 /* The digest before, from the very archive uploaded. */
 int ctl_git_record_before(struct ctl_inv *inv, const struct buf *tar,
                           struct err *e);
+/* The digest before as the streamed upload's worker took it (hex, 64
+ * characters); nothing without a git volume. */
+int ctl_git_record_digest(struct ctl_inv *inv, const char *hex, struct err *e);
 /* The spec's workspace source has a .git directory (at capture). */
 bool ctl_git_present(const struct ctl_inv *inv);
 /* Whether status.git holds the digest before (upload) and after. */

@@ -10,6 +10,7 @@
  */
 #include "ctl_inv.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +29,7 @@
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
 #include "ctl_verify.h"
+#include "ctl_ws.h"
 #include "log.h"
 #include "rc_credential.h"
 #include "rc_desired.h"
@@ -72,17 +74,41 @@ fail_preparation(struct ctl_inv *inv, const char *reason, const char *msg)
                        msg);
 }
 
+/* The workspace check's answer (ctl_ws.c ran it on the worker): an
+ * unsafe or oversize tree fails for good; an I/O error or a tree that
+ * changed while it was read (being written, a disk hiccup) is retried. */
+static enum ctl_step
+on_workspace_checked(struct ctl_inv *inv, struct dk_response *r)
+{
+    const char *reason;
+
+    /* The spec changed (or went) while its tree was walked: this answer
+     * is about another spec; the next pass checks the current one. */
+    if (inv->spec == NULL || inv->deleted ||
+        strcmp(inv->ws_checking, inv->spec->spec_hash) != 0 ||
+        ctl_record_attempt_used(&inv->rec, inv->spec->attempt))
+        return CTL_STEP_DONE;
+    if (r->err == NULL) {
+        memcpy(inv->ws_checked, inv->ws_checking, sizeof(inv->ws_checked));
+        return CTL_STEP_DONE; /* the next pass captures */
+    }
+    reason = rc_workspace_reason_name(rc_workspace_reason(r->err));
+    if (reason == NULL)
+        return ctl_step_failed(inv, r->err);
+    fail_preparation(inv, reason, r->err->msg);
+    return CTL_STEP_DONE;
+}
+
 /* Checks that need no Docker: admission, credential, workspace. true
  * when the capture may go on; else *s says what the pass does next: a
  * spec the config refuses waits (Admitted=False) for a new spec or
- * config, a credential or a tree that cannot be used ends the attempt,
- * and an I/O error is retried. */
+ * config, a credential that cannot be used ends the attempt, and the
+ * workspace check starts on the worker (its answer decides). */
 static bool
 capture_checks(struct ctl_inv *inv, enum ctl_step *s)
 {
     const struct spec_invocation *spec = inv->spec;
     const struct cfg *cfg = inv->ctl->cfg;
-    struct rc_workspace_stats st;
     struct err e;
 
     *s = CTL_STEP_DONE;
@@ -102,18 +128,12 @@ capture_checks(struct ctl_inv *inv, enum ctl_step *s)
         fail_preparation(inv, "CredentialUnavailable", e.msg);
         return false;
     }
-    if (spec->has_workspace &&
-        rc_workspace_check(cfg->workspace_root, spec->workspace_source,
-                           spec->workspace_bytes, spec->workspace_inodes, &st,
-                           &e) == -1) {
-        const char *reason = rc_workspace_reason_name(rc_workspace_reason(&e));
-
-        /* An unsafe or oversize tree fails for good; an I/O error (the
-         * tree is being written, a disk hiccup) is retried. */
-        if (reason == NULL)
-            *s = ctl_step_failed(inv, &e);
-        else
-            fail_preparation(inv, reason, e.msg);
+    /* The walk runs off the loop; the spec it passed for is remembered,
+     * so a spec changed meanwhile is checked again. */
+    if (spec->has_workspace && strcmp(inv->ws_checked, spec->spec_hash) != 0) {
+        snprintf(inv->ws_checking, sizeof(inv->ws_checking), "%s",
+                 spec->spec_hash);
+        *s = ctl_ws_check(inv, on_workspace_checked);
         return false;
     }
     return true;
@@ -251,6 +271,7 @@ capture_commit(struct ctl_inv *inv)
     ctl_event(inv, false, "Captured", "attempt %s captured, image %s",
               s->attempt, inv->pinned_image);
     forget_pins(inv);
+    inv->ws_checked[0] = '\0'; /* the next attempt's capture checks again */
     inv->egress_checked = false;
     inv->start_checked = false;
     inv->cleanup_swept = false;
@@ -590,12 +611,13 @@ ctl_inv_pass(struct ctl_inv *inv)
     struct ctl *c = inv->ctl;
     double started;
 
-    if (inv->lanes[CTL_LANE_MAIN].call != NULL ||
+    if (inv->lanes[CTL_LANE_MAIN].call != NULL || ctl_ws_in_flight(inv) ||
         (inv->lanes[CTL_LANE_STORAGE].call != NULL && !building(inv))) {
         /* the step's callback queues the next pass: this one is requeued
          * (the storage lane may take its next step meanwhile) */
         c->reconciles_requeue++;
-        if (inv->lanes[CTL_LANE_MAIN].call != NULL && building(inv))
+        if (inv->lanes[CTL_LANE_MAIN].call != NULL && !ctl_ws_in_flight(inv) &&
+            building(inv))
             storage_pass(inv);
         return;
     }

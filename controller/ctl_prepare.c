@@ -25,6 +25,7 @@
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
+#include "ctl_ws.h"
 #include "log.h"
 #include "rc_desired.h"
 #include "rc_workspace.h"
@@ -84,6 +85,7 @@ step_egress(struct ctl_inv *inv)
 /* ---- one-off actions: connect, start, upload ------------------------ */
 
 static void agent_running(struct ctl_inv *inv, const char *started_at);
+static enum ctl_step step_upload_buffered(struct ctl_inv *inv);
 
 static enum ctl_step
 on_action_done(struct ctl_inv *inv, struct dk_response *r)
@@ -208,10 +210,55 @@ step_connect_egress(struct ctl_inv *inv)
     return ok;
 }
 
+/* The streamed upload answered (ctl_ws.c): an unsafe or oversize tree
+ * ends the attempt; a tree that changed while it was packed, an I/O
+ * error or Docker's failure is retried (the next upload sends the whole
+ * tree again over what a broken one left). */
+static enum ctl_step
+on_workspace_uploaded(struct ctl_inv *inv, struct dk_response *r)
+{
+    char digest[65];
+    struct err e;
+    int walk = ctl_ws_upload_outcome(inv, digest, &e);
+
+    ctl_ws_free(inv);
+    if (walk == -1 && rc_workspace_reason(&e) != RC_WS_ERROR) {
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
+        return CTL_STEP_DONE;
+    }
+    if (walk == -1)
+        return ctl_step_failed(inv, &e);
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
+    if (walk == 0) { /* Docker said yes before the archive ended */
+        err_set(&e, ERR_IO, "workspace upload answered before its end");
+        return ctl_step_failed(inv, &e);
+    }
+    if (ctl_git_record_digest(inv, digest, &e) == -1)
+        return ctl_step_failed(inv, &e);
+    return on_action_done(inv, r);
+}
+
 /* The workspace goes into the keeper's /work as a tar archive whose
- * entries belong to the agent's uid (docs/docker-notes.md section 6). */
+ * entries belong to the agent's uid (docs/docker-notes.md section 6),
+ * packed on a worker thread and streamed (ctl_ws.c): the loop neither
+ * walks the tree nor holds the archive. */
 static enum ctl_step
 step_upload(struct ctl_inv *inv)
+{
+    inv->lane->action = CTL_PROG_WORKSPACE_UPLOADED;
+    if (ctl_test_disabled("workspace-stream"))
+        return step_upload_buffered(inv);
+    return ctl_ws_upload(inv, on_workspace_uploaded);
+}
+
+/* The upload as it was before it streamed: walk and pack on the loop
+ * into one buffer the size of the archive. Kept only as the negative
+ * control of tests/integration (AGENTCTL_TEST_DISABLE=workspace-stream,
+ * test-hooks build): the loop stalls and the memory grows with the
+ * workspace. */
+static enum ctl_step
+step_upload_buffered(struct ctl_inv *inv)
 {
     const struct spec_invocation *s = inv->captured;
     const struct cfg *cfg = inv->ctl->cfg;
@@ -220,7 +267,6 @@ step_upload(struct ctl_inv *inv)
     struct err e;
     enum ctl_step ok;
 
-    inv->lane->action = CTL_PROG_WORKSPACE_UPLOADED;
     if (rc_workspace_check(cfg->workspace_root, s->workspace_source,
                            s->workspace_bytes, s->workspace_inodes, &st,
                            &e) == -1) {

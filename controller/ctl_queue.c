@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl_wsjob.h"
 #include "log.h"
 #include "rc_credential.h"
 #include "rc_desired.h"
@@ -63,6 +64,7 @@ ctl_inv_remove(struct ctl_inv *inv)
     ev_timer_stop(c->loop, &inv->canary);
     for (int i = 0; i < CTL_LANES; i++)
         dk_cancel(inv->lanes[i].call);
+    ctl_ws_free(inv); /* after the cancel: it closes the upload's fd */
     dk_cancel(inv->logs);
     dk_cancel(inv->wait);
     cJSON_Delete(inv->pending_inspect);
@@ -80,7 +82,7 @@ ctl_inv_in_flight(const struct ctl_inv *inv)
     for (int i = 0; i < CTL_LANES; i++)
         if (inv->lanes[i].call != NULL)
             return true;
-    return false;
+    return ctl_ws_in_flight(inv); /* a workspace check (ctl_ws.h) */
 }
 
 void

@@ -25,7 +25,8 @@ void ctl_inv_remove(struct ctl_inv *inv);
  * the daemon has not answered and there are invocations. */
 bool ctl_idle(const struct ctl *c);
 
-/* Whether a step request of inv is in flight on any of its lanes. */
+/* Whether a step request of inv is in flight on any of its lanes, or its
+ * workspace check: an answer will settle the invocation. */
 bool ctl_inv_in_flight(const struct ctl_inv *inv);
 
 /* Queue a pass after `after` seconds, unless one is due sooner. */

@@ -13,6 +13,8 @@
 #ifndef CTL_RESULT_H
 #define CTL_RESULT_H
 
+#include <stdbool.h>
+
 #include "err.h"
 
 struct ctl_inv;

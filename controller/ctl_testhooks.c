@@ -20,7 +20,11 @@
  * unrecorded one of ours (ctl_cleanup.c, ctl_gc.c); "helper-pin" builds
  * every attempt's helper containers from the config's tags, as for an
  * attempt captured before helper images were pinned (ctl_inv.c), which
- * also leaves container.image-pinned nothing to compare for them.
+ * also leaves container.image-pinned nothing to compare for them;
+ * "workspace-stream" puts back the buffered upload, walked and packed on
+ * the loop into one buffer the archive's size (ctl_prepare.c;
+ * tests/integration/controller/test_workspace_stream.sh shows the memory
+ * it costs).
  */
 #include "ctl_testhooks.h"
 

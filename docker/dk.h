@@ -45,6 +45,8 @@
 #define DK_DEFAULT_TIMEOUT_MS 30000L
 #define DK_DEFAULT_MAX_BODY   (8u * 1024 * 1024)
 #define DK_DEFAULT_MAX_LINE   (1024u * 1024)
+/* libcurl's upload buffer for a dk_body_stream. */
+#define DK_UPLOAD_BUFFER (256L * 1024)
 /* Idle connections to the daemon kept for reuse. */
 #define DK_MAX_IDLE_CONNS 8
 /* timeout_ms value: no total deadline (wait, streams). */
@@ -84,11 +86,30 @@ enum dk_stream_mode {
     DK_STREAM_LINES,    /* pass whole lines (events: one JSON per line) */
 };
 
+/* A request body read from a descriptor as it becomes readable, for a
+ * body made while it is sent (a workspace being packed): sent chunked,
+ * never held whole. libcurl's read callback takes what is there; when
+ * nothing is, the transfer pauses (CURL_READFUNC_PAUSE) and an ev_io on
+ * fd resumes it once it is readable. End-of-file ends the body: end (if
+ * set) runs first, in the loop, and returning -1 (e filled) aborts the
+ * upload without its last chunk, so the daemon sees a broken body, and
+ * fails the request with e. */
+typedef int dk_body_end_fn(void *arg, struct err *e);
+
+struct dk_body_stream {
+    int fd;              /* non-blocking; stays the caller's (close it
+                            after the done callback or dk_cancel()) */
+    dk_body_end_fn *end; /* may be NULL */
+    void *arg;
+};
+
 /* Zero-initialise, then fill what you need. */
 struct dk_request_opts {
     const char *method;       /* "GET" when NULL; POST, PUT, DELETE, HEAD */
     const char *path;         /* "/containers/json?all=1": escaped by caller */
     const void *body;         /* copied; NULL = no body */
+    const struct dk_body_stream *body_stream; /* PUT only, instead of body;
+                                                 copied */
     size_t body_len;          /* bytes of body */
     const char *content_type; /* e.g. "application/json" */
     long connect_timeout_ms;  /* 0 = DK_DEFAULT_CONNECT_MS */

@@ -141,6 +141,21 @@ dk_action(struct dk *dk, curl_socket_t fd, int events)
     dk_check_done(dk);
 }
 
+void
+dk__unpause(struct dk_req *req)
+{
+    struct dk *dk = req->dk;
+
+    dk->in_curl++;
+    curl_easy_pause(req->easy, CURLPAUSE_CONT); /* may run our callbacks */
+    dk->in_curl--;
+    if (dk->closing)
+        return;
+    if (dk->need_reap)
+        dk__reap(dk);
+    dk_check_done(dk);
+}
+
 static void
 dk_on_io(struct ev_loop *loop, ev_io *w, int revents)
 {

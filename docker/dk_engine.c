@@ -269,6 +269,22 @@ dk_container_put_archive(struct dk *dk, const char *id, const char *dir,
 }
 
 struct dk_req *
+dk_container_put_archive_stream(struct dk *dk, const char *id, const char *dir,
+                                const struct dk_body_stream *src,
+                                const struct dk_call *call, dk_done_fn *cb,
+                                void *arg, struct err *e)
+{
+    struct dk_request_opts o = {
+        .method = "PUT",
+        .body_stream = src,
+        .content_type = "application/x-tar",
+        .timeout_ms = call != NULL ? call->timeout_ms : 0,
+    };
+
+    return archive_call(dk, &o, id, dir, cb, arg, e);
+}
+
+struct dk_req *
 dk_container_get_archive(struct dk *dk, const char *id, const char *dir,
                          size_t max_body, dk_done_fn *cb, void *arg,
                          struct err *e)

@@ -92,6 +92,14 @@ struct dk_req *dk_container_put_archive(struct dk *dk, const char *id,
                                         size_t len, dk_done_fn *cb, void *arg,
                                         struct err *e);
 
+/* The same, the archive read from src as it is made (dk.h
+ * dk_body_stream): bounded memory whatever its size. call's timeout_ms
+ * bounds the whole upload (0: DK_DEFAULT_TIMEOUT_MS). */
+struct dk_req *dk_container_put_archive_stream(
+    struct dk *dk, const char *id, const char *dir,
+    const struct dk_body_stream *src, const struct dk_call *call,
+    dk_done_fn *cb, void *arg, struct err *e);
+
 /* GET the directory dir of the container as a tar archive (the body),
  * capped at max_body bytes (0: DK_DEFAULT_MAX_BODY). */
 struct dk_req *dk_container_get_archive(struct dk *dk, const char *id,

@@ -162,6 +162,8 @@ dk__finish(struct dk_req *req, CURLcode rc)
     struct err e = { 0 };
     const struct err *ep;
 
+    /* the done callback may close a body stream's fd: stop watching it */
+    ev_io_stop(req->dk->loop, &req->up_io);
     if (req->state == DK_REQ_CANCELLED) {
         dk__req_free(req);
         return;

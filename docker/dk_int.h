@@ -53,6 +53,11 @@ struct dk_req {
     CURL *easy;
     struct curl_slist *headers;
     char *send_body; /* our copy of the request body */
+    int up_fd;       /* dk_body_stream: the body's fd, else -1 */
+    dk_body_end_fn *up_end;
+    void *up_arg;
+    ev_io up_io;     /* up_fd readable: resume the paused upload */
+    int up_eof;      /* up_end ran */
     char method[8];
     char *what;      /* "GET /containers/x/json" for messages (no query) */
     double started;  /* CLOCK_MONOTONIC seconds, for the latency observer */
@@ -81,12 +86,16 @@ const char *dk__operation(const char *what);
 
 /* dk_client.c */
 void dk__enter(struct dk *dk);
+/* Resume req's paused upload (curl_easy_pause), then collect what
+ * finished, as after a socket action. */
+void dk__unpause(struct dk_req *req);
 void dk__leave(struct dk *dk);
 int dk__add(struct dk_req *req, struct err *e);
 
 /* dk_req.c */
 size_t dk__on_write(char *p, size_t size, size_t nmemb, void *userp);
 size_t dk__on_header(char *p, size_t size, size_t nmemb, void *userp);
+size_t dk__on_read(char *p, size_t size, size_t nitems, void *userp);
 void dk__req_free(struct dk_req *req);
 void dk__reap(struct dk *dk);
 void dk__idle_touch(struct dk_req *req);

@@ -5,9 +5,11 @@
  */
 #include "dk_int.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static int
 dk_req_fail(struct dk_req *req, enum err_code c, const char *what)
@@ -107,6 +109,61 @@ dk__on_write(char *p, size_t size, size_t nmemb, void *userp)
     return dk_req_live(req) ? n : 0;
 }
 
+/* The body's fd is readable again: resume the upload, from the loop. */
+static void
+dk_on_up_ready(struct ev_loop *loop, ev_io *w, int revents)
+{
+    struct dk_req *req =
+        (struct dk_req *)((char *)w - offsetof(struct dk_req, up_io));
+    struct dk *dk = req->dk;
+
+    (void)revents;
+    ev_io_stop(loop, w);
+    if (req->state != DK_REQ_ACTIVE)
+        return;
+    dk__enter(dk);
+    dk__unpause(req);
+    dk__leave(dk);
+}
+
+/* CURLOPT_READFUNCTION of a dk_body_stream: what the fd has now; pause
+ * when it has nothing yet (dk_on_up_ready resumes). */
+size_t
+dk__on_read(char *p, size_t size, size_t nitems, void *userp)
+{
+    struct dk_req *req = userp;
+    struct err e = { 0 };
+    ssize_t r;
+
+    if (!dk_req_live(req) || req->up_eof)
+        return CURL_READFUNC_ABORT;
+    do
+        r = read(req->up_fd, p, size * nitems);
+    while (r == -1 && errno == EINTR);
+    if (r > 0)
+        return (size_t)r;
+    if (r == 0) {
+        req->up_eof = 1;
+        if (req->up_end != NULL && req->up_end(req->up_arg, &e) == -1) {
+            if (!req->failed) {
+                req->fail = e;
+                req->failed = 1;
+            }
+            return CURL_READFUNC_ABORT;
+        }
+        return 0;
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        if (ev_cb(&req->up_io) == NULL)
+            ev_init(&req->up_io, dk_on_up_ready);
+        ev_io_set(&req->up_io, req->up_fd, EV_READ);
+        ev_io_start(req->dk->loop, &req->up_io);
+        return CURL_READFUNC_PAUSE;
+    }
+    dk_req_fail(req, ERR_IO, "cannot read the request body");
+    return CURL_READFUNC_ABORT;
+}
+
 static void
 dk_parse_status_line(struct dk_req *req, const char *p, size_t n)
 {
@@ -186,6 +243,7 @@ dk__req_free(struct dk_req *req)
     if (req == NULL)
         return;
     ev_timer_stop(req->dk->loop, &req->idle);
+    ev_io_stop(req->dk->loop, &req->up_io);
     if (req->easy != NULL) {
         curl_multi_remove_handle(req->dk->multi, req->easy);
         curl_easy_cleanup(req->easy);
@@ -231,6 +289,8 @@ dk_cancel(struct dk_req *req)
     case DK_REQ_PENDING:
     case DK_REQ_ACTIVE:
         req->state = DK_REQ_CANCELLED;
+        /* the caller may close the body's fd as soon as we return */
+        ev_io_stop(dk->loop, &req->up_io);
         if (dk->in_curl > 0)
             dk->need_reap = 1;
         else

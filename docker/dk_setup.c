@@ -38,6 +38,11 @@ dk_check_opts(const struct dk *dk, const struct dk_request_opts *o,
                            "%s %.64s: path has a byte that must be "
                            "percent-encoded",
                            m, o->path);
+    if (o->body_stream != NULL &&
+        (o->body != NULL || strcmp(m, "PUT") != 0 || o->body_stream->fd < 0))
+        return err_set(e, ERR_INVALID,
+                       "%s %.64s: a body stream needs PUT, a fd and no body",
+                       m, o->path);
     if (o->body == NULL && o->body_len > 0)
         return err_set(e, ERR_INVALID, "%s %.64s: body_len without body", m,
                        o->path);
@@ -79,7 +84,8 @@ dk_set_headers(struct dk_req *req, const struct dk_request_opts *o)
     /* Expect: 100-continue would add a round trip to every big body. */
     if (dk_header_add(req, "Expect:") == -1)
         return -1;
-    if (o->body != NULL && o->content_type != NULL) {
+    if ((o->body != NULL || o->body_stream != NULL) &&
+        o->content_type != NULL) {
         snprintf(ct, sizeof(ct), "Content-Type: %.100s", o->content_type);
         return dk_header_add(req, ct);
     }
@@ -93,7 +99,18 @@ dk_set_method(struct dk_req *req, const struct dk_request_opts *o)
     CURL *c = req->easy;
     int rc = CURLE_OK;
 
-    if (o->body != NULL) {
+    if (o->body_stream != NULL) {
+        /* no size: curl sends it chunked, as the read callback gives it */
+        req->up_fd = o->body_stream->fd;
+        req->up_end = o->body_stream->end;
+        req->up_arg = o->body_stream->arg;
+        rc |= curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+        rc |= curl_easy_setopt(c, CURLOPT_READFUNCTION, dk__on_read);
+        rc |= curl_easy_setopt(c, CURLOPT_READDATA, req);
+        /* bigger reads, fewer pauses; still a bounded buffer */
+        rc |= curl_easy_setopt(c, CURLOPT_UPLOAD_BUFFERSIZE,
+                               (long)DK_UPLOAD_BUFFER);
+    } else if (o->body != NULL) {
         req->send_body = malloc(o->body_len > 0 ? o->body_len : 1);
         if (req->send_body == NULL)
             return -1;
@@ -179,6 +196,7 @@ dk_req_new(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
     if (req == NULL)
         return NULL;
     req->dk = dk;
+    req->up_fd = -1;
     snprintf(req->method, sizeof(req->method), "%s",
              o->method != NULL ? o->method : "GET");
     req->mode = o->stream;

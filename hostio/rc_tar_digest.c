@@ -2,11 +2,14 @@
  * archives that carry it: the one the controller uploads (before the run)
  * and the one Docker hands back from the keeper's /work/.git (after it).
  * Both go through this one function, so "before equals after" compares
- * like with like; the listing is the one rc_workspace_digest() makes of a
+ * like with like (the tar writer hands the same list the entries it
+ * writes, rc__git_list_*, so an upload streamed in chunks is digested
+ * without being read back); the listing is the one rc_workspace_digest() makes of a
  * directory, so the digest of the upload equals the digest of the source
  * tree too (the unit tests hold all three equal).
  */
 #include "rc_workspace.h"
+#include "rc_workspace_int.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +33,11 @@ struct git_entry {
 struct git_list {
     struct git_entry *v;
     size_t n, cap;
+};
+
+/* rc_workspace_int.h's list: the entries the tar writer hands over. */
+struct rc__git_list {
+    struct git_list l;
 };
 
 static void
@@ -122,33 +130,67 @@ git_below(const char *path, const char *top)
     return path + n + 1;
 }
 
-static int
-git_add(struct git_list *l, struct archive *a, struct archive_entry *en,
-        const char *rel, struct err *e)
+/* Room for one more entry; -1 past GIT_MAX_ENTRIES. */
+static struct git_entry *
+git_slot(struct git_list *l, const char *rel, struct err *e)
 {
     struct git_entry *g;
-    mode_t ft = archive_entry_filetype(en);
-    const char *link = archive_entry_hardlink(en);
 
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64;
         struct git_entry *v;
 
-        if (l->n >= GIT_MAX_ENTRIES)
-            return err_set(e, ERR_LIMIT, "git digest: over %d entries",
-                           GIT_MAX_ENTRIES);
-        if ((v = realloc(l->v, cap * sizeof(*v))) == NULL)
-            return err_set(e, ERR_NOMEM, "out of memory");
+        if (l->n >= GIT_MAX_ENTRIES) {
+            err_set(e, ERR_LIMIT, "git digest: over %d entries",
+                    GIT_MAX_ENTRIES);
+            return NULL;
+        }
+        if ((v = realloc(l->v, cap * sizeof(*v))) == NULL) {
+            err_set(e, ERR_NOMEM, "out of memory");
+            return NULL;
+        }
         l->v = v;
         l->cap = cap;
     }
     g = &l->v[l->n];
     memset(g, 0, sizeof(*g));
-    if ((g->rel = strdup(rel)) == NULL)
-        return err_set(e, ERR_NOMEM, "out of memory");
+    if ((g->rel = strdup(rel)) == NULL) {
+        err_set(e, ERR_NOMEM, "out of memory");
+        return NULL;
+    }
     l->n++;
     if (g->rel[0] != '\0' && g->rel[strlen(g->rel) - 1] == '/')
         g->rel[strlen(g->rel) - 1] = '\0';
+    return g;
+}
+
+int
+rc__git_list_add(struct rc__git_list *gl, const char *rel, char type,
+                 unsigned mode, int64_t size, const char *payload,
+                 struct err *e)
+{
+    struct git_entry *g = git_slot(&gl->l, rel, e);
+
+    if (g == NULL)
+        return -1;
+    g->type = type;
+    g->mode = mode & 07777;
+    g->size = type == 'f' ? size : 0;
+    if (payload != NULL && (g->payload = strdup(payload)) == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    return 0;
+}
+
+static int
+git_add(struct git_list *l, struct archive *a, struct archive_entry *en,
+        const char *rel, struct err *e)
+{
+    struct git_entry *g = git_slot(l, rel, e);
+    mode_t ft = archive_entry_filetype(en);
+    const char *link = archive_entry_hardlink(en);
+
+    if (g == NULL)
+        return -1;
     g->mode = (unsigned)(archive_entry_perm(en) & 07777);
     if (link != NULL) {
         g->type = 'h';
@@ -226,27 +268,24 @@ git_record(EVP_MD_CTX *all, const struct git_entry *g)
     EVP_DigestUpdate(all, "\n", 1);
 }
 
-int
-rc_workspace_tar_digest(const void *tar, size_t len, const char *top,
-                        char out[65], struct err *e)
+/* Sort l into walk order and hash its records into out. */
+static int
+git_list_digest(struct git_list *l, char out[65], struct err *e)
 {
-    struct git_list l = { 0 };
     EVP_MD_CTX *all = NULL;
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned mdlen = 0;
     int rc = -1;
 
-    if (git_read(tar, len, top, &l, e) == -1)
-        goto out;
-    if (l.n > 1)
-        qsort(l.v, l.n, sizeof(*l.v), git_cmp);
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof(*l->v), git_cmp);
     all = EVP_MD_CTX_new();
     if (all == NULL || EVP_DigestInit_ex(all, EVP_sha256(), NULL) != 1) {
         err_set(e, ERR_NOMEM, "git digest: sha256 failed");
         goto out;
     }
-    for (size_t i = 0; i < l.n; i++)
-        git_record(all, &l.v[i]);
+    for (size_t i = 0; i < l->n; i++)
+        git_record(all, &l->v[i]);
     if (EVP_DigestFinal_ex(all, md, &mdlen) != 1 || mdlen != 32) {
         err_set(e, ERR_NOMEM, "git digest: sha256 failed");
         goto out;
@@ -255,6 +294,39 @@ rc_workspace_tar_digest(const void *tar, size_t len, const char *top,
     rc = 0;
 out:
     EVP_MD_CTX_free(all);
+    return rc;
+}
+
+int
+rc_workspace_tar_digest(const void *tar, size_t len, const char *top,
+                        char out[65], struct err *e)
+{
+    struct git_list l = { 0 };
+    int rc = -1;
+
+    if (git_read(tar, len, top, &l, e) == 0)
+        rc = git_list_digest(&l, out, e);
     git_list_free(&l);
     return rc;
+}
+
+struct rc__git_list *
+rc__git_list_new(void)
+{
+    return calloc(1, sizeof(struct rc__git_list));
+}
+
+int
+rc__git_list_digest(struct rc__git_list *gl, char out[65], struct err *e)
+{
+    return git_list_digest(&gl->l, out, e);
+}
+
+void
+rc__git_list_free(struct rc__git_list *gl)
+{
+    if (gl == NULL)
+        return;
+    git_list_free(&gl->l);
+    free(gl);
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "err.h"
 #include "rc_workspace.h"
@@ -55,5 +56,40 @@ int rc__ws_walk(const char *root, const char *source, const char *skip_top,
  * ERR_CONFLICT (it changed while being read). */
 int rc__ws_read_file(const struct rc__ws_entry *en, rc__ws_data_fn *fn,
                      void *arg, struct err *e);
+
+/* The canonical listing of rc_workspace_tar_digest() built from entries
+ * handed over one at a time (the tar writer's, as it writes them): rel
+ * below the top, type 'f' 'd' 'l', permission bits, size (files) and
+ * payload (content sha256 hex for files, target for links, NULL for
+ * dirs). The digest sorts into walk order, so it equals the one read
+ * back from the archive. */
+struct rc__git_list;
+struct rc__git_list *rc__git_list_new(void);
+int rc__git_list_add(struct rc__git_list *gl, const char *rel, char type,
+                     unsigned mode, int64_t size, const char *payload,
+                     struct err *e);
+int rc__git_list_digest(struct rc__git_list *gl, char out[65], struct err *e);
+void rc__git_list_free(struct rc__git_list *gl);
+
+/* Where the tar writer puts its bytes: -1 (with e) stops it. */
+typedef int rc__ws_out_fn(const void *p, size_t n, void *arg, struct err *e);
+
+/* What rc__ws_tar_run() is asked for beyond rc_workspace_tar(). */
+struct rc__ws_tar_opts {
+    uid_t uid;
+    gid_t gid;
+    const char *skip_top;   /* top-level name left out, or NULL */
+    uint64_t max_bytes;     /* archive cap (ERR_LIMIT past it) */
+    rc__ws_out_fn *out;     /* gets the archive in blocks of <= 10 KiB */
+    void *out_arg;
+    const char *digest_top; /* ".git": its entries go into digest */
+    struct rc__git_list *digest;
+    const int *cancel;      /* non-zero (read atomically): stop, ERR_IO */
+};
+
+/* rc_workspace_tar() with the archive handed to o->out as it is made
+ * (rc_workspace_tar.c). */
+int rc__ws_tar_run(const char *root, const char *source,
+                   const struct rc__ws_tar_opts *o, struct err *e);
 
 #endif

@@ -19,3 +19,9 @@ agentctl_unit_test(test_dk_engine
 # GET /info's SecurityOptions: seccomp required, AppArmor noticed.
 agentctl_unit_test(test_dk_info
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_info.c LIBS docker)
+# A request body streamed from a descriptor (dk_body_stream): pause,
+# resume, an end hook that refuses, cancel while paused.
+agentctl_unit_test(test_dk_upload
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_upload.c
+          ${CMAKE_CURRENT_LIST_DIR}/test_dk_fake.c
+  LIBS docker)

@@ -1,6 +1,7 @@
 /* test_dk_fake.c - fake Docker Engine API server on a unix socket, served
  * from the same ev_loop as the client under test. HTTP/1.1 with
- * Content-Length request bodies; every reply closes its connection.
+ * Content-Length or chunked request bodies (a body stream, decoded before
+ * the handler sees it); every reply closes its connection.
  */
 #include "test_dk_fake.h"
 
@@ -22,6 +23,7 @@ struct fake_conn {
     ev_io rd, wr;
     ev_timer step;
     struct buf in, out;
+    struct buf dechunked; /* a chunked request's body */
     size_t out_off;
     int handled;     /* the request was passed to the handler */
     int close_after; /* close once out is written */
@@ -62,6 +64,7 @@ fake_conn_close(struct fake_conn *c)
         c->next->prev = c->prev;
     buf_cleanup(&c->in);
     buf_cleanup(&c->out);
+    buf_cleanup(&c->dechunked);
     srv->open--;
     free(c);
 }
@@ -193,27 +196,61 @@ fake_header_value(const char *head, const char *name, char *out, size_t size)
     }
 }
 
+/* The chunked body from p (len bytes) into out: 1 once its last chunk
+ * came, 0 while more is due. */
+static int
+fake_dechunk(const char *p, size_t len, struct buf *out)
+{
+    const char *end = p + len;
+
+    buf_reset(out);
+    for (;;) {
+        const char *eol = memmem(p, (size_t)(end - p), "\r\n", 2);
+        size_t n;
+
+        if (eol == NULL)
+            return 0;
+        n = strtoul(p, NULL, 16);
+        if (n == 0)
+            return 1;
+        if ((size_t)(end - (eol + 2)) < n + 2)
+            return 0;
+        if (buf_append(out, eol + 2, n, NULL) == -1)
+            abort();
+        p = eol + 2 + n + 2;
+    }
+}
+
 /* A whole request in c->in? Then parse it and call the handler. */
 static void
 fake_try_request(struct fake_conn *c)
 {
     struct fake_http h;
-    char *end = strstr(c->in.data, "\r\n\r\n"), cl[32];
+    char *end = strstr(c->in.data, "\r\n\r\n"), cl[32], te[32];
     size_t head_len, body_len;
+    const char *body;
 
     if (end == NULL || c->handled)
         return;
     head_len = (size_t)(end - c->in.data) + 4;
     fake_header_value(c->in.data, "Content-Length", cl, sizeof(cl));
+    fake_header_value(c->in.data, "Transfer-Encoding", te, sizeof(te));
     body_len = cl[0] != '\0' ? strtoul(cl, NULL, 10) : 0;
-    if (c->in.len < head_len + body_len)
+    body = c->in.data + head_len;
+    if (strcasecmp(te, "chunked") == 0) {
+        if (!fake_dechunk(body, c->in.len - head_len, &c->dechunked))
+            return;
+        body = c->dechunked.data != NULL ? c->dechunked.data : "";
+        body_len = c->dechunked.len;
+    } else if (c->in.len < head_len + body_len) {
         return;
+    }
     memset(&h, 0, sizeof(h));
     if (sscanf(c->in.data, "%15s %511s", h.method, h.path) != 2)
         abort();
     fake_header_value(c->in.data, "Content-Type", h.content_type,
                       sizeof(h.content_type));
-    h.body = c->in.data + head_len;
+    h.body = body;
     h.body_len = body_len;
     c->handled = 1;
     c->srv->requests++;
@@ -259,6 +296,7 @@ fake_on_accept(struct ev_loop *loop, ev_io *w, int revents)
     c->fd = fd;
     buf_init(&c->in, 1u << 20);
     buf_init(&c->out, 64u << 20);
+    buf_init(&c->dechunked, 4u << 20);
     ev_io_init(&c->rd, fake_on_readable, fd, EV_READ);
     ev_io_init(&c->wr, fake_on_writable, fd, EV_WRITE);
     ev_init(&c->step, fake_on_step);

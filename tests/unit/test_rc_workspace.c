@@ -1,7 +1,11 @@
 /* test_rc_workspace.c - the workspace checker, tar builder and digest on
  * real trees in a mkdtemp() directory: exact stats, every unsafe shape
- * refused with its path, limits exact, the tar read back with libarchive.
+ * refused with its path, limits exact, the tar read back with libarchive;
+ * and the worker (rc_ws_job): its streamed archive and .git digest equal
+ * the buffered ones, a tree changed mid-stream fails with ERR_CONFLICT.
  */
+#include <errno.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +23,7 @@
 #include <cmocka.h>
 
 #include "rc_workspace.h"
+#include "rc_ws_job.h"
 
 struct fx {
     char root[64];
@@ -518,6 +523,221 @@ test_rc_workspace_digest_stable_and_sensitive(void **state)
     assert_int_equal(e.code, ERR_INVALID);
 }
 
+/* --- the worker (rc_ws_job.h) ---------------------------------------- */
+
+/* Read the job's fd to end-of-file into out (NULL: expect no byte). */
+static void
+job_drain(struct rc_ws_job *j, struct buf *out)
+{
+    struct pollfd pfd = { .fd = rc_ws_job_fd(j), .events = POLLIN };
+    char chunk[65536];
+    ssize_t n;
+
+    for (;;) {
+        n = read(pfd.fd, chunk, sizeof(chunk));
+        if (n == 0)
+            return;
+        if (n == -1 && errno == EAGAIN) {
+            assert_true(poll(&pfd, 1, 20000) == 1);
+            continue;
+        }
+        assert_true(n > 0);
+        assert_non_null(out);
+        assert_int_equal(buf_append(out, chunk, (size_t)n, NULL), 0);
+    }
+}
+
+/* Pack ws both ways: the streamed archive is the buffered one, byte for
+ * byte, and the digest taken while streaming is the one read back. */
+static void
+stream_equals_buffered(const struct fx *f, const char *skip, const char *dtop)
+{
+    struct rc_ws_job_opts o = {
+        .root = f->root, .source = "ws", .max_bytes = UINT64_MAX,
+        .max_inodes = UINT64_MAX, .tar = true, .uid = 1000, .gid = 1001,
+        .skip_top = skip, .digest_top = dtop,
+    };
+    struct rc_workspace_stats st, jst;
+    char want[65], got[65];
+    struct rc_ws_job *j;
+    struct buf a, b;
+    struct err e = { 0 };
+
+    assert_int_equal(
+        rc_workspace_check(f->root, "ws", UINT64_MAX, UINT64_MAX, &st, &e), 0);
+    buf_init(&a, rc_workspace_tar_max(&st));
+    assert_int_equal(rc_workspace_tar(f->root, "ws", 1000, 1001, skip, &a, &e),
+                     0);
+    buf_init(&b, rc_workspace_tar_max(&st));
+    j = rc_ws_job_start(&o, &e);
+    assert_non_null(j);
+    job_drain(j, &b);
+    assert_true(rc_ws_job_done(j));
+    assert_int_equal(rc_ws_job_result(j, &jst, got, &e), 0);
+    assert_int_equal(jst.inodes, st.inodes);
+    assert_int_equal(jst.bytes, st.bytes);
+    assert_int_equal(b.len, a.len);
+    assert_memory_equal(a.data, b.data, a.len);
+    if (dtop != NULL) {
+        assert_int_equal(rc_workspace_tar_digest(a.data, a.len, dtop, want, &e),
+                         0);
+        assert_string_equal(got, want);
+    } else {
+        assert_string_equal(got, "");
+    }
+    rc_ws_job_free(j);
+    buf_cleanup(&a);
+    buf_cleanup(&b);
+}
+
+/* A file bigger than the socket's buffer, so the worker blocks in it. */
+static void
+big_file(const struct fx *f, const char *rel, size_t size)
+{
+    FILE *fp = fopen(at(f, rel), "wb");
+    char block[4096];
+
+    assert_non_null(fp);
+    for (size_t i = 0; i < sizeof(block); i++)
+        block[i] = (char)(i * 31 + 7);
+    for (size_t n = 0; n < size; n += sizeof(block))
+        assert_int_equal(fwrite(block, 1, sizeof(block), fp), sizeof(block));
+    assert_int_equal(fclose(fp), 0);
+}
+
+static void
+test_rc_ws_job_stream_equals_buffered(void **state)
+{
+    struct fx *f = *state;
+    char rel[300], dir[130];
+
+    good_tree(f, "ws");
+    mkd(f, "ws/.git");
+    mkd(f, "ws/.git/objects");
+    mkf(f, "ws/.git/HEAD", "ref: refs/heads/main\n", 0644);
+    mkf(f, "ws/.git/objects/ab", "blob", 0444);
+    mkl(f, "HEAD", "ws/.git/head-link");
+    memset(dir, 'd', 120);
+    dir[120] = '\0';
+    snprintf(rel, sizeof(rel), "ws/.git/%s", dir);
+    mkd(f, rel);
+    snprintf(rel, sizeof(rel), "ws/.git/%s/caf\xc3\xa9", dir);
+    mkf(f, rel, "x", 0600);
+    /* past the socket's buffer: the worker waits for the reader */
+    big_file(f, "ws/big.bin", 3u << 20);
+    big_file(f, "ws/.git/pack", 1u << 20);
+    stream_equals_buffered(f, NULL, ".git");
+    stream_equals_buffered(f, ".git", NULL);
+    stream_equals_buffered(f, NULL, NULL);
+}
+
+static void
+test_rc_ws_job_check_only(void **state)
+{
+    struct fx *f = *state;
+    struct rc_ws_job_opts o = {
+        .root = f->root, .source = "ws", .max_bytes = UINT64_MAX,
+        .max_inodes = UINT64_MAX,
+    };
+    struct rc_workspace_stats st, jst;
+    struct rc_ws_job *j;
+    struct err e = { 0 };
+
+    good_tree(f, "ws");
+    assert_int_equal(
+        rc_workspace_check(f->root, "ws", UINT64_MAX, UINT64_MAX, &st, &e), 0);
+    j = rc_ws_job_start(&o, &e);
+    assert_non_null(j);
+    job_drain(j, NULL);
+    assert_int_equal(rc_ws_job_result(j, &jst, NULL, &e), 0);
+    assert_memory_equal(&jst, &st, sizeof(st));
+    rc_ws_job_free(j);
+
+    o.max_inodes = 3; /* WorkspaceTooLarge */
+    j = rc_ws_job_start(&o, &e);
+    assert_non_null(j);
+    job_drain(j, NULL);
+    assert_int_equal(rc_ws_job_result(j, NULL, NULL, &e), -1);
+    assert_int_equal(rc_workspace_reason(&e), RC_WS_TOO_LARGE);
+    rc_ws_job_free(j);
+
+    mkl(f, "/etc/passwd", "ws/evil"); /* UnsafeWorkspace, also as a tar */
+    o.max_inodes = UINT64_MAX;
+    o.tar = true;
+    j = rc_ws_job_start(&o, &e);
+    assert_non_null(j);
+    job_drain(j, NULL); /* the check fails before any byte */
+    assert_int_equal(rc_ws_job_result(j, NULL, NULL, &e), -1);
+    assert_int_equal(rc_workspace_reason(&e), RC_WS_UNSAFE);
+    assert_non_null(strstr(e.msg, "\"evil\" is absolute"));
+    rc_ws_job_free(j);
+}
+
+/* The first byte on the socket means the worker is inside a.bin (its
+ * first entry's data fills libarchive's first block), opened and checked;
+ * the socket's buffer holds far less than the file, so it is still there
+ * when the file grows: the stream ends with ERR_CONFLICT. */
+static void
+test_rc_ws_job_changed_during_stream(void **state)
+{
+    struct fx *f = *state;
+    struct rc_ws_job_opts o = {
+        .root = f->root, .source = "ws", .max_bytes = UINT64_MAX,
+        .max_inodes = UINT64_MAX, .tar = true, .uid = 1000, .gid = 1000,
+    };
+    struct pollfd pfd = { .events = POLLIN };
+    struct rc_ws_job *j;
+    struct buf b;
+    struct err e = { 0 };
+    FILE *fp;
+
+    mkd(f, "ws");
+    big_file(f, "ws/a.bin", 8u << 20);
+    mkf(f, "ws/b.txt", "after", 0644);
+    j = rc_ws_job_start(&o, &e);
+    assert_non_null(j);
+    pfd.fd = rc_ws_job_fd(j);
+    assert_int_equal(poll(&pfd, 1, 20000), 1);
+    fp = fopen(at(f, "ws/a.bin"), "ab");
+    assert_non_null(fp);
+    assert_int_equal(fputs("more", fp) >= 0, 1);
+    assert_int_equal(fclose(fp), 0);
+    buf_init(&b, 16u << 20);
+    job_drain(j, &b);
+    assert_true(b.len < (8u << 20) + 4096); /* never ended the archive */
+    assert_int_equal(rc_ws_job_result(j, NULL, NULL, &e), -1);
+    assert_int_equal(e.code, ERR_CONFLICT);
+    assert_non_null(strstr(e.msg, "\"a.bin\" changed"));
+    assert_int_equal(rc_workspace_reason(&e), RC_WS_ERROR); /* retried */
+    rc_ws_job_free(j);
+    buf_cleanup(&b);
+}
+
+/* Freed mid-stream: the worker is told, stops at its next write and
+ * frees what it holds (valgrind sees no leak once it ended). */
+static void
+test_rc_ws_job_free_while_running(void **state)
+{
+    struct fx *f = *state;
+    struct rc_ws_job_opts o = {
+        .root = f->root, .source = "ws", .max_bytes = UINT64_MAX,
+        .max_inodes = UINT64_MAX, .tar = true,
+    };
+    struct pollfd pfd = { .events = POLLIN };
+    struct rc_ws_job *j;
+    struct err e = { 0 };
+
+    mkd(f, "ws");
+    big_file(f, "ws/a.bin", 8u << 20);
+    j = rc_ws_job_start(&o, &e);
+    assert_non_null(j);
+    pfd.fd = rc_ws_job_fd(j);
+    assert_int_equal(poll(&pfd, 1, 20000), 1);
+    assert_false(rc_ws_job_done(j));
+    rc_ws_job_free(j);
+    usleep(300000); /* not an assertion: lets the orphan end before exit */
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int
@@ -536,6 +756,10 @@ main(void)
         T(test_rc_workspace_tar_long_and_utf8_names),
         T(test_rc_workspace_tar_refuses_unsafe_and_respects_cap),
         T(test_rc_workspace_digest_stable_and_sensitive),
+        T(test_rc_ws_job_stream_equals_buffered),
+        T(test_rc_ws_job_check_only),
+        T(test_rc_ws_job_changed_during_stream),
+        T(test_rc_ws_job_free_while_running),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
