@@ -211,6 +211,8 @@ ctl_init() {
     # The egress network exists before the controller starts, so the
     # controller finds it; it carries only the test label (it is ours).
     # EGRESS_SUBNET, when set, pins its subnet.
+    follow_starts &
+    on_cleanup "pkill -P $! 2>/dev/null; kill $! 2>/dev/null || true"
     docker network create --label "$TEST_LABEL" \
         ${EGRESS_SUBNET:+--subnet "$EGRESS_SUBNET"} "$EGRESS_NET" >/dev/null ||
         fail "cannot create egress network $EGRESS_NET"
@@ -292,13 +294,28 @@ ctl_crash_at() {
 
 # agent_starts UID SINCE: how many times Docker started an agent of that
 # invocation since SINCE (epoch seconds), from Docker's own `start`
-# events on the daemon up now. --until is the next whole second, so an
-# event of this second is counted.
+# events, followed live from ctl_init on (the daemon keeps only its last
+# 256 events for `docker events --since`, which a busy host overruns).
 agent_starts() {
-    docker events --since "$2" --until "$(($(date +%s) + 1))" \
-        --filter "label=agentctl.dev/uid=$1" \
-        --filter label=agentctl.dev/role=agent --filter event=start \
-        --format '{{.ID}}' | grep -c . || true
+    sleep 1 # an event of this second has arrived
+    awk -v u="$1" -v s="$2" '$3 == u && $4 == "agent" && $1 / 1e9 >= s {
+        print $1, $2 }' "$TEST_TMP/starts" | sort -u | grep -c . || true
+}
+
+# follow_starts: Docker's start events of this run's objects, appended to
+# $TEST_TMP/starts ("<time ns> <id> <uid> <role>"); a stream that ends (a
+# dockerd restart) is opened again with an overlapping --since, and
+# agent_starts counts each event once.
+follow_starts() {
+    local since=$(($(date +%s) - 1))
+    while :; do
+        docker events --since "$since" --filter "label=$MANAGED" \
+            --filter event=start --format '{{.TimeNano}} {{.ID}} {{index
+            .Actor.Attributes "agentctl.dev/uid"}} {{index .Actor.Attributes
+            "agentctl.dev/role"}}' >>"$TEST_TMP/starts" 2>/dev/null
+        since=$(($(date +%s) - 2))
+        sleep 0.5
+    done
 }
 
 # ctl_alive: 0 while the controller we started still runs.
