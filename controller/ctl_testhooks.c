@@ -17,7 +17,10 @@
  * the listing of the attempt's networks see none (ctl_network.c);
  * "standin-sweep" lets cleanup's sweep and garbage collection take a
  * container with the labels of a role whose create answered for an
- * unrecorded one of ours (ctl_cleanup.c, ctl_gc.c).
+ * unrecorded one of ours (ctl_cleanup.c, ctl_gc.c); "etcd-cache" sends
+ * the controller's reads of specs, status, metadata and claim holders to
+ * etcd instead of the informer cache (store_etcd_set_cache), as before
+ * the cache: the claim gate reads twice per unclaimed invocation per pass.
  */
 #include "ctl_testhooks.h"
 

@@ -188,6 +188,14 @@ int store_etcd_set_security(struct store *s,
                             const struct store_etcd_security *sec,
                             struct err *e);
 
+/* The controller's informer cache of the etcd store (docs/store-etcd.md
+ * "The controller's cache"): once store_watch_fd() was called, the specs,
+ * status and metadata documents and claim holders are listed once and
+ * then kept from watch events, and reads of them come from memory. on
+ * false sends those reads to etcd again (the watch still runs): the
+ * negative control of the tests. A no-op on another store. */
+void store_etcd_set_cache(struct store *s, bool on);
+
 /* Close and free; NULL is a no-op. */
 void store_close(struct store *s);
 

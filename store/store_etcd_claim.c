@@ -149,10 +149,29 @@ compare(const char *key, const char *target, const char *field,
     return c;
 }
 
+/* Our claim write reached etcd at rev: the cache holds it at once (data
+ * NULL: released). A claim taken means the status is read from etcd next
+ * (store__etcd_cache_mark_stale says why). */
+static void
+claim_through(struct store_etcd *s, const char *name, const char *holder,
+              int64_t lease, int64_t rev)
+{
+    if (s->cache == NULL)
+        return;
+    if (store__etcd_cache_set(s->cache, STORE_ETCD_CLAIMS, name, holder,
+                              holder ? strlen(holder) : 0, rev, lease, NULL,
+                              NULL) == -1)
+        s->cache->listed[STORE_ETCD_CLAIMS] = false;
+    if (holder != NULL)
+        store__etcd_cache_mark_stale(s->cache, STORE_ETCD_STATUS, name);
+}
+
 /* Run body; *ok = succeeded; *kv = the key as the failure branch read it
- * (NULL when absent), a detached copy the caller deletes. */
+ * (NULL when absent), a detached copy the caller deletes; the answer's
+ * revision in *hrev (may be NULL). */
 static int
-run(struct store_etcd *s, cJSON *body, bool *ok, cJSON **kv, struct err *e)
+run(struct store_etcd *s, cJSON *body, bool *ok, cJSON **kv, int64_t *hrev,
+    struct err *e)
 {
     cJSON *ans = NULL, *resp, *kvs;
     int rc;
@@ -164,6 +183,11 @@ run(struct store_etcd *s, cJSON *body, bool *ok, cJSON **kv, struct err *e)
     if (rc == -1)
         return -1;
     *ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "succeeded"));
+    if (hrev != NULL)
+        *hrev = store__etcd_int(
+            cJSON_GetObjectItemCaseSensitive(ans, "header"), "revision");
+    if (!*ok)
+        store__etcd_take_readback(s, ans);
     resp = cJSON_GetArrayItem(
         cJSON_GetObjectItemCaseSensitive(ans, "responses"), 0);
     kvs = cJSON_GetObjectItemCaseSensitive(
@@ -193,20 +217,24 @@ kv_holder(const cJSON *kv)
 /* holder's own claim under an older lease (a restarted controller): move
  * it to lease, unless it changed since it was read. */
 static int
-take_over(struct store_etcd *s, const char *key, const cJSON *kv,
-          const char *holder, int64_t lease, struct err *e)
+take_over(struct store_etcd *s, const char *key, const char *name,
+          const cJSON *kv, const char *holder, int64_t lease, struct err *e)
 {
     const cJSON *mod = cJSON_GetObjectItemCaseSensitive(kv, "mod_revision");
     bool ok = false;
+    int64_t rev = 0;
 
     if (!cJSON_IsString(mod))
         return err_set(e, ERR_CONFLICT, "claim %s changed meanwhile", key);
     if (run(s,
             txn(key, compare(key, "MOD", "mod_revision", mod->valuestring),
                 put_op(key, holder, lease)),
-            &ok, NULL, e) == -1)
+            &ok, NULL, &rev, e) == -1)
         return -1;
-    return ok ? 0 : err_set(e, ERR_CONFLICT, "claim %s changed meanwhile", key);
+    if (!ok)
+        return err_set(e, ERR_CONFLICT, "claim %s changed meanwhile", key);
+    claim_through(s, name, holder, lease, rev);
+    return 0;
 }
 
 int
@@ -217,6 +245,7 @@ store__etcd_claim(struct store *st, const char *name, const char *holder,
     char key[512], *who;
     cJSON *kv = NULL;
     bool ok = false;
+    int64_t rev = 0;
     int rc;
 
     if (store__etcd_key(s, key, sizeof(key), e, "claims/%s", name) == -1)
@@ -224,17 +253,18 @@ store__etcd_claim(struct store *st, const char *name, const char *holder,
     if (run(s,
             txn(key, compare(key, "CREATE", "create_revision", "0"),
                 put_op(key, holder, lease)),
-            &ok, &kv, e) == -1)
+            &ok, &kv, &rev, e) == -1)
         return -1;
     if (ok) {
         cJSON_Delete(kv);
+        claim_through(s, name, holder, lease, rev);
         return 0;
     }
     who = kv_holder(kv);
     if (who != NULL && strcmp(who, holder) == 0)
         rc = store__etcd_int(kv, "lease") == lease
                  ? 0
-                 : take_over(s, key, kv, holder, lease, e);
+                 : take_over(s, key, name, kv, holder, lease, e);
     else if (kv == NULL)
         rc = err_set(e, ERR_CONFLICT, "claim %s changed meanwhile", key);
     else
@@ -254,6 +284,16 @@ store__etcd_claim_holder(struct store *st, const char *name, char *holder,
     char key[512], *who;
     int rc;
 
+    /* the claim gate of every pass: the claims are watched */
+    if (store__etcd_cached(s, STORE_ETCD_CLAIMS)) {
+        const struct store_etcd_val *v =
+            store__etcd_cache_get(s->cache, STORE_ETCD_CLAIMS, name);
+
+        if (v == NULL)
+            return err_set(e, ERR_NOTFOUND, "%s is not claimed", name);
+        snprintf(holder, size, "%s", v->data);
+        return 0;
+    }
     if (store__etcd_key(s, key, sizeof(key), e, "claims/%s", name) == -1)
         return -1;
     req = store__etcd_range(key, NULL, false);
@@ -282,6 +322,7 @@ store__etcd_release(struct store *st, const char *name, int64_t lease,
     cJSON *op = cJSON_CreateObject(), *del = cJSON_CreateObject();
     char key[512], id[24], *k;
     bool ok = false;
+    int64_t rev = 0;
 
     if (store__etcd_key(s, key, sizeof(key), e, "claims/%s", name) == -1) {
         cJSON_Delete(op);
@@ -301,6 +342,10 @@ store__etcd_release(struct store *st, const char *name, int64_t lease,
     snprintf(id, sizeof(id), "%" PRId64, lease);
     /* Only our own claim goes: one taken over (a restarted controller of
      * the same ID) or re-made by another controller stays. */
-    return run(s, txn(key, compare(key, "LEASE", "lease", id), op), &ok, NULL,
-               e);
+    if (run(s, txn(key, compare(key, "LEASE", "lease", id), op), &ok, NULL,
+            &rev, e) == -1)
+        return -1;
+    if (ok)
+        claim_through(s, name, NULL, 0, rev);
+    return 0;
 }

@@ -10,6 +10,8 @@
  *   store_etcd_docs.c   documents, events, output path, open and close
  *   store_etcd_output.c captured output uploaded to / fetched from etcd
  *   store_etcd_claim.c  leases and the claims of invocations
+ *   store_etcd_cache.c  the informer cache (pure; store_etcd_cache.h)
+ *   store_etcd_informer.c  the cache fed: relists, write-through
  */
 #ifndef STORE_ETCD_INT_H
 #define STORE_ETCD_INT_H
@@ -23,6 +25,7 @@
 #include "buf.h"
 #include "err.h"
 #include "store.h"
+#include "store_etcd_cache.h"
 
 struct curl_slist;
 
@@ -52,6 +55,10 @@ struct store_etcd {
     } sec;
     char token[2048];    /* etcd auth token; "" = none yet */
     bool authenticating; /* the authenticate call itself is in progress */
+    /* the informer cache, made with the watch (store_etcd_informer.c);
+     * cache_off: reads go to etcd anyway (store_etcd_set_cache) */
+    struct store_etcd_cache *cache;
+    bool cache_off;
 };
 
 /* --- store_etcd_auth.c --- */
@@ -123,6 +130,8 @@ cJSON *store__etcd_range(const char *key, const char *range_end,
 struct store_etcd_wparse {
     struct buf pending; /* bytes of an unfinished message */
     const char *specs;  /* "<prefix>/specs/": keys to report */
+    /* when set, every event's kv is taken into it (with its value) */
+    struct store_etcd_cache *cache;
 };
 
 enum store_etcd_wmsg {
@@ -172,6 +181,27 @@ int store__etcd_claim_holder(struct store *s, const char *name, char *holder,
                              size_t size, struct err *e);
 int store__etcd_release(struct store *s, const char *name, int64_t lease,
                         struct err *e);
+
+/* --- store_etcd_informer.c --- */
+
+/* true when reads of part may come from the cache: it was listed, the
+ * cache is on, and no store lock is held (a read-compare-write under the
+ * lock, such as the generation counter, must see etcd itself). */
+bool store__etcd_cached(const struct store_etcd *s, enum store_etcd_part part);
+/* List <prefix>/<dir>/ with values into the cache; *rev is the list's
+ * header revision, where the part's watch continues from. */
+int store__etcd_relist(struct store_etcd *s, enum store_etcd_part part,
+                       int64_t *rev, struct err *e);
+/* Our own write reached etcd: take it in at the revision of its answer
+ * (ans: the txn or deleterange answer), so a read right after it sees
+ * it before its watch event comes. data NULL: deleted. No-op without a
+ * cache. */
+void store__etcd_write_through(struct store_etcd *s, enum store_etcd_part part,
+                               const char *name, const char *data, size_t len,
+                               int64_t lease, const cJSON *ans);
+/* A txn refused with the key read back in its failure branch: take in
+ * what etcd holds now. */
+void store__etcd_take_readback(struct store_etcd *s, const cJSON *ans);
 
 /* --- store_etcd_kv.c, store_etcd_watch.c --- */
 
