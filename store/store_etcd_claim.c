@@ -70,6 +70,56 @@ store__etcd_lease_keepalive(struct store *st, int64_t lease, struct err *e)
     return rc;
 }
 
+/* The caller of an async keep-alive, until its answer. */
+struct keepalive {
+    store_done_fn *done;
+    void *arg;
+    char id[24];
+};
+
+static void
+keepalive_done(void *arg, int rc, const cJSON *ans, const struct err *e)
+{
+    struct keepalive *k = arg;
+    struct err mine = { 0 };
+
+    if (rc == -1 && e != NULL)
+        mine = *e;
+    else if (store__etcd_int(cJSON_GetObjectItemCaseSensitive(ans, "result"),
+                             "TTL") <= 0)
+        rc = err_set(&mine, ERR_NOTFOUND, "etcd lease %s has expired", k->id);
+    k->done(k->arg, rc, &mine);
+    free(k);
+}
+
+int
+store__etcd_lease_keepalive_async(struct store *st, int64_t lease,
+                                  store_done_fn *done, void *arg,
+                                  struct err *e)
+{
+    struct keepalive *k = calloc(1, sizeof(*k));
+    cJSON *req = cJSON_CreateObject();
+    int rc;
+
+    if (k == NULL || req == NULL) {
+        free(k);
+        cJSON_Delete(req);
+        return nomem(e);
+    }
+    k->done = done;
+    k->arg = arg;
+    snprintf(k->id, sizeof(k->id), "%" PRId64, lease);
+    if (!cJSON_AddStringToObject(req, "ID", k->id))
+        rc = nomem(e);
+    else
+        rc = store__etcd_call_async(ETCD_OF(st), "/v3/lease/keepalive", req,
+                                    keepalive_done, k, e);
+    cJSON_Delete(req);
+    if (rc == -1)
+        free(k);
+    return rc;
+}
+
 /* {"key": b64(key), "value": b64(value), "lease": "id"} as a request_put. */
 static cJSON *
 put_op(const char *key, const char *value, int64_t lease)
@@ -150,28 +200,68 @@ compare(const char *key, const char *target, const char *field,
 }
 
 /* Our claim write reached etcd at rev: the cache holds it at once (data
- * NULL: released). A claim taken means the status is read from etcd next
- * (store__etcd_cache_mark_stale says why). */
+ * NULL: released). */
 static void
 claim_through(struct store_etcd *s, const char *name, const char *holder,
               int64_t lease, int64_t rev)
 {
-    if (s->cache == NULL)
-        return;
-    if (store__etcd_cache_set(s->cache, STORE_ETCD_CLAIMS, name, holder,
+    if (s->cache != NULL &&
+        store__etcd_cache_set(s->cache, STORE_ETCD_CLAIMS, name, holder,
                               holder ? strlen(holder) : 0, rev, lease, NULL,
                               NULL) == -1)
         s->cache->listed[STORE_ETCD_CLAIMS] = false;
-    if (holder != NULL)
-        store__etcd_cache_mark_stale(s->cache, STORE_ETCD_STATUS, name);
+}
+
+/* A claim txn reads the status of name in its success branch too: the
+ * status another controller wrote before it released may not have come
+ * through the status watch yet (another stream, no order between the
+ * two), and the new holder acts on that status. Read at the claim's own
+ * revision, it is exact; without it the next status read goes to etcd. */
+static cJSON *
+with_status(struct store_etcd *s, cJSON *body, const char *name)
+{
+    char key[512];
+    cJSON *rop = cJSON_CreateObject(), *rd;
+
+    if (body == NULL || rop == NULL ||
+        store__etcd_key(s, key, sizeof(key), NULL, "status/%s", name) == -1 ||
+        (rd = store__etcd_range(key, NULL, false)) == NULL) {
+        cJSON_Delete(rop);
+        return body; /* the claim alone; the status is marked stale */
+    }
+    cJSON_AddItemToObject(rop, "request_range", rd);
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(body, "success"),
+                         rop);
+    return body;
+}
+
+/* The status read by a claim txn that succeeded (with_status). */
+static void
+take_status(struct store_etcd *s, const cJSON *ans, const char *name)
+{
+    const cJSON *r = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(ans, "responses"), 1);
+    const cJSON *rr = cJSON_GetObjectItemCaseSensitive(r, "response_range");
+    const cJSON *kv =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rr, "kvs"), 0);
+
+    if (s->cache == NULL)
+        return;
+    store__etcd_cache_mark_stale(s->cache, STORE_ETCD_STATUS, name);
+    if (kv != NULL)
+        (void)store__etcd_cache_apply_kv(s->cache, kv, false, NULL, NULL, NULL,
+                                         NULL);
+    else if (rr != NULL) /* none at the claim's revision */
+        store__etcd_write_through(s, STORE_ETCD_STATUS, name, NULL, 0, 0, ans);
 }
 
 /* Run body; *ok = succeeded; *kv = the key as the failure branch read it
  * (NULL when absent), a detached copy the caller deletes; the answer's
- * revision in *hrev (may be NULL). */
+ * revision in *hrev (may be NULL); status_of: a claim of that name
+ * (with_status). */
 static int
 run(struct store_etcd *s, cJSON *body, bool *ok, cJSON **kv, int64_t *hrev,
-    struct err *e)
+    const char *status_of, struct err *e)
 {
     cJSON *ans = NULL, *resp, *kvs;
     int rc;
@@ -188,6 +278,8 @@ run(struct store_etcd *s, cJSON *body, bool *ok, cJSON **kv, int64_t *hrev,
             cJSON_GetObjectItemCaseSensitive(ans, "header"), "revision");
     if (!*ok)
         store__etcd_take_readback(s, ans);
+    else if (status_of != NULL)
+        take_status(s, ans, status_of);
     resp = cJSON_GetArrayItem(
         cJSON_GetObjectItemCaseSensitive(ans, "responses"), 0);
     kvs = cJSON_GetObjectItemCaseSensitive(
@@ -227,9 +319,13 @@ take_over(struct store_etcd *s, const char *key, const char *name,
     if (!cJSON_IsString(mod))
         return err_set(e, ERR_CONFLICT, "claim %s changed meanwhile", key);
     if (run(s,
-            txn(key, compare(key, "MOD", "mod_revision", mod->valuestring),
-                put_op(key, holder, lease)),
-            &ok, NULL, &rev, e) == -1)
+            with_status(s,
+                        txn(key,
+                            compare(key, "MOD", "mod_revision",
+                                    mod->valuestring),
+                            put_op(key, holder, lease)),
+                        name),
+            &ok, NULL, &rev, name, e) == -1)
         return -1;
     if (!ok)
         return err_set(e, ERR_CONFLICT, "claim %s changed meanwhile", key);
@@ -251,9 +347,11 @@ store__etcd_claim(struct store *st, const char *name, const char *holder,
     if (store__etcd_key(s, key, sizeof(key), e, "claims/%s", name) == -1)
         return -1;
     if (run(s,
-            txn(key, compare(key, "CREATE", "create_revision", "0"),
-                put_op(key, holder, lease)),
-            &ok, &kv, &rev, e) == -1)
+            with_status(s,
+                        txn(key, compare(key, "CREATE", "create_revision", "0"),
+                            put_op(key, holder, lease)),
+                        name),
+            &ok, &kv, &rev, name, e) == -1)
         return -1;
     if (ok) {
         cJSON_Delete(kv);
@@ -343,7 +441,7 @@ store__etcd_release(struct store *st, const char *name, int64_t lease,
     /* Only our own claim goes: one taken over (a restarted controller of
      * the same ID) or re-made by another controller stays. */
     if (run(s, txn(key, compare(key, "LEASE", "lease", id), op), &ok, NULL,
-            &rev, e) == -1)
+            &rev, NULL, e) == -1)
         return -1;
     if (ok)
         claim_through(s, name, NULL, 0, rev);

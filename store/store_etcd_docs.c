@@ -407,6 +407,7 @@ static const struct store_ops etcd_ops = {
     .close = etcd_close,
     .lease_grant = store__etcd_lease_grant,
     .lease_keepalive = store__etcd_lease_keepalive,
+    .lease_keepalive_async = store__etcd_lease_keepalive_async,
     .claim = store__etcd_claim,
     .claim_holder = store__etcd_claim_holder,
     .release = store__etcd_release,

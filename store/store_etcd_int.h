@@ -59,6 +59,7 @@ struct store_etcd {
      * cache_off: reads go to etcd anyway (store_etcd_set_cache) */
     struct store_etcd_cache *cache;
     bool cache_off;
+    struct store_etcd_req *reqs; /* async requests in flight */
 };
 
 /* --- store_etcd_auth.c --- */
@@ -82,6 +83,42 @@ void store__etcd_security_free(struct store_etcd *s);
  * endpoints)". */
 int store__etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
                      cJSON **out, struct err *e);
+/* The pieces of a request the async path (store_etcd_async.c) shares:
+ * the capped body writer (arg: struct buf), why an endpoint could not be
+ * reached (c: the CURL handle, rc: its CURLcode), whether another
+ * endpoint may answer, an answer parsed into *out (or ERR_REMOTE), the
+ * monotonic clock in seconds, and the store's observer called. */
+size_t store__etcd_on_body(char *p, size_t size, size_t nmemb, void *arg);
+void store__etcd_reach_error(void *c, int rc, const char *errbuf, char *out,
+                             size_t size);
+bool store__etcd_unreachable(int rc);
+int store__etcd_take_answer(const char *ep, long status, const struct buf *b,
+                            cJSON **out, struct err *e);
+double store__etcd_now(void);
+void store__etcd_observe(struct store_etcd *s, const char *path,
+                         double started, int rc);
+
+/* --- store_etcd_async.c --- */
+
+/* The answer of an async request: rc 0 with ans (the callee's: it is
+ * deleted after the call) or -1 with e. */
+typedef void store__etcd_done_fn(void *arg, int rc, const cJSON *ans,
+                                 const struct err *e);
+struct store_etcd_req;
+/* POST body to path without blocking, on the watch's curl multi handle
+ * (so inside the caller's loop): done is called from a later
+ * store_watch_read(), never before this returns. Endpoints are tried in
+ * turn as store__etcd_call() does. -1 (nothing started, done never
+ * called) when there is no watch yet or out of memory. */
+int store__etcd_call_async(struct store_etcd *s, const char *path,
+                           const cJSON *body, store__etcd_done_fn *done,
+                           void *arg, struct err *e);
+/* curl finished easy (a handle of an async request): answer it. false
+ * when easy is not one. */
+bool store__etcd_async_finished(struct store_etcd *s, void *easy, int result);
+/* Drop every request in flight without answering (the store closes). */
+void store__etcd_async_free(struct store_etcd *s);
+
 /* store__etcd_call() that takes ownership of req (NULL: out of memory),
  * so callers can build the request inline. */
 int store__etcd_call_take(struct store_etcd *s, const char *path, cJSON *req,
@@ -175,6 +212,9 @@ int store__etcd_output_fetch(struct store_etcd *s, const char *name,
 int store__etcd_lease_grant(struct store *s, int ttl_s, int64_t *lease,
                             struct err *e);
 int store__etcd_lease_keepalive(struct store *s, int64_t lease, struct err *e);
+int store__etcd_lease_keepalive_async(struct store *s, int64_t lease,
+                                      store_done_fn *done, void *arg,
+                                      struct err *e);
 int store__etcd_claim(struct store *s, const char *name, const char *holder,
                       int64_t lease, struct err *e);
 int store__etcd_claim_holder(struct store *s, const char *name, char *holder,
@@ -221,6 +261,8 @@ void store__etcd_unlock(struct store *s);
 int store__etcd_revision(struct store_etcd *s, int64_t *rev, struct err *e);
 
 int store__etcd_watch_fd(struct store *s, struct err *e);
+/* The curl multi handle of the watch (CURLM *), NULL before it starts. */
+void *store__etcd_watch_multi(struct store_etcd *s);
 int store__etcd_watch_read(struct store *s, struct store_change *out,
                            size_t max, size_t *n, struct err *e);
 void store__etcd_watch_free(struct store_etcd *s);

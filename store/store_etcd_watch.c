@@ -223,9 +223,16 @@ watch_free(struct store_etcd_watch *w)
 void
 store__etcd_watch_free(struct store_etcd *s)
 {
+    store__etcd_async_free(s); /* on the watch's multi handle */
     if (s->w != NULL)
         watch_free(s->w);
     s->w = NULL;
+}
+
+void *
+store__etcd_watch_multi(struct store_etcd *s)
+{
+    return s->w != NULL ? s->w->multi : NULL;
 }
 
 static int
@@ -332,10 +339,15 @@ drive(struct store_etcd *s, bool ended[STORE_ETCD_PARTS], bool *retry_due)
         flags |= (evs[i].events & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0;
         curl_multi_socket_action(w->multi, fd, flags, &running);
     }
-    while ((m = curl_multi_info_read(w->multi, &running)) != NULL)
+    while ((m = curl_multi_info_read(w->multi, &running)) != NULL) {
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        if (store__etcd_async_finished(s, m->easy_handle, m->data.result))
+            continue; /* a request of store_etcd_async.c, answered */
         for (int p = 0; p < STORE_ETCD_PARTS; p++)
-            if (m->msg == CURLMSG_DONE && m->easy_handle == w->st[p].easy)
+            if (m->easy_handle == w->st[p].easy)
                 ended[p] = true;
+    }
 }
 
 /* Take the complete messages of one stream: its events into the cache,
