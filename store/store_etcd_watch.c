@@ -52,6 +52,7 @@ struct store_etcd_watch {
     CURLM *multi;
     struct stream st[STORE_ETCD_PARTS];
     char specs[512]; /* "<prefix>/specs/": the changes reported */
+    int64_t specs_rev; /* revision of the last specs/ relist */
     bool resync;     /* report RESYNC with the next read */
 };
 
@@ -193,8 +194,10 @@ restart(struct store_etcd *s, struct stream *st, bool now)
         st->fails++;
         if (store__etcd_relist(s, st->part, &rev, NULL) == 0 &&
             start_stream(s, st, rev + 1, NULL) == 0) {
-            if (st->part == STORE_ETCD_SPECS)
+            if (st->part == STORE_ETCD_SPECS) {
                 w->resync = true;
+                w->specs_rev = rev;
+            }
             return;
         }
     }
@@ -297,10 +300,10 @@ store__etcd_watch_fd(struct store *st, struct err *e)
      * comes right after and is served from it */
     for (int p = 0; p < STORE_ETCD_PARTS; p++)
         restart(s, &s->w->st[p], true);
-    /* a caller that listed before asking for the watch missed what
-     * changed since: it relists (from the cache); one that lists next
-     * has nothing to redo */
-    s->w->resync = s->list_rev > 0;
+    /* a caller that listed before asking for the watch may have missed
+     * what changed since (the store's revision moved): it relists (from
+     * the cache); one that lists next has nothing to redo */
+    s->w->resync = s->list_rev > 0 && s->w->specs_rev > s->list_rev;
     return s->w->ep;
 }
 
