@@ -240,6 +240,8 @@ struct ctl {
                                            rules off */
     int64_t lease;         /* etcd lease of our claims; 0 = none yet */
     ev_timer lease_timer;  /* keepalive every lease_ttl_s / 3 */
+    bool keepalive_busy;   /* one keep-alive in flight (not blocking) */
+    int64_t keepalive_of;  /* the lease it renews */
     char store_error[256]; /* why etcd is unreachable ("" = it is not) */
 };
 

@@ -272,6 +272,42 @@ lease_lost(struct ctl *c)
     }
 }
 
+/* No lease (the first, or the last one expired): get one. A grant is
+ * rare, so it is made the blocking way. */
+static void
+grant(struct ctl *c)
+{
+    struct err e;
+
+    if (store_lease_grant(c->store, (int)c->opts.lease_ttl_s, &c->lease,
+                          &e) == -1) {
+        store_trouble(c, &e);
+        return;
+    }
+    store_fine(c);
+}
+
+/* etcd answered a keep-alive (from the watch's read, inside the loop). */
+static void
+on_keepalive(void *arg, int rc, const struct err *e)
+{
+    struct ctl *c = arg;
+
+    c->keepalive_busy = false;
+    if (c->keepalive_of != c->lease)
+        return; /* about a lease already given up */
+    if (rc == 0) {
+        store_fine(c);
+        return;
+    }
+    if (e->code != ERR_NOTFOUND) {
+        store_trouble(c, e);
+        return;
+    }
+    lease_lost(c);
+    grant(c);
+}
+
 static void
 on_lease_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -280,20 +316,22 @@ on_lease_timer(struct ev_loop *loop, ev_timer *w, int revents)
 
     (void)loop;
     (void)revents;
-    if (c->lease != 0 && store_lease_keepalive(c->store, c->lease, &e) == -1) {
-        if (e.code == ERR_NOTFOUND)
-            lease_lost(c);
-        else {
-            store_trouble(c, &e);
-            return;
-        }
-    }
-    if (c->lease == 0 && store_lease_grant(c->store, (int)c->opts.lease_ttl_s,
-                                           &c->lease, &e) == -1) {
-        store_trouble(c, &e);
+    if (c->lease == 0) {
+        grant(c);
         return;
     }
-    store_fine(c);
+    /* the last one not answered yet (curl's timeout ends it): not two */
+    if (c->keepalive_busy)
+        return;
+    c->keepalive_busy = true;
+    c->keepalive_of = c->lease;
+    /* without blocking: a slow etcd must not stall the loop's other
+     * watchers (Docker events, deadlines, drift) */
+    if (store_lease_keepalive_async(c->store, c->lease, on_keepalive, c, &e) ==
+        -1) {
+        c->keepalive_busy = false;
+        store_trouble(c, &e);
+    }
 }
 
 void

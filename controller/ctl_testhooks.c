@@ -24,7 +24,10 @@
  * "workspace-stream" puts back the buffered upload, walked and packed on
  * the loop into one buffer the archive's size (ctl_prepare.c;
  * tests/integration/controller/test_workspace_stream.sh shows the memory
- * it costs).
+ * it costs); "etcd-cache" sends the controller's reads of specs, status,
+ * metadata and claim holders to etcd instead of the informer cache
+ * (store_etcd_set_cache), as before the cache: the claim gate reads twice
+ * per unclaimed invocation per pass.
  */
 #include "ctl_testhooks.h"
 

@@ -259,6 +259,26 @@ store_lease_grant(struct store *s, int ttl_s, int64_t *lease, struct err *e)
 }
 
 int
+store_lease_keepalive_async(struct store *s, int64_t lease,
+                            store_done_fn *done, void *arg, struct err *e)
+{
+    struct err mine = { 0 };
+    int rc;
+
+    if (s->ops->lease_keepalive_async != NULL &&
+        s->ops->lease_keepalive_async(s, lease, done, arg, &mine) == 0)
+        return 0;
+    if (mine.code != ERR_OK && mine.code != ERR_INVALID) {
+        if (e != NULL)
+            *e = mine;
+        return -1;
+    }
+    rc = store_lease_keepalive(s, lease, &mine);
+    done(arg, rc, &mine);
+    return 0;
+}
+
+int
 store_lease_keepalive(struct store *s, int64_t lease, struct err *e)
 {
     return s->ops->lease_keepalive ? s->ops->lease_keepalive(s, lease, e) : 0;

@@ -85,6 +85,9 @@ struct store_meta {
 
 struct store;
 
+/* The answer of a request sent without blocking: rc 0, or -1 with e. */
+typedef void store_done_fn(void *arg, int rc, const struct err *e);
+
 struct store_ops {
     int (*list)(struct store *s, struct store_list *out, struct err *e);
     /* optional: one name without a list (NULL: store_get lists) */
@@ -122,6 +125,10 @@ struct store_ops {
     int (*lease_grant)(struct store *s, int ttl_s, int64_t *lease,
                        struct err *e);
     int (*lease_keepalive)(struct store *s, int64_t lease, struct err *e);
+    /* optional: store_lease_keepalive_async() */
+    int (*lease_keepalive_async)(struct store *s, int64_t lease,
+                                 store_done_fn *done, void *arg,
+                                 struct err *e);
     int (*claim)(struct store *s, const char *name, const char *holder,
                  int64_t lease, struct err *e);
     int (*claim_holder)(struct store *s, const char *name, char *holder,
@@ -187,6 +194,14 @@ struct store_etcd_security {
 int store_etcd_set_security(struct store *s,
                             const struct store_etcd_security *sec,
                             struct err *e);
+
+/* The controller's informer cache of the etcd store (docs/store-etcd.md
+ * "The controller's cache"): once store_watch_fd() was called, the specs,
+ * status and metadata documents and claim holders are listed once and
+ * then kept from watch events, and reads of them come from memory. on
+ * false sends those reads to etcd again (the watch still runs): the
+ * negative control of the tests. A no-op on another store. */
+void store_etcd_set_cache(struct store *s, bool on);
 
 /* Close and free; NULL is a no-op. */
 void store_close(struct store *s);
@@ -295,6 +310,14 @@ bool store_has_claims(const struct store *s);
 int store_lease_grant(struct store *s, int ttl_s, int64_t *lease,
                       struct err *e);
 int store_lease_keepalive(struct store *s, int64_t lease, struct err *e);
+/* The keep-alive without blocking the caller's loop (etcd: on the watch's
+ * connection pool, answered from a later store_watch_read(), so call
+ * store_watch_fd() first). done gets what store_lease_keepalive() would
+ * return. A store that cannot (no watch yet) renews the blocking way and
+ * calls done before returning. -1 (done never called) when nothing could
+ * be started. */
+int store_lease_keepalive_async(struct store *s, int64_t lease,
+                                store_done_fn *done, void *arg, struct err *e);
 int store_claim(struct store *s, const char *name, const char *holder,
                 int64_t lease, struct err *e);
 int store_claim_holder(struct store *s, const char *name, char *holder,

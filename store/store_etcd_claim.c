@@ -70,6 +70,56 @@ store__etcd_lease_keepalive(struct store *st, int64_t lease, struct err *e)
     return rc;
 }
 
+/* The caller of an async keep-alive, until its answer. */
+struct keepalive {
+    store_done_fn *done;
+    void *arg;
+    char id[24];
+};
+
+static void
+keepalive_done(void *arg, int rc, const cJSON *ans, const struct err *e)
+{
+    struct keepalive *k = arg;
+    struct err mine = { 0 };
+
+    if (rc == -1 && e != NULL)
+        mine = *e;
+    else if (store__etcd_int(cJSON_GetObjectItemCaseSensitive(ans, "result"),
+                             "TTL") <= 0)
+        rc = err_set(&mine, ERR_NOTFOUND, "etcd lease %s has expired", k->id);
+    k->done(k->arg, rc, &mine);
+    free(k);
+}
+
+int
+store__etcd_lease_keepalive_async(struct store *st, int64_t lease,
+                                  store_done_fn *done, void *arg,
+                                  struct err *e)
+{
+    struct keepalive *k = calloc(1, sizeof(*k));
+    cJSON *req = cJSON_CreateObject();
+    int rc;
+
+    if (k == NULL || req == NULL) {
+        free(k);
+        cJSON_Delete(req);
+        return nomem(e);
+    }
+    k->done = done;
+    k->arg = arg;
+    snprintf(k->id, sizeof(k->id), "%" PRId64, lease);
+    if (!cJSON_AddStringToObject(req, "ID", k->id))
+        rc = nomem(e);
+    else
+        rc = store__etcd_call_async(ETCD_OF(st), "/v3/lease/keepalive", req,
+                                    keepalive_done, k, e);
+    cJSON_Delete(req);
+    if (rc == -1)
+        free(k);
+    return rc;
+}
+
 /* {"key": b64(key), "value": b64(value), "lease": "id"} as a request_put. */
 static cJSON *
 put_op(const char *key, const char *value, int64_t lease)
@@ -149,10 +199,69 @@ compare(const char *key, const char *target, const char *field,
     return c;
 }
 
+/* Our claim write reached etcd at rev: the cache holds it at once (data
+ * NULL: released). */
+static void
+claim_through(struct store_etcd *s, const char *name, const char *holder,
+              int64_t lease, int64_t rev)
+{
+    if (s->cache != NULL &&
+        store__etcd_cache_set(s->cache, STORE_ETCD_CLAIMS, name, holder,
+                              holder ? strlen(holder) : 0, rev, lease, NULL,
+                              NULL) == -1)
+        s->cache->listed[STORE_ETCD_CLAIMS] = false;
+}
+
+/* A claim txn reads the status of name in its success branch too: the
+ * status another controller wrote before it released may not have come
+ * through the status watch yet (another stream, no order between the
+ * two), and the new holder acts on that status. Read at the claim's own
+ * revision, it is exact; without it the next status read goes to etcd. */
+static cJSON *
+with_status(struct store_etcd *s, cJSON *body, const char *name)
+{
+    char key[512];
+    cJSON *rop = cJSON_CreateObject(), *rd;
+
+    if (body == NULL || rop == NULL ||
+        store__etcd_key(s, key, sizeof(key), NULL, "status/%s", name) == -1 ||
+        (rd = store__etcd_range(key, NULL, false)) == NULL) {
+        cJSON_Delete(rop);
+        return body; /* the claim alone; the status is marked stale */
+    }
+    cJSON_AddItemToObject(rop, "request_range", rd);
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(body, "success"),
+                         rop);
+    return body;
+}
+
+/* The status read by a claim txn that succeeded (with_status). */
+static void
+take_status(struct store_etcd *s, const cJSON *ans, const char *name)
+{
+    const cJSON *r = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(ans, "responses"), 1);
+    const cJSON *rr = cJSON_GetObjectItemCaseSensitive(r, "response_range");
+    const cJSON *kv =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rr, "kvs"), 0);
+
+    if (s->cache == NULL)
+        return;
+    store__etcd_cache_mark_stale(s->cache, STORE_ETCD_STATUS, name);
+    if (kv != NULL)
+        (void)store__etcd_cache_apply_kv(s->cache, kv, false, NULL, NULL, NULL,
+                                         NULL);
+    else if (rr != NULL) /* none at the claim's revision */
+        store__etcd_write_through(s, STORE_ETCD_STATUS, name, NULL, 0, 0, ans);
+}
+
 /* Run body; *ok = succeeded; *kv = the key as the failure branch read it
- * (NULL when absent), a detached copy the caller deletes. */
+ * (NULL when absent), a detached copy the caller deletes; the answer's
+ * revision in *hrev (may be NULL); status_of: a claim of that name
+ * (with_status). */
 static int
-run(struct store_etcd *s, cJSON *body, bool *ok, cJSON **kv, struct err *e)
+run(struct store_etcd *s, cJSON *body, bool *ok, cJSON **kv, int64_t *hrev,
+    const char *status_of, struct err *e)
 {
     cJSON *ans = NULL, *resp, *kvs;
     int rc;
@@ -164,6 +273,13 @@ run(struct store_etcd *s, cJSON *body, bool *ok, cJSON **kv, struct err *e)
     if (rc == -1)
         return -1;
     *ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "succeeded"));
+    if (hrev != NULL)
+        *hrev = store__etcd_int(
+            cJSON_GetObjectItemCaseSensitive(ans, "header"), "revision");
+    if (!*ok)
+        store__etcd_take_readback(s, ans);
+    else if (status_of != NULL)
+        take_status(s, ans, status_of);
     resp = cJSON_GetArrayItem(
         cJSON_GetObjectItemCaseSensitive(ans, "responses"), 0);
     kvs = cJSON_GetObjectItemCaseSensitive(
@@ -193,20 +309,28 @@ kv_holder(const cJSON *kv)
 /* holder's own claim under an older lease (a restarted controller): move
  * it to lease, unless it changed since it was read. */
 static int
-take_over(struct store_etcd *s, const char *key, const cJSON *kv,
-          const char *holder, int64_t lease, struct err *e)
+take_over(struct store_etcd *s, const char *key, const char *name,
+          const cJSON *kv, const char *holder, int64_t lease, struct err *e)
 {
     const cJSON *mod = cJSON_GetObjectItemCaseSensitive(kv, "mod_revision");
     bool ok = false;
+    int64_t rev = 0;
 
     if (!cJSON_IsString(mod))
         return err_set(e, ERR_CONFLICT, "claim %s changed meanwhile", key);
     if (run(s,
-            txn(key, compare(key, "MOD", "mod_revision", mod->valuestring),
-                put_op(key, holder, lease)),
-            &ok, NULL, e) == -1)
+            with_status(s,
+                        txn(key,
+                            compare(key, "MOD", "mod_revision",
+                                    mod->valuestring),
+                            put_op(key, holder, lease)),
+                        name),
+            &ok, NULL, &rev, name, e) == -1)
         return -1;
-    return ok ? 0 : err_set(e, ERR_CONFLICT, "claim %s changed meanwhile", key);
+    if (!ok)
+        return err_set(e, ERR_CONFLICT, "claim %s changed meanwhile", key);
+    claim_through(s, name, holder, lease, rev);
+    return 0;
 }
 
 int
@@ -217,24 +341,28 @@ store__etcd_claim(struct store *st, const char *name, const char *holder,
     char key[512], *who;
     cJSON *kv = NULL;
     bool ok = false;
+    int64_t rev = 0;
     int rc;
 
     if (store__etcd_key(s, key, sizeof(key), e, "claims/%s", name) == -1)
         return -1;
     if (run(s,
-            txn(key, compare(key, "CREATE", "create_revision", "0"),
-                put_op(key, holder, lease)),
-            &ok, &kv, e) == -1)
+            with_status(s,
+                        txn(key, compare(key, "CREATE", "create_revision", "0"),
+                            put_op(key, holder, lease)),
+                        name),
+            &ok, &kv, &rev, name, e) == -1)
         return -1;
     if (ok) {
         cJSON_Delete(kv);
+        claim_through(s, name, holder, lease, rev);
         return 0;
     }
     who = kv_holder(kv);
     if (who != NULL && strcmp(who, holder) == 0)
         rc = store__etcd_int(kv, "lease") == lease
                  ? 0
-                 : take_over(s, key, kv, holder, lease, e);
+                 : take_over(s, key, name, kv, holder, lease, e);
     else if (kv == NULL)
         rc = err_set(e, ERR_CONFLICT, "claim %s changed meanwhile", key);
     else
@@ -254,6 +382,16 @@ store__etcd_claim_holder(struct store *st, const char *name, char *holder,
     char key[512], *who;
     int rc;
 
+    /* the claim gate of every pass: the claims are watched */
+    if (store__etcd_cached(s, STORE_ETCD_CLAIMS)) {
+        const struct store_etcd_val *v =
+            store__etcd_cache_get(s->cache, STORE_ETCD_CLAIMS, name);
+
+        if (v == NULL)
+            return err_set(e, ERR_NOTFOUND, "%s is not claimed", name);
+        snprintf(holder, size, "%s", v->data);
+        return 0;
+    }
     if (store__etcd_key(s, key, sizeof(key), e, "claims/%s", name) == -1)
         return -1;
     req = store__etcd_range(key, NULL, false);
@@ -282,6 +420,7 @@ store__etcd_release(struct store *st, const char *name, int64_t lease,
     cJSON *op = cJSON_CreateObject(), *del = cJSON_CreateObject();
     char key[512], id[24], *k;
     bool ok = false;
+    int64_t rev = 0;
 
     if (store__etcd_key(s, key, sizeof(key), e, "claims/%s", name) == -1) {
         cJSON_Delete(op);
@@ -301,6 +440,10 @@ store__etcd_release(struct store *st, const char *name, int64_t lease,
     snprintf(id, sizeof(id), "%" PRId64, lease);
     /* Only our own claim goes: one taken over (a restarted controller of
      * the same ID) or re-made by another controller stays. */
-    return run(s, txn(key, compare(key, "LEASE", "lease", id), op), &ok, NULL,
-               e);
+    if (run(s, txn(key, compare(key, "LEASE", "lease", id), op), &ok, NULL,
+            &rev, NULL, e) == -1)
+        return -1;
+    if (ok)
+        claim_through(s, name, NULL, 0, rev);
+    return 0;
 }

@@ -35,7 +35,42 @@ static const char *const doc_dirs[] = {
     [STORE_DOC_APPLIED] = "applied",
 };
 
-/* POST req (deleted here) to path; *ans is the answer. */
+/* The cache's part for a document kind (STORE_ETCD_PARTS: not cached;
+ * what agentctl apply recorded is read by agentctl only). */
+static enum store_etcd_part
+doc_part(enum store_doc kind)
+{
+    return kind == STORE_DOC_STATUS ? STORE_ETCD_STATUS
+           : kind == STORE_DOC_META ? STORE_ETCD_META
+                                    : STORE_ETCD_PARTS;
+}
+
+static bool
+doc_cached(struct store_etcd *s, enum store_doc kind)
+{
+    return doc_part(kind) != STORE_ETCD_PARTS &&
+           store__etcd_cached(s, doc_part(kind));
+}
+
+/* A document from the cache; -1 ERR_NOTFOUND when absent. */
+static int
+cached_doc(struct store_etcd *s, enum store_doc kind, const char *name,
+           char **data, size_t *len, struct err *e)
+{
+    const struct store_etcd_val *v =
+        store__etcd_cache_get(s->cache, doc_part(kind), name);
+
+    if (v == NULL)
+        return err_set(e, ERR_NOTFOUND, "no %s for \"%s\"", doc_dirs[kind],
+                       name);
+    *data = malloc(v->len + 1);
+    if (*data == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    memcpy(*data, v->data, v->len + 1);
+    *len = v->len;
+    return 0;
+}
+
 static int
 etcd_doc_get(struct store *st, enum store_doc kind, const char *name,
              char **data, size_t *len, struct err *e)
@@ -46,6 +81,9 @@ etcd_doc_get(struct store *st, enum store_doc kind, const char *name,
     const cJSON *kv, *v;
     int rc;
 
+    if (doc_cached(s, kind) &&
+        !store__etcd_cache_stale(s->cache, doc_part(kind), name))
+        return cached_doc(s, kind, name, data, len, e);
     if (store__etcd_key(s, key, sizeof(key), e, "%s/%s", doc_dirs[kind],
                         name) == -1 ||
         store__etcd_call_take(s, "/v3/kv/range",
@@ -59,6 +97,13 @@ etcd_doc_get(struct store *st, enum store_doc kind, const char *name,
     else
         rc = store__etcd_b64_dec(cJSON_IsString(v) ? v->valuestring : "", data,
                                  len, e);
+    /* a read of a stale (or uncached) value refreshes the cache */
+    if (doc_part(kind) != STORE_ETCD_PARTS && kv == NULL)
+        store__etcd_write_through(s, doc_part(kind), name, NULL, 0, 0, ans);
+    else if (doc_part(kind) != STORE_ETCD_PARTS && rc == 0 &&
+             s->cache != NULL)
+        (void)store__etcd_cache_apply_kv(s->cache, kv, false, NULL, NULL, NULL,
+                                         NULL);
     cJSON_Delete(ans);
     return rc;
 }
@@ -84,9 +129,12 @@ doc_write(struct store *st, enum store_doc kind, const char *name,
     if (store__etcd_call_take(s, "/v3/kv/txn", body, &ans, e) == -1)
         return -1;
     rc = 0;
-    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "succeeded")))
+    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "succeeded"))) {
         rc = err_set(e, ERR_CONFLICT, "%s of \"%s\" already exists",
                      doc_dirs[kind], name);
+        store__etcd_take_readback(s, ans); /* the winner's document */
+    } else if (doc_part(kind) != STORE_ETCD_PARTS)
+        store__etcd_write_through(s, doc_part(kind), name, data, len, 0, ans);
     cJSON_Delete(ans);
     return rc;
 }
@@ -125,6 +173,8 @@ etcd_doc_del(struct store *st, enum store_doc kind, const char *name,
                               store__etcd_range(key, NULL, false), &ans,
                               e) == -1)
         return -1;
+    if (doc_part(kind) != STORE_ETCD_PARTS)
+        store__etcd_write_through(s, doc_part(kind), name, NULL, 0, 0, ans);
     cJSON_Delete(ans);
     return 0;
 }
@@ -181,6 +231,8 @@ etcd_doc_names(struct store *st, enum store_doc kind, char ***names, size_t *n,
     struct store_etcd *s = ETCD_OF(st);
     char dir[512], end[512];
 
+    if (doc_cached(s, kind))
+        return store__etcd_cache_names(s->cache, doc_part(kind), names, n, e);
     if (store__etcd_key(s, dir, sizeof(dir), e, "%s/", doc_dirs[kind]) == -1)
         return -1;
     store__etcd_prefix_end(dir, end, sizeof(end));
@@ -323,6 +375,9 @@ etcd_close(struct store *st)
         store__etcd_unlock(st);
     }
     store__etcd_watch_free(s);
+    if (s->cache != NULL)
+        store__etcd_cache_cleanup(s->cache);
+    free(s->cache);
     if (s->curl != NULL)
         curl_easy_cleanup(s->curl);
     store_names_free(s->eps, s->neps);
@@ -352,6 +407,7 @@ static const struct store_ops etcd_ops = {
     .close = etcd_close,
     .lease_grant = store__etcd_lease_grant,
     .lease_keepalive = store__etcd_lease_keepalive,
+    .lease_keepalive_async = store__etcd_lease_keepalive_async,
     .claim = store__etcd_claim,
     .claim_holder = store__etcd_claim_holder,
     .release = store__etcd_release,

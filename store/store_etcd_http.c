@@ -14,8 +14,8 @@
 
 #include <curl/curl.h>
 
-static size_t
-on_body(char *p, size_t size, size_t nmemb, void *arg)
+size_t
+store__etcd_on_body(char *p, size_t size, size_t nmemb, void *arg)
 {
     struct buf *b = arg;
 
@@ -25,8 +25,9 @@ on_body(char *p, size_t size, size_t nmemb, void *arg)
 }
 
 /* Why an endpoint could not be reached, in a user's words. */
-static void
-reach_error(CURL *c, CURLcode rc, const char *errbuf, char *out, size_t size)
+void
+store__etcd_reach_error(void *c, int rc, const char *errbuf, char *out,
+                        size_t size)
 {
     long os = 0;
 
@@ -41,8 +42,8 @@ reach_error(CURL *c, CURLcode rc, const char *errbuf, char *out, size_t size)
 }
 
 /* Could the request not have reached etcd (so another endpoint may)? */
-static bool
-unreachable(CURLcode rc)
+bool
+store__etcd_unreachable(int rc)
 {
     return rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
            rc == CURLE_OPERATION_TIMEDOUT || rc == CURLE_SEND_ERROR ||
@@ -62,7 +63,7 @@ post_once(struct store_etcd *s, const char *url, const char *body,
     curl_easy_reset(c);
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, store__etcd_on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)STORE_ETCD_TIMEOUT_MS);
@@ -79,9 +80,9 @@ post_once(struct store_etcd *s, const char *url, const char *body,
 }
 
 /* An answer: parse it, turn {"error": ...} or a non-200 into ERR_REMOTE. */
-static int
-take_answer(const char *ep, long status, const struct buf *b, cJSON **out,
-            struct err *e)
+int
+store__etcd_take_answer(const char *ep, long status, const struct buf *b,
+                        cJSON **out, struct err *e)
 {
     cJSON *j = cJSON_ParseWithLength(b->data ? b->data : "", b->len);
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "message");
@@ -102,8 +103,8 @@ take_answer(const char *ep, long status, const struct buf *b, cJSON **out,
     return -1;
 }
 
-static double
-monotonic_s(void)
+double
+store__etcd_now(void)
 {
     struct timespec ts;
 
@@ -112,8 +113,9 @@ monotonic_s(void)
 }
 
 /* "/v3/kv/range" -> "kv_range": the gateway's own fixed vocabulary. */
-static void
-observe(struct store_etcd *s, const char *path, double started, int rc)
+void
+store__etcd_observe(struct store_etcd *s, const char *path, double started,
+                    int rc)
 {
     char op[48];
 
@@ -123,7 +125,8 @@ observe(struct store_etcd *s, const char *path, double started, int rc)
     for (char *p = op; *p; p++)
         if (*p == '/')
             *p = '_';
-    s->base.observe(s->base.observe_arg, op, monotonic_s() - started, rc == 0);
+    s->base.observe(s->base.observe_arg, op, store__etcd_now() - started,
+                    rc == 0);
 }
 
 static int etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
@@ -133,7 +136,7 @@ int
 store__etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
                  cJSON **out, struct err *e)
 {
-    double started = monotonic_s();
+    double started = store__etcd_now();
     bool auth = s->sec.user != NULL && !s->authenticating;
     int rc = 0;
 
@@ -145,7 +148,7 @@ store__etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
     if (rc == -1 && auth && store__etcd_token_refused(e) &&
         store__etcd_authenticate(s, e) == 0)
         rc = etcd_call(s, path, body, out, e);
-    observe(s, path, started, rc);
+    store__etcd_observe(s, path, started, rc);
     return rc;
 }
 
@@ -170,7 +173,7 @@ etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
         cc = post_once(s, url, text, &b, &status, errbuf);
         if (cc == CURLE_OK) {
             s->cur = k;
-            rc = take_answer(s->eps[k], status, &b, out, e);
+            rc = store__etcd_take_answer(s->eps[k], status, &b, out, e);
             goto out;
         }
         if (cc == CURLE_WRITE_ERROR) {
@@ -178,11 +181,11 @@ etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
                     STORE_ETCD_BODY_MAX >> 20);
             goto out;
         }
-        reach_error(s->curl, cc, errbuf, why, sizeof(why));
-        err_set(e, unreachable(cc) ? ERR_UNAVAIL : ERR_REMOTE,
+        store__etcd_reach_error(s->curl, cc, errbuf, why, sizeof(why));
+        err_set(e, store__etcd_unreachable(cc) ? ERR_UNAVAIL : ERR_REMOTE,
                 "etcd %s: %s (tried %zu endpoint%s)", s->eps[k], why, i + 1,
                 i ? "s" : "");
-        if (!unreachable(cc))
+        if (!store__etcd_unreachable(cc))
             goto out;
     }
 out:

@@ -10,6 +10,8 @@
  *   store_etcd_docs.c   documents, events, output path, open and close
  *   store_etcd_output.c captured output uploaded to / fetched from etcd
  *   store_etcd_claim.c  leases and the claims of invocations
+ *   store_etcd_cache.c  the informer cache (pure; store_etcd_cache.h)
+ *   store_etcd_informer.c  the cache fed: relists, write-through
  */
 #ifndef STORE_ETCD_INT_H
 #define STORE_ETCD_INT_H
@@ -23,6 +25,7 @@
 #include "buf.h"
 #include "err.h"
 #include "store.h"
+#include "store_etcd_cache.h"
 
 struct curl_slist;
 
@@ -52,6 +55,11 @@ struct store_etcd {
     } sec;
     char token[2048];    /* etcd auth token; "" = none yet */
     bool authenticating; /* the authenticate call itself is in progress */
+    /* the informer cache, made with the watch (store_etcd_informer.c);
+     * cache_off: reads go to etcd anyway (store_etcd_set_cache) */
+    struct store_etcd_cache *cache;
+    bool cache_off;
+    struct store_etcd_req *reqs; /* async requests in flight */
 };
 
 /* --- store_etcd_auth.c --- */
@@ -75,6 +83,42 @@ void store__etcd_security_free(struct store_etcd *s);
  * endpoints)". */
 int store__etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
                      cJSON **out, struct err *e);
+/* The pieces of a request the async path (store_etcd_async.c) shares:
+ * the capped body writer (arg: struct buf), why an endpoint could not be
+ * reached (c: the CURL handle, rc: its CURLcode), whether another
+ * endpoint may answer, an answer parsed into *out (or ERR_REMOTE), the
+ * monotonic clock in seconds, and the store's observer called. */
+size_t store__etcd_on_body(char *p, size_t size, size_t nmemb, void *arg);
+void store__etcd_reach_error(void *c, int rc, const char *errbuf, char *out,
+                             size_t size);
+bool store__etcd_unreachable(int rc);
+int store__etcd_take_answer(const char *ep, long status, const struct buf *b,
+                            cJSON **out, struct err *e);
+double store__etcd_now(void);
+void store__etcd_observe(struct store_etcd *s, const char *path,
+                         double started, int rc);
+
+/* --- store_etcd_async.c --- */
+
+/* The answer of an async request: rc 0 with ans (the callee's: it is
+ * deleted after the call) or -1 with e. */
+typedef void store__etcd_done_fn(void *arg, int rc, const cJSON *ans,
+                                 const struct err *e);
+struct store_etcd_req;
+/* POST body to path without blocking, on the watch's curl multi handle
+ * (so inside the caller's loop): done is called from a later
+ * store_watch_read(), never before this returns. Endpoints are tried in
+ * turn as store__etcd_call() does. -1 (nothing started, done never
+ * called) when there is no watch yet or out of memory. */
+int store__etcd_call_async(struct store_etcd *s, const char *path,
+                           const cJSON *body, store__etcd_done_fn *done,
+                           void *arg, struct err *e);
+/* curl finished easy (a handle of an async request): answer it. false
+ * when easy is not one. */
+bool store__etcd_async_finished(struct store_etcd *s, void *easy, int result);
+/* Drop every request in flight without answering (the store closes). */
+void store__etcd_async_free(struct store_etcd *s);
+
 /* store__etcd_call() that takes ownership of req (NULL: out of memory),
  * so callers can build the request inline. */
 int store__etcd_call_take(struct store_etcd *s, const char *path, cJSON *req,
@@ -123,6 +167,8 @@ cJSON *store__etcd_range(const char *key, const char *range_end,
 struct store_etcd_wparse {
     struct buf pending; /* bytes of an unfinished message */
     const char *specs;  /* "<prefix>/specs/": keys to report */
+    /* when set, every event's kv is taken into it (with its value) */
+    struct store_etcd_cache *cache;
 };
 
 enum store_etcd_wmsg {
@@ -166,12 +212,36 @@ int store__etcd_output_fetch(struct store_etcd *s, const char *name,
 int store__etcd_lease_grant(struct store *s, int ttl_s, int64_t *lease,
                             struct err *e);
 int store__etcd_lease_keepalive(struct store *s, int64_t lease, struct err *e);
+int store__etcd_lease_keepalive_async(struct store *s, int64_t lease,
+                                      store_done_fn *done, void *arg,
+                                      struct err *e);
 int store__etcd_claim(struct store *s, const char *name, const char *holder,
                       int64_t lease, struct err *e);
 int store__etcd_claim_holder(struct store *s, const char *name, char *holder,
                              size_t size, struct err *e);
 int store__etcd_release(struct store *s, const char *name, int64_t lease,
                         struct err *e);
+
+/* --- store_etcd_informer.c --- */
+
+/* true when reads of part may come from the cache: it was listed, the
+ * cache is on, and no store lock is held (a read-compare-write under the
+ * lock, such as the generation counter, must see etcd itself). */
+bool store__etcd_cached(const struct store_etcd *s, enum store_etcd_part part);
+/* List <prefix>/<dir>/ with values into the cache; *rev is the list's
+ * header revision, where the part's watch continues from. */
+int store__etcd_relist(struct store_etcd *s, enum store_etcd_part part,
+                       int64_t *rev, struct err *e);
+/* Our own write reached etcd: take it in at the revision of its answer
+ * (ans: the txn or deleterange answer), so a read right after it sees
+ * it before its watch event comes. data NULL: deleted. No-op without a
+ * cache. */
+void store__etcd_write_through(struct store_etcd *s, enum store_etcd_part part,
+                               const char *name, const char *data, size_t len,
+                               int64_t lease, const cJSON *ans);
+/* A txn refused with the key read back in its failure branch: take in
+ * what etcd holds now. */
+void store__etcd_take_readback(struct store_etcd *s, const cJSON *ans);
 
 /* --- store_etcd_kv.c, store_etcd_watch.c --- */
 
@@ -191,6 +261,8 @@ void store__etcd_unlock(struct store *s);
 int store__etcd_revision(struct store_etcd *s, int64_t *rev, struct err *e);
 
 int store__etcd_watch_fd(struct store *s, struct err *e);
+/* The curl multi handle of the watch (CURLM *), NULL before it starts. */
+void *store__etcd_watch_multi(struct store_etcd *s);
 int store__etcd_watch_read(struct store *s, struct store_change *out,
                            size_t max, size_t *n, struct err *e);
 void store__etcd_watch_free(struct store_etcd *s);

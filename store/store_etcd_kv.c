@@ -57,36 +57,24 @@ check_spec(struct store_spec *sp)
     return sp->errors == NULL ? -1 : 0;
 }
 
-/* Add one entry for the key/value kv to l. A key that is not a valid
- * name is skipped: nothing could act on it. */
+/* Add the spec name (at key, of rev) to l, parsed. */
 static int
-add_kv(const cJSON *kv, size_t skip, struct store_list *l, struct err *e)
+add_spec(struct store_list *l, const char *key, const char *name,
+         const char *data, size_t len, int64_t rev, struct err *e)
 {
-    const cJSON *k = cJSON_GetObjectItemCaseSensitive(kv, "key");
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(kv, "value");
-    struct store_spec sp = { .docs = 1 };
+    struct store_spec sp = { .docs = 1, .len = len };
     struct store_spec *items;
-    size_t klen;
 
-    if (!cJSON_IsString(k) ||
-        store__etcd_b64_dec(k->valuestring, &sp.key, &klen, e) == -1)
-        return -1;
-    if (klen <= skip || !store_name_ok(sp.key + skip)) {
-        free(sp.key);
-        return 0;
-    }
-    sp.name = strdup(sp.key + skip);
-    if (sp.name == NULL) {
+    sp.key = strdup(key);
+    sp.name = strdup(name);
+    sp.data = malloc(len + 1);
+    if (sp.key == NULL || sp.name == NULL || sp.data == NULL) {
         store_spec_cleanup(&sp);
         return err_set(e, ERR_NOMEM, "out of memory");
     }
-    if (store__etcd_b64_dec(cJSON_IsString(v) ? v->valuestring : "", &sp.data,
-                            &sp.len, e) == -1) {
-        store_spec_cleanup(&sp);
-        return -1;
-    }
-    snprintf(sp.rev, sizeof(sp.rev), "%" PRId64,
-             store__etcd_int(kv, "mod_revision"));
+    memcpy(sp.data, data, len);
+    sp.data[len] = '\0';
+    snprintf(sp.rev, sizeof(sp.rev), "%" PRId64, rev);
     if (check_spec(&sp) == -1) {
         store_spec_cleanup(&sp);
         return err_set(e, ERR_NOMEM, "out of memory");
@@ -101,6 +89,48 @@ add_kv(const cJSON *kv, size_t skip, struct store_list *l, struct err *e)
     return 0;
 }
 
+/* Add one entry for the key/value kv to l. A key that is not a valid
+ * name is skipped: nothing could act on it. */
+static int
+add_kv(const cJSON *kv, size_t skip, struct store_list *l, struct err *e)
+{
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(kv, "key");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(kv, "value");
+    char *key = NULL, *data = NULL;
+    size_t klen, len;
+    int rc = 0;
+
+    if (!cJSON_IsString(k) ||
+        store__etcd_b64_dec(k->valuestring, &key, &klen, e) == -1)
+        return -1;
+    if (klen > skip && store_name_ok(key + skip)) {
+        rc = store__etcd_b64_dec(cJSON_IsString(v) ? v->valuestring : "",
+                                 &data, &len, e);
+        if (rc == 0)
+            rc = add_spec(l, key, key + skip, data, len,
+                          store__etcd_int(kv, "mod_revision"), e);
+    }
+    free(key);
+    free(data);
+    return rc;
+}
+
+/* The spec of name the cache holds into l (none: l stays empty). */
+static int
+cached_spec(struct store_etcd *s, const char *name, struct store_list *l,
+            struct err *e)
+{
+    const struct store_etcd_val *v =
+        store__etcd_cache_get(s->cache, STORE_ETCD_SPECS, name);
+    char key[600];
+
+    if (v == NULL)
+        return 0;
+    if (store__etcd_key(s, key, sizeof(key), e, "specs/%s", name) == -1)
+        return -1;
+    return add_spec(l, key, name, v->data, v->len, v->rev, e);
+}
+
 int
 store__etcd_list(struct store *st, struct store_list *out, struct err *e)
 {
@@ -110,6 +140,16 @@ store__etcd_list(struct store *st, struct store_list *out, struct err *e)
     cJSON *req, *ans = NULL;
     const cJSON *kv;
 
+    /* the controller's relist after a RESYNC: the watch relisted already */
+    if (store__etcd_cached(s, STORE_ETCD_SPECS)) {
+        for (size_t i = 0; i < s->cache->n; i++)
+            if (cached_spec(s, s->cache->items[i]->name, &l, e) == -1) {
+                store_list_cleanup(&l);
+                return -1;
+            }
+        *out = l;
+        return 0;
+    }
     if (store__etcd_key(s, key, sizeof(key), e, "specs/") == -1)
         return -1;
     store__etcd_prefix_end(key, end, sizeof(end));
@@ -151,8 +191,11 @@ store__etcd_get(struct store *st, const char *name, struct store_spec *out,
     if (store__etcd_key(s, prefix, sizeof(prefix), e, "specs/") == -1 ||
         store__etcd_key(s, key, sizeof(key), e, "specs/%s", name) == -1)
         return -1;
+    /* a watch change: its event brought the value into the cache */
+    if (store__etcd_cached(s, STORE_ETCD_SPECS))
+        rc = cached_spec(s, name, &l, e);
     /* one key, not the list: a watch change costs one small range */
-    if (store__etcd_call_take(s, "/v3/kv/range",
+    else if (store__etcd_call_take(s, "/v3/kv/range",
                                store__etcd_range(key, NULL, false), &ans,
                                e) == -1)
         return -1;

@@ -1,5 +1,7 @@
-/* store_etcd_watch.c - the etcd watch on <prefix>/specs/, driven from the
- * caller's loop without ever blocking on the stream.
+/* store_etcd_watch.c - the etcd watches of the informer cache, one stream
+ * per key directory the cache holds (specs, status, meta, claims: one
+ * watch cannot cover them without also covering events/ and output/),
+ * driven from the caller's loop without ever blocking on a stream.
  *
  * The one fd the caller waits on is an epoll fd that stays the same for
  * the store's lifetime. In it: the socket(s) of a curl multi handle
@@ -8,11 +10,14 @@
  * watch_read drains whichever is ready, hands stream bytes to the parser
  * and returns the changes.
  *
- * No change is missed: the stream starts at the revision the last list
- * saw + 1. When it is compacted, canceled or broken, the watch restarts
- * from a fresh revision R and reports RESYNC: the caller's relist happens
- * at R or later and the new stream delivers everything after R. While
- * etcd cannot be reached, restarts back off (100 ms doubling to 5 s). */
+ * No change is missed: each stream starts at the revision of its
+ * directory's list + 1 (store_etcd_informer.c). When one is compacted,
+ * canceled or broken, that directory is listed again into the cache at a
+ * fresh revision R and its stream restarts from R + 1; for specs/ a
+ * RESYNC is reported, and the caller's relist is then served from the
+ * cache. While etcd cannot be reached, restarts back off (100 ms doubling
+ * to 5 s) and the cache serves what it last knew (as a controller-runtime
+ * informer does); writes fail meanwhile. */
 #include "store_etcd_int.h"
 
 #include <errno.h>
@@ -29,17 +34,25 @@
 #define WATCH_BACKOFF_MIN_MS 100
 #define WATCH_BACKOFF_MAX_MS 5000
 
-struct store_etcd_watch {
-    int ep;         /* epoll: the watch fd */
-    int curl_timer; /* timerfd: curl wants to be called */
-    int retry;      /* timerfd: time to restart the stream */
-    CURLM *multi;
-    CURL *easy; /* the live stream; NULL while none */
+/* One watch stream: the changes of <prefix>/<dir>/. */
+struct stream {
+    enum store_etcd_part part;
+    CURL *easy; /* NULL while none */
     struct curl_slist *headers; /* its Authorization header, or NULL */
     char *body;
     struct store_etcd_wparse parse;
-    char specs[512]; /* "<prefix>/specs/" */
-    int fails;       /* restarts in a row that did not get going */
+    char dir[512]; /* "<prefix>/<dir>/" */
+    int fails;     /* restarts in a row that did not get going */
+};
+
+struct store_etcd_watch {
+    int ep;         /* epoll: the watch fd */
+    int curl_timer; /* timerfd: curl wants to be called */
+    int retry;      /* timerfd: time to restart a stream */
+    CURLM *multi;
+    struct stream st[STORE_ETCD_PARTS];
+    char specs[512]; /* "<prefix>/specs/": the changes reported */
+    int64_t specs_rev; /* revision of the last specs/ relist */
     bool resync;     /* report RESYNC with the next read */
 };
 
@@ -90,7 +103,7 @@ on_timer(CURLM *multi, long ms, void *arg)
 static size_t
 on_stream(char *p, size_t size, size_t nmemb, void *arg)
 {
-    struct store_etcd_watch *w = arg;
+    struct stream *w = arg;
 
     if (store__etcd_wparse_feed(&w->parse, p, size * nmemb, NULL) == -1)
         return 0; /* a message over the cap: end the stream, restart */
@@ -98,10 +111,10 @@ on_stream(char *p, size_t size, size_t nmemb, void *arg)
 }
 
 static void
-stop_stream(struct store_etcd_watch *w)
+stop_stream(CURLM *multi, struct stream *w)
 {
     if (w->easy != NULL) {
-        curl_multi_remove_handle(w->multi, w->easy);
+        curl_multi_remove_handle(multi, w->easy);
         curl_easy_cleanup(w->easy);
         w->easy = NULL;
     }
@@ -115,16 +128,17 @@ stop_stream(struct store_etcd_watch *w)
 /* Ask for the changes from revision from on, on the endpoint that
  * answered last. */
 static int
-start_stream(struct store_etcd *s, int64_t from, struct err *e)
+start_stream(struct store_etcd *s, struct stream *w, int64_t from,
+             struct err *e)
 {
-    struct store_etcd_watch *w = s->w;
+    CURLM *multi = s->w->multi;
     char end[512], url[1024], rev[24];
     cJSON *req = cJSON_CreateObject(), *cr;
 
-    stop_stream(w);
-    store__etcd_prefix_end(w->specs, end, sizeof(end));
+    stop_stream(multi, w);
+    store__etcd_prefix_end(w->dir, end, sizeof(end));
     snprintf(rev, sizeof(rev), "%" PRId64, from);
-    cr = store__etcd_range(w->specs, end, false);
+    cr = store__etcd_range(w->dir, end, false);
     if (req == NULL || cr == NULL ||
         !cJSON_AddStringToObject(cr, "start_revision", rev)) {
         cJSON_Delete(cr);
@@ -136,7 +150,7 @@ start_stream(struct store_etcd *s, int64_t from, struct err *e)
     cJSON_Delete(req);
     w->easy = curl_easy_init();
     if (w->body == NULL || w->easy == NULL) {
-        stop_stream(w);
+        stop_stream(multi, w);
         return err_set(e, ERR_NOMEM, "out of memory");
     }
     snprintf(url, sizeof(url), "%s/v3/watch", s->eps[s->cur]);
@@ -153,46 +167,53 @@ start_stream(struct store_etcd *s, int64_t from, struct err *e)
     curl_easy_setopt(w->easy, CURLOPT_TCP_KEEPIDLE, 10L);
     curl_easy_setopt(w->easy, CURLOPT_TCP_KEEPINTVL, 5L);
     if (store__etcd_secure(s, w->easy, &w->headers) == -1) {
-        stop_stream(w);
+        stop_stream(multi, w);
         return err_set(e, ERR_NOMEM, "out of memory");
     }
-    if (curl_multi_add_handle(w->multi, w->easy) != CURLM_OK) {
-        stop_stream(w);
+    if (curl_multi_add_handle(multi, w->easy) != CURLM_OK) {
+        stop_stream(multi, w);
         return err_set(e, ERR_NOMEM, "cannot start the etcd watch");
     }
     return 0;
 }
 
-/* Start over from a fresh revision and have the caller relist. After a
- * restart that did not get going (no "created" yet), or when now is
- * false and one already failed, wait first: 100 ms doubling to 5 s. */
+/* Start one stream over: list its directory into the cache at a fresh
+ * revision R and watch from R + 1; a specs/ relist has the caller relist
+ * (from the cache). After a restart that did not get going (no "created"
+ * yet), or when now is false and one already failed, wait first: 100 ms
+ * doubling to 5 s. */
 static void
-restart(struct store_etcd *s, bool now)
+restart(struct store_etcd *s, struct stream *st, bool now)
 {
     struct store_etcd_watch *w = s->w;
     int64_t rev;
     long ms;
 
-    stop_stream(w);
-    if (now || w->fails == 0) {
-        w->fails++;
-        if (store__etcd_revision(s, &rev, NULL) == 0 &&
-            start_stream(s, rev + 1, NULL) == 0) {
-            w->resync = true;
+    stop_stream(w->multi, st);
+    if (now || st->fails == 0) {
+        st->fails++;
+        if (store__etcd_relist(s, st->part, &rev, NULL) == 0 &&
+            start_stream(s, st, rev + 1, NULL) == 0) {
+            if (st->part == STORE_ETCD_SPECS) {
+                w->resync = true;
+                w->specs_rev = rev;
+            }
             return;
         }
     }
-    ms = WATCH_BACKOFF_MIN_MS << (w->fails < 7 ? w->fails - 1 : 6);
+    ms = WATCH_BACKOFF_MIN_MS << (st->fails < 7 ? st->fails - 1 : 6);
     arm(w->retry, ms < WATCH_BACKOFF_MAX_MS ? ms : WATCH_BACKOFF_MAX_MS);
 }
 
 static void
 watch_free(struct store_etcd_watch *w)
 {
-    stop_stream(w);
+    for (int p = 0; p < STORE_ETCD_PARTS; p++) {
+        stop_stream(w->multi, &w->st[p]);
+        store__etcd_wparse_cleanup(&w->st[p].parse);
+    }
     if (w->multi != NULL)
         curl_multi_cleanup(w->multi);
-    store__etcd_wparse_cleanup(&w->parse);
     if (w->ep != -1)
         close(w->ep);
     if (w->curl_timer != -1)
@@ -205,9 +226,16 @@ watch_free(struct store_etcd_watch *w)
 void
 store__etcd_watch_free(struct store_etcd *s)
 {
+    store__etcd_async_free(s); /* on the watch's multi handle */
     if (s->w != NULL)
         watch_free(s->w);
     s->w = NULL;
+}
+
+void *
+store__etcd_watch_multi(struct store_etcd *s)
+{
+    return s->w != NULL ? s->w->multi : NULL;
 }
 
 static int
@@ -215,15 +243,32 @@ watch_new(struct store_etcd *s, struct err *e)
 {
     struct store_etcd_watch *w = calloc(1, sizeof(*w));
     struct epoll_event ev = { .events = EPOLLIN };
+    char root[512];
 
     if (w == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
+    if (s->cache == NULL && (s->cache = calloc(1, sizeof(*s->cache))) == NULL) {
+        free(w);
+        return err_set(e, ERR_NOMEM, "out of memory");
+    }
+    store__etcd_key(s, root, sizeof(root), NULL, "%s", "");
+    store__etcd_cache_init(s->cache, root);
     w->ep = epoll_create1(EPOLL_CLOEXEC);
     w->curl_timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     w->retry = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     w->multi = curl_multi_init();
     store__etcd_key(s, w->specs, sizeof(w->specs), NULL, "specs/");
-    store__etcd_wparse_init(&w->parse, w->specs);
+    for (int p = 0; p < STORE_ETCD_PARTS; p++) {
+        struct stream *st = &w->st[p];
+
+        st->part = (enum store_etcd_part)p;
+        store__etcd_key(s, st->dir, sizeof(st->dir), NULL, "%s/",
+                        store__etcd_part_dir(st->part));
+        /* every stream reports spec changes only; specs/ is the one
+         * whose keys are there */
+        store__etcd_wparse_init(&st->parse, w->specs);
+        st->parse.cache = s->cache;
+    }
     if (w->ep == -1 || w->curl_timer == -1 || w->retry == -1 ||
         w->multi == NULL) {
         err_sys(e, "cannot set up the etcd watch");
@@ -251,12 +296,14 @@ store__etcd_watch_fd(struct store *st, struct err *e)
         return s->w->ep;
     if (watch_new(s, e) == -1)
         return -1;
-    /* from what the last list saw; with no list yet, from now (the
-     * caller's first list comes after and covers the rest) */
-    if (s->list_rev > 0 && start_stream(s, s->list_rev + 1, NULL) == 0)
-        return s->w->ep;
-    restart(s, true);
-    s->w->resync = false; /* nothing was listed yet: nothing to redo */
+    /* every directory listed into the cache now: the caller's first list
+     * comes right after and is served from it */
+    for (int p = 0; p < STORE_ETCD_PARTS; p++)
+        restart(s, &s->w->st[p], true);
+    /* a caller that listed before asking for the watch may have missed
+     * what changed since (the store's revision moved): it relists (from
+     * the cache); one that lists next has nothing to redo */
+    s->w->resync = s->list_rev > 0 && s->w->specs_rev > s->list_rev;
     return s->w->ep;
 }
 
@@ -268,15 +315,14 @@ drained(int tfd)
     return read(tfd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks);
 }
 
-/* Let curl do what the ready fds allow; true when the stream ended. */
-static bool
-drive(struct store_etcd *s, bool *retry_due)
+/* Let curl do what the ready fds allow; ended[p] when stream p ended. */
+static void
+drive(struct store_etcd *s, bool ended[STORE_ETCD_PARTS], bool *retry_due)
 {
     struct store_etcd_watch *w = s->w;
-    struct epoll_event evs[8];
-    int n = epoll_wait(w->ep, evs, 8, 0), running;
+    struct epoll_event evs[16];
+    int n = epoll_wait(w->ep, evs, 16, 0), running;
     CURLMsg *m;
-    bool ended = false;
 
     for (int i = 0; i < n; i++) {
         int fd = evs[i].data.fd, flags = 0;
@@ -296,10 +342,36 @@ drive(struct store_etcd *s, bool *retry_due)
         flags |= (evs[i].events & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0;
         curl_multi_socket_action(w->multi, fd, flags, &running);
     }
-    while ((m = curl_multi_info_read(w->multi, &running)) != NULL)
-        if (m->msg == CURLMSG_DONE && m->easy_handle == w->easy)
-            ended = true;
-    return ended;
+    while ((m = curl_multi_info_read(w->multi, &running)) != NULL) {
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        if (store__etcd_async_finished(s, m->easy_handle, m->data.result))
+            continue; /* a request of store_etcd_async.c, answered */
+        for (int p = 0; p < STORE_ETCD_PARTS; p++)
+            if (m->easy_handle == w->st[p].easy)
+                ended[p] = true;
+    }
+}
+
+/* Take the complete messages of one stream: its events into the cache,
+ * spec changes into out. true when the stream must restart. */
+static bool
+take(struct stream *st, struct store_change *out, size_t max, size_t *n,
+     bool *over)
+{
+    enum store_etcd_wmsg kind;
+    int64_t rev;
+
+    do {
+        if (store__etcd_wparse_next(&st->parse, &kind, &rev, out, max, n, over,
+                                    NULL) == -1)
+            return true;
+        if (kind == STORE_ETCD_WMSG_CREATED)
+            st->fails = 0;
+        if (kind == STORE_ETCD_WMSG_COMPACTED)
+            return true;
+    } while (kind != STORE_ETCD_WMSG_NONE);
+    return false;
 }
 
 int
@@ -308,9 +380,7 @@ store__etcd_watch_read(struct store *st, struct store_change *out, size_t max,
 {
     struct store_etcd *s = (struct store_etcd *)st;
     struct store_etcd_watch *w;
-    enum store_etcd_wmsg kind;
-    bool over = false, broken, retry_due = false;
-    int64_t rev;
+    bool over = false, ended[STORE_ETCD_PARTS] = { false }, retry_due = false;
 
     *n = 0;
     if (max < 2)
@@ -318,23 +388,17 @@ store__etcd_watch_read(struct store *st, struct store_change *out, size_t max,
     if (s->w == NULL && store__etcd_watch_fd(st, e) == -1)
         return -1;
     w = s->w;
-    broken = drive(s, &retry_due);
-    /* what came before a break still counts; keep a slot for RESYNC */
-    do {
-        if (store__etcd_wparse_next(&w->parse, &kind, &rev, out, max - 1, n,
-                                    &over, NULL) == -1) {
-            broken = true;
-            break;
-        }
-        if (kind == STORE_ETCD_WMSG_CREATED)
-            w->fails = 0;
-        if (kind == STORE_ETCD_WMSG_COMPACTED)
-            broken = true;
-    } while (kind != STORE_ETCD_WMSG_NONE && !broken);
-    if (broken)
-        restart(s, false);
-    else if (retry_due && w->easy == NULL)
-        restart(s, true);
+    drive(s, ended, &retry_due);
+    for (int p = 0; p < STORE_ETCD_PARTS; p++) {
+        struct stream *sp = &w->st[p];
+        /* what came before a break still counts; keep a slot for RESYNC */
+        bool broken = take(sp, out, max - 1, n, &over) || ended[p];
+
+        if (broken)
+            restart(s, sp, false);
+        else if (retry_due && sp->easy == NULL)
+            restart(s, sp, true);
+    }
     if (over || w->resync) {
         out[*n].kind = STORE_CHANGE_RESYNC;
         out[*n].name[0] = '\0';

@@ -15,6 +15,7 @@ store__etcd_wparse_init(struct store_etcd_wparse *p, const char *specs)
 {
     buf_init(&p->pending, STORE_ETCD_WATCH_MAX);
     p->specs = specs;
+    p->cache = NULL;
 }
 
 void
@@ -63,16 +64,20 @@ take_event(struct store_etcd_wparse *p, const cJSON *ev,
     size_t skip = strlen(p->specs), klen;
     char *k;
 
+    bool del = cJSON_IsString(type) && strcmp(type->valuestring, "DELETE") == 0;
+
     if (!cJSON_IsString(key) ||
         store__etcd_b64_dec(key->valuestring, &k, &klen, e) == -1)
         return err_set(e, ERR_SYNTAX, "etcd watch event without a key");
+    if (p->cache != NULL && store__etcd_cache_apply_kv(p->cache, kv, del, NULL,
+                                                       NULL, NULL, e) == -1) {
+        free(k);
+        return -1;
+    }
     /* PUT is enum value 0, which the gateway leaves out */
     if (klen > skip && strncmp(k, p->specs, skip) == 0 &&
         store_name_ok(k + skip))
-        emit(out, max, n, over,
-             cJSON_IsString(type) && strcmp(type->valuestring, "DELETE") == 0
-                 ? STORE_CHANGE_DELETE
-                 : STORE_CHANGE_PUT,
+        emit(out, max, n, over, del ? STORE_CHANGE_DELETE : STORE_CHANGE_PUT,
              k + skip);
     free(k);
     return 0;

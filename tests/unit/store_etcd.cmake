@@ -6,3 +6,6 @@ agentctl_unit_test(test_store_etcd
 add_executable(store_contract
   ${CMAKE_CURRENT_LIST_DIR}/../store/store_contract.c)
 target_link_libraries(store_contract PRIVATE store PkgConfig::CURL)
+# The informer cache of the etcd store (pure).
+agentctl_unit_test(test_store_etcd_cache
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_etcd_cache.c LIBS store)

@@ -338,8 +338,9 @@ latency() {
 
 # idle DIR: what the idle controller costs with N + 2S specs in the store,
 # over 10 s (two resyncs): its CPU share and, on etcd, the requests etcd
-# answered (gRPC calls of the KV service; the gateway turns each JSON
-# request into one).
+# answered (gRPC calls of the KV and Lease services - reads, writes, the
+# lease keep-alive; the gateway turns each JSON request into one; the
+# watch streams, ours and the bench's, are the Watch service).
 idle() {
     local c0 c1 k0 k1
     c0=$(proc_cpu "$CTL_PID")
@@ -349,13 +350,13 @@ idle() {
     row idle_cpu_pct "$(awk -v a="$c0" -v b="$c1" 'BEGIN {printf "%.0f", (b - a) * 10}')"
     [ "$KIND" != etcd ] || {
         k1=$(etcd_kv_calls)
-        row idle_etcd_rps "$(awk -v a="$k0" -v b="$k1" 'BEGIN {printf "%.0f", (b - a) / 10}')"
+        row idle_etcd_rps "$(awk -v a="$k0" -v b="$k1" 'BEGIN {printf "%.1f", (b - a) / 10}')"
     }
 }
 proc_cpu() { proc_usage "$1" | cut -d' ' -f2; }
 etcd_kv_calls() {
     curl -fsS "$ETCD_URL/metrics" | awk '/^grpc_server_handled_total/ &&
-        /grpc_service="etcdserverpb.KV"/ { s += $2 } END { printf "%d\n", s }'
+        /grpc_service="etcdserverpb.(KV|Lease)"/ { s += $2 } END { printf "%d\n", s }'
 }
 
 # one_store: a fresh store and controller of column STORE, every
@@ -421,7 +422,7 @@ latl_client_p99|N in the store, one at a time: `agentctl apply` start to first s
 ctl_rss_mib|controller peak RSS, VmHWM (MiB)
 ctl_cpu_s|controller CPU, user+system (s)
 idle_cpu_pct|idle, every spec still in the store: controller CPU over 10 s (% of a core)
-idle_etcd_rps|idle, every spec still in the store: etcd KV requests per second
+idle_etcd_rps|idle, every spec still in the store: etcd KV and Lease requests per second
 etcd_rss_mib|etcd peak RSS, VmHWM (MiB)
 etcd_cpu_s|etcd CPU, user+system (s)
 failed_steps|controller "step failed" log lines'
