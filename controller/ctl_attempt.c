@@ -105,6 +105,7 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
         break;
     case CTL_RESET_REPAIR:
         inv->repairing = false;
+        inv->resumed = false; /* the rebuild is this process's own */
         inv->egress_checked = false;
         inv->start_checked = false;
         inv->cleanup_swept = false;

@@ -35,8 +35,13 @@
 
 /* The probe decides in milliseconds on the internal network; inside the
  * agent's namespace (no sysctl of its own) an address no one holds takes
- * the kernel's ARP give-up, about 3 s. */
-#define CANARY_WAIT_MS (60 * 1000L)
+ * the kernel's ARP give-up, about 3 s. A canary that has not exited by
+ * then (paused, stuck) is an inconclusive run: it holds the main lane
+ * while it is awaited. */
+#define CANARY_WAIT_MS (20 * 1000L)
+/* Docker creates containers one at a time behind network creates: a
+ * create that outlasts its request is found by its name (adopt()). */
+#define CANARY_CREATE_MS (10L * 60 * 1000)
 #define CANARY_JITTER  0.2 /* each wait is probeInterval +- 20 % */
 #define CANARY_SILENT  2   /* inconclusive runs in a row that fail it */
 
@@ -96,6 +101,11 @@ on_created(struct ctl_inv *inv, struct dk_response *r)
 
     if (rc_probe_canary_name(inv->desired->prefix, name) == -1)
         name[0] = '\0';
+    if (r->err != NULL && r->err->code == ERR_CONFLICT &&
+        inv->rec.canary_pending != NULL) {
+        inv->canary_stage = CTL_CANARY_IDLE; /* adopt() finds what holds it */
+        return CTL_STEP_DONE;
+    }
     if (r->err != NULL && r->err->code == ERR_CONFLICT)
         return name_taken(inv, name, NULL);
     if (r->err != NULL)
@@ -142,7 +152,9 @@ create(struct ctl_inv *inv, const char *agent)
     }
     inv->canary_due = false; /* an event from now on asks for another run */
     s = ctl_step_request(inv, on_created,
-                         dk_create(inv->ctl->dk, DK_CONTAINER, name, body, NULL,
+                         dk_create(inv->ctl->dk, DK_CONTAINER, name, body,
+                                   &(struct dk_call){ .timeout_ms =
+                                                          CANARY_CREATE_MS },
                                    ctl_step_answered, inv, &e),
                          &e);
     cJSON_Delete(body);
@@ -153,6 +165,20 @@ create(struct ctl_inv *inv, const char *agent)
  * its name is adopted when its labels say it is this attempt's probe (then
  * removed, and the run made again), a stranger fails the attempt closed,
  * nothing there means the create never happened. */
+/* The container's network namespace is the recorded agent's (or its own:
+ * a create the canary's body describes names no other). */
+static bool
+joins_agent(const struct ctl_inv *inv, const cJSON *inspect)
+{
+    const char *agent = ctl_record_role_id(&inv->rec, RC_ROLE_AGENT);
+    const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(inspect, "HostConfig"),
+        "NetworkMode"));
+
+    return agent != NULL && mode != NULL &&
+           strncmp(mode, "container:", 10) == 0 && strcmp(mode + 10, agent) == 0;
+}
+
 static enum ctl_step
 on_pending_inspected(struct ctl_inv *inv, struct dk_response *r)
 {
@@ -166,7 +192,8 @@ on_pending_inspected(struct ctl_inv *inv, struct dk_response *r)
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
     id = ctl_objects_identity(r->json, false);
-    if (id == NULL || !ctl_objects_ours(inv, r->json, RC_PROBE_ROLE))
+    if (id == NULL || !ctl_objects_ours(inv, r->json, RC_PROBE_ROLE) ||
+        !joins_agent(inv, r->json))
         return name_taken(inv, name, id);
     ctl_event(inv, false, "Adopted",
               "canary %s was created before a restart: adopted, removed",
@@ -198,11 +225,35 @@ on_started(struct ctl_inv *inv, struct dk_response *r)
     return CTL_STEP_DONE;
 }
 
+static enum ctl_step breach(struct ctl_inv *inv, const char *rule,
+                            const char *finding);
+
+/* No definite answer: the run is made again at once, and the second in a
+ * row fails the attempt closed (the boundary can no longer be shown to
+ * hold). The canary is removed first (stage JUDGED). */
+static enum ctl_step
+silent(struct ctl_inv *inv, const char *finding)
+{
+    ctl_observe_canary(inv->ctl, "inconclusive");
+    inv->canary_passed = 0;
+    inv->canary_stage = CTL_CANARY_JUDGED;
+    if (++inv->canary_silent < CANARY_SILENT) {
+        ctl_event(inv, true, "BoundaryCanary", "canary: %s; running it again",
+                  finding);
+        inv->canary_due = true;
+        return CTL_STEP_DONE;
+    }
+    return breach(inv, "probe.inconclusive", finding);
+}
+
 static enum ctl_step
 on_waited(struct ctl_inv *inv, struct dk_response *r)
 {
     const cJSON *code;
 
+    if (r->err != NULL && r->err->code == ERR_TIMEOUT && !inv->exited)
+        return silent(inv, "inconclusive: the canary did not exit within "
+                           "20 s");
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
     code = cJSON_GetObjectItemCaseSensitive(r->json, "StatusCode");
@@ -268,20 +319,11 @@ judge(struct ctl_inv *inv, const struct dk_response *r)
     }
     if (res.verdict == RC_PROBE_OK)
         return passed(inv, &res);
+    if (res.verdict == RC_PROBE_INCONCLUSIVE)
+        return silent(inv, res.finding);
     ctl_observe_canary(inv->ctl, rc_probe_verdict_name(res.verdict));
     inv->canary_passed = 0;
-    if (res.verdict == RC_PROBE_INCONCLUSIVE &&
-        ++inv->canary_silent < CANARY_SILENT) {
-        ctl_event(inv, true, "BoundaryCanary", "canary: %s; running it again",
-                  res.finding);
-        inv->canary_due = true;
-        return CTL_STEP_DONE;
-    }
-    return breach(inv,
-                  res.verdict == RC_PROBE_INCONCLUSIVE
-                      ? "probe.inconclusive"
-                      : rule_of(res.check, rule),
-                  res.finding);
+    return breach(inv, rule_of(res.check, rule), res.finding);
 }
 
 static enum ctl_step
@@ -290,6 +332,10 @@ on_logs(struct ctl_inv *inv, struct dk_response *r)
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
     inv->canary_stage = CTL_CANARY_JUDGED;
+    /* The agent exited meanwhile: its namespace went with it, and what
+     * the canary saw of a torn-down namespace says nothing of the box. */
+    if (inv->exited)
+        return CTL_STEP_DONE;
     return judge(inv, r);
 }
 
@@ -377,15 +423,19 @@ ctl_canary_event(struct ctl_inv *inv, const char *type, const char *id,
 
     if (inv->rec.phase != CTL_RUNNING || type == NULL)
         return;
+    bool ours = container != NULL &&
+                ctl_record_holds(&inv->rec, container, NULL);
+
     if (strcmp(type, "container") == 0) {
         if (role == NULL || strcmp(role, "proxy") != 0)
             return; /* the agent's, the keeper's, the canary's own */
-    } else if (strcmp(type, "network") != 0 || id == NULL || net == NULL ||
-               strcmp(id, net) != 0) {
+    } else if (strcmp(type, "network") != 0) {
         return;
-    } else if (container != NULL && ctl_record_holds(&inv->rec, container,
-                                                     NULL)) {
-        return; /* the attempt's own container joined or left */
+    } else if (id != NULL && net != NULL && strcmp(id, net) == 0) {
+        if (ours)
+            return; /* the attempt's own container joined or left */
+    } else if (!ours) {
+        return; /* another network, none of the attempt's containers */
     }
     inv->canary_due = true;
     ctl_inv_kick(inv, 0);

@@ -13,7 +13,8 @@ void ctl_canary_init(struct ctl_inv *inv);
 enum ctl_step ctl_canary_step(struct ctl_inv *inv);
 
 /* A Docker event about one of inv's objects (ctl_events.c): one about its
- * network or its proxy asks for a run. type is "container", "network" or
+ * network or its proxy, or one of its containers joining or leaving
+ * another network, asks for a run. type is "container", "network" or
  * "volume"; role is the container's agentctl.dev/role label or NULL;
  * container is a network event's "container" attribute or NULL. */
 void ctl_canary_event(struct ctl_inv *inv, const char *type, const char *id,

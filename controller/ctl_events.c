@@ -67,6 +67,17 @@ on_event_line(struct dk_req *req, const char *data, size_t len, void *arg)
                                 : NULL);
     if (inv == NULL && cJSON_IsString(name))
         inv = inv_by_object(c, NULL, name->valuestring);
+    /* A network event about another network (the agent connected to a
+     * route out) names the container only in its attributes. */
+    if (inv == NULL && cJSON_IsString(type) &&
+        strcmp(type->valuestring, "network") == 0 &&
+        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            attrs, "container")) != NULL)
+        inv = inv_by_object(
+            c,
+            cJSON_GetStringValue(
+                cJSON_GetObjectItemCaseSensitive(attrs, "container")),
+            NULL);
     if (inv != NULL) {
         const char *action = cJSON_GetStringValue(
             cJSON_GetObjectItemCaseSensitive(ev, "Action"));

@@ -582,7 +582,7 @@ building(const struct ctl_inv *inv)
 {
     return inv->rec.present && inv->rec.phase == CTL_PREPARING &&
            !inv->repairing && !inv->deleted && inv->spec != NULL &&
-           inv->desired != NULL && !inv->prestart_verified;
+           inv->desired != NULL && !inv->prestart_verified && !inv->resumed;
 }
 
 /* The main lane is busy: only the storage's next step, after what the

@@ -301,6 +301,10 @@ on_hup(struct ev_loop *loop, ev_signal *w, int revents)
     cfg_free(c->cfg);
     c->cfg = cfg;
     log_kv(LOG_INFO, "config reloaded", NULL);
+    /* The canary's next run is timed by the new probeInterval: each timer
+     * is armed again on the next pass. */
+    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next)
+        ev_timer_stop(c->loop, &i->canary);
     ctl_sync_all(c);
 }
 

@@ -5,7 +5,8 @@
 # its back, a normal controller takes over: a DriftRepaired event names
 # the drift, the attempt is rebuilt and ends Succeeded, its agent started
 # exactly once, nothing is left.
-#  - done:workspaceUploaded (everything but the agent recorded): the
+#  - done:workspaceUploaded (the storage done; with two lanes the proxy
+#    and the probe may still be on their way, the agent not created): the
 #    proxy's restart policy set to always (container.restart-policy);
 #  - created:scratch (the workspace volume recorded, nothing mounts it
 #    yet): the workspace volume swapped for a same-named one ten times the
