@@ -171,6 +171,8 @@ struct ctl_inv {
     bool resumed;             /* a box this process did not see built
                                  (a restart): inspected before any step */
     bool prestart_verified;   /* the round right before the agent start ran */
+    bool storage_verified;    /* the volumes' identity was inspected before
+                                 the keeper's create (ctl_verify.c) */
     bool start_checked;       /* Docker says the run-once container about
                                * to be started never ran (ctl_prepare.c) */
     char proxy_egress_ip[16]; /* the proxy's address on the egress net */

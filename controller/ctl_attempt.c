@@ -92,6 +92,9 @@ forget_built(struct ctl_inv *inv, bool capture_too)
 void
 ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
 {
+    /* whatever starts over is inspected again before its start */
+    inv->prestart_verified = false;
+    inv->storage_verified = false;
     switch (what) {
     case CTL_RESET_NEW_ATTEMPT:
         forget_built(inv, true);

@@ -275,6 +275,10 @@ capture_commit(struct ctl_inv *inv)
     inv->egress_checked = false;
     inv->start_checked = false;
     inv->cleanup_swept = false;
+    /* a later attempt of this invocation, in this process, gets its own
+     * volume check and its own last round before the start */
+    inv->prestart_verified = false;
+    inv->storage_verified = false;
     snprintf(inv->frozen_hash, sizeof(inv->frozen_hash), "%s", s->spec_hash);
 }
 

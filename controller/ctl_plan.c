@@ -44,6 +44,7 @@ ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v)
     v->egress_checked = inv->egress_checked;
     v->network_sweep = inv->network_retry == CTL_NET_SWEEP;
     v->prestart_verified = inv->prestart_verified;
+    v->storage_verified = inv->storage_verified;
     ctl_git_digests(inv, &v->git_digest_before, &v->git_digest_after);
     v->unrecorded_swept = inv->cleanup_swept;
     v->has_uid = rec->uid != NULL;

@@ -25,6 +25,7 @@
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
+#include "ctl_verify.h"
 #include "ctl_ws.h"
 #include "log.h"
 #include "rc_desired.h"
@@ -347,6 +348,8 @@ rung(struct ctl_inv *inv, struct plan_step s)
         return step_upload(inv);
     case PLAN_UPLOAD_CONFIG:
         return step_upload_config(inv);
+    case PLAN_VERIFY_STORAGE:
+        return ctl_verify_storage_step(inv);
     case PLAN_PROBE_START:
         return step_start(inv, CTL_REC_PROBE, CTL_PROG_PROBE_STARTED);
     case PLAN_PROBE_CREATE:

@@ -9,8 +9,10 @@
  * Points: created:<role> (Docker made the object, its ID is not recorded
  * yet), done:<action> (a connect/start/upload succeeded, not recorded
  * yet), exited (the agent's exit was seen, not recorded), removed:<role>
- * (a cleanup removal succeeded, not recorded), and recorded:<phase> (the
- * status of that phase was just written).
+ * (a cleanup removal succeeded, not recorded), created:canary, and
+ * recorded:<phase> (the status of that phase was just written).
+ * AGENTCTL_TEST_PAUSE_AT=<point> stops the controller there (SIGSTOP)
+ * instead, for a test that changes something and then sends SIGCONT.
  *
  * AGENTCTL_TEST_DISABLE=<name>[,<name>...] switches off a protection that
  * is not a drift rule, for a negative control: "network-adoption" makes
@@ -27,7 +29,12 @@
  * it costs); "etcd-cache" sends the controller's reads of specs, status,
  * metadata and claim holders to etcd instead of the informer cache
  * (store_etcd_set_cache), as before the cache: the claim gate reads twice
- * per unclaimed invocation per pass.
+ * per unclaimed invocation per pass; "storage-verify" skips the volumes'
+ * identity check before the keeper's create (ctl_verify.c); "canary"
+ * runs no boundary canary and "canary-pending" creates it without its
+ * name on disk first (ctl_canary.c); "storage-lane" takes the ladder on
+ * one lane and "prestart-only-rounds" runs rounds between the steps of a
+ * box being built, as before the two lanes (ctl_prepare.c, ctl_verify.c).
  */
 #include "ctl_testhooks.h"
 
@@ -43,9 +50,15 @@ ctl_test_point(const char *kind, const char *what)
 {
 #ifdef AGENTCTL_TEST_HOOKS
     const char *at = getenv("AGENTCTL_TEST_CRASH_AT");
+    const char *pause = getenv("AGENTCTL_TEST_PAUSE_AT");
     char point[96];
 
     snprintf(point, sizeof(point), "%s:%s", kind, what);
+    if (pause != NULL && strcmp(pause, point) == 0) {
+        /* the test changes something while nothing moves, then SIGCONT */
+        log_kv(LOG_WARN, "TEST HOOK: pausing", "point", point, NULL);
+        raise(SIGSTOP);
+    }
     if (at == NULL || strcmp(at, point) != 0)
         return;
     log_kv(LOG_WARN, "TEST HOOK: crashing", "point", point, NULL);

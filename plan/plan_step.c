@@ -76,6 +76,11 @@ storage_next(const struct plan_view *v)
         if ((v->desired & BIT(volume_roles[i])) != 0 &&
             !recorded(v, volume_roles[i]))
             return step(PLAN_CREATE, volume_roles[i]);
+    /* A volume's identity is its CreatedAt, which moves once a container
+     * mounts it: the volumes are inspected before the keeper, the first
+     * to mount them, is created (a round before the start is too late). */
+    if (!recorded(v, RC_ROLE_KEEPER) && !v->storage_verified)
+        return step(PLAN_VERIFY_STORAGE, 0);
     if (!recorded(v, RC_ROLE_KEEPER))
         return step(PLAN_CREATE, RC_ROLE_KEEPER);
     if (!done(v, PLAN_KEEPER_STARTED))
@@ -184,6 +189,7 @@ plan_action_name(enum plan_action a)
         [PLAN_START] = "start",
         [PLAN_UPLOAD_WORKSPACE] = "upload-workspace",
         [PLAN_UPLOAD_CONFIG] = "upload-config",
+        [PLAN_VERIFY_STORAGE] = "verify-storage",
         [PLAN_PROBE_CREATE] = "probe-create",
         [PLAN_PROBE_START] = "probe-start",
         [PLAN_PROBE_WAIT] = "probe-wait",

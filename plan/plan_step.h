@@ -42,6 +42,8 @@ struct plan_view {
     bool egress_checked;    /* the egress network was seen this attempt */
     bool network_sweep;     /* a create by name was ambiguous: sweep */
     bool prestart_verified; /* the last revalidation before the start ran */
+    bool storage_verified;  /* the volumes were inspected by their
+                               identity before the keeper mounts them */
     /* cleanup */
     bool git_digest_before; /* the uploaded .git was digested */
     bool git_digest_after;  /* the .git read back was digested */
@@ -61,6 +63,7 @@ enum plan_action {
     PLAN_START,            /* start role (the agent: PLAN_START_AGENT) */
     PLAN_UPLOAD_WORKSPACE, /* put the workspace tar into the keeper */
     PLAN_UPLOAD_CONFIG,    /* put the adapter's files into the keeper */
+    PLAN_VERIFY_STORAGE,   /* inspect the volumes before the keeper's create */
     PLAN_PROBE_CREATE,     /* create the boundary probe */
     PLAN_PROBE_START,      /* start it (once: Docker is asked first) */
     PLAN_PROBE_WAIT,       /* wait for its exit */

@@ -90,6 +90,9 @@ test_plan_prepare_next_step_per_record(void **state)
     v.recorded |= BIT(RC_ROLE_GIT) | BIT(RC_ROLE_CONFIG);
     ROW("the scratch volume", PLAN_CREATE, RC_ROLE_SCRATCH);
     v.recorded |= BIT(RC_ROLE_SCRATCH);
+    ROW("the volumes' identity, before anything mounts them",
+        PLAN_VERIFY_STORAGE, 0);
+    v.storage_verified = true;
     ROW("the keeper", PLAN_CREATE, RC_ROLE_KEEPER);
     v.recorded |= BIT(RC_ROLE_KEEPER);
     ROW("the keeper starts", PLAN_START, RC_ROLE_KEEPER);
@@ -172,6 +175,9 @@ apply_prepare(struct plan_view *v, struct plan_step s)
     case PLAN_UPLOAD_CONFIG:
         v->progress |= PLAN_CONFIG_UPLOADED;
         break;
+    case PLAN_VERIFY_STORAGE:
+        v->storage_verified = true;
+        break;
     case PLAN_PROBE_CREATE:
         v->probe_recorded = true;
         break;
@@ -203,7 +209,7 @@ test_plan_prepare_walk_reaches_the_start_from_any_step(void **state)
     int steps = 0;
 
     (void)state;
-    /* the walk from nothing: 19 steps, then the start */
+    /* the walk from nothing: 20 steps, then the start */
     for (;;) {
         struct plan_step s = plan_prepare_next(&v);
 
@@ -213,7 +219,7 @@ test_plan_prepare_walk_reaches_the_start_from_any_step(void **state)
         saved[steps++] = v;
         apply_prepare(&v, s);
     }
-    assert_int_equal(steps, 19);
+    assert_int_equal(steps, 20);
     /* resumed from each saved record (a controller killed after that
      * step's result was written), the same steps follow */
     for (int i = 0; i < steps; i++) {
@@ -260,8 +266,9 @@ test_plan_prepare_storage_lane(void **state)
         apply_prepare(&v, s);
         assert_true(++n < 16);
     }
-    /* four volumes, the keeper's create and start, two uploads, agent */
-    assert_int_equal(n, 9);
+    /* four volumes, their check, the keeper's create and start, two
+     * uploads, the agent */
+    assert_int_equal(n, 10);
     assert_true((v.recorded & BIT(RC_ROLE_AGENT)) != 0);
     assert_int_equal(v.recorded & BIT(RC_ROLE_PROXY), 0);
     assert_int_equal(plan_prepare_main(&v).role, RC_ROLE_PROXY);
