@@ -42,8 +42,8 @@
 /* Docker creates containers one at a time behind network creates: a
  * create that outlasts its request is found by its name (adopt()). */
 #define CANARY_CREATE_MS (10L * 60 * 1000)
-#define CANARY_JITTER  0.2 /* each wait is probeInterval +- 20 % */
-#define CANARY_SILENT  2   /* inconclusive runs in a row that fail it */
+#define CANARY_JITTER    0.2 /* each wait is probeInterval +- 20 % */
+#define CANARY_SILENT    2   /* inconclusive runs in a row that fail it */
 
 static void
 on_timer(struct ev_loop *loop, ev_timer *w, int revents)
@@ -71,8 +71,8 @@ arm(struct ctl_inv *inv)
 
     if (every <= 0 || ev_is_active(&inv->canary))
         return;
-    ev_timer_set(&inv->canary, every * (1 - CANARY_JITTER + 2 * CANARY_JITTER * r),
-                 0.);
+    ev_timer_set(&inv->canary,
+                 every * (1 - CANARY_JITTER + 2 * CANARY_JITTER * r), 0.);
     ev_timer_start(inv->ctl->loop, &inv->canary);
 }
 
@@ -95,8 +95,8 @@ name_taken(struct ctl_inv *inv, const char *name, const char *id)
 static enum ctl_step
 on_created(struct ctl_inv *inv, struct dk_response *r)
 {
-    const char *id = cJSON_GetStringValue(
-        cJSON_GetObjectItemCaseSensitive(r->json, "Id"));
+    const char *id =
+        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r->json, "Id"));
     char name[RC_NAME_MAX];
 
     if (rc_probe_canary_name(inv->desired->prefix, name) == -1)
@@ -151,12 +151,12 @@ create(struct ctl_inv *inv, const char *agent)
         return ctl_step_failed(inv, &e);
     }
     inv->canary_due = false; /* an event from now on asks for another run */
-    s = ctl_step_request(inv, on_created,
-                         dk_create(inv->ctl->dk, DK_CONTAINER, name, body,
-                                   &(struct dk_call){ .timeout_ms =
-                                                          CANARY_CREATE_MS },
-                                   ctl_step_answered, inv, &e),
-                         &e);
+    s = ctl_step_request(
+        inv, on_created,
+        dk_create(inv->ctl->dk, DK_CONTAINER, name, body,
+                  &(struct dk_call){ .timeout_ms = CANARY_CREATE_MS },
+                  ctl_step_answered, inv, &e),
+        &e);
     cJSON_Delete(body);
     return s;
 }
@@ -176,7 +176,8 @@ joins_agent(const struct ctl_inv *inv, const cJSON *inspect)
         "NetworkMode"));
 
     return agent != NULL && mode != NULL &&
-           strncmp(mode, "container:", 10) == 0 && strcmp(mode + 10, agent) == 0;
+           strncmp(mode, "container:", 10) == 0 &&
+           strcmp(mode + 10, agent) == 0;
 }
 
 static enum ctl_step
@@ -196,8 +197,7 @@ on_pending_inspected(struct ctl_inv *inv, struct dk_response *r)
         !joins_agent(inv, r->json))
         return name_taken(inv, name, id);
     ctl_event(inv, false, "Adopted",
-              "canary %s was created before a restart: adopted, removed",
-              name);
+              "canary %s was created before a restart: adopted, removed", name);
     ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id, name);
     ctl_record_set_str(&inv->rec, &inv->rec.canary_pending, NULL);
     inv->canary_stage = CTL_CANARY_IDLE; /* removed next, run again */
@@ -209,11 +209,11 @@ adopt(struct ctl_inv *inv)
 {
     struct err e;
 
-    return ctl_step_request(
-        inv, on_pending_inspected,
-        dk_inspect(inv->ctl->dk, DK_CONTAINER, inv->rec.canary_pending,
-                   ctl_step_answered, inv, &e),
-        &e);
+    return ctl_step_request(inv, on_pending_inspected,
+                            dk_inspect(inv->ctl->dk, DK_CONTAINER,
+                                       inv->rec.canary_pending,
+                                       ctl_step_answered, inv, &e),
+                            &e);
 }
 
 static enum ctl_step
@@ -280,8 +280,7 @@ breach(struct ctl_inv *inv, const char *rule, const char *finding)
 
     if (i >= 0 && rc_drift_set_has(&inv->ctl->disabled_rules, (size_t)i)) {
         log_kv(LOG_WARN, "canary finding ignored: its rule is disabled",
-               "invocation", inv->name, "rule", rule, "finding", finding,
-               NULL);
+               "invocation", inv->name, "rule", rule, "finding", finding, NULL);
         return CTL_STEP_DONE;
     }
     snprintf(msg, sizeof(msg), "canary: %s", finding);
@@ -299,8 +298,8 @@ passed(struct ctl_inv *inv, const struct rc_probe_result *res)
     if (inv->canary_passed++ == 0)
         ctl_now(inv->canary_first);
     snprintf(msg, sizeof(msg), "canary: %s", res->finding);
-    ctl_observe_canary(inv->ctl, res->vendor_reachable ? "ok"
-                                                       : "vendor-unreachable");
+    ctl_observe_canary(inv->ctl,
+                       res->vendor_reachable ? "ok" : "vendor-unreachable");
     ctl_event_counted(inv, !res->vendor_reachable, "BoundaryCanary",
                       inv->canary_passed, inv->canary_first, msg);
     return CTL_STEP_DONE;
@@ -408,7 +407,8 @@ ctl_canary_step(struct ctl_inv *inv)
     arm(inv);
     if (probe != NULL)
         return run_step(inv, probe);
-    if (inv->rec.canary_pending != NULL && inv->canary_stage != CTL_CANARY_NAMED)
+    if (inv->rec.canary_pending != NULL &&
+        inv->canary_stage != CTL_CANARY_NAMED)
         return adopt(inv);
     if (!inv->canary_due || ctl_test_disabled("canary"))
         return CTL_STEP_NONE;
@@ -423,8 +423,8 @@ ctl_canary_event(struct ctl_inv *inv, const char *type, const char *id,
 
     if (inv->rec.phase != CTL_RUNNING || type == NULL)
         return;
-    bool ours = container != NULL &&
-                ctl_record_holds(&inv->rec, container, NULL);
+    bool ours =
+        container != NULL && ctl_record_holds(&inv->rec, container, NULL);
 
     if (strcmp(type, "container") == 0) {
         if (role == NULL || strcmp(role, "proxy") != 0)
