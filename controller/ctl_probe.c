@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "ctl_objects.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "log.h"
@@ -27,16 +28,54 @@
 
 #define PROBE_TIMEOUT_S 120
 
+/* The probe's name was taken: by this attempt's own probe when a killed
+ * controller created it and its ID never reached the record (with two
+ * lanes the probe's create can be in flight at any crash point of the
+ * storage's), adopted by its labels - its start is run-once, so a probe
+ * that ran is read, not run again; by anything else, refused. */
+static enum ctl_step
+on_conflict_inspected(struct ctl_inv *inv, struct dk_response *r)
+{
+    char name[RC_NAME_MAX], msg[300];
+    const char *id;
+
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
+    rc_probe_name(inv->desired->prefix, name);
+    id = ctl_objects_identity(r->json, false);
+    if (id != NULL && ctl_objects_ours(inv, r->json, RC_PROBE_ROLE)) {
+        ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id, name);
+        inv->probe_exited = false;
+        ctl_event(inv, false, "Adopted",
+                  "probe %s was created for this attempt before a restart: "
+                  "adopted",
+                  name);
+        return CTL_STEP_DONE;
+    }
+    snprintf(msg, sizeof(msg),
+             "probe %s already exists and is not this attempt's: refusing it",
+             name);
+    ctl_event(inv, true, "NameConflict", "%s", msg);
+    ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, msg);
+    return CTL_STEP_DONE;
+}
+
 static enum ctl_step
 on_created(struct ctl_inv *inv, struct dk_response *r)
 {
     const cJSON *id;
     char name[RC_NAME_MAX];
+    struct err e;
 
+    rc_probe_name(inv->desired->prefix, name);
+    if (r->err != NULL && r->err->code == ERR_CONFLICT)
+        return ctl_step_request(inv, on_conflict_inspected,
+                                dk_inspect(inv->ctl->dk, DK_CONTAINER, name,
+                                           ctl_step_answered, inv, &e),
+                                &e);
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
     id = cJSON_GetObjectItemCaseSensitive(r->json, "Id");
-    rc_probe_name(inv->desired->prefix, name);
     if (cJSON_IsString(id))
         ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id->valuestring, name);
     inv->probe_exited = false;
