@@ -74,6 +74,10 @@ phase=$(wait_terminal unguarded 240)
 echo "# unguarded: $phase"
 check_eq "unguarded: without the check the agent ran on the copy" \
     Succeeded "$phase"
+for _ in $(seq 1 240); do # until its cleanup ran (bounded)
+    grep -q '"CleanedUp"' "$STATE/events/unguarded.jsonl" && break
+    sleep 0.25
+done
 check_match "unguarded: which only cleanup told apart, afterwards" \
     StandInLeft "$(jq -r .reason "$STATE/events/unguarded.jsonl")"
 docker volume rm "$copy" >/dev/null
