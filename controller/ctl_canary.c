@@ -249,15 +249,12 @@ silent(struct ctl_inv *inv, const char *finding)
 static enum ctl_step
 on_waited(struct ctl_inv *inv, struct dk_response *r)
 {
-    const cJSON *code;
-
     if (r->err != NULL && r->err->code == ERR_TIMEOUT && !inv->exited)
         return silent(inv, "inconclusive: the canary did not exit within "
                            "20 s");
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
-    code = cJSON_GetObjectItemCaseSensitive(r->json, "StatusCode");
-    inv->probe_exit = cJSON_IsNumber(code) ? (long)code->valuedouble : -1;
+    inv->probe_exit = dk_wait_status(r);
     inv->canary_stage = CTL_CANARY_EXITED;
     return CTL_STEP_DONE;
 }

@@ -18,8 +18,9 @@
 
 /* The name is held by an object that is not this attempt's: fail closed,
  * leave it in place. */
-static enum ctl_step
-refuse_name(struct ctl_inv *inv, const char *rname, const char *name)
+enum ctl_step
+ctl_create_refuse_name(struct ctl_inv *inv, const char *rname,
+                       const char *name)
 {
     char msg[300];
 
@@ -43,7 +44,7 @@ on_conflict_inspected(struct ctl_inv *inv, struct dk_response *r)
         return ctl_step_failed(inv, r->err);
     id = ctl_objects_identity(r->json, ctl_role_dk_kind(role) == DK_VOLUME);
     if (id == NULL || !ctl_objects_ours(inv, r->json, rname))
-        return refuse_name(inv, rname, name);
+        return ctl_create_refuse_name(inv, rname, name);
     ctl_record_set_role(&inv->rec, ctl_record_role(rname), id, name);
     ctl_event(inv, false, "Adopted",
               "%s %s was created for this attempt before a restart: adopted",
@@ -103,7 +104,7 @@ ctl_create_answered(struct ctl_inv *inv, struct dk_response *r)
     /* A volume create answers 201 with a same-named volume that exists:
      * one the revalidation reported as a stand-in is not ours. */
     if (k == DK_VOLUME && ctl_record_is_standin(&inv->rec, id))
-        return refuse_name(inv, rc_role_name(role), name);
+        return ctl_create_refuse_name(inv, rc_role_name(role), name);
     ctl_test_point("created", rc_role_name(role));
     ctl_record_set_role(&inv->rec, role, id, name);
     return CTL_STEP_DONE;

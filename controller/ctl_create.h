@@ -14,4 +14,10 @@ enum ctl_step ctl_create_request(struct ctl_inv *inv, enum rc_role role,
                                  ctl_answer_fn *answer);
 enum ctl_step ctl_create_answered(struct ctl_inv *inv, struct dk_response *r);
 
+/* The name of the attempt's object rname is held by an object that is not
+ * the attempt's: a NameConflict event, the attempt fails closed
+ * (preparation-failed) and the holder is left in place. */
+enum ctl_step ctl_create_refuse_name(struct ctl_inv *inv, const char *rname,
+                                     const char *name);
+
 #endif

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "ctl_create.h"
 #include "ctl_objects.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
@@ -36,7 +37,7 @@
 static enum ctl_step
 on_conflict_inspected(struct ctl_inv *inv, struct dk_response *r)
 {
-    char name[RC_NAME_MAX], msg[300];
+    char name[RC_NAME_MAX];
     const char *id;
 
     if (r->err != NULL)
@@ -52,12 +53,7 @@ on_conflict_inspected(struct ctl_inv *inv, struct dk_response *r)
                   name);
         return CTL_STEP_DONE;
     }
-    snprintf(msg, sizeof(msg),
-             "probe %s already exists and is not this attempt's: refusing it",
-             name);
-    ctl_event(inv, true, "NameConflict", "%s", msg);
-    ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, msg);
-    return CTL_STEP_DONE;
+    return ctl_create_refuse_name(inv, RC_PROBE_ROLE, name);
 }
 
 static enum ctl_step
@@ -134,12 +130,9 @@ step_create(struct ctl_inv *inv)
 static enum ctl_step
 on_waited(struct ctl_inv *inv, struct dk_response *r)
 {
-    const cJSON *code;
-
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
-    code = cJSON_GetObjectItemCaseSensitive(r->json, "StatusCode");
-    inv->probe_exit = cJSON_IsNumber(code) ? (long)code->valuedouble : -1;
+    inv->probe_exit = dk_wait_status(r);
     inv->probe_exited = true;
     return CTL_STEP_DONE;
 }

@@ -65,16 +65,13 @@ static void
 on_wait_done(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct ctl_inv *inv = arg;
-    const cJSON *code;
-
     (void)req;
     inv->wait = NULL;
     if (r->err != NULL) {
         ctl_inv_settle(inv, ctl_step_failed(inv, r->err));
         return;
     }
-    code = cJSON_GetObjectItemCaseSensitive(r->json, "StatusCode");
-    inv->exit_code = cJSON_IsNumber(code) ? (long)code->valuedouble : -1;
+    inv->exit_code = dk_wait_status(r);
     ctl_test_point("exited", "agent");
     inv->exited = true;
     ctl_inv_settle(inv, CTL_STEP_DONE);

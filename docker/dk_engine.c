@@ -214,6 +214,14 @@ dk_container_wait(struct dk *dk, const char *id, long timeout_ms,
     return object_call(dk, &o, "/containers/", id, "/wait", cb, arg, e);
 }
 
+long
+dk_wait_status(const struct dk_response *r)
+{
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(r->json, "StatusCode");
+
+    return cJSON_IsNumber(code) ? (long)code->valuedouble : -1;
+}
+
 struct dk_req *
 dk_container_logs(struct dk *dk, const char *id, dk_done_fn *cb, void *arg,
                   struct err *e)

@@ -73,6 +73,9 @@ struct dk_req *dk_container_start(struct dk *dk, const char *id, dk_done_fn *cb,
 struct dk_req *dk_container_wait(struct dk *dk, const char *id, long timeout_ms,
                                  dk_done_fn *cb, void *arg, struct err *e);
 
+/* The exit code in a successful /wait answer; -1 when it has none. */
+long dk_wait_status(const struct dk_response *r);
+
 /* GET the container's stdout and stderr so far, as one multiplexed body
  * (dk_logs_demux_*). */
 struct dk_req *dk_container_logs(struct dk *dk, const char *id, dk_done_fn *cb,

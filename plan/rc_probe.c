@@ -22,20 +22,25 @@ enum rc_probe_exit {
 /* ---- names and addresses ------------------------------------------------
  */
 
-int
-rc_probe_name(const char *prefix, char out[RC_NAME_MAX])
+/* prefix + suffix into out; -1 when it does not fit. */
+static int
+rc_probe_named(const char *prefix, const char *suffix, char out[RC_NAME_MAX])
 {
-    int n = snprintf(out, RC_NAME_MAX, "%s%s", prefix, RC_PROBE_SUFFIX);
+    int n = snprintf(out, RC_NAME_MAX, "%s%s", prefix, suffix);
 
     return n < 0 || n >= RC_NAME_MAX ? -1 : 0;
 }
 
 int
+rc_probe_name(const char *prefix, char out[RC_NAME_MAX])
+{
+    return rc_probe_named(prefix, RC_PROBE_SUFFIX, out);
+}
+
+int
 rc_probe_canary_name(const char *prefix, char out[RC_NAME_MAX])
 {
-    int n = snprintf(out, RC_NAME_MAX, "%s%s", prefix, RC_PROBE_CANARY_SUFFIX);
-
-    return n < 0 || n >= RC_NAME_MAX ? -1 : 0;
+    return rc_probe_named(prefix, RC_PROBE_CANARY_SUFFIX, out);
 }
 
 int
