@@ -424,7 +424,8 @@ ctl_canary_event(struct ctl_inv *inv, const char *type, const char *id,
         container != NULL && ctl_record_holds(&inv->rec, container, NULL);
 
     if (strcmp(type, "container") == 0) {
-        if (role == NULL || strcmp(role, "proxy") != 0)
+        if (role == NULL ||
+            (strcmp(role, "proxy") != 0 && strcmp(role, "gateway") != 0))
             return; /* the agent's, the keeper's, the canary's own */
     } else if (strcmp(type, "network") != 0) {
         return;

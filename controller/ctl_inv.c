@@ -182,12 +182,17 @@ on_image_inspect(struct ctl_inv *inv, struct dk_response *r)
                      sizeof(inv->pinned_image));
 }
 
-/* The first helper image not pinned yet in this capture, or -1. */
+/* The first helper image the spec's vendor runs that is not pinned yet
+ * in this capture, or -1. */
 static int
 next_helper(const struct ctl_inv *inv)
 {
+    const struct cfg_vendor *v =
+        cfg_find_vendor(inv->ctl->cfg, inv->spec->vendor);
+
     for (int h = 0; h < RC_HELPER_COUNT; h++)
-        if (inv->pinned_helpers[h][0] == '\0')
+        if (rc_helper_needed(v, (enum rc_helper)h) &&
+            inv->pinned_helpers[h][0] == '\0')
             return h;
     return -1;
 }
@@ -252,9 +257,10 @@ capture_commit(struct ctl_inv *inv)
      * an earlier attempt names that one) */
     ctl_record_set_str(r, &r->controller, inv->ctl->opts.controller_id);
     ctl_record_set_str(r, &r->image_id, inv->pinned_image);
-    for (int h = 0; h < RC_HELPER_COUNT; h++)
-        ctl_record_set_helper_image(r, (enum rc_helper)h,
-                                    inv->pinned_helpers[h]);
+    for (int h = 0; h < RC_HELPER_COUNT; h++) /* "" : not run */
+        ctl_record_set_helper_image(
+            r, (enum rc_helper)h,
+            inv->pinned_helpers[h][0] ? inv->pinned_helpers[h] : NULL);
     ctl_record_set_str(r, &r->spec_hash, s->spec_hash);
     ctl_record_set_str(r, &r->captured_at, now);
     ctl_record_set_subnet(r, subnet);

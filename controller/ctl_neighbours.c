@@ -43,6 +43,8 @@ ours_of(const struct ctl_inv *inv)
         ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER);
     n.container_ids[RC_ROLE_AGENT] =
         ctl_record_role_id(&inv->rec, RC_ROLE_AGENT);
+    n.container_ids[RC_ROLE_GATEWAY] =
+        ctl_record_role_id(&inv->rec, RC_ROLE_GATEWAY);
     return n;
 }
 
@@ -227,7 +229,7 @@ static const char *
 container_role(const struct ctl_inv *inv, const char *id)
 {
     static const int roles[] = { RC_ROLE_PROXY, RC_ROLE_KEEPER, RC_ROLE_AGENT,
-                                 CTL_REC_PROBE };
+                                 RC_ROLE_GATEWAY, CTL_REC_PROBE };
 
     for (size_t i = 0; id != NULL && i < sizeof(roles) / sizeof(roles[0]);
          i++) {

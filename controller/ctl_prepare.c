@@ -192,16 +192,19 @@ step_start(struct ctl_inv *inv, int role, enum ctl_progress action)
         &e);
 }
 
+/* The proxy, or the credential gateway: each dials out on the egress
+ * network and serves the agent on the internal one. */
 static enum ctl_step
-step_connect_egress(struct ctl_inv *inv)
+step_connect_egress(struct ctl_inv *inv, enum rc_role role)
 {
     cJSON *body;
     struct err e;
     enum ctl_step ok;
 
-    inv->lane->action = CTL_PROG_PROXY_CONNECTED;
-    body = rc_desired_proxy_connect(
-        inv->desired, ctl_record_role_id(&inv->rec, RC_ROLE_PROXY));
+    inv->lane->action = role == RC_ROLE_GATEWAY ? CTL_PROG_GATEWAY_CONNECTED
+                                                : CTL_PROG_PROXY_CONNECTED;
+    body = rc_desired_proxy_connect(inv->desired,
+                                    ctl_record_role_id(&inv->rec, role));
     ok = action_request(inv,
                         dk_network_connect(inv->ctl->dk,
                                            inv->ctl->cfg->egress_network, body,
@@ -326,6 +329,50 @@ step_upload_config(struct ctl_inv *inv)
     return ok;
 }
 
+/* The gateway's key file goes into the key volume through the keeper
+ * (0400, the gateway's user; plan/rc_gateway_key.c). The archive is the
+ * one copy of the key this process makes for it: wiped before it is
+ * freed, whatever the answer. */
+static enum ctl_step
+step_upload_key(struct ctl_inv *inv)
+{
+    struct buf tar;
+    struct err e;
+    enum ctl_step ok;
+
+    inv->lane->action = CTL_PROG_KEY_UPLOADED;
+    buf_init(&tar, RC_GATEWAY_KEY_BYTES + 4096);
+    if (rc_desired_key_tar(inv->desired, &tar, &e) == -1) {
+        buf_cleanup(&tar);
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
+        return CTL_STEP_DONE;
+    }
+    ok = action_request(
+        inv,
+        dk_container_put_secret(inv->ctl->dk,
+                                ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER),
+                                RC_GATEWAY_KEY_DIR, tar.data, tar.len,
+                                ctl_step_answered, inv, &e),
+        &e);
+    explicit_bzero(tar.data, tar.len);
+    buf_cleanup(&tar);
+    return ok;
+}
+
+/* The progress a start of role records. */
+static enum ctl_progress
+started_bit(enum rc_role role)
+{
+    switch (role) {
+    case RC_ROLE_PROXY:
+        return CTL_PROG_PROXY_STARTED;
+    case RC_ROLE_GATEWAY:
+        return CTL_PROG_GATEWAY_STARTED;
+    default:
+        return CTL_PROG_KEEPER_STARTED;
+    }
+}
+
 /* One rung of the planner's ladder as its Engine API request, on the lane
  * the caller set (inv->lane). */
 static enum ctl_step
@@ -339,15 +386,15 @@ rung(struct ctl_inv *inv, struct plan_step s)
     case PLAN_CREATE:
         return ctl_create(inv, s.role);
     case PLAN_CONNECT_EGRESS:
-        return step_connect_egress(inv);
+        return step_connect_egress(inv, s.role);
     case PLAN_START:
-        return step_start(inv, s.role,
-                          s.role == RC_ROLE_PROXY ? CTL_PROG_PROXY_STARTED
-                                                  : CTL_PROG_KEEPER_STARTED);
+        return step_start(inv, s.role, started_bit(s.role));
     case PLAN_UPLOAD_WORKSPACE:
         return step_upload(inv);
     case PLAN_UPLOAD_CONFIG:
         return step_upload_config(inv);
+    case PLAN_UPLOAD_KEY:
+        return step_upload_key(inv);
     case PLAN_VERIFY_STORAGE:
         return ctl_verify_storage_step(inv);
     case PLAN_PROBE_START:

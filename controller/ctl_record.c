@@ -140,8 +140,9 @@ ctl_record_set_helper_image(struct ctl_record *r, enum rc_helper h,
 bool
 ctl_record_helpers_pinned(const struct ctl_record *r)
 {
+    /* the gateway's image is pinned only for a vendor that runs one */
     for (int h = 0; h < RC_HELPER_COUNT; h++)
-        if (r->helper_images[h] == NULL)
+        if (h != RC_HELPER_GATEWAY && r->helper_images[h] == NULL)
             return false;
     return true;
 }
@@ -244,6 +245,8 @@ created_bit(int role)
         return CTL_PROG_KEEPER_CREATED;
     case RC_ROLE_AGENT:
         return CTL_PROG_AGENT_CREATED;
+    case RC_ROLE_GATEWAY:
+        return CTL_PROG_GATEWAY_CREATED;
     case CTL_REC_PROBE:
         return CTL_PROG_PROBE_CREATED;
     case RC_ROLE_NETWORK:

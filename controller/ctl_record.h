@@ -66,8 +66,13 @@ enum ctl_progress {
     CTL_PROG_AGENT_CREATED,
     CTL_PROG_PROBE_CREATED,
     CTL_PROG_NETWORK_CREATED,
+    /* the credential gateway (credentialMode gateway) */
+    CTL_PROG_KEY_UPLOADED,
+    CTL_PROG_GATEWAY_CREATED,
+    CTL_PROG_GATEWAY_CONNECTED,
+    CTL_PROG_GATEWAY_STARTED,
 };
-#define CTL_PROG_COUNT (CTL_PROG_NETWORK_CREATED + 1)
+#define CTL_PROG_COUNT (CTL_PROG_GATEWAY_STARTED + 1)
 
 /* The recorded objects: the roles of plan/rc_desired.h and the probe. */
 #define CTL_REC_PROBE RC_ROLE_COUNT

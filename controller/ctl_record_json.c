@@ -49,6 +49,10 @@ static const char *const progress_names[CTL_PROG_COUNT] = {
     [CTL_PROG_AGENT_CREATED] = "agentCreated",
     [CTL_PROG_PROBE_CREATED] = "probeCreated",
     [CTL_PROG_NETWORK_CREATED] = "networkCreated",
+    [CTL_PROG_KEY_UPLOADED] = "keyUploaded",
+    [CTL_PROG_GATEWAY_CREATED] = "gatewayCreated",
+    [CTL_PROG_GATEWAY_CONNECTED] = "gatewayConnected",
+    [CTL_PROG_GATEWAY_STARTED] = "gatewayStarted",
 };
 
 const char *

@@ -39,8 +39,8 @@
 #include "rc_drift.h"
 
 static const char *const verify_roles[] = {
-    "network", "proxy",  "workspace", "git", "config",
-    "scratch", "keeper", "agent",     NULL,
+    "network", "proxy",  "gateway", "workspace", "git",  "config",
+    "gateway-key", "scratch", "keeper", "agent", NULL,
 };
 
 static enum rc_role
@@ -61,9 +61,10 @@ is_volume(const char *role)
 
 static void
 fill_endpoints(const struct ctl_inv *inv, struct rc_drift_expect *x,
-               const char *allowed[3], const char *required[1])
+               const char *allowed[4], const char *required[2])
 {
     const char *proxy = ctl_record_role_id(&inv->rec, RC_ROLE_PROXY);
+    const char *gateway = ctl_record_role_id(&inv->rec, RC_ROLE_GATEWAY);
     const char *agent = ctl_record_role_id(&inv->rec, RC_ROLE_AGENT);
     const char *probe = ctl_record_role_id(&inv->rec, CTL_REC_PROBE);
 
@@ -75,6 +76,12 @@ fill_endpoints(const struct ctl_inv *inv, struct rc_drift_expect *x,
          * container is checked on its own. */
         if (ctl_record_done(&inv->rec, CTL_PROG_PROXY_STARTED))
             required[x->n_required++] = proxy;
+    }
+    /* The credential gateway, like the proxy, from its start on. */
+    if (gateway != NULL) {
+        allowed[x->n_allowed++] = gateway;
+        if (ctl_record_done(&inv->rec, CTL_PROG_GATEWAY_STARTED))
+            required[x->n_required++] = gateway;
     }
     if (agent != NULL)
         allowed[x->n_allowed++] = agent;
@@ -126,7 +133,7 @@ check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
 {
     struct rc_drift_expect x;
     struct rc_drift_report rep;
-    const char *allowed[3], *required[1], *internal[1];
+    const char *allowed[4], *required[2], *internal[1];
     enum rc_role r = role_of(role);
     const char *image = ctl_record_role_image(&inv->rec, ctl_record_role(role));
     int rc;
@@ -139,8 +146,10 @@ check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
               : NULL;
     if (r == RC_ROLE_NETWORK)
         fill_endpoints(inv, &x, allowed, required);
-    if (r == RC_ROLE_PROXY &&
-        !ctl_record_done(&inv->rec, CTL_PROG_PROXY_CONNECTED)) {
+    if ((r == RC_ROLE_PROXY &&
+         !ctl_record_done(&inv->rec, CTL_PROG_PROXY_CONNECTED)) ||
+        (r == RC_ROLE_GATEWAY &&
+         !ctl_record_done(&inv->rec, CTL_PROG_GATEWAY_CONNECTED))) {
         /* created on the internal network, not yet joined to egress */
         internal[0] = inv->desired->objects[RC_ROLE_NETWORK].name;
         x.networks = internal;
@@ -360,7 +369,7 @@ enum ctl_step
 ctl_verify_storage_step(struct ctl_inv *inv)
 {
     static const char *const volumes[] = { "workspace", "git", "config",
-                                           "scratch" };
+                                           "gateway-key", "scratch" };
     unsigned bits = 0;
 
     if (ctl_test_disabled("storage-verify")) {

@@ -111,6 +111,8 @@ struct dk_request_opts {
     const struct dk_body_stream *body_stream; /* PUT only, instead of body;
                                                  copied */
     size_t body_len;          /* bytes of body */
+    bool wipe_body;           /* body holds a secret: our copy is zeroed
+                                 when the request ends */
     const char *content_type; /* e.g. "application/json" */
     long connect_timeout_ms;  /* 0 = DK_DEFAULT_CONNECT_MS */
     long timeout_ms;          /* 0 = default (requests 30 s, streams none); or

@@ -148,6 +148,7 @@ dk_create(struct dk *dk, enum dk_kind kind, const char *name, const cJSON *body,
     }
     o.body = text;
     o.body_len = strlen(text);
+    o.wipe_body = call != NULL && call->wipe_body;
     apply_call(&o, call);
     buf_init(&p, DK_PATH_MAX);
     if (buf_puts(&p, path[kind], e) == 0 &&
@@ -270,6 +271,22 @@ dk_container_put_archive(struct dk *dk, const char *id, const char *dir,
         .method = "PUT",
         .body = tar != NULL ? tar : "",
         .body_len = len,
+        .content_type = "application/x-tar",
+    };
+
+    return archive_call(dk, &o, id, dir, cb, arg, e);
+}
+
+struct dk_req *
+dk_container_put_secret(struct dk *dk, const char *id, const char *dir,
+                        const void *tar, size_t len, dk_done_fn *cb, void *arg,
+                        struct err *e)
+{
+    struct dk_request_opts o = {
+        .method = "PUT",
+        .body = tar,
+        .body_len = len,
+        .wipe_body = true,
         .content_type = "application/x-tar",
     };
 

@@ -95,6 +95,13 @@ struct dk_req *dk_container_put_archive(struct dk *dk, const char *id,
                                         size_t len, dk_done_fn *cb, void *arg,
                                         struct err *e);
 
+/* The same for an archive that holds a secret (the gateway's key): the
+ * client's copy of it is zeroed when the request ends. */
+struct dk_req *dk_container_put_secret(struct dk *dk, const char *id,
+                                       const char *dir, const void *tar,
+                                       size_t len, dk_done_fn *cb, void *arg,
+                                       struct err *e);
+
 /* The same, the archive read from src as it is made (dk.h
  * dk_body_stream): bounded memory whatever its size. call's timeout_ms
  * bounds the whole upload (0: DK_DEFAULT_TIMEOUT_MS). */

@@ -53,6 +53,8 @@ struct dk_req {
     CURL *easy;
     struct curl_slist *headers;
     char *send_body; /* our copy of the request body */
+    size_t send_len;
+    bool wipe_send;  /* zero send_body before it is freed */
     int up_fd;       /* dk_body_stream: the body's fd, else -1 */
     dk_body_end_fn *up_end;
     void *up_arg;

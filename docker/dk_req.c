@@ -252,6 +252,8 @@ dk__req_free(struct dk_req *req)
     dk_req_unlink(req);
     buf_cleanup(&req->body);
     buf_cleanup(&req->line);
+    if (req->wipe_send && req->send_body != NULL)
+        explicit_bzero(req->send_body, req->send_len);
     free(req->send_body);
     free(req->what);
     free(req);

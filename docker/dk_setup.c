@@ -116,6 +116,8 @@ dk_set_method(struct dk_req *req, const struct dk_request_opts *o)
             return -1;
         if (o->body_len > 0)
             memcpy(req->send_body, o->body, o->body_len);
+        req->send_len = o->body_len;
+        req->wipe_send = o->wipe_body;
         rc |= curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
                                (curl_off_t)o->body_len);
         rc |= curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->send_body);

@@ -7,7 +7,8 @@
 
 /* Volumes in the order they are created and removed. */
 static const enum rc_role volume_roles[] = { RC_ROLE_WORKSPACE, RC_ROLE_GIT,
-                                             RC_ROLE_CONFIG, RC_ROLE_SCRATCH };
+                                             RC_ROLE_CONFIG, RC_ROLE_KEY,
+                                             RC_ROLE_SCRATCH };
 #define N_VOLUMES (sizeof(volume_roles) / sizeof(volume_roles[0]))
 
 static struct plan_step
@@ -67,8 +68,35 @@ network_and_proxy_next(const struct plan_view *v)
     return step(PLAN_NONE, 0);
 }
 
+/* The credential gateway (credentialMode gateway only): created on the
+ * network, joined to the egress network like the proxy, and started once
+ * its key is in the key volume (it reads the key at its start). PLAN_NONE
+ * when there is none, when it runs, and while it waits for the key. */
+static struct plan_step
+gateway_next(const struct plan_view *v)
+{
+    if ((v->desired & BIT(RC_ROLE_GATEWAY)) == 0)
+        return step(PLAN_NONE, 0);
+    if (!recorded(v, RC_ROLE_GATEWAY))
+        return step(PLAN_CREATE, RC_ROLE_GATEWAY);
+    if (!done(v, PLAN_GATEWAY_CONNECTED))
+        return step(PLAN_CONNECT_EGRESS, RC_ROLE_GATEWAY);
+    if (!done(v, PLAN_GATEWAY_STARTED) && done(v, PLAN_KEY_UPLOADED))
+        return step(PLAN_START, RC_ROLE_GATEWAY);
+    return step(PLAN_NONE, 0);
+}
+
+/* The gateway is up, or the attempt has none: the probe may check it. */
+static bool
+gateway_ready(const struct plan_view *v)
+{
+    return (v->desired & BIT(RC_ROLE_GATEWAY)) == 0 ||
+           done(v, PLAN_GATEWAY_STARTED);
+}
+
 /* The volumes the desired state has, the keeper that holds them mounted,
- * and what is copied into them. */
+ * and what is copied into them (the gateway's key first: the gateway
+ * waits for it). */
 static struct plan_step
 storage_next(const struct plan_view *v)
 {
@@ -85,6 +113,8 @@ storage_next(const struct plan_view *v)
         return step(PLAN_CREATE, RC_ROLE_KEEPER);
     if (!done(v, PLAN_KEEPER_STARTED))
         return step(PLAN_START, RC_ROLE_KEEPER);
+    if ((v->desired & BIT(RC_ROLE_KEY)) != 0 && !done(v, PLAN_KEY_UPLOADED))
+        return step(PLAN_UPLOAD_KEY, RC_ROLE_KEEPER);
     if (v->has_workspace && !done(v, PLAN_WORKSPACE_UPLOADED))
         return step(PLAN_UPLOAD_WORKSPACE, RC_ROLE_KEEPER);
     if ((v->desired & BIT(RC_ROLE_CONFIG)) != 0 &&
@@ -101,6 +131,9 @@ plan_prepare_next(const struct plan_view *v)
     if (s.action != PLAN_NONE)
         return s;
     s = storage_next(v);
+    if (s.action != PLAN_NONE)
+        return s;
+    s = gateway_next(v);
     if (s.action != PLAN_NONE)
         return s;
     if (!recorded(v, RC_ROLE_AGENT))
@@ -137,6 +170,11 @@ plan_prepare_main(const struct plan_view *v)
 
     if (s.action != PLAN_NONE)
         return s;
+    s = gateway_next(v);
+    if (s.action != PLAN_NONE)
+        return s;
+    if (!gateway_ready(v))
+        return step(PLAN_NONE, 0); /* its key is not in its volume yet */
     s = probe_next(v);
     if (s.action != PLAN_NONE)
         return s;
@@ -151,7 +189,10 @@ struct plan_step
 plan_cleanup_next(const struct plan_view *v)
 {
     /* containers first (force: a running one is killed), so that no
-     * volume is held and the network has no endpoint left */
+     * volume is held and the network has no endpoint left; the gateway
+     * before anything, so that its key is unusable at once */
+    if (recorded(v, RC_ROLE_GATEWAY))
+        return step(PLAN_REMOVE, RC_ROLE_GATEWAY);
     if (v->probe_recorded)
         return step(PLAN_REMOVE_PROBE, 0);
     if (recorded(v, RC_ROLE_AGENT))
@@ -189,6 +230,7 @@ plan_action_name(enum plan_action a)
         [PLAN_START] = "start",
         [PLAN_UPLOAD_WORKSPACE] = "upload-workspace",
         [PLAN_UPLOAD_CONFIG] = "upload-config",
+        [PLAN_UPLOAD_KEY] = "upload-key",
         [PLAN_VERIFY_STORAGE] = "verify-storage",
         [PLAN_PROBE_CREATE] = "probe-create",
         [PLAN_PROBE_START] = "probe-start",

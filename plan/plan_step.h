@@ -25,6 +25,9 @@ enum plan_progress {
     PLAN_CONFIG_UPLOADED = 1u << 4,    /* adapter files copied in */
     PLAN_PROBE_STARTED = 1u << 5,      /* boundary probe started */
     PLAN_BOUNDARY_VERIFIED = 1u << 6,  /* the probe's verdict was read */
+    PLAN_GATEWAY_CONNECTED = 1u << 7,  /* gateway joined the egress network */
+    PLAN_GATEWAY_STARTED = 1u << 8,    /* gateway container started */
+    PLAN_KEY_UPLOADED = 1u << 9,       /* key file copied into its volume */
 };
 
 /* What the planner looks at: the attempt's record and the controller's
@@ -59,10 +62,12 @@ enum plan_action {
     PLAN_CHECK_EGRESS,     /* inspect the egress network, create if missing */
     PLAN_FIND_NETWORK,     /* list the attempt's network by label, create */
     PLAN_CREATE,           /* create role */
-    PLAN_CONNECT_EGRESS,   /* connect the proxy to the egress network */
+    PLAN_CONNECT_EGRESS,   /* connect role (proxy, gateway) to the egress
+                              network */
     PLAN_START,            /* start role (the agent: PLAN_START_AGENT) */
     PLAN_UPLOAD_WORKSPACE, /* put the workspace tar into the keeper */
     PLAN_UPLOAD_CONFIG,    /* put the adapter's files into the keeper */
+    PLAN_UPLOAD_KEY,       /* put the gateway's key file into the keeper */
     PLAN_VERIFY_STORAGE,   /* inspect the volumes before the keeper's create */
     PLAN_PROBE_CREATE,     /* create the boundary probe */
     PLAN_PROBE_START,      /* start it (once: Docker is asked first) */
@@ -104,8 +109,9 @@ struct plan_step plan_prepare_next(const struct plan_view *v);
 struct plan_step plan_prepare_storage(const struct plan_view *v);
 struct plan_step plan_prepare_main(const struct plan_view *v);
 
-/* The next step of removing what the attempt owns: containers (probe,
- * agent, keeper, proxy; the git metadata read back once the agent is gone
+/* The next step of removing what the attempt owns: containers (the
+ * credential gateway first, so the key is unusable the moment the attempt
+ * ends; probe, agent, keeper, proxy; the git metadata read back once the agent is gone
  * and before the keeper goes), unrecorded containers, volumes, the
  * network, then the cleanedUp mark; PLAN_NONE when nothing is left. */
 struct plan_step plan_cleanup_next(const struct plan_view *v);

@@ -341,7 +341,8 @@ rc_adapter_out_new(const char *vendor_name, const char *adapter,
 struct rc_adapter_out *
 rc_adapter_build(const char *vendor_name, const char *adapter,
                  enum spec_phase phase, const char *prompt,
-                 const struct spec_argv *runner, struct err *e)
+                 const struct spec_argv *runner, const char *gateway_url,
+                 struct err *e)
 {
     const struct rc_adapter_kind *k = NULL;
     struct rc__adapter b = { 0 };
@@ -361,6 +362,7 @@ rc_adapter_build(const char *vendor_name, const char *adapter,
         return NULL;
     b.out = rc_adapter_out_new(vendor_name, adapter, phase, runner);
     b.prompt = prompt;
+    b.gateway_url = gateway_url;
     b.e = e;
     if (b.out == NULL) {
         err_set(e, ERR_NOMEM, "out of memory building the agent command");

@@ -86,11 +86,16 @@ struct rc_adapter_out {
  * an unknown adapter, a runner argument the vendor cannot match exactly,
  * a prompt codex would take as "read stdin"; ERR_LIMIT for a prompt or
  * runner over RC_ADAPTER_ARG_MAX; ERR_NOMEM. Free with
- * rc_adapter_out_free(). */
+ * rc_adapter_out_free().
+ * gateway_url: the credential gateway's base URL ("http://IP:PORT") for a
+ * vendor in credentialMode gateway, else NULL; an adapter whose CLI takes
+ * its base URL as a flag rather than from the environment (codex) points
+ * it there. */
 struct rc_adapter_out *
 rc_adapter_build(const char *vendor_name, const char *adapter,
                  enum spec_phase phase, const char *prompt,
-                 const struct spec_argv *runner, struct err *e);
+                 const struct spec_argv *runner, const char *gateway_url,
+                 struct err *e);
 
 /* NULL is a no-op. */
 void rc_adapter_out_free(struct rc_adapter_out *o);

@@ -16,6 +16,7 @@
 struct rc__adapter {
     struct rc_adapter_out *out;
     const char *prompt;
+    const char *gateway_url; /* credential gateway's base URL, or NULL */
     struct err *e;
     bool failed; /* e holds the first error; later calls do nothing */
 };

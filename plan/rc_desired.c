@@ -124,9 +124,11 @@ rc_check_inputs(const struct rc_build *b, struct err *e)
         return err_set(e, ERR_INVALID,
                        "agent image must be pinned as sha256:<64 hex>, not "
                        "a tag");
+    /* The gateway's image is pinned only for a vendor that runs one. */
     for (int h = 0; h < RC_HELPER_COUNT; h++)
-        if ((in->helper_image_ids[h] != NULL) !=
-                (in->helper_image_ids[0] != NULL) ||
+        if ((rc_helper_needed(b->vendor, (enum rc_helper)h) &&
+             (in->helper_image_ids[h] != NULL) !=
+                 (in->helper_image_ids[0] != NULL)) ||
             (in->helper_image_ids[h] != NULL &&
              !rc_image_id_ok(in->helper_image_ids[h])))
             return err_set(e, ERR_INVALID,
@@ -149,6 +151,16 @@ rc_check_inputs(const struct rc_build *b, struct err *e)
         inv->millicpus > RC_MAX_EXACT / 1000000)
         return err_set(e, ERR_INVALID, "a resource value is too large");
     return 0;
+}
+
+/* The vendor's credential goes through a gateway of the attempt's own
+ * (docs/gateway.md): the agent never holds it. */
+static bool
+rc_gateway_mode(const struct rc_build *b)
+{
+    return b->vendor != NULL &&
+           b->vendor->credential_mode == CFG_CREDENTIAL_GATEWAY &&
+           b->in->credential != NULL;
 }
 
 /* ---- shared pieces ---------------------------------------------------- */
@@ -337,12 +349,19 @@ rc_proxy_body(struct rc_build *b)
     snprintf(listen, sizeof(listen), "%s:%u", b->d->proxy_ip,
              (unsigned)b->cfg->proxy_port);
     rc_str(b, c, "Image", b->d->helper_images[RC_HELPER_PROXY]);
-    cmd = rc_strs(b, c, "Cmd",
-                  (const char *const[]){ "--listen", listen, "--allow",
-                                         allow ? allow : "" },
-                  4);
+    /* In gateway mode the agent's only way to the vendor is the gateway:
+     * its proxy lets nothing through (a request past the gateway fails). */
+    if (rc_gateway_mode(b))
+        cmd = rc_strs(b, c, "Cmd",
+                      (const char *const[]){ "--listen", listen, "--deny-all" },
+                      3);
+    else
+        cmd = rc_strs(b, c, "Cmd",
+                      (const char *const[]){ "--listen", listen, "--allow",
+                                             allow ? allow : "" },
+                      4);
     free(allow);
-    if (b->vendor->allow_private) {
+    if (b->vendor->allow_private && !rc_gateway_mode(b)) {
         flag = cJSON_CreateString("--allow-private");
         rc_ok(b, flag);
         if (flag != NULL && cmd != NULL)
@@ -365,15 +384,19 @@ rc_volume_body(struct rc_build *b, enum rc_role role, uint64_t bytes,
 {
     cJSON *v = cJSON_CreateObject(), *opts;
     char o[160];
+    /* The key volume belongs to the gateway's user, who may only read
+     * it; every other volume to the agent's user. */
+    bool key = role == RC_ROLE_KEY;
 
     rc_ok(b, v);
     rc_str(b, v, "Name", b->d->objects[role].name);
     rc_str(b, v, "Driver", "local");
-    /* tmpfs with byte and inode limits, owned by the agent user and closed
-     * to others (docs/docker-notes.md section 6). */
-    snprintf(o, sizeof(o), "size=%llu,nr_inodes=%llu,uid=%u,gid=%u,mode=0700%s",
+    /* tmpfs with byte and inode limits, owned by its user and closed to
+     * others (docs/docker-notes.md section 6). */
+    snprintf(o, sizeof(o), "size=%llu,nr_inodes=%llu,uid=%u,gid=%u,mode=%s%s",
              (unsigned long long)bytes, (unsigned long long)inodes,
-             b->cfg->agent_uid, b->cfg->agent_gid,
+             key ? RC_GATEWAY_UID : b->cfg->agent_uid,
+             key ? RC_GATEWAY_UID : b->cfg->agent_gid, key ? "0500" : "0700",
              b->in->legacy_bodies ? "" : "," RC_VOLUME_MOUNT_FLAGS);
     opts = rc_obj(b, v, "DriverOpts");
     rc_str(b, opts, "type", "tmpfs");
@@ -400,6 +423,10 @@ rc_storage_mounts(struct rc_build *b, cJSON *mounts, bool agent)
     if (o[RC_ROLE_CONFIG].body != NULL)
         rc_mount(b, mounts, RC_ROLE_CONFIG, RC_ADAPTER_CONFIG_DIR, agent);
     rc_mount(b, mounts, RC_ROLE_SCRATCH, "/tmp", false);
+    /* The key is written through the keeper (a tmpfs lives only while a
+     * running container holds it); the agent never mounts it. */
+    if (!agent && o[RC_ROLE_KEY].body != NULL)
+        rc_mount(b, mounts, RC_ROLE_KEY, RC_GATEWAY_KEY_DIR, false);
 }
 
 static cJSON *
@@ -421,6 +448,95 @@ rc_keeper_body(struct rc_build *b)
     return c;
 }
 
+/* Append one string to a JSON array. */
+static void
+rc_push(struct rc_build *b, cJSON *a, const char *v)
+{
+    cJSON *s = cJSON_CreateString(v);
+
+    rc_ok(b, s);
+    if (s != NULL && a != NULL)
+        cJSON_AddItemToArray(a, s);
+    else
+        cJSON_Delete(s);
+}
+
+/* A budget part: the spec's value, else the config's limit (0: none). */
+static uint64_t
+rc_budget(uint64_t spec, uint64_t limit)
+{
+    return spec != 0 ? spec : limit;
+}
+
+/* agent-gateway's flags (docs/gateway.md "Flags"): it listens on its
+ * internal address only (the egress bridge is shared by every
+ * invocation's gateway), forwards to the vendor's one host with the key
+ * from the read-only key volume, and admits the profile's rules within
+ * the attempt's budget. */
+static void
+rc_gateway_cmd(struct rc_build *b, cJSON *c)
+{
+    const struct cfg_vendor *v = b->vendor;
+    cJSON *cmd = cJSON_AddArrayToObject(c, "Cmd");
+    char listen[RC_IP_MAX + 8], num[32];
+    uint64_t requests =
+        rc_budget(b->inv->vendor_requests, b->cfg->limits.max_vendor_requests);
+    uint64_t bytes =
+        rc_budget(b->inv->vendor_bytes, b->cfg->limits.max_vendor_bytes);
+
+    rc_ok(b, cmd);
+    snprintf(listen, sizeof(listen), "%s:%u", b->d->gateway_ip,
+             (unsigned)RC_GATEWAY_PORT);
+    rc_push(b, cmd, "--listen");
+    rc_push(b, cmd, listen);
+    rc_push(b, cmd, "--upstream");
+    rc_push(b, cmd, v->hosts[0]);
+    rc_push(b, cmd, "--key-file");
+    rc_push(b, cmd, RC_GATEWAY_KEY_DIR "/" RC_GATEWAY_KEY_FILE);
+    rc_push(b, cmd, "--auth-header");
+    rc_push(b, cmd, v->gateway_auth_header ? v->gateway_auth_header
+                                           : "x-api-key");
+    for (size_t i = 0; i < v->n_gateway_allow; i++) {
+        rc_push(b, cmd, "--allow");
+        rc_push(b, cmd, v->gateway_allow[i]);
+    }
+    if (requests != 0) {
+        snprintf(num, sizeof(num), "%llu", (unsigned long long)requests);
+        rc_push(b, cmd, "--max-requests");
+        rc_push(b, cmd, num);
+    }
+    if (bytes != 0) {
+        snprintf(num, sizeof(num), "%llu", (unsigned long long)bytes);
+        rc_push(b, cmd, "--max-bytes");
+        rc_push(b, cmd, num);
+    }
+    if (v->allow_private)
+        rc_push(b, cmd, "--allow-private");
+}
+
+/* The credential gateway: the proxy's hardening and limits, on the
+ * internal network at .5 (joined to the egress network after create, like
+ * the proxy), with the key volume read-only as its only storage. */
+static cJSON *
+rc_gateway_body(struct rc_build *b)
+{
+    cJSON *c = cJSON_CreateObject(), *hc, *mounts;
+
+    rc_ok(b, c);
+    rc_str(b, c, "Image", b->d->helper_images[RC_HELPER_GATEWAY]);
+    rc_gateway_cmd(b, c);
+    rc_str(b, c, "User", RC_PROXY_USER); /* the key's owner, nobody else */
+    rc_container_config(b, c, RC_ROLE_GATEWAY);
+    hc = rc_host_config(b, c, RC_ROLE_GATEWAY,
+                        b->d->objects[RC_ROLE_NETWORK].name, RC_PROXY_MEMORY,
+                        RC_PROXY_PIDS, "10m", "2");
+    mounts = cJSON_AddArrayToObject(hc, "Mounts");
+    rc_ok(b, mounts);
+    rc_mount(b, mounts, RC_ROLE_KEY, RC_GATEWAY_KEY_DIR, true);
+    rc_one_endpoint(b, c, b->d->gateway_ip);
+    return c;
+}
+
 /* A prompt spec: the vendor's adapter builds the argv, extra env and
  * config files for the phase (rc_adapter.h). The adapter's variables are
  * the controller's: a spec may not set them too. */
@@ -433,7 +549,8 @@ rc_adapt(struct rc_build *b, struct err *e)
     if (inv->prompt == NULL)
         return 0;
     a = rc_adapter_build(inv->vendor, rc_adapter_for_vendor(inv->vendor),
-                         inv->phase, inv->prompt, &inv->runner, e);
+                         inv->phase, inv->prompt, &inv->runner,
+                         b->d->gateway_url[0] ? b->d->gateway_url : NULL, e);
     if (a == NULL) {
         if (e != NULL && e->file[0] == '\0' && inv->file != NULL) {
             snprintf(e->file, sizeof(e->file), "%s", inv->file);
@@ -490,7 +607,7 @@ rc_agent_env(struct rc_build *b, cJSON *c)
 
     const struct rc_adapter_out *a = b->d->adapter;
 
-    if (inv->env.n + (a ? a->n_env : 0) > RC_ENV_MAX - 6) {
+    if (inv->env.n + (a ? a->n_env : 0) > RC_ENV_MAX - 9) {
         b->nomem = 1;
         return;
     }
@@ -502,8 +619,20 @@ rc_agent_env(struct rc_build *b, cJSON *c)
     env[n++] = rc_env_entry("HOME", "/tmp"); /* the scratch volume */
     for (size_t i = 0; a != NULL && i < a->n_env; i++)
         env[n++] = strdup(a->env[i]);
-    if (b->in->credential != NULL)
+    if (rc_gateway_mode(b)) {
+        /* The CLI is pointed at the gateway and sees a placeholder where
+         * it insists on a key; the gateway's address skips the proxy. */
+        if (b->vendor->credential_env != NULL)
+            env[n++] = rc_env_entry(b->vendor->credential_env,
+                                    RC_GATEWAY_PLACEHOLDER);
+        if (b->vendor->gateway_base_url_env != NULL)
+            env[n++] = rc_env_entry(b->vendor->gateway_base_url_env,
+                                    b->d->gateway_url);
+        env[n++] = rc_env_entry("NO_PROXY", b->d->gateway_ip);
+        env[n++] = rc_env_entry("no_proxy", b->d->gateway_ip);
+    } else if (b->in->credential != NULL) {
         env[n++] = rc_env_entry(b->vendor->credential_env, b->in->credential);
+    }
     for (size_t i = 0; i < n; i++)
         rc_ok(b, env[i]);
     if (!b->nomem) {
@@ -597,6 +726,10 @@ rc_names_and_addresses(struct rc_build *b, struct err *e)
                  d->proxy_ip, (unsigned)b->cfg->proxy_port);
     if (w < 0 || (size_t)w >= sizeof(d->proxy_url))
         return err_set(e, ERR_LIMIT, "proxy URL too long");
+    if (rc_gateway_mode(b) &&
+        rc_subnet_host(d, RC_GATEWAY_HOST_OCTET, d->gateway_ip) == 0)
+        snprintf(d->gateway_url, sizeof(d->gateway_url), "http://%s:%u",
+                 d->gateway_ip, (unsigned)RC_GATEWAY_PORT);
     w = snprintf(d->egress_network, sizeof(d->egress_network), "%s",
                  b->in->egress_network ? b->in->egress_network
                                        : b->cfg->egress_network);
@@ -624,6 +757,8 @@ rc_helper_images(struct rc_build *b, struct err *e)
         const char *ref = b->in->helper_image_ids[h];
         int w;
 
+        if (!rc_helper_needed(b->vendor, (enum rc_helper)h))
+            continue; /* left "": no container of it is made */
         if (ref == NULL)
             ref = rc_helper_tag(b->cfg, (enum rc_helper)h);
         w = snprintf(b->d->helper_images[h], sizeof(b->d->helper_images[h]),
@@ -659,9 +794,15 @@ rc_bodies(struct rc_build *b)
                                                 RC_CONFIG_INODES);
     o[RC_ROLE_SCRATCH].body = rc_volume_body(
         b, RC_ROLE_SCRATCH, inv->scratch_bytes, inv->scratch_inodes);
+    if (rc_gateway_mode(b))
+        o[RC_ROLE_KEY].body = rc_volume_body(
+            b, RC_ROLE_KEY, RC_GATEWAY_KEY_BYTES, RC_GATEWAY_KEY_INODES);
     o[RC_ROLE_KEEPER].body = rc_keeper_body(b);
+    if (rc_gateway_mode(b))
+        o[RC_ROLE_GATEWAY].body = rc_gateway_body(b);
     o[RC_ROLE_AGENT].body = rc_agent_body(b);
-    o[RC_ROLE_AGENT].sensitive = b->in->credential != NULL;
+    /* in gateway mode no body holds the key: only the key tar does */
+    o[RC_ROLE_AGENT].sensitive = b->in->credential != NULL && !rc_gateway_mode(b);
 }
 
 struct rc_desired *
@@ -670,9 +811,12 @@ rc_desired_build(const struct spec_invocation *inv,
                  struct err *e)
 {
     struct rc_build b = { .inv = inv, .cfg = cfg, .in = in };
-    if (cfg_admit(cfg, inv, e) == -1 || rc_check_inputs(&b, e) == -1)
+
+    if (cfg_admit(cfg, inv, e) == -1)
         return NULL;
     b.vendor = cfg_find_vendor(cfg, inv->vendor);
+    if (rc_check_inputs(&b, e) == -1)
+        return NULL;
     b.d = calloc(1, sizeof(*b.d));
     if (b.d == NULL) {
         err_set(e, ERR_NOMEM, "out of memory");

@@ -23,12 +23,20 @@
  *   scratch   agentctl-<name>-<uid8>-scratch  POST /volumes/create
  *   keeper    agentctl-<name>-<uid8>-keeper   POST /containers/create?name=
  *   agent     agentctl-<name>-<uid8>-agent    POST /containers/create?name=
+ * and for a vendor in credentialMode gateway (docs/gateway.md):
+ *   gateway   agentctl-<name>-<uid8>-gateway  POST /containers/create?name=
+ *             then POST /networks/<egress>/connect, like the proxy
+ *   key       agentctl-<name>-<uid8>-gwkey    POST /volumes/create: the
+ *             credential, 0400 for the gateway's user only, written
+ *             through the keeper (which mounts it read-write) and mounted
+ *             read-only in the gateway alone
  * Every object carries exactly the labels agentctl.dev/managed-by,
  * invocation, uid, attempt and role.
  *
  * Addresses: invocation number `index` gets the index-th /24 of the
  * config's subnetPool: network .0/24, gateway .1 (reserved by Docker's
- * IPAM; with inhibit_ipv4 the host does not hold it), proxy .2, agent .3.
+ * IPAM; with inhibit_ipv4 the host does not hold it), proxy .2, agent .3,
+ * the boundary probe .4 (rc_probe.h), the credential gateway .5.
  *
  * How inspect echoes these bodies (checked against dockerd 20.10, API
  * 1.41, by creating and running all six objects): container fields come
@@ -74,8 +82,12 @@ enum rc_role {
     RC_ROLE_SCRATCH,   /* tmpfs volume for /tmp (HOME) */
     RC_ROLE_KEEPER,    /* holds the volumes mounted for the attempt */
     RC_ROLE_AGENT,     /* the workload */
+    /* credentialMode gateway only (after the others: role numbers are
+     * bits in masks and tables, never written anywhere) */
+    RC_ROLE_GATEWAY, /* agent-gateway: internal network + egress network */
+    RC_ROLE_KEY,     /* tmpfs volume holding the gateway's key file */
 };
-#define RC_ROLE_COUNT 8
+#define RC_ROLE_COUNT 10
 
 /* Where the git metadata is mounted, read-only in the agent always. */
 #define RC_GIT_TARGET "/work/.git"
@@ -110,6 +122,18 @@ enum rc_kind {
 #define RC_KEEPER_PIDS   16
 #define RC_PROXY_USER    "65534:65534" /* nobody: owns nothing */
 
+/* The credential gateway (docs/gateway.md): where it listens on the
+ * internal network, where its key file is mounted, the file's name, and
+ * the placeholder the agent's CLI sees where it insists on a key. */
+#define RC_GATEWAY_HOST_OCTET 5
+#define RC_GATEWAY_PORT       8080
+#define RC_GATEWAY_KEY_DIR    "/run/agentctl/gateway"
+#define RC_GATEWAY_KEY_FILE   "api-key"
+#define RC_GATEWAY_UID        65534u /* the gateway's user owns the key */
+#define RC_GATEWAY_KEY_BYTES  (64ull << 10)
+#define RC_GATEWAY_KEY_INODES 8
+#define RC_GATEWAY_PLACEHOLDER "agentctl-gateway-holds-the-key"
+
 /* The helper images of an attempt: what runs beside the agent. Each is
  * inspected at capture and its containers are created from the ID then
  * (status.helperImages), never from the config's tag, which can be moved
@@ -118,16 +142,21 @@ enum rc_helper {
     RC_HELPER_PROXY,  /* images.proxy: the egress proxy */
     RC_HELPER_KEEPER, /* images.keeper: holds the volumes */
     RC_HELPER_PROBE,  /* images.probe: the boundary probe */
+    RC_HELPER_GATEWAY, /* images.gateway: the credential gateway, pinned
+                          only for a vendor in credentialMode gateway */
 };
-#define RC_HELPER_COUNT 3
+#define RC_HELPER_COUNT 4
 
 /* "proxy", "keeper", "probe": the key in status.helperImages and in the
  * config's images mapping. */
 const char *rc_helper_name(enum rc_helper h);
 /* The config's reference (tag) of the helper image: borrowed from cfg. */
 const char *rc_helper_tag(const struct cfg *cfg, enum rc_helper h);
-/* The helper of a container role (proxy, keeper), or -1. */
+/* The helper of a container role (proxy, keeper, gateway), or -1. */
 int rc_helper_of_role(enum rc_role role);
+/* Whether an attempt of vendor v runs helper h: every one but the
+ * gateway always, the gateway only in credentialMode gateway. */
+bool rc_helper_needed(const struct cfg_vendor *v, enum rc_helper h);
 
 /* What the controller knows when it captures an attempt. Borrowed. */
 struct rc_inputs {
@@ -169,6 +198,10 @@ struct rc_desired {
     char proxy_ip[RC_IP_MAX];
     char agent_ip[RC_IP_MAX];
     char proxy_url[RC_URL_MAX]; /* HTTPS_PROXY value */
+    /* credentialMode gateway: the gateway's address and the base URL the
+     * agent's CLI is pointed at ("" otherwise) */
+    char gateway_ip[RC_IP_MAX];
+    char gateway_url[RC_URL_MAX];
     char *secret;               /* private copy for redaction; may be NULL */
     struct rc_adapter_out *adapter; /* prompt specs: argv, files, policy */
     /* What each helper container is created from: the pinned ID, or the
@@ -200,6 +233,15 @@ const struct rc_object *rc_desired_object(const struct rc_desired *d,
 cJSON *rc_desired_proxy_connect(const struct rc_desired *d,
                                 const char *proxy_id);
 
+/* The key file as a tar archive for RC_GATEWAY_KEY_DIR: one entry
+ * RC_GATEWAY_KEY_FILE, owner RC_GATEWAY_UID, mode 0400, holding the
+ * credential. The caller sends it through the keeper and wipes it
+ * (explicit_bzero) before freeing. -1 with e set when d has no key
+ * volume or out of memory. */
+struct buf;
+int rc_desired_key_tar(const struct rc_desired *d, struct buf *out,
+                       struct err *e);
+
 /* The body of a role as compact JSON with the credential replaced by
  * "<redacted>" (the Env entry keeps its name: "KEY=<redacted>"; any other
  * string holding the value becomes "<redacted>"). Use it for everything
@@ -210,12 +252,12 @@ char *rc_desired_redacted_json(const struct rc_desired *d, enum rc_role role);
 /* The same for any JSON (e.g. an inspect result of the agent). */
 char *rc_desired_redact(const struct rc_desired *d, const cJSON *json);
 
-/* "network", "proxy", "workspace", "scratch", "keeper", "agent": the value
- * of the role label. */
+/* "network", "proxy", "workspace", "scratch", "keeper", "agent",
+ * "gateway", "gateway-key": the value of the role label. */
 const char *rc_role_name(enum rc_role role);
 
 /* "-net", "-proxy", "-ws", "-git", "-cfg", "-scratch", "-keeper",
- * "-agent". */
+ * "-agent", "-gateway", "-gwkey". */
 const char *rc_role_suffix(enum rc_role role);
 
 /* The role named name ("scratch"), or -1. */
@@ -224,10 +266,10 @@ int rc_role_by_name(const char *name);
 /* Network, container or volume. */
 enum rc_kind rc_role_kind(enum rc_role role);
 
-/* All RC_ROLE_COUNT roles in creation order (network, proxy, workspace,
- * git, config, scratch, keeper, agent), or in deletion order (the
- * reverse) when `deletion` is true. Static; skip roles without an
- * object. */
+/* All RC_ROLE_COUNT roles in creation order (network, proxy, gateway,
+ * workspace, git, config, key, scratch, keeper, agent), or in deletion
+ * order (the reverse) when `deletion` is true. Static; skip roles
+ * without an object. */
 const enum rc_role *rc_role_order(bool deletion);
 
 /* How many /24 subnets the config's pool holds (2^(24 - prefix)). */
@@ -239,6 +281,11 @@ int rc_subnet_for(const struct cfg *cfg, unsigned index,
                   char cidr[RC_CIDR_MAX], char gateway[RC_IP_MAX],
                   char proxy_ip[RC_IP_MAX], char agent_ip[RC_IP_MAX],
                   struct err *e);
+
+/* Address .octet (1..254) of d's /24 (the probe's, the gateway's). -1
+ * when the subnet is unusable. */
+int rc_subnet_host(const struct rc_desired *d, unsigned octet,
+                   char ip[RC_IP_MAX]);
 
 /* The value at an RFC 6901 JSON pointer ("/HostConfig/CapDrop/0", "~1"
  * for '/' in a key: "/Labels/agentctl.dev~1role"), or NULL. "" is root. */

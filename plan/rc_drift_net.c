@@ -118,6 +118,7 @@ dr_own_endpoint_going(const struct rc_drift_ctx *c, const char *key,
     snprintf(probe, sizeof(probe), "%s-probe", c->d->prefix);
     return strcmp(name, c->d->objects[RC_ROLE_AGENT].name) == 0 ||
            strcmp(name, c->d->objects[RC_ROLE_PROXY].name) == 0 ||
+           strcmp(name, c->d->objects[RC_ROLE_GATEWAY].name) == 0 ||
            strcmp(name, probe) == 0;
 }
 
@@ -177,6 +178,7 @@ dr_default_networks(const struct rc_drift_ctx *c, const char *v[2])
 {
     switch (c->o->role) {
     case RC_ROLE_PROXY:
+    case RC_ROLE_GATEWAY:
         v[0] = c->d->objects[RC_ROLE_NETWORK].name;
         v[1] = c->d->egress_network;
         return 2;
@@ -247,7 +249,9 @@ rc_drift__cmp_internal_ip(const struct rc_drift_ctx *c,
     char path[RC_DRIFT_FIELD_MAX];
 
     if (want == NULL)
-        want = c->o->role == RC_ROLE_PROXY ? c->d->proxy_ip : c->d->agent_ip;
+        want = c->o->role == RC_ROLE_PROXY     ? c->d->proxy_ip
+               : c->o->role == RC_ROLE_GATEWAY ? c->d->gateway_ip
+                                               : c->d->agent_ip;
     ep = cJSON_GetObjectItemCaseSensitive(rc_drift__get(c->inspect, r->path),
                                           net);
     snprintf(path, sizeof(path), "%s.%s.IPAMConfig.IPv4Address", r->path, net);

@@ -15,7 +15,9 @@
 #define NET  RC_DRIFT_ROLE(RC_ROLE_NETWORK)
 #define CTR  RC_DRIFT_CONTAINERS
 #define VOL  RC_DRIFT_VOLUMES
-#define PXAG (RC_DRIFT_ROLE(RC_ROLE_PROXY) | RC_DRIFT_ROLE(RC_ROLE_AGENT))
+#define PXAG                                                                   \
+    (RC_DRIFT_ROLE(RC_ROLE_PROXY) | RC_DRIFT_ROLE(RC_ROLE_AGENT) |             \
+     RC_DRIFT_ROLE(RC_ROLE_GATEWAY))
 #define AGT  RC_DRIFT_ROLE(RC_ROLE_AGENT)
 
 #define HC(k) "HostConfig." k, "/HostConfig/" k

@@ -70,7 +70,7 @@ rc_harden_host_config(cJSON *hc, enum rc_role role, bool apparmor)
         return -1;
     if (role == RC_ROLE_AGENT && add_sysctls(hc) == -1)
         return -1;
-    if (role == RC_ROLE_PROXY &&
+    if ((role == RC_ROLE_PROXY || role == RC_ROLE_GATEWAY) &&
         cJSON_AddNumberToObject(hc, "NanoCpus", (double)RC_PROXY_NANOCPUS) ==
             NULL)
         return -1;

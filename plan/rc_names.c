@@ -14,6 +14,7 @@ static const char *const rc_role_names[RC_ROLE_COUNT] = {
     [RC_ROLE_WORKSPACE] = "workspace", [RC_ROLE_GIT] = "git",
     [RC_ROLE_CONFIG] = "config",       [RC_ROLE_SCRATCH] = "scratch",
     [RC_ROLE_KEEPER] = "keeper",       [RC_ROLE_AGENT] = "agent",
+    [RC_ROLE_GATEWAY] = "gateway",     [RC_ROLE_KEY] = "gateway-key",
 };
 
 static const char *const rc_role_suffixes[RC_ROLE_COUNT] = {
@@ -21,19 +22,22 @@ static const char *const rc_role_suffixes[RC_ROLE_COUNT] = {
     [RC_ROLE_WORKSPACE] = "-ws",  [RC_ROLE_GIT] = "-git",
     [RC_ROLE_CONFIG] = "-cfg",    [RC_ROLE_SCRATCH] = "-scratch",
     [RC_ROLE_KEEPER] = "-keeper", [RC_ROLE_AGENT] = "-agent",
+    [RC_ROLE_GATEWAY] = "-gateway", [RC_ROLE_KEY] = "-gwkey",
 };
 
-/* Each object needs the ones before it: the proxy and agent join the
- * network, the keeper and agent mount the volumes, and the agent comes
- * last so it never runs without its proxy and storage. */
+/* Each object needs the ones before it: the proxy, gateway and agent
+ * join the network, the keeper, gateway and agent mount the volumes, and
+ * the agent comes last so it never runs without its proxy and storage. */
 static const enum rc_role rc_create_order[RC_ROLE_COUNT] = {
     RC_ROLE_NETWORK, RC_ROLE_PROXY,   RC_ROLE_WORKSPACE, RC_ROLE_GIT,
-    RC_ROLE_CONFIG,  RC_ROLE_SCRATCH, RC_ROLE_KEEPER,    RC_ROLE_AGENT,
+    RC_ROLE_CONFIG,  RC_ROLE_KEY,     RC_ROLE_SCRATCH,   RC_ROLE_KEEPER,
+    RC_ROLE_GATEWAY, RC_ROLE_AGENT,
 };
 
 static const enum rc_role rc_delete_order[RC_ROLE_COUNT] = {
-    RC_ROLE_AGENT,  RC_ROLE_KEEPER,    RC_ROLE_SCRATCH, RC_ROLE_CONFIG,
-    RC_ROLE_GIT,    RC_ROLE_WORKSPACE, RC_ROLE_PROXY,   RC_ROLE_NETWORK,
+    RC_ROLE_AGENT,     RC_ROLE_GATEWAY, RC_ROLE_KEEPER, RC_ROLE_SCRATCH,
+    RC_ROLE_KEY,       RC_ROLE_CONFIG,  RC_ROLE_GIT,    RC_ROLE_WORKSPACE,
+    RC_ROLE_PROXY,     RC_ROLE_NETWORK,
 };
 
 const char *
@@ -57,7 +61,7 @@ rc_role_kind(enum rc_role role)
     if (role == RC_ROLE_NETWORK)
         return RC_KIND_NETWORK;
     if (role == RC_ROLE_PROXY || role == RC_ROLE_KEEPER ||
-        role == RC_ROLE_AGENT)
+        role == RC_ROLE_AGENT || role == RC_ROLE_GATEWAY)
         return RC_KIND_CONTAINER;
     return RC_KIND_VOLUME;
 }
@@ -80,6 +84,7 @@ static const char *const rc_helper_names[RC_HELPER_COUNT] = {
     [RC_HELPER_PROXY] = "proxy",
     [RC_HELPER_KEEPER] = "keeper",
     [RC_HELPER_PROBE] = "probe",
+    [RC_HELPER_GATEWAY] = "gateway",
 };
 
 const char *
@@ -98,8 +103,17 @@ rc_helper_tag(const struct cfg *cfg, enum rc_helper h)
         return cfg->keeper_image;
     case RC_HELPER_PROBE:
         return cfg->probe_image;
+    case RC_HELPER_GATEWAY:
+        return cfg->gateway_image;
     }
     return NULL;
+}
+
+bool
+rc_helper_needed(const struct cfg_vendor *v, enum rc_helper h)
+{
+    return h != RC_HELPER_GATEWAY ||
+           (v != NULL && v->credential_mode == CFG_CREDENTIAL_GATEWAY);
 }
 
 int
@@ -109,6 +123,8 @@ rc_helper_of_role(enum rc_role role)
         return RC_HELPER_PROXY;
     if (role == RC_ROLE_KEEPER)
         return RC_HELPER_KEEPER;
+    if (role == RC_ROLE_GATEWAY)
+        return RC_HELPER_GATEWAY;
     return -1;
 }
 
@@ -149,6 +165,21 @@ rc_subnet_for(const struct cfg *cfg, unsigned index,
     rc_ip_text(net + 1, gateway);
     rc_ip_text(net + 2, proxy_ip);
     rc_ip_text(net + 3, agent_ip);
+    return 0;
+}
+
+int
+rc_subnet_host(const struct rc_desired *d, unsigned octet, char ip[RC_IP_MAX])
+{
+    unsigned a, b, c, z;
+    char tail[4];
+
+    /* d->subnet is the "a.b.c.0/24" rc_subnet_for() wrote */
+    if (octet == 0 || octet > 254 ||
+        sscanf(d->subnet, "%u.%u.%u.%u/%3s", &a, &b, &c, &z, tail) != 5 ||
+        strcmp(tail, "24") != 0 || a > 255 || b > 255 || c > 255 || z != 0)
+        return -1;
+    rc_ip_text((a << 24) | (b << 16) | (c << 8) | octet, ip);
     return 0;
 }
 

@@ -46,18 +46,7 @@ rc_probe_canary_name(const char *prefix, char out[RC_NAME_MAX])
 int
 rc_probe_ip(const struct rc_desired *d, char ip[RC_IP_MAX])
 {
-    char net[RC_IP_MAX];
-    size_t n = strcspn(d->subnet, "/");
-    struct in_addr a;
-
-    if (n >= sizeof(net) || strcmp(d->subnet + n, "/24") != 0)
-        return -1;
-    memcpy(net, d->subnet, n);
-    net[n] = '\0';
-    if (inet_pton(AF_INET, net, &a) != 1)
-        return -1;
-    a.s_addr = htonl(ntohl(a.s_addr) + RC_PROBE_HOST_OCTET);
-    return inet_ntop(AF_INET, &a, ip, RC_IP_MAX) == NULL ? -1 : 0;
+    return rc_subnet_host(d, RC_PROBE_HOST_OCTET, ip);
 }
 
 const char *

@@ -1,7 +1,7 @@
 /* px_main.c - egress-proxy: flags, listening socket, signals, the loop.
  *
- * egress-proxy --listen ADDR:PORT --allow HOST:PORT[,HOST:PORT...]
- *   [--allow-private] [--header-limit 8192] [--header-timeout 10]
+ * egress-proxy --listen ADDR:PORT (--allow HOST:PORT[,HOST:PORT...] |
+ *   --deny-all) [--allow-private] [--header-limit 8192] [--header-timeout 10]
  *   [--idle-timeout 600] [--max-conns 256]
  *   [--connect-timeout 10] [--drain-timeout 5]
  * (docs/design.md "egress-proxy contract"; the last two are extensions.)
@@ -24,7 +24,8 @@
 #include "px_listen.h"
 
 static const char usage[] =
-    "usage: egress-proxy --listen ADDR:PORT --allow HOST:PORT[,...]\n"
+    "usage: egress-proxy --listen ADDR:PORT (--allow HOST:PORT[,...] |\n"
+    "       --deny-all)\n"
     "       [--allow-private] [--header-limit BYTES] [--header-timeout S]\n"
     "       [--idle-timeout S] [--max-conns N] [--connect-timeout S]\n"
     "       [--drain-timeout S]\n";
@@ -36,6 +37,7 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
         { "listen", required_argument, NULL, 'l' },
         { "allow", required_argument, NULL, 'a' },
         { "allow-private", no_argument, NULL, 'p' },
+        { "deny-all", no_argument, NULL, 'N' },
         { "header-limit", required_argument, NULL, 'H' },
         { "header-timeout", required_argument, NULL, 'T' },
         { "idle-timeout", required_argument, NULL, 'I' },
@@ -44,7 +46,7 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
         { "drain-timeout", required_argument, NULL, 'D' },
         { NULL, 0, NULL, 0 },
     };
-    bool have_listen = false;
+    bool have_listen = false, deny_all = false;
     double v;
     int o;
 
@@ -60,6 +62,9 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
             break;
         case 'p':
             cfg->allow_private = true;
+            break;
+        case 'N':
+            deny_all = true;
             break;
         case 'H':
             rc = px_flags_num("--header-limit", optarg, 64, 1 << 20, &v, e);
@@ -94,8 +99,13 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
     if (optind != argc)
         return err_set(e, ERR_SYNTAX, "unexpected argument \"%s\"",
                        argv[optind]);
-    if (!have_listen || cfg->allow.len == 0)
-        return err_set(e, ERR_SYNTAX, "--listen and --allow are required");
+    /* An empty allowlist is said out loud (--deny-all: a vendor whose
+     * agent reaches it only through the credential gateway), never
+     * implied by a missing --allow. */
+    if (!have_listen || (cfg->allow.len == 0) == !deny_all)
+        return err_set(e, ERR_SYNTAX,
+                       "--listen and one of --allow or --deny-all are "
+                       "required");
     return 0;
 }
 

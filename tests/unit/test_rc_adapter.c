@@ -59,7 +59,7 @@ build(const char *adapter, enum spec_phase p, const char *prompt)
     struct err e = { 0 };
     struct rc_adapter_out *o =
         rc_adapter_build(vendor_of(adapter), adapter, p, prompt,
-                         has_runner(p) ? &make_test : NULL, &e);
+                         has_runner(p) ? &make_test : NULL, NULL, &e);
 
     if (o == NULL)
         fail_msg("%s/%s: %s", adapter, spec_phase_name(p), e.msg);
@@ -516,7 +516,7 @@ test_review_without_runner_runs_nothing(void **state)
         struct err e = { 0 };
         struct rc_adapter_out *o =
             rc_adapter_build(vendor_of(adapters[a]), adapters[a],
-                             SPEC_PHASE_REVIEW, PROMPT, NULL, &e);
+                             SPEC_PHASE_REVIEW, PROMPT, NULL, NULL, &e);
 
         assert_non_null(o);
         ASSERT_OK(check_commands(o, NULL));
@@ -558,7 +558,7 @@ test_runner_with_quotes_is_one_exact_rule(void **state)
     struct spec_argv r = { argv, 4 };
     struct err e = { 0 };
     struct rc_adapter_out *o =
-        rc_adapter_build("claude", "claude", SPEC_PHASE_FIX, PROMPT, &r, &e);
+        rc_adapter_build("claude", "claude", SPEC_PHASE_FIX, PROMPT, &r, NULL, &e);
     const char *line = "pytest -k 'not slow' 'it'\\''s'";
 
     (void)state;
@@ -660,7 +660,7 @@ expect_error(const char *adapter, enum spec_phase p, const char *prompt,
 {
     struct err e = { 0 };
     struct rc_adapter_out *o =
-        rc_adapter_build(vendor_of(adapter), adapter, p, prompt, runner, &e);
+        rc_adapter_build(vendor_of(adapter), adapter, p, prompt, runner, NULL, &e);
 
     assert_null(o);
     assert_int_equal(e.code, code);
