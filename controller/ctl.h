@@ -60,6 +60,7 @@
 
 struct ctl;
 struct ctl_ws;
+struct ctl_egress;
 
 struct buf;
 
@@ -176,6 +177,8 @@ struct ctl_inv {
     bool start_checked;       /* Docker says the run-once container about
                                * to be started never ran (ctl_prepare.c) */
     char proxy_egress_ip[16]; /* the proxy's address on the egress net */
+    struct ctl_egress *egress; /* the egress audit being read (cleanup) */
+    bool egress_read;          /* ... and written, for this attempt */
     /* boundary probe (before the start) and canary (while running) */
     long probe_exit;
     bool probe_exited;

@@ -112,6 +112,7 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
         inv->egress_checked = false;
         inv->start_checked = false;
         inv->cleanup_swept = false;
+        inv->egress_read = false;
         inv->probe_exited = false;
         ctl_record_reset_progress(&inv->rec);
         break;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ctl_egress.h"
 #include "ctl_git.h"
 #include "ctl_objects.h"
 #include "ctl_plan.h"
@@ -19,8 +20,9 @@
 #include "ctl_testhooks.h"
 #include "log.h"
 
-static const char *const volume_roles[] = { "workspace", "git", "config",
-                                            "scratch", NULL };
+static const char *const volume_roles[] = { "workspace",   "git",
+                                            "config",      "gateway-key",
+                                            "scratch",     NULL };
 
 static bool
 is_volume_role(const char *role)
@@ -262,6 +264,8 @@ ctl_cleanup_step(struct ctl_inv *inv)
         return remove_role(inv, s.role);
     case PLAN_READ_GIT:
         return ctl_git_read_back(inv);
+    case PLAN_READ_EGRESS:
+        return ctl_egress_step(inv);
     case PLAN_SWEEP_UNRECORDED:
         return ctl_objects_list_ours(inv, DK_CONTAINER, NULL,
                                      on_unrecorded_listed);

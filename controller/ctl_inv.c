@@ -281,6 +281,7 @@ capture_commit(struct ctl_inv *inv)
     inv->egress_checked = false;
     inv->start_checked = false;
     inv->cleanup_swept = false;
+    inv->egress_read = false;
     /* a later attempt of this invocation, in this process, gets its own
      * volume check and its own last round before the start */
     inv->prestart_verified = false;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl_egress.h"
 #include "ctl_wsjob.h"
 #include "log.h"
 #include "rc_credential.h"
@@ -65,6 +66,7 @@ ctl_inv_remove(struct ctl_inv *inv)
     for (int i = 0; i < CTL_LANES; i++)
         dk_cancel(inv->lanes[i].call);
     ctl_ws_free(inv); /* after the cancel: it closes the upload's fd */
+    ctl_egress_free(inv);
     dk_cancel(inv->logs);
     dk_cancel(inv->wait);
     cJSON_Delete(inv->pending_inspect);

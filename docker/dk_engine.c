@@ -234,6 +234,18 @@ dk_container_logs(struct dk *dk, const char *id, dk_done_fn *cb, void *arg,
 }
 
 struct dk_req *
+dk_container_logs_tail(struct dk *dk, const char *id, unsigned lines,
+                       size_t max_body, dk_done_fn *cb, void *arg,
+                       struct err *e)
+{
+    struct dk_request_opts o = { .method = "GET", .max_body = max_body };
+    char query[64];
+
+    snprintf(query, sizeof(query), "/logs?stdout=1&stderr=1&tail=%u", lines);
+    return object_call(dk, &o, "/containers/", id, query, cb, arg, e);
+}
+
+struct dk_req *
 dk_container_follow_logs(struct dk *dk, const char *id, dk_data_fn *on_data,
                          dk_done_fn *on_done, void *arg, struct err *e)
 {

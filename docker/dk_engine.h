@@ -81,6 +81,14 @@ long dk_wait_status(const struct dk_response *r);
 struct dk_req *dk_container_logs(struct dk *dk, const char *id, dk_done_fn *cb,
                                  void *arg, struct err *e);
 
+/* The last `lines` lines of each stream, in a body of at most max_body
+ * bytes (0: DK_DEFAULT_MAX_BODY): a log that grew without bound is read
+ * in bounded memory. */
+struct dk_req *dk_container_logs_tail(struct dk *dk, const char *id,
+                                      unsigned lines, size_t max_body,
+                                      dk_done_fn *cb, void *arg,
+                                      struct err *e);
+
 /* The same, followed: on_data gets the multiplexed bytes as they come,
  * on_done runs at the end of the stream (the container stopped) or on
  * error. No total deadline. */

@@ -191,6 +191,9 @@ plan_cleanup_next(const struct plan_view *v)
     /* containers first (force: a running one is killed), so that no
      * volume is held and the network has no endpoint left; the gateway
      * before anything, so that its key is unusable at once */
+    if (v->terminal && !v->egress_read &&
+        (recorded(v, RC_ROLE_GATEWAY) || recorded(v, RC_ROLE_PROXY)))
+        return step(PLAN_READ_EGRESS, 0);
     if (recorded(v, RC_ROLE_GATEWAY))
         return step(PLAN_REMOVE, RC_ROLE_GATEWAY);
     if (v->probe_recorded)
@@ -240,6 +243,7 @@ plan_action_name(enum plan_action a)
         [PLAN_REVALIDATE] = "revalidate",
         [PLAN_START_AGENT] = "start-agent",
         [PLAN_READ_GIT] = "read-git",
+        [PLAN_READ_EGRESS] = "read-egress",
         [PLAN_REMOVE] = "remove",
         [PLAN_REMOVE_PROBE] = "remove-probe",
         [PLAN_SWEEP_UNRECORDED] = "sweep-unrecorded",

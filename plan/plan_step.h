@@ -51,6 +51,8 @@ struct plan_view {
     bool git_digest_before; /* the uploaded .git was digested */
     bool git_digest_after;  /* the .git read back was digested */
     bool unrecorded_swept;  /* no unrecorded container of it is left */
+    bool egress_read;       /* the gateway's and proxy's audit lines are
+                               kept (ctl_egress.c) */
     bool has_uid;           /* the record knows the invocation's uid */
     bool has_attempt;       /* the record names an attempt */
     bool terminal;          /* the phase is Succeeded, Failed or Cancelled */
@@ -77,6 +79,7 @@ enum plan_action {
     PLAN_REVALIDATE,       /* inspect the whole box once more */
     PLAN_START_AGENT,      /* start the agent (once: Docker is asked first) */
     PLAN_READ_GIT,         /* read /work/.git back from the keeper */
+    PLAN_READ_EGRESS,      /* keep the gateway's and proxy's audit lines */
     PLAN_REMOVE,           /* remove role by its recorded ID */
     PLAN_REMOVE_PROBE,     /* remove the probe by its recorded ID */
     PLAN_SWEEP_UNRECORDED, /* remove containers of it that were never

@@ -245,6 +245,23 @@ store_output_path(struct store *s, const char *name, char *path, size_t size,
     return s->ops->output_path(s, name, path, size, e);
 }
 
+int
+store_egress_path(struct store *s, const char *name, char *path, size_t size,
+                  struct err *e)
+{
+    size_t n;
+
+    if (store_output_path(s, name, path, size, e) == -1)
+        return -1;
+    n = strlen(path);
+    if (n < 4 || strcmp(path + n - 4, ".log") != 0 ||
+        n - 4 + sizeof(".egress.jsonl") > size)
+        return err_set(e, ERR_LIMIT, "no room for the egress path of %s",
+                       name);
+    memcpy(path + n - 4, ".egress.jsonl", sizeof(".egress.jsonl"));
+    return 0;
+}
+
 bool
 store_has_claims(const struct store *s)
 {

@@ -294,6 +294,13 @@ int store_event_read(struct store *s, const char *name, char **data,
 int store_output_path(struct store *s, const char *name, char *path,
                       size_t size, struct err *e);
 
+/* Path of the egress audit of name (the file may not exist yet): the
+ * credential gateway's request lines and the egress proxy's tunnel lines
+ * of the last attempt, beside its output (output/<name>.egress.jsonl),
+ * written by the controller when it removes the box. Always local. */
+int store_egress_path(struct store *s, const char *name, char *path,
+                      size_t size, struct err *e);
+
 /* Claims (docs/store-etcd.md "Claims and leases"): on a store with
  * claims, each invocation is worked on by the one controller whose claim
  * key <prefix>/claims/<name> is bound to its live lease.

@@ -163,11 +163,16 @@ apply_prepare(struct plan_view *v, struct plan_step s)
         v->network_sweep = false;
         break;
     case PLAN_CONNECT_EGRESS:
-        v->progress |= PLAN_PROXY_CONNECTED;
+        v->progress |= s.role == RC_ROLE_GATEWAY ? PLAN_GATEWAY_CONNECTED
+                                                 : PLAN_PROXY_CONNECTED;
         break;
     case PLAN_START:
-        v->progress |=
-            s.role == RC_ROLE_PROXY ? PLAN_PROXY_STARTED : PLAN_KEEPER_STARTED;
+        v->progress |= s.role == RC_ROLE_PROXY     ? PLAN_PROXY_STARTED
+                       : s.role == RC_ROLE_GATEWAY ? PLAN_GATEWAY_STARTED
+                                                   : PLAN_KEEPER_STARTED;
+        break;
+    case PLAN_UPLOAD_KEY:
+        v->progress |= PLAN_KEY_UPLOADED;
         break;
     case PLAN_UPLOAD_WORKSPACE:
         v->progress |= PLAN_WORKSPACE_UPLOADED;
@@ -318,6 +323,87 @@ test_plan_prepare_two_lanes_meet_at_the_start(void **state)
     }
 }
 
+/* credentialMode gateway: the key goes in first on the storage lane, the
+ * gateway is made after the proxy on the main lane and starts only once
+ * its key is there, and the probe (which checks the gateway) waits for
+ * it; in every interleaving the lanes meet at the start with the ladder's
+ * record. At cleanup the gateway goes first. */
+static void
+test_plan_gateway_mode(void **state)
+{
+    struct plan_view ladder = fresh(), v;
+    struct plan_step s;
+    int ladder_steps = 0;
+
+    (void)state;
+    ladder.desired |= BIT(RC_ROLE_GATEWAY) | BIT(RC_ROLE_KEY);
+    v = ladder;
+    while ((s = plan_prepare_next(&ladder)).action != PLAN_START_AGENT) {
+        apply_prepare(&ladder, s);
+        assert_true(++ladder_steps < 64);
+    }
+    assert_int_equal(ladder_steps, 25);
+    assert_true((ladder.progress & PLAN_GATEWAY_STARTED) != 0);
+    /* the main lane: network, proxy, gateway create and connect, then a
+     * wait for the key */
+    v.egress_checked = true;
+    v.recorded = BIT(RC_ROLE_NETWORK) | BIT(RC_ROLE_PROXY) |
+                 BIT(RC_ROLE_GATEWAY);
+    v.progress = ALL_PROXY | PLAN_GATEWAY_CONNECTED;
+    assert_int_equal(plan_prepare_main(&v).action, PLAN_NONE);
+    s = plan_prepare_storage(&v);
+    assert_int_equal(s.action, PLAN_CREATE);
+    assert_int_equal(s.role, RC_ROLE_WORKSPACE);
+    v.recorded |= VOLS | BIT(RC_ROLE_KEY) | BIT(RC_ROLE_KEEPER);
+    v.storage_verified = true;
+    v.progress |= PLAN_KEEPER_STARTED;
+    s = plan_prepare_storage(&v);
+    assert_int_equal(s.action, PLAN_UPLOAD_KEY); /* before the workspace */
+    v.progress |= PLAN_KEY_UPLOADED;
+    s = plan_prepare_main(&v);
+    assert_int_equal(s.action, PLAN_START);
+    assert_int_equal(s.role, RC_ROLE_GATEWAY);
+    v.progress |= PLAN_GATEWAY_STARTED;
+    assert_int_equal(plan_prepare_main(&v).action, PLAN_PROBE_CREATE);
+    for (int ahead = 0; ahead <= 14; ahead++) {
+        struct plan_view w = fresh();
+        int steps = 0, lead = 0;
+
+        w.desired |= BIT(RC_ROLE_GATEWAY) | BIT(RC_ROLE_KEY);
+        for (;;) {
+            struct plan_step m = plan_prepare_main(&w);
+            struct plan_step st = plan_prepare_storage(&w);
+
+            if (m.action == PLAN_START_AGENT && st.action == PLAN_NONE)
+                break;
+            assert_true(steps < 64);
+            if (st.action != PLAN_NONE &&
+                (lead < ahead || m.action == PLAN_NONE)) {
+                apply_prepare(&w, st);
+                lead++;
+            } else {
+                assert_int_not_equal(m.action, PLAN_NONE);
+                apply_prepare(&w, m);
+            }
+            steps++;
+        }
+        assert_int_equal(steps, ladder_steps);
+        assert_int_equal(w.recorded, ladder.recorded);
+        assert_int_equal(w.progress, ladder.progress);
+    }
+    /* cleanup: the audit, then the gateway before anything else */
+    v = fresh();
+    v.desired |= BIT(RC_ROLE_GATEWAY) | BIT(RC_ROLE_KEY);
+    v.recorded = v.named = v.desired;
+    v.probe_recorded = true;
+    v.terminal = true;
+    assert_int_equal(plan_cleanup_next(&v).action, PLAN_READ_EGRESS);
+    v.egress_read = true;
+    s = plan_cleanup_next(&v);
+    assert_int_equal(s.action, PLAN_REMOVE);
+    assert_int_equal(s.role, RC_ROLE_GATEWAY);
+}
+
 static void
 test_plan_cleanup_next_step_per_record(void **state)
 {
@@ -332,6 +418,8 @@ test_plan_cleanup_next_step_per_record(void **state)
     v.git_digest_before = true;
     v.terminal = true;
 #define ROW(w, a, r) rows[n++] = (struct row){ (w), v, (a), (r) }
+    ROW("the egress audit is kept before anything goes", PLAN_READ_EGRESS, 0);
+    v.egress_read = true;
     ROW("the probe first", PLAN_REMOVE_PROBE, 0);
     v.probe_recorded = false;
     ROW("then the agent", PLAN_REMOVE, RC_ROLE_AGENT);
@@ -393,6 +481,7 @@ main(void)
         cmocka_unit_test(test_plan_prepare_skips_what_the_spec_does_not_have),
         cmocka_unit_test(
             test_plan_prepare_walk_reaches_the_start_from_any_step),
+        cmocka_unit_test(test_plan_gateway_mode),
         cmocka_unit_test(test_plan_cleanup_next_step_per_record),
         cmocka_unit_test(test_plan_cleanup_reads_git_only_with_a_digest_before),
     };

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# test_gateway_controller.sh - credentialMode gateway end to end (issue 16,
+# docs/gateway.md): the controller runs a credential gateway per attempt
+# and the real Claude Code CLI (agentctl/claude-code, pinned) completes a
+# turn through it against the TLS test vendor (llm.vendor.test on this
+# run's egress network, CA made by this run), never holding the key.
+#
+#   c-gw (execute, the real CLI):
+#     Succeeded, exit code 0, the CLI's envelope is a successful turn;
+#     the vendor received the real key as x-api-key (the digest in its
+#       record), never the placeholder the CLI was given;
+#     the CLI's environment inside the box (a Bash tool call dumps every
+#       /proc/*/environ) has the placeholder and the gateway's base URL,
+#       not the key, and the box has no /run/agentctl;
+#     `docker inspect` of every container of the invocation, taken again
+#       and again while it ran, never shows the key; the gateway's key
+#       volume is mounted read-only in the gateway only;
+#     the agent made no CONNECT at all (the proxy runs --deny-all);
+#     the status, the events and the output hold no key;
+#     the gateway is gone with the rest at cleanup.
+#   c-budget (a shell agent, vendorBudget.requests 2): three requests
+#     through the gateway; the third gets 429 with Proxy-Status; a path
+#     outside the profile gets 403 with Proxy-Status; a request straight
+#     to the vendor through the CONNECT proxy gets 403.
+#   c-deadline (a shell agent that keeps asking, deadline 8 s): the attempt
+#     ends at its deadline and the gateway container is removed with it.
+#
+# Negative controls: the inspect search finds the key in a container made
+# with the key in its env (the search can fail); the env-dump check finds
+# the placeholder (the dump is real).
+source "$(dirname "$0")/../vendors/lib_vendors.sh"
+vd_init claude
+
+# The gateway image of this checkout with this run's CA as its bundle:
+# the gateway verifies the vendor against it (in production the Debian
+# bundle the image carries).
+bash "$ROOT/hack/images/build-agent-gateway.sh" >/dev/null 2>&1 ||
+    fail "cannot build agentctl/agent-gateway:$VERSION"
+GW_CTX=$TEST_TMP/gwimage
+mkdir -p "$GW_CTX/root/etc/ssl/certs"
+cp "$VD_TLS/ca.pem" "$GW_CTX/root/etc/ssl/certs/ca-certificates.crt"
+printf 'FROM agentctl/agent-gateway:%s\nCOPY root/ /\n' "$VERSION" \
+    >"$GW_CTX/Dockerfile"
+GW_TEST_IMAGE=agentctl-test/agent-gateway:$CTL_RUN
+docker build -q --label "$TEST_LABEL" -t "$GW_TEST_IMAGE" "$GW_CTX" \
+    >/dev/null || fail "cannot build $GW_TEST_IMAGE"
+on_cleanup "docker rmi -f $GW_TEST_IMAGE >/dev/null 2>&1"
+
+# claude in gateway mode (allowPrivate: the test vendor's address is on
+# this run's egress network); the key is this run's credential file.
+sed -i -e '/^  claude: /d' -e "s|^images: {\(.*\)}|images: {\1, gateway: \"$GW_TEST_IMAGE\"}|" \
+    -e '/^vendors:/a\
+  claude:\
+    hosts: ["'"$VD_HOST"':443"]\
+    credentialEnv: ANTHROPIC_API_KEY\
+    allowPrivate: true\
+    credentialMode: gateway\
+    gateway: {authHeader: x-api-key, allow: ["POST /v1/messages"], baseUrlEnv: ANTHROPIC_BASE_URL}' \
+    -e 's|^limits: {\(.*\)}|limits: {\1, maxVendorRequests: 100}|' "$CONFIG"
+ctl_start
+vd_watch_proxies
+KEY_SHA=$(printf '%s' "$CRED_TOKEN" | sha256sum | cut -c1-64)
+PH_SHA=$(printf '%s' agentctl-gateway-holds-the-key | sha256sum | cut -c1-64)
+
+# inspect_loop NAME FILE: every container of NAME inspected every 0.2 s
+# into FILE until the attempt is terminal.
+inspect_loop() {
+    local ids
+    while :; do
+        ids=$(docker ps -aq --filter "label=agentctl.dev/invocation=$1" \
+            --filter "label=$MANAGED" 2>/dev/null)
+        [ -n "$ids" ] && docker inspect $ids >>"$2" 2>/dev/null
+        [[ $(status_field "$1" .phase) =~ $TERMINAL_RE ]] && return 0
+        sleep 0.2
+    done
+}
+
+# holds_key FILE: the key is somewhere in FILE.
+holds_key() { grep -qF "$CRED_TOKEN" "$1"; }
+
+# --- c-gw: the real CLI through the gateway --------------------------------
+ENV_DUMP='for f in /proc/[0-9]*/environ; do tr "\\000" "\\n" <$f; done 2>/dev/null | sort -u; ls /run/agentctl 2>&1; echo ENV-DONE'
+apply_spec c-gw execute "vendor: claude" "image: $VD_TEST_IMAGE" \
+    "prompt: $(jq -Rs . <<<"$(vd_prompt c-gw \
+        'CALL Read {"file_path":"/work/README.md"}' \
+        "CALL Bash $(jq -cn --arg c "$ENV_DUMP" '{command: $c}')")")" \
+    "credential: $CRED_NAME" "runner: [sh, check.sh]" \
+    "workspace: {source: proj, size: 16Mi, inodes: 1000}" \
+    "scratch: {size: 256Mi, inodes: 20000}" \
+    "resources: {memory: 2Gi, cpus: \"1\", pids: 512}" "deadlineSeconds: 240"
+inspect_loop c-gw "$TEST_TMP/inspect-c-gw.json" &
+LOOP=$!
+check_eq "c-gw: Succeeded" Succeeded "$(wait_terminal c-gw 300)"
+wait "$LOOP"
+check_eq "c-gw: the CLI's exit code" 0 "$(status_field c-gw .exitCode)"
+env=$(agent_output c-gw | grep '^{' | tail -n 1 || true)
+check_eq "c-gw: the CLI's envelope is a successful turn" "result success false" \
+    "$(jq -r '"\(.type) \(.subtype) \(.is_error)"' <<<"$env" 2>/dev/null)"
+recs=$(vd_records_of c-gw)
+check "c-gw: the vendor got requests" test -n "$recs"
+check "c-gw: every request carried the real key as x-api-key" \
+    test -z "$(jq -r --arg s "x-api-key sha256:$KEY_SHA" \
+        'select((.secrets // []) | index($s) | not) | 1' <<<"$recs")"
+check "c-gw: the placeholder never reached the vendor" \
+    lacks "$recs" "$PH_SHA"
+a=$(vd_answer_of c-gw)
+check_match "c-gw: Read worked" "proj-$CTL_RUN" "$a"
+check_match "control: the env dump ran and shows the placeholder" \
+    'ANTHROPIC_API_KEY=agentctl-gateway-holds-the-key' "$a"
+check_match "c-gw: the CLI was pointed at the gateway" \
+    'ANTHROPIC_BASE_URL=http://[0-9.]+\.5:8080' "$a"
+check "c-gw: no process in the box had the key" lacks "$a" "$CRED_TOKEN"
+check_match "c-gw: the box has no /run/agentctl" 'No such file' "$a"
+check "c-gw: the inspects were taken while it ran" \
+    grep -q '"agentctl.dev/role": "gateway"' "$TEST_TMP/inspect-c-gw.json"
+check "c-gw: no docker inspect of any container showed the key" \
+    not holds_key "$TEST_TMP/inspect-c-gw.json"
+check "c-gw: the gateway mounts its key read-only" \
+    test "$(jq -r '[.[] | select(.Config.Labels["agentctl.dev/role"] == "gateway")
+        | .Mounts[] | select(.Destination == "/run/agentctl/gateway") | .RW]
+        | unique | join(",")' "$TEST_TMP/inspect-c-gw.json" 2>/dev/null |
+        sort -u | paste -sd, -)" == false
+check "c-gw: the agent does not mount the key" \
+    test -z "$(jq -r '.[] | select(.Config.Labels["agentctl.dev/role"] == "agent")
+        | .Mounts[] | select(.Destination == "/run/agentctl/gateway") | 1' \
+        "$TEST_TMP/inspect-c-gw.json" 2>/dev/null)"
+check_eq "c-gw: the agent made no CONNECT (the proxy denies all)" "" \
+    "$(vd_agent_tunnels)"
+for f in "$(status_file c-gw)" "$STATE/events/c-gw.jsonl" \
+    "$STATE/output/c-gw.log" "$CTL_LOG"; do
+    check "c-gw: no key in $(basename "$f")" not holds_key "$f"
+done
+# control: the search finds a key where one is
+docker create --label "$TEST_LABEL" --name "gw-control-$CTL_RUN" \
+    -e "LEAK=$CRED_TOKEN" "$BOX_IMAGE" true >/dev/null
+docker inspect "gw-control-$CTL_RUN" >"$TEST_TMP/inspect-control.json"
+docker rm -f "gw-control-$CTL_RUN" >/dev/null
+check "control: the inspect search finds a key in a container's env" \
+    holds_key "$TEST_TMP/inspect-control.json"
+
+# --- c-budget: the budget, the rules, the way around ------------------------
+ASK='wget -S -q -O /dev/null --header "Content-Type: application/json" --post-data "{}" "$ANTHROPIC_BASE_URL$1" 2>&1 | sed -n "s/^ *\\(HTTP\\/1.1 [0-9]*\\|Proxy-Status: .*\\)/\\1/p" | tr "\\n" " "; echo'
+SCRIPT="ask() { $ASK; }
+for i in 1 2 3; do echo \"ASK\$i \$(ask /v1/messages)\"; done
+echo \"ASKPATH \$(ask /v1/files)\"
+p=\${HTTPS_PROXY#http://}
+printf 'CONNECT $VD_HOST:443 HTTP/1.1\\r\\nHost: $VD_HOST:443\\r\\n\\r\\n' | busybox nc -w 5 \${p%:*} \${p##*:} 2>&1 | head -n 1 | sed 's/^/DIRECT /'"
+apply_spec c-budget execute "vendor: claude" "image: $VD_TEST_IMAGE" \
+    "command: [sh, -c, $(jq -Rs . <<<"$SCRIPT")]" "credential: $CRED_NAME" \
+    "vendorBudget: {requests: 2}" "deadlineSeconds: 120"
+check_eq "c-budget: Succeeded" Succeeded "$(wait_terminal c-budget 180)"
+out=$(agent_output c-budget)
+echo "# c-budget output:"
+sed 's/^/#   /' <<<"$out"
+check_match "c-budget: request 1 forwarded" 'ASK1 HTTP/1.1 [0-9]+ ' "$out"
+check "c-budget: request 1 not refused by the gateway" \
+    not grep -q 'ASK1.*Proxy-Status' <<<"$out"
+check "c-budget: request 2 not refused by the gateway" \
+    not grep -q 'ASK2.*Proxy-Status' <<<"$out"
+check_match "c-budget: request 3 gets 429 with Proxy-Status" \
+    'ASK3 HTTP/1.1 429 .*Proxy-Status: agentctl-gateway; error=http_request_denied; details="request budget spent"' "$out"
+check_match "c-budget: a path outside the profile gets 403 with Proxy-Status" \
+    'ASKPATH HTTP/1.1 403 .*Proxy-Status: agentctl-gateway; error=http_request_denied' "$out"
+check_match "c-budget: the vendor through the CONNECT proxy is refused" \
+    'DIRECT HTTP/1.1 403' "$out"
+check "c-budget: no key in its output" not holds_key "$STATE/output/c-budget.log"
+
+# --- c-deadline: the gateway ends with the attempt -------------------------
+apply_spec c-deadline execute "vendor: claude" "image: $VD_TEST_IMAGE" \
+    "command: [sh, -c, \"while :; do wget -q -O /dev/null --post-data '{}' \$ANTHROPIC_BASE_URL/v1/messages; sleep 0.5; done\"]" \
+    "credential: $CRED_NAME" "deadlineSeconds: 8"
+wait_phase c-deadline Running 120
+gw=$(docker ps -q --filter label=agentctl.dev/invocation=c-deadline \
+    --filter label=agentctl.dev/role=gateway --filter "label=$MANAGED")
+check "c-deadline: its gateway runs while the agent runs" test -n "$gw"
+check_eq "c-deadline: Failed at the deadline" Failed \
+    "$(wait_terminal c-deadline 60)"
+check_eq "c-deadline: stop reason" deadline "$(status_field c-deadline .stopReason)"
+check_no_objects "c-deadline: the gateway and the rest are removed" \
+    "agentctl.dev/invocation=c-deadline $MANAGED" 60
+ctl_finish
