@@ -93,6 +93,10 @@ static const struct cli_opt logs_opts[] = {
     { "follow", 'f', CLI_OPT_FLAG, NULL,
       "keep printing until the attempt has finished", CLI_COMPLETE_NONE,
       NULL },
+    { "egress", 0, CLI_OPT_FLAG, NULL,
+      "the egress audit instead: the credential gateway's request lines "
+      "and the proxy's tunnel lines (JSON), kept when the box is removed",
+      CLI_COMPLETE_NONE, NULL },
     { "tail", 0, CLI_OPT_VALUE, "N",
       "print only the last N lines first (-1: all)", CLI_COMPLETE_NONE,
       NULL },
@@ -164,11 +168,14 @@ const struct cli_command cli_commands[] = {
       "Set spec.cancel: true in each named spec (atomically). The\n"
       "controller stops the attempt with stopReason cancelled.\n",
       no_opts, CLI_COMPLETE_WORDS },
-    { "logs", cli_logs, true, "NAME [-f] [--tail N] [--since D]",
+    { "logs", cli_logs, true, "NAME [-f] [--egress] [--tail N] [--since D]",
       "print the captured output",
       "Print the captured output (stdout and stderr) of NAME's attempt.\n"
       "With -f, wait for the attempt to start (saying so on stderr) and\n"
-      "keep printing until its phase is final.\n",
+      "keep printing until its phase is final. With --egress, print its\n"
+      "egress audit instead: one JSON line per request through the\n"
+      "credential gateway and per CONNECT through the proxy, written when\n"
+      "the attempt's box is removed.\n",
       logs_opts, CLI_COMPLETE_WORDS },
     { "wait", cli_wait, true, "NAME... --for=CONDITION [--timeout=D]",
       "wait for a phase, a condition or deletion",

@@ -361,7 +361,10 @@ cli_logs(struct cli *c, const struct cli_args *a)
     if (!store_name_ok(name) || store_get(c->store, name, &sp, NULL) == -1)
         return cli_not_found(name);
     store_spec_cleanup(&sp);
-    if (store_output_path(c->store, name, path, sizeof(path), NULL) == -1)
+    if ((cli_args_has(a, "egress")
+             ? store_egress_path(c->store, name, path, sizeof(path), NULL)
+             : store_output_path(c->store, name, path, sizeof(path), NULL)) ==
+        -1)
         return CLI_FAIL;
     if (o.follow)
         return follow(c, name, path, &o);
