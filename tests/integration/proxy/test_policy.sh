@@ -41,3 +41,18 @@ check_eq "port compared exactly" 403 \
 check_eq "a suffix of a listed name is no match" 403 \
     "$(status "CONNECT x.localhost:$ECHO HTTP/1.1\r\n\r\n")"
 stop_proxy
+
+# --deny-all: an empty allowlist said out loud (a vendor whose agent goes
+# through the credential gateway); the target that --allow-private admits
+# above is refused, and so is everything else.
+start_proxy --deny-all --allow-private
+check_eq "--deny-all refuses what the allowlist admitted above" 403 \
+    "$(status "CONNECT localhost:$ECHO HTTP/1.1\r\n\r\n")"
+check_eq "--deny-all refuses a public-looking name" 403 \
+    "$(status "CONNECT api.anthropic.com:443 HTTP/1.1\r\n\r\n")"
+stop_proxy
+P=$PROXY_BIN
+check_eq "neither --allow nor --deny-all: refused at start (2)" 2 \
+    "$("$P" --listen 127.0.0.1:0 >/dev/null 2>&1; echo $?)"
+check_eq "both --allow and --deny-all: refused at start (2)" 2 \
+    "$("$P" --listen 127.0.0.1:0 --deny-all --allow x.test:443 >/dev/null 2>&1; echo $?)"
