@@ -1,10 +1,8 @@
 /* cfg_validate.c - the keys a config file may hold and the check of each
- * value: a table per mapping (top level, images, limits, a vendor
- * profile), a walk that reports unknown keys with a suggestion, and one
- * handler per key that checks its node and stores it, every error with
- * file:line:col. Vendor hosts are checked with the proxy's own authority
- * parser (hostport_parse) so the proxy can never refuse an allowlist that
- * the config accepted.
+ * value: a table per mapping (top level, images, limits; a vendor profile
+ * is cfg_vendor.c's), a walk that reports unknown keys with a suggestion,
+ * the typed readers the handlers share, and one handler per key that
+ * checks its node and stores it, every error with file:line:col.
  */
 #include "cfg_int.h"
 
@@ -14,59 +12,12 @@
 #include <string.h>
 
 #include "duration.h"
-#include "hostport.h"
 #include "spec_quantity.h"
 
-#define CFG_FIELD_MAX 300
-#define CFG_PATH_MAX  4096
-#define CFG_NAME_MAX  255 /* image references, network names */
-
-/* Variables the controller sets in the agent; neither a spec's env nor a
- * vendor's credentialEnv may name them (the list matches spec_model.c). */
-static const char *const cfg_reserved_env[] = {
-    "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
-    "NO_PROXY",    "no_proxy",    "ALL_PROXY",  "all_proxy",
-    "AGENT_PHASE", "HOME",        NULL,
-};
-
-/* A key's handler: check the value node and store it at dst. */
-typedef void cfg_key_fn(struct cfg_parse *p, void *dst,
-                        const struct spec_node *v, const char *field);
-
-/* One known key: its handler gets ctx + off, or, for a nested mapping,
- * the walker descends into `sub` with ctx + off. */
-struct cfg_key {
-    const char *name;
-    cfg_key_fn *fn;
-    size_t off;
-    const struct cfg_key *sub;
-};
+#define CFG_PATH_MAX 4096
+#define CFG_NAME_MAX 255 /* image references, network names */
 
 /* ---- small checks ---------------------------------------------------- */
-
-static bool
-cfg_env_reserved(const char *k)
-{
-    for (size_t i = 0; cfg_reserved_env[i] != NULL; i++)
-        if (strcmp(k, cfg_reserved_env[i]) == 0)
-            return true;
-    return false;
-}
-
-/* DNS-1123 label: vendor names end up in messages and flags. */
-static bool
-cfg_label_ok(const char *s)
-{
-    size_t n = strlen(s);
-
-    if (n == 0 || n > CFG_VENDOR_NAME_MAX || s[0] == '-' || s[n - 1] == '-')
-        return false;
-    for (; *s != '\0'; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-              *s == '-'))
-            return false;
-    return true;
-}
 
 /* Docker's rule for network names: [a-zA-Z0-9][a-zA-Z0-9_.-]*. */
 static bool
@@ -130,16 +81,17 @@ cfg_parse_pool(const char *s, uint32_t *addr, unsigned *prefix)
 
 /* ---- typed value readers ---------------------------------------------- */
 
-static void
-cfg_nomem(struct cfg_parse *p, const struct spec_node *at)
+void
+cfg__nomem(struct cfg_parse *p, const struct spec_node *at)
 {
     if (!p->nomem)
         spec_errors_add(p->es, p->file, at, NULL, "out of memory");
     p->nomem = 1;
 }
 
-static bool
-cfg_is_string(struct cfg_parse *p, const struct spec_node *v, const char *field)
+bool
+cfg__is_string(struct cfg_parse *p, const struct spec_node *v,
+               const char *field)
 {
     if (v->kind == SPEC_NODE_SCALAR && v->type == SPEC_SCALAR_STRING &&
         v->len > 0)
@@ -153,13 +105,13 @@ cfg_is_string(struct cfg_parse *p, const struct spec_node *v, const char *field)
 }
 
 /* Replace *dst with a copy of v's text. */
-static void
-cfg_set_str(struct cfg_parse *p, const struct spec_node *v, char **dst)
+void
+cfg__set_str(struct cfg_parse *p, const struct spec_node *v, char **dst)
 {
     char *s = strdup(v->value);
 
     if (s == NULL) {
-        cfg_nomem(p, v);
+        cfg__nomem(p, v);
         return;
     }
     free(*dst);
@@ -250,11 +202,21 @@ cfg_max_pids(struct cfg_parse *p, void *dst, const struct spec_node *v,
         *(uint64_t *)dst = x;
 }
 
+void
+cfg__bool(struct cfg_parse *p, void *dst, const struct spec_node *v,
+          const char *field)
+{
+    if (spec_node_bool(v, dst) == -1)
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected a boolean (true or false), got %s",
+                        spec_node_type_name(v));
+}
+
 /* Walk a mapping, calling each known key's handler; unknown keys are
  * errors at the key with a suggestion. */
-static void
-cfg_walk(struct cfg_parse *p, void *ctx, const struct spec_node *m,
-         const char *path, const struct cfg_key *keys)
+void
+cfg__walk(struct cfg_parse *p, void *ctx, const struct spec_node *m,
+          const char *path, const struct cfg_key *keys)
 {
     char field[CFG_FIELD_MAX];
 
@@ -290,147 +252,11 @@ cfg_walk(struct cfg_parse *p, void *ctx, const struct spec_node *m,
         snprintf(field, sizeof(field), "%s%s%s", path, path[0] ? "." : "",
                  k->value);
         if (hit->sub != NULL)
-            cfg_walk(p, (char *)ctx + hit->off, m->pairs[i].value, field,
-                     hit->sub);
+            cfg__walk(p, (char *)ctx + hit->off, m->pairs[i].value, field,
+                      hit->sub);
         else
             hit->fn(p, (char *)ctx + hit->off, m->pairs[i].value, field);
     }
-}
-
-/* ---- vendors ------------------------------------------------------------ */
-
-static void
-cfg_vendor_hosts(struct cfg_parse *p, void *ctx, const struct spec_node *v,
-                 const char *field)
-{
-    struct cfg_vendor *vd = ctx;
-    char item[CFG_FIELD_MAX + 16], norm[HOSTPORT_HOST_MAX + 16];
-
-    if (v->kind != SPEC_NODE_SEQ || v->n == 0 || v->n > CFG_MAX_VENDOR_HOSTS) {
-        spec_errors_add(p->es, p->file, v, field,
-                        "expected a list of 1 to %d host:port strings",
-                        CFG_MAX_VENDOR_HOSTS);
-        return;
-    }
-    vd->hosts = calloc(v->n, sizeof(*vd->hosts));
-    if (vd->hosts == NULL) {
-        cfg_nomem(p, v);
-        return;
-    }
-    for (size_t i = 0; i < v->n; i++) {
-        const struct spec_node *h = v->items[i];
-        struct hostport a;
-        struct err ae = { 0 };
-
-        snprintf(item, sizeof(item), "%s[%zu]", field, i);
-        if (!cfg_is_string(p, h, item))
-            continue;
-        if (hostport_parse(h->value, h->len, &a, &ae) == -1) {
-            spec_errors_add(p->es, p->file, h, item,
-                            "expected host:port (a DNS name or IP literal, "
-                            "port 1-65535): %s",
-                            ae.msg);
-            continue;
-        }
-        hostport_format(&a, norm, sizeof(norm));
-        vd->hosts[vd->n_hosts] = strdup(norm);
-        if (vd->hosts[vd->n_hosts] == NULL) {
-            cfg_nomem(p, h);
-            return;
-        }
-        vd->n_hosts++;
-    }
-}
-
-static void
-cfg_vendor_credential_env(struct cfg_parse *p, void *dst,
-                          const struct spec_node *v, const char *field)
-{
-    if (!cfg_is_string(p, v, field))
-        return;
-    if (!spec_env_name_ok(v->value) || v->len > 128) {
-        spec_errors_add(p->es, p->file, v, field,
-                        "not a valid variable name (letters, digits and "
-                        "'_', not starting with a digit)");
-        return;
-    }
-    if (cfg_env_reserved(v->value)) {
-        spec_errors_add(p->es, p->file, v, field,
-                        "%s is set by the controller for other purposes",
-                        v->value);
-        return;
-    }
-    cfg_set_str(p, v, dst);
-}
-
-static void
-cfg_bool(struct cfg_parse *p, void *dst, const struct spec_node *v,
-         const char *field)
-{
-    if (spec_node_bool(v, dst) == -1)
-        spec_errors_add(p->es, p->file, v, field,
-                        "expected a boolean (true or false), got %s",
-                        spec_node_type_name(v));
-}
-
-static const struct cfg_key cfg_vendor_keys[] = {
-    { "hosts", cfg_vendor_hosts, 0, NULL },
-    { "credentialEnv", cfg_vendor_credential_env,
-      offsetof(struct cfg_vendor, credential_env), NULL },
-    { "allowPrivate", cfg_bool, offsetof(struct cfg_vendor, allow_private),
-      NULL },
-    { NULL, NULL, 0, NULL },
-};
-
-static void
-cfg_vendor_one(struct cfg_parse *p, const struct spec_node *k,
-               const struct spec_node *v)
-{
-    struct cfg_vendor vd = { 0 };
-    char field[CFG_FIELD_MAX];
-    size_t before = p->es->n + p->es->dropped;
-
-    snprintf(field, sizeof(field), "vendors.%s", k->value);
-    if (!cfg_label_ok(k->value)) {
-        spec_errors_add(p->es, p->file, k, "vendors",
-                        "vendor name \"%s\" is not a DNS-1123 label "
-                        "(a-z, 0-9, '-', at most 63)",
-                        k->value);
-        return;
-    }
-    cfg_walk(p, &vd, v, field, cfg_vendor_keys);
-    if (v->kind == SPEC_NODE_MAP && spec_node_get(v, "hosts") == NULL)
-        spec_errors_add(p->es, p->file, v, field,
-                        "hosts is required: the proxy of a vendor without "
-                        "hosts could reach nothing");
-    vd.name = strdup(k->value);
-    if (vd.name == NULL)
-        cfg_nomem(p, k);
-    if (p->es->n + p->es->dropped != before || p->nomem) {
-        cfg__vendor_cleanup(&vd);
-        return;
-    }
-    if (cfg__vendor_put(p->cfg, &vd) == -1) {
-        spec_errors_add(p->es, p->file, k, "vendors",
-                        "more than %d vendors (or out of memory)",
-                        CFG_MAX_VENDORS);
-        cfg__vendor_cleanup(&vd);
-    }
-}
-
-static void
-cfg_vendors(struct cfg_parse *p, void *dst, const struct spec_node *v,
-            const char *field)
-{
-    (void)dst;
-    if (v->kind != SPEC_NODE_MAP) {
-        spec_errors_add(p->es, p->file, v, field,
-                        "expected a mapping of vendor name to profile, got %s",
-                        spec_node_type_name(v));
-        return;
-    }
-    for (size_t i = 0; i < v->n; i++)
-        cfg_vendor_one(p, v->pairs[i].key, v->pairs[i].value);
 }
 
 /* ---- top-level keys ---------------------------------------------------- */
@@ -439,7 +265,7 @@ static void
 cfg_image(struct cfg_parse *p, void *dst, const struct spec_node *v,
           const char *field)
 {
-    if (!cfg_is_string(p, v, field))
+    if (!cfg__is_string(p, v, field))
         return;
     for (const char *s = v->value; *s != '\0'; s++)
         if ((unsigned char)*s <= ' ' || *s == 0x7f) {
@@ -453,14 +279,14 @@ cfg_image(struct cfg_parse *p, void *dst, const struct spec_node *v,
                         CFG_NAME_MAX);
         return;
     }
-    cfg_set_str(p, v, dst);
+    cfg__set_str(p, v, dst);
 }
 
 static void
 cfg_egress_network(struct cfg_parse *p, void *dst, const struct spec_node *v,
                    const char *field)
 {
-    if (!cfg_is_string(p, v, field))
+    if (!cfg__is_string(p, v, field))
         return;
     if (!cfg_docker_name_ok(v->value) || v->len > 64) {
         spec_errors_add(
@@ -478,7 +304,7 @@ cfg_egress_network(struct cfg_parse *p, void *dst, const struct spec_node *v,
                         v->value);
         return;
     }
-    cfg_set_str(p, v, dst);
+    cfg__set_str(p, v, dst);
 }
 
 static void
@@ -490,7 +316,7 @@ cfg_subnet_pool(struct cfg_parse *p, void *ctx, const struct spec_node *v,
     uint32_t addr;
     unsigned prefix;
 
-    if (!cfg_is_string(p, v, field))
+    if (!cfg__is_string(p, v, field))
         return;
     why = cfg_parse_pool(v->value, &addr, &prefix);
     if (why != NULL) {
@@ -500,7 +326,7 @@ cfg_subnet_pool(struct cfg_parse *p, void *ctx, const struct spec_node *v,
     }
     cfg->pool_addr = addr;
     cfg->pool_prefix = prefix;
-    cfg_set_str(p, v, &cfg->subnet_pool);
+    cfg__set_str(p, v, &cfg->subnet_pool);
 }
 
 static void
@@ -521,7 +347,7 @@ cfg_agent_user(struct cfg_parse *p, void *ctx, const struct spec_node *v,
     const char *colon;
     uint32_t uid, gid;
 
-    if (!cfg_is_string(p, v, field))
+    if (!cfg__is_string(p, v, field))
         return;
     colon = strchr(v->value, ':');
     /* Numeric only: the images are FROM scratch with no /etc/passwd, and a
@@ -546,14 +372,14 @@ cfg_agent_user(struct cfg_parse *p, void *ctx, const struct spec_node *v,
     }
     cfg->agent_uid = uid;
     cfg->agent_gid = gid;
-    cfg_set_str(p, v, &cfg->agent_user);
+    cfg__set_str(p, v, &cfg->agent_user);
 }
 
 static void
 cfg_abs_path(struct cfg_parse *p, void *dst, const struct spec_node *v,
              const char *field)
 {
-    if (!cfg_is_string(p, v, field))
+    if (!cfg__is_string(p, v, field))
         return;
     if (v->value[0] != '/' || v->len >= CFG_PATH_MAX ||
         strstr(v->value, "/../") != NULL ||
@@ -563,7 +389,7 @@ cfg_abs_path(struct cfg_parse *p, void *dst, const struct spec_node *v,
                         v->value);
         return;
     }
-    cfg_set_str(p, v, dst);
+    cfg__set_str(p, v, dst);
 }
 
 /* A Go-style duration ("3m", "90s", "1h"), 0 to switch the timer off; at
@@ -628,7 +454,7 @@ static const struct cfg_key cfg_limit_keys[] = {
 };
 
 static const struct cfg_key cfg_top_keys[] = {
-    { "vendors", cfg_vendors, 0, NULL },
+    { "vendors", cfg__vendors, 0, NULL },
     { "images", NULL, 0, cfg_image_keys },
     { "egressNetwork", cfg_egress_network, CFG_AT(egress_network), NULL },
     { "subnetPool", cfg_subnet_pool, 0, NULL },
@@ -644,5 +470,5 @@ static const struct cfg_key cfg_top_keys[] = {
 void
 cfg__apply(struct cfg_parse *p, const struct spec_node *root)
 {
-    cfg_walk(p, p->cfg, root, "", cfg_top_keys);
+    cfg__walk(p, p->cfg, root, "", cfg_top_keys);
 }
