@@ -28,6 +28,13 @@
 #define CFG_DEFAULT_PROBE_INTERVAL_S 180.0 /* probeInterval: 3m */
 #define CFG_MAX_PROBE_INTERVAL_S     86400.0
 
+enum cfg_credential_mode {
+    CFG_CREDENTIAL_ENV,     /* the credential goes into credentialEnv (today) */
+    CFG_CREDENTIAL_GATEWAY, /* the agent-gateway holds it (issue 16) */
+};
+#define CFG_MAX_GATEWAY_RULES   64
+#define CFG_DEFAULT_GATEWAY_IMG "agentctl/agent-gateway:0.1.0"
+
 /* One vendor profile: the only hosts its proxy lets the agent reach. */
 struct cfg_vendor {
     char *name;
@@ -35,6 +42,12 @@ struct cfg_vendor {
     size_t n_hosts;       /* >= 1 */
     char *credential_env; /* env var the credential goes in; NULL = none */
     bool allow_private;   /* proxy gets --allow-private */
+    enum cfg_credential_mode credential_mode; /* default env */
+    /* gateway mode only (NULL / 0 otherwise): */
+    char *gateway_auth_header;  /* "x-api-key" or "bearer" */
+    char **gateway_allow;       /* "METHOD /prefix", as agent-gateway --allow takes it */
+    size_t n_gateway_allow;     /* 1..CFG_MAX_GATEWAY_RULES */
+    char *gateway_base_url_env; /* env var the agent gets the gateway's URL in, or NULL */
 };
 
 /* What one spec may ask for (docs/config.md "limits"); every bound a spec
@@ -49,6 +62,8 @@ struct cfg_limits {
     uint64_t max_pids;
     uint64_t max_scratch_bytes;
     uint64_t max_scratch_inodes;
+    uint64_t max_vendor_requests; /* 0 = no limit */
+    uint64_t max_vendor_bytes;    /* 0 = no limit */
 };
 
 struct cfg {
@@ -58,6 +73,7 @@ struct cfg {
     char *proxy_image;
     char *keeper_image;
     char *probe_image; /* the boundary probe (ctl_probe.c) */
+    char *gateway_image; /* images.gateway */
     char *egress_network;
     char *subnet_pool;    /* as written, e.g. "10.213.0.0/16" */
     uint32_t pool_addr;   /* network address, host byte order */

@@ -33,13 +33,14 @@ cfg_docker_name_ok(const char *s)
     return true;
 }
 
-/* Unsigned decimal without sign or leading zeros, at most max. */
+/* Unsigned decimal without sign or leading zeros, at most max (and 19
+ * digits, so the sum cannot overflow). */
 static int
-cfg_parse_u32(const char *s, size_t len, uint32_t max, uint32_t *out)
+cfg_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
 {
     uint64_t v = 0;
 
-    if (len == 0 || len > 10 || (len > 1 && s[0] == '0'))
+    if (len == 0 || len > 19 || (len > 1 && s[0] == '0'))
         return -1;
     for (size_t i = 0; i < len; i++) {
         if (s[i] < '0' || s[i] > '9')
@@ -47,6 +48,17 @@ cfg_parse_u32(const char *s, size_t len, uint32_t max, uint32_t *out)
         v = v * 10 + (uint64_t)(s[i] - '0');
     }
     if (v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int
+cfg_parse_u32(const char *s, size_t len, uint32_t max, uint32_t *out)
+{
+    uint64_t v;
+
+    if (cfg_parse_u64(s, len, max, &v) == -1)
         return -1;
     *out = (uint32_t)v;
     return 0;
@@ -119,26 +131,40 @@ cfg__set_str(struct cfg_parse *p, const struct spec_node *v, char **dst)
 }
 
 static int
-cfg_get_int(struct cfg_parse *p, const struct spec_node *v, const char *field,
-            uint32_t lo, uint32_t hi, uint32_t *out)
+cfg_get_u64(struct cfg_parse *p, const struct spec_node *v, const char *field,
+            uint64_t lo, uint64_t hi, uint64_t *out)
 {
-    uint32_t x;
+    uint64_t x;
 
     if (v->kind != SPEC_NODE_SCALAR || v->type != SPEC_SCALAR_INT)
         return spec_errors_add(p->es, p->file, v, field,
                                "expected an integer, got %s",
                                spec_node_type_name(v));
-    if (cfg_parse_u32(v->value, v->len, hi, &x) == -1 || x < lo)
+    if (cfg_parse_u64(v->value, v->len, hi, &x) == -1 || x < lo)
         return spec_errors_add(p->es, p->file, v, field,
-                               "must be an integer from %u to %u, got %s", lo,
-                               hi, v->value);
+                               "must be an integer from %llu to %llu, got %s",
+                               (unsigned long long)lo, (unsigned long long)hi,
+                               v->value);
     *out = x;
     return 0;
 }
 
+static int
+cfg_get_int(struct cfg_parse *p, const struct spec_node *v, const char *field,
+            uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    uint64_t x;
+
+    if (cfg_get_u64(p, v, field, lo, hi, &x) == -1)
+        return -1;
+    *out = (uint32_t)x;
+    return 0;
+}
+
+/* A quantity (8Gi, 1048576) of at least lo, as uint64_t at out. */
 static void
-cfg_get_quantity(struct cfg_parse *p, void *out, const struct spec_node *v,
-                 const char *field)
+cfg_quantity_min(struct cfg_parse *p, void *out, const struct spec_node *v,
+                 const char *field, uint64_t lo)
 {
     struct err qe = { 0 };
     uint64_t x;
@@ -154,11 +180,19 @@ cfg_get_quantity(struct cfg_parse *p, void *out, const struct spec_node *v,
         spec_errors_add(p->es, p->file, v, field, "%s", qe.msg);
         return;
     }
-    if (x == 0) {
-        spec_errors_add(p->es, p->file, v, field, "must be at least 1");
+    if (x < lo) {
+        spec_errors_add(p->es, p->file, v, field, "must be at least %llu",
+                        (unsigned long long)lo);
         return;
     }
     *(uint64_t *)out = x;
+}
+
+static void
+cfg_get_quantity(struct cfg_parse *p, void *out, const struct spec_node *v,
+                 const char *field)
+{
+    cfg_quantity_min(p, out, v, field, 1);
 }
 
 /* CPUs as a spec writes them ("8", "1.5", "500m"), kept in thousandths;
@@ -418,6 +452,26 @@ cfg_probe_interval(struct cfg_parse *p, void *dst, const struct spec_node *v,
     *(double *)dst = s;
 }
 
+/* The caps of a gateway vendor's budget: 0 (none) up to agent-gateway's
+ * own range for --max-requests (proxy/gw_main.c: 1e15), so the gateway
+ * never refuses a budget the config allowed. Its --max-bytes goes to 1e18,
+ * past any quantity spec_quantity_parse() reads (about 1.8e16). */
+#define CFG_GW_MAX_REQUESTS 1000000000000000ull
+
+static void
+cfg_max_vendor_requests(struct cfg_parse *p, void *dst,
+                        const struct spec_node *v, const char *field)
+{
+    cfg_get_u64(p, v, field, 0, CFG_GW_MAX_REQUESTS, dst);
+}
+
+static void
+cfg_max_vendor_bytes(struct cfg_parse *p, void *dst, const struct spec_node *v,
+                     const char *field)
+{
+    cfg_quantity_min(p, dst, v, field, 0);
+}
+
 static void
 cfg_max_deadline(struct cfg_parse *p, void *dst, const struct spec_node *v,
                  const char *field)
@@ -433,6 +487,7 @@ static const struct cfg_key cfg_image_keys[] = {
     { "proxy", cfg_image, CFG_AT(proxy_image), NULL },
     { "keeper", cfg_image, CFG_AT(keeper_image), NULL },
     { "probe", cfg_image, CFG_AT(probe_image), NULL },
+    { "gateway", cfg_image, CFG_AT(gateway_image), NULL },
     { NULL, NULL, 0, NULL },
 };
 
@@ -448,8 +503,10 @@ static const struct cfg_key cfg_limit_keys[] = {
     { "maxCpus", cfg_get_cpus, CFG_LIM(max_millicpus), NULL },
     { "maxPids", cfg_max_pids, CFG_LIM(max_pids), NULL },
     { "maxScratchBytes", cfg_get_quantity, CFG_LIM(max_scratch_bytes), NULL },
-    { "maxScratchInodes", cfg_get_quantity, CFG_LIM(max_scratch_inodes),
-      NULL },
+    { "maxScratchInodes", cfg_get_quantity, CFG_LIM(max_scratch_inodes), NULL },
+    { "maxVendorRequests", cfg_max_vendor_requests,
+      CFG_LIM(max_vendor_requests), NULL },
+    { "maxVendorBytes", cfg_max_vendor_bytes, CFG_LIM(max_vendor_bytes), NULL },
     { NULL, NULL, 0, NULL },
 };
 

@@ -65,6 +65,9 @@ struct spec_invocation {
     uint64_t pids;
     uint32_t deadline_seconds;
     uint64_t output_max_bytes;
+    bool has_vendor_budget;
+    uint64_t vendor_requests; /* spec.vendorBudget.requests; 0 = not set */
+    uint64_t vendor_bytes;    /* spec.vendorBudget.bytes (quantity); 0 = not set */
     char *attempt;
     bool cancel;
     /* derived */
