@@ -1,7 +1,7 @@
 /* cfg_defaults.c - the built-in configuration (images, networks, the
  * agent user, paths, limits, and the vendor table: claude and codex with
- * the hosts their APIs answer on), the sorted vendor list a file adds to,
- * and freeing and lookup of a loaded config. */
+ * the hosts their APIs answer on, both in credentialMode env), the sorted
+ * vendor list a file adds to, and freeing and lookup of a loaded config. */
 #include "cfg.h"
 
 #include <stdlib.h>
@@ -17,6 +17,11 @@ cfg__vendor_cleanup(struct cfg_vendor *v)
     free(v->hosts);
     free(v->name);
     free(v->credential_env);
+    free(v->gateway_auth_header);
+    for (size_t i = 0; i < v->n_gateway_allow; i++)
+        free(v->gateway_allow[i]);
+    free(v->gateway_allow);
+    free(v->gateway_base_url_env);
     memset(v, 0, sizeof(*v));
 }
 
@@ -84,6 +89,7 @@ cfg__defaults(void)
     cfg->proxy_image = strdup(CFG_DEFAULT_PROXY_IMG);
     cfg->keeper_image = strdup(CFG_DEFAULT_KEEPER_IMG);
     cfg->probe_image = strdup(CFG_DEFAULT_PROBE_IMG);
+    cfg->gateway_image = strdup(CFG_DEFAULT_GATEWAY_IMG);
     cfg->egress_network = strdup("agentctl-egress");
     cfg->subnet_pool = strdup("10.213.0.0/16");
     cfg->pool_addr = (10u << 24) | (213u << 16);
@@ -105,10 +111,15 @@ cfg__defaults(void)
     /* Scratch is tmpfs: its bytes are the host's memory. */
     cfg->limits.max_scratch_bytes = 4ull << 30;
     cfg->limits.max_scratch_inodes = 1000000;
+    /* No cap on a gateway vendor's requests or bytes unless configured:
+     * the deadline bounds an attempt already. */
+    cfg->limits.max_vendor_requests = 0;
+    cfg->limits.max_vendor_bytes = 0;
     if (cfg->proxy_image == NULL || cfg->keeper_image == NULL ||
-        cfg->probe_image == NULL || cfg->egress_network == NULL ||
-        cfg->subnet_pool == NULL || cfg->agent_user == NULL ||
-        cfg->secrets_dir == NULL || cfg->workspace_root == NULL ||
+        cfg->probe_image == NULL || cfg->gateway_image == NULL ||
+        cfg->egress_network == NULL || cfg->subnet_pool == NULL ||
+        cfg->agent_user == NULL || cfg->secrets_dir == NULL ||
+        cfg->workspace_root == NULL ||
         cfg_builtin_vendor(cfg, "claude", claude,
                            sizeof(claude) / sizeof(claude[0]),
                            "ANTHROPIC_API_KEY") ||
@@ -134,6 +145,7 @@ cfg_free(struct cfg *cfg)
     free(cfg->proxy_image);
     free(cfg->keeper_image);
     free(cfg->probe_image);
+    free(cfg->gateway_image);
     free(cfg->egress_network);
     free(cfg->subnet_pool);
     free(cfg->agent_user);

@@ -1,12 +1,16 @@
 /* cfg_int.h - what the files of the config loader share: the state of
  * one load, the defaults a load starts from (cfg_defaults.c), the key
- * walk that checks and applies a file (cfg_validate.c), and the sorted
- * vendor list both fill. Not for other modules. */
+ * walk that checks and applies a file and its typed readers
+ * (cfg_validate.c), the vendor profiles (cfg_vendor.c), and the sorted
+ * vendor list they fill. Not for other modules. */
 #ifndef CFG_INT_H
 #define CFG_INT_H
 
 #include "cfg.h"
 #include "spec_node.h"
+
+/* Longest field path in a message ("vendors.x.hosts[3]"). */
+#define CFG_FIELD_MAX 300
 
 /* One load of one file: where errors go and the config being filled. */
 struct cfg_parse {
@@ -19,6 +23,40 @@ struct cfg_parse {
 /* The built-in config (the one an empty file or no file gives), or NULL
  * when out of memory. Free with cfg_free(). */
 struct cfg *cfg__defaults(void);
+
+/* A key's handler: check the value node and store it at dst. */
+typedef void cfg_key_fn(struct cfg_parse *p, void *dst,
+                        const struct spec_node *v, const char *field);
+
+/* One known key: its handler gets ctx + off, or, for a nested mapping,
+ * the walker descends into `sub` with ctx + off. */
+struct cfg_key {
+    const char *name;
+    cfg_key_fn *fn;
+    size_t off;
+    const struct cfg_key *sub;
+};
+
+/* Walk mapping m at path ("vendors.x"), calling each known key's handler
+ * with ctx; unknown keys are errors at the key with a suggestion. */
+void cfg__walk(struct cfg_parse *p, void *ctx, const struct spec_node *m,
+               const char *path, const struct cfg_key *keys);
+
+/* Report "out of memory" once per load. */
+void cfg__nomem(struct cfg_parse *p, const struct spec_node *at);
+
+/* True for a non-empty string; else reports why not at v. */
+bool cfg__is_string(struct cfg_parse *p, const struct spec_node *v,
+                    const char *field);
+
+/* Replace *dst with a copy of v's text. */
+void cfg__set_str(struct cfg_parse *p, const struct spec_node *v, char **dst);
+
+/* A boolean key (bool at dst). */
+cfg_key_fn cfg__bool;
+
+/* The `vendors` mapping (cfg_vendor.c). */
+cfg_key_fn cfg__vendors;
 
 /* Check every key of root, the file's top-level node, and apply the good
  * ones to p->cfg; each problem goes to p->es (unknown keys with a

@@ -1,10 +1,8 @@
 /* cfg_validate.c - the keys a config file may hold and the check of each
- * value: a table per mapping (top level, images, limits, a vendor
- * profile), a walk that reports unknown keys with a suggestion, and one
- * handler per key that checks its node and stores it, every error with
- * file:line:col. Vendor hosts are checked with the proxy's own authority
- * parser (hostport_parse) so the proxy can never refuse an allowlist that
- * the config accepted.
+ * value: a table per mapping (top level, images, limits; a vendor profile
+ * is cfg_vendor.c's), a walk that reports unknown keys with a suggestion,
+ * the typed readers the handlers share, and one handler per key that
+ * checks its node and stores it, every error with file:line:col.
  */
 #include "cfg_int.h"
 
@@ -14,59 +12,12 @@
 #include <string.h>
 
 #include "duration.h"
-#include "hostport.h"
 #include "spec_quantity.h"
 
-#define CFG_FIELD_MAX 300
-#define CFG_PATH_MAX  4096
-#define CFG_NAME_MAX  255 /* image references, network names */
-
-/* Variables the controller sets in the agent; neither a spec's env nor a
- * vendor's credentialEnv may name them (the list matches spec_model.c). */
-static const char *const cfg_reserved_env[] = {
-    "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
-    "NO_PROXY",    "no_proxy",    "ALL_PROXY",  "all_proxy",
-    "AGENT_PHASE", "HOME",        NULL,
-};
-
-/* A key's handler: check the value node and store it at dst. */
-typedef void cfg_key_fn(struct cfg_parse *p, void *dst,
-                        const struct spec_node *v, const char *field);
-
-/* One known key: its handler gets ctx + off, or, for a nested mapping,
- * the walker descends into `sub` with ctx + off. */
-struct cfg_key {
-    const char *name;
-    cfg_key_fn *fn;
-    size_t off;
-    const struct cfg_key *sub;
-};
+#define CFG_PATH_MAX 4096
+#define CFG_NAME_MAX 255 /* image references, network names */
 
 /* ---- small checks ---------------------------------------------------- */
-
-static bool
-cfg_env_reserved(const char *k)
-{
-    for (size_t i = 0; cfg_reserved_env[i] != NULL; i++)
-        if (strcmp(k, cfg_reserved_env[i]) == 0)
-            return true;
-    return false;
-}
-
-/* DNS-1123 label: vendor names end up in messages and flags. */
-static bool
-cfg_label_ok(const char *s)
-{
-    size_t n = strlen(s);
-
-    if (n == 0 || n > CFG_VENDOR_NAME_MAX || s[0] == '-' || s[n - 1] == '-')
-        return false;
-    for (; *s != '\0'; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-              *s == '-'))
-            return false;
-    return true;
-}
 
 /* Docker's rule for network names: [a-zA-Z0-9][a-zA-Z0-9_.-]*. */
 static bool
@@ -82,13 +33,14 @@ cfg_docker_name_ok(const char *s)
     return true;
 }
 
-/* Unsigned decimal without sign or leading zeros, at most max. */
+/* Unsigned decimal without sign or leading zeros, at most max (and 19
+ * digits, so the sum cannot overflow). */
 static int
-cfg_parse_u32(const char *s, size_t len, uint32_t max, uint32_t *out)
+cfg_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
 {
     uint64_t v = 0;
 
-    if (len == 0 || len > 10 || (len > 1 && s[0] == '0'))
+    if (len == 0 || len > 19 || (len > 1 && s[0] == '0'))
         return -1;
     for (size_t i = 0; i < len; i++) {
         if (s[i] < '0' || s[i] > '9')
@@ -96,6 +48,17 @@ cfg_parse_u32(const char *s, size_t len, uint32_t max, uint32_t *out)
         v = v * 10 + (uint64_t)(s[i] - '0');
     }
     if (v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int
+cfg_parse_u32(const char *s, size_t len, uint32_t max, uint32_t *out)
+{
+    uint64_t v;
+
+    if (cfg_parse_u64(s, len, max, &v) == -1)
         return -1;
     *out = (uint32_t)v;
     return 0;
@@ -130,16 +93,17 @@ cfg_parse_pool(const char *s, uint32_t *addr, unsigned *prefix)
 
 /* ---- typed value readers ---------------------------------------------- */
 
-static void
-cfg_nomem(struct cfg_parse *p, const struct spec_node *at)
+void
+cfg__nomem(struct cfg_parse *p, const struct spec_node *at)
 {
     if (!p->nomem)
         spec_errors_add(p->es, p->file, at, NULL, "out of memory");
     p->nomem = 1;
 }
 
-static bool
-cfg_is_string(struct cfg_parse *p, const struct spec_node *v, const char *field)
+bool
+cfg__is_string(struct cfg_parse *p, const struct spec_node *v,
+               const char *field)
 {
     if (v->kind == SPEC_NODE_SCALAR && v->type == SPEC_SCALAR_STRING &&
         v->len > 0)
@@ -153,13 +117,13 @@ cfg_is_string(struct cfg_parse *p, const struct spec_node *v, const char *field)
 }
 
 /* Replace *dst with a copy of v's text. */
-static void
-cfg_set_str(struct cfg_parse *p, const struct spec_node *v, char **dst)
+void
+cfg__set_str(struct cfg_parse *p, const struct spec_node *v, char **dst)
 {
     char *s = strdup(v->value);
 
     if (s == NULL) {
-        cfg_nomem(p, v);
+        cfg__nomem(p, v);
         return;
     }
     free(*dst);
@@ -167,26 +131,40 @@ cfg_set_str(struct cfg_parse *p, const struct spec_node *v, char **dst)
 }
 
 static int
-cfg_get_int(struct cfg_parse *p, const struct spec_node *v, const char *field,
-            uint32_t lo, uint32_t hi, uint32_t *out)
+cfg_get_u64(struct cfg_parse *p, const struct spec_node *v, const char *field,
+            uint64_t lo, uint64_t hi, uint64_t *out)
 {
-    uint32_t x;
+    uint64_t x;
 
     if (v->kind != SPEC_NODE_SCALAR || v->type != SPEC_SCALAR_INT)
         return spec_errors_add(p->es, p->file, v, field,
                                "expected an integer, got %s",
                                spec_node_type_name(v));
-    if (cfg_parse_u32(v->value, v->len, hi, &x) == -1 || x < lo)
+    if (cfg_parse_u64(v->value, v->len, hi, &x) == -1 || x < lo)
         return spec_errors_add(p->es, p->file, v, field,
-                               "must be an integer from %u to %u, got %s", lo,
-                               hi, v->value);
+                               "must be an integer from %llu to %llu, got %s",
+                               (unsigned long long)lo, (unsigned long long)hi,
+                               v->value);
     *out = x;
     return 0;
 }
 
+static int
+cfg_get_int(struct cfg_parse *p, const struct spec_node *v, const char *field,
+            uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    uint64_t x;
+
+    if (cfg_get_u64(p, v, field, lo, hi, &x) == -1)
+        return -1;
+    *out = (uint32_t)x;
+    return 0;
+}
+
+/* A quantity (8Gi, 1048576) of at least lo, as uint64_t at out. */
 static void
-cfg_get_quantity(struct cfg_parse *p, void *out, const struct spec_node *v,
-                 const char *field)
+cfg_quantity_min(struct cfg_parse *p, void *out, const struct spec_node *v,
+                 const char *field, uint64_t lo)
 {
     struct err qe = { 0 };
     uint64_t x;
@@ -202,11 +180,19 @@ cfg_get_quantity(struct cfg_parse *p, void *out, const struct spec_node *v,
         spec_errors_add(p->es, p->file, v, field, "%s", qe.msg);
         return;
     }
-    if (x == 0) {
-        spec_errors_add(p->es, p->file, v, field, "must be at least 1");
+    if (x < lo) {
+        spec_errors_add(p->es, p->file, v, field, "must be at least %llu",
+                        (unsigned long long)lo);
         return;
     }
     *(uint64_t *)out = x;
+}
+
+static void
+cfg_get_quantity(struct cfg_parse *p, void *out, const struct spec_node *v,
+                 const char *field)
+{
+    cfg_quantity_min(p, out, v, field, 1);
 }
 
 /* CPUs as a spec writes them ("8", "1.5", "500m"), kept in thousandths;
@@ -250,11 +236,21 @@ cfg_max_pids(struct cfg_parse *p, void *dst, const struct spec_node *v,
         *(uint64_t *)dst = x;
 }
 
+void
+cfg__bool(struct cfg_parse *p, void *dst, const struct spec_node *v,
+          const char *field)
+{
+    if (spec_node_bool(v, dst) == -1)
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected a boolean (true or false), got %s",
+                        spec_node_type_name(v));
+}
+
 /* Walk a mapping, calling each known key's handler; unknown keys are
  * errors at the key with a suggestion. */
-static void
-cfg_walk(struct cfg_parse *p, void *ctx, const struct spec_node *m,
-         const char *path, const struct cfg_key *keys)
+void
+cfg__walk(struct cfg_parse *p, void *ctx, const struct spec_node *m,
+          const char *path, const struct cfg_key *keys)
 {
     char field[CFG_FIELD_MAX];
 
@@ -290,147 +286,11 @@ cfg_walk(struct cfg_parse *p, void *ctx, const struct spec_node *m,
         snprintf(field, sizeof(field), "%s%s%s", path, path[0] ? "." : "",
                  k->value);
         if (hit->sub != NULL)
-            cfg_walk(p, (char *)ctx + hit->off, m->pairs[i].value, field,
-                     hit->sub);
+            cfg__walk(p, (char *)ctx + hit->off, m->pairs[i].value, field,
+                      hit->sub);
         else
             hit->fn(p, (char *)ctx + hit->off, m->pairs[i].value, field);
     }
-}
-
-/* ---- vendors ------------------------------------------------------------ */
-
-static void
-cfg_vendor_hosts(struct cfg_parse *p, void *ctx, const struct spec_node *v,
-                 const char *field)
-{
-    struct cfg_vendor *vd = ctx;
-    char item[CFG_FIELD_MAX + 16], norm[HOSTPORT_HOST_MAX + 16];
-
-    if (v->kind != SPEC_NODE_SEQ || v->n == 0 || v->n > CFG_MAX_VENDOR_HOSTS) {
-        spec_errors_add(p->es, p->file, v, field,
-                        "expected a list of 1 to %d host:port strings",
-                        CFG_MAX_VENDOR_HOSTS);
-        return;
-    }
-    vd->hosts = calloc(v->n, sizeof(*vd->hosts));
-    if (vd->hosts == NULL) {
-        cfg_nomem(p, v);
-        return;
-    }
-    for (size_t i = 0; i < v->n; i++) {
-        const struct spec_node *h = v->items[i];
-        struct hostport a;
-        struct err ae = { 0 };
-
-        snprintf(item, sizeof(item), "%s[%zu]", field, i);
-        if (!cfg_is_string(p, h, item))
-            continue;
-        if (hostport_parse(h->value, h->len, &a, &ae) == -1) {
-            spec_errors_add(p->es, p->file, h, item,
-                            "expected host:port (a DNS name or IP literal, "
-                            "port 1-65535): %s",
-                            ae.msg);
-            continue;
-        }
-        hostport_format(&a, norm, sizeof(norm));
-        vd->hosts[vd->n_hosts] = strdup(norm);
-        if (vd->hosts[vd->n_hosts] == NULL) {
-            cfg_nomem(p, h);
-            return;
-        }
-        vd->n_hosts++;
-    }
-}
-
-static void
-cfg_vendor_credential_env(struct cfg_parse *p, void *dst,
-                          const struct spec_node *v, const char *field)
-{
-    if (!cfg_is_string(p, v, field))
-        return;
-    if (!spec_env_name_ok(v->value) || v->len > 128) {
-        spec_errors_add(p->es, p->file, v, field,
-                        "not a valid variable name (letters, digits and "
-                        "'_', not starting with a digit)");
-        return;
-    }
-    if (cfg_env_reserved(v->value)) {
-        spec_errors_add(p->es, p->file, v, field,
-                        "%s is set by the controller for other purposes",
-                        v->value);
-        return;
-    }
-    cfg_set_str(p, v, dst);
-}
-
-static void
-cfg_bool(struct cfg_parse *p, void *dst, const struct spec_node *v,
-         const char *field)
-{
-    if (spec_node_bool(v, dst) == -1)
-        spec_errors_add(p->es, p->file, v, field,
-                        "expected a boolean (true or false), got %s",
-                        spec_node_type_name(v));
-}
-
-static const struct cfg_key cfg_vendor_keys[] = {
-    { "hosts", cfg_vendor_hosts, 0, NULL },
-    { "credentialEnv", cfg_vendor_credential_env,
-      offsetof(struct cfg_vendor, credential_env), NULL },
-    { "allowPrivate", cfg_bool, offsetof(struct cfg_vendor, allow_private),
-      NULL },
-    { NULL, NULL, 0, NULL },
-};
-
-static void
-cfg_vendor_one(struct cfg_parse *p, const struct spec_node *k,
-               const struct spec_node *v)
-{
-    struct cfg_vendor vd = { 0 };
-    char field[CFG_FIELD_MAX];
-    size_t before = p->es->n + p->es->dropped;
-
-    snprintf(field, sizeof(field), "vendors.%s", k->value);
-    if (!cfg_label_ok(k->value)) {
-        spec_errors_add(p->es, p->file, k, "vendors",
-                        "vendor name \"%s\" is not a DNS-1123 label "
-                        "(a-z, 0-9, '-', at most 63)",
-                        k->value);
-        return;
-    }
-    cfg_walk(p, &vd, v, field, cfg_vendor_keys);
-    if (v->kind == SPEC_NODE_MAP && spec_node_get(v, "hosts") == NULL)
-        spec_errors_add(p->es, p->file, v, field,
-                        "hosts is required: the proxy of a vendor without "
-                        "hosts could reach nothing");
-    vd.name = strdup(k->value);
-    if (vd.name == NULL)
-        cfg_nomem(p, k);
-    if (p->es->n + p->es->dropped != before || p->nomem) {
-        cfg__vendor_cleanup(&vd);
-        return;
-    }
-    if (cfg__vendor_put(p->cfg, &vd) == -1) {
-        spec_errors_add(p->es, p->file, k, "vendors",
-                        "more than %d vendors (or out of memory)",
-                        CFG_MAX_VENDORS);
-        cfg__vendor_cleanup(&vd);
-    }
-}
-
-static void
-cfg_vendors(struct cfg_parse *p, void *dst, const struct spec_node *v,
-            const char *field)
-{
-    (void)dst;
-    if (v->kind != SPEC_NODE_MAP) {
-        spec_errors_add(p->es, p->file, v, field,
-                        "expected a mapping of vendor name to profile, got %s",
-                        spec_node_type_name(v));
-        return;
-    }
-    for (size_t i = 0; i < v->n; i++)
-        cfg_vendor_one(p, v->pairs[i].key, v->pairs[i].value);
 }
 
 /* ---- top-level keys ---------------------------------------------------- */
@@ -439,7 +299,7 @@ static void
 cfg_image(struct cfg_parse *p, void *dst, const struct spec_node *v,
           const char *field)
 {
-    if (!cfg_is_string(p, v, field))
+    if (!cfg__is_string(p, v, field))
         return;
     for (const char *s = v->value; *s != '\0'; s++)
         if ((unsigned char)*s <= ' ' || *s == 0x7f) {
@@ -453,14 +313,14 @@ cfg_image(struct cfg_parse *p, void *dst, const struct spec_node *v,
                         CFG_NAME_MAX);
         return;
     }
-    cfg_set_str(p, v, dst);
+    cfg__set_str(p, v, dst);
 }
 
 static void
 cfg_egress_network(struct cfg_parse *p, void *dst, const struct spec_node *v,
                    const char *field)
 {
-    if (!cfg_is_string(p, v, field))
+    if (!cfg__is_string(p, v, field))
         return;
     if (!cfg_docker_name_ok(v->value) || v->len > 64) {
         spec_errors_add(
@@ -478,7 +338,7 @@ cfg_egress_network(struct cfg_parse *p, void *dst, const struct spec_node *v,
                         v->value);
         return;
     }
-    cfg_set_str(p, v, dst);
+    cfg__set_str(p, v, dst);
 }
 
 static void
@@ -490,7 +350,7 @@ cfg_subnet_pool(struct cfg_parse *p, void *ctx, const struct spec_node *v,
     uint32_t addr;
     unsigned prefix;
 
-    if (!cfg_is_string(p, v, field))
+    if (!cfg__is_string(p, v, field))
         return;
     why = cfg_parse_pool(v->value, &addr, &prefix);
     if (why != NULL) {
@@ -500,7 +360,7 @@ cfg_subnet_pool(struct cfg_parse *p, void *ctx, const struct spec_node *v,
     }
     cfg->pool_addr = addr;
     cfg->pool_prefix = prefix;
-    cfg_set_str(p, v, &cfg->subnet_pool);
+    cfg__set_str(p, v, &cfg->subnet_pool);
 }
 
 static void
@@ -521,7 +381,7 @@ cfg_agent_user(struct cfg_parse *p, void *ctx, const struct spec_node *v,
     const char *colon;
     uint32_t uid, gid;
 
-    if (!cfg_is_string(p, v, field))
+    if (!cfg__is_string(p, v, field))
         return;
     colon = strchr(v->value, ':');
     /* Numeric only: the images are FROM scratch with no /etc/passwd, and a
@@ -546,14 +406,14 @@ cfg_agent_user(struct cfg_parse *p, void *ctx, const struct spec_node *v,
     }
     cfg->agent_uid = uid;
     cfg->agent_gid = gid;
-    cfg_set_str(p, v, &cfg->agent_user);
+    cfg__set_str(p, v, &cfg->agent_user);
 }
 
 static void
 cfg_abs_path(struct cfg_parse *p, void *dst, const struct spec_node *v,
              const char *field)
 {
-    if (!cfg_is_string(p, v, field))
+    if (!cfg__is_string(p, v, field))
         return;
     if (v->value[0] != '/' || v->len >= CFG_PATH_MAX ||
         strstr(v->value, "/../") != NULL ||
@@ -563,7 +423,7 @@ cfg_abs_path(struct cfg_parse *p, void *dst, const struct spec_node *v,
                         v->value);
         return;
     }
-    cfg_set_str(p, v, dst);
+    cfg__set_str(p, v, dst);
 }
 
 /* A Go-style duration ("3m", "90s", "1h"), 0 to switch the timer off; at
@@ -592,6 +452,26 @@ cfg_probe_interval(struct cfg_parse *p, void *dst, const struct spec_node *v,
     *(double *)dst = s;
 }
 
+/* The caps of a gateway vendor's budget: 0 (none) up to agent-gateway's
+ * own range for --max-requests (proxy/gw_main.c: 1e15), so the gateway
+ * never refuses a budget the config allowed. Its --max-bytes goes to 1e18,
+ * past any quantity spec_quantity_parse() reads (about 1.8e16). */
+#define CFG_GW_MAX_REQUESTS 1000000000000000ull
+
+static void
+cfg_max_vendor_requests(struct cfg_parse *p, void *dst,
+                        const struct spec_node *v, const char *field)
+{
+    cfg_get_u64(p, v, field, 0, CFG_GW_MAX_REQUESTS, dst);
+}
+
+static void
+cfg_max_vendor_bytes(struct cfg_parse *p, void *dst, const struct spec_node *v,
+                     const char *field)
+{
+    cfg_quantity_min(p, dst, v, field, 0);
+}
+
 static void
 cfg_max_deadline(struct cfg_parse *p, void *dst, const struct spec_node *v,
                  const char *field)
@@ -607,6 +487,7 @@ static const struct cfg_key cfg_image_keys[] = {
     { "proxy", cfg_image, CFG_AT(proxy_image), NULL },
     { "keeper", cfg_image, CFG_AT(keeper_image), NULL },
     { "probe", cfg_image, CFG_AT(probe_image), NULL },
+    { "gateway", cfg_image, CFG_AT(gateway_image), NULL },
     { NULL, NULL, 0, NULL },
 };
 
@@ -622,13 +503,15 @@ static const struct cfg_key cfg_limit_keys[] = {
     { "maxCpus", cfg_get_cpus, CFG_LIM(max_millicpus), NULL },
     { "maxPids", cfg_max_pids, CFG_LIM(max_pids), NULL },
     { "maxScratchBytes", cfg_get_quantity, CFG_LIM(max_scratch_bytes), NULL },
-    { "maxScratchInodes", cfg_get_quantity, CFG_LIM(max_scratch_inodes),
-      NULL },
+    { "maxScratchInodes", cfg_get_quantity, CFG_LIM(max_scratch_inodes), NULL },
+    { "maxVendorRequests", cfg_max_vendor_requests,
+      CFG_LIM(max_vendor_requests), NULL },
+    { "maxVendorBytes", cfg_max_vendor_bytes, CFG_LIM(max_vendor_bytes), NULL },
     { NULL, NULL, 0, NULL },
 };
 
 static const struct cfg_key cfg_top_keys[] = {
-    { "vendors", cfg_vendors, 0, NULL },
+    { "vendors", cfg__vendors, 0, NULL },
     { "images", NULL, 0, cfg_image_keys },
     { "egressNetwork", cfg_egress_network, CFG_AT(egress_network), NULL },
     { "subnetPool", cfg_subnet_pool, 0, NULL },
@@ -644,5 +527,5 @@ static const struct cfg_key cfg_top_keys[] = {
 void
 cfg__apply(struct cfg_parse *p, const struct spec_node *root)
 {
-    cfg_walk(p, p->cfg, root, "", cfg_top_keys);
+    cfg__walk(p, p->cfg, root, "", cfg_top_keys);
 }

@@ -5,11 +5,10 @@
  * Pure code. A prefix admits the path itself and everything below it at a
  * segment boundary: "/v1/messages" admits "/v1/messages",
  * "/v1/messages/count_tokens" and "/v1/messages?beta=true", never
- * "/v1/messagesX". A path that a vendor could read as another path is
- * refused before any rule is looked at: dot segments, empty segments,
- * backslashes, ';' (path parameters: "/..;/" is ".." to some servers)
- * and percent-encoded '.', '/', '\', '%', ';' or NUL (a prefix rule
- * would otherwise admit "/v1/messages/../../admin").
+ * "/v1/messagesX". A path that a vendor could read as another path (not
+ * in normal form, common/http_rule.h) is refused before any rule is looked
+ * at. The syntax of a rule is http_rule.h's too: the controller config
+ * checks a vendor's gateway.allow with it.
  */
 #ifndef GW_POLICY_H
 #define GW_POLICY_H
@@ -19,11 +18,12 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "http_rule.h"
 
 /* Most --allow rules. */
 #define GW_RULES_MAX  64
-#define GW_METHOD_MAX 16
-#define GW_PREFIX_MAX 256
+#define GW_METHOD_MAX HTTP_RULE_METHOD_MAX
+#define GW_PREFIX_MAX HTTP_RULE_PREFIX_MAX
 
 struct gw_rule {
     char method[GW_METHOD_MAX + 1]; /* exact, upper case as sent */
@@ -35,7 +35,8 @@ struct gw_policy {
     size_t len;
 };
 
-/* Add one rule "METHOD /prefix". -1 with ERR_SYNTAX or ERR_LIMIT. */
+/* Add one rule "METHOD /prefix" (http_rule_check()). -1 with ERR_SYNTAX
+ * or ERR_LIMIT. */
 int gw_policy_add(struct gw_policy *p, const char *spec, struct err *e);
 
 /* NULL when the request may be forwarded, else the refusal's details
@@ -44,10 +45,6 @@ int gw_policy_add(struct gw_policy *p, const char *spec, struct err *e);
 const char *gw_policy_check(const struct gw_policy *p, const char *method,
                             size_t method_len, const char *path,
                             size_t path_len);
-
-/* True when the path has no dot or empty segment and no encoded
- * separator (see the top of this file). */
-bool gw_path_is_normal(const char *path, size_t len);
 
 /* The attempt's budget; a max of 0 means unlimited. */
 struct gw_budget {

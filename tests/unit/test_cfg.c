@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "cfg.h"
+#include "gw_policy.h"
 #include "spec.h"
 
 /* Parse text; return the config (NULL on errors, which land in es). */
@@ -60,16 +61,24 @@ test_cfg_defaults(void **state)
     assert_string_equal(v->hosts[0], "api.anthropic.com:443");
     assert_string_equal(v->credential_env, "ANTHROPIC_API_KEY");
     assert_false(v->allow_private);
+    /* Both built-in vendors keep the key in the agent's env. */
+    assert_int_equal(v->credential_mode, CFG_CREDENTIAL_ENV);
+    assert_null(v->gateway_auth_header);
+    assert_null(v->gateway_allow);
+    assert_int_equal(v->n_gateway_allow, 0);
+    assert_null(v->gateway_base_url_env);
     v = cfg_find_vendor(cfg, "codex");
     assert_non_null(v);
     assert_int_equal(v->n_hosts, 1);
     assert_string_equal(v->hosts[0], "api.openai.com:443");
     assert_string_equal(v->credential_env, "CODEX_API_KEY");
+    assert_int_equal(v->credential_mode, CFG_CREDENTIAL_ENV);
     assert_null(cfg_find_vendor(cfg, "fake"));
     assert_string_equal(cfg->proxy_image,
                         "agentctl/egress-proxy:" AGENTCTL_VERSION);
     assert_string_equal(cfg->keeper_image, "agentctl/keeper:" AGENTCTL_VERSION);
     assert_string_equal(cfg->probe_image, "agentctl/probe:" AGENTCTL_VERSION);
+    assert_string_equal(cfg->gateway_image, CFG_DEFAULT_GATEWAY_IMG);
     assert_string_equal(cfg->egress_network, "agentctl-egress");
     assert_string_equal(cfg->subnet_pool, "10.213.0.0/16");
     assert_int_equal(cfg->pool_addr, 0x0ad50000u);
@@ -90,6 +99,8 @@ test_cfg_defaults(void **state)
     assert_int_equal(cfg->limits.max_pids, 4096);
     assert_int_equal(cfg->limits.max_scratch_bytes, 4ull << 30);
     assert_int_equal(cfg->limits.max_scratch_inodes, 1000000);
+    assert_int_equal(cfg->limits.max_vendor_requests, 0); /* no cap */
+    assert_int_equal(cfg->limits.max_vendor_bytes, 0);
     cfg_free(cfg);
 }
 
@@ -268,6 +279,169 @@ test_cfg_bool_reads_every_spelling(void **state)
     }
 }
 
+/* The gateway mode of docs/config.md: claude and codex switched over, a
+ * test vendor with the default header, and an explicit env vendor. */
+static void
+test_cfg_gateway_mode_parses(void **state)
+{
+    static const char text[] =
+        "vendors:\n"
+        "  claude:\n"
+        "    hosts: [\"api.anthropic.com:443\"]\n"
+        "    credentialEnv: ANTHROPIC_API_KEY\n"
+        "    credentialMode: gateway\n"
+        "    gateway:\n"
+        "      authHeader: x-api-key\n"
+        "      allow: [\"POST /v1/messages\"]\n"
+        "      baseUrlEnv: ANTHROPIC_BASE_URL\n"
+        "  codex:\n"
+        "    hosts: [\"api.openai.com:443\"]\n"
+        "    credentialEnv: CODEX_API_KEY\n"
+        "    credentialMode: gateway\n"
+        "    gateway: {authHeader: bearer, allow: [\"POST /v1/responses\"]}\n"
+        "  local:\n"
+        "    hosts: [\"vendor.test:443\"]\n"
+        "    allowPrivate: true\n"
+        "    credentialMode: gateway\n"
+        "    gateway: {allow: [\"POST /v1/messages\", \"GET /v1/models/\"]}\n"
+        "  plain: {hosts: [\"a.test:443\"], credentialMode: env}\n"
+        "images: {gateway: \"reg.test/gw:2\"}\n"
+        "limits: {maxVendorRequests: 1000, maxVendorBytes: 1Gi}\n";
+    struct spec_errors es;
+    struct cfg *cfg = parse(text, &es);
+    const struct cfg_vendor *v;
+
+    (void)state;
+    assert_non_null(cfg);
+    v = cfg_find_vendor(cfg, "claude");
+    assert_int_equal(v->credential_mode, CFG_CREDENTIAL_GATEWAY);
+    assert_string_equal(v->credential_env, "ANTHROPIC_API_KEY");
+    assert_string_equal(v->gateway_auth_header, "x-api-key");
+    assert_int_equal(v->n_gateway_allow, 1);
+    assert_string_equal(v->gateway_allow[0], "POST /v1/messages");
+    assert_string_equal(v->gateway_base_url_env, "ANTHROPIC_BASE_URL");
+    v = cfg_find_vendor(cfg, "codex");
+    assert_int_equal(v->credential_mode, CFG_CREDENTIAL_GATEWAY);
+    assert_string_equal(v->gateway_auth_header, "bearer");
+    assert_int_equal(v->n_gateway_allow, 1);
+    assert_string_equal(v->gateway_allow[0], "POST /v1/responses");
+    assert_null(v->gateway_base_url_env);
+    /* authHeader defaults to x-api-key; credentialEnv is optional. */
+    v = cfg_find_vendor(cfg, "local");
+    assert_string_equal(v->gateway_auth_header, "x-api-key");
+    assert_null(v->credential_env);
+    assert_true(v->allow_private);
+    assert_int_equal(v->n_gateway_allow, 2);
+    assert_string_equal(v->gateway_allow[1], "GET /v1/models/");
+    v = cfg_find_vendor(cfg, "plain");
+    assert_int_equal(v->credential_mode, CFG_CREDENTIAL_ENV);
+    assert_null(v->gateway_auth_header);
+    assert_null(v->gateway_allow);
+    assert_string_equal(cfg->gateway_image, "reg.test/gw:2");
+    assert_int_equal(cfg->limits.max_vendor_requests, 1000);
+    assert_int_equal(cfg->limits.max_vendor_bytes, 1ull << 30);
+    cfg_free(cfg);
+}
+
+/* 0 says "no cap"; the highest request cap is agent-gateway's own range
+ * for --max-requests, the highest byte cap the quantity parser's (under
+ * the gateway's 1e18 for --max-bytes). */
+static void
+test_cfg_vendor_limits_zero_and_gateway_maximum(void **state)
+{
+    static const char *const ok[] = {
+        "limits: {maxVendorRequests: 0, maxVendorBytes: 0}\n",
+        "limits: {maxVendorRequests: 1000000000000000,\n"
+        "         maxVendorBytes: 16Pi}\n",
+        "limits: {maxVendorBytes: \"0\"}\n",
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        struct spec_errors es;
+        struct cfg *cfg = parse(ok[i], &es);
+
+        if (cfg == NULL)
+            fail_msg("\"%s\" refused: %s", ok[i], es.items[0].msg);
+        cfg_free(cfg);
+    }
+}
+
+/* Write rule as a YAML double-quoted scalar (controls as \xNN). */
+static void
+yaml_quote(const char *rule, char *out, size_t size)
+{
+    size_t n = 0;
+
+    out[n++] = '"';
+    for (const unsigned char *c = (const unsigned char *)rule; *c != '\0';
+         c++) {
+        if (*c < 0x20 || *c == 0x7f)
+            n += (size_t)snprintf(out + n, size - n, "\\x%02x", *c);
+        else if (*c == '"' || *c == '\\')
+            n += (size_t)snprintf(out + n, size - n, "\\%c", *c);
+        else
+            out[n++] = (char)*c;
+    }
+    out[n++] = '"';
+    out[n] = '\0';
+}
+
+/* The config and agent-gateway --allow agree on every rule: the config
+ * must never accept a rule the gateway refuses at start (nor the other
+ * way round, which would make a working flag unconfigurable). */
+static void
+test_cfg_gateway_allow_agrees_with_agent_gateway(void **state)
+{
+    static const char *const rules[] = {
+        "POST /v1/messages", "GET /", "GET /v1/models/", "POST /%41",
+        "ABCDEFGHIJKLMNOP /v1", "POST /", "ABCDEFGHIJKLMNOPQ /v1", "post /v1",
+        "Post /v1", "PO-ST /v1", "POST", " /v1", "POST  /v1", "POST /v1 x",
+        "POST v1", "POST /v1?x=1", "POST /v1#f", "POST /v1/../x",
+        "POST /v1/./x", "POST /v1//x", "POST /v1/%2e%2e", "POST /v1/%2F",
+        "POST /v1;x", "POST /v1\\x", "POST /v1\t", "POST /v1\x7f",
+        "POST /v1/\xc3\xa9",
+    };
+    const size_t n = sizeof(rules) / sizeof(rules[0]);
+    char rule[300], quoted[1400], text[1600];
+    size_t accepted = 0;
+
+    (void)state;
+    /* The table, then a prefix of 256 characters and one of 257. */
+    for (size_t i = 0; i < n + 2; i++) {
+        struct gw_policy pol = { 0 };
+        struct spec_errors es;
+        struct cfg *cfg;
+        bool gw_ok;
+
+        if (i < n) {
+            snprintf(rule, sizeof(rule), "%s", rules[i]);
+        } else {
+            memset(rule, 'a', sizeof(rule));
+            memcpy(rule, "GET /", 5);
+            rule[4 + HTTP_RULE_PREFIX_MAX + (i - n)] = '\0';
+        }
+        yaml_quote(rule, quoted, sizeof(quoted));
+        snprintf(text, sizeof(text),
+                 "vendors: {g: {hosts: [\"a.test:443\"], "
+                 "credentialMode: gateway, gateway: {allow: [%s]}}}\n",
+                 quoted);
+        gw_ok = gw_policy_add(&pol, rule, NULL) == 0;
+        cfg = parse(text, &es);
+        if (gw_ok != (cfg != NULL))
+            fail_msg("rule \"%s\": agent-gateway %s it, the config %s (%s)",
+                     rule, gw_ok ? "accepts" : "refuses",
+                     cfg ? "accepts" : "refuses",
+                     es.n > 0 ? es.items[0].msg : "");
+        if (cfg != NULL)
+            assert_string_equal(cfg_find_vendor(cfg, "g")->gateway_allow[0],
+                                rule);
+        accepted += cfg != NULL;
+        cfg_free(cfg);
+    }
+    assert_int_equal(accepted, 7); /* the first six and the 256 prefix */
+}
+
 struct ecase {
     const char *name;
     const char *text;
@@ -394,6 +568,110 @@ static const struct ecase error_cases[] = {
       "no spaces" },
     { "null value", "egressNetwork:\n", 1, 15, "egressNetwork",
       "expected a string, got null" },
+    { "credentialMode unknown",
+      "vendors:\n  f: {hosts: [\"a.b:1\"], credentialMode: proxy}\n", 2, 41,
+      "vendors.f.credentialMode",
+      "must be one of env, gateway; got \"proxy\"" },
+    { "gateway block in env mode",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: env\n"
+      "    gateway: {allow: [\"POST /v1\"]}\n",
+      5, 5, "vendors.f.gateway", "only with credentialMode: gateway" },
+    { "gateway block without a mode",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n"
+      "    gateway: {allow: [\"POST /v1\"]}\n",
+      4, 5, "vendors.f.gateway", "only with credentialMode: gateway" },
+    { "gateway mode with two hosts",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\", \"c.d:2\"]\n"
+      "    credentialMode: gateway\n    gateway: {allow: [\"POST /v1\"]}\n",
+      3, 12, "vendors.f",
+      "credentialMode gateway takes exactly one host in hosts (the "
+      "gateway's upstream), got 2" },
+    { "gateway mode without a gateway block",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n",
+      3, 5, "vendors.f.gateway",
+      "allow is required with credentialMode: gateway" },
+    { "gateway block without allow",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway: {authHeader: bearer}\n",
+      5, 14, "vendors.f.gateway",
+      "allow is required with credentialMode: gateway" },
+    { "unknown key in gateway",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway:\n      alow: [\"POST /v1\"]\n",
+      6, 7, "vendors.f.gateway",
+      "unknown field \"alow\" (did you mean \"allow\"?)" },
+    { "gateway not a mapping",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway: [\"POST /v1\"]\n",
+      5, 14, "vendors.f.gateway", "expected a mapping, got array" },
+    { "allow empty",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway: {allow: []}\n",
+      5, 22, "vendors.f.gateway.allow",
+      "expected a list of 1 to 64 \"METHOD /prefix\" rules" },
+    { "allow a string",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway: {allow: \"POST /v1\"}\n",
+      5, 22, "vendors.f.gateway.allow", "expected a list of 1 to 64" },
+    { "allow rule lower-case method",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway:\n      allow: [\"POST /v1\", \"post /v2\"]\n",
+      6, 27, "vendors.f.gateway.allow[1]",
+      "\"post /v2\": method must be upper case" },
+    { "allow rule without a path",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway:\n      allow: [POST]\n",
+      6, 15, "vendors.f.gateway.allow[0]",
+      "\"POST\": want \"METHOD /path\"" },
+    { "allow rule with a query",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway:\n      allow: [\"POST /v1?beta=1\"]\n",
+      6, 15, "vendors.f.gateway.allow[0]",
+      "the path must be a normal absolute path without a query" },
+    { "allow rule with a dot segment",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway:\n      allow: [\"POST /v1/../admin\"]\n",
+      6, 15, "vendors.f.gateway.allow[0]",
+      "the path must be a normal absolute path without a query" },
+    { "allow rule not a string",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway:\n      allow: [[POST, /v1]]\n",
+      6, 15, "vendors.f.gateway.allow[0]", "expected a string, got array" },
+    { "authHeader unknown",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway: {allow: [\"POST /v1\"], authHeader: Authorization}\n",
+      5, 48, "vendors.f.gateway.authHeader",
+      "must be one of x-api-key, bearer; got \"Authorization\"" },
+    { "baseUrlEnv not a name",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway: {allow: [\"POST /v1\"], baseUrlEnv: \"A-B\"}\n",
+      5, 48, "vendors.f.gateway.baseUrlEnv", "not a valid variable name" },
+    { "baseUrlEnv reserved",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway: {allow: [\"POST /v1\"], baseUrlEnv: NO_PROXY}\n",
+      5, 48, "vendors.f.gateway.baseUrlEnv",
+      "NO_PROXY is set by the controller for other purposes" },
+    { "baseUrlEnv is the credentialEnv",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    credentialEnv: K\n"
+      "    gateway: {allow: [\"POST /v1\"], baseUrlEnv: K}\n",
+      6, 48, "vendors.f.gateway.baseUrlEnv",
+      "K is the vendor's credentialEnv too" },
+    { "maxVendorRequests negative", "limits: {maxVendorRequests: -1}\n", 1,
+      29, "limits.maxVendorRequests",
+      "must be an integer from 0 to 1000000000000000, got -1" },
+    { "maxVendorRequests over the gateway's range",
+      "limits: {maxVendorRequests: 1000000000000001}\n", 1, 29,
+      "limits.maxVendorRequests", "from 0 to 1000000000000000" },
+    { "maxVendorRequests a quantity", "limits: {maxVendorRequests: 1k}\n", 1,
+      29, "limits.maxVendorRequests", "expected an integer, got string" },
+    { "maxVendorBytes over the quantity range",
+      "limits: {maxVendorBytes: 1Ei}\n", 1, 26, "limits.maxVendorBytes",
+      "quantity is too large" },
+    { "maxVendorBytes not a quantity", "limits: {maxVendorBytes: lots}\n", 1,
+      26, "limits.maxVendorBytes", "" },
+    { "gateway image with space", "images: {gateway: \"a b\"}\n", 1, 19,
+      "images.gateway", "no spaces" },
     { "root not a mapping", "- a\n", 1, 1, "", "expected a mapping" },
     { "two documents", "proxyPort: 1\n---\nproxyPort: 2\n", 2, 1, "",
       "one YAML document" },
@@ -694,6 +972,9 @@ main(void)
         cmocka_unit_test(test_cfg_store_examples_load),
         cmocka_unit_test(test_cfg_full_values_applied),
         cmocka_unit_test(test_cfg_bool_reads_every_spelling),
+        cmocka_unit_test(test_cfg_gateway_mode_parses),
+        cmocka_unit_test(test_cfg_vendor_limits_zero_and_gateway_maximum),
+        cmocka_unit_test(test_cfg_gateway_allow_agrees_with_agent_gateway),
         cmocka_unit_test(test_cfg_errors_report_line_col),
         cmocka_unit_test(test_cfg_reports_every_error),
         cmocka_unit_test(test_cfg_admit_rules),

@@ -55,9 +55,9 @@ test_gw_policy_refuses_paths_read_two_ways(void **state)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         assert_string_equal(check(&p, "POST", bad[i]),
                             "path not in normal form");
-    assert_true(gw_path_is_normal("/v1/messages/%41x", 17));
-    assert_true(gw_path_is_normal("/", 1));
-    assert_true(gw_path_is_normal("/a/.well-known/..x", 18));
+    assert_true(http_path_is_normal("/v1/messages/%41x", 17));
+    assert_true(http_path_is_normal("/", 1));
+    assert_true(http_path_is_normal("/a/.well-known/..x", 18));
 }
 
 static void
