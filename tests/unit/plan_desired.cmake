@@ -8,3 +8,7 @@ agentctl_unit_test(test_rc_desired_storage
 # table, and the walk resumed from every step.
 agentctl_unit_test(test_plan_step
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_plan_step.c LIBS plan)
+# credentialMode gateway: the gateway, its key volume and tar, the agent's
+# environment, the proxy's --deny-all.
+agentctl_unit_test(test_rc_desired_gateway
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_desired_gateway.c LIBS plan)
