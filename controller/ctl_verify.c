@@ -213,6 +213,23 @@ note_image(struct ctl_inv *inv, const char *role, const cJSON *inspect)
     return true;
 }
 
+/* The container's address on the egress network into out[16], if it has
+ * one. */
+static void
+note_egress_ip(const struct ctl_inv *inv, const cJSON *inspect, char out[16])
+{
+    const cJSON *eg = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(inspect, "NetworkSettings"),
+                "Networks"),
+            inv->ctl->cfg->egress_network),
+        "IPAddress");
+
+    if (cJSON_IsString(eg))
+        snprintf(out, 16, "%s", eg->valuestring);
+}
+
 /* Check one inspect result of the role: what its recorded ID answered, or
  * what is under its name when only the ID rule (switched off) could tell
  * it from the recorded object. */
@@ -224,20 +241,11 @@ inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
 
     if (strcmp(role, "network") == 0 || is_volume(role))
         return check_inspect(inv, role, r->json);
-    if (strcmp(role, "proxy") == 0) {
-        const cJSON *eg = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(
-                    cJSON_GetObjectItemCaseSensitive(r->json,
-                                                     "NetworkSettings"),
-                    "Networks"),
-                inv->ctl->cfg->egress_network),
-            "IPAddress");
-
-        if (cJSON_IsString(eg))
-            snprintf(inv->proxy_egress_ip, sizeof(inv->proxy_egress_ip), "%s",
-                     eg->valuestring);
-    }
+    /* the egress-side addresses the boundary probe must not reach */
+    if (strcmp(role, "proxy") == 0)
+        note_egress_ip(inv, r->json, inv->proxy_egress_ip);
+    else if (strcmp(role, "gateway") == 0)
+        note_egress_ip(inv, r->json, inv->gateway_egress_ip);
     if (!note_image(inv, role, r->json))
         return CTL_STEP_DONE; /* the drift is recorded */
     image = ctl_record_role_image(&inv->rec, ctl_record_role(role));
