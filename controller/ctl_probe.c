@@ -98,11 +98,14 @@ ctl_probe_body(struct ctl_inv *inv)
                  (unsigned)inv->ctl->cfg->proxy_port);
         dp[n] = direct[n], n++;
     }
+    /* CONNECT mode until the gateway is wired in (issue 16): then the
+     * gateway's address, NULL for the allowed host, and the vendor's host
+     * as the denied one. */
     return rc_probe_body(
         inv->desired, inv->ctl->cfg,
         inv->desired->helper_images[RC_HELPER_PROBE],
-        v ? v->hosts[0] : "vendor.invalid:443", RC_PROBE_DENIED_DEFAULT, dp, n,
-        inv->ctl->opts.controller_id, inv->rec.uid, inv->rec.attempt);
+        v ? v->hosts[0] : "vendor.invalid:443", NULL, RC_PROBE_DENIED_DEFAULT,
+        dp, n, inv->ctl->opts.controller_id, inv->rec.uid, inv->rec.attempt);
 }
 
 static enum ctl_step
@@ -155,8 +158,10 @@ ctl_probe_verdict(struct ctl_inv *inv, const struct dk_response *r,
     buf_init(&out, RC_PROBE_MAX_OUTPUT + 1);
     dk_logs_demux_init(&dm);
     dk_logs_demux_feed(&dm, r->body, r->len, collect, &out, NULL);
-    rc = rc_probe_parse(out.data ? out.data : "", out.len, inv->probe_exit, res,
-                        e);
+    /* The mode ctl_probe_body built the probe for (CONNECT until the
+     * gateway is wired in). */
+    rc = rc_probe_parse(out.data ? out.data : "", out.len, inv->probe_exit,
+                        RC_PROBE_MODE_CONNECT, res, e);
     buf_cleanup(&out);
     return rc;
 }

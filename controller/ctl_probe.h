@@ -17,8 +17,9 @@ enum ctl_step ctl_probe_step(struct ctl_inv *inv, enum plan_action action);
 cJSON *ctl_probe_body(struct ctl_inv *inv);
 
 /* Read a probe's verdict from the answer of its GET /logs and its exit
- * code in inv->probe_exit (rc_probe_parse). -1 with e set when it is not
- * one well-formed probe line. */
+ * code in inv->probe_exit (rc_probe_parse, in the mode ctl_probe_body
+ * built the probe for: CONNECT until the gateway is wired in). -1 with e
+ * set when it is not one well-formed probe line of that mode. */
 int ctl_probe_verdict(struct ctl_inv *inv, const struct dk_response *r,
                       struct rc_probe_result *res, struct err *e);
 
