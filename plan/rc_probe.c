@@ -356,8 +356,8 @@ rc_probe_gateway_text(const char *target, const char *detail, const char *fail,
 {
     if (strcmp(fail, "breach") == 0)
         snprintf(out, size,
-                 "what answers on the gateway's address %s does not enforce "
-                 "its rules: a request outside them got %s",
+                 "%s does not enforce the gateway's rules: a request outside "
+                 "them got %s",
                  target, detail);
     else if (strcmp(fail, "undecided") == 0)
         snprintf(out, size,

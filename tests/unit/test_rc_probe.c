@@ -647,8 +647,8 @@ static const struct parse_case gateway_cases[] = {
       LINE("breach", "unknown",
            FCHK("gateway", GATEWAY, "200", "breach") "," VENDOR_403 "," DNS_OK),
       2, RC_PROBE_BREACH, true,
-      "breach: what answers on the gateway's address " GATEWAY " does not "
-      "enforce its rules: a request outside them got 200",
+      "breach: " GATEWAY " does not enforce the gateway's rules: a request "
+      "outside them got 200",
       NULL },
     { "gateway: the proxy admits the vendor",
       LINE("breach", "unknown",
