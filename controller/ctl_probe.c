@@ -78,12 +78,20 @@ on_created(struct ctl_inv *inv, struct dk_response *r)
     return CTL_STEP_DONE;
 }
 
+enum rc_probe_mode
+ctl_probe_mode(const struct ctl_inv *inv)
+{
+    return inv->desired->gateway_url[0] != '\0' ? RC_PROBE_MODE_GATEWAY
+                                                 : RC_PROBE_MODE_CONNECT;
+}
+
 cJSON *
 ctl_probe_body(struct ctl_inv *inv)
 {
     const struct cfg_vendor *v =
         cfg_find_vendor(inv->ctl->cfg, inv->captured->vendor);
-    char direct[4][RC_IP_MAX + 8];
+    const char *host = v ? v->hosts[0] : "vendor.invalid:443";
+    char direct[4][RC_IP_MAX + 8], gateway[RC_IP_MAX + 8];
     const char *dp[4];
     size_t n = 0;
 
@@ -98,11 +106,26 @@ ctl_probe_body(struct ctl_inv *inv)
                  (unsigned)inv->ctl->cfg->proxy_port);
         dp[n] = direct[n], n++;
     }
-    return rc_probe_body(
-        inv->desired, inv->ctl->cfg,
-        inv->desired->helper_images[RC_HELPER_PROBE],
-        v ? v->hosts[0] : "vendor.invalid:443", RC_PROBE_DENIED_DEFAULT, dp, n,
-        inv->ctl->opts.controller_id, inv->rec.uid, inv->rec.attempt);
+    if (ctl_probe_mode(inv) == RC_PROBE_MODE_CONNECT)
+        return rc_probe_body(inv->desired, inv->ctl->cfg,
+                             inv->desired->helper_images[RC_HELPER_PROBE],
+                             host, NULL, RC_PROBE_DENIED_DEFAULT, dp, n,
+                             inv->ctl->opts.controller_id, inv->rec.uid,
+                             inv->rec.attempt);
+    /* Gateway mode: the gateway must refuse a path outside its rules, and
+     * the vendor through the proxy must be refused (a request that goes
+     * around the gateway fails); nor may its egress side be reached. */
+    if (inv->gateway_egress_ip[0] != '\0') {
+        snprintf(direct[n], sizeof(direct[n]), "%s:%u",
+                 inv->gateway_egress_ip, (unsigned)RC_GATEWAY_PORT);
+        dp[n] = direct[n], n++;
+    }
+    snprintf(gateway, sizeof(gateway), "%s:%u", inv->desired->gateway_ip,
+             (unsigned)RC_GATEWAY_PORT);
+    return rc_probe_body(inv->desired, inv->ctl->cfg,
+                         inv->desired->helper_images[RC_HELPER_PROBE], NULL,
+                         gateway, host, dp, n, inv->ctl->opts.controller_id,
+                         inv->rec.uid, inv->rec.attempt);
 }
 
 static enum ctl_step
@@ -155,8 +178,9 @@ ctl_probe_verdict(struct ctl_inv *inv, const struct dk_response *r,
     buf_init(&out, RC_PROBE_MAX_OUTPUT + 1);
     dk_logs_demux_init(&dm);
     dk_logs_demux_feed(&dm, r->body, r->len, collect, &out, NULL);
-    rc = rc_probe_parse(out.data ? out.data : "", out.len, inv->probe_exit, res,
-                        e);
+    /* the mode ctl_probe_body built the probe for */
+    rc = rc_probe_parse(out.data ? out.data : "", out.len, inv->probe_exit,
+                        ctl_probe_mode(inv), res, e);
     buf_cleanup(&out);
     return rc;
 }

@@ -9,16 +9,22 @@
  * _DISCARD (its start is a run-once start, ctl_prepare.c). */
 enum ctl_step ctl_probe_step(struct ctl_inv *inv, enum plan_action action);
 
-/* The probe's create body for the attempt (rc_probe_body: the vendor's
- * first host allowed, a name off the list denied, the internal gateway
- * and the proxy's egress address as direct targets). Caller deletes;
- * NULL when it cannot be built. The canary (ctl_canary.c) joins it to
- * the agent's namespace. */
+/* Gateway mode for an attempt with a credential gateway, else CONNECT. */
+enum rc_probe_mode ctl_probe_mode(const struct ctl_inv *inv);
+
+/* The probe's create body for the attempt (rc_probe_body). CONNECT mode:
+ * the vendor's first host allowed, a name off the list denied. Gateway
+ * mode: the gateway's address, the vendor's host denied. Both: the
+ * internal gateway (.1) and the proxy's (and the credential gateway's)
+ * egress-side address as direct targets. Caller deletes; NULL when it
+ * cannot be built. The canary (ctl_canary.c) joins it to the agent's
+ * namespace. */
 cJSON *ctl_probe_body(struct ctl_inv *inv);
 
 /* Read a probe's verdict from the answer of its GET /logs and its exit
- * code in inv->probe_exit (rc_probe_parse). -1 with e set when it is not
- * one well-formed probe line. */
+ * code in inv->probe_exit (rc_probe_parse, in the mode ctl_probe_body
+ * built the probe for, ctl_probe_mode). -1 with e
+ * set when it is not one well-formed probe line of that mode. */
 int ctl_probe_verdict(struct ctl_inv *inv, const struct dk_response *r,
                       struct rc_probe_result *res, struct err *e);
 

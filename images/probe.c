@@ -3,17 +3,35 @@
  * the agent's side of the box, before the agent starts, and prove the
  * boundary holds.
  *
+ * Two modes, after how the agent reaches its vendor. CONNECT mode
+ * (--allowed): through the egress proxy, which admits the vendor's host.
+ * Gateway mode (--gateway): only through the invocation's credential
+ * gateway (proxy/gw_*.c, docs/gateway.md), and the proxy admits nothing,
+ * so --denied is the vendor's host itself.
+ *
  * Every check runs at once (probe_io.c) and ends on the first definite
  * answer the network gives:
- *   allowed  CONNECT to the vendor through the proxy: 200 ok; 502/504 ok
- *            but the vendor itself is unreachable; anything else means the
- *            proxy would not let the agent work (proxy-broken).
- *   denied   CONNECT to a name off the allowlist must get 403. A 2xx, 502
- *            or 504 means the proxy tried it: breach.
+ *   allowed  (CONNECT mode) CONNECT to the vendor through the proxy: 200
+ *            ok; 502/504 ok but the vendor itself is unreachable; anything
+ *            else means the proxy would not let the agent work
+ *            (proxy-broken).
+ *   gateway  (gateway mode) GET PROBE_GATEWAY_PATH, a path no rule holds,
+ *            straight to the gateway: 403 with a Proxy-Status naming
+ *            agentctl-gateway is ok (probe_http.c). Any other answer (200,
+ *            404, a bare 403) is a breach: what answers on the gateway's
+ *            address does not enforce the rules. Refused (until
+ *            --timeout-ms), reset, closed without an answer or not HTTP:
+ *            nothing serves there, the agent could not work (broken, the
+ *            verdict keeps its name proxy-broken). No answer by
+ *            --timeout-ms is undecided, as for a direct connect.
+ *   denied   CONNECT to a name off the allowlist must get 403 (gateway
+ *            mode: the vendor's host, so a request without the gateway
+ *            fails). A 2xx, 502 or 504 means the proxy tried it: breach.
  *   direct   a plain TCP connect to each --direct address must fail with
  *            an answer: refused, no route, host unreachable. Connected is
  *            a breach; no answer at all (a silent drop) is inconclusive.
- *   dns      the container's resolver must not answer the vendor's name:
+ *   dns      the container's resolver must not answer the vendor's name
+ *            (--allowed's, in gateway mode --denied's):
  *            an answer record is a breach; NXDOMAIN, REFUSED, an empty
  *            answer, nothing listening or no resolver are fine. Silence
  *            is fine only when the network facts explain it (below).
@@ -42,14 +60,18 @@
  *
  * It never resolves a name itself (names only travel in CONNECT lines and
  * in the queries it sends to its own namespace's resolver) and it
- * contacts only the proxy, the --direct addresses, its default gateway
- * (port 9) and that resolver.
+ * contacts only the proxy, the credential gateway (gateway mode), the
+ * --direct addresses, its default gateway (port 9) and that resolver.
  *
  * Output: one JSON line on stdout, e.g.
  *   {"verdict":"ok","vendor":"reachable","route":"...","elapsed_ms":41,
  *    "checks":[{"name":"allowed","target":"vendor.test:443","ok":true,
  *    "detail":"200"},...]}
- * a failed check also carries "fail":"breach|broken|undecided".
+ * a failed check also carries "fail":"breach|broken|undecided". In
+ * gateway mode the first check is "gateway" and "vendor" is "unknown":
+ * the gateway refuses the probe's request without dialling the vendor,
+ * so nothing says whether the vendor is up, and "unreachable" would read
+ * as the vendor being down (a Warning in the controller).
  * Exit: 0 ok, 2 breach, 3 proxy-broken, 4 bad usage, 5 inconclusive.
  */
 #include "probe.h"
@@ -61,13 +83,15 @@
 #include <unistd.h>
 
 #define PROBE_ARP_MARGIN_MS 250 /* past the kernel's own ARP give-up */
-#define PROBE_GATEWAY_PORT  9   /* discard: a port nothing should serve */
+#define PROBE_ROUTE_GW_PORT 9   /* discard: a port nothing should serve */
 
-/* Indexes into the run's exchanges. */
+/* Indexes into the run's exchanges. A mode leaves the check of the other
+ * out (IO_ALLOWED or IO_GATEWAY): its deadline is 0, so it is not made. */
 enum {
-    IO_ALLOWED,
+    IO_ALLOWED, /* CONNECT mode */
+    IO_GATEWAY, /* gateway mode: the credential gateway */
     IO_DENIED,
-    IO_GATEWAY,
+    IO_ROUTE_GW, /* the default route's gateway (a network fact) */
     IO_DNS_A,
     IO_DNS_PTR,
     IO_DIRECT0, /* then one per --direct */
@@ -83,6 +107,7 @@ struct probe_run {
     size_t n_io;
     unsigned char req_allowed[2 * PROBE_MAX_TARGET + 64];
     unsigned char req_denied[2 * PROBE_MAX_TARGET + 64];
+    unsigned char req_gateway[sizeof(PROBE_GATEWAY_PATH) + 128];
     unsigned char q_a[300], q_ptr[64];
     long started;
 };
@@ -113,6 +138,33 @@ probe_io_connect_via_proxy(struct probe_run *run, size_t i, const char *target,
     run->io[i].retry_refused = true;
 }
 
+/* The gateway check: a request outside every rule, straight to the
+ * gateway (plain HTTP on the internal network). It may have started a
+ * moment ago, as the proxy may; unlike a CONNECT it dials nothing before
+ * it refuses, so silence is bounded by --timeout-ms. */
+static void
+probe_setup_gateway(struct probe_run *run)
+{
+    struct probe_io *io = &run->io[IO_GATEWAY];
+    int n = probe_gateway_request(run->o->gateway_arg, run->req_gateway,
+                                  sizeof(run->req_gateway));
+
+    probe_io_tcp(io, &run->o->gateway,
+                 n > 0 ? run->started + run->o->timeout_ms : 0);
+    io->req = run->req_gateway;
+    io->req_len = n > 0 ? (size_t)n : 0;
+    io->retry_refused = true;
+}
+
+/* The vendor's host:port: --allowed, or in gateway mode --denied (the
+ * controller passes the vendor's host there, since a CONNECT to it must
+ * then be refused). The DNS check asks for its name. */
+static const char *
+probe_vendor(const struct probe_opts *o)
+{
+    return o->allowed != NULL ? o->allowed : o->denied;
+}
+
 /* Both queries go to the same resolver; a query that cannot be built is
  * left with deadline 0, so it ends at once as timed out and unused. */
 static void
@@ -135,14 +187,15 @@ probe_setup_dns(struct probe_run *run)
 {
     const struct probe_opts *o = run->o;
     unsigned short id = (unsigned short)(getpid() ^ 0x5a5a);
+    const char *vendor = probe_vendor(o);
     struct sockaddr_in ns, lit;
     int qa, qp;
 
     run->have_ns = probe_nameserver(&ns) == 0;
-    if (o->allowed[0] == '[' || probe_parse_ipport(o->allowed, &lit) == 0)
+    if (vendor[0] == '[' || probe_parse_ipport(vendor, &lit) == 0)
         snprintf(run->dns_skip_why, sizeof(run->dns_skip_why),
                  "address literal");
-    qa = probe_dns_query_a(o->allowed, id, run->q_a, sizeof(run->q_a));
+    qa = probe_dns_query_a(vendor, id, run->q_a, sizeof(run->q_a));
     if (qa == -1 && run->dns_skip_why[0] == '\0')
         snprintf(run->dns_skip_why, sizeof(run->dns_skip_why),
                  "name not queryable");
@@ -173,13 +226,19 @@ probe_setup(struct probe_run *run, const struct probe_opts *o)
     arp_bound = run->route.arp_give_up_ms + PROBE_ARP_MARGIN_MS;
     direct_deadline =
         run->started + (o->timeout_ms > arp_bound ? o->timeout_ms : arp_bound);
-    probe_io_connect_via_proxy(run, IO_ALLOWED, o->allowed, run->req_allowed,
-                               sizeof(run->req_allowed));
+    /* One of the two is made; the other keeps deadline 0. */
+    probe_io_tcp(&run->io[IO_ALLOWED], &o->proxy, 0);
+    probe_io_tcp(&run->io[IO_GATEWAY], &o->proxy, 0);
+    if (o->gateway_arg != NULL)
+        probe_setup_gateway(run);
+    else
+        probe_io_connect_via_proxy(run, IO_ALLOWED, o->allowed,
+                                   run->req_allowed, sizeof(run->req_allowed));
     probe_io_connect_via_proxy(run, IO_DENIED, o->denied, run->req_denied,
                                sizeof(run->req_denied));
     gw = run->route.gw;
-    gw.sin_port = htons(PROBE_GATEWAY_PORT);
-    probe_io_tcp(&run->io[IO_GATEWAY], &gw,
+    gw.sin_port = htons(PROBE_ROUTE_GW_PORT);
+    probe_io_tcp(&run->io[IO_ROUTE_GW], &gw,
                  run->route.has_default ? direct_deadline : 0);
     probe_setup_dns(run);
     for (size_t i = 0; i < o->n_direct; i++)
@@ -195,7 +254,7 @@ probe_setup(struct probe_run *run, const struct probe_opts *o)
 static bool
 probe_link_closed(const struct probe_run *run)
 {
-    const struct probe_io *g = &run->io[IO_GATEWAY];
+    const struct probe_io *g = &run->io[IO_ROUTE_GW];
 
     return !run->route.has_default ||
            (g->done && (g->err == EHOSTUNREACH || g->err == ENETUNREACH));
@@ -234,7 +293,7 @@ probe_settled(const struct probe_io *ios, size_t n, void *arg)
 static void
 probe_route_text(const struct probe_run *run, char *out, size_t size)
 {
-    const struct probe_io *g = &run->io[IO_GATEWAY];
+    const struct probe_io *g = &run->io[IO_ROUTE_GW];
     char ip[INET_ADDRSTRLEN];
 
     if (!run->route.has_default) {
@@ -265,17 +324,6 @@ probe_add(struct probe_report *r, const char *name, const char *target)
     c->target = target;
     c->ok = true;
     return c;
-}
-
-/* Status code of an "HTTP/1.x NNN ..." line, or -1. */
-static int
-probe_status_code(const char *head)
-{
-    if (strncmp(head, "HTTP/1.", 7) != 0 || head[7] == '\0' || head[8] != ' ' ||
-        head[9] < '1' || head[9] > '5' || head[10] < '0' || head[10] > '9' ||
-        head[11] < '0' || head[11] > '9')
-        return -1;
-    return (head[9] - '0') * 100 + (head[10] - '0') * 10 + (head[11] - '0');
 }
 
 /* The proxy's status code, or -1 with the reason in c->detail. */
@@ -313,7 +361,20 @@ probe_judge_allowed(const struct probe_run *run, struct probe_report *r)
      * host is offline. The boundary is fine; the agent may fail later. */
     c->ok = code == 200 || code == 502 || code == 504;
     c->fail = PROBE_FAIL_BROKEN;
+    r->vendor_tried = true;
     r->vendor_reachable = code == 200;
+}
+
+/* Gateway mode: the gateway must refuse a request outside its rules
+ * itself (probe_gateway_judge); it never dials the vendor for it, so
+ * the vendor's state stays unknown. */
+static void
+probe_judge_gateway(const struct probe_run *run, struct probe_report *r)
+{
+    const struct probe_io *io = &run->io[IO_GATEWAY];
+
+    probe_gateway_judge(io, io->deadline - run->started,
+                        probe_add(r, "gateway", run->o->gateway_arg));
 }
 
 static void
@@ -380,7 +441,7 @@ static void
 probe_judge_dns(const struct probe_run *run, struct probe_report *r)
 {
     const struct probe_io *a = &run->io[IO_DNS_A];
-    struct probe_check *c = probe_add(r, "dns", run->o->allowed);
+    struct probe_check *c = probe_add(r, "dns", probe_vendor(run->o));
     int err = a->done ? a->err : ETIMEDOUT;
 
     c->fail = PROBE_FAIL_BREACH;
@@ -450,7 +511,10 @@ probe_print(const struct probe_report *r, int verdict, const char *route,
 
     printf("{\"verdict\":\"%s\",\"vendor\":\"%s\",\"route\":\"%s\","
            "\"elapsed_ms\":%ld,\"checks\":[",
-           names[verdict], r->vendor_reachable ? "reachable" : "unreachable",
+           names[verdict],
+           !r->vendor_tried      ? "unknown"
+           : r->vendor_reachable ? "reachable"
+                                 : "unreachable",
            route, elapsed_ms);
     for (size_t i = 0; i < r->n; i++) {
         const struct probe_check *c = &r->checks[i];
@@ -515,7 +579,10 @@ main(int argc, char **argv)
         return PROBE_EXIT_USAGE;
     probe_setup(&run, &o);
     probe_io_run(run.io, run.n_io, probe_settled, &run);
-    probe_judge_allowed(&run, &r);
+    if (o.gateway_arg != NULL)
+        probe_judge_gateway(&run, &r);
+    else
+        probe_judge_allowed(&run, &r);
     probe_judge_denied(&run, &r);
     for (size_t i = 0; i < o.n_direct; i++)
         probe_judge_direct(&run, i, &r);

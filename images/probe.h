@@ -17,12 +17,17 @@
 #define PROBE_MAX_CHECKS         (4 + PROBE_MAX_DIRECT) /* + ipv6 */
 #define PROBE_IF_INET6           "/proc/net/if_inet6"
 #define PROBE_DETAIL_MAX         96
-#define PROBE_MAX_IOS            (PROBE_MAX_CHECKS + 2) /* + PTR, gateway */
+/* + PTR, the default route's gateway, and the allowed or gateway check
+ * that a mode does not make */
+#define PROBE_MAX_IOS            (PROBE_MAX_CHECKS + 3)
+/* The gateway check's request: a path no vendor rule holds. */
+#define PROBE_GATEWAY_PATH       "/agentctl-probe/outside-the-rules"
 
 enum probe_exit {
     PROBE_EXIT_OK = 0,
     PROBE_EXIT_BREACH = 2,       /* the boundary leaks */
-    PROBE_EXIT_BROKEN = 3,       /* the proxy would not let the agent work */
+    PROBE_EXIT_BROKEN = 3,       /* the proxy or the gateway would not let
+                                  * the agent work */
     PROBE_EXIT_USAGE = 4,
     PROBE_EXIT_INCONCLUSIVE = 5, /* a check got no definite answer */
 };
@@ -35,7 +40,7 @@ enum probe_fail {
 };
 
 struct probe_check {
-    const char *name;   /* allowed, denied, direct, dns, ipv6 */
+    const char *name;   /* allowed|gateway, denied, direct, dns, ipv6 */
     const char *target; /* host:port or ip:port; borrowed from argv */
     bool ok;
     enum probe_fail fail; /* meaning when !ok */
@@ -45,8 +50,12 @@ struct probe_check {
 struct probe_opts {
     struct sockaddr_in proxy;
     const char *proxy_arg;
-    const char *allowed;
-    const char *denied;
+    const char *allowed; /* NULL in gateway mode */
+    const char *denied;  /* in gateway mode: the vendor's host */
+    /* Gateway mode (--gateway): the agent reaches the vendor only through
+     * the invocation's credential gateway, and the proxy admits nothing. */
+    struct sockaddr_in gateway;
+    const char *gateway_arg; /* NULL: CONNECT mode */
     const char *direct[PROBE_MAX_DIRECT];
     struct sockaddr_in direct_sa[PROBE_MAX_DIRECT];
     size_t n_direct;
@@ -57,7 +66,8 @@ struct probe_opts {
 struct probe_report {
     struct probe_check checks[PROBE_MAX_CHECKS];
     size_t n;
-    bool vendor_reachable;
+    bool vendor_tried;     /* CONNECT mode: the allowed check ran */
+    bool vendor_reachable; /* it got 200 */
 };
 
 /* ---- arguments (probe_args.c) ------------------------------------------ */
@@ -109,6 +119,23 @@ long probe_now_ms(void);
  * its deadline, or settled() says the rest does not matter. */
 void probe_io_run(struct probe_io *ios, size_t n, probe_io_settled_fn *settled,
                   void *arg);
+
+/* ---- HTTP answers (probe_http.c) --------------------------------------- */
+
+/* Status code of an "HTTP/1.x NNN ..." line, or -1. */
+int probe_status_code(const char *head);
+
+/* The gateway check's request (GET PROBE_GATEWAY_PATH, Host gateway_arg,
+ * Connection: close) into req; its length, or -1 when it does not fit. */
+int probe_gateway_request(const char *gateway_arg, unsigned char *req,
+                          size_t cap);
+
+/* Judge the gateway check's exchange into c (ok, fail, detail): 403 with
+ * a Proxy-Status naming agentctl-gateway is ok; any other answer is a
+ * breach; refused, reset, closed or not HTTP is broken; no answer by the
+ * deadline (waited_ms after the start) is undecided. */
+void probe_gateway_judge(const struct probe_io *io, long waited_ms,
+                         struct probe_check *c);
 
 /* ---- network facts (probe_facts.c) ------------------------------------- */
 

@@ -10,13 +10,17 @@
 #include <string.h>
 
 static const char probe_usage[] =
-    "usage: probe --proxy IP:PORT --allowed HOST:PORT --denied HOST:PORT\n"
-    "             [--direct IP:PORT]... [--timeout-ms N]\n"
+    "usage: probe --proxy IP:PORT (--allowed HOST:PORT | --gateway IP:PORT)\n"
+    "             --denied HOST:PORT [--direct IP:PORT]... [--timeout-ms N]\n"
     "             [--proxy-timeout-ms N]\n"
     "  --proxy       the egress proxy, by IPv4 address\n"
     "  --allowed     a vendor host the proxy must admit (CONNECT: 200,\n"
     "                or 502/504 when the vendor itself is down)\n"
-    "  --denied      a host off the allowlist (CONNECT must get 403)\n"
+    "  --gateway     instead of --allowed: the credential gateway, by IPv4\n"
+    "                address; a request outside its rules must get 403\n"
+    "                with its Proxy-Status (the proxy admits nothing then)\n"
+    "  --denied      a host off the allowlist (CONNECT must get 403); in\n"
+    "                gateway mode the vendor's host\n"
     "  --direct      an IPv4 address a plain connect must not reach\n"
     "                (up to 16)\n"
     "  --timeout-ms  how long to wait for an answer that may never come\n"
@@ -97,6 +101,10 @@ probe_parse_flag(struct probe_opts *o, const char *flag, const char *v)
         if (probe_check_target(v) == -1)
             return probe_usage_error("--allowed needs HOST:PORT", v);
         o->allowed = v;
+    } else if (strcmp(flag, "--gateway") == 0) {
+        if (probe_parse_ipport(v, &o->gateway) == -1)
+            return probe_usage_error("--gateway needs IPv4:PORT", v);
+        o->gateway_arg = v;
     } else if (strcmp(flag, "--denied") == 0) {
         if (probe_check_target(v) == -1)
             return probe_usage_error("--denied needs HOST:PORT", v);
@@ -130,9 +138,14 @@ probe_parse_args(int argc, char **argv, struct probe_opts *o)
         if (probe_parse_flag(o, argv[i], argv[i + 1]) == -1)
             return -1;
     }
-    if (o->proxy.sin_family != AF_INET || o->allowed == NULL ||
-        o->denied == NULL)
-        return probe_usage_error("--proxy, --allowed and --denied are needed",
+    if (o->allowed != NULL && o->gateway_arg != NULL)
+        return probe_usage_error("--allowed and --gateway exclude each other "
+                                 "(the gateway mode's proxy admits nothing)",
+                                 NULL);
+    if (o->proxy.sin_family != AF_INET || o->denied == NULL ||
+        (o->allowed == NULL && o->gateway_arg == NULL))
+        return probe_usage_error("--proxy, --denied and one of --allowed or "
+                                 "--gateway are needed",
                                  NULL);
     return 0;
 }

@@ -280,8 +280,16 @@ static const struct rc_drift_rule rules[] = {
       "vendor is down, recorded, not drift)",
       "a proxy that no longer serves the vendor was replaced or reconfigured "
       "while the agent ran" },
+    { "probe.gateway", AGT, "canary check gateway", NULL, NULL, RC_CMP_CANARY,
+      "gateway mode: a request outside the gateway's rules, sent to the "
+      "gateway, answers 403 with Proxy-Status agentctl-gateway (instead of "
+      "probe.allowed)",
+      "what answers on the gateway's address no longer enforces its rules "
+      "(a stand-in or a gateway reconfigured in place forwards what they "
+      "refuse), or nothing serves there any more" },
     { "probe.denied", AGT, "canary check denied", NULL, NULL, RC_CMP_CANARY,
-      "CONNECT to a name off the allowlist answers 403",
+      "CONNECT to a name off the allowlist answers 403 (gateway mode: the "
+      "vendor's own host, which only the gateway may reach)",
       "the allowlist was widened behind the inspect rules (a stand-in proxy "
       "with the same attributes, a proxy reconfigured in place)" },
     { "probe.direct", AGT, "canary check direct", NULL, NULL, RC_CMP_CANARY,

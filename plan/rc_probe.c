@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define RC_PROBE_MAX_ARGV (7 + 2 * RC_PROBE_MAX_DIRECT)
@@ -65,6 +66,12 @@ rc_probe_verdict_name(enum rc_probe_verdict v)
     return "?";
 }
 
+const char *
+rc_probe_mode_name(enum rc_probe_mode m)
+{
+    return m == RC_PROBE_MODE_GATEWAY ? "gateway" : "CONNECT";
+}
+
 /* ---- create body --------------------------------------------------------
  */
 
@@ -102,10 +109,31 @@ rc_probe_copy(cJSON *c, const cJSON *agent, const char *key)
     return v != NULL && rc_probe_set(c, key, cJSON_Duplicate(v, true));
 }
 
+/* "a.b.c.d:port", as the probe's --gateway takes it (no names: the probe
+ * never resolves one itself). */
+static bool
+rc_probe_ipport_ok(const char *s)
+{
+    const char *colon = strrchr(s, ':');
+    char ip[RC_IP_MAX], *end;
+    struct in_addr a;
+    long port;
+
+    if (colon == NULL || (size_t)(colon - s) >= sizeof(ip) || colon[1] < '0' ||
+        colon[1] > '9')
+        return false;
+    memcpy(ip, s, (size_t)(colon - s));
+    ip[colon - s] = '\0';
+    port = strtol(colon + 1, &end, 10);
+    return inet_pton(AF_INET, ip, &a) == 1 && *end == '\0' && port >= 1 &&
+           port <= 65535;
+}
+
+/* allowed (CONNECT mode) or gateway (gateway mode) is NULL. */
 static bool
 rc_probe_entrypoint(cJSON *c, const struct rc_desired *d, const struct cfg *cfg,
-                    const char *allowed, const char *denied,
-                    const char *const *direct, size_t n)
+                    const char *allowed, const char *gateway,
+                    const char *denied, const char *const *direct, size_t n)
 {
     const char *argv[RC_PROBE_MAX_ARGV];
     char proxy[RC_IP_MAX + 8];
@@ -116,8 +144,8 @@ rc_probe_entrypoint(cJSON *c, const struct rc_desired *d, const struct cfg *cfg,
     argv[k++] = "/probe";
     argv[k++] = "--proxy";
     argv[k++] = proxy;
-    argv[k++] = "--allowed";
-    argv[k++] = allowed;
+    argv[k++] = allowed != NULL ? "--allowed" : "--gateway";
+    argv[k++] = allowed != NULL ? allowed : gateway;
     argv[k++] = "--denied";
     argv[k++] = denied;
     for (size_t i = 0; i < n; i++) {
@@ -205,14 +233,25 @@ rc_probe_endpoint(cJSON *c, const struct rc_desired *d)
                         "NetworkMode", cJSON_CreateString(net->name));
 }
 
+/* Exactly one mode: a vendor host to admit, or a gateway address. */
+static bool
+rc_probe_mode_ok(const char *allowed, const char *gateway)
+{
+    if (gateway != NULL)
+        return allowed == NULL && rc_probe_word_ok(gateway) &&
+               rc_probe_ipport_ok(gateway);
+    return rc_probe_word_ok(allowed);
+}
+
 static bool
 rc_probe_inputs_ok(const char *probe_image, const char *allowed,
-                   const char *denied, const char *const *direct, size_t n,
+                   const char *gateway, const char *denied,
+                   const char *const *direct, size_t n,
                    const char *controller_id, const char *uid,
                    const char *attempt)
 {
     if (n > RC_PROBE_MAX_DIRECT || (n > 0 && direct == NULL) ||
-        !rc_probe_word_ok(probe_image) || !rc_probe_word_ok(allowed) ||
+        !rc_probe_word_ok(probe_image) || !rc_probe_mode_ok(allowed, gateway) ||
         !rc_probe_word_ok(denied) || !rc_probe_word_ok(controller_id) ||
         !rc_probe_word_ok(uid) || !rc_probe_word_ok(attempt))
         return false;
@@ -225,7 +264,8 @@ rc_probe_inputs_ok(const char *probe_image, const char *allowed,
 cJSON *
 rc_probe_body(const struct rc_desired *d, const struct cfg *cfg,
               const char *probe_image, const char *vendor_allowed,
-              const char *denied, const char *const *direct, size_t n_direct,
+              const char *gateway, const char *denied,
+              const char *const *direct, size_t n_direct,
               const char *controller_id, const char *uid, const char *attempt)
 {
     static const char *const same[] = { "User",      "Tty",
@@ -236,12 +276,12 @@ rc_probe_body(const struct rc_desired *d, const struct cfg *cfg,
     bool ok;
 
     if (agent == NULL || agent->body == NULL ||
-        !rc_probe_inputs_ok(probe_image, vendor_allowed, denied, direct,
-                            n_direct, controller_id, uid, attempt))
+        !rc_probe_inputs_ok(probe_image, vendor_allowed, gateway, denied,
+                            direct, n_direct, controller_id, uid, attempt))
         return NULL;
     c = cJSON_CreateObject();
     ok = c != NULL && cJSON_AddStringToObject(c, "Image", probe_image) &&
-         rc_probe_entrypoint(c, d, cfg, vendor_allowed, denied, direct,
+         rc_probe_entrypoint(c, d, cfg, vendor_allowed, gateway, denied, direct,
                              n_direct) &&
          /* No Env: no proxy variable, and never the credential. */
          rc_probe_set(c, "Env", cJSON_CreateArray()) &&
@@ -296,6 +336,30 @@ rc_probe_clean(char *out, size_t size, const char *s, size_t max)
     out[n] = '\0';
 }
 
+/* The gateway check's sentence, by what its failure means (the probe
+ * prints "fail" on every failed check; the gateway check is newer than
+ * that). */
+static void
+rc_probe_gateway_text(const char *target, const char *detail, const char *fail,
+                      char *out, size_t size)
+{
+    if (strcmp(fail, "breach") == 0)
+        snprintf(out, size,
+                 "%s does not enforce the gateway's rules: a request outside "
+                 "them got %s",
+                 target, detail);
+    else if (strcmp(fail, "undecided") == 0)
+        snprintf(out, size,
+                 "the gateway at %s did not answer, so its rules cannot be "
+                 "told enforced (%s)",
+                 target, detail);
+    else
+        snprintf(out, size,
+                 "the gateway at %s does not serve, the agent could not "
+                 "reach the vendor (%s)",
+                 target, detail);
+}
+
 /* The sentence for a failed check, into out (never NULL for names the
  * probe prints; unknown names get a generic one). An undecided check
  * (no answer the network facts explain) is worded as such. */
@@ -315,6 +379,9 @@ rc_probe_check_text(const cJSON *chk, char *out, size_t size)
     rc_probe_clean(detail, sizeof(detail), dt->valuestring, 72);
     if (strcmp(name, "allowed") == 0)
         snprintf(out, size, "proxy refused the vendor %s (%s)", target, detail);
+    else if (strcmp(name, "gateway") == 0)
+        rc_probe_gateway_text(
+            target, detail, cJSON_IsString(f) ? f->valuestring : "", out, size);
     else if (strcmp(name, "denied") == 0)
         snprintf(out, size,
                  "proxy did not refuse %s, a host off the allowlist (%s)",
@@ -378,13 +445,28 @@ rc_probe_names(const cJSON *c, enum rc_probe_verdict v)
            strcmp(n->valuestring, "allowed") != 0;
 }
 
+/* The checks a line of this mode must carry: [0] is the one that shows
+ * the agent's way to the vendor (allowed or gateway). The other mode's
+ * is refused: a probe run in the wrong mode checked another boundary. */
+static const char *const *
+rc_probe_must(enum rc_probe_mode mode, const char **foreign)
+{
+    static const char *const connect[] = { "allowed", "denied", "dns", "ipv6" };
+    static const char *const gateway[] = { "gateway", "denied", "dns", "ipv6" };
+
+    *foreign = mode == RC_PROBE_MODE_GATEWAY ? connect[0] : gateway[0];
+    return mode == RC_PROBE_MODE_GATEWAY ? gateway : connect;
+}
+
 /* Check the shape of every check; count the failed ones and find the one
  * the finding names (rc_probe_names). */
 static int
-rc_probe_checks(const cJSON *checks, enum rc_probe_verdict v,
-                const cJSON **named, int *n_failed, struct err *e)
+rc_probe_checks(const cJSON *checks, enum rc_probe_mode mode,
+                enum rc_probe_verdict v, const cJSON **named, int *n_failed,
+                struct err *e)
 {
-    static const char *const must[] = { "allowed", "denied", "dns", "ipv6" };
+    const char *foreign;
+    const char *const *must = rc_probe_must(mode, &foreign);
     bool seen[4] = { false, false, false, false };
     const cJSON *c;
 
@@ -403,6 +485,9 @@ rc_probe_checks(const cJSON *checks, enum rc_probe_verdict v,
             return err_set(e, ERR_SYNTAX,
                            "probe output: a check lacks name, target, ok or "
                            "detail");
+        if (strcmp(n->valuestring, foreign) == 0)
+            return err_set(e, ERR_INVALID, "probe output: %s check in %s mode",
+                           foreign, rc_probe_mode_name(mode));
         for (size_t i = 0; i < 4; i++)
             seen[i] = seen[i] || strcmp(n->valuestring, must[i]) == 0;
         if (cJSON_IsTrue(ok))
@@ -456,10 +541,25 @@ rc_probe_line(const char *output, size_t len, long exit_code, struct err *e)
     return root;
 }
 
+/* The vendor string: reachable or unreachable in CONNECT mode; in
+ * gateway mode the probe never tries the vendor and says "unknown",
+ * which is not "down" (vendor_reachable stays true). -1 when the string
+ * does not belong to the mode. */
+static int
+rc_probe_vendor(const char *s, enum rc_probe_mode mode, bool *reachable)
+{
+    if (mode == RC_PROBE_MODE_GATEWAY) {
+        *reachable = true;
+        return strcmp(s, "unknown") == 0 ? 0 : -1;
+    }
+    *reachable = strcmp(s, "reachable") == 0;
+    return *reachable || strcmp(s, "unreachable") == 0 ? 0 : -1;
+}
+
 /* Verdict and vendor strings, and the exit code they imply. */
 static int
-rc_probe_head(const cJSON *root, long exit_code, enum rc_probe_verdict *v,
-              bool *reachable, struct err *e)
+rc_probe_head(const cJSON *root, long exit_code, enum rc_probe_mode mode,
+              enum rc_probe_verdict *v, bool *reachable, struct err *e)
 {
     static const long codes[] = { [RC_PROBE_OK] = RC_PROBE_EXIT_OK,
                                   [RC_PROBE_BREACH] = RC_PROBE_EXIT_BREACH,
@@ -479,9 +579,10 @@ rc_probe_head(const cJSON *root, long exit_code, enum rc_probe_verdict *v,
             break;
     if (i > RC_PROBE_INCONCLUSIVE)
         return err_set(e, ERR_INVALID, "probe output: unknown verdict");
-    if (strcmp(ven->valuestring, "reachable") != 0 &&
-        strcmp(ven->valuestring, "unreachable") != 0)
-        return err_set(e, ERR_INVALID, "probe output: unknown vendor status");
+    if (rc_probe_vendor(ven->valuestring, mode, reachable) == -1)
+        return err_set(e, ERR_INVALID,
+                       "probe output: unknown vendor status for %s mode",
+                       rc_probe_mode_name(mode));
     if (exit_code != codes[i])
         return err_set(e, ERR_INVALID,
                        "probe said %s but exited with code %ld (expected "
@@ -489,25 +590,24 @@ rc_probe_head(const cJSON *root, long exit_code, enum rc_probe_verdict *v,
                        rc_probe_verdict_name((enum rc_probe_verdict)i),
                        exit_code, codes[i]);
     *v = (enum rc_probe_verdict)i;
-    *reachable = strcmp(ven->valuestring, "reachable") == 0;
     return 0;
 }
 
 static int
-rc_probe_read(const cJSON *root, long exit_code, struct rc_probe_result *r,
-              struct err *e)
+rc_probe_read(const cJSON *root, long exit_code, enum rc_probe_mode mode,
+              struct rc_probe_result *r, struct err *e)
 {
     const cJSON *checks = cJSON_GetObjectItemCaseSensitive(root, "checks");
     const cJSON *named;
     char text[RC_PROBE_FINDING_MAX - 16];
     int n_failed;
 
-    if (rc_probe_head(root, exit_code, &r->verdict, &r->vendor_reachable, e) ==
-        -1)
+    if (rc_probe_head(root, exit_code, mode, &r->verdict, &r->vendor_reachable,
+                      e) == -1)
         return -1;
     if (!cJSON_IsArray(checks))
         return err_set(e, ERR_SYNTAX, "probe output lacks checks");
-    if (rc_probe_checks(checks, r->verdict, &named, &n_failed, e) == -1)
+    if (rc_probe_checks(checks, mode, r->verdict, &named, &n_failed, e) == -1)
         return -1;
     /* The verdict must agree with the checks: never trust an "ok" that
      * carries a failure, nor a failure with nothing to name. */
@@ -515,6 +615,12 @@ rc_probe_read(const cJSON *root, long exit_code, struct rc_probe_result *r,
         (r->verdict != RC_PROBE_OK && named == NULL))
         return err_set(e, ERR_INVALID, "probe said %s with %d failed checks",
                        rc_probe_verdict_name(r->verdict), n_failed);
+    if (named == NULL && mode == RC_PROBE_MODE_GATEWAY) {
+        snprintf(r->finding, sizeof(r->finding),
+                 "ok: boundary verified, the gateway refuses what its rules "
+                 "do not hold (vendor not tried)");
+        return 0;
+    }
     if (named == NULL) {
         snprintf(r->finding, sizeof(r->finding),
                  "ok: boundary verified, vendor %s",
@@ -532,7 +638,8 @@ rc_probe_read(const cJSON *root, long exit_code, struct rc_probe_result *r,
 
 int
 rc_probe_parse(const char *output, size_t len, long exit_code,
-               struct rc_probe_result *out, struct err *e)
+               enum rc_probe_mode mode, struct rc_probe_result *out,
+               struct err *e)
 {
     struct rc_probe_result r = { 0 };
     cJSON *root;
@@ -544,7 +651,7 @@ rc_probe_parse(const char *output, size_t len, long exit_code,
     root = rc_probe_line(output, len, exit_code, e);
     if (root == NULL)
         return -1;
-    rc = rc_probe_read(root, exit_code, &r, e);
+    rc = rc_probe_read(root, exit_code, mode, &r, e);
     cJSON_Delete(root);
     if (rc == 0)
         *out = r;

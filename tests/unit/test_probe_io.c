@@ -1,10 +1,14 @@
-/* test_probe_io.c - the boundary probe's socket loop and DNS messages
- * (images/probe_io.c, images/probe_facts.c) on loopback only: each
- * exchange ends on the answer the kernel gives (connected, refused, a
- * reply), silence ends only at the deadline as ETIMEDOUT and is never
- * reported as done-without-error, a reply with the wrong id is ignored,
- * an exchange whose deadline is already past is not made, and settled()
- * ends a run with the rest left pending. */
+/* test_probe_io.c - the boundary probe's socket loop, DNS messages and
+ * gateway check (images/probe_io.c, probe_facts.c, probe_http.c) on
+ * loopback only: each exchange ends on the answer the kernel gives
+ * (connected, refused, a reply), silence ends only at the deadline as
+ * ETIMEDOUT and is never reported as done-without-error, a reply with the
+ * wrong id is ignored, an exchange whose deadline is already past is not
+ * made, and settled() ends a run with the rest left pending. The gateway
+ * check's request goes to loopback listeners that answer as the gateway
+ * does (ok), answer otherwise (breach), refuse, reset or close (broken)
+ * or never answer (undecided); each case is the negative control of the
+ * others. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,10 +16,13 @@
 
 #include <cmocka.h>
 
+#include <stdio.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -269,6 +276,180 @@ test_dns_messages(void **state)
     assert_int_equal(probe_dns_reply(q, 11, &rcode, &answers), -1);
 }
 
+static void
+test_gateway_request(void **state)
+{
+    static const char want[] =
+        "GET /agentctl-probe/outside-the-rules HTTP/1.1\r\n"
+        "Host: 10.213.5.5:8080\r\nConnection: close\r\n\r\n";
+    unsigned char req[128];
+
+    (void)state;
+    assert_int_equal(probe_gateway_request("10.213.5.5:8080", req, sizeof(req)),
+                     (int)sizeof(want) - 1);
+    assert_memory_equal(req, want, sizeof(want) - 1);
+    assert_int_equal(probe_gateway_request("10.213.5.5:8080", req, 40), -1);
+}
+
+/* How a loopback listener treats the gateway check's request. */
+enum gw_act {
+    GW_ANSWER, /* read the request head, write the reply, close */
+    GW_CLOSE,  /* read the request head, close without a word */
+    GW_RESET,  /* read the request head, reset the connection */
+    GW_MUTE,   /* listen, never accept: the connect completes, no answer */
+    GW_NONE,   /* bound, not listening: refused */
+};
+
+struct gw_case {
+    const char *what;
+    enum gw_act act;
+    const char *reply;
+    bool ok;
+    enum probe_fail fail;
+    const char *detail;
+};
+
+#define GW_403 "HTTP/1.1 403 Forbidden\r\n"
+/* the bytes proxy/gw_audit.c writes, body and all */
+#define GW_SIGNED                                                              \
+    "Proxy-Status: agentctl-gateway; error=http_request_denied; "              \
+    "details=\"path not allowed\"\r\n"
+#define GW_BODY                                                                \
+    "Content-Type: application/json\r\nContent-Length: 2\r\n"                  \
+    "Connection: close\r\n\r\n{}"
+
+static const struct gw_case gw_cases[] = {
+    { "the gateway's refusal", GW_ANSWER, GW_403 GW_SIGNED GW_BODY, true, 0,
+      "403" },
+    { "field name in lower case, no space", GW_ANSWER,
+      GW_403 "proxy-status:agentctl-gateway\r\n\r\n", true, 0, "403" },
+    { "a 200: the request went through", GW_ANSWER,
+      "HTTP/1.1 200 OK\r\n" GW_SIGNED GW_BODY, false, PROBE_FAIL_BREACH,
+      "200" },
+    { "a 404 from some server", GW_ANSWER,
+      "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false,
+      PROBE_FAIL_BREACH, "404" },
+    { "a 403 without Proxy-Status", GW_ANSWER, GW_403 GW_BODY, false,
+      PROBE_FAIL_BREACH, "403 without Proxy-Status agentctl-gateway" },
+    { "a 403 from another proxy", GW_ANSWER,
+      GW_403 "Proxy-Status: squid; error=http_request_denied\r\n\r\n", false,
+      PROBE_FAIL_BREACH, "403 without Proxy-Status agentctl-gateway" },
+    { "a 403 whose proxy name only starts like the gateway's", GW_ANSWER,
+      GW_403 "Proxy-Status: agentctl-gateway2; error=x\r\n\r\n", false,
+      PROBE_FAIL_BREACH, "403 without Proxy-Status agentctl-gateway" },
+    { "a 403 with the header in its body only", GW_ANSWER,
+      GW_403 "Content-Length: 60\r\n\r\n" GW_SIGNED, false, PROBE_FAIL_BREACH,
+      "403 without Proxy-Status agentctl-gateway" },
+    { "not HTTP", GW_ANSWER, "SSH-2.0-OpenSSH_9.6\r\n\r\n", false,
+      PROBE_FAIL_BROKEN, "not an HTTP answer" },
+    { "closed without an answer", GW_CLOSE, NULL, false, PROBE_FAIL_BROKEN,
+      "closed without an answer" },
+    { "reset", GW_RESET, NULL, false, PROBE_FAIL_BROKEN, "reset" },
+    { "nothing listening", GW_NONE, NULL, false, PROBE_FAIL_BROKEN, "refused" },
+    { "a listener that never answers", GW_MUTE, NULL, false,
+      PROBE_FAIL_UNDECIDED, "no answer in 300 ms" },
+};
+
+/* The child's side: read the request's head, then act. */
+static void
+gw_serve(int lfd, const struct gw_case *gc)
+{
+    char buf[512];
+    size_t n = 0;
+    int c = accept(lfd, NULL, NULL);
+
+    while (c >= 0 && n < sizeof(buf) - 1) {
+        ssize_t k = read(c, buf + n, sizeof(buf) - 1 - n);
+
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+        buf[n] = '\0';
+        if (strstr(buf, "\r\n\r\n") != NULL)
+            break;
+    }
+    if (gc->act == GW_RESET) {
+        struct linger l = { .l_onoff = 1, .l_linger = 0 };
+
+        setsockopt(c, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+    } else if (gc->act == GW_ANSWER) {
+        (void)!write(c, gc->reply, strlen(gc->reply));
+    }
+    _exit(0);
+}
+
+/* Run the gateway check against one listener and judge it into c. */
+static void
+gw_check(const struct gw_case *gc, struct probe_check *c)
+{
+    struct sockaddr_in sa;
+    int lfd = bound(SOCK_STREAM, &sa), status;
+    unsigned char req[128];
+    char arg[32];
+    struct probe_io io;
+    pid_t pid = -1;
+    /* silence must last to the deadline; an answer may be slow (valgrind) */
+    long ms = gc->act == GW_MUTE || gc->act == GW_NONE ? 300 : 10000;
+
+    if (gc->act != GW_NONE)
+        assert_int_equal(listen(lfd, 8), 0);
+    if (gc->act != GW_NONE && gc->act != GW_MUTE) {
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+            gw_serve(lfd, gc);
+    }
+    snprintf(arg, sizeof(arg), "127.0.0.1:%u", (unsigned)ntohs(sa.sin_port));
+    io_init(&io, PROBE_IO_TCP, &sa, ms);
+    io.req = req;
+    io.req_len = (size_t)probe_gateway_request(arg, req, sizeof(req));
+    io.retry_refused = true; /* as probe.c sets it */
+    probe_io_run(&io, 1, NULL, NULL);
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    close(lfd);
+    memset(c, 0, sizeof(*c));
+    probe_gateway_judge(&io, ms, c);
+}
+
+static void
+test_gateway_check(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(gw_cases) / sizeof(gw_cases[0]); i++) {
+        const struct gw_case *gc = &gw_cases[i];
+        struct probe_check c;
+
+        gw_check(gc, &c);
+        if (c.ok != gc->ok || (!c.ok && c.fail != gc->fail) ||
+            strcmp(c.detail, gc->detail) != 0)
+            fail_msg("%s: ok %d fail %d [%s], wanted ok %d fail %d [%s]",
+                     gc->what, c.ok, c.fail, c.detail, gc->ok, gc->fail,
+                     gc->detail);
+    }
+}
+
+/* The judgement of exchanges the socket loop never finished: still
+ * pending (settled() ended the run) is silence, never an answer. */
+static void
+test_gateway_judge_pending(void **state)
+{
+    struct probe_io io;
+    struct probe_check c;
+
+    (void)state;
+    memset(&io, 0, sizeof(io));
+    io.err = EINPROGRESS;
+    memset(&c, 0, sizeof(c));
+    probe_gateway_judge(&io, 3000, &c);
+    assert_false(c.ok);
+    assert_int_equal(c.fail, PROBE_FAIL_UNDECIDED);
+    assert_string_equal(c.detail, "no answer in 3000 ms");
+    assert_int_equal(probe_status_code("HTTP/1.1 403 Forbidden"), 403);
+    assert_int_equal(probe_status_code("HTTP/2 200"), -1);
+    assert_int_equal(probe_status_code("HTTP/1.1 99 x"), -1);
+}
+
 int
 main(void)
 {
@@ -279,6 +460,9 @@ main(void)
         cmocka_unit_test(test_udp_answers_and_silence),
         cmocka_unit_test(test_settled_and_not_made),
         cmocka_unit_test(test_dns_messages),
+        cmocka_unit_test(test_gateway_request),
+        cmocka_unit_test(test_gateway_check),
+        cmocka_unit_test(test_gateway_judge_pending),
     };
 
     signal(SIGPIPE, SIG_IGN);

@@ -28,6 +28,7 @@
 #define NET    PFX "-net"
 #define PROBE  "agentctl/probe:" AGENTCTL_VERSION
 #define DENIED RC_PROBE_DENIED_DEFAULT
+#define GATEWAY "10.213.5.5:8080"
 
 static const char cfg_text[] =
     "vendors:\n"
@@ -87,8 +88,8 @@ setup(void **state)
     fx->d = rc_desired_build(fx->inv, fx->cfg, &in, &e);
     if (fx->d == NULL)
         fail_msg("build: %s", e.msg);
-    fx->probe = rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", DENIED,
-                              direct, N_DIRECT, "ctl-a", UID, "a1");
+    fx->probe = rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", NULL,
+                              DENIED, direct, N_DIRECT, "ctl-a", UID, "a1");
     assert_non_null(fx->probe);
     *state = fx;
     return 0;
@@ -288,20 +289,88 @@ test_rc_probe_body_refuses_bad_inputs(void **state)
 
     for (size_t i = 0; i < RC_PROBE_MAX_DIRECT + 1; i++)
         many[i] = "10.213.5.1:80";
-    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", DENIED,
-                              many, RC_PROBE_MAX_DIRECT + 1, "ctl-a", UID,
-                              "a1"));
-    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", DENIED,
-                              spaced, 1, "ctl-a", UID, "a1"));
-    assert_null(rc_probe_body(fx->d, fx->cfg, NULL, "vendor.test:443", DENIED,
-                              NULL, 0, "ctl-a", UID, "a1"));
-    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, "", DENIED, NULL, 0,
+    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", NULL,
+                              DENIED, many, RC_PROBE_MAX_DIRECT + 1, "ctl-a",
+                              UID, "a1"));
+    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", NULL,
+                              DENIED, spaced, 1, "ctl-a", UID, "a1"));
+    assert_null(rc_probe_body(fx->d, fx->cfg, NULL, "vendor.test:443", NULL,
+                              DENIED, NULL, 0, "ctl-a", UID, "a1"));
+    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, "", NULL, DENIED, NULL, 0,
                               "ctl-a", UID, "a1"));
-    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443",
+    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", NULL,
                               "a\nb:1", NULL, 0, "ctl-a", UID, "a1"));
     /* the limit itself is fine */
-    cJSON *ok = rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", DENIED,
-                              many, RC_PROBE_MAX_DIRECT, "ctl-a", UID, "a1");
+    cJSON *ok =
+        rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", NULL, DENIED,
+                      many, RC_PROBE_MAX_DIRECT, "ctl-a", UID, "a1");
+    assert_non_null(ok);
+    cJSON_Delete(ok);
+}
+
+/* Gateway mode: --gateway in place of --allowed, the vendor's host as the
+ * denied one; every other field is the CONNECT-mode body's. */
+static void
+test_rc_probe_body_gateway(void **state)
+{
+    struct fixture *fx = *state;
+    cJSON *g =
+        rc_probe_body(fx->d, fx->cfg, PROBE, NULL, GATEWAY, "vendor.test:443",
+                      direct, N_DIRECT, "ctl-a", UID, "a1");
+    cJSON *a, *b;
+
+    assert_non_null(g);
+    assert_field(g, "/Entrypoint",
+                 "[\"/probe\",\"--proxy\",\"10.213.5.2:3128\",\"--gateway\","
+                 "\"" GATEWAY "\",\"--denied\",\"vendor.test:443\","
+                 "\"--direct\",\"10.213.5.1:80\",\"--direct\","
+                 "\"10.213.5.1:443\",\"--direct\",\"10.213.5.1:3128\","
+                 "\"--direct\",\"172.20.0.3:3128\"]");
+    a = cJSON_Duplicate(g, true);
+    b = cJSON_Duplicate(fx->probe, true);
+    cJSON_DeleteItemFromObjectCaseSensitive(a, "Entrypoint");
+    cJSON_DeleteItemFromObjectCaseSensitive(b, "Entrypoint");
+    assert_true(cJSON_Compare(a, b, true));
+    /* negative control: the comparison sees a changed field */
+    cJSON_ReplaceItemInObjectCaseSensitive(a, "WorkingDir",
+                                           cJSON_CreateString("/tmp"));
+    assert_false(cJSON_Compare(a, b, true));
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    cJSON_Delete(g);
+}
+
+/* Exactly one mode, and the gateway by IPv4 literal only. */
+static void
+test_rc_probe_body_gateway_refusals(void **state)
+{
+    struct fixture *fx = *state;
+    static const char *const bad[] = {
+        "gateway.test:8080",
+        "10.213.5.5",
+        "10.213.5.5:",
+        "10.213.5.5:0",
+        "10.213.5.5:65536",
+        "10.213.5.5:+80",
+        "10.213.5.5:80x",
+        "10.213.5.5:8080 --allowed",
+        "",
+        "[::1]:8080",
+        "10.213.5:8080",
+    };
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (rc_probe_body(fx->d, fx->cfg, PROBE, NULL, bad[i], DENIED, NULL, 0,
+                          "ctl-a", UID, "a1") != NULL)
+            fail_msg("gateway [%s] was taken", bad[i]);
+    /* both modes at once, or neither */
+    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", GATEWAY,
+                              DENIED, NULL, 0, "ctl-a", UID, "a1"));
+    assert_null(rc_probe_body(fx->d, fx->cfg, PROBE, NULL, NULL, DENIED, NULL,
+                              0, "ctl-a", UID, "a1"));
+    /* positive control: the same call with a good address */
+    cJSON *ok = rc_probe_body(fx->d, fx->cfg, PROBE, NULL, "10.213.5.5:65535",
+                              DENIED, NULL, 0, "ctl-a", UID, "a1");
     assert_non_null(ok);
     cJSON_Delete(ok);
 }
@@ -404,6 +473,13 @@ struct parse_case {
     const char *finding; /* NULL: must be an error */
     const char *error;   /* substring of the error message */
 };
+
+/* gateway mode: the gateway check, and the vendor's host denied */
+#define GW_OK      CHK("gateway", GATEWAY, "true", "403")
+#define VENDOR_403 CHK("denied", "vendor.test:443", "true", "403")
+#define GW_FINDING_OK                                                          \
+    "ok: boundary verified, the gateway refuses what its rules do not hold "   \
+    "(vendor not tried)"
 
 static const struct parse_case parse_cases[] = {
     { "ok, vendor reachable",
@@ -555,6 +631,75 @@ static const struct parse_case parse_cases[] = {
       NULL, "unknown vendor status" },
     { "no checks", "{\"verdict\":\"ok\",\"vendor\":\"reachable\"}", 0, 0, false,
       NULL, "lacks checks" },
+    { "CONNECT: a gateway-mode probe's line",
+      LINE("ok", "reachable", GW_OK "," DENIED_403 "," DNS_OK), 0, 0, false,
+      NULL, "gateway check in CONNECT mode" },
+    { "CONNECT: the vendor unknown",
+      LINE("ok", "unknown", ALLOWED_200 "," DENIED_403 "," DNS_OK), 0, 0, false,
+      NULL, "unknown vendor status for CONNECT mode" },
+};
+
+/* Lines of a gateway-mode probe (RC_PROBE_MODE_GATEWAY). */
+static const struct parse_case gateway_cases[] = {
+    { "gateway: ok", LINE("ok", "unknown", GW_OK "," VENDOR_403 "," DNS_OK), 0,
+      RC_PROBE_OK, true, GW_FINDING_OK, NULL },
+    { "gateway: something else answers (200)",
+      LINE("breach", "unknown",
+           FCHK("gateway", GATEWAY, "200", "breach") "," VENDOR_403 "," DNS_OK),
+      2, RC_PROBE_BREACH, true,
+      "breach: " GATEWAY " does not enforce the gateway's rules: a request "
+      "outside them got 200",
+      NULL },
+    { "gateway: the proxy admits the vendor",
+      LINE("breach", "unknown",
+           GW_OK
+           "," FCHK("denied", "vendor.test:443", "200", "breach") "," DNS_OK),
+      2, RC_PROBE_BREACH, true,
+      "breach: proxy did not refuse vendor.test:443, a host off the "
+      "allowlist (200)",
+      NULL },
+    { "gateway: nothing serves (refused)",
+      LINE("proxy-broken", "unknown",
+           FCHK("gateway", GATEWAY, "refused", "broken") "," VENDOR_403
+                                                         "," DNS_OK),
+      3, RC_PROBE_PROXY_BROKEN, true,
+      "proxy-broken: the gateway at " GATEWAY " does not serve, the agent "
+      "could not reach the vendor (refused)",
+      NULL },
+    { "gateway: silent",
+      LINE("inconclusive", "unknown",
+           FCHK("gateway", GATEWAY, "no answer in 3000 ms",
+                "undecided") "," VENDOR_403 "," DNS_OK),
+      5, RC_PROBE_INCONCLUSIVE, true,
+      "inconclusive: the gateway at " GATEWAY " did not answer, so its rules "
+      "cannot be told enforced (no answer in 3000 ms)",
+      NULL },
+    { "gateway: a breach named over a silent gateway",
+      LINE("breach", "unknown",
+           FCHK("gateway", GATEWAY, "no answer in 3000 ms",
+                "undecided") "," VENDOR_403
+                             "," FCHK("dns", "vendor.test:443", "1 answers",
+                                      "breach") "," IPV6_OK),
+      2, RC_PROBE_BREACH, true,
+      "breach: outside name resolution works: the resolver answered "
+      "vendor.test:443 (1 answers)",
+      NULL },
+    { "gateway: ok without the gateway check",
+      LINE("ok", "unknown", VENDOR_403 "," DNS_OK), 0, 0, false, NULL,
+      "no gateway check" },
+    { "gateway: a CONNECT-mode probe's line",
+      LINE("ok", "unknown", ALLOWED_200 "," VENDOR_403 "," DNS_OK), 0, 0, false,
+      NULL, "allowed check in gateway mode" },
+    { "gateway: both checks",
+      LINE("ok", "unknown", GW_OK "," ALLOWED_200 "," VENDOR_403 "," DNS_OK), 0,
+      0, false, NULL, "allowed check in gateway mode" },
+    { "gateway: a vendor status only CONNECT mode has",
+      LINE("ok", "reachable", GW_OK "," VENDOR_403 "," DNS_OK), 0, 0, false,
+      NULL, "unknown vendor status for gateway mode" },
+    { "gateway: ok with the gateway check failed",
+      LINE("ok", "unknown",
+           FCHK("gateway", GATEWAY, "200", "breach") "," VENDOR_403 "," DNS_OK),
+      0, 0, false, NULL, "probe said ok with 1 failed checks" },
 };
 
 /* The check a finding's sentence is about (rc_probe_check_text's words):
@@ -565,11 +710,17 @@ check_named(const char *finding)
     static const struct {
         const char *words, *check;
     } by[] = {
-        { "refused the vendor", "allowed" }, { "did not refuse", "denied" },
-        { "direct connection", "direct" },   { "resolver", "dns" },
-        { "name resolution", "dns" },        { "IPv6", "ipv6" },
+        { "gateway", "gateway" },
+        { "refused the vendor", "allowed" },
+        { "did not refuse", "denied" },
+        { "direct connection", "direct" },
+        { "resolver", "dns" },
+        { "name resolution", "dns" },
+        { "IPv6", "ipv6" },
     };
 
+    if (strncmp(finding, "ok:", 3) == 0)
+        return ""; /* an ok finding names no check */
     for (size_t i = 0; i < sizeof(by) / sizeof(by[0]); i++)
         if (strstr(finding, by[i].words) != NULL)
             return by[i].check;
@@ -577,17 +728,16 @@ check_named(const char *finding)
 }
 
 static void
-test_rc_probe_parse_table(void **state)
+parse_table(const struct parse_case *cases, size_t n, enum rc_probe_mode mode)
 {
-    (void)state;
-    for (size_t i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++) {
-        const struct parse_case *c = &parse_cases[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct parse_case *c = &cases[i];
         struct rc_probe_result r;
         struct err e = { 0 };
         int rc;
 
         memset(&r, 0x5a, sizeof(r));
-        rc = rc_probe_parse(c->out, strlen(c->out), c->exit_code, &r, &e);
+        rc = rc_probe_parse(c->out, strlen(c->out), c->exit_code, mode, &r, &e);
         if (c->finding == NULL) {
             if (rc != -1 || strstr(e.msg, c->error) == NULL)
                 fail_msg("%s: rc %d, error [%s], wanted [%s]", c->what, rc,
@@ -610,6 +760,22 @@ test_rc_probe_parse_table(void **state)
 }
 
 static void
+test_rc_probe_parse_table(void **state)
+{
+    (void)state;
+    parse_table(parse_cases, sizeof(parse_cases) / sizeof(parse_cases[0]),
+                RC_PROBE_MODE_CONNECT);
+}
+
+static void
+test_rc_probe_parse_gateway_table(void **state)
+{
+    (void)state;
+    parse_table(gateway_cases, sizeof(gateway_cases) / sizeof(gateway_cases[0]),
+                RC_PROBE_MODE_GATEWAY);
+}
+
+static void
 test_rc_probe_parse_limits(void **state)
 {
     static const char line[] =
@@ -622,18 +788,24 @@ test_rc_probe_parse_limits(void **state)
     assert_non_null(big);
     memset(big, ' ', RC_PROBE_MAX_OUTPUT + 1);
     memcpy(big, line, sizeof(line) - 1);
-    assert_int_equal(rc_probe_parse(big, RC_PROBE_MAX_OUTPUT + 1, 0, &r, &e),
+    assert_int_equal(rc_probe_parse(big, RC_PROBE_MAX_OUTPUT + 1, 0,
+                                    RC_PROBE_MODE_CONNECT, &r, &e),
                      -1);
     assert_int_equal(e.code, ERR_LIMIT);
     /* at the cap it is fine (trailing blanks) */
-    assert_int_equal(rc_probe_parse(big, RC_PROBE_MAX_OUTPUT, 0, &r, &e), 0);
+    assert_int_equal(rc_probe_parse(big, RC_PROBE_MAX_OUTPUT, 0,
+                                    RC_PROBE_MODE_CONNECT, &r, &e),
+                     0);
     /* every prefix of a good line is an error, never a verdict */
     for (size_t n = 0; n < sizeof(line) - 2; n++)
-        assert_int_equal(rc_probe_parse(line, n, 0, &r, NULL), -1);
+        assert_int_equal(
+            rc_probe_parse(line, n, 0, RC_PROBE_MODE_CONNECT, &r, NULL), -1);
     /* a NUL inside the line */
     memcpy(big, line, sizeof(line) - 1);
     big[10] = '\0';
-    assert_int_equal(rc_probe_parse(big, sizeof(line) - 1, 0, &r, &e), -1);
+    assert_int_equal(
+        rc_probe_parse(big, sizeof(line) - 1, 0, RC_PROBE_MODE_CONNECT, &r, &e),
+        -1);
     free(big);
     assert_string_equal(rc_probe_verdict_name(RC_PROBE_PROXY_BROKEN),
                         "proxy-broken");
@@ -654,11 +826,16 @@ main(void)
             test_rc_probe_body_never_holds_the_credential, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rc_probe_body_refuses_bad_inputs,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rc_probe_body_gateway, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_rc_probe_body_gateway_refusals,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_rc_probe_name_and_address, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_rc_probe_join_keeps_hardening,
                                         setup, teardown),
         cmocka_unit_test(test_rc_probe_parse_table),
+        cmocka_unit_test(test_rc_probe_parse_gateway_table),
         cmocka_unit_test(test_rc_probe_parse_limits),
     };
 
