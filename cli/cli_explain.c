@@ -94,10 +94,11 @@ find(const struct spec_node *root, const char *path,
 static void
 print_limits(const struct spec_node *s)
 {
-    static const char *const keys[] = { "default", "minimum", "exclusiveMinimum", "maximum",
-                                        "minLength", "maxLength", "minItems",
-                                        "maxItems", "maxProperties", "pattern",
-                                        NULL };
+    static const char *const keys[] = {
+        "default",       "minimum",       "exclusiveMinimum", "maximum",
+        "minLength",     "maxLength",     "minItems",         "maxItems",
+        "minProperties", "maxProperties", "pattern",          NULL
+    };
     const struct spec_node *en = spec_node_get(s, "enum");
     const struct spec_node *rules = spec_node_get(s, "x-kubernetes-validations");
     bool any = false;

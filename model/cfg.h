@@ -112,13 +112,16 @@ void cfg_free(struct cfg *cfg);
 const struct cfg_vendor *cfg_find_vendor(const struct cfg *cfg,
                                            const char *name);
 
-/* Check that a spec fits this controller: its vendor is configured, the
- * deadline, workspace size and inodes, output bound, memory, CPUs, pids
- * and scratch size and inodes are within limits, a
- * credential has a credentialEnv to go in, and env sets none of the
- * variables the controller sets (the vendor's credentialEnv, HTTPS_PROXY,
- * https_proxy, HTTP_PROXY, http_proxy, AGENT_PHASE, HOME). Returns 0, or
- * -1 with ERR_INVALID and the spec field named in e->field, e.g.
+/* Check that a spec fits this controller: its vendor is configured; for
+ * a vendor in credentialMode env a credential has a credentialEnv to go in
+ * and there is no vendorBudget, for one in credentialMode gateway there is
+ * a credential; the deadline, workspace size and inodes, output bound,
+ * memory, CPUs, pids, scratch size and inodes and the vendorBudget parts
+ * are within limits (a vendor limit of 0 is none); and env sets none of
+ * the variables the controller sets (the vendor's credentialEnv and
+ * gateway.baseUrlEnv, HTTPS_PROXY, https_proxy, HTTP_PROXY, http_proxy,
+ * NO_PROXY, no_proxy, ALL_PROXY, all_proxy, AGENT_PHASE, HOME). Returns 0,
+ * or -1 with ERR_INVALID and the spec field named in e->field, e.g.
  * spec.vendor: vendor "x" is not configured (known: claude, codex). */
 int cfg_admit(const struct cfg *cfg,
                      const struct spec_invocation *inv, struct err *e);

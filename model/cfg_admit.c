@@ -1,9 +1,10 @@
 /* cfg_admit.c - does a spec fit this controller? The vendor must be
- * configured, every bound the spec sets (deadline, workspace, output,
- * memory, CPUs, pids, scratch) must be within the config's limits, and
- * the spec must not set what the controller sets in the agent. Checked at
- * apply time by the CLI and again by rc_desired_build() before anything is
- * created. */
+ * configured, the spec's credential and vendorBudget must suit the
+ * vendor's credentialMode, every bound the spec sets (deadline, workspace,
+ * output, memory, CPUs, pids, scratch, vendor budget) must be within the
+ * config's limits, and the spec must not set what the controller sets in
+ * the agent. Checked at apply time by the CLI and again by
+ * rc_desired_build() before anything is created. */
 #include "cfg.h"
 
 #include <stddef.h>
@@ -58,6 +59,36 @@ admit_unknown_vendor(const struct cfg *cfg,
                       inv->vendor ? inv->vendor : "", known);
 }
 
+/* The credential and the budget against the vendor's credentialMode: a
+ * gateway has nothing to add without a credential, a budget is kept by the
+ * gateway only, and in env mode a credential needs a variable to go in. */
+static int
+admit_mode(const struct cfg_vendor *vd, const struct spec_invocation *inv,
+           struct err *e)
+{
+    bool gateway = vd->credential_mode == CFG_CREDENTIAL_GATEWAY;
+
+    if (inv->has_vendor_budget && !gateway)
+        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
+                          "spec.vendorBudget",
+                          "vendor \"%s\" uses credentialMode env; a budget "
+                          "needs credentialMode gateway",
+                          vd->name);
+    if (gateway && inv->credential == NULL)
+        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
+                          "spec.credential",
+                          "vendor \"%s\" uses credentialMode gateway, which "
+                          "needs a credential",
+                          vd->name);
+    if (!gateway && inv->credential != NULL && vd->credential_env == NULL)
+        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
+                          "spec.credential",
+                          "vendor \"%s\" has no credentialEnv to pass a "
+                          "credential in",
+                          vd->name);
+    return 0;
+}
+
 static int
 admit_env(const struct cfg_vendor *vd, const struct spec_invocation *inv,
           struct err *e)
@@ -73,6 +104,13 @@ admit_env(const struct cfg_vendor *vd, const struct spec_invocation *inv,
                               "%s carries vendor \"%s\"'s credential: use "
                               "spec.credential, not env",
                               k, vd->name);
+        /* Only a gateway vendor has one (cfg_vendor.c). */
+        if (vd->gateway_base_url_env != NULL &&
+            strcmp(k, vd->gateway_base_url_env) == 0)
+            return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0, field,
+                              "set by the controller (vendor \"%s\"'s "
+                              "gateway URL goes in %s)",
+                              vd->name, k);
         if (!admit_env_name_ok(k))
             return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0, field,
                               "%s cannot be set in a spec (set by the "
@@ -89,6 +127,13 @@ enum admit_unit {
     ADMIT_CPUS,  /* thousandths: "16 CPUs", "1.5 CPUs" */
 };
 
+/* When a cap applies. */
+enum admit_when {
+    ADMIT_ALWAYS,
+    ADMIT_WORKSPACE, /* only when the spec has a workspace */
+    ADMIT_NONZERO,   /* only when the limit is not 0 (0 = no cap) */
+};
+
 /* One bound a spec sets and the config key that caps it. Every uint64_t
  * bound of the spec is here; deadlineSeconds (uint32_t) is checked apart. */
 struct admit_cap {
@@ -97,7 +142,7 @@ struct admit_cap {
     size_t spec_off;   /* uint64_t in struct spec_invocation */
     size_t limit_off;  /* uint64_t in struct cfg_limits */
     enum admit_unit unit;
-    bool workspace; /* only when the spec has a workspace */
+    enum admit_when when;
 };
 
 #define SPEC_AT(f) offsetof(struct spec_invocation, f)
@@ -106,24 +151,29 @@ struct admit_cap {
 static const struct admit_cap admit_caps[] = {
     { "spec.workspace.size", "limits.maxWorkspaceBytes",
       SPEC_AT(workspace_bytes), LIM_AT(max_workspace_bytes), ADMIT_BYTES,
-      true },
+      ADMIT_WORKSPACE },
     { "spec.workspace.inodes", "limits.maxWorkspaceInodes",
       SPEC_AT(workspace_inodes), LIM_AT(max_workspace_inodes), ADMIT_COUNT,
-      true },
+      ADMIT_WORKSPACE },
     { "spec.output.maxBytes", "limits.maxOutputBytes",
       SPEC_AT(output_max_bytes), LIM_AT(max_output_bytes), ADMIT_BYTES,
-      false },
+      ADMIT_ALWAYS },
     { "spec.resources.memory", "limits.maxMemoryBytes", SPEC_AT(memory_bytes),
-      LIM_AT(max_memory_bytes), ADMIT_BYTES, false },
+      LIM_AT(max_memory_bytes), ADMIT_BYTES, ADMIT_ALWAYS },
     { "spec.resources.cpus", "limits.maxCpus", SPEC_AT(millicpus),
-      LIM_AT(max_millicpus), ADMIT_CPUS, false },
+      LIM_AT(max_millicpus), ADMIT_CPUS, ADMIT_ALWAYS },
     { "spec.resources.pids", "limits.maxPids", SPEC_AT(pids), LIM_AT(max_pids),
-      ADMIT_COUNT, false },
+      ADMIT_COUNT, ADMIT_ALWAYS },
     { "spec.scratch.size", "limits.maxScratchBytes", SPEC_AT(scratch_bytes),
-      LIM_AT(max_scratch_bytes), ADMIT_BYTES, false },
-    { "spec.scratch.inodes", "limits.maxScratchInodes",
-      SPEC_AT(scratch_inodes), LIM_AT(max_scratch_inodes), ADMIT_COUNT,
-      false },
+      LIM_AT(max_scratch_bytes), ADMIT_BYTES, ADMIT_ALWAYS },
+    { "spec.scratch.inodes", "limits.maxScratchInodes", SPEC_AT(scratch_inodes),
+      LIM_AT(max_scratch_inodes), ADMIT_COUNT, ADMIT_ALWAYS },
+    /* A part the spec leaves out is 0, under any limit. */
+    { "spec.vendorBudget.requests", "limits.maxVendorRequests",
+      SPEC_AT(vendor_requests), LIM_AT(max_vendor_requests), ADMIT_COUNT,
+      ADMIT_NONZERO },
+    { "spec.vendorBudget.bytes", "limits.maxVendorBytes", SPEC_AT(vendor_bytes),
+      LIM_AT(max_vendor_bytes), ADMIT_BYTES, ADMIT_NONZERO },
 };
 
 static void
@@ -159,7 +209,8 @@ admit_cap_check(const struct admit_cap *c, const struct cfg_limits *l,
     uint64_t max = *(const uint64_t *)((const char *)l + c->limit_off);
     char a[48], b[48];
 
-    if ((c->workspace && !inv->has_workspace) || want <= max)
+    if ((c->when == ADMIT_WORKSPACE && !inv->has_workspace) ||
+        (c->when == ADMIT_NONZERO && max == 0) || want <= max)
         return 0;
     admit_show(a, sizeof(a), want, c->unit);
     admit_show(b, sizeof(b), max, c->unit);
@@ -180,6 +231,8 @@ cfg_admit(const struct cfg *cfg,
 
     if (vd == NULL)
         return admit_unknown_vendor(cfg, inv, e);
+    if (admit_mode(vd, inv, e) == -1)
+        return -1;
     if (inv->deadline_seconds > l->max_deadline_seconds)
         return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
                           "spec.deadlineSeconds",
@@ -189,11 +242,5 @@ cfg_admit(const struct cfg *cfg,
     for (size_t i = 0; i < sizeof(admit_caps) / sizeof(admit_caps[0]); i++)
         if (admit_cap_check(&admit_caps[i], l, inv, e) == -1)
             return -1;
-    if (inv->credential != NULL && vd->credential_env == NULL)
-        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
-                          "spec.credential",
-                          "vendor \"%s\" has no credentialEnv to pass a "
-                          "credential in",
-                          vd->name);
     return admit_env(vd, inv, e);
 }

@@ -161,6 +161,7 @@ fill_spec(struct spec_invocation *inv, const struct spec_node *spec)
     const struct spec_node *scratch = spec_node_get(spec, "scratch");
     const struct spec_node *res = spec_node_get(spec, "resources");
     const struct spec_node *cancel = spec_node_get(spec, "cancel");
+    const struct spec_node *budget = spec_node_get(spec, "vendorBudget");
 
     inv->vendor = dup_str(spec_node_get(spec, "vendor"));
     inv->phase = phase_of(spec_node_get(spec, "phase")->value);
@@ -187,6 +188,10 @@ fill_spec(struct spec_invocation *inv, const struct spec_node *spec)
         (uint32_t)quantity(spec_node_get(spec, "deadlineSeconds"), false);
     inv->output_max_bytes = quantity(
         spec_node_get(spec_node_get(spec, "output"), "maxBytes"), false);
+    /* A part left out stays 0: the controller's limit applies then. */
+    inv->has_vendor_budget = budget != NULL;
+    inv->vendor_requests = quantity(spec_node_get(budget, "requests"), false);
+    inv->vendor_bytes = quantity(spec_node_get(budget, "bytes"), false);
     inv->cancel = spec_node_is_true(cancel);
     if (inv->vendor == NULL || inv->image == NULL || inv->attempt == NULL)
         return -1;

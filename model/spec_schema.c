@@ -20,6 +20,7 @@ static const char *const known_keywords[] = {
     "maxLength",
     "minItems",
     "maxItems",
+    "minProperties",
     "maxProperties",
     "properties",
     "required",
@@ -214,6 +215,8 @@ compile_keyword(struct compiler *c, struct spec_schema *s, const char *k,
         return compile_long(c, v, &s->min_items);
     if (strcmp(k, "maxItems") == 0)
         return compile_long(c, v, &s->max_items);
+    if (strcmp(k, "minProperties") == 0)
+        return compile_long(c, v, &s->min_properties);
     if (strcmp(k, "maxProperties") == 0)
         return compile_long(c, v, &s->max_properties);
     if (strcmp(k, "properties") == 0)
@@ -265,7 +268,8 @@ compile_schema(struct compiler *c, const struct spec_node *n)
         return NULL;
     }
     s->min_length = s->max_length = -1;
-    s->min_items = s->max_items = s->max_properties = -1;
+    s->min_items = s->max_items = -1;
+    s->min_properties = s->max_properties = -1;
     for (size_t i = 0; i < n->n; i++) {
         const char *k = n->pairs[i].key->value;
 

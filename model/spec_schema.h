@@ -42,7 +42,7 @@ struct spec_schema {
     bool has_min, has_max, exclusive_min;
     double minimum, maximum;
     long min_length, max_length; /* -1 when absent */
-    long min_items, max_items, max_properties;
+    long min_items, max_items, min_properties, max_properties;
     struct spec_schema_prop *props;
     size_t nprops;
     char **required;

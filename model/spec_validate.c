@@ -210,24 +210,38 @@ number_in_range(const struct spec_schema *s, double x)
     return !(s->has_max && x > s->maximum);
 }
 
+/* A bound as the CRD writes it: a whole number in full (1e15 is
+ * "1000000000000000", not "1e+15"), anything else with %.15g. */
+static const char *
+show_bound(double x, char *buf, size_t size)
+{
+    if (x >= -9e18 && x <= 9e18 && x == (double)(long long)x)
+        snprintf(buf, size, "%lld", (long long)x);
+    else
+        snprintf(buf, size, "%.15g", x);
+    return buf;
+}
+
 static void
 report_range(struct vctx *v, const struct spec_schema *s,
              const struct spec_node *n, const struct vpath *path)
 {
-    char b[64];
+    char b[64], lo[32], hi[32];
 
+    show_bound(s->minimum, lo, sizeof(lo));
+    show_bound(s->maximum, hi, sizeof(hi));
     if (s->has_min && s->has_max && s->exclusive_min)
-        verr(v, n, path, "must be more than %.15g and at most %.15g, got %s",
-             s->minimum, s->maximum, show(n, b, sizeof(b)));
+        verr(v, n, path, "must be more than %s and at most %s, got %s", lo, hi,
+             show(n, b, sizeof(b)));
     else if (s->has_min && s->has_max)
-        verr(v, n, path, "must be between %.15g and %.15g, got %s", s->minimum,
-             s->maximum, show(n, b, sizeof(b)));
+        verr(v, n, path, "must be between %s and %s, got %s", lo, hi,
+             show(n, b, sizeof(b)));
     else if (s->has_min)
-        verr(v, n, path, "must be %s %.15g, got %s",
-             s->exclusive_min ? "more than" : "at least", s->minimum,
+        verr(v, n, path, "must be %s %s, got %s",
+             s->exclusive_min ? "more than" : "at least", lo,
              show(n, b, sizeof(b)));
     else
-        verr(v, n, path, "must be at most %.15g, got %s", s->maximum,
+        verr(v, n, path, "must be at most %s, got %s", hi,
              show(n, b, sizeof(b)));
 }
 
@@ -409,6 +423,31 @@ check_one_of(struct vctx *v, const struct spec_schema *s,
         verr(v, m, path, "only one of %s may be set", names);
 }
 
+/* minProperties and maxProperties. An empty mapping where one entry is
+ * needed (vendorBudget: {}) names the fields it could hold. */
+static void
+check_property_count(struct vctx *v, const struct spec_schema *s,
+                     const struct spec_node *m, const struct vpath *path)
+{
+    char names[160] = "";
+    size_t len = 0;
+
+    if (s->max_properties >= 0 && m->n > (size_t)s->max_properties)
+        verr(v, m, path, "has %zu entries, at most %ld are allowed", m->n,
+             s->max_properties);
+    if (s->min_properties < 0 || m->n >= (size_t)s->min_properties)
+        return;
+    if (s->min_properties > 1 || s->nprops == 0) {
+        verr(v, m, path, "has %zu entries, at least %ld are required", m->n,
+             s->min_properties);
+        return;
+    }
+    for (size_t i = 0; i < s->nprops && len < sizeof(names); i++)
+        len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+                                i ? ", " : "", s->props[i].name);
+    verr(v, m, path, "must not be empty: set at least one of %s", names);
+}
+
 static void
 check_object(struct vctx *v, const struct spec_schema *s, struct spec_node *m,
              const struct vpath *path)
@@ -416,9 +455,7 @@ check_object(struct vctx *v, const struct spec_schema *s, struct spec_node *m,
     apply_defaults(v, s, m, path);
     check_required(v, s, m, path);
     check_one_of(v, s, m, path);
-    if (s->max_properties >= 0 && m->n > (size_t)s->max_properties)
-        verr(v, m, path, "has %zu entries, at most %ld are allowed", m->n,
-             s->max_properties);
+    check_property_count(v, s, m, path);
     for (size_t i = 0; i < m->n; i++) {
         const char *k = m->pairs[i].key->value;
         const struct spec_schema *ps = prop_schema(s, k);

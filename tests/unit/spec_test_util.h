@@ -29,6 +29,7 @@
     "  resources: {memory: 1Gi, cpus: \"1.5\", pids: 256}\n"                \
     "  deadlineSeconds: 1800\n"                                             \
     "  output: {maxBytes: 1048576}\n"                                       \
+    "  vendorBudget: {requests: 100, bytes: 1Gi}\n"                         \
     "  attempt: a1\n"                                                       \
     "  cancel: false\n"
 

@@ -394,12 +394,32 @@ static void
 test_cfg_gateway_allow_agrees_with_agent_gateway(void **state)
 {
     static const char *const rules[] = {
-        "POST /v1/messages", "GET /", "GET /v1/models/", "POST /%41",
-        "ABCDEFGHIJKLMNOP /v1", "POST /", "ABCDEFGHIJKLMNOPQ /v1", "post /v1",
-        "Post /v1", "PO-ST /v1", "POST", " /v1", "POST  /v1", "POST /v1 x",
-        "POST v1", "POST /v1?x=1", "POST /v1#f", "POST /v1/../x",
-        "POST /v1/./x", "POST /v1//x", "POST /v1/%2e%2e", "POST /v1/%2F",
-        "POST /v1;x", "POST /v1\\x", "POST /v1\t", "POST /v1\x7f",
+        "POST /v1/messages",
+        "GET /",
+        "GET /v1/models/",
+        "POST /%41",
+        "ABCDEFGHIJKLMNOP /v1",
+        "POST /",
+        "ABCDEFGHIJKLMNOPQ /v1",
+        "post /v1",
+        "Post /v1",
+        "PO-ST /v1",
+        "POST",
+        " /v1",
+        "POST  /v1",
+        "POST /v1 x",
+        "POST v1",
+        "POST /v1?x=1",
+        "POST /v1#f",
+        "POST /v1/../x",
+        "POST /v1/./x",
+        "POST /v1//x",
+        "POST /v1/%2e%2e",
+        "POST /v1/%2F",
+        "POST /v1;x",
+        "POST /v1\\x",
+        "POST /v1\t",
+        "POST /v1\x7f",
         "POST /v1/\xc3\xa9",
     };
     const size_t n = sizeof(rules) / sizeof(rules[0]);
@@ -621,8 +641,7 @@ static const struct ecase error_cases[] = {
     { "allow rule without a path",
       "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
       "    gateway:\n      allow: [POST]\n",
-      6, 15, "vendors.f.gateway.allow[0]",
-      "\"POST\": want \"METHOD /path\"" },
+      6, 15, "vendors.f.gateway.allow[0]", "\"POST\": want \"METHOD /path\"" },
     { "allow rule with a query",
       "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
       "    gateway:\n      allow: [\"POST /v1?beta=1\"]\n",
@@ -657,8 +676,8 @@ static const struct ecase error_cases[] = {
       "    gateway: {allow: [\"POST /v1\"], baseUrlEnv: K}\n",
       6, 48, "vendors.f.gateway.baseUrlEnv",
       "K is the vendor's credentialEnv too" },
-    { "maxVendorRequests negative", "limits: {maxVendorRequests: -1}\n", 1,
-      29, "limits.maxVendorRequests",
+    { "maxVendorRequests negative", "limits: {maxVendorRequests: -1}\n", 1, 29,
+      "limits.maxVendorRequests",
       "must be an integer from 0 to 1000000000000000, got -1" },
     { "maxVendorRequests over the gateway's range",
       "limits: {maxVendorRequests: 1000000000000001}\n", 1, 29,
@@ -854,23 +873,18 @@ static const struct acase admit_cases[] = {
       "vendor \"fake\" has no credentialEnv to pass a credential in" },
 };
 
+/* Admit SPEC_HEAD + each case's spec against the config in cfg_text:
+ * the exact field and message of a refusal, or no refusal. */
 static void
-test_cfg_admit_rules(void **state)
+run_admit_cases(const char *cfg_text, const struct acase *cases, size_t n)
 {
-    static const char cfg_text[] =
-        "vendors: {fake: {hosts: [\"vendor.test:443\"], allowPrivate: true}}\n"
-        "limits: {maxDeadlineSeconds: 600, maxWorkspaceBytes: 64Mi,\n"
-        "         maxOutputBytes: 1Mi, maxMemoryBytes: 2Gi, maxCpus: 2,\n"
-        "         maxPids: 512, maxScratchBytes: 128Mi,\n"
-        "         maxScratchInodes: 20000, maxWorkspaceInodes: 100000}\n";
     struct spec_errors es;
     struct cfg *cfg = parse(cfg_text, &es);
     char text[2048];
 
-    (void)state;
     assert_non_null(cfg);
-    for (size_t i = 0; i < sizeof(admit_cases) / sizeof(admit_cases[0]); i++) {
-        const struct acase *c = &admit_cases[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct acase *c = &cases[i];
         struct spec_invocation *inv;
         struct err e = { 0 };
         int rc;
@@ -890,6 +904,110 @@ test_cfg_admit_rules(void **state)
         spec_invocation_free(inv);
     }
     cfg_free(cfg);
+}
+
+static void
+test_cfg_admit_rules(void **state)
+{
+    static const char cfg_text[] =
+        "vendors: {fake: {hosts: [\"vendor.test:443\"], allowPrivate: true}}\n"
+        "limits: {maxDeadlineSeconds: 600, maxWorkspaceBytes: 64Mi,\n"
+        "         maxOutputBytes: 1Mi, maxMemoryBytes: 2Gi, maxCpus: 2,\n"
+        "         maxPids: 512, maxScratchBytes: 128Mi,\n"
+        "         maxScratchInodes: 20000, maxWorkspaceInodes: 100000}\n";
+
+    (void)state;
+    run_admit_cases(cfg_text, admit_cases,
+                    sizeof(admit_cases) / sizeof(admit_cases[0]));
+}
+
+/* A config with claude in gateway mode (docs/config.md), codex left in env
+ * mode, a gateway vendor without credentialEnv, and vendor budget caps. */
+#define GATEWAY_CFG                                                            \
+    "vendors:\n"                                                               \
+    "  claude:\n"                                                              \
+    "    hosts: [\"api.anthropic.com:443\"]\n"                                 \
+    "    credentialEnv: ANTHROPIC_API_KEY\n"                                   \
+    "    credentialMode: gateway\n"                                            \
+    "    gateway:\n"                                                           \
+    "      allow: [\"POST /v1/messages\"]\n"                                   \
+    "      baseUrlEnv: ANTHROPIC_BASE_URL\n"                                   \
+    "  bare:\n"                                                                \
+    "    hosts: [\"vendor.test:443\"]\n"                                       \
+    "    credentialMode: gateway\n"                                            \
+    "    gateway: {allow: [\"POST /v1\"]}\n"
+
+#define GW_SPEC(extra) "  vendor: claude\n  deadlineSeconds: 60\n" extra
+
+static const struct acase gateway_admit_cases[] = {
+    { "gateway vendor with a credential", GW_SPEC("  credential: k\n"), NULL,
+      NULL },
+    { "gateway vendor without a credential", GW_SPEC(""), "spec.credential",
+      "vendor \"claude\" uses credentialMode gateway, which needs a "
+      "credential" },
+    { "gateway vendor without credentialEnv takes a credential",
+      "  vendor: bare\n  deadlineSeconds: 60\n  credential: k\n", NULL, NULL },
+    { "env sets the baseUrlEnv",
+      GW_SPEC("  credential: k\n  env: {ANTHROPIC_BASE_URL: http://x}\n"),
+      "spec.env.ANTHROPIC_BASE_URL",
+      "set by the controller (vendor \"claude\"'s gateway URL goes in "
+      "ANTHROPIC_BASE_URL)" },
+    { "env sets the credentialEnv of a gateway vendor",
+      GW_SPEC("  credential: k\n  env: {ANTHROPIC_API_KEY: sk-x}\n"),
+      "spec.env.ANTHROPIC_API_KEY",
+      "ANTHROPIC_API_KEY carries vendor \"claude\"'s credential: use "
+      "spec.credential, not env" },
+    { "another vendor's baseUrlEnv is fine",
+      "  vendor: codex\n  deadlineSeconds: 60\n"
+      "  env: {ANTHROPIC_BASE_URL: http://x}\n",
+      NULL, NULL },
+    { "budget at the limits",
+      GW_SPEC("  credential: k\n"
+              "  vendorBudget: {requests: 100, bytes: 1Mi}\n"),
+      NULL, NULL },
+    { "requests over the limit",
+      GW_SPEC("  credential: k\n  vendorBudget: {requests: 101}\n"),
+      "spec.vendorBudget.requests",
+      "101 is over the controller's limit of 100 (limits.maxVendorRequests)" },
+    { "bytes over the limit",
+      GW_SPEC("  credential: k\n  vendorBudget: {bytes: 1049000}\n"),
+      "spec.vendorBudget.bytes",
+      "1049000 bytes is over the controller's limit of 1048576 "
+      "(limits.maxVendorBytes)" },
+    { "budget on an env vendor",
+      "  vendor: codex\n  deadlineSeconds: 60\n  credential: k\n"
+      "  vendorBudget: {requests: 5}\n",
+      "spec.vendorBudget",
+      "vendor \"codex\" uses credentialMode env; a budget needs "
+      "credentialMode gateway" },
+};
+
+static void
+test_cfg_admit_gateway_rules(void **state)
+{
+    static const char cfg_text[] =
+        GATEWAY_CFG "limits: {maxVendorRequests: 100, maxVendorBytes: 1Mi}\n";
+
+    (void)state;
+    run_admit_cases(cfg_text, gateway_admit_cases,
+                    sizeof(gateway_admit_cases) /
+                        sizeof(gateway_admit_cases[0]));
+}
+
+/* A vendor limit of 0 is no cap: any budget the CRD allows is admitted. */
+static void
+test_cfg_admit_budget_without_limits(void **state)
+{
+    static const struct acase cases[] = {
+        { "the CRD's largest budget",
+          GW_SPEC("  credential: k\n  vendorBudget:\n"
+                  "    requests: 1000000000000000\n"
+                  "    bytes: 1000000000000000000\n"),
+          NULL, NULL },
+    };
+
+    (void)state;
+    run_admit_cases(GATEWAY_CFG, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /* The built-in limits refuse the box the review asked for: 8Ti of memory
@@ -938,8 +1056,10 @@ test_cfg_admit_default_limits_cap_every_resource(void **state)
 static void
 test_cfg_admit_rechecks_reserved_env(void **state)
 {
-    static const char *const names[] = { "HOME", "HTTPS_PROXY", "AGENT_PHASE",
-                                         "A=B",  "1X",          NULL };
+    static const char *const names[] = { "HOME",        "HTTPS_PROXY",
+                                         "AGENT_PHASE", "NO_PROXY",
+                                         "no_proxy",    "A=B",
+                                         "1X",          NULL };
     struct cfg *cfg = cfg_load(NULL, NULL);
     struct spec_invocation *inv =
         load_spec(SPEC_HEAD "  vendor: claude\n  deadlineSeconds: 60\n"
@@ -978,6 +1098,8 @@ main(void)
         cmocka_unit_test(test_cfg_errors_report_line_col),
         cmocka_unit_test(test_cfg_reports_every_error),
         cmocka_unit_test(test_cfg_admit_rules),
+        cmocka_unit_test(test_cfg_admit_gateway_rules),
+        cmocka_unit_test(test_cfg_admit_budget_without_limits),
         cmocka_unit_test(test_cfg_admit_default_limits_cap_every_resource),
         cmocka_unit_test(test_cfg_admit_rechecks_reserved_env),
     };

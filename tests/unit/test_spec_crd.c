@@ -2,7 +2,8 @@
  *
  * The CRD compiles (every keyword it uses is implemented), the examples
  * validate, and for every constraint the CRD states - type, enum, pattern,
- * lengths, bounds, item and property counts, required fields, oneOf,
+ * lengths, bounds, item and property counts (min and max), required
+ * fields, oneOf,
  * unknown fields - a document that breaks exactly that constraint is
  * generated from a valid base and must be rejected at that field. The
  * mutations are derived from the compiled schema, so a constraint added to
@@ -225,6 +226,11 @@ mutate_object(struct walk *w, const struct spec_schema *s, const char *path)
                  path[0] ? "." : "");
         set_at(d, child, cJSON_CreateString("x"));
         expect_rejected(w, d, path, "unknown field");
+    }
+    if (s->min_properties > 0) {
+        d = base_for(w, path);
+        set_at(d, path, cJSON_CreateObject());
+        expect_rejected(w, d, path, "minProperties");
     }
     if (s->max_properties >= 0) {
         d = base_for(w, path);

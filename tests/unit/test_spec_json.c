@@ -89,6 +89,35 @@ test_spec_json_resource_has_kubernetes_shape(void **state)
     spec_file_cleanup(&f);
 }
 
+/* vendorBudget survives the JSON form a store keeps: the resource printed
+ * as JSON loads again to the same values and the same hash, and the
+ * canonical spec keeps a quantity as written. */
+static void
+test_spec_json_vendor_budget_round_trips(void **state)
+{
+    struct spec_file f, g;
+    const struct spec_invocation *a, *b;
+    char *json, *canon;
+
+    (void)state;
+    assert_int_equal(spec_test_load(SPEC_TEST_FULL, &f), 0);
+    a = f.items[0];
+    canon = spec_canonical_spec(a);
+    assert_non_null(strstr(canon, "\"vendorBudget\":{\"bytes\":\"1Gi\","
+                                  "\"requests\":100}"));
+    json = cJSON_PrintUnformatted(a->resource);
+    assert_int_equal(spec_test_load(json, &g), 0);
+    b = g.items[0];
+    assert_true(b->has_vendor_budget);
+    assert_int_equal(b->vendor_requests, 100);
+    assert_int_equal(b->vendor_bytes, 1ULL << 30);
+    assert_string_equal(a->spec_hash, b->spec_hash);
+    cJSON_free(canon);
+    cJSON_free(json);
+    spec_file_cleanup(&f);
+    spec_file_cleanup(&g);
+}
+
 static void
 test_spec_json_sha256_known_vector(void **state)
 {
@@ -107,6 +136,7 @@ main(void)
         cmocka_unit_test(test_spec_json_is_sorted_compact_and_exact),
         cmocka_unit_test(test_spec_json_hash_ignores_order_comments_and_spelled_defaults),
         cmocka_unit_test(test_spec_json_resource_has_kubernetes_shape),
+        cmocka_unit_test(test_spec_json_vendor_budget_round_trips),
         cmocka_unit_test(test_spec_json_sha256_known_vector),
     };
 

@@ -64,6 +64,32 @@ static const struct vcase cases[] = {
       "spec.runner", "runner is for prompt specs" },
     { "empty command", HEAD "  command: []\n", 10, 12, "spec.command",
       "must have at least 1 item" },
+    { "empty vendorBudget", HEAD "  command: [x]\n  vendorBudget: {}\n", 11, 17,
+      "spec.vendorBudget",
+      "must not be empty: set at least one of requests, bytes" },
+    { "vendorBudget requests zero",
+      HEAD "  command: [x]\n  vendorBudget: {requests: 0}\n", 11, 28,
+      "spec.vendorBudget.requests",
+      "must be between 1 and 1000000000000000, got \"0\"" },
+    { "vendorBudget requests over agent-gateway's range",
+      HEAD "  command: [x]\n  vendorBudget: {requests: 1000000000000001}\n", 11,
+      28, "spec.vendorBudget.requests", "must be between 1 and" },
+    { "vendorBudget requests a string",
+      HEAD "  command: [x]\n  vendorBudget: {requests: \"10\"}\n", 11, 28,
+      "spec.vendorBudget.requests", "expected an integer, got string" },
+    { "vendorBudget bytes zero",
+      HEAD "  command: [x]\n  vendorBudget: {bytes: 0}\n", 11, 25,
+      "spec.vendorBudget.bytes",
+      "must be between 1 and 1000000000000000000, got \"0\"" },
+    { "vendorBudget bytes not a quantity",
+      HEAD "  command: [x]\n  vendorBudget: {bytes: 1Pi}\n", 11, 25,
+      "spec.vendorBudget.bytes", "expected a quantity such as 512Mi" },
+    { "vendorBudget unknown field",
+      HEAD "  command: [x]\n  vendorBudget: {request: 5}\n", 11, 18,
+      "spec.vendorBudget.request", "(did you mean \"requests\"?)" },
+    { "vendorBudget not a mapping",
+      HEAD "  command: [x]\n  vendorBudget: 100\n", 11, 17,
+      "spec.vendorBudget", "expected a mapping, got integer" },
     { "source escapes", HEAD "  command: [x]\n  workspace: {source: ../etc}\n", 11, 23,
       "spec.workspace.source", "does not match" },
 };
@@ -167,6 +193,7 @@ test_spec_validate_applies_crd_defaults(void **state)
     assert_string_equal(inv->attempt, "1");
     assert_false(inv->cancel);
     assert_false(inv->has_workspace);
+    assert_false(inv->has_vendor_budget); /* no default: the config's */
     spec_file_cleanup(&f);
 }
 
@@ -193,8 +220,48 @@ test_spec_validate_builds_typed_invocation(void **state)
     assert_int_equal(inv->workspace_bytes, 512ULL << 20);
     assert_int_equal(inv->millicpus, 1500);
     assert_int_equal(inv->deadline_seconds, 1800);
+    assert_true(inv->has_vendor_budget);
+    assert_int_equal(inv->vendor_requests, 100);
+    assert_int_equal(inv->vendor_bytes, 1ULL << 30);
     assert_string_equal(inv->attempt, "a1");
     spec_file_cleanup(&f);
+}
+
+/* vendorBudget: either part alone, a quantity rounded up like any other;
+ * absent, nothing is set (the controller's limits apply). */
+static void
+test_spec_validate_vendor_budget_parts(void **state)
+{
+    static const struct {
+        const char *budget;
+        bool has;
+        uint64_t requests, bytes;
+    } budgets[] = {
+        { "", false, 0, 0 },
+        { "  vendorBudget: {requests: 5}\n", true, 5, 0 },
+        { "  vendorBudget: {bytes: 1.5Ki}\n", true, 0, 1536 },
+        { "  vendorBudget: {bytes: \"1.5\"}\n", true, 0, 2 },
+        { "  vendorBudget:\n    requests: 1000000000000000\n"
+          "    bytes: 1000000000000000000\n",
+          true, 1000000000000000ull, 1000000000000000000ull },
+    };
+    char text[1024];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(budgets) / sizeof(budgets[0]); i++) {
+        struct spec_file f;
+
+        snprintf(text, sizeof(text), HEAD "  command: [x]\n%s",
+                 budgets[i].budget);
+        if (spec_test_load(text, &f) != 0) {
+            spec_file_print_errors(&f, stderr);
+            fail_msg("case %zu does not load", i);
+        }
+        assert_int_equal(f.items[0]->has_vendor_budget, budgets[i].has);
+        assert_int_equal(f.items[0]->vendor_requests, budgets[i].requests);
+        assert_int_equal(f.items[0]->vendor_bytes, budgets[i].bytes);
+        spec_file_cleanup(&f);
+    }
 }
 
 /* Fractions of a CPU, in both spellings; zero is refused. */
@@ -343,6 +410,7 @@ main(void)
         cmocka_unit_test(test_spec_validate_cancel_reads_every_boolean_spelling),
         cmocka_unit_test(test_spec_validate_multi_document_and_duplicate_names),
         cmocka_unit_test(test_spec_validate_runner_refused_in_planning),
+        cmocka_unit_test(test_spec_validate_vendor_budget_parts),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
