@@ -17,11 +17,17 @@
 
 #define TAR_BLOCK 512
 
-/* A number as NUL-terminated octal filling a field of `size` bytes. */
+/* A number as NUL-terminated octal filling a field of `size` bytes (the
+ * values here - mode, uid, a size up to 64 KiB - always fit; the low
+ * digits are kept if one did not). */
 static void
 tar_octal(char *field, size_t size, unsigned long long v)
 {
-    snprintf(field, size, "%0*llo", (int)size - 1, v);
+    char digits[32];
+    int n = snprintf(digits, sizeof(digits), "%0*llo", (int)size - 1, v);
+
+    memcpy(field, digits + n - ((int)size - 1), size - 1);
+    field[size - 1] = '\0';
 }
 
 /* The 512-byte ustar header of a regular file. */
