@@ -231,8 +231,8 @@ static const struct cfg_key cfg_vendor_keys[] = {
 };
 
 /* The rules of gateway mode, once every key of the profile at v is read:
- * one upstream, rules to forward, the variables apart, and no gateway
- * block in env mode. */
+ * one upstream, rules to forward, the variables apart, authHeader's
+ * default; and no gateway block in env mode. */
 static void
 cfg_vendor_gateway_rules(struct cfg_parse *p, struct cfg_vendor *vd,
                          const struct spec_node *v, const char *field)
@@ -256,11 +256,13 @@ cfg_vendor_gateway_rules(struct cfg_parse *p, struct cfg_vendor *vd,
                         "allow is required with credentialMode: gateway "
                         "(the requests the gateway forwards, such as "
                         "\"POST /v1/messages\")");
-    if (hosts != NULL && hosts->kind == SPEC_NODE_SEQ && hosts->n > 1)
-        spec_errors_add(p->es, p->file, hosts, field,
-                        "credentialMode gateway takes exactly one host in "
-                        "hosts (the gateway's upstream), got %zu",
+    if (hosts != NULL && hosts->kind == SPEC_NODE_SEQ && hosts->n > 1) {
+        snprintf(f, sizeof(f), "%s.hosts", field);
+        spec_errors_add(p->es, p->file, hosts, f,
+                        "credentialMode gateway takes exactly one host (the "
+                        "gateway's upstream), got %zu",
                         hosts->n);
+    }
     if (vd->gateway_base_url_env != NULL && vd->credential_env != NULL &&
         strcmp(vd->gateway_base_url_env, vd->credential_env) == 0) {
         snprintf(f, sizeof(f), "%s.gateway.baseUrlEnv", field);
@@ -269,6 +271,9 @@ cfg_vendor_gateway_rules(struct cfg_parse *p, struct cfg_vendor *vd,
                         "gets a placeholder key there)",
                         base->value);
     }
+    if (vd->gateway_auth_header == NULL &&
+        (vd->gateway_auth_header = strdup("x-api-key")) == NULL)
+        cfg__nomem(p, v);
 }
 
 static void
@@ -294,10 +299,6 @@ cfg_vendor_one(struct cfg_parse *p, const struct spec_node *k,
                         "hosts could reach nothing");
     if (v->kind == SPEC_NODE_MAP)
         cfg_vendor_gateway_rules(p, &vd, v, field);
-    if (vd.credential_mode == CFG_CREDENTIAL_GATEWAY &&
-        vd.gateway_auth_header == NULL &&
-        (vd.gateway_auth_header = strdup("x-api-key")) == NULL)
-        cfg__nomem(p, v);
     vd.name = strdup(k->value);
     if (vd.name == NULL)
         cfg__nomem(p, k);

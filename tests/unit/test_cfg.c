@@ -603,9 +603,9 @@ static const struct ecase error_cases[] = {
     { "gateway mode with two hosts",
       "vendors:\n  f:\n    hosts: [\"a.b:1\", \"c.d:2\"]\n"
       "    credentialMode: gateway\n    gateway: {allow: [\"POST /v1\"]}\n",
-      3, 12, "vendors.f",
-      "credentialMode gateway takes exactly one host in hosts (the "
-      "gateway's upstream), got 2" },
+      3, 12, "vendors.f.hosts",
+      "credentialMode gateway takes exactly one host (the gateway's "
+      "upstream), got 2" },
     { "gateway mode without a gateway block",
       "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n",
       3, 5, "vendors.f.gateway",
