@@ -22,6 +22,10 @@
 #     through the gateway; the third gets 429 with Proxy-Status; a path
 #     outside the profile gets 403 with Proxy-Status; a request straight
 #     to the vendor through the CONNECT proxy gets 403.
+#     The egress audit (agentctl logs --egress) holds each request with
+#     its status and the proxy's refusal; the spent budget is an event.
+#   c-drift: the gateway killed under a running agent fails the attempt
+#     (boundary-drift, the finding names the gateway's missing endpoint).
 #   c-deadline (a shell agent that keeps asking, deadline 8 s): the attempt
 #     ends at its deadline and the gateway container is removed with it.
 #
@@ -69,7 +73,8 @@ inspect_loop() {
     while :; do
         ids=$(docker ps -aq --filter "label=agentctl.dev/invocation=$1" \
             --filter "label=$MANAGED" 2>/dev/null)
-        [ -n "$ids" ] && docker inspect $ids >>"$2" 2>/dev/null
+        # (a container removed since the listing fails the inspect)
+        [ -z "$ids" ] || docker inspect $ids >>"$2" 2>/dev/null || true
         [[ $(status_field "$1" .phase) =~ $TERMINAL_RE ]] && return 0
         sleep 0.2
     done
@@ -79,19 +84,25 @@ inspect_loop() {
 holds_key() { grep -qF "$CRED_TOKEN" "$1"; }
 
 # --- c-gw: the real CLI through the gateway --------------------------------
-ENV_DUMP='for f in /proc/[0-9]*/environ; do tr "\\000" "\\n" <$f; done 2>/dev/null | sort -u; ls /run/agentctl 2>&1; echo ENV-DONE'
+# the runner (the one command the phase lets Claude Code run): every
+# process's environment in the box, and whether /run/agentctl exists
+cat >"$WS_ROOT/proj/envdump.sh" <<'SH'
+for f in /proc/[0-9]*/environ; do tr '\000' '\n' <"$f"; echo; done 2>/dev/null | sort -u
+ls /run/agentctl 2>&1
+echo ENV-DONE
+SH
 apply_spec c-gw execute "vendor: claude" "image: $VD_TEST_IMAGE" \
     "prompt: $(jq -Rs . <<<"$(vd_prompt c-gw \
         'CALL Read {"file_path":"/work/README.md"}' \
-        "CALL Bash $(jq -cn --arg c "$ENV_DUMP" '{command: $c}')")")" \
-    "credential: $CRED_NAME" "runner: [sh, check.sh]" \
+        'CALL Bash {"command":"sh envdump.sh"}')")" \
+    "credential: $CRED_NAME" "runner: [sh, envdump.sh]" \
     "workspace: {source: proj, size: 16Mi, inodes: 1000}" \
     "scratch: {size: 256Mi, inodes: 20000}" \
     "resources: {memory: 2Gi, cpus: \"1\", pids: 512}" "deadlineSeconds: 240"
 inspect_loop c-gw "$TEST_TMP/inspect-c-gw.json" &
 LOOP=$!
 check_eq "c-gw: Succeeded" Succeeded "$(wait_terminal c-gw 300)"
-wait "$LOOP"
+wait "$LOOP" || true
 check_eq "c-gw: the CLI's exit code" 0 "$(status_field c-gw .exitCode)"
 env=$(agent_output c-gw | grep '^{' | tail -n 1 || true)
 check_eq "c-gw: the CLI's envelope is a successful turn" "result success false" \
@@ -115,11 +126,10 @@ check "c-gw: the inspects were taken while it ran" \
     grep -q '"agentctl.dev/role": "gateway"' "$TEST_TMP/inspect-c-gw.json"
 check "c-gw: no docker inspect of any container showed the key" \
     not holds_key "$TEST_TMP/inspect-c-gw.json"
-check "c-gw: the gateway mounts its key read-only" \
-    test "$(jq -r '[.[] | select(.Config.Labels["agentctl.dev/role"] == "gateway")
-        | .Mounts[] | select(.Destination == "/run/agentctl/gateway") | .RW]
-        | unique | join(",")' "$TEST_TMP/inspect-c-gw.json" 2>/dev/null |
-        sort -u | paste -sd, -)" == false
+check_eq "c-gw: the gateway mounts its key read-only" false \
+    "$(jq -r '.[] | select(.Config.Labels["agentctl.dev/role"] == "gateway")
+        | .Mounts[] | select(.Destination == "/run/agentctl/gateway") | .RW' \
+        "$TEST_TMP/inspect-c-gw.json" 2>/dev/null | sort -u | paste -sd, -)"
 check "c-gw: the agent does not mount the key" \
     test -z "$(jq -r '.[] | select(.Config.Labels["agentctl.dev/role"] == "agent")
         | .Mounts[] | select(.Destination == "/run/agentctl/gateway") | 1' \
@@ -139,12 +149,23 @@ check "control: the inspect search finds a key in a container's env" \
     holds_key "$TEST_TMP/inspect-control.json"
 
 # --- c-budget: the budget, the rules, the way around ------------------------
-ASK='wget -S -q -O /dev/null --header "Content-Type: application/json" --post-data "{}" "$ANTHROPIC_BASE_URL$1" 2>&1 | sed -n "s/^ *\\(HTTP\\/1.1 [0-9]*\\|Proxy-Status: .*\\)/\\1/p" | tr "\\n" " "; echo'
-SCRIPT="ask() { $ASK; }
-for i in 1 2 3; do echo \"ASK\$i \$(ask /v1/messages)\"; done
-echo \"ASKPATH \$(ask /v1/files)\"
+# raw requests (busybox wget hides the headers of an error answer): the
+# gateway's status line and Proxy-Status for each, then a CONNECT to the
+# vendor through the proxy
+read -r -d '' SCRIPT <<SH || true
+u=\${ANTHROPIC_BASE_URL#http://}
+ask() {
+    printf 'POST %s HTTP/1.1\\r\\nHost: x\\r\\nContent-Type: application/json\\r\\nContent-Length: 2\\r\\nConnection: close\\r\\n\\r\\n{}' "\$1" |
+        busybox nc -w 5 \${u%:*} \${u##*:} | tr -d '\\r' |
+        grep -E '^(HTTP/1.1|Proxy-Status:)' | tr '\\n' ' '
+    echo
+}
+for i in 1 2 3; do echo "ASK\$i \$(ask /v1/messages)"; done
+echo "ASKPATH \$(ask /v1/files)"
 p=\${HTTPS_PROXY#http://}
-printf 'CONNECT $VD_HOST:443 HTTP/1.1\\r\\nHost: $VD_HOST:443\\r\\n\\r\\n' | busybox nc -w 5 \${p%:*} \${p##*:} 2>&1 | head -n 1 | sed 's/^/DIRECT /'"
+printf 'CONNECT $VD_HOST:443 HTTP/1.1\\r\\nHost: $VD_HOST:443\\r\\n\\r\\n' |
+    busybox nc -w 5 \${p%:*} \${p##*:} 2>&1 | head -n 1 | sed 's/^/DIRECT /'
+SH
 apply_spec c-budget execute "vendor: claude" "image: $VD_TEST_IMAGE" \
     "command: [sh, -c, $(jq -Rs . <<<"$SCRIPT")]" "credential: $CRED_NAME" \
     "vendorBudget: {requests: 2}" "deadlineSeconds: 120"
@@ -164,6 +185,38 @@ check_match "c-budget: a path outside the profile gets 403 with Proxy-Status" \
 check_match "c-budget: the vendor through the CONNECT proxy is refused" \
     'DIRECT HTTP/1.1 403' "$out"
 check "c-budget: no key in its output" not holds_key "$STATE/output/c-budget.log"
+# the egress audit, kept when the box was removed
+wait_no_objects "agentctl.dev/invocation=c-budget $MANAGED" 60 >/dev/null
+eg=$(actl logs --egress c-budget)
+check_eq "c-budget: the audit has the three requests to /v1/messages" \
+    "400 400 429" "$(jq -r 'select(.source == "gateway" and .path == "/v1/messages")
+        | .status' <<<"$eg" | paste -sd' ' -)"
+check_eq "c-budget: ... and the refused path" "403 path not allowed" \
+    "$(jq -r 'select(.source == "gateway" and .path == "/v1/files")
+        | "\(.status) \(.reason)"' <<<"$eg")"
+check_match "c-budget: ... and the proxy's refusal of the vendor" \
+    "\"target\":\"$VD_HOST:443\",\"status\":403" \
+    "$(jq -c 'select(.source == "proxy")' <<<"$eg")"
+check "c-budget: every audit line is one JSON object" \
+    jq -e -s 'all(type == "object")' <<<"$eg"
+check_match "c-budget: the spent budget raised an event" \
+    '"reason":"VendorBudgetSpent"' "$(cat "$STATE/events/c-budget.jsonl")"
+check "control: c-gw spent no budget, and no such event" \
+    not grep -q VendorBudgetSpent "$STATE/events/c-gw.jsonl"
+
+# --- c-drift: the gateway stopped under a running agent ---------------------
+apply_spec c-drift execute "vendor: claude" "image: $VD_TEST_IMAGE" \
+    "command: [sleep, \"300\"]" "credential: $CRED_NAME" "deadlineSeconds: 240"
+wait_phase c-drift Running 120
+gw=$(docker ps -q --filter label=agentctl.dev/invocation=c-drift \
+    --filter label=agentctl.dev/role=gateway --filter "label=$MANAGED")
+docker kill "$gw" >/dev/null
+check_eq "c-drift: a stopped gateway fails the attempt" Failed \
+    "$(wait_terminal c-drift 60)"
+check_eq "c-drift: as boundary drift" boundary-drift \
+    "$(status_field c-drift .stopReason)"
+check_match "c-drift: the finding names the gateway's endpoint" "${gw:0:12}" \
+    "$(condition_field c-drift Drifted message)"
 
 # --- c-deadline: the gateway ends with the attempt -------------------------
 apply_spec c-deadline execute "vendor: claude" "image: $VD_TEST_IMAGE" \
