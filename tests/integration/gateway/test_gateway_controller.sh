@@ -32,56 +32,12 @@
 # Negative controls: the inspect search finds the key in a container made
 # with the key in its env (the search can fail); the env-dump check finds
 # the placeholder (the dump is real).
-source "$(dirname "$0")/../vendors/lib_vendors.sh"
-vd_init claude
-
-# The gateway image of this checkout with this run's CA as its bundle:
-# the gateway verifies the vendor against it (in production the Debian
-# bundle the image carries).
-bash "$ROOT/hack/images/build-agent-gateway.sh" >/dev/null 2>&1 ||
-    fail "cannot build agentctl/agent-gateway:$VERSION"
-GW_CTX=$TEST_TMP/gwimage
-mkdir -p "$GW_CTX/root/etc/ssl/certs"
-cp "$VD_TLS/ca.pem" "$GW_CTX/root/etc/ssl/certs/ca-certificates.crt"
-printf 'FROM agentctl/agent-gateway:%s\nCOPY root/ /\n' "$VERSION" \
-    >"$GW_CTX/Dockerfile"
-GW_TEST_IMAGE=agentctl-test/agent-gateway:$CTL_RUN
-docker build -q --label "$TEST_LABEL" -t "$GW_TEST_IMAGE" "$GW_CTX" \
-    >/dev/null || fail "cannot build $GW_TEST_IMAGE"
-on_cleanup "docker rmi -f $GW_TEST_IMAGE >/dev/null 2>&1"
-
-# claude in gateway mode (allowPrivate: the test vendor's address is on
-# this run's egress network); the key is this run's credential file.
-sed -i -e '/^  claude: /d' -e "s|^images: {\(.*\)}|images: {\1, gateway: \"$GW_TEST_IMAGE\"}|" \
-    -e '/^vendors:/a\
-  claude:\
-    hosts: ["'"$VD_HOST"':443"]\
-    credentialEnv: ANTHROPIC_API_KEY\
-    allowPrivate: true\
-    credentialMode: gateway\
-    gateway: {authHeader: x-api-key, allow: ["POST /v1/messages"], baseUrlEnv: ANTHROPIC_BASE_URL}' \
-    -e 's|^limits: {\(.*\)}|limits: {\1, maxVendorRequests: 100}|' "$CONFIG"
+source "$(dirname "$0")/lib_gateway_ctl.sh"
+gw_init claude
 ctl_start
 vd_watch_proxies
 KEY_SHA=$(printf '%s' "$CRED_TOKEN" | sha256sum | cut -c1-64)
 PH_SHA=$(printf '%s' agentctl-gateway-holds-the-key | sha256sum | cut -c1-64)
-
-# inspect_loop NAME FILE: every container of NAME inspected every 0.2 s
-# into FILE until the attempt is terminal.
-inspect_loop() {
-    local ids
-    while :; do
-        ids=$(docker ps -aq --filter "label=agentctl.dev/invocation=$1" \
-            --filter "label=$MANAGED" 2>/dev/null)
-        # (a container removed since the listing fails the inspect)
-        [ -z "$ids" ] || docker inspect $ids >>"$2" 2>/dev/null || true
-        [[ $(status_field "$1" .phase) =~ $TERMINAL_RE ]] && return 0
-        sleep 0.2
-    done
-}
-
-# holds_key FILE: the key is somewhere in FILE.
-holds_key() { grep -qF "$CRED_TOKEN" "$1"; }
 
 # --- c-gw: the real CLI through the gateway --------------------------------
 # the runner (the one command the phase lets Claude Code run): every

@@ -1,0 +1,72 @@
+# shellcheck shell=bash
+# lib_gateway_ctl.sh - the controller with its vendors in credentialMode
+# gateway against the TLS test vendor (source it from
+# tests/integration/gateway/test_gateway_*.sh; it sources lib_vendors.sh).
+#
+#   gw_init CLI   vd_init CLI, then this checkout's agent-gateway image
+#                 with this run's CA as its bundle (images.gateway), and
+#                 the claude and codex profiles in gateway mode pointed at
+#                 the test vendor; limits.maxVendorRequests 100
+#   holds_key F   the run's credential is somewhere in file F
+#   inspect_loop NAME FILE
+#                 every container of NAME inspected every 0.2 s into FILE
+#                 until the attempt is terminal (run it in the background)
+source "$(dirname "${BASH_SOURCE[0]}")/../vendors/lib_vendors.sh"
+
+GW_TEST_IMAGE=
+
+gw_build_image() {
+    local ctx=$TEST_TMP/gwimage
+    bash "$ROOT/hack/images/build-agent-gateway.sh" >/dev/null 2>&1 ||
+        fail "cannot build agentctl/agent-gateway:$VERSION"
+    mkdir -p "$ctx/root/etc/ssl/certs"
+    cp "$VD_TLS/ca.pem" "$ctx/root/etc/ssl/certs/ca-certificates.crt"
+    printf 'FROM agentctl/agent-gateway:%s\nCOPY root/ /\n' "$VERSION" \
+        >"$ctx/Dockerfile"
+    GW_TEST_IMAGE=agentctl-test/agent-gateway:$CTL_RUN
+    docker build -q --label "$TEST_LABEL" -t "$GW_TEST_IMAGE" "$ctx" \
+        >/dev/null || fail "cannot build $GW_TEST_IMAGE"
+    on_cleanup "docker rmi -f $GW_TEST_IMAGE >/dev/null 2>&1"
+}
+
+# the two profiles of docs/config.md's gateway example, with the test
+# vendor as their one host (allowPrivate: its address is on this run's
+# egress network)
+gw_write_vendors() {
+    sed -i -e '/^  claude: /d' -e '/^  codex: /d' \
+        -e "s|^images: {\(.*\)}|images: {\1, gateway: \"$GW_TEST_IMAGE\"}|" \
+        -e 's|^limits: {\(.*\)}|limits: {\1, maxVendorRequests: 100}|' \
+        -e '/^vendors:/a\
+  claude:\
+    hosts: ["'"$VD_HOST"':443"]\
+    credentialEnv: ANTHROPIC_API_KEY\
+    allowPrivate: true\
+    credentialMode: gateway\
+    gateway: {authHeader: x-api-key, allow: ["POST /v1/messages"], baseUrlEnv: ANTHROPIC_BASE_URL}\
+  codex:\
+    hosts: ["'"$VD_HOST"':443"]\
+    credentialEnv: CODEX_API_KEY\
+    allowPrivate: true\
+    credentialMode: gateway\
+    gateway: {authHeader: bearer, allow: ["POST /v1/responses"]}' "$CONFIG"
+}
+
+gw_init() {
+    vd_init "$1"
+    gw_build_image
+    gw_write_vendors
+}
+
+holds_key() { grep -qF "$CRED_TOKEN" "$1"; }
+
+inspect_loop() {
+    local ids
+    while :; do
+        ids=$(docker ps -aq --filter "label=agentctl.dev/invocation=$1" \
+            --filter "label=$MANAGED" 2>/dev/null)
+        # (a container removed since the listing fails the inspect)
+        [ -z "$ids" ] || docker inspect $ids >>"$2" 2>/dev/null || true
+        [[ $(status_field "$1" .phase) =~ $TERMINAL_RE ]] && return 0
+        sleep 0.2
+    done
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# test_gateway_codex.sh - the real Codex CLI (agentctl/codex, pinned)
+# through the credential gateway (credentialMode gateway, docs/gateway.md):
+# the adapter points it at the gateway with -c openai_base_url (0.171.0
+# ignores OPENAI_BASE_URL), the gateway adds the key as Authorization:
+# Bearer, and Codex never holds it.
+#
+#   x-gw (execute): Succeeded with exit code 0 and the vendor's final text
+#     in the output; every request that reached the vendor carried
+#     "Bearer <the real key>" (its digest in the vendor's record) and none
+#     the placeholder; a command Codex ran in the box dumps every
+#     process's environment: the placeholder is there, the key is not;
+#     no docker inspect taken while it ran shows the key; the agent made
+#     no CONNECT (the proxy runs --deny-all); status, events, output and
+#     the controller's log hold no key; the egress audit lists its
+#     requests as forwarded.
+#
+# Negative controls: the env dump shows the placeholder (the dump is
+# real); the digest check finds no request with a wrong key's digest
+# (it can fail).
+source "$(dirname "$0")/lib_gateway_ctl.sh"
+gw_init codex
+ctl_start
+vd_watch_proxies
+BEARER_SHA=$(printf 'Bearer %s' "$CRED_TOKEN" | sha256sum | cut -c1-64)
+
+cat >"$WS_ROOT/proj/envdump.sh" <<'SH'
+for f in /proc/[0-9]*/environ; do tr '\000' '\n' <"$f"; echo; done 2>/dev/null | sort -u
+echo ENV-DONE
+SH
+CALL=$(printf 'CALL exec %s' "$(jq -cn '{input: "const r = await tools.exec_command({cmd: \"sh envdump.sh\"}); text(JSON.stringify(r));"}')")
+apply_spec x-gw execute "vendor: codex" "image: $VD_TEST_IMAGE" \
+    "prompt: $(jq -Rs . <<<"$(vd_prompt x-gw "$CALL")")" \
+    "credential: $CRED_NAME" "runner: [sh, envdump.sh]" \
+    "workspace: {source: proj, size: 16Mi, inodes: 1000}" \
+    "scratch: {size: 256Mi, inodes: 20000}" \
+    "resources: {memory: 2Gi, cpus: \"1\", pids: 512}" "deadlineSeconds: 240"
+inspect_loop x-gw "$TEST_TMP/inspect-x-gw.json" &
+LOOP=$!
+check_eq "x-gw: Succeeded" Succeeded "$(wait_terminal x-gw 300)"
+wait "$LOOP" || true
+check_eq "x-gw: the CLI's exit code" 0 "$(status_field x-gw .exitCode)"
+a=$(vd_answer_of x-gw)
+check_match "x-gw: the vendor ended the turn" '^VENDOR-DONE' "$a"
+recs=$(vd_records_of x-gw)
+check "x-gw: the vendor got requests" test -n "$recs"
+check_eq "x-gw: every request carried Bearer <the real key>, once" "" \
+    "$(jq -r --arg s "authorization sha256:$BEARER_SHA" \
+        'select((.secrets // []) != [$s]) | .secrets' <<<"$recs")"
+check "control: a wrong key's digest would be seen" \
+    test -n "$(jq -r --arg s "authorization sha256:0000" \
+        'select((.secrets // []) != [$s]) | 1' <<<"$recs")"
+check_match "control: the env dump ran and shows the placeholder" \
+    'CODEX_API_KEY=agentctl-gateway-holds-the-key' "$a"
+check "x-gw: no process in the box had the key" lacks "$a" "$CRED_TOKEN"
+check "x-gw: the inspects were taken while it ran" \
+    grep -q '"agentctl.dev/role": "gateway"' "$TEST_TMP/inspect-x-gw.json"
+check "x-gw: no docker inspect of any container showed the key" \
+    not holds_key "$TEST_TMP/inspect-x-gw.json"
+check_eq "x-gw: the agent made no CONNECT (the proxy denies all)" "" \
+    "$(vd_agent_tunnels)"
+for f in "$(status_file x-gw)" "$STATE/events/x-gw.jsonl" \
+    "$STATE/output/x-gw.log" "$CTL_LOG"; do
+    check "x-gw: no key in $(basename "$f")" not holds_key "$f"
+done
+wait_no_objects "agentctl.dev/invocation=x-gw $MANAGED" 60 >/dev/null
+check_match "x-gw: the egress audit lists its requests as forwarded" \
+    '"path":"/v1/responses","status":200' \
+    "$(actl logs --egress x-gw | jq -c 'select(.source == "gateway")')"
+ctl_finish
