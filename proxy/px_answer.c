@@ -36,13 +36,32 @@ px_answer_reason(int status)
     }
 }
 
+const char *
+px_answer_error(int status)
+{
+    if (status == 403 || status == 405)
+        return "http_request_denied";
+    if (status >= 400 && status < 500)
+        return "http_request_error";
+    if (status == 503)
+        return "connection_limit_reached";
+    if (status == 504)
+        return "connection_timeout";
+    return "destination_unavailable";
+}
+
 size_t
-px_answer_format(char *buf, size_t size, int status)
+px_answer_format(char *buf, size_t size, int status, const char *error,
+                 const char *details)
 {
     int n = snprintf(buf, size,
-                     "HTTP/1.1 %d %s\r\nContent-Length: 0\r\n"
+                     "HTTP/1.1 %d %s\r\nProxy-Status: agentctl-egress-proxy; "
+                     "error=%s%s%s%s\r\nContent-Length: 0\r\n"
                      "Connection: close\r\n\r\n",
-                     status, px_answer_reason(status));
+                     status, px_answer_reason(status),
+                     error ? error : px_answer_error(status),
+                     details ? "; details=\"" : "", details ? details : "",
+                     details ? "\"" : "");
 
     return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
 }

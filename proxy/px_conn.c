@@ -279,7 +279,8 @@ px_conn_tunnel_step(struct px_conn *c)
  * and drop what the client still sends (so the close does not reset the
  * answer away), then close. */
 static void
-px_conn_fail(struct px_conn *c, int status)
+px_conn_fail(struct px_conn *c, int status, const char *error,
+             const char *details)
 {
     char msg[PX_ANSWER_MAX];
     size_t n;
@@ -293,7 +294,7 @@ px_conn_fail(struct px_conn *c, int status)
     free(c->up.buf);
     c->up.buf = NULL;
     c->up.len = 0;
-    n = px_answer_format(msg, sizeof(msg), status);
+    n = px_answer_format(msg, sizeof(msg), status, error, details);
     c->down_skip = (uint32_t)n;
     if (px_pipe_send(&c->down, c->cfd, msg, n) == -1) {
         px__conn_close(c, "client write failed");
@@ -344,7 +345,8 @@ px_conn_check_and_dial(struct px_conn *c)
     if (!c->px->cfg->allow_private) {
         for (unsigned i = 0; i < c->naddrs; i++) {
             if (px_addr_class(&c->addrs[i].sa) != PX_ADDR_PUBLIC) {
-                px_conn_fail(c, 403);
+                px_conn_fail(c, 403, "destination_ip_prohibited",
+                             "the name resolves to a refused address class");
                 return;
             }
         }
@@ -361,7 +363,10 @@ px_conn_on_dns(void *arg, enum px_dns_status st, const union px_sockaddr *addrs,
 
     c->dnsq = NULL;
     if (st != PX_DNS_OK) {
-        px_conn_fail(c, st == PX_DNS_TIMEOUT ? 504 : 502);
+        if (st == PX_DNS_TIMEOUT)
+            px_conn_fail(c, 504, "dns_timeout", NULL);
+        else
+            px_conn_fail(c, 502, "dns_error", "the name does not resolve");
         return;
     }
     memcpy(c->addrs, addrs, n * sizeof(*addrs));
@@ -398,7 +403,7 @@ px_conn_resolve(struct px_conn *c)
     c->dnsq =
         px_dns_lookup(c->px->dns, t->host, t->port, px_conn_on_dns, c, &e);
     if (c->dnsq == NULL)
-        px_conn_fail(c, 502);
+        px_conn_fail(c, 502, "dns_error", NULL);
 }
 
 static void
@@ -435,7 +440,7 @@ px_conn_dial(struct px_conn *c)
             return;
         }
     }
-    px_conn_fail(c, 502);
+    px_conn_fail(c, 502, "connection_refused", NULL);
 }
 
 static void
@@ -458,7 +463,10 @@ px_conn_dial_done(struct px_conn *c)
         px_conn_dial(c);
         return;
     }
-    px_conn_fail(c, err == ETIMEDOUT ? 504 : 502);
+    if (err == ETIMEDOUT)
+        px_conn_fail(c, 504, "connection_timeout", NULL);
+    else
+        px_conn_fail(c, 502, "connection_refused", NULL);
 }
 
 /* The header is complete: check the target against the policy. */
@@ -469,14 +477,14 @@ px_conn_route(struct px_conn *c)
 
     if (hostport_parse(c->req->target, c->req->target_len, &c->target,
                            NULL) == -1) {
-        px_conn_fail(c, 400);
+        px_conn_fail(c, 400, NULL, "bad target");
         return;
     }
     c->have_target = true;
     free(c->req); /* the tunnel keeps no header state */
     c->req = NULL;
     if (!px_allow_match(&cfg->allow, &c->target)) {
-        px_conn_fail(c, 403);
+        px_conn_fail(c, 403, NULL, "not in the allowlist");
         return;
     }
     px_conn_resolve(c);
@@ -500,7 +508,7 @@ px_conn_header_step(struct px_conn *c)
     }
     res = px_req_feed(c->req, c->px->scratch, (size_t)n, &used);
     if (res == PX_REQ_FAIL) {
-        px_conn_fail(c, c->req->status);
+        px_conn_fail(c, c->req->status, NULL, c->req->why);
         return;
     }
     if (res == PX_REQ_MORE)
@@ -560,13 +568,16 @@ px_conn_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
     (void)revents;
     switch (c->state) {
     case PX_CS_HEADER:
-        px_conn_fail(c, 408);
+        px_conn_fail(c, 408, NULL, "header not complete in time");
         break;
     case PX_CS_RESOLVE:
     case PX_CS_DIAL:
         px_dns_cancel(c->dnsq);
         c->dnsq = NULL;
-        px_conn_fail(c, 504);
+        px_conn_fail(c, 504,
+                     c->state == PX_CS_RESOLVE ? "dns_timeout"
+                                               : "connection_timeout",
+                     NULL);
         break;
     case PX_CS_TUNNEL:
         /* Activity only stamps last_active; re-arm for what is left
@@ -656,7 +667,7 @@ px_conn_reject_stateless(struct px *px, int fd, const union px_sockaddr *peer)
 {
     struct px_conn c = { .px = px, .cfd = -1, .ufd = -1, .status = 503 };
     char msg[PX_ANSWER_MAX];
-    size_t n = px_answer_format(msg, sizeof(msg), 503);
+    size_t n = px_answer_format(msg, sizeof(msg), 503, NULL, NULL);
     ssize_t w;
 
     c.started = ev_time();
@@ -690,7 +701,7 @@ px__conn_refuse_unopened(struct px *px)
             continue;
         px_dns_cancel(c->dnsq);
         c->dnsq = NULL;
-        px_conn_fail(c, 503);
+        px_conn_fail(c, 503, NULL, NULL);
     }
 }
 
@@ -724,7 +735,7 @@ px__conn_accept(struct px *px, int fd, const union px_sockaddr *peer)
     c->counted = !over;
     if (over) {
         px->nreject++;
-        px_conn_fail(c, 503);
+        px_conn_fail(c, 503, NULL, NULL);
         return;
     }
     px->nconns++;

@@ -119,8 +119,9 @@ ask() {
 for i in 1 2 3; do echo "ASK\$i \$(ask /v1/messages)"; done
 echo "ASKPATH \$(ask /v1/files)"
 p=\${HTTPS_PROXY#http://}
-printf 'CONNECT $VD_HOST:443 HTTP/1.1\\r\\nHost: $VD_HOST:443\\r\\n\\r\\n' |
-    busybox nc -w 5 \${p%:*} \${p##*:} 2>&1 | head -n 1 | sed 's/^/DIRECT /'
+echo "DIRECT \$(printf 'CONNECT $VD_HOST:443 HTTP/1.1\\r\\nHost: $VD_HOST:443\\r\\n\\r\\n' |
+    busybox nc -w 5 \${p%:*} \${p##*:} 2>&1 | tr -d '\\r' |
+    grep -E '^(HTTP/1.1|Proxy-Status:)' | tr '\\n' ' ')"
 SH
 apply_spec c-budget execute "vendor: claude" "image: $VD_TEST_IMAGE" \
     "command: [sh, -c, $(jq -Rs . <<<"$SCRIPT")]" "credential: $CRED_NAME" \
@@ -138,8 +139,8 @@ check_match "c-budget: request 3 gets 429 with Proxy-Status" \
     'ASK3 HTTP/1.1 429 .*Proxy-Status: agentctl-gateway; error=http_request_denied; details="request budget spent"' "$out"
 check_match "c-budget: a path outside the profile gets 403 with Proxy-Status" \
     'ASKPATH HTTP/1.1 403 .*Proxy-Status: agentctl-gateway; error=http_request_denied' "$out"
-check_match "c-budget: the vendor through the CONNECT proxy is refused" \
-    'DIRECT HTTP/1.1 403' "$out"
+check_match "c-budget: the vendor through the CONNECT proxy is refused, and says why" \
+    'DIRECT HTTP/1.1 403 Forbidden Proxy-Status: agentctl-egress-proxy; error=http_request_denied; details="not in the allowlist"' "$out"
 check "c-budget: no key in its output" not holds_key "$STATE/output/c-budget.log"
 # the egress audit, kept when the box was removed
 wait_no_objects "agentctl.dev/invocation=c-budget $MANAGED" 60 >/dev/null

@@ -56,3 +56,27 @@ check_eq "neither --allow nor --deny-all: refused at start (2)" 2 \
     "$("$P" --listen 127.0.0.1:0 >/dev/null 2>&1; echo $?)"
 check_eq "both --allow and --deny-all: refused at start (2)" 2 \
     "$("$P" --listen 127.0.0.1:0 --deny-all --allow x.test:443 >/dev/null 2>&1; echo $?)"
+
+# Every refusal names itself (RFC 9209 Proxy-Status): a policy refusal
+# reads differently from a network fault.
+start_proxy --allow "localhost:$ECHO,127.0.0.1:1"
+raw() { # the proxy's whole answer to a CONNECT of $1
+    exec 3<>"/dev/tcp/127.0.0.1/$PX_PORT"
+    printf 'CONNECT %s HTTP/1.1\r\n\r\n' "$1" >&3
+    timeout 10 cat <&3 | tr -d '\r'
+    exec 3<&-
+}
+check_match "a target off the allowlist: 403 with Proxy-Status http_request_denied" \
+    'Proxy-Status: agentctl-egress-proxy; error=http_request_denied; details="not in the allowlist"' \
+    "$(raw x.test:443)"
+check_match "a listed name resolving inward: destination_ip_prohibited" \
+    'Proxy-Status: agentctl-egress-proxy; error=destination_ip_prohibited' \
+    "$(raw "localhost:$ECHO")"
+stop_proxy
+# (loopback only: a name that does not resolve would ask the host's
+# resolver, which is not the test's to ask)
+start_proxy --allow "127.0.0.1:1" --allow-private
+check_match "a listed target that refuses: 502 connection_refused" \
+    '^HTTP/1.1 502 .*Proxy-Status: agentctl-egress-proxy; error=connection_refused' \
+    "$(raw 127.0.0.1:1 | paste -sd' ' -)"
+stop_proxy
