@@ -91,15 +91,13 @@ static const struct cli_opt delete_opts[] = {
 
 static const struct cli_opt logs_opts[] = {
     { "follow", 'f', CLI_OPT_FLAG, NULL,
-      "keep printing until the attempt has finished", CLI_COMPLETE_NONE,
-      NULL },
+      "keep printing until the attempt has finished", CLI_COMPLETE_NONE, NULL },
     { "egress", 0, CLI_OPT_FLAG, NULL,
       "the egress audit instead: the credential gateway's request lines "
       "and the proxy's tunnel lines (JSON), kept when the box is removed",
       CLI_COMPLETE_NONE, NULL },
     { "tail", 0, CLI_OPT_VALUE, "N",
-      "print only the last N lines first (-1: all)", CLI_COMPLETE_NONE,
-      NULL },
+      "print only the last N lines first (-1: all)", CLI_COMPLETE_NONE, NULL },
     { "since", 0, CLI_OPT_VALUE, "DURATION",
       "only when the attempt started less than DURATION ago (else "
       "nothing)",
@@ -194,8 +192,8 @@ const struct cli_command cli_commands[] = {
       "command table:  source <(agentctl completion bash)\n",
       no_opts, CLI_COMPLETE_WORDS },
     { "version", cli_version, false, "[-o json|yaml]", "print the version",
-      "Print agentctl's version (also: agentctl --version).\n",
-      version_opts, CLI_COMPLETE_NONE },
+      "Print agentctl's version (also: agentctl --version).\n", version_opts,
+      CLI_COMPLETE_NONE },
 };
 
 const size_t cli_ncommands = sizeof(cli_commands) / sizeof(cli_commands[0]);

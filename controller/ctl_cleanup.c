@@ -20,9 +20,8 @@
 #include "ctl_testhooks.h"
 #include "log.h"
 
-static const char *const volume_roles[] = { "workspace",   "git",
-                                            "config",      "gateway-key",
-                                            "scratch",     NULL };
+static const char *const volume_roles[] = { "workspace",   "git",     "config",
+                                            "gateway-key", "scratch", NULL };
 
 static bool
 is_volume_role(const char *role)

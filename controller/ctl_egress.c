@@ -185,8 +185,8 @@ finish(struct ctl_inv *inv)
         ctl_event(inv, false, "EgressAudit",
                   "gateway: %u requests (%u forwarded, %u refused); proxy: "
                   "%u tunnels (%u refused); agentctl logs --egress %s",
-                  g->requests, g->forwarded, g->refused, g->tunnels,
-                  g->denied, inv->name);
+                  g->requests, g->forwarded, g->refused, g->tunnels, g->denied,
+                  inv->name);
     if (g->spent > 0)
         ctl_event(inv, true, "VendorBudgetSpent",
                   "%u requests were refused by the gateway (429): the "
@@ -208,8 +208,7 @@ on_logs(struct ctl_inv *inv, struct dk_response *r)
     if (r->err != NULL && r->err->code != ERR_NOTFOUND)
         ctl_event(inv, true, "EgressLogUnread",
                   "the %s's log could not be read for the egress audit: %s",
-                  rc_role_name((enum rc_role)sources[d.src].role),
-                  r->err->msg);
+                  rc_role_name((enum rc_role)sources[d.src].role), r->err->msg);
     if (r->err == NULL) {
         dk_logs_demux_init(&dm);
         (void)dk_logs_demux_feed(&dm, r->body, r->len, on_frame, &d, NULL);

@@ -349,10 +349,9 @@ step_upload_key(struct ctl_inv *inv)
     }
     ok = action_request(
         inv,
-        dk_container_put_secret(inv->ctl->dk,
-                                ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER),
-                                RC_GATEWAY_KEY_DIR, tar.data, tar.len,
-                                ctl_step_answered, inv, &e),
+        dk_container_put_secret(
+            inv->ctl->dk, ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER),
+            RC_GATEWAY_KEY_DIR, tar.data, tar.len, ctl_step_answered, inv, &e),
         &e);
     explicit_bzero(tar.data, tar.len);
     buf_cleanup(&tar);

@@ -82,7 +82,7 @@ enum rc_probe_mode
 ctl_probe_mode(const struct ctl_inv *inv)
 {
     return inv->desired->gateway_url[0] != '\0' ? RC_PROBE_MODE_GATEWAY
-                                                 : RC_PROBE_MODE_CONNECT;
+                                                : RC_PROBE_MODE_CONNECT;
 }
 
 cJSON *
@@ -108,16 +108,16 @@ ctl_probe_body(struct ctl_inv *inv)
     }
     if (ctl_probe_mode(inv) == RC_PROBE_MODE_CONNECT)
         return rc_probe_body(inv->desired, inv->ctl->cfg,
-                             inv->desired->helper_images[RC_HELPER_PROBE],
-                             host, NULL, RC_PROBE_DENIED_DEFAULT, dp, n,
+                             inv->desired->helper_images[RC_HELPER_PROBE], host,
+                             NULL, RC_PROBE_DENIED_DEFAULT, dp, n,
                              inv->ctl->opts.controller_id, inv->rec.uid,
                              inv->rec.attempt);
     /* Gateway mode: the gateway must refuse a path outside its rules, and
      * the vendor through the proxy must be refused (a request that goes
      * around the gateway fails); nor may its egress side be reached. */
     if (inv->gateway_egress_ip[0] != '\0') {
-        snprintf(direct[n], sizeof(direct[n]), "%s:%u",
-                 inv->gateway_egress_ip, (unsigned)RC_GATEWAY_PORT);
+        snprintf(direct[n], sizeof(direct[n]), "%s:%u", inv->gateway_egress_ip,
+                 (unsigned)RC_GATEWAY_PORT);
         dp[n] = direct[n], n++;
     }
     snprintf(gateway, sizeof(gateway), "%s:%u", inv->desired->gateway_ip,

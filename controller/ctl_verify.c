@@ -39,8 +39,8 @@
 #include "rc_drift.h"
 
 static const char *const verify_roles[] = {
-    "network", "proxy",  "gateway", "workspace", "git",  "config",
-    "gateway-key", "scratch", "keeper", "agent", NULL,
+    "network",     "proxy",   "gateway", "workspace", "git", "config",
+    "gateway-key", "scratch", "keeper",  "agent",     NULL,
 };
 
 static enum rc_role

@@ -86,8 +86,7 @@ struct dk_req *dk_container_logs(struct dk *dk, const char *id, dk_done_fn *cb,
  * in bounded memory. */
 struct dk_req *dk_container_logs_tail(struct dk *dk, const char *id,
                                       unsigned lines, size_t max_body,
-                                      dk_done_fn *cb, void *arg,
-                                      struct err *e);
+                                      dk_done_fn *cb, void *arg, struct err *e);
 
 /* The same, followed: on_data gets the multiplexed bytes as they come,
  * on_done runs at the end of the stream (the container stopped) or on

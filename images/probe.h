@@ -19,15 +19,15 @@
 #define PROBE_DETAIL_MAX         96
 /* + PTR, the default route's gateway, and the allowed or gateway check
  * that a mode does not make */
-#define PROBE_MAX_IOS            (PROBE_MAX_CHECKS + 3)
+#define PROBE_MAX_IOS (PROBE_MAX_CHECKS + 3)
 /* The gateway check's request: a path no vendor rule holds. */
-#define PROBE_GATEWAY_PATH       "/agentctl-probe/outside-the-rules"
+#define PROBE_GATEWAY_PATH "/agentctl-probe/outside-the-rules"
 
 enum probe_exit {
     PROBE_EXIT_OK = 0,
-    PROBE_EXIT_BREACH = 2,       /* the boundary leaks */
-    PROBE_EXIT_BROKEN = 3,       /* the proxy or the gateway would not let
-                                  * the agent work */
+    PROBE_EXIT_BREACH = 2, /* the boundary leaks */
+    PROBE_EXIT_BROKEN = 3, /* the proxy or the gateway would not let
+                            * the agent work */
     PROBE_EXIT_USAGE = 4,
     PROBE_EXIT_INCONCLUSIVE = 5, /* a check got no definite answer */
 };

@@ -44,10 +44,12 @@ struct cfg_vendor {
     bool allow_private;   /* proxy gets --allow-private */
     enum cfg_credential_mode credential_mode; /* default env */
     /* gateway mode only (NULL / 0 otherwise): */
-    char *gateway_auth_header;  /* "x-api-key" or "bearer" */
-    char **gateway_allow;       /* "METHOD /prefix", as agent-gateway --allow takes it */
+    char *gateway_auth_header; /* "x-api-key" or "bearer" */
+    char **
+        gateway_allow; /* "METHOD /prefix", as agent-gateway --allow takes it */
     size_t n_gateway_allow;     /* 1..CFG_MAX_GATEWAY_RULES */
-    char *gateway_base_url_env; /* env var the agent gets the gateway's URL in, or NULL */
+    char *gateway_base_url_env; /* env var the agent gets the gateway's URL in,
+                                   or NULL */
 };
 
 /* What one spec may ask for (docs/config.md "limits"); every bound a spec

@@ -67,7 +67,7 @@ struct spec_invocation {
     uint64_t output_max_bytes;
     bool has_vendor_budget;
     uint64_t vendor_requests; /* spec.vendorBudget.requests; 0 = not set */
-    uint64_t vendor_bytes;    /* spec.vendorBudget.bytes (quantity); 0 = not set */
+    uint64_t vendor_bytes; /* spec.vendorBudget.bytes (quantity); 0 = not set */
     char *attempt;
     bool cancel;
     /* derived */

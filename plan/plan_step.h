@@ -114,8 +114,8 @@ struct plan_step plan_prepare_main(const struct plan_view *v);
 
 /* The next step of removing what the attempt owns: containers (the
  * credential gateway first, so the key is unusable the moment the attempt
- * ends; probe, agent, keeper, proxy; the git metadata read back once the agent is gone
- * and before the keeper goes), unrecorded containers, volumes, the
+ * ends; probe, agent, keeper, proxy; the git metadata read back once the agent
+ * is gone and before the keeper goes), unrecorded containers, volumes, the
  * network, then the cleanedUp mark; PLAN_NONE when nothing is left. */
 struct plan_step plan_cleanup_next(const struct plan_view *v);
 

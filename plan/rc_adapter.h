@@ -91,11 +91,12 @@ struct rc_adapter_out {
  * vendor in credentialMode gateway, else NULL; an adapter whose CLI takes
  * its base URL as a flag rather than from the environment (codex) points
  * it there. */
-struct rc_adapter_out *
-rc_adapter_build(const char *vendor_name, const char *adapter,
-                 enum spec_phase phase, const char *prompt,
-                 const struct spec_argv *runner, const char *gateway_url,
-                 struct err *e);
+struct rc_adapter_out *rc_adapter_build(const char *vendor_name,
+                                        const char *adapter,
+                                        enum spec_phase phase,
+                                        const char *prompt,
+                                        const struct spec_argv *runner,
+                                        const char *gateway_url, struct err *e);
 
 /* NULL is a no-op. */
 void rc_adapter_out_free(struct rc_adapter_out *o);

@@ -494,8 +494,8 @@ rc_gateway_cmd(struct rc_build *b, cJSON *c)
     rc_push(b, cmd, "--key-file");
     rc_push(b, cmd, RC_GATEWAY_KEY_DIR "/" RC_GATEWAY_KEY_FILE);
     rc_push(b, cmd, "--auth-header");
-    rc_push(b, cmd, v->gateway_auth_header ? v->gateway_auth_header
-                                           : "x-api-key");
+    rc_push(b, cmd,
+            v->gateway_auth_header ? v->gateway_auth_header : "x-api-key");
     for (size_t i = 0; i < v->n_gateway_allow; i++) {
         rc_push(b, cmd, "--allow");
         rc_push(b, cmd, v->gateway_allow[i]);
@@ -623,8 +623,8 @@ rc_agent_env(struct rc_build *b, cJSON *c)
         /* The CLI is pointed at the gateway and sees a placeholder where
          * it insists on a key; the gateway's address skips the proxy. */
         if (b->vendor->credential_env != NULL)
-            env[n++] = rc_env_entry(b->vendor->credential_env,
-                                    RC_GATEWAY_PLACEHOLDER);
+            env[n++] =
+                rc_env_entry(b->vendor->credential_env, RC_GATEWAY_PLACEHOLDER);
         if (b->vendor->gateway_base_url_env != NULL)
             env[n++] = rc_env_entry(b->vendor->gateway_base_url_env,
                                     b->d->gateway_url);
@@ -802,7 +802,8 @@ rc_bodies(struct rc_build *b)
         o[RC_ROLE_GATEWAY].body = rc_gateway_body(b);
     o[RC_ROLE_AGENT].body = rc_agent_body(b);
     /* in gateway mode no body holds the key: only the key tar does */
-    o[RC_ROLE_AGENT].sensitive = b->in->credential != NULL && !rc_gateway_mode(b);
+    o[RC_ROLE_AGENT].sensitive =
+        b->in->credential != NULL && !rc_gateway_mode(b);
 }
 
 struct rc_desired *

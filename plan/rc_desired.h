@@ -125,13 +125,13 @@ enum rc_kind {
 /* The credential gateway (docs/gateway.md): where it listens on the
  * internal network, where its key file is mounted, the file's name, and
  * the placeholder the agent's CLI sees where it insists on a key. */
-#define RC_GATEWAY_HOST_OCTET 5
-#define RC_GATEWAY_PORT       8080
-#define RC_GATEWAY_KEY_DIR    "/run/agentctl/gateway"
-#define RC_GATEWAY_KEY_FILE   "api-key"
-#define RC_GATEWAY_UID        65534u /* the gateway's user owns the key */
-#define RC_GATEWAY_KEY_BYTES  (64ull << 10)
-#define RC_GATEWAY_KEY_INODES 8
+#define RC_GATEWAY_HOST_OCTET  5
+#define RC_GATEWAY_PORT        8080
+#define RC_GATEWAY_KEY_DIR     "/run/agentctl/gateway"
+#define RC_GATEWAY_KEY_FILE    "api-key"
+#define RC_GATEWAY_UID         65534u /* the gateway's user owns the key */
+#define RC_GATEWAY_KEY_BYTES   (64ull << 10)
+#define RC_GATEWAY_KEY_INODES  8
 #define RC_GATEWAY_PLACEHOLDER "agentctl-gateway-holds-the-key"
 
 /* The helper images of an attempt: what runs beside the agent. Each is
@@ -139,9 +139,9 @@ enum rc_kind {
  * (status.helperImages), never from the config's tag, which can be moved
  * to another image at any time. */
 enum rc_helper {
-    RC_HELPER_PROXY,  /* images.proxy: the egress proxy */
-    RC_HELPER_KEEPER, /* images.keeper: holds the volumes */
-    RC_HELPER_PROBE,  /* images.probe: the boundary probe */
+    RC_HELPER_PROXY,   /* images.proxy: the egress proxy */
+    RC_HELPER_KEEPER,  /* images.keeper: holds the volumes */
+    RC_HELPER_PROBE,   /* images.probe: the boundary probe */
     RC_HELPER_GATEWAY, /* images.gateway: the credential gateway, pinned
                           only for a vendor in credentialMode gateway */
 };

@@ -108,8 +108,8 @@ rc_drift_set_empty(const struct rc_drift_set *s)
     (RC_DRIFT_ROLE(RC_ROLE_PROXY) | RC_DRIFT_ROLE(RC_ROLE_KEEPER) |            \
      RC_DRIFT_ROLE(RC_ROLE_AGENT) | RC_DRIFT_ROLE(RC_ROLE_GATEWAY))
 #define RC_DRIFT_VOLUMES                                                       \
-    (RC_DRIFT_ROLE(RC_ROLE_WORKSPACE) | RC_DRIFT_ROLE(RC_ROLE_GIT) |          \
-     RC_DRIFT_ROLE(RC_ROLE_CONFIG) | RC_DRIFT_ROLE(RC_ROLE_SCRATCH) |         \
+    (RC_DRIFT_ROLE(RC_ROLE_WORKSPACE) | RC_DRIFT_ROLE(RC_ROLE_GIT) |           \
+     RC_DRIFT_ROLE(RC_ROLE_CONFIG) | RC_DRIFT_ROLE(RC_ROLE_SCRATCH) |          \
      RC_DRIFT_ROLE(RC_ROLE_KEY))
 #define RC_DRIFT_ANY                                                           \
     (RC_DRIFT_ROLE(RC_ROLE_NETWORK) | RC_DRIFT_CONTAINERS | RC_DRIFT_VOLUMES)

@@ -225,8 +225,8 @@ static const struct rc_drift_rule rules[] = {
       "the body's, else the daemon's default (\"host\" on cgroup v1)",
       "the cgroup namespace the limits were checked in" },
     { "container.joined", CTR,
-      "HostConfig.NetworkMode, PidMode, IpcMode of every other container",
-      NULL, NULL, RC_CMP_NEIGHBOUR,
+      "HostConfig.NetworkMode, PidMode, IpcMode of every other container", NULL,
+      NULL, RC_CMP_NEIGHBOUR,
       "no container but the attempt's names this one as container:<ID> "
       "(listed since the proxy's create; PidMode and IpcMode by inspect, "
       "cached by container ID: they are create-time only)",

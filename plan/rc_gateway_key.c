@@ -38,20 +38,20 @@ tar_header(unsigned char h[TAR_BLOCK], const char *name, unsigned uid,
     unsigned sum = 0;
 
     memset(h, 0, TAR_BLOCK);
-    snprintf((char *)h, 100, "%s", name);         /* name */
-    tar_octal((char *)h + 100, 8, mode);          /* mode */
-    tar_octal((char *)h + 108, 8, uid);           /* uid */
-    tar_octal((char *)h + 116, 8, uid);           /* gid: the user's own */
-    tar_octal((char *)h + 124, 12, size);         /* size */
-    tar_octal((char *)h + 136, 12, 0);            /* mtime */
-    h[156] = '0';                                 /* typeflag: regular */
-    memcpy(h + 257, "ustar", 6);                  /* magic, NUL included */
-    memcpy(h + 263, "00", 2);                     /* version */
-    memset(h + 148, ' ', 8);                      /* chksum counts as blanks */
+    snprintf((char *)h, 100, "%s", name); /* name */
+    tar_octal((char *)h + 100, 8, mode);  /* mode */
+    tar_octal((char *)h + 108, 8, uid);   /* uid */
+    tar_octal((char *)h + 116, 8, uid);   /* gid: the user's own */
+    tar_octal((char *)h + 124, 12, size); /* size */
+    tar_octal((char *)h + 136, 12, 0);    /* mtime */
+    h[156] = '0';                         /* typeflag: regular */
+    memcpy(h + 257, "ustar", 6);          /* magic, NUL included */
+    memcpy(h + 263, "00", 2);             /* version */
+    memset(h + 148, ' ', 8);              /* chksum counts as blanks */
     for (size_t i = 0; i < TAR_BLOCK; i++)
         sum += h[i];
-    snprintf((char *)h + 148, 8, "%06o", sum);    /* six digits, NUL, */
-    h[155] = ' ';                                 /* and a blank */
+    snprintf((char *)h + 148, 8, "%06o", sum); /* six digits, NUL, */
+    h[155] = ' ';                              /* and a blank */
 }
 
 int

@@ -18,10 +18,10 @@ static const char *const rc_role_names[RC_ROLE_COUNT] = {
 };
 
 static const char *const rc_role_suffixes[RC_ROLE_COUNT] = {
-    [RC_ROLE_NETWORK] = "-net",   [RC_ROLE_PROXY] = "-proxy",
-    [RC_ROLE_WORKSPACE] = "-ws",  [RC_ROLE_GIT] = "-git",
-    [RC_ROLE_CONFIG] = "-cfg",    [RC_ROLE_SCRATCH] = "-scratch",
-    [RC_ROLE_KEEPER] = "-keeper", [RC_ROLE_AGENT] = "-agent",
+    [RC_ROLE_NETWORK] = "-net",     [RC_ROLE_PROXY] = "-proxy",
+    [RC_ROLE_WORKSPACE] = "-ws",    [RC_ROLE_GIT] = "-git",
+    [RC_ROLE_CONFIG] = "-cfg",      [RC_ROLE_SCRATCH] = "-scratch",
+    [RC_ROLE_KEEPER] = "-keeper",   [RC_ROLE_AGENT] = "-agent",
     [RC_ROLE_GATEWAY] = "-gateway", [RC_ROLE_KEY] = "-gwkey",
 };
 
@@ -29,15 +29,15 @@ static const char *const rc_role_suffixes[RC_ROLE_COUNT] = {
  * join the network, the keeper, gateway and agent mount the volumes, and
  * the agent comes last so it never runs without its proxy and storage. */
 static const enum rc_role rc_create_order[RC_ROLE_COUNT] = {
-    RC_ROLE_NETWORK, RC_ROLE_PROXY,   RC_ROLE_WORKSPACE, RC_ROLE_GIT,
-    RC_ROLE_CONFIG,  RC_ROLE_KEY,     RC_ROLE_SCRATCH,   RC_ROLE_KEEPER,
+    RC_ROLE_NETWORK, RC_ROLE_PROXY, RC_ROLE_WORKSPACE, RC_ROLE_GIT,
+    RC_ROLE_CONFIG,  RC_ROLE_KEY,   RC_ROLE_SCRATCH,   RC_ROLE_KEEPER,
     RC_ROLE_GATEWAY, RC_ROLE_AGENT,
 };
 
 static const enum rc_role rc_delete_order[RC_ROLE_COUNT] = {
-    RC_ROLE_AGENT,     RC_ROLE_GATEWAY, RC_ROLE_KEEPER, RC_ROLE_SCRATCH,
-    RC_ROLE_KEY,       RC_ROLE_CONFIG,  RC_ROLE_GIT,    RC_ROLE_WORKSPACE,
-    RC_ROLE_PROXY,     RC_ROLE_NETWORK,
+    RC_ROLE_AGENT, RC_ROLE_GATEWAY, RC_ROLE_KEEPER, RC_ROLE_SCRATCH,
+    RC_ROLE_KEY,   RC_ROLE_CONFIG,  RC_ROLE_GIT,    RC_ROLE_WORKSPACE,
+    RC_ROLE_PROXY, RC_ROLE_NETWORK,
 };
 
 const char *

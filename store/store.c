@@ -256,8 +256,7 @@ store_egress_path(struct store *s, const char *name, char *path, size_t size,
     n = strlen(path);
     if (n < 4 || strcmp(path + n - 4, ".log") != 0 ||
         n - 4 + sizeof(".egress.jsonl") > size)
-        return err_set(e, ERR_LIMIT, "no room for the egress path of %s",
-                       name);
+        return err_set(e, ERR_LIMIT, "no room for the egress path of %s", name);
     memcpy(path + n - 4, ".egress.jsonl", sizeof(".egress.jsonl"));
     return 0;
 }

@@ -8,29 +8,29 @@
 #include "spec.h"
 
 /* A complete valid spec that sets every optional field. */
-#define SPEC_TEST_FULL                                                      \
-    "apiVersion: agentctl.dev/v1alpha1\n"                                   \
-    "kind: AgentInvocation\n"                                               \
-    "metadata:\n"                                                           \
-    "  name: fix-login-bug\n"                                               \
-    "  labels: {team: web}\n"                                               \
-    "spec:\n"                                                               \
-    "  vendor: claude\n"                                                    \
-    "  phase: execute\n"                                                    \
-    "  image: my-agent:1\n"                                                 \
-    "  command: [claude, -p, \"fix it\"]\n"                                 \
-    "  env: {LOG_LEVEL: debug}\n"                                           \
-    "  credential: anthropic\n"                                             \
-    "  workspace:\n"                                                        \
-    "    source: repos/web\n"                                               \
-    "    size: 512Mi\n"                                                     \
-    "    inodes: 100000\n"                                                  \
-    "  scratch: {size: 64Mi, inodes: 10000}\n"                              \
-    "  resources: {memory: 1Gi, cpus: \"1.5\", pids: 256}\n"                \
-    "  deadlineSeconds: 1800\n"                                             \
-    "  output: {maxBytes: 1048576}\n"                                       \
-    "  vendorBudget: {requests: 100, bytes: 1Gi}\n"                         \
-    "  attempt: a1\n"                                                       \
+#define SPEC_TEST_FULL                                                         \
+    "apiVersion: agentctl.dev/v1alpha1\n"                                      \
+    "kind: AgentInvocation\n"                                                  \
+    "metadata:\n"                                                              \
+    "  name: fix-login-bug\n"                                                  \
+    "  labels: {team: web}\n"                                                  \
+    "spec:\n"                                                                  \
+    "  vendor: claude\n"                                                       \
+    "  phase: execute\n"                                                       \
+    "  image: my-agent:1\n"                                                    \
+    "  command: [claude, -p, \"fix it\"]\n"                                    \
+    "  env: {LOG_LEVEL: debug}\n"                                              \
+    "  credential: anthropic\n"                                                \
+    "  workspace:\n"                                                           \
+    "    source: repos/web\n"                                                  \
+    "    size: 512Mi\n"                                                        \
+    "    inodes: 100000\n"                                                     \
+    "  scratch: {size: 64Mi, inodes: 10000}\n"                                 \
+    "  resources: {memory: 1Gi, cpus: \"1.5\", pids: 256}\n"                   \
+    "  deadlineSeconds: 1800\n"                                                \
+    "  output: {maxBytes: 1048576}\n"                                          \
+    "  vendorBudget: {requests: 100, bytes: 1Gi}\n"                            \
+    "  attempt: a1\n"                                                          \
     "  cancel: false\n"
 
 /* Load text; return the number of errors. */

@@ -347,8 +347,8 @@ test_plan_gateway_mode(void **state)
     /* the main lane: network, proxy, gateway create and connect, then a
      * wait for the key */
     v.egress_checked = true;
-    v.recorded = BIT(RC_ROLE_NETWORK) | BIT(RC_ROLE_PROXY) |
-                 BIT(RC_ROLE_GATEWAY);
+    v.recorded =
+        BIT(RC_ROLE_NETWORK) | BIT(RC_ROLE_PROXY) | BIT(RC_ROLE_GATEWAY);
     v.progress = ALL_PROXY | PLAN_GATEWAY_CONNECTED;
     assert_int_equal(plan_prepare_main(&v).action, PLAN_NONE);
     s = plan_prepare_storage(&v);

@@ -557,8 +557,8 @@ test_runner_with_quotes_is_one_exact_rule(void **state)
     char *argv[] = { "pytest", "-k", "not slow", "it's" };
     struct spec_argv r = { argv, 4 };
     struct err e = { 0 };
-    struct rc_adapter_out *o =
-        rc_adapter_build("claude", "claude", SPEC_PHASE_FIX, PROMPT, &r, NULL, &e);
+    struct rc_adapter_out *o = rc_adapter_build(
+        "claude", "claude", SPEC_PHASE_FIX, PROMPT, &r, NULL, &e);
     const char *line = "pytest -k 'not slow' 'it'\\''s'";
 
     (void)state;
@@ -659,8 +659,8 @@ expect_error(const char *adapter, enum spec_phase p, const char *prompt,
              const char *field)
 {
     struct err e = { 0 };
-    struct rc_adapter_out *o =
-        rc_adapter_build(vendor_of(adapter), adapter, p, prompt, runner, NULL, &e);
+    struct rc_adapter_out *o = rc_adapter_build(vendor_of(adapter), adapter, p,
+                                                prompt, runner, NULL, &e);
 
     assert_null(o);
     assert_int_equal(e.code, code);

@@ -830,8 +830,8 @@ static void
 test_rc_desired_order_and_determinism(void **state)
 {
     static const enum rc_role create[] = {
-        RC_ROLE_NETWORK, RC_ROLE_PROXY,   RC_ROLE_WORKSPACE, RC_ROLE_GIT,
-        RC_ROLE_CONFIG,  RC_ROLE_KEY,     RC_ROLE_SCRATCH,   RC_ROLE_KEEPER,
+        RC_ROLE_NETWORK, RC_ROLE_PROXY, RC_ROLE_WORKSPACE, RC_ROLE_GIT,
+        RC_ROLE_CONFIG,  RC_ROLE_KEY,   RC_ROLE_SCRATCH,   RC_ROLE_KEEPER,
         RC_ROLE_GATEWAY, RC_ROLE_AGENT,
     };
     const enum rc_role *c = rc_role_order(false), *d = rc_role_order(true);

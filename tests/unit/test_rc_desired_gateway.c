@@ -23,11 +23,15 @@
 #include "rc_desired.h"
 #include "spec.h"
 
-#define SECRET  "sk-GATEWAY-TEST-0a1b2c3d4e5f"
-#define IMAGEID "sha256:" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-#define GWIMAGE "sha256:" "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
-#define UID     "0123abcd-ef45-6789-aaaa-bbbbccccdddd"
-#define PFX     "agentctl-demo-0123abcd"
+#define SECRET "sk-GATEWAY-TEST-0a1b2c3d4e5f"
+#define IMAGEID                                                                \
+    "sha256:"                                                                  \
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define GWIMAGE                                                                \
+    "sha256:"                                                                  \
+    "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+#define UID "0123abcd-ef45-6789-aaaa-bbbbccccdddd"
+#define PFX "agentctl-demo-0123abcd"
 
 static const char cfg_gateway[] =
     "vendors:\n"
@@ -170,34 +174,33 @@ test_gateway_body(void **state)
     assert_string_equal(f.d->gateway_ip, "10.213.3.5");
     assert_string_equal(f.d->gateway_url, "http://10.213.3.5:8080");
     t = body_text(f.d, RC_ROLE_GATEWAY);
-    assert_non_null(strstr(
-        t, "\"Cmd\":[\"--listen\",\"10.213.3.5:8080\",\"--upstream\","
-           "\"llm.vendor.test:443\",\"--key-file\","
-           "\"/run/agentctl/gateway/api-key\",\"--auth-header\","
-           "\"x-api-key\",\"--allow\",\"POST /v1/messages\","
-           "\"--max-requests\",\"500\",\"--max-bytes\",\"1073741824\","
-           "\"--allow-private\"]"));
+    assert_non_null(
+        strstr(t, "\"Cmd\":[\"--listen\",\"10.213.3.5:8080\",\"--upstream\","
+                  "\"llm.vendor.test:443\",\"--key-file\","
+                  "\"/run/agentctl/gateway/api-key\",\"--auth-header\","
+                  "\"x-api-key\",\"--allow\",\"POST /v1/messages\","
+                  "\"--max-requests\",\"500\",\"--max-bytes\",\"1073741824\","
+                  "\"--allow-private\"]"));
     free(t);
     assert_string_equal(str_at(f.d, RC_ROLE_GATEWAY, "/Image"), GWIMAGE);
     assert_string_equal(str_at(f.d, RC_ROLE_GATEWAY, "/User"), "65534:65534");
     assert_string_equal(str_at(f.d, RC_ROLE_GATEWAY, "/HostConfig/NetworkMode"),
                         PFX "-net");
-    assert_true(cJSON_IsTrue(
-        rc_json_at(rc_desired_object(f.d, RC_ROLE_GATEWAY)->body,
-                   "/HostConfig/ReadonlyRootfs")));
+    assert_true(
+        cJSON_IsTrue(rc_json_at(rc_desired_object(f.d, RC_ROLE_GATEWAY)->body,
+                                "/HostConfig/ReadonlyRootfs")));
     assert_true(has_str(f.d, RC_ROLE_GATEWAY, "/HostConfig/CapDrop", "ALL"));
-    assert_string_equal(
-        str_at(f.d, RC_ROLE_GATEWAY,
-               "/NetworkingConfig/EndpointsConfig/" PFX
-               "-net/IPAMConfig/IPv4Address"),
-        "10.213.3.5");
+    assert_string_equal(str_at(f.d, RC_ROLE_GATEWAY,
+                               "/NetworkingConfig/EndpointsConfig/" PFX
+                               "-net/IPAMConfig/IPv4Address"),
+                        "10.213.3.5");
     /* its one mount: the key volume, read-only */
     assert_string_equal(
         str_at(f.d, RC_ROLE_GATEWAY, "/HostConfig/Mounts/0/Source"),
         PFX "-gwkey");
-    assert_true(cJSON_IsTrue(rc_json_at(
-        rc_desired_object(f.d, RC_ROLE_GATEWAY)->body,
-        "/HostConfig/Mounts/0/ReadOnly")));
+    assert_true(
+        cJSON_IsTrue(rc_json_at(rc_desired_object(f.d, RC_ROLE_GATEWAY)->body,
+                                "/HostConfig/Mounts/0/ReadOnly")));
     assert_null(rc_json_at(rc_desired_object(f.d, RC_ROLE_GATEWAY)->body,
                            "/HostConfig/Mounts/1"));
     fx_free(&f);
@@ -214,18 +217,20 @@ test_key_volume_and_proxy(void **state)
     fx_build(&f, cfg_gateway, "claude", "command: [/agent]", "");
     assert_non_null(strstr(str_at(f.d, RC_ROLE_KEY, "/DriverOpts/o"),
                            "uid=65534,gid=65534,mode=0500"));
-    cJSON_ArrayForEach(m, rc_json_at(rc_desired_object(f.d, RC_ROLE_KEEPER)->body,
-                                     "/HostConfig/Mounts"))
+    cJSON_ArrayForEach(m,
+                       rc_json_at(rc_desired_object(f.d, RC_ROLE_KEEPER)->body,
+                                  "/HostConfig/Mounts"))
     {
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(m, "Source");
 
         if (strcmp(src->valuestring, PFX "-gwkey") == 0)
-            keeper_rw = cJSON_IsFalse(
-                cJSON_GetObjectItemCaseSensitive(m, "ReadOnly"));
+            keeper_rw =
+                cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(m, "ReadOnly"));
     }
     assert_true(keeper_rw);
-    cJSON_ArrayForEach(m, rc_json_at(rc_desired_object(f.d, RC_ROLE_AGENT)->body,
-                                     "/HostConfig/Mounts"))
+    cJSON_ArrayForEach(m,
+                       rc_json_at(rc_desired_object(f.d, RC_ROLE_AGENT)->body,
+                                  "/HostConfig/Mounts"))
     {
         assert_string_not_equal(
             cJSON_GetObjectItemCaseSensitive(m, "Source")->valuestring,
@@ -316,7 +321,10 @@ test_key_tar(void **state)
     assert_string_equal(tar.data + 116, "0177776");
     assert_int_equal(strtoul(tar.data + 124, NULL, 8), strlen(SECRET));
     assert_int_equal(tar.data[156], '0');
-    assert_memory_equal(tar.data + 257, "ustar\0" "00", 8);
+    assert_memory_equal(tar.data + 257,
+                        "ustar\0"
+                        "00",
+                        8);
     for (int i = 0; i < 512; i++)
         sum += (unsigned char)(i >= 148 && i < 156 ? ' ' : tar.data[i]);
     want = (unsigned)strtoul(tar.data + 148, NULL, 8);

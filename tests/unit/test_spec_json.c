@@ -134,7 +134,8 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spec_json_is_sorted_compact_and_exact),
-        cmocka_unit_test(test_spec_json_hash_ignores_order_comments_and_spelled_defaults),
+        cmocka_unit_test(
+            test_spec_json_hash_ignores_order_comments_and_spelled_defaults),
         cmocka_unit_test(test_spec_json_resource_has_kubernetes_shape),
         cmocka_unit_test(test_spec_json_vendor_budget_round_trips),
         cmocka_unit_test(test_spec_json_sha256_known_vector),
