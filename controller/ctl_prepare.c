@@ -301,6 +301,38 @@ step_upload_buffered(struct ctl_inv *inv)
     return ok;
 }
 
+/* A small archive built in memory goes into dir of the running keeper;
+ * the action the caller set is recorded when Docker answers. A tar that
+ * could not be built ends the attempt (e). A secret archive (the key) is
+ * sent with the client's copy wiped at the end and wiped here, whatever
+ * the answer. */
+static enum ctl_step
+send_to_keeper(struct ctl_inv *inv, const char *dir, struct buf *tar,
+               int built, bool secret, struct err *e)
+{
+    const char *keeper = ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER);
+    enum ctl_step ok = CTL_STEP_DONE;
+
+    if (built == -1)
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e->msg);
+    else if (secret)
+        ok = action_request(inv,
+                            dk_container_put_secret(inv->ctl->dk, keeper, dir,
+                                                    tar->data, tar->len,
+                                                    ctl_step_answered, inv, e),
+                            e);
+    else
+        ok = action_request(inv,
+                            dk_container_put_archive(inv->ctl->dk, keeper, dir,
+                                                     tar->data, tar->len,
+                                                     ctl_step_answered, inv, e),
+                            e);
+    if (secret && tar->data != NULL)
+        explicit_bzero(tar->data, tar->len);
+    buf_cleanup(tar);
+    return ok;
+}
+
 /* The adapter's config files go into the keeper's config volume, owned
  * by root and read-only to everyone (the agent mounts it read-only too). */
 static enum ctl_step
@@ -308,54 +340,29 @@ step_upload_config(struct ctl_inv *inv)
 {
     struct buf tar;
     struct err e;
-    enum ctl_step ok;
 
     inv->lane->action = CTL_PROG_CONFIG_UPLOADED;
     buf_init(&tar, RC_CONFIG_BYTES);
-    if (rc_adapter_files_tar(inv->desired->adapter, RC_ADAPTER_CONFIG_DIR, &tar,
-                             &e) == -1) {
-        buf_cleanup(&tar);
-        ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
-        return CTL_STEP_DONE;
-    }
-    ok = action_request(
-        inv,
-        dk_container_put_archive(inv->ctl->dk,
-                                 ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER),
-                                 RC_ADAPTER_CONFIG_DIR, tar.data, tar.len,
-                                 ctl_step_answered, inv, &e),
-        &e);
-    buf_cleanup(&tar);
-    return ok;
+    return send_to_keeper(inv, RC_ADAPTER_CONFIG_DIR, &tar,
+                          rc_adapter_files_tar(inv->desired->adapter,
+                                               RC_ADAPTER_CONFIG_DIR, &tar, &e),
+                          false, &e);
 }
 
 /* The gateway's key file goes into the key volume through the keeper
- * (0400, the gateway's user; plan/rc_gateway_key.c). The archive is the
- * one copy of the key this process makes for it: wiped before it is
- * freed, whatever the answer. */
+ * (0400, the gateway's user; plan/rc_gateway_key.c): the one copy of the
+ * key this process makes for it. */
 static enum ctl_step
 step_upload_key(struct ctl_inv *inv)
 {
     struct buf tar;
     struct err e;
-    enum ctl_step ok;
 
     inv->lane->action = CTL_PROG_KEY_UPLOADED;
     buf_init(&tar, RC_GATEWAY_KEY_BYTES + 4096);
-    if (rc_desired_key_tar(inv->desired, &tar, &e) == -1) {
-        buf_cleanup(&tar);
-        ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
-        return CTL_STEP_DONE;
-    }
-    ok = action_request(
-        inv,
-        dk_container_put_secret(
-            inv->ctl->dk, ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER),
-            RC_GATEWAY_KEY_DIR, tar.data, tar.len, ctl_step_answered, inv, &e),
-        &e);
-    explicit_bzero(tar.data, tar.len);
-    buf_cleanup(&tar);
-    return ok;
+    return send_to_keeper(inv, RC_GATEWAY_KEY_DIR, &tar,
+                          rc_desired_key_tar(inv->desired, &tar, &e), true,
+                          &e);
 }
 
 /* The progress a start of role records. */
