@@ -6,7 +6,8 @@
 #   gw_init CLI   vd_init CLI, then this checkout's agent-gateway image
 #                 with this run's CA as its bundle (images.gateway), and
 #                 the claude and codex profiles in gateway mode pointed at
-#                 the test vendor; limits.maxVendorRequests 100
+#                 the test vendor; limits.maxVendorRequests 100;
+#                 probeInterval 2s (the canary runs in gateway mode too)
 #   holds_key F   the run's credential is somewhere in file F
 #   inspect_loop NAME FILE
 #                 every container of NAME inspected every 0.2 s into FILE
@@ -49,6 +50,7 @@ gw_write_vendors() {
     allowPrivate: true\
     credentialMode: gateway\
     gateway: {authHeader: bearer, allow: ["POST /v1/responses"]}' "$CONFIG"
+    echo "probeInterval: 2s" >>"$CONFIG"
 }
 
 gw_init() {

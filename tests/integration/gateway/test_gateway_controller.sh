@@ -24,7 +24,8 @@
 #     to the vendor through the CONNECT proxy gets 403.
 #     The egress audit (agentctl logs --egress) holds each request with
 #     its status and the proxy's refusal; the spent budget is an event.
-#   c-drift: the gateway killed under a running agent fails the attempt
+#   c-drift: the canary runs in gateway mode (probeInterval 2s) and passes;
+#     the gateway killed under a running agent fails the attempt
 #     (boundary-drift, the finding names the gateway's missing endpoint).
 #   c-deadline (a shell agent that keeps asking, deadline 8 s): the attempt
 #     ends at its deadline and the gateway container is removed with it.
@@ -165,6 +166,16 @@ check "control: c-gw spent no budget, and no such event" \
 apply_spec c-drift execute "vendor: claude" "image: $VD_TEST_IMAGE" \
     "command: [sleep, \"300\"]" "credential: $CRED_NAME" "deadlineSeconds: 240"
 wait_phase c-drift Running 120
+# the canary (probeInterval 2s) checks the gateway from inside the agent's
+# namespace: it refuses a path outside its rules (bounded wait)
+for i in $(seq 1 60); do
+    grep -q '"reason":"BoundaryCanary"' "$STATE/events/c-drift.jsonl" \
+        2>/dev/null && break
+    sleep 0.5
+done
+check_match "c-drift: the canary ran in gateway mode and passed" \
+    'canary: ok: boundary verified, the gateway refuses' \
+    "$(grep '"reason":"BoundaryCanary"' "$STATE/events/c-drift.jsonl")"
 gw=$(docker ps -q --filter label=agentctl.dev/invocation=c-drift \
     --filter label=agentctl.dev/role=gateway --filter "label=$MANAGED")
 docker kill "$gw" >/dev/null
