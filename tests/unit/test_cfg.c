@@ -351,8 +351,8 @@ test_cfg_vendor_limits_zero_and_gateway_maximum(void **state)
 {
     static const char *const ok[] = {
         "limits: {maxVendorRequests: 0, maxVendorBytes: 0}\n",
-        "limits: {maxVendorRequests: 1000000000000000,\n"
-        "         maxVendorBytes: 16Pi}\n",
+        ("limits: {maxVendorRequests: 1000000000000000,\n"
+         "         maxVendorBytes: 16Pi}\n"),
         "limits: {maxVendorBytes: \"0\"}\n",
     };
 
