@@ -76,3 +76,17 @@ http_path_is_normal(const char *path, size_t len)
     }
     return true;
 }
+
+const char *
+http_key_check(const char *key, size_t len)
+{
+    if (len == 0)
+        return "the key is empty";
+    if (len > HTTP_KEY_MAX)
+        return "the key is longer than 2048 bytes";
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)key[i] < 0x21 || (unsigned char)key[i] > 0x7e)
+            return "the key has a byte that cannot go into a header "
+                   "(only visible ASCII)";
+    return NULL;
+}

@@ -35,4 +35,15 @@ const char *http_rule_check(const char *spec, size_t *method_len);
  * (see the top of this file). */
 bool http_path_is_normal(const char *path, size_t len);
 
+/* The longest credential the gateway sends. */
+#define HTTP_KEY_MAX 2048
+
+/* A credential the gateway can put in a header line: 1-HTTP_KEY_MAX
+ * bytes of visible ASCII (0x21-0x7e; a CR or LF would be header
+ * injection). NULL when it is one, else why not (static text that never
+ * quotes the key). The controller checks it at capture with the code the
+ * gateway reads its key file with, so a key the gateway would refuse at
+ * start is refused first with a message naming the credential. */
+const char *http_key_check(const char *key, size_t len);
+
 #endif

@@ -179,7 +179,6 @@ struct ctl_inv {
     char proxy_egress_ip[16]; /* the proxy's address on the egress net */
     char gateway_egress_ip[16]; /* the credential gateway's, likewise */
     struct ctl_egress *egress;  /* the egress audit being read (cleanup) */
-    bool egress_read;           /* ... and written, for this attempt */
     /* boundary probe (before the start) and canary (while running) */
     long probe_exit;
     bool probe_exited;

@@ -3,6 +3,7 @@
  * that starts it over, and the subnet it runs on (ctl_attempt.h). */
 #include "ctl_attempt.h"
 
+#include "ctl_egress.h"
 #include "ctl_stop.h"
 #include "rc_credential.h"
 #include "rc_desired.h"
@@ -69,6 +70,7 @@ forget_built(struct ctl_inv *inv, bool capture_too)
     inv->canary_due = false;
     inv->canary_stage = CTL_CANARY_IDLE;
     inv->canary_passed = inv->canary_silent = 0;
+    ctl_egress_free(inv); /* a read half done belongs to the old record */
 }
 
 /* Every start-over of an attempt, by kind:
@@ -112,7 +114,6 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
         inv->egress_checked = false;
         inv->start_checked = false;
         inv->cleanup_swept = false;
-        inv->egress_read = false;
         inv->probe_exited = false;
         ctl_record_reset_progress(&inv->rec);
         break;

@@ -2,8 +2,9 @@
  * ID recorded in the status and never by name: a same-named object with
  * another ID is someone else's and is left alone (Warning event).
  *
- * Order: agent, keeper, proxy (containers, force: a running one is killed
- * at once), then the volumes, then the network. Volumes have no ID, so a
+ * Order (plan/plan_step.c): probe, agent, the egress audit read, the
+ * credential gateway, keeper, proxy (containers, force: a running one is
+ * killed at once), then the volumes, then the network. Volumes have no ID, so a
  * volume is removed only when its CreatedAt and uid label are the ones
  * recorded at creation.
  */

@@ -81,6 +81,9 @@ count(struct ctl_egress *g, size_t src, const char *line)
         g->denied += st != 200;
         return;
     }
+    /* the boundary probe's and canary's own check of the gateway */
+    if (strstr(line, "\"path\":\"/agentctl-probe/") != NULL)
+        return;
     g->requests++;
     if (strstr(line, "\"reason\":\"forwarded\"") != NULL)
         g->forwarded++;
@@ -183,8 +186,9 @@ finish(struct ctl_inv *inv)
                   "the egress audit could not be kept: %s", e.msg);
     if (g->requests > 0 || g->tunnels > 0)
         ctl_event(inv, false, "EgressAudit",
-                  "gateway: %u requests (%u forwarded, %u refused); proxy: "
-                  "%u tunnels (%u refused); agentctl logs --egress %s",
+                  "gateway: %u requests (%u forwarded, %u refused or "
+                  "failed); proxy: %u CONNECTs (%u not tunnelled); agentctl "
+                  "logs --egress %s",
                   g->requests, g->forwarded, g->refused, g->tunnels, g->denied,
                   inv->name);
     if (g->spent > 0)
@@ -193,7 +197,7 @@ finish(struct ctl_inv *inv)
                   "attempt's vendorBudget was spent",
                   g->spent);
     ctl_egress_free(inv);
-    inv->egress_read = true;
+    ctl_record_set_done(&inv->rec, CTL_PROG_EGRESS_READ);
     return CTL_STEP_DONE;
 }
 
@@ -205,6 +209,10 @@ on_logs(struct ctl_inv *inv, struct dk_response *r)
     struct demux_ctx d = { inv, inv->egress->next };
     struct dk_logs_demux dm;
 
+    /* the daemon gone: the logs are still there, and nothing can be
+     * removed before it is back either */
+    if (r->err != NULL && r->err->code == ERR_UNAVAIL)
+        return ctl_step_failed(inv, r->err);
     if (r->err != NULL && r->err->code != ERR_NOTFOUND)
         ctl_event(inv, true, "EgressLogUnread",
                   "the %s's log could not be read for the egress audit: %s",

@@ -6,9 +6,9 @@
 #include "ctl.h"
 
 /* The cleanup step PLAN_READ_EGRESS: read the logs, write the audit file
- * (store_egress_path), raise EgressAudit / VendorBudgetSpent, set
- * inv->egress_read. A log Docker cannot give is a Warning event, never a
- * failed step. */
+ * (store_egress_path), raise EgressAudit / VendorBudgetSpent, record
+ * progress egressRead. A log Docker cannot give is a Warning event, never
+ * a failed step; a daemon that cannot be reached is (it is retried). */
 enum ctl_step ctl_egress_step(struct ctl_inv *inv);
 
 /* Drop a read in progress. NULL-safe. */

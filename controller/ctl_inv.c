@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ctl_attempt.h"
 #include "ctl_canary.h"
@@ -242,6 +243,18 @@ pin_images(struct ctl_inv *inv)
         &e);
 }
 
+/* The last attempt's egress audit goes: `agentctl logs --egress` shows
+ * this attempt's once its box is removed, never an older one meanwhile. */
+static void
+forget_egress_audit(struct ctl_inv *inv)
+{
+    char path[4096];
+
+    if (store_egress_path(inv->ctl->store, inv->name, path, sizeof(path),
+                          NULL) == 0)
+        (void)unlink(path);
+}
+
 /* Record the capture: from here on the attempt's spec is frozen. */
 static void
 capture_commit(struct ctl_inv *inv)
@@ -253,6 +266,7 @@ capture_commit(struct ctl_inv *inv)
 
     ctl_now(now);
     mark_attempt_used(inv);
+    forget_egress_audit(inv);
     /* the attempt is this controller's (a status another one wrote for
      * an earlier attempt names that one) */
     ctl_record_set_str(r, &r->controller, inv->ctl->opts.controller_id);
@@ -281,7 +295,6 @@ capture_commit(struct ctl_inv *inv)
     inv->egress_checked = false;
     inv->start_checked = false;
     inv->cleanup_swept = false;
-    inv->egress_read = false;
     /* a later attempt of this invocation, in this process, gets its own
      * volume check and its own last round before the start */
     inv->prestart_verified = false;

@@ -21,6 +21,7 @@ static const struct {
     { PLAN_GATEWAY_CONNECTED, CTL_PROG_GATEWAY_CONNECTED },
     { PLAN_GATEWAY_STARTED, CTL_PROG_GATEWAY_STARTED },
     { PLAN_KEY_UPLOADED, CTL_PROG_KEY_UPLOADED },
+    { PLAN_EGRESS_READ, CTL_PROG_EGRESS_READ },
 };
 
 void
@@ -50,7 +51,6 @@ ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v)
     v->storage_verified = inv->storage_verified;
     ctl_git_digests(inv, &v->git_digest_before, &v->git_digest_after);
     v->unrecorded_swept = inv->cleanup_swept;
-    v->egress_read = inv->egress_read;
     v->has_uid = rec->uid != NULL;
     v->has_attempt = rec->attempt != NULL;
     v->terminal = ctl_phase_terminal(rec->phase);

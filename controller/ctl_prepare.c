@@ -203,7 +203,7 @@ step_connect_egress(struct ctl_inv *inv, enum rc_role role)
 
     inv->lane->action = role == RC_ROLE_GATEWAY ? CTL_PROG_GATEWAY_CONNECTED
                                                 : CTL_PROG_PROXY_CONNECTED;
-    body = rc_desired_proxy_connect(inv->desired,
+    body = rc_desired_egress_connect(inv->desired,
                                     ctl_record_role_id(&inv->rec, role));
     ok = action_request(inv,
                         dk_network_connect(inv->ctl->dk,
@@ -350,8 +350,8 @@ step_upload_config(struct ctl_inv *inv)
 }
 
 /* The gateway's key file goes into the key volume through the keeper
- * (0400, the gateway's user; plan/rc_gateway_key.c): the one copy of the
- * key this process makes for it. */
+ * (0400, the gateway's user; plan/rc_gateway_key.c), wiped after the
+ * request as the Docker client's copy of it is. */
 static enum ctl_step
 step_upload_key(struct ctl_inv *inv)
 {

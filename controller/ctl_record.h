@@ -71,8 +71,10 @@ enum ctl_progress {
     CTL_PROG_GATEWAY_CREATED,
     CTL_PROG_GATEWAY_CONNECTED,
     CTL_PROG_GATEWAY_STARTED,
+    /* cleanup: the egress audit is written (ctl_egress.c) */
+    CTL_PROG_EGRESS_READ,
 };
-#define CTL_PROG_COUNT (CTL_PROG_GATEWAY_STARTED + 1)
+#define CTL_PROG_COUNT (CTL_PROG_EGRESS_READ + 1)
 
 /* The recorded objects: the roles of plan/rc_desired.h and the probe. */
 #define CTL_REC_PROBE RC_ROLE_COUNT

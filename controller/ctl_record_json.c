@@ -53,6 +53,7 @@ static const char *const progress_names[CTL_PROG_COUNT] = {
     [CTL_PROG_GATEWAY_CREATED] = "gatewayCreated",
     [CTL_PROG_GATEWAY_CONNECTED] = "gatewayConnected",
     [CTL_PROG_GATEWAY_STARTED] = "gatewayStarted",
+    [CTL_PROG_EGRESS_READ] = "egressRead",
 };
 
 const char *

@@ -33,7 +33,7 @@ enum cfg_credential_mode {
     CFG_CREDENTIAL_GATEWAY, /* the agent-gateway holds it (issue 16) */
 };
 #define CFG_MAX_GATEWAY_RULES   64
-#define CFG_DEFAULT_GATEWAY_IMG "agentctl/agent-gateway:0.1.0"
+#define CFG_DEFAULT_GATEWAY_IMG "agentctl/agent-gateway:" AGENTCTL_VERSION
 
 /* One vendor profile: the only hosts its proxy lets the agent reach. */
 struct cfg_vendor {

@@ -69,13 +69,18 @@ network_and_proxy_next(const struct plan_view *v)
 }
 
 /* The credential gateway (credentialMode gateway only): created on the
- * network, joined to the egress network like the proxy, and started once
- * its key is in the key volume (it reads the key at its start). PLAN_NONE
- * when there is none, when it runs, and while it waits for the key. */
+ * network once its key volume exists, joined to the egress network like
+ * the proxy, and started once its key is in the key volume (it reads the
+ * key at its start). PLAN_NONE when there is none, when it runs, and
+ * while it waits for the key volume or the key. */
 static struct plan_step
 gateway_next(const struct plan_view *v)
 {
     if ((v->desired & BIT(RC_ROLE_GATEWAY)) == 0)
+        return step(PLAN_NONE, 0);
+    /* Its mount names the key volume: created before it exists, Docker
+     * would make an unlabelled disk volume of that name. */
+    if (!recorded(v, RC_ROLE_GATEWAY) && !recorded(v, RC_ROLE_KEY))
         return step(PLAN_NONE, 0);
     if (!recorded(v, RC_ROLE_GATEWAY))
         return step(PLAN_CREATE, RC_ROLE_GATEWAY);
@@ -174,7 +179,7 @@ plan_prepare_main(const struct plan_view *v)
     if (s.action != PLAN_NONE)
         return s;
     if (!gateway_ready(v))
-        return step(PLAN_NONE, 0); /* its key is not in its volume yet */
+        return step(PLAN_NONE, 0); /* its key volume or key is not there */
     s = probe_next(v);
     if (s.action != PLAN_NONE)
         return s;
@@ -189,17 +194,20 @@ struct plan_step
 plan_cleanup_next(const struct plan_view *v)
 {
     /* containers first (force: a running one is killed), so that no
-     * volume is held and the network has no endpoint left; the gateway
-     * before anything, so that its key is unusable at once */
-    if (v->terminal && !v->egress_read &&
-        (recorded(v, RC_ROLE_GATEWAY) || recorded(v, RC_ROLE_PROXY)))
-        return step(PLAN_READ_EGRESS, 0);
-    if (recorded(v, RC_ROLE_GATEWAY))
-        return step(PLAN_REMOVE, RC_ROLE_GATEWAY);
+     * volume is held and the network has no endpoint left: the probe and
+     * the agent, then the gateway, the first thing after the audit is
+     * read, so that its key is unusable at once */
     if (v->probe_recorded)
         return step(PLAN_REMOVE_PROBE, 0);
     if (recorded(v, RC_ROLE_AGENT))
         return step(PLAN_REMOVE, RC_ROLE_AGENT);
+    /* with no client left, what the gateway and proxy saw is read before
+     * they go (a final attempt only: a repair rebuilds the same attempt) */
+    if (v->terminal && !done(v, PLAN_EGRESS_READ) &&
+        (recorded(v, RC_ROLE_GATEWAY) || recorded(v, RC_ROLE_PROXY)))
+        return step(PLAN_READ_EGRESS, 0);
+    if (recorded(v, RC_ROLE_GATEWAY))
+        return step(PLAN_REMOVE, RC_ROLE_GATEWAY);
     /* with the agent gone, read the git metadata back before the keeper
      * that holds its volume goes */
     if (v->git_digest_before && !v->git_digest_after &&

@@ -28,6 +28,7 @@ enum plan_progress {
     PLAN_GATEWAY_CONNECTED = 1u << 7,  /* gateway joined the egress network */
     PLAN_GATEWAY_STARTED = 1u << 8,    /* gateway container started */
     PLAN_KEY_UPLOADED = 1u << 9,       /* key file copied into its volume */
+    PLAN_EGRESS_READ = 1u << 10,       /* cleanup: the egress audit kept */
 };
 
 /* What the planner looks at: the attempt's record and the controller's
@@ -51,8 +52,6 @@ struct plan_view {
     bool git_digest_before; /* the uploaded .git was digested */
     bool git_digest_after;  /* the .git read back was digested */
     bool unrecorded_swept;  /* no unrecorded container of it is left */
-    bool egress_read;       /* the gateway's and proxy's audit lines are
-                               kept (ctl_egress.c) */
     bool has_uid;           /* the record knows the invocation's uid */
     bool has_attempt;       /* the record names an attempt */
     bool terminal;          /* the phase is Succeeded, Failed or Cancelled */

@@ -7,6 +7,7 @@
  * of the desired state (rc_desired.h).
  */
 #include "rc_desired.h"
+#include "http_rule.h"
 #include "rc_harden.h"
 
 #include <stdint.h>
@@ -106,6 +107,16 @@ rc_image_id_ok(const char *id)
            strpbrk(id + 7, "ghijklmnopqrstuvwxyz") == NULL;
 }
 
+/* The vendor's credential goes through a gateway of the attempt's own
+ * (docs/gateway.md): the agent never holds it. */
+static bool
+rc_gateway_mode(const struct rc_build *b)
+{
+    return b->vendor != NULL &&
+           b->vendor->credential_mode == CFG_CREDENTIAL_GATEWAY &&
+           b->in->credential != NULL;
+}
+
 static int
 rc_check_inputs(const struct rc_build *b, struct err *e)
 {
@@ -142,6 +153,17 @@ rc_check_inputs(const struct rc_build *b, struct err *e)
                        "given together");
     if (in->credential != NULL && in->credential[0] == '\0')
         return err_set(e, ERR_INVALID, "the credential value is empty");
+    if (in->credential != NULL && rc_gateway_mode(b)) {
+        const char *why =
+            http_key_check(in->credential, strlen(in->credential));
+
+        if (why != NULL)
+            return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
+                              "spec.credential",
+                              "%s: %s, which the gateway (credentialMode "
+                              "gateway) sends in a header",
+                              inv->credential, why);
+    }
     if (in->egress_network != NULL &&
         !rc_chars_ok(in->egress_network, "ABCDEFGHIJKLMNOPQRSTUVWXYZ._-", 1,
                      64))
@@ -151,16 +173,6 @@ rc_check_inputs(const struct rc_build *b, struct err *e)
         inv->millicpus > RC_MAX_EXACT / 1000000)
         return err_set(e, ERR_INVALID, "a resource value is too large");
     return 0;
-}
-
-/* The vendor's credential goes through a gateway of the attempt's own
- * (docs/gateway.md): the agent never holds it. */
-static bool
-rc_gateway_mode(const struct rc_build *b)
-{
-    return b->vendor != NULL &&
-           b->vendor->credential_mode == CFG_CREDENTIAL_GATEWAY &&
-           b->in->credential != NULL;
 }
 
 /* ---- shared pieces ---------------------------------------------------- */
@@ -726,10 +738,15 @@ rc_names_and_addresses(struct rc_build *b, struct err *e)
                  d->proxy_ip, (unsigned)b->cfg->proxy_port);
     if (w < 0 || (size_t)w >= sizeof(d->proxy_url))
         return err_set(e, ERR_LIMIT, "proxy URL too long");
-    if (rc_gateway_mode(b) &&
-        rc_subnet_host(d, RC_GATEWAY_HOST_OCTET, d->gateway_ip) == 0)
+    /* gateway_url is the one mark of gateway mode past this point (the
+     * probe's mode, ctl_probe_mode, reads it) */
+    if (rc_gateway_mode(b)) {
+        if (rc_subnet_host(d, RC_GATEWAY_HOST_OCTET, d->gateway_ip) == -1)
+            return err_set(e, ERR_INVALID, "no gateway address in %s",
+                           d->subnet);
         snprintf(d->gateway_url, sizeof(d->gateway_url), "http://%s:%u",
                  d->gateway_ip, (unsigned)RC_GATEWAY_PORT);
+    }
     w = snprintf(d->egress_network, sizeof(d->egress_network), "%s",
                  b->in->egress_network ? b->in->egress_network
                                        : b->cfg->egress_network);
@@ -879,12 +896,13 @@ rc_desired_object(const struct rc_desired *d, enum rc_role role)
 }
 
 cJSON *
-rc_desired_proxy_connect(const struct rc_desired *d, const char *proxy_id)
+rc_desired_egress_connect(const struct rc_desired *d,
+                          const char *container_id)
 {
     cJSON *c = cJSON_CreateObject();
 
     /* No aliases, no static address: the egress side only dials out. */
-    if (cJSON_AddStringToObject(c, "Container", proxy_id) == NULL ||
+    if (cJSON_AddStringToObject(c, "Container", container_id) == NULL ||
         cJSON_AddObjectToObject(c, "EndpointConfig") == NULL) {
         cJSON_Delete(c);
         return NULL;

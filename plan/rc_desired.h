@@ -12,7 +12,7 @@
  * Objects, in creation order (deletion is the reverse):
  *   network   agentctl-<name>-<uid8>-net      POST /networks/create
  *   proxy     agentctl-<name>-<uid8>-proxy    POST /containers/create?name=
- *             then POST /networks/<egress>/connect (rc_desired_proxy_connect)
+ *             then POST /networks/<egress>/connect (rc_desired_egress_connect)
  *   workspace agentctl-<name>-<uid8>-ws       POST /volumes/create (only when
  *                                             the spec has a workspace)
  *   git       agentctl-<name>-<uid8>-git      POST /volumes/create (only when
@@ -226,12 +226,12 @@ void rc_desired_free(struct rc_desired *d);
 const struct rc_object *rc_desired_object(const struct rc_desired *d,
                                           enum rc_role role);
 
-/* A new body for POST /networks/<d->egress_network>/connect that joins the
- * created proxy (its ID) to the egress network after create (API 1.41
- * takes one network at create: docs/docker-notes.md section 2). Caller
- * deletes. NULL when out of memory. */
-cJSON *rc_desired_proxy_connect(const struct rc_desired *d,
-                                const char *proxy_id);
+/* A new body for POST /networks/<d->egress_network>/connect that joins
+ * the created proxy or gateway (its ID) to the egress network after
+ * create (API 1.41 takes one network at create: docs/docker-notes.md
+ * section 2). Caller deletes. NULL when out of memory. */
+cJSON *rc_desired_egress_connect(const struct rc_desired *d,
+                                 const char *container_id);
 
 /* The key file as a tar archive for RC_GATEWAY_KEY_DIR: one entry
  * RC_GATEWAY_KEY_FILE, owner RC_GATEWAY_UID, mode 0400, holding the
@@ -266,8 +266,8 @@ int rc_role_by_name(const char *name);
 /* Network, container or volume. */
 enum rc_kind rc_role_kind(enum rc_role role);
 
-/* All RC_ROLE_COUNT roles in creation order (network, proxy, gateway,
- * workspace, git, config, key, scratch, keeper, agent), or in deletion
+/* All RC_ROLE_COUNT roles in creation order (network, proxy, workspace,
+ * git, config, gateway-key, scratch, keeper, gateway, agent), or in deletion
  * order (the reverse) when `deletion` is true. Static; skip roles
  * without an object. */
 const enum rc_role *rc_role_order(bool deletion);

@@ -63,7 +63,8 @@ static const struct rc_drift_rule rules[] = {
       "reaches host services (docs/docker-notes.md section 1)" },
     { "network.endpoint-extra", NET, "Containers", NULL, NULL,
       RC_CMP_ENDPOINTS_EXTRA,
-      "every running endpoint is an allowed container (proxy, agent, probe)",
+      "every running endpoint is an allowed container (proxy, gateway, "
+      "agent, probe)",
       "an extra container on the network is a path to or from the agent "
       "outside the proxy" },
     { "network.endpoint-missing", NET, "Containers", NULL, NULL,
@@ -85,7 +86,8 @@ static const struct rc_drift_rule rules[] = {
       "a tag moved or a stand-in built from another image runs other code" },
     { "container.image-pinned", CTR, "Image", NULL, NULL, RC_CMP_PINNED_IMAGE,
       "the image ID pinned at capture: the agent's status.imageID, the "
-      "proxy's and keeper's status.helperImages (an attempt captured before "
+      "proxy's, keeper's and gateway's status.helperImages (an attempt "
+      "captured before "
       "helper images were pinned has none: its helpers run from the "
       "config's tags)",
       "a helper created from a tag moved after capture (or adopted from "
@@ -179,8 +181,8 @@ static const struct rc_drift_rule rules[] = {
       "host or another container's namespace is no boundary" },
     { "container.networks", CTR, "NetworkSettings.Networks", NULL, NULL,
       RC_CMP_NETWORKS,
-      "keys exactly: proxy {internal, egress}, agent {internal}, keeper "
-      "{none}",
+      "keys exactly: proxy and gateway {internal, egress}, agent "
+      "{internal}, keeper {none}",
       "a second network is a route past the proxy" },
     { "container.internal-ip", PXAG, "NetworkSettings.Networks", NULL, NULL,
       RC_CMP_INTERNAL_IP, "the recorded address on the internal network",
@@ -241,7 +243,7 @@ static const struct rc_drift_rule rules[] = {
     { "container.memory-swap", CTR, HC("MemorySwap"), "0", RC_CMP_EXACT,
       "the body's (= Memory: no swap)", "swap would lift the memory limit" },
     { "container.nano-cpus", CTR, HC("NanoCpus"), "0", RC_CMP_EXACT,
-      "the body's (agent: the spec's; proxy 1 CPU, keeper 0.1)",
+      "the body's (agent: the spec's; proxy and gateway 1 CPU, keeper 0.1)",
       "cpu limit of the spec; a helper without one can starve the host" },
     { "container.pids-limit", CTR, HC("PidsLimit"), "null", RC_CMP_EXACT,
       "the body's", "fork bombs" },

@@ -5,9 +5,10 @@
  *
  * Written by hand rather than with libarchive: the archive holds the
  * credential, and libarchive copies what it writes through block buffers
- * of its own that nobody wipes. Here the only copy is the caller's
- * buffer, allocated once at its full size (never moved by a realloc), so
- * one explicit_bzero() clears it. */
+ * of its own that nobody wipes. Here the archive's one copy is the
+ * caller's buffer, allocated once at its full size (never moved by a
+ * realloc), so one explicit_bzero() clears it (the Docker client wipes
+ * its copy of the body; libcurl's send buffer is beyond reach). */
 #include "rc_desired.h"
 
 #include <stdio.h>

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "http_rule.h"
+
 #define GW_KEY_PAGE 4096
 
 static int
@@ -55,20 +57,16 @@ key_read(struct gw_key *k, int fd, const char *path, struct err *e)
 static int
 key_check_text(struct gw_key *k, const char *path, struct err *e)
 {
+    const char *why;
+
     while (k->len > 0 && strchr(" \t\r\n", k->data[k->len - 1]) != NULL)
         k->data[--k->len] = '\0';
     if (k->len == 0)
         return err_set(e, ERR_INVALID, "--key-file %s is empty", path);
-    if (k->len > GW_KEY_MAX)
-        return err_set(e, ERR_LIMIT, "--key-file %s: key longer than %d", path,
-                       GW_KEY_MAX);
-    for (size_t i = 0; i < k->len; i++)
-        if ((unsigned char)k->data[i] < 0x21 ||
-            (unsigned char)k->data[i] > 0x7e)
-            return err_set(e, ERR_INVALID,
-                           "--key-file %s: the key has a byte that cannot "
-                           "go into a header (at %zu)",
-                           path, i);
+    why = http_key_check(k->data, k->len);
+    if (why != NULL)
+        return err_set(e, k->len > GW_KEY_MAX ? ERR_LIMIT : ERR_INVALID,
+                       "--key-file %s: %s", path, why);
     return 0;
 }
 

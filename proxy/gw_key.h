@@ -14,9 +14,10 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "http_rule.h"
 
 /* Longest key accepted. */
-#define GW_KEY_MAX 2048
+#define GW_KEY_MAX HTTP_KEY_MAX /* common/http_rule.h */
 
 struct gw_key {
     char *data; /* one mapped page, NULL when not loaded */

@@ -344,16 +344,25 @@ test_plan_gateway_mode(void **state)
     }
     assert_int_equal(ladder_steps, 25);
     assert_true((ladder.progress & PLAN_GATEWAY_STARTED) != 0);
-    /* the main lane: network, proxy, gateway create and connect, then a
-     * wait for the key */
+    /* the main lane: network and proxy, then a wait for the key volume
+     * (the gateway's mount names it: created first, Docker would make a
+     * plain disk volume of that name) */
     v.egress_checked = true;
-    v.recorded =
-        BIT(RC_ROLE_NETWORK) | BIT(RC_ROLE_PROXY) | BIT(RC_ROLE_GATEWAY);
-    v.progress = ALL_PROXY | PLAN_GATEWAY_CONNECTED;
+    v.recorded = BIT(RC_ROLE_NETWORK) | BIT(RC_ROLE_PROXY);
+    v.progress = ALL_PROXY;
     assert_int_equal(plan_prepare_main(&v).action, PLAN_NONE);
     s = plan_prepare_storage(&v);
     assert_int_equal(s.action, PLAN_CREATE);
     assert_int_equal(s.role, RC_ROLE_WORKSPACE);
+    v.recorded |= BIT(RC_ROLE_WORKSPACE) | BIT(RC_ROLE_GIT) |
+                  BIT(RC_ROLE_CONFIG) | BIT(RC_ROLE_KEY);
+    s = plan_prepare_main(&v);
+    assert_int_equal(s.action, PLAN_CREATE);
+    assert_int_equal(s.role, RC_ROLE_GATEWAY);
+    /* created and connected, it waits for the key */
+    v.recorded |= BIT(RC_ROLE_GATEWAY);
+    v.progress |= PLAN_GATEWAY_CONNECTED;
+    assert_int_equal(plan_prepare_main(&v).action, PLAN_NONE);
     v.recorded |= VOLS | BIT(RC_ROLE_KEY) | BIT(RC_ROLE_KEEPER);
     v.storage_verified = true;
     v.progress |= PLAN_KEEPER_STARTED;
@@ -391,17 +400,24 @@ test_plan_gateway_mode(void **state)
         assert_int_equal(w.recorded, ladder.recorded);
         assert_int_equal(w.progress, ladder.progress);
     }
-    /* cleanup: the audit, then the gateway before anything else */
+    /* cleanup: the probe and the agent (no client left), the audit, then
+     * the gateway before anything else */
     v = fresh();
     v.desired |= BIT(RC_ROLE_GATEWAY) | BIT(RC_ROLE_KEY);
     v.recorded = v.named = v.desired;
-    v.probe_recorded = true;
     v.terminal = true;
+    s = plan_cleanup_next(&v);
+    assert_int_equal(s.role, RC_ROLE_AGENT);
+    v.recorded &= ~BIT(RC_ROLE_AGENT);
     assert_int_equal(plan_cleanup_next(&v).action, PLAN_READ_EGRESS);
-    v.egress_read = true;
+    v.progress |= PLAN_EGRESS_READ;
     s = plan_cleanup_next(&v);
     assert_int_equal(s.action, PLAN_REMOVE);
     assert_int_equal(s.role, RC_ROLE_GATEWAY);
+    /* a repair (not terminal) reads no audit */
+    v.terminal = false;
+    v.progress &= ~PLAN_EGRESS_READ;
+    assert_int_equal(plan_cleanup_next(&v).role, RC_ROLE_GATEWAY);
 }
 
 static void
@@ -418,12 +434,12 @@ test_plan_cleanup_next_step_per_record(void **state)
     v.git_digest_before = true;
     v.terminal = true;
 #define ROW(w, a, r) rows[n++] = (struct row){ (w), v, (a), (r) }
-    ROW("the egress audit is kept before anything goes", PLAN_READ_EGRESS, 0);
-    v.egress_read = true;
     ROW("the probe first", PLAN_REMOVE_PROBE, 0);
     v.probe_recorded = false;
     ROW("then the agent", PLAN_REMOVE, RC_ROLE_AGENT);
     v.recorded &= ~BIT(RC_ROLE_AGENT);
+    ROW("with no client left, the egress audit is kept", PLAN_READ_EGRESS, 0);
+    v.progress |= PLAN_EGRESS_READ;
     ROW("the git metadata is read back before the keeper goes", PLAN_READ_GIT,
         RC_ROLE_KEEPER);
     v.git_digest_after = true;

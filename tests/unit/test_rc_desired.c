@@ -617,7 +617,7 @@ test_rc_desired_one_endpoint_at_create(void **state)
         free(text);
     }
     assert_string_equal(fx->d->egress_network, "agentctl-egress");
-    conn = rc_desired_proxy_connect(fx->d, "c0ffee");
+    conn = rc_desired_egress_connect(fx->d, "c0ffee");
     assert_non_null(conn);
     text = cJSON_PrintUnformatted(conn);
     assert_string_equal(text,

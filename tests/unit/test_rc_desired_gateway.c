@@ -115,6 +115,35 @@ fx_free(struct fx *f)
     cfg_free(f->cfg);
 }
 
+/* A key the gateway could not send in a header is refused when the
+ * attempt is planned, naming the credential, never quoting the key; in
+ * env mode the same key goes into the agent's Env as before. */
+static void
+test_key_the_gateway_cannot_send(void **state)
+{
+    static const char *const bad[] = { "two words", "tab\there", "k\x7f" };
+    struct fx f;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct rc_inputs in = { 0 };
+        struct err e = { 0 };
+
+        fx_build(&f, cfg_gateway, "claude", "command: [/agent]", "");
+        in.controller_id = "ctl-a";
+        in.uid = UID;
+        in.image_id = IMAGEID;
+        in.credential = bad[i];
+        for (int h = 0; h < RC_HELPER_COUNT; h++)
+            in.helper_image_ids[h] = GWIMAGE;
+        assert_null(rc_desired_build(f.inv, f.cfg, &in, &e));
+        assert_string_equal(e.field, "spec.credential");
+        assert_non_null(strstr(e.msg, "cannot go into a header"));
+        assert_null(strstr(e.msg, bad[i]));
+        fx_free(&f);
+    }
+}
+
 static char *
 body_text(const struct rc_desired *d, enum rc_role r)
 {
@@ -352,6 +381,7 @@ main(void)
         cmocka_unit_test(test_budget_from_the_spec),
         cmocka_unit_test(test_codex_base_url_flag),
         cmocka_unit_test(test_key_tar),
+        cmocka_unit_test(test_key_the_gateway_cannot_send),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,4 +67,6 @@ wait_no_objects "agentctl.dev/invocation=x-gw $MANAGED" 60 >/dev/null
 check_match "x-gw: the egress audit lists its requests as forwarded" \
     '"path":"/v1/responses","status":200' \
     "$(actl logs --egress x-gw | jq -c 'select(.source == "gateway")')"
+check "x-gw: no key in the egress audit" \
+    not holds_key "$STATE/output/x-gw.egress.jsonl"
 ctl_finish

@@ -97,6 +97,14 @@ for f in "$(status_file c-gw)" "$STATE/events/c-gw.jsonl" \
     "$STATE/output/c-gw.log" "$CTL_LOG"; do
     check "c-gw: no key in $(basename "$f")" not holds_key "$f"
 done
+wait_no_objects "agentctl.dev/invocation=c-gw $MANAGED" 60 >/dev/null
+check_match "c-gw: the egress audit holds the CLI's requests, forwarded" \
+    '"source":"gateway".*"method":"POST","path":"/v1/messages","status":200' \
+    "$(actl logs --egress c-gw)"
+check "c-gw: no key in the egress audit" \
+    not holds_key "$STATE/output/c-gw.egress.jsonl"
+check_eq "c-gw: logs --egress cannot be followed (usage, 2)" 2 \
+    "$(actl logs -f --egress c-gw >/dev/null 2>&1; echo $?)"
 # control: the search finds a key where one is
 docker create --label "$TEST_LABEL" --name "gw-control-$CTL_RUN" \
     -e "LEAK=$CRED_TOKEN" "$BOX_IMAGE" true >/dev/null
