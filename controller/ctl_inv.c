@@ -326,6 +326,37 @@ capture(struct ctl_inv *inv)
     return CTL_STEP_DONE;
 }
 
+/* Every object the record holds has a desired body to be checked
+ * against: a vendor switched out of gateway mode since the capture leaves
+ * a recorded gateway with none, which no rule would look at again. The
+ * attempt fails closed instead. */
+static bool
+desired_covers_record(struct ctl_inv *inv)
+{
+    for (int r = 0; r < RC_ROLE_COUNT; r++) {
+        char msg[300];
+
+        if (ctl_record_role_id(&inv->rec, r) == NULL ||
+            rc_desired_object(inv->desired, (enum rc_role)r) != NULL)
+            continue;
+        snprintf(msg, sizeof(msg),
+                 "%s %s is recorded but the config no longer makes one "
+                 "(vendor \"%s\" changed since the capture): start a new "
+                 "attempt",
+                 rc_role_name((enum rc_role)r),
+                 ctl_record_role_obj_name(&inv->rec, r)
+                     ? ctl_record_role_obj_name(&inv->rec, r)
+                     : "?",
+                 inv->captured->vendor);
+        ctl_stop(inv, CTL_FAILED,
+                 inv->rec.phase == CTL_RUNNING ? CTL_STOP_BOUNDARY_DRIFT
+                                               : CTL_STOP_PREPARATION_FAILED,
+                 msg);
+        return false;
+    }
+    return true;
+}
+
 /* After a restart the captured spec is read back from the status. */
 static bool
 ensure_captured(struct ctl_inv *inv)
@@ -383,6 +414,8 @@ ensure_captured(struct ctl_inv *inv)
                  err_format(&e, msg, sizeof(msg)));
         return false;
     }
+    if (!desired_covers_record(inv))
+        return false;
     /* The phase's tool policy, for describe (prompt specs). */
     if (inv->desired->adapter != NULL && inv->rec.tool_policy == NULL)
         ctl_record_set_str(&inv->rec, &inv->rec.tool_policy,

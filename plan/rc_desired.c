@@ -135,7 +135,17 @@ rc_check_inputs(const struct rc_build *b, struct err *e)
         return err_set(e, ERR_INVALID,
                        "agent image must be pinned as sha256:<64 hex>, not "
                        "a tag");
-    /* The gateway's image is pinned only for a vendor that runs one. */
+    /* The gateway's image is pinned only for a vendor that runs one: a
+     * vendor switched to gateway mode after the capture has none. */
+    if (rc_helper_needed(b->vendor, RC_HELPER_GATEWAY) &&
+        in->helper_image_ids[0] != NULL &&
+        in->helper_image_ids[RC_HELPER_GATEWAY] == NULL)
+        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
+                          "spec.vendor",
+                          "vendor \"%s\" uses credentialMode gateway, but "
+                          "this attempt was captured without a gateway (the "
+                          "config changed since): start a new attempt",
+                          inv->vendor);
     for (int h = 0; h < RC_HELPER_COUNT; h++)
         if ((rc_helper_needed(b->vendor, (enum rc_helper)h) &&
              (in->helper_image_ids[h] != NULL) !=

@@ -29,6 +29,9 @@
 #     (boundary-drift, the finding names the gateway's missing endpoint).
 #   c-deadline (a shell agent that keeps asking, deadline 8 s): the attempt
 #     ends at its deadline and the gateway container is removed with it.
+#   c-switch: the vendor leaves gateway mode while an attempt runs and
+#     the controller restarts: the recorded gateway has no desired body
+#     any more, and the attempt fails closed naming it; all is removed.
 #
 # Negative controls: the inspect search finds the key in a container made
 # with the key in its env (the search can fail); the env-dump check finds
@@ -209,4 +212,26 @@ check_eq "c-deadline: Failed at the deadline" Failed \
 check_eq "c-deadline: stop reason" deadline "$(status_field c-deadline .stopReason)"
 check_no_objects "c-deadline: the gateway and the rest are removed" \
     "agentctl.dev/invocation=c-deadline $MANAGED" 60
+
+# --- c-switch: the vendor leaves gateway mode while an attempt runs ----------
+# (a restart rebuilds the desired state from the new config: the recorded
+# gateway would have no body to be checked against)
+apply_spec c-switch execute "vendor: claude" "image: $VD_TEST_IMAGE" \
+    "command: [sleep, \"300\"]" "credential: $CRED_NAME" "deadlineSeconds: 240"
+wait_phase c-switch Running 120
+ctl_stop
+cp "$CONFIG" "$TEST_TMP/config-gateway.yaml"
+sed -i -e '/^  claude:$/,/^    gateway: /d' -e '/^vendors:/a\
+  claude: {hosts: ["'"$VD_HOST"':443"], credentialEnv: ANTHROPIC_API_KEY, allowPrivate: true}' \
+    "$CONFIG"
+ctl_start
+check_eq "c-switch: the attempt fails closed after the restart" Failed \
+    "$(wait_terminal c-switch 60)"
+check_eq "c-switch: as boundary drift" boundary-drift \
+    "$(status_field c-switch .stopReason)"
+check_match "c-switch: the message names the recorded gateway" \
+    'gateway agentctl-c-switch-[0-9a-f]+-gateway is recorded but the config no longer makes one' \
+    "$(condition_field c-switch Ready message) $(grep -h '"reason":"Stopped"' "$STATE/events/c-switch.jsonl")"
+check_no_objects "c-switch: everything of it is removed, the gateway too" \
+    "agentctl.dev/invocation=c-switch $MANAGED" 60
 ctl_finish
