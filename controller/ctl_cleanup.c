@@ -21,16 +21,12 @@
 #include "ctl_testhooks.h"
 #include "log.h"
 
-static const char *const volume_roles[] = { "workspace",   "git",     "config",
-                                            "gateway-key", "scratch", NULL };
-
 static bool
 is_volume_role(const char *role)
 {
-    for (size_t i = 0; volume_roles[i] != NULL; i++)
-        if (strcmp(volume_roles[i], role) == 0)
-            return true;
-    return false;
+    int r = rc_role_by_name(role);
+
+    return r >= 0 && rc_role_kind((enum rc_role)r) == RC_KIND_VOLUME;
 }
 
 /* A volume still mounted once every container of the attempt is gone is

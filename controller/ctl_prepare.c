@@ -311,21 +311,18 @@ send_to_keeper(struct ctl_inv *inv, const char *dir, struct buf *tar,
                int built, bool secret, struct err *e)
 {
     const char *keeper = ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER);
+    struct dk_req *(*put)(struct dk *, const char *, const char *,
+                          const void *, size_t, dk_done_fn *, void *,
+                          struct err *) =
+        secret ? dk_container_put_secret : dk_container_put_archive;
     enum ctl_step ok = CTL_STEP_DONE;
 
     if (built == -1)
         ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e->msg);
-    else if (secret)
-        ok = action_request(inv,
-                            dk_container_put_secret(inv->ctl->dk, keeper, dir,
-                                                    tar->data, tar->len,
-                                                    ctl_step_answered, inv, e),
-                            e);
     else
         ok = action_request(inv,
-                            dk_container_put_archive(inv->ctl->dk, keeper, dir,
-                                                     tar->data, tar->len,
-                                                     ctl_step_answered, inv, e),
+                            put(inv->ctl->dk, keeper, dir, tar->data,
+                                tar->len, ctl_step_answered, inv, e),
                             e);
     if (secret && tar->data != NULL)
         explicit_bzero(tar->data, tar->len);

@@ -376,21 +376,19 @@ inspect(struct ctl_inv *inv, const char *role)
 enum ctl_step
 ctl_verify_storage_step(struct ctl_inv *inv)
 {
-    static const char *const volumes[] = { "workspace", "git", "config",
-                                           "gateway-key", "scratch" };
     unsigned bits = 0;
 
     if (ctl_test_disabled("storage-verify")) {
         inv->storage_verified = true;
         return CTL_STEP_DONE;
     }
-    for (size_t i = 0; i < sizeof(volumes) / sizeof(volumes[0]); i++) {
-        enum rc_role r = role_of(volumes[i]);
-
+    for (int r = 0; r < RC_ROLE_COUNT; r++) {
+        if (rc_role_kind((enum rc_role)r) != RC_KIND_VOLUME)
+            continue;
         bits |= 1u << r;
         if ((inv->verified & (1u << r)) == 0 &&
-            ctl_record_role_id(&inv->rec, ctl_record_role(volumes[i])) != NULL)
-            return inspect(inv, volumes[i]);
+            ctl_record_role_id(&inv->rec, r) != NULL)
+            return inspect(inv, rc_role_name((enum rc_role)r));
     }
     /* the round before the start inspects them again */
     inv->verified &= ~bits;

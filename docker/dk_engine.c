@@ -274,15 +274,17 @@ archive_call(struct dk *dk, struct dk_request_opts *o, const char *id,
     return send_on_path(dk, o, &p, cb, arg, e);
 }
 
-struct dk_req *
-dk_container_put_archive(struct dk *dk, const char *id, const char *dir,
-                         const void *tar, size_t len, dk_done_fn *cb, void *arg,
-                         struct err *e)
+/* PUT a tar built in memory; wipe: the client's copy of it is zeroed
+ * when the request ends (it holds a secret). */
+static struct dk_req *
+put_tar(struct dk *dk, const char *id, const char *dir, const void *tar,
+        size_t len, bool wipe, dk_done_fn *cb, void *arg, struct err *e)
 {
     struct dk_request_opts o = {
         .method = "PUT",
         .body = tar != NULL ? tar : "",
         .body_len = len,
+        .wipe_body = wipe,
         .content_type = "application/x-tar",
     };
 
@@ -290,19 +292,19 @@ dk_container_put_archive(struct dk *dk, const char *id, const char *dir,
 }
 
 struct dk_req *
+dk_container_put_archive(struct dk *dk, const char *id, const char *dir,
+                         const void *tar, size_t len, dk_done_fn *cb, void *arg,
+                         struct err *e)
+{
+    return put_tar(dk, id, dir, tar, len, false, cb, arg, e);
+}
+
+struct dk_req *
 dk_container_put_secret(struct dk *dk, const char *id, const char *dir,
                         const void *tar, size_t len, dk_done_fn *cb, void *arg,
                         struct err *e)
 {
-    struct dk_request_opts o = {
-        .method = "PUT",
-        .body = tar,
-        .body_len = len,
-        .wipe_body = true,
-        .content_type = "application/x-tar",
-    };
-
-    return archive_call(dk, &o, id, dir, cb, arg, e);
+    return put_tar(dk, id, dir, tar, len, true, cb, arg, e);
 }
 
 struct dk_req *

@@ -5,11 +5,19 @@
 
 #define BIT(role) (1u << (role))
 
-/* Volumes in the order they are created and removed. */
-static const enum rc_role volume_roles[] = { RC_ROLE_WORKSPACE, RC_ROLE_GIT,
-                                             RC_ROLE_CONFIG, RC_ROLE_KEY,
-                                             RC_ROLE_SCRATCH };
-#define N_VOLUMES (sizeof(volume_roles) / sizeof(volume_roles[0]))
+/* The next volume of bits in creation order (the role table's), or -1;
+ * cleanup removes them in that order too. */
+static int
+first_volume(unsigned bits)
+{
+    const enum rc_role *order = rc_role_order(false);
+
+    for (int i = 0; i < RC_ROLE_COUNT; i++)
+        if (rc_role_kind(order[i]) == RC_KIND_VOLUME &&
+            (bits & BIT(order[i])) != 0)
+            return (int)order[i];
+    return -1;
+}
 
 static struct plan_step
 step(enum plan_action a, enum rc_role role)
@@ -105,10 +113,10 @@ gateway_ready(const struct plan_view *v)
 static struct plan_step
 storage_next(const struct plan_view *v)
 {
-    for (size_t i = 0; i < N_VOLUMES; i++)
-        if ((v->desired & BIT(volume_roles[i])) != 0 &&
-            !recorded(v, volume_roles[i]))
-            return step(PLAN_CREATE, volume_roles[i]);
+    int vol = first_volume(v->desired & ~v->recorded);
+
+    if (vol >= 0)
+        return step(PLAN_CREATE, (enum rc_role)vol);
     /* A volume's identity is its CreatedAt, which moves once a container
      * mounts it: the volumes are inspected before the keeper, the first
      * to mount them, is created (a round before the start is too late). */
@@ -219,9 +227,8 @@ plan_cleanup_next(const struct plan_view *v)
         return step(PLAN_REMOVE, RC_ROLE_PROXY);
     if (!v->unrecorded_swept && v->has_uid)
         return step(PLAN_SWEEP_UNRECORDED, 0);
-    for (size_t i = 0; i < N_VOLUMES; i++)
-        if ((v->named & BIT(volume_roles[i])) != 0)
-            return step(PLAN_REMOVE, volume_roles[i]);
+    if (first_volume(v->named) >= 0)
+        return step(PLAN_REMOVE, (enum rc_role)first_volume(v->named));
     if (recorded(v, RC_ROLE_NETWORK))
         return step(PLAN_REMOVE, RC_ROLE_NETWORK);
     if (!v->cleaned_up && v->has_attempt && v->terminal)

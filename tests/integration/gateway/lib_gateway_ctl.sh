@@ -61,6 +61,24 @@ gw_init() {
 
 holds_key() { grep -qF "$CRED_TOKEN" "$1"; }
 
+# check_no_key_kept NAME: the key is in none of what the controller keeps
+# of NAME (status, events, output, its own log); then, once the box is
+# removed, NAME's egress audit holds forwarded requests to PATH ($2) and
+# no key either.
+check_no_key_kept() {
+    local f
+    for f in "$(status_file "$1")" "$STATE/events/$1.jsonl" \
+        "$STATE/output/$1.log" "$CTL_LOG"; do
+        check "$1: no key in $(basename "$f")" not holds_key "$f"
+    done
+    wait_no_objects "agentctl.dev/invocation=$1 $MANAGED" 60 >/dev/null
+    check_match "$1: the egress audit holds its requests, forwarded" \
+        "\"source\":\"gateway\".*\"method\":\"POST\",\"path\":\"$2\",\"status\":200" \
+        "$(actl logs --egress "$1")"
+    check "$1: no key in the egress audit" \
+        not holds_key "$STATE/output/$1.egress.jsonl"
+}
+
 inspect_loop() {
     local ids
     while :; do
