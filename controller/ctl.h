@@ -135,8 +135,9 @@ struct ctl_inv {
     /* a running agent */
     struct dk_req *logs; /* follow stream */
     struct dk_req *wait; /* POST /wait */
-    bool output_open;
-    struct rc_output out;
+    /* the capture while the logs are followed, NULL otherwise: allocated
+     * only then (about 17 KiB each, most invocations never hold one) */
+    struct rc_output *out;
     bool exited; /* wait answered */
     long exit_code;
     bool logs_done;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ctl_egress.h"
+#include "ctl_stop.h"
 #include "ctl_wsjob.h"
 #include "log.h"
 #include "rc_credential.h"
@@ -69,6 +70,7 @@ ctl_inv_remove(struct ctl_inv *inv)
     ctl_egress_free(inv);
     dk_cancel(inv->logs);
     dk_cancel(inv->wait);
+    ctl_output_close(inv, NULL, NULL); /* its fd and buffers */
     cJSON_Delete(inv->pending_inspect);
     spec_invocation_free(inv->spec);
     rc_credential_free(inv->credential);

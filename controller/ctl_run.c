@@ -5,6 +5,7 @@
 #include "ctl_run.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl_status.h"
@@ -20,10 +21,10 @@ stop_for_output(struct ctl_inv *inv, enum rc_output_status st)
                  "output passed spec.output.maxBytes");
     else if (st == RC_OUTPUT_CAPTURE_FAILURE)
         ctl_stop(inv, CTL_FAILED, CTL_STOP_CAPTURE_FAILURE,
-                 inv->out.err.msg[0] ? inv->out.err.msg
+                 inv->out->err.msg[0] ? inv->out->err.msg
                                      : "output is not strict UTF-8");
     else if (st == RC_OUTPUT_IO_ERROR)
-        ctl_stop(inv, CTL_FAILED, CTL_STOP_CAPTURE_FAILURE, inv->out.err.msg);
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_CAPTURE_FAILURE, inv->out->err.msg);
 }
 
 static void
@@ -33,7 +34,7 @@ on_logs_data(struct dk_req *req, const char *data, size_t len, void *arg)
     enum rc_output_status st;
 
     (void)req;
-    st = rc_output_feed_logs(&inv->out, data, len);
+    st = rc_output_feed_logs(inv->out, data, len);
     if (st != RC_OUTPUT_OK)
         stop_for_output(inv, st);
 }
@@ -42,18 +43,13 @@ static void
 on_logs_done(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct ctl_inv *inv = arg;
-    struct rc_output_result res;
-    struct err e;
 
     (void)req;
     inv->logs = NULL;
     if (r->err != NULL) {
         /* Start the capture over from the first byte on the next pass:
          * Docker keeps the whole log, and a half capture is worthless. */
-        if (inv->output_open) {
-            rc_output_close(&inv->out, &res, &e);
-            inv->output_open = false;
-        }
+        ctl_output_close(inv, NULL, NULL);
         ctl_inv_settle(inv, ctl_step_failed(inv, r->err));
         return;
     }
@@ -82,20 +78,25 @@ open_output(struct ctl_inv *inv, struct err *e)
 {
     char path[512];
     const struct spec_invocation *s = inv->captured;
+    struct rc_output *out;
 
     if (store_output_path(inv->ctl->store, inv->name, path, sizeof(path), e) ==
-            -1 ||
-        rc_output_open(path, s->output_max_bytes, &inv->out, e) == -1)
+        -1)
         return -1;
-    if (inv->credential != NULL &&
-        rc_output_redact(&inv->out, inv->credential, strlen(inv->credential),
-                         e) == -1) {
-        struct rc_output_result r;
-
-        rc_output_close(&inv->out, &r, NULL);
+    out = malloc(sizeof(*out));
+    if (out == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory for the output capture");
+    if (rc_output_open(path, s->output_max_bytes, out, e) == -1) {
+        free(out);
         return -1;
     }
-    inv->output_open = true;
+    inv->out = out;
+    if (inv->credential != NULL &&
+        rc_output_redact(out, inv->credential, strlen(inv->credential), e) ==
+            -1) {
+        ctl_output_close(inv, NULL, NULL);
+        return -1;
+    }
     inv->logs_done = false;
     return 0;
 }
@@ -174,7 +175,7 @@ ctl_run_step(struct ctl_inv *inv)
                  "the agent container is not recorded");
         return CTL_STEP_DONE;
     }
-    if (!inv->output_open && !inv->logs_done && inv->logs == NULL) {
+    if (inv->out == NULL && !inv->logs_done && inv->logs == NULL) {
         if (open_output(inv, &e) == -1) {
             ctl_stop(inv, CTL_FAILED, CTL_STOP_CAPTURE_FAILURE, e.msg);
             return CTL_STEP_DONE;

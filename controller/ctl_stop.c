@@ -1,9 +1,26 @@
 /* ctl_stop.c - the stop decision (ctl_stop.h). */
 #include "ctl_stop.h"
 
+#include <stdlib.h>
+
 #include "ctl_queue.h"
 #include "ctl_status.h"
 #include "log.h"
+
+int
+ctl_output_close(struct ctl_inv *inv, struct rc_output_result *r,
+                 struct err *e)
+{
+    struct rc_output_result ignored;
+    int rc;
+
+    if (inv->out == NULL)
+        return 0;
+    rc = rc_output_close(inv->out, r != NULL ? r : &ignored, e);
+    free(inv->out);
+    inv->out = NULL;
+    return rc;
+}
 
 void
 ctl_stop_detach(struct ctl_inv *inv)
@@ -14,10 +31,9 @@ ctl_stop_detach(struct ctl_inv *inv)
     dk_cancel(inv->logs);
     dk_cancel(inv->wait);
     inv->logs = inv->wait = NULL;
-    if (!inv->output_open)
+    if (inv->out == NULL)
         return;
-    inv->output_open = false;
-    if (rc_output_close(&inv->out, &r, &e) == -1)
+    if (ctl_output_close(inv, &r, &e) == -1)
         log_kv(LOG_WARN, "closing the output failed", "invocation", inv->name,
                "error", e.msg, NULL);
     if (inv->rec.present)
