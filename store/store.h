@@ -249,7 +249,11 @@ int store_watch_read(struct store *s, struct store_change *out, size_t max,
  * one syncfs() and one fsync per directory instead of two fsyncs per
  * file; each file is still replaced atomically). A write in a batch is
  * not seen by reads until end. end reports the first failure; a store
- * closed without end drops the batch. No-ops on etcd. */
+ * closed without end drops the batch. On etcd: spec, metadata and
+ * applied-record writes are queued and sent as one txn per 128 (each
+ * write's compare kept; a refused txn is retried write by write, so only
+ * the stale ones fail), metadata is read once at begin, and any other
+ * request sends the queue first (store_etcd_batch.c). */
 int store_batch_begin(struct store *s, struct err *e);
 int store_batch_end(struct store *s, struct err *e);
 

@@ -81,6 +81,10 @@ etcd_doc_get(struct store *st, enum store_doc kind, const char *name,
     const cJSON *kv, *v;
     int rc;
 
+    if (kind == STORE_DOC_META &&
+        (rc = store__etcd_batch_meta(s, name, data, len, e)) != 0)
+        return rc == 1 ? 0 : -1;
+    store__etcd_batch_flush(s);
     if (doc_cached(s, kind) &&
         !store__etcd_cache_stale(s->cache, doc_part(kind), name))
         return cached_doc(s, kind, name, data, len, e);
@@ -123,6 +127,12 @@ doc_write(struct store *st, enum store_doc kind, const char *name,
     if (store__etcd_key(s, key, sizeof(key), e, "%s/%s", doc_dirs[kind],
                         name) == -1)
         return -1;
+    if (kind != STORE_DOC_STATUS) { /* an apply's write: queued if batched */
+        int q = store__etcd_batch_add(s, key, data, len, expect, e);
+
+        if (q != 0)
+            return q == 1 ? 0 : -1;
+    }
     body = store__etcd_txn_put(key, data, len, expect, NULL, &mine);
     if (body == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
@@ -167,6 +177,7 @@ etcd_doc_del(struct store *st, enum store_doc kind, const char *name,
     char key[512];
     cJSON *ans = NULL;
 
+    store__etcd_batch_flush(s);
     if (store__etcd_key(s, key, sizeof(key), e, "%s/%s", doc_dirs[kind],
                         name) == -1 ||
         store__etcd_call_take(s, "/v3/kv/deleterange",
@@ -189,6 +200,7 @@ range_keys(struct store_etcd *s, const char *dir, cJSON *req, char ***names,
     char **v = NULL, **nv;
     size_t k = 0, skip = strlen(dir);
 
+    store__etcd_batch_flush(s);
     if (store__etcd_call_take(s, "/v3/kv/range", req, &ans, e) == -1)
         return -1;
     cJSON_ArrayForEach(kv, cJSON_GetObjectItemCaseSensitive(ans, "kvs"))
@@ -370,6 +382,7 @@ etcd_close(struct store *st)
 {
     struct store_etcd *s = ETCD_OF(st);
 
+    store__etcd_batch_free(s);
     if (s->lock_depth > 0) {
         s->lock_depth = 1;
         store__etcd_unlock(st);
@@ -411,6 +424,8 @@ static const struct store_ops etcd_ops = {
     .claim = store__etcd_claim,
     .claim_holder = store__etcd_claim_holder,
     .release = store__etcd_release,
+    .batch_begin = store__etcd_batch_begin,
+    .batch_end = store__etcd_batch_end,
 };
 
 /* "http://a:2379,http://b:2379/" -> endpoints without trailing '/'. */

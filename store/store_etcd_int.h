@@ -12,6 +12,7 @@
  *   store_etcd_claim.c  leases and the claims of invocations
  *   store_etcd_cache.c  the informer cache (pure; store_etcd_cache.h)
  *   store_etcd_informer.c  the cache fed: relists, write-through
+ *   store_etcd_batch.c  an apply's writes queued and sent as few txns
  */
 #ifndef STORE_ETCD_INT_H
 #define STORE_ETCD_INT_H
@@ -37,6 +38,7 @@ struct curl_slist;
 #define STORE_ETCD_LOCK_WAIT_S 10
 
 struct store_etcd_watch; /* store_etcd_watch.c */
+struct store_etcd_batch; /* store_etcd_batch.c */
 
 struct store_etcd {
     struct store base; /* first: the ops table points here */
@@ -60,6 +62,7 @@ struct store_etcd {
     struct store_etcd_cache *cache;
     bool cache_off;
     struct store_etcd_req *reqs; /* async requests in flight */
+    struct store_etcd_batch *batch; /* store_batch_begin(); NULL: none */
 };
 
 /* --- store_etcd_auth.c --- */
@@ -123,6 +126,24 @@ void store__etcd_async_free(struct store_etcd *s);
  * so callers can build the request inline. */
 int store__etcd_call_take(struct store_etcd *s, const char *path, cJSON *req,
                           cJSON **ans, struct err *e);
+
+/* --- store_etcd_batch.c --- */
+
+int store__etcd_batch_begin(struct store *st, struct err *e);
+int store__etcd_batch_end(struct store *st, struct err *e);
+/* Queue a txn_put-style write (expect as in store__etcd_txn_put) when a
+ * batch is open: 1 queued, 0 no batch (send it now), -1 with e. */
+int store__etcd_batch_add(struct store_etcd *s, const char *key,
+                          const char *data, size_t len, const char *expect,
+                          struct err *e);
+/* Send what is queued (before any other request of the batch). */
+void store__etcd_batch_flush(struct store_etcd *s);
+/* A name's metadata as read at the batch's start or queued since: 1 with
+ * *data (caller frees), 0 no batch, -1 ERR_NOTFOUND. */
+int store__etcd_batch_meta(struct store_etcd *s, const char *name,
+                           char **data, size_t *len, struct err *e);
+/* Drop a batch never ended (the store closes). */
+void store__etcd_batch_free(struct store_etcd *s);
 
 /* --- store_etcd_json.c (pure) --- */
 

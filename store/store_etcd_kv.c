@@ -140,6 +140,7 @@ store__etcd_list(struct store *st, struct store_list *out, struct err *e)
     cJSON *req, *ans = NULL;
     const cJSON *kv;
 
+    store__etcd_batch_flush(s);
     /* the controller's relist after a RESYNC: the watch relisted already */
     if (store__etcd_cached(s, STORE_ETCD_SPECS)) {
         for (size_t i = 0; i < s->cache->n; i++)
@@ -188,6 +189,7 @@ store__etcd_get(struct store *st, const char *name, struct store_spec *out,
     const cJSON *kv;
     int rc = 0;
 
+    store__etcd_batch_flush(s);
     if (store__etcd_key(s, prefix, sizeof(prefix), e, "specs/") == -1 ||
         store__etcd_key(s, key, sizeof(key), e, "specs/%s", name) == -1)
         return -1;
@@ -293,6 +295,12 @@ store__etcd_put(struct store *st, const char *name, const char *data,
         return err_set(e, ERR_LIMIT, "\"%s\" is over the 1 MiB limit", name);
     if (store__etcd_key(s, key, sizeof(key), e, "specs/%s", name) == -1)
         return -1;
+    if (new_rev == NULL) { /* an apply's write: queued when batched */
+        int q = store__etcd_batch_add(s, key, data, len, expect_rev, e);
+
+        if (q != 0)
+            return q == 1 ? 0 : -1;
+    }
     body = store__etcd_txn_put(key, data, len, expect_rev, NULL, &mine);
     if (body == NULL)
         return no_body(&mine, e);
@@ -313,6 +321,7 @@ store__etcd_del(struct store *st, const char *name, const char *expect_rev,
     cJSON *body, *ans = NULL;
     int rc;
 
+    store__etcd_batch_flush(s);
     if (store__etcd_key(s, key, sizeof(key), e, "specs/%s", name) == -1)
         return -1;
     if (expect_rev != NULL && expect_rev[0] == '\0') {

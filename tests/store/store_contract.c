@@ -548,6 +548,59 @@ watch_print(struct store *s)
     }
 }
 
+/* An apply's batch on etcd (store_etcd_batch.c): queued writes land at
+ * end, unseen before; a write someone else made stale meanwhile is
+ * refused by name while the others land; a key that already holds the
+ * write's bytes counts as written; a metadata create that lost the race
+ * takes the winner's uid. */
+static void
+case_batch(struct ctx *c, struct store *s)
+{
+    struct store *other = open_store(c);
+    struct store_meta mine, won, now;
+    struct store_spec sp;
+    struct err e = { 0 };
+    char *same = spec_yaml("bsame", "img:1");
+    int rc;
+
+    if (other == NULL)
+        exit(100);
+    check(c, store_batch_begin(s, &e) == 0, "batch: begins");
+    check(c, put(s, "bfine", "img:1", "", NULL, &e) == 0,
+          "batch: a put is queued");
+    check(c, store_get(other, "bfine", &sp, &e) == -1 && e.code == ERR_NOTFOUND,
+          "batch: a queued put is not seen before the end");
+    check(c, put(s, "bstale", "img:1", "", NULL, &e) == 0 &&
+                 put(other, "bstale", "img:2", "", NULL, &e) == 0,
+          "batch: someone else creates a name the batch creates");
+    check(c, store_put(s, "bsame", same, strlen(same), "", NULL, &e) == 0 &&
+                 store_put(other, "bsame", same, strlen(same), "", NULL,
+                           &e) == 0,
+          "batch: someone else writes the very bytes the batch writes");
+    check(c, store_meta_observe(s, "bmeta", "h1", &mine, &e) == 0 &&
+                 store_meta_observe(other, "bmeta", "h1", &won, &e) == 0 &&
+                 strcmp(mine.uid, won.uid) != 0,
+          "batch: someone else creates metadata the batch creates");
+    rc = store_batch_end(s, &e);
+    check(c, rc == -1 && strstr(e.msg, "1 write not made") != NULL &&
+                 strstr(e.msg, "specs/bstale already exists") != NULL,
+          "batch: end names the one stale write, and only it");
+    if (rc == 0 || strstr(e.msg, "1 write not made") == NULL)
+        printf("     end said: %s\n", rc == 0 ? "nothing" : e.msg);
+    check(c, store_get(other, "bfine", &sp, &e) == 0,
+          "batch: the other writes of its txn landed");
+    store_spec_cleanup(&sp);
+    check(c, store_get(other, "bstale", &sp, &e) == 0 &&
+                 strstr(sp.data, "img:2") != NULL,
+          "batch: the other writer's spec is kept");
+    store_spec_cleanup(&sp);
+    check(c, store_meta_get(other, "bmeta", &now, &e) == 0 &&
+                 strcmp(now.uid, won.uid) == 0,
+          "batch: the metadata keeps the winner's uid");
+    free(same);
+    store_close(other);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -586,8 +639,10 @@ main(int argc, char **argv)
     if (c.etcd) {
         case_compaction(&c, s);
         case_output(&c, s);
+        case_batch(&c, s);
     } else
-        printf("skip compaction and output sharing: etcd only\n");
+        printf("skip compaction, output sharing and the batch txn: etcd "
+               "only\n");
     store_close(s);
     printf("%d failure(s)\n", c.fails);
     return c.fails > 100 ? 100 : c.fails;
