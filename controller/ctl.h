@@ -112,6 +112,7 @@ struct ctl_stuck {
 struct ctl_inv {
     struct ctl *ctl;
     struct ctl_inv *next;
+    struct ctl_inv *hnext; /* the next in its name bucket (ctl_queue.c) */
     char name[STORE_NAME_MAX + 1];
     struct spec_invocation *spec; /* latest valid spec; NULL if none */
     bool spec_invalid;            /* the store holds an invalid version */
@@ -216,6 +217,10 @@ struct ctl {
     struct dk *dk;
     struct cfg *cfg;
     struct ctl_inv *invs;
+    struct ctl_inv **by_name; /* name hash buckets over invs; NULL: none */
+    size_t buckets, ninvs;
+    double slice_start;       /* when this loop iteration's passes began */
+    unsigned slice_iter;      /* ev_iteration() of slice_start */
     ev_io store_watch;
     ev_timer resync;
     ev_signal sigterm, sigint, sighup;

@@ -19,10 +19,66 @@ ctl_queue_init(struct ctl *c, ctl_pass_fn *pass)
     c->pass = pass;
 }
 
+/* FNV-1a: names are short, the index only has to spread them. */
+static size_t
+name_hash(const char *name)
+{
+    size_t h = 14695981039346656037u;
+
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
+    return h;
+}
+
+/* Twice the buckets once there are more invocations than buckets, so a
+ * lookup stays O(1) with 10,000 of them. Out of memory keeps the old
+ * buckets (longer chains, still right). */
+static bool
+index_grow(struct ctl *c)
+{
+    size_t n = c->buckets ? 2 * c->buckets : 64;
+    struct ctl_inv **b = calloc(n, sizeof(*b));
+
+    if (b == NULL)
+        return false;
+    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
+        size_t k = name_hash(i->name) % n;
+
+        i->hnext = b[k];
+        b[k] = i;
+    }
+    free(c->by_name);
+    c->by_name = b;
+    c->buckets = n;
+    return true;
+}
+
+static void
+index_unlink(struct ctl *c, struct ctl_inv *inv)
+{
+    struct ctl_inv **pp;
+
+    if (c->by_name == NULL)
+        return;
+    for (pp = &c->by_name[name_hash(inv->name) % c->buckets]; *pp != NULL;
+         pp = &(*pp)->hnext)
+        if (*pp == inv) {
+            *pp = inv->hnext;
+            return;
+        }
+}
+
 struct ctl_inv *
 ctl_inv_find(struct ctl *c, const char *name)
 {
-    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next)
+    if (c->by_name == NULL) /* never had the memory for buckets */
+        for (struct ctl_inv *i = c->invs; i != NULL; i = i->next)
+            if (strcmp(i->name, name) == 0)
+                return i;
+    if (c->by_name == NULL)
+        return NULL;
+    for (struct ctl_inv *i = c->by_name[name_hash(name) % c->buckets];
+         i != NULL; i = i->hnext)
         if (strcmp(i->name, name) == 0)
             return i;
     return NULL;
@@ -47,6 +103,14 @@ ctl_inv_link(struct ctl *c, struct ctl_inv *inv)
     ev_timer_init(&inv->kick, on_kick, 0., 0.);
     inv->next = c->invs;
     c->invs = inv;
+    if (++c->ninvs > c->buckets && index_grow(c))
+        return; /* the new buckets hold inv too */
+    if (c->by_name != NULL) {
+        size_t k = name_hash(inv->name) % c->buckets;
+
+        inv->hnext = c->by_name[k];
+        c->by_name[k] = inv;
+    }
 }
 
 void
@@ -60,6 +124,12 @@ ctl_inv_remove(struct ctl_inv *inv)
             *pp = inv->next;
             break;
         }
+    }
+    index_unlink(c, inv);
+    if (--c->ninvs == 0) { /* the last one: the buckets go with it */
+        free(c->by_name);
+        c->by_name = NULL;
+        c->buckets = 0;
     }
     ev_timer_stop(c->loop, &inv->kick);
     ev_timer_stop(c->loop, &inv->deadline);
@@ -118,14 +188,28 @@ ctl_inv_revalidate(struct ctl_inv *inv)
     ctl_inv_kick(inv, 0);
 }
 
+/* Passes due together (a resync, a bulk apply) all run in one loop
+ * iteration, and the loop serves no I/O meanwhile: the watch, /healthz,
+ * Docker's answers and the timers of running agents (deadline, drift)
+ * would wait for all of them. After CTL_PASS_SLICE of passes in one
+ * iteration the rest go to the next (a timer started now at 0 s is not
+ * due in the iteration that started it), so they wait at most a slice. */
 static void
 on_kick(struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct ctl_inv *inv = container_of(w, struct ctl_inv, kick);
+    struct ctl *c = inv->ctl;
+    double now = ev_time();
 
-    (void)loop;
     (void)revents;
-    inv->ctl->pass(inv);
+    if (c->slice_iter != ev_iteration(loop) || c->slice_start == 0) {
+        c->slice_iter = ev_iteration(loop);
+        c->slice_start = now;
+    } else if (now - c->slice_start > CTL_PASS_SLICE) {
+        ctl_inv_requeue(inv, 0);
+        return;
+    }
+    c->pass(inv);
 }
 
 bool
