@@ -25,6 +25,7 @@
  *   ctl_queue.c     the invocation list and its work queue
  *   ctl_docker.c    whether the daemon answers
  *   ctl_status.c    phase, conditions, events, status writes
+ *   ctl_write.c     the status writes of a loop iteration, grouped (etcd)
  *   ctl_record.c    the attempt record (typed status); ctl_record_json.c
  *                   its JSON form
  *   ctl_metrics.c   the metrics registry; ctl_metrics_http.c and
@@ -109,6 +110,9 @@ struct ctl_stuck {
     char ready_message[256];
 };
 
+/* Events a pass holds for its status write; more are written at once. */
+#define CTL_EVENTS_HELD 8
+
 struct ctl_inv {
     struct ctl *ctl;
     struct ctl_inv *next;
@@ -132,6 +136,15 @@ struct ctl_inv {
     ev_timer deadline;      /* end of the attempt's deadlineSeconds */
     unsigned failures;      /* consecutive failed steps: backoff exponent */
     struct ctl_stuck stuck; /* the step error shown as Ready=False */
+    /* events of the pass running now, written with its next status
+     * (ctl_status.c: one etcd txn instead of one request each) */
+    bool in_pass;
+    char *events[CTL_EVENTS_HELD];
+    size_t events_n;
+    /* its status and events wait in the loop iteration's group write
+     * (ctl_status.c, etcd only): c->writes, linked by wnext */
+    bool write_queued;
+    struct ctl_inv *wnext;
     char *credential;       /* the attempt's secret; never logged */
     /* a running agent */
     struct dk_req *logs; /* follow stream */
@@ -222,6 +235,8 @@ struct ctl {
     double slice_start;       /* when this loop iteration's passes began */
     unsigned slice_iter;      /* ev_iteration() of slice_start */
     ev_io store_watch;
+    ev_prepare status_writer;  /* writes c->writes before the loop waits */
+    struct ctl_inv *writes;    /* invocations whose status waits for it */
     ev_timer resync;
     ev_signal sigterm, sigint, sighup;
     bool docker_up;

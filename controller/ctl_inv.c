@@ -30,6 +30,7 @@
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
 #include "ctl_verify.h"
+#include "ctl_write.h"
 #include "ctl_ws.h"
 #include "log.h"
 #include "rc_credential.h"
@@ -623,7 +624,9 @@ ctl_inv_add(struct ctl *c, const char *name)
 void
 ctl_inv_forget(struct ctl_inv *inv)
 {
-    ctl_stop_detach(inv);
+    ctl_stop_detach(inv);       /* its output sealed and closed */
+    ctl_write_unqueue(inv); /* its status written now, not later */
+    ctl_events_release(inv);
     ctl_inv_remove(inv);
 }
 
@@ -697,9 +700,11 @@ pass(struct ctl_inv *inv)
     /* scale-out: act only on what this controller claimed (ctl_claim.c) */
     if (!ctl_claim_gate(inv))
         goto out_unclaimed;
+    ctl_events_hold(inv); /* written with the status, one request */
     /* What the last step learnt (an object's ID) is on disk before the
      * next step acts on it: a controller killed in between finds it. */
     if (ctl_status_flush(inv, &e) == -1) {
+        ctl_events_release(inv);
         ctl_inv_settle(inv, ctl_step_failed(inv, &e));
         return;
     }
@@ -719,8 +724,9 @@ pass(struct ctl_inv *inv)
             s = pass_phase(inv);
     }
 out:
-    if (ctl_status_flush(inv, &e) == -1)
+    if (ctl_write_end(inv, &e) == -1)
         s = ctl_step_failed(inv, &e);
+    ctl_events_release(inv);
     ctl_claim_after_pass(inv); /* done with it: let the claim go */
     ctl_inv_settle(inv, s);
 out_unclaimed:

@@ -25,6 +25,7 @@
 #include "ctl_observe.h"
 #include "ctl_queue.h"
 #include "ctl_sync.h"
+#include "ctl_write.h"
 #include "ctl_testhooks.h"
 #include "duration.h"
 #include "log.h"
@@ -398,6 +399,7 @@ ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
     if (c->opts.metrics_addr != NULL && ctl_observe_start(c, e) == -1)
         return -1;
     start_signals(c);
+    ctl_write_start(c);
     ctl_check_docker(c);
     ctl_claim_start(c); /* the lease before the first listing claims */
     return ctl_sync_start(c, e);
@@ -410,6 +412,7 @@ ctl_close(struct ctl *c)
     ctl_claim_stop(c);
     ctl_events_stop(c);
     ctl_gc_stop(c);
+    ctl_write_stop(c); /* the statuses still queued, written */
     while (c->invs != NULL)
         ctl_inv_forget(c->invs);
     ctl_observe_stop(c);

@@ -219,6 +219,8 @@ ctl_idle(const struct ctl *c)
      * builds anything: until then the invocations' work is pending. */
     if (c->invs != NULL && (c->negotiating || !c->docker_up))
         return false;
+    if (c->writes != NULL) /* statuses wait for the group write */
+        return false;
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
         if (ctl_inv_in_flight(i) || ev_is_active(&i->kick) || i->logs != NULL ||
             i->wait != NULL)

@@ -101,25 +101,124 @@ note_generation(struct ctl_inv *inv)
     r->dirty = true;
 }
 
+static void
+events_drop(struct ctl_inv *inv)
+{
+    for (size_t i = 0; i < inv->events_n; i++)
+        cJSON_free(inv->events[i]);
+    inv->events_n = 0;
+}
+
+/* The status text (NULL: none) and the held events, written together. */
+static int
+write_with_events(struct ctl_inv *inv, const char *status, struct err *e)
+{
+    int rc = store_status_write(inv->ctl->store, inv->name, status,
+                                status ? strlen(status) : 0, inv->events,
+                                inv->events_n, e);
+
+    if (rc == -1 && inv->events_n > 0)
+        log_kv(LOG_WARN, "cannot record events", "invocation", inv->name,
+               "error", e->msg, NULL);
+    events_drop(inv);
+    return rc;
+}
+
 int
 ctl_status_flush(struct ctl_inv *inv, struct err *e)
 {
+    struct err mine;
     cJSON *doc;
+    char *text;
     int rc;
 
+    if (e == NULL)
+        e = &mine;
     note_generation(inv);
     if (!inv->rec.dirty)
         return 0;
     doc = ctl_record_to_json(&inv->rec);
-    if (doc == NULL)
-        return err_set(e, ERR_NOMEM, "out of memory for the status");
-    rc = store_json_put(inv->ctl->store, STORE_DOC_STATUS, inv->name, doc, e);
+    text = doc != NULL ? cJSON_PrintUnformatted(doc) : NULL;
     cJSON_Delete(doc);
+    if (text == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory for the status");
+    rc = write_with_events(inv, text, e);
+    cJSON_free(text);
     if (rc == -1)
         return -1;
     inv->rec.dirty = false;
     ctl_test_point("recorded", ctl_phase_name(inv->rec.phase));
     return 0;
+}
+
+char *
+ctl_status_text(struct ctl_inv *inv)
+{
+    cJSON *doc;
+    char *text;
+
+    note_generation(inv);
+    if (!inv->rec.dirty)
+        return NULL;
+    doc = ctl_record_to_json(&inv->rec);
+    text = doc != NULL ? cJSON_PrintUnformatted(doc) : NULL;
+    cJSON_Delete(doc);
+    return text;
+}
+
+bool
+ctl_status_pending(struct ctl_inv *inv)
+{
+    note_generation(inv);
+    return inv->rec.dirty || inv->events_n > 0;
+}
+
+void
+ctl_status_written(struct ctl_inv *inv, bool with_status, const struct err *e)
+{
+    if (e == NULL && with_status) {
+        inv->rec.dirty = false;
+        ctl_test_point("recorded", ctl_phase_name(inv->rec.phase));
+    } else if (e != NULL)
+        log_kv(LOG_WARN, "status write failed", "invocation", inv->name,
+               "error", e->msg, NULL);
+    events_drop(inv);
+}
+
+void
+ctl_events_hold(struct ctl_inv *inv)
+{
+    inv->in_pass = true;
+}
+
+void
+ctl_events_release(struct ctl_inv *inv)
+{
+    struct err e;
+
+    inv->in_pass = false;
+    if (inv->events_n > 0 && !inv->write_queued)
+        (void)write_with_events(inv, NULL, &e);
+}
+
+/* Held for the pass's status write (or the group write it joined), or
+ * written now outside a pass. */
+static void
+event_write(struct ctl_inv *inv, char *line)
+{
+    struct err e;
+
+    if (inv->in_pass || inv->write_queued) {
+        /* kept in order behind the held ones, which go first when full */
+        if (inv->events_n == CTL_EVENTS_HELD)
+            (void)write_with_events(inv, NULL, &e);
+        inv->events[inv->events_n++] = line;
+        return;
+    }
+    if (store_event_append(inv->ctl->store, inv->name, line, &e) == -1)
+        log_kv(LOG_WARN, "cannot record event", "invocation", inv->name,
+               "error", e.msg, NULL);
+    cJSON_free(line);
 }
 
 void
@@ -128,7 +227,6 @@ ctl_event_counted(struct ctl_inv *inv, bool warning, const char *reason,
 {
     char now[32], *line;
     cJSON *ev = cJSON_CreateObject();
-    struct err e;
 
     ctl_now(now);
     cJSON_AddStringToObject(ev, "time", now);
@@ -139,13 +237,10 @@ ctl_event_counted(struct ctl_inv *inv, bool warning, const char *reason,
     if (first != NULL && count > 1)
         cJSON_AddStringToObject(ev, "firstTime", first);
     line = cJSON_PrintUnformatted(ev);
-    if (line != NULL &&
-        store_event_append(inv->ctl->store, inv->name, line, &e) == -1)
-        log_kv(LOG_WARN, "cannot record event", "invocation", inv->name,
-               "error", e.msg, NULL);
+    if (line != NULL)
+        event_write(inv, line);
     log_kv(warning ? LOG_WARN : LOG_INFO, msg, "invocation", inv->name,
            "reason", reason, NULL);
-    cJSON_free(line);
     cJSON_Delete(ev);
 }
 

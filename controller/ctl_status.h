@@ -15,8 +15,22 @@ void ctl_status_set_phase(struct ctl_inv *inv, enum ctl_phase p);
 void ctl_status_set_condition(struct ctl_inv *inv, const char *type,
                               bool status, const char *reason,
                               const char *message);
-/* Write the status document if it changed. */
+/* Write the status document if it changed, with the events held since
+ * the last write (one request on etcd). The events are written once
+ * either way: a failed write loses them (logged). */
 int ctl_status_flush(struct ctl_inv *inv, struct err *e);
+/* For a write made elsewhere (ctl_write.c): the status text to write
+ * (NULL: unchanged, or out of memory and still dirty), whether anything
+ * (status or held events) waits, and the write's outcome (e NULL: it was
+ * written; the held events are dropped either way). */
+char *ctl_status_text(struct ctl_inv *inv);
+bool ctl_status_pending(struct ctl_inv *inv);
+void ctl_status_written(struct ctl_inv *inv, bool with_status,
+                        const struct err *e);
+/* A pass begins: its events wait for its status write. */
+void ctl_events_hold(struct ctl_inv *inv);
+/* The pass ends: events still held are written now. */
+void ctl_events_release(struct ctl_inv *inv);
 /* Append an event (Normal or Warning); repeats of the last one count up. */
 void ctl_event(struct ctl_inv *inv, bool warning, const char *reason,
                const char *fmt, ...) ERR_PRINTF(4, 5);

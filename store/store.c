@@ -228,6 +228,65 @@ store_event_append(struct store *s, const char *name, const char *line,
 }
 
 int
+store_status_write(struct store *s, const char *name, const char *status,
+                   size_t len, char *const *events, size_t n, struct err *e)
+{
+    if (!store_name_ok(name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
+    for (size_t i = 0; i < n; i++)
+        if (strchr(events[i], '\n') != NULL)
+            return err_set(e, ERR_INVALID, "an event must be one line");
+    if (s->ops->status_write != NULL && n > 0)
+        return s->ops->status_write(s, name, status, len, events, n, e);
+    for (size_t i = 0; i < n; i++)
+        if (s->ops->event_append(s, name, events[i], e) == -1)
+            return -1;
+    return status == NULL ? 0
+                          : s->ops->doc_put(s, STORE_DOC_STATUS, name, status,
+                                            len, e);
+}
+
+static int
+status_item_ok(const struct store_status_item *it, struct err *e)
+{
+    if (!store_name_ok(it->name))
+        return err_set(e, ERR_INVALID, "\"%s\" is not a valid name",
+                       it->name);
+    for (size_t i = 0; i < it->n_events; i++)
+        if (strchr(it->events[i], '\n') != NULL)
+            return err_set(e, ERR_INVALID, "an event must be one line");
+    return 0;
+}
+
+void
+store_status_write_many(struct store *s, struct store_status_item *it,
+                        size_t n)
+{
+    bool all_ok = true;
+
+    for (size_t i = 0; i < n; i++) {
+        it[i].err = (struct err){ 0 };
+        it[i].rc = status_item_ok(&it[i], &it[i].err);
+        all_ok = all_ok && it[i].rc == 0;
+    }
+    if (s->ops->status_write_many != NULL && all_ok) {
+        s->ops->status_write_many(s, it, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (it[i].rc == 0)
+            it[i].rc = store_status_write(s, it[i].name, it[i].status,
+                                          it[i].len, it[i].events,
+                                          it[i].n_events, &it[i].err);
+}
+
+bool
+store_groups_status(const struct store *s)
+{
+    return s->ops->status_write_many != NULL;
+}
+
+int
 store_event_read(struct store *s, const char *name, char **data, size_t *len,
                  struct err *e)
 {

@@ -85,6 +85,18 @@ struct store_meta {
 
 struct store;
 
+/* One name's status write of store_status_write_many(): what to write
+ * (status NULL: the events only) and, after the call, how it went. */
+struct store_status_item {
+    const char *name;
+    const char *status;
+    size_t len;
+    char *const *events;
+    size_t n_events;
+    int rc; /* out: 0, or -1 with err */
+    struct err err;
+};
+
 /* The answer of a request sent without blocking: rc 0, or -1 with e. */
 typedef void store_done_fn(void *arg, int rc, const struct err *e);
 
@@ -135,6 +147,13 @@ struct store_ops {
                         size_t size, struct err *e);
     int (*release)(struct store *s, const char *name, int64_t lease,
                    struct err *e);
+    /* optional: store_status_write() in one request */
+    int (*status_write)(struct store *s, const char *name, const char *status,
+                        size_t len, char *const *events, size_t n,
+                        struct err *e);
+    /* optional: store_status_write_many() in few requests */
+    void (*status_write_many)(struct store *s, struct store_status_item *it,
+                              size_t n);
     /* optional: store_batch_begin() / store_batch_end() */
     int (*batch_begin)(struct store *s, struct err *e);
     int (*batch_end)(struct store *s, struct err *e);
@@ -291,6 +310,22 @@ int store_json_put(struct store *s, enum store_doc kind, const char *name,
  * the newest kept). A missing log reads as empty. */
 int store_event_append(struct store *s, const char *name, const char *line,
                        struct err *e);
+/* A status document (NULL: none) and the events that led to it (n
+ * lines, each as store_event_append() takes it) written together: on
+ * etcd one txn, so a pass's status and events cost one request; else
+ * the events, then the status. The events are appended even when the
+ * status write fails after them (they happened). */
+int store_status_write(struct store *s, const char *name, const char *status,
+                       size_t len, char *const *events, size_t n,
+                       struct err *e);
+/* store_status_write() for several names at once: on etcd as few txns
+ * as etcd's limits allow (a refused one is written name by name), so
+ * every item gets its own rc; elsewhere one by one. */
+void store_status_write_many(struct store *s, struct store_status_item *it,
+                             size_t n);
+/* Whether store_status_write_many() saves requests (etcd): a caller may
+ * gather writes for it. */
+bool store_groups_status(const struct store *s);
 int store_event_read(struct store *s, const char *name, char **data,
                      size_t *len, struct err *e);
 

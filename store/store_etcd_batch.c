@@ -153,47 +153,20 @@ send_one(struct store_etcd *s, const struct batch_op *op, struct err *e)
                        : "was changed or deleted meanwhile");
 }
 
-/* Move the compare and success items of one single-write txn into the
- * combined txn t. */
-static int
-merge_into(cJSON *t, cJSON *one)
-{
-    static const char *const parts[] = { "compare", "success" };
-
-    for (size_t i = 0; i < 2; i++) {
-        cJSON *from = cJSON_GetObjectItemCaseSensitive(one, parts[i]);
-        cJSON *to = cJSON_GetObjectItemCaseSensitive(t, parts[i]);
-
-        while (cJSON_GetArraySize(from) > 0)
-            if (!cJSON_AddItemToArray(to, cJSON_DetachItemFromArray(from, 0)))
-                return -1;
-    }
-    return 0;
-}
-
 static cJSON *
 combined_txn(const struct store_etcd_batch *b, struct err *e)
 {
-    cJSON *t = cJSON_CreateObject();
+    cJSON *t = store__etcd_txn_new(e);
 
-    if (t == NULL || cJSON_AddArrayToObject(t, "compare") == NULL ||
-        cJSON_AddArrayToObject(t, "success") == NULL) {
-        cJSON_Delete(t);
-        err_set(e, ERR_NOMEM, "out of memory");
-        return NULL;
-    }
-    for (size_t i = 0; i < b->n; i++) {
+    for (size_t i = 0; t != NULL && i < b->n; i++) {
         const struct batch_op *op = &b->ops[i];
-        cJSON *one = store__etcd_txn_put(op->key, op->data, op->len,
-                                         op->expect, NULL, e);
-        int rc = one == NULL ? -1 : merge_into(t, one);
 
-        cJSON_Delete(one);
-        if (rc == -1) {
+        if (store__etcd_txn_add(t, store__etcd_txn_put(op->key, op->data,
+                                                       op->len, op->expect,
+                                                       NULL, e),
+                                e) == -1) {
             cJSON_Delete(t);
-            if (one != NULL)
-                err_set(e, ERR_NOMEM, "out of memory");
-            return NULL;
+            t = NULL;
         }
     }
     return t;

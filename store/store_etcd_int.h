@@ -177,6 +177,12 @@ cJSON *store__etcd_txn_put(const char *key, const char *data, size_t len,
                            struct err *e);
 cJSON *store__etcd_txn_del(const char *key, const char *expect_rev,
                            struct err *e);
+/* An empty txn ({compare: [], success: []}) that several single-key
+ * txns are merged into with txn_add (their failure branches dropped): it
+ * holds every compare, and writes all or nothing. txn_add takes one
+ * (NULL: its builder failed, e says why) and frees it. */
+cJSON *store__etcd_txn_new(struct err *e);
+int store__etcd_txn_add(cJSON *t, cJSON *one, struct err *e);
 /* range_end NULL reads one key; keys_only drops the values. */
 cJSON *store__etcd_range(const char *key, const char *range_end,
                          bool keys_only);

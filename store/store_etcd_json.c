@@ -214,6 +214,42 @@ store__etcd_txn_put(const char *key, const char *data, size_t len,
 }
 
 cJSON *
+store__etcd_txn_new(struct err *e)
+{
+    cJSON *t = cJSON_CreateObject();
+
+    if (t == NULL || cJSON_AddArrayToObject(t, "compare") == NULL ||
+        cJSON_AddArrayToObject(t, "success") == NULL) {
+        cJSON_Delete(t);
+        err_set(e, ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    return t;
+}
+
+int
+store__etcd_txn_add(cJSON *t, cJSON *one, struct err *e)
+{
+    static const char *const parts[] = { "compare", "success" };
+
+    if (one == NULL) /* its builder said why */
+        return -1;
+    for (size_t i = 0; i < 2; i++) {
+        cJSON *from = cJSON_GetObjectItemCaseSensitive(one, parts[i]);
+        cJSON *to = cJSON_GetObjectItemCaseSensitive(t, parts[i]);
+
+        while (cJSON_GetArraySize(from) > 0)
+            if (!cJSON_AddItemToArray(to,
+                                      cJSON_DetachItemFromArray(from, 0))) {
+                cJSON_Delete(one);
+                return err_set(e, ERR_NOMEM, "out of memory");
+            }
+    }
+    cJSON_Delete(one);
+    return 0;
+}
+
+cJSON *
 store__etcd_txn_del(const char *key, const char *expect_rev, struct err *e)
 {
     cJSON *cmp = compare_for(key, expect_rev, e), *del;

@@ -227,6 +227,98 @@ case_events(struct ctx *c, struct store *s)
     free(d);
 }
 
+/* Several names' statuses and events at once (the controller's writes
+ * of one loop iteration): every item answered, every one readable; an
+ * item with a bad event fails alone. */
+static void
+case_status_write_many(struct ctx *c, struct store *s)
+{
+    static const char st[] = "{\"phase\":\"Pending\"}";
+    char *const ev[] = { "{\"m\":1}" };
+    char *const bad[] = { "{\"m\":\n2}" };
+    struct store_status_item it[] = {
+        { .name = "zeta1", .status = st, .len = strlen(st), .events = ev,
+          .n_events = 1 },
+        { .name = "zeta2", .status = st, .len = strlen(st), .events = ev,
+          .n_events = 1 },
+        { .name = "zeta3", .events = ev, .n_events = 1 },
+    };
+    struct store_status_item one_bad[] = {
+        { .name = "zeta4", .status = st, .len = strlen(st) },
+        { .name = "zeta5", .status = st, .len = strlen(st), .events = bad,
+          .n_events = 1 },
+    };
+    struct err e = { 0 };
+    char *d = NULL;
+    size_t len = 0;
+    bool all = true;
+
+    store_status_write_many(s, it, 3);
+    for (size_t i = 0; i < 3; i++)
+        all = all && it[i].rc == 0;
+    check(c, all, "status write many: every item written");
+    check(c, store_doc_get(s, STORE_DOC_STATUS, "zeta2", &d, &len, &e) == 0 &&
+                 len == strlen(st),
+          "status write many: a status reads back");
+    free(d);
+    d = NULL;
+    check(c, store_event_read(s, "zeta3", &d, &len, &e) == 0 && d != NULL &&
+                 strcmp(d, "{\"m\":1}\n") == 0,
+          "status write many: events without a status are appended");
+    free(d);
+    d = NULL;
+    store_status_write_many(s, one_bad, 2);
+    check(c, one_bad[1].rc == -1 && one_bad[1].err.code == ERR_INVALID,
+          "status write many: a multi-line event fails its item");
+    check(c, store_doc_get(s, STORE_DOC_STATUS, "zeta5", &d, &len, &e) == -1,
+          "status write many: the failed item wrote nothing");
+    free(d);
+}
+
+/* A status and the events that led to it, written together: after an
+ * older event, in order, the status readable; a multi-line event is
+ * refused and writes nothing. */
+static void
+case_status_write(struct ctx *c, struct store *s)
+{
+    static const char status[] = "{\"phase\":\"Failed\"}";
+    char *const evs[] = { "{\"n\":2}", "{\"n\":3}" };
+    char *const bad[] = { "{\"n\":4}", "{\"n\":\n5}" };
+    struct err e = { 0 };
+    char *d = NULL;
+    size_t len = 0;
+
+    check(c, store_event_append(s, "delta", "{\"n\":1}", &e) == 0 &&
+                 store_status_write(s, "delta", status, strlen(status), evs,
+                                    2, &e) == 0,
+          "status write: a status with two events");
+    check(c, store_event_read(s, "delta", &d, &len, &e) == 0 && d != NULL &&
+                 strcmp(d, "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n") == 0,
+          "status write: the events follow the older one, in order");
+    free(d);
+    d = NULL;
+    check(c, store_doc_get(s, STORE_DOC_STATUS, "delta", &d, &len, &e) == 0 &&
+                 len == strlen(status) && memcmp(d, status, len) == 0,
+          "status write: the status reads back");
+    free(d);
+    d = NULL;
+    check(c, store_status_write(s, "epsilon", status, strlen(status), bad, 2,
+                                &e) == -1 &&
+                 e.code == ERR_INVALID,
+          "status write: a multi-line event is refused");
+    check(c, store_doc_get(s, STORE_DOC_STATUS, "epsilon", &d, &len, &e) ==
+                     -1 &&
+                 e.code == ERR_NOTFOUND,
+          "status write: a refused write writes no status");
+    free(d);
+    check(c, store_status_write(s, "delta", NULL, 0, evs, 1, &e) == 0 &&
+                 store_event_read(s, "delta", &d, &len, &e) == 0 &&
+                 strstr(d, "{\"n\":3}\n{\"n\":2}\n") != NULL,
+          "status write: events without a status are appended");
+    free(d);
+    case_status_write_many(c, s);
+}
+
 static uint64_t
 observe(struct store *s, const char *hash, char uid[37])
 {
@@ -634,6 +726,7 @@ main(int argc, char **argv)
     case_kv(&c, s);
     case_docs(&c, s);
     case_events(&c, s);
+    case_status_write(&c, s);
     case_meta(&c, s);
     case_watch(&c, s);
     if (c.etcd) {

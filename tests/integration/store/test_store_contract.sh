@@ -14,6 +14,28 @@ start_etcd
 mkdir -p "$TEST_TMP/specs"
 check "contract: directory store" "$P" dir "$TEST_TMP/specs" "$TEST_TMP/state"
 check "contract: etcd store" "$P" etcd "$ETCD_URL" /contract "$TEST_TMP/estate"
+# One txn on etcd: the status the contract wrote with two events
+# (case_status_write, name "delta") carries their mod_revision; the
+# event appended alone before them does not (the control: separate
+# writes are told apart).
+b64() { printf %s "$1" | base64 -w0; }
+range() { # range KEY [RANGE_END]: "<mod_revision>" per key, in key order
+    local body="{\"key\":\"$(b64 "$1")\""
+    [ -z "${2:-}" ] || body+=",\"range_end\":\"$(b64 "$2")\""
+    curl -fsS "$ETCD_URL/v3/kv/range" -d "$body}" | jq -r '.kvs[].mod_revision'
+}
+status_rev=$(range /contract/status/delta)
+mapfile -t ev_revs < <(range /contract/events/delta/ /contract/events/delta0)
+check_eq "etcd: four events of delta" 4 "${#ev_revs[@]}"
+check_eq "etcd: the status and its first event are one txn" "$status_rev" "${ev_revs[1]:-}"
+check_eq "etcd: the status and its second event are one txn" "$status_rev" "${ev_revs[2]:-}"
+check "control: the event appended alone has another revision" \
+    [ "${ev_revs[0]:-}" != "$status_rev" ]
+# several names' statuses at once (case_status_write_many): one txn
+check_eq "etcd: two names' statuses written at once are one txn" \
+    "$(range /contract/status/zeta1)" "$(range /contract/status/zeta2)"
+check "control: statuses written apart have other revisions" \
+    [ "$(range /contract/status/zeta1)" != "$status_rev" ]
 # a dead endpoint first: every request fails over to the live one
 check "contract: etcd with a dead endpoint first" \
     "$P" etcd "http://127.0.0.1:1,$ETCD_URL" /contract2 "$TEST_TMP/estate2"
