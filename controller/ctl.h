@@ -117,6 +117,8 @@ struct ctl_inv {
     struct ctl *ctl;
     struct ctl_inv *next;
     struct ctl_inv *hnext; /* the next in its name bucket (ctl_queue.c) */
+    struct ctl_inv *bnext; /* the next in the backlog of due passes */
+    bool in_backlog;
     char name[STORE_NAME_MAX + 1];
     struct spec_invocation *spec; /* latest valid spec; NULL if none */
     bool spec_invalid;            /* the store holds an invalid version */
@@ -234,6 +236,8 @@ struct ctl {
     size_t buckets, ninvs;
     double slice_start;       /* when this loop iteration's passes began */
     unsigned slice_iter;      /* ev_iteration() of slice_start */
+    struct ctl_inv *backlog, *backlog_last; /* due passes, FIFO */
+    ev_timer backlog_timer;   /* runs the backlog in the next iteration */
     ev_io store_watch;
     ev_prepare status_writer;  /* writes c->writes before the loop waits */
     struct ctl_inv *writes;    /* invocations whose status waits for it */

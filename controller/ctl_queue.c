@@ -5,18 +5,20 @@
 #include <string.h>
 
 #include "ctl_egress.h"
-#include "ctl_stop.h"
 #include "ctl_wsjob.h"
 #include "log.h"
 #include "rc_credential.h"
 #include "rc_desired.h"
 
 static void on_kick(struct ev_loop *loop, ev_timer *w, int revents);
+static void on_backlog(struct ev_loop *loop, ev_timer *w, int revents);
+static void backlog_unlink(struct ctl *c, struct ctl_inv *inv);
 
 void
 ctl_queue_init(struct ctl *c, ctl_pass_fn *pass)
 {
     c->pass = pass;
+    ev_timer_init(&c->backlog_timer, on_backlog, 0., 0.);
 }
 
 /* FNV-1a: names are short, the index only has to spread them. */
@@ -126,6 +128,7 @@ ctl_inv_remove(struct ctl_inv *inv)
         }
     }
     index_unlink(c, inv);
+    backlog_unlink(c, inv);
     if (--c->ninvs == 0) { /* the last one: the buckets go with it */
         free(c->by_name);
         c->by_name = NULL;
@@ -140,7 +143,6 @@ ctl_inv_remove(struct ctl_inv *inv)
     ctl_egress_free(inv);
     dk_cancel(inv->logs);
     dk_cancel(inv->wait);
-    ctl_output_close(inv, NULL, NULL); /* its fd and buffers */
     cJSON_Delete(inv->pending_inspect);
     spec_invocation_free(inv->spec);
     rc_credential_free(inv->credential);
@@ -188,25 +190,92 @@ ctl_inv_revalidate(struct ctl_inv *inv)
     ctl_inv_kick(inv, 0);
 }
 
-/* Passes due together (a resync, a bulk apply) all run in one loop
+/* Passes due together (a resync, a bulk apply) would all run in one loop
  * iteration, and the loop serves no I/O meanwhile: the watch, /healthz,
  * Docker's answers and the timers of running agents (deadline, drift)
- * would wait for all of them. After CTL_PASS_SLICE of passes in one
- * iteration the rest go to the next (a timer started now at 0 s is not
- * due in the iteration that started it), so they wait at most a slice. */
+ * would wait for all of them. So one iteration runs passes for at most
+ * CTL_PASS_SLICE; the rest wait in the backlog, first in first out, and
+ * a pass due while the backlog is not empty joins its end: a bulk's new
+ * specs get their first pass (and status) in the order they came, before
+ * the passes their own Docker answers queue later. */
+static bool
+slice_left(struct ctl *c, struct ev_loop *loop)
+{
+    double now = ev_time();
+
+    if (c->slice_iter != ev_iteration(loop) || c->slice_start == 0) {
+        c->slice_iter = ev_iteration(loop);
+        c->slice_start = now;
+    }
+    return now - c->slice_start <= CTL_PASS_SLICE;
+}
+
+static void
+backlog_push(struct ctl *c, struct ctl_inv *inv)
+{
+    if (inv->in_backlog)
+        return;
+    inv->in_backlog = true;
+    inv->bnext = NULL;
+    if (c->backlog == NULL)
+        c->backlog = inv;
+    else
+        c->backlog_last->bnext = inv;
+    c->backlog_last = inv;
+    if (!ev_is_active(&c->backlog_timer))
+        ev_timer_start(c->loop, &c->backlog_timer);
+}
+
+static void
+backlog_unlink(struct ctl *c, struct ctl_inv *inv)
+{
+    struct ctl_inv *prev = NULL;
+
+    if (!inv->in_backlog)
+        return;
+    for (struct ctl_inv *i = c->backlog; i != NULL; prev = i, i = i->bnext)
+        if (i == inv) {
+            if (prev == NULL)
+                c->backlog = inv->bnext;
+            else
+                prev->bnext = inv->bnext;
+            if (c->backlog_last == inv)
+                c->backlog_last = prev;
+            break;
+        }
+    inv->in_backlog = false;
+    inv->bnext = NULL;
+}
+
+static void
+on_backlog(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct ctl *c = container_of(w, struct ctl, backlog_timer);
+
+    (void)revents;
+    while (c->backlog != NULL && slice_left(c, loop)) {
+        struct ctl_inv *inv = c->backlog;
+
+        backlog_unlink(c, inv);
+        /* a kick due by now is this pass; a later one (a backoff) stays */
+        if (ev_is_active(&inv->kick) &&
+            ev_timer_remaining(loop, &inv->kick) <= 0)
+            ev_timer_stop(loop, &inv->kick);
+        c->pass(inv);
+    }
+    if (c->backlog != NULL) /* the next iteration, after the I/O */
+        ev_timer_start(loop, &c->backlog_timer);
+}
+
 static void
 on_kick(struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct ctl_inv *inv = container_of(w, struct ctl_inv, kick);
     struct ctl *c = inv->ctl;
-    double now = ev_time();
 
     (void)revents;
-    if (c->slice_iter != ev_iteration(loop) || c->slice_start == 0) {
-        c->slice_iter = ev_iteration(loop);
-        c->slice_start = now;
-    } else if (now - c->slice_start > CTL_PASS_SLICE) {
-        ctl_inv_requeue(inv, 0);
+    if (c->backlog != NULL || !slice_left(c, loop)) {
+        backlog_push(c, inv); /* runs in its turn */
         return;
     }
     c->pass(inv);
@@ -219,7 +288,7 @@ ctl_idle(const struct ctl *c)
      * builds anything: until then the invocations' work is pending. */
     if (c->invs != NULL && (c->negotiating || !c->docker_up))
         return false;
-    if (c->writes != NULL) /* statuses wait for the group write */
+    if (c->writes != NULL || c->backlog != NULL) /* work still queued */
         return false;
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
         if (ctl_inv_in_flight(i) || ev_is_active(&i->kick) || i->logs != NULL ||

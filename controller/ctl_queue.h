@@ -11,8 +11,9 @@
 typedef void ctl_pass_fn(struct ctl_inv *inv);
 
 /* Seconds of passes one loop iteration runs before the rest wait for the
- * next (I/O and timers are served between): the longest a bulk of due
- * passes delays the watch, /healthz or a running agent's deadline. */
+ * next in a first-in first-out backlog (I/O and timers are served
+ * between): the longest a bulk of due passes delays the watch, /healthz
+ * or a running agent's deadline. */
 #define CTL_PASS_SLICE 0.05
 
 /* Set the pass every queued invocation runs. */

@@ -128,27 +128,20 @@ int
 ctl_status_flush(struct ctl_inv *inv, struct err *e)
 {
     struct err mine;
-    cJSON *doc;
-    char *text;
+    char *text = ctl_status_text(inv);
     int rc;
 
     if (e == NULL)
         e = &mine;
-    note_generation(inv);
-    if (!inv->rec.dirty)
-        return 0;
-    doc = ctl_record_to_json(&inv->rec);
-    text = doc != NULL ? cJSON_PrintUnformatted(doc) : NULL;
-    cJSON_Delete(doc);
     if (text == NULL)
-        return err_set(e, ERR_NOMEM, "out of memory for the status");
+        return inv->rec.dirty
+                   ? err_set(e, ERR_NOMEM, "out of memory for the status")
+                   : 0;
     rc = write_with_events(inv, text, e);
     cJSON_free(text);
-    if (rc == -1)
-        return -1;
-    inv->rec.dirty = false;
-    ctl_test_point("recorded", ctl_phase_name(inv->rec.phase));
-    return 0;
+    if (rc == 0)
+        ctl_status_written(inv, true, NULL);
+    return rc;
 }
 
 char *

@@ -123,17 +123,24 @@ ctl_sync_one(struct ctl *c, const char *name)
     }
 }
 
+/* Changes taken per read of the watch. Many, so a bulk apply's specs are
+ * all queued before the Docker answers of the first ones come back (the
+ * passes run CTL_PASS_SLICE at a time, in the order they were queued):
+ * each is seen (its first status) before the others finish. Static: one
+ * loop, and 70 KiB is too much for its stack. */
+#define WATCH_BATCH 1024
+
 static void
 ctl_sync_on_watch(struct ev_loop *loop, ev_io *w, int revents)
 {
     struct ctl *c = container_of(w, struct ctl, store_watch);
-    struct store_change ch[64];
+    static struct store_change ch[WATCH_BATCH];
     struct err e;
     size_t n = 0;
 
     (void)loop;
     (void)revents;
-    if (store_watch_read(c->store, ch, 64, &n, &e) == -1) {
+    if (store_watch_read(c->store, ch, WATCH_BATCH, &n, &e) == -1) {
         log_kv(LOG_WARN, "store watch failed, resyncing", "error", e.msg, NULL);
         ctl_sync_all(c);
         return;
