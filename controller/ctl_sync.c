@@ -123,34 +123,43 @@ ctl_sync_one(struct ctl *c, const char *name)
     }
 }
 
-/* Changes taken per read of the watch. Many, so a bulk apply's specs are
- * all queued before the Docker answers of the first ones come back (the
- * passes run CTL_PASS_SLICE at a time, in the order they were queued):
- * each is seen (its first status) before the others finish. Static: one
- * loop, and 70 KiB is too much for its stack. */
-#define WATCH_BATCH 1024
+/* Changes taken per read of the watch, and reads per callback: as many
+ * as come within CTL_PASS_SLICE (reading a change parses its file on the
+ * directory store), so a bulk apply's specs are queued for their first
+ * pass before the Docker answers of the first ones come back (passes run
+ * first in, first out), and the loop still serves /healthz and the
+ * agents' timers between slices. What is left stays readable for the
+ * next iteration. */
+#define WATCH_BATCH 64
+#define WATCH_READS 16
 
 static void
 ctl_sync_on_watch(struct ev_loop *loop, ev_io *w, int revents)
 {
     struct ctl *c = container_of(w, struct ctl, store_watch);
-    static struct store_change ch[WATCH_BATCH];
+    struct store_change ch[WATCH_BATCH];
+    double started = ev_time();
     struct err e;
-    size_t n = 0;
+    size_t n = WATCH_BATCH;
 
     (void)loop;
     (void)revents;
-    if (store_watch_read(c->store, ch, WATCH_BATCH, &n, &e) == -1) {
-        log_kv(LOG_WARN, "store watch failed, resyncing", "error", e.msg, NULL);
-        ctl_sync_all(c);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (ch[i].kind == STORE_CHANGE_RESYNC) {
+    for (int r = 0; r < WATCH_READS && n == WATCH_BATCH &&
+                    ev_time() - started <= CTL_PASS_SLICE;
+         r++) {
+        if (store_watch_read(c->store, ch, WATCH_BATCH, &n, &e) == -1) {
+            log_kv(LOG_WARN, "store watch failed, resyncing", "error", e.msg,
+                   NULL);
             ctl_sync_all(c);
             return;
         }
-        ctl_sync_one(c, ch[i].name);
+        for (size_t i = 0; i < n; i++) {
+            if (ch[i].kind == STORE_CHANGE_RESYNC) {
+                ctl_sync_all(c);
+                return;
+            }
+            ctl_sync_one(c, ch[i].name);
+        }
     }
 }
 

@@ -38,7 +38,11 @@
 # build dir: a column "dir-base" or "etcd-base" runs that store with its
 # agentctl and agent-controller, beside this tree's), BENCH_TIMEOUT (s per
 # wait, 900), BENCH_BUILD (build dir, build-bench-store), BENCH_OUT (also
-# write the table there), BENCH_KEEP (copy logs and event streams there).
+# write the table there), BENCH_KEEP (copy logs and event streams there),
+# BENCH_HOSTILE (1: the hostile ~1 MiB file of tests/specs/hostile lies
+# in the directory store's specs from the start; 0: not). During the bulk
+# GET /healthz is polled back to back: the controller's loop answers it,
+# so its latency is how long the loop was busy.
 source "$(cd "$(dirname "$0")/../../.." && pwd)/tests/integration/lib.sh"
 source "$ROOT/tests/integration/store/etcd_lib.sh"
 HERE=$ROOT/hack/bench/store
@@ -104,6 +108,7 @@ preflight() {
     cc -O2 -Wall -Wextra -Werror -o "$STWATCH" "$HERE/stwatch.c"
     mkdir -p "$TEST_TMP/ws" "$TEST_TMP/secrets"
     chmod 700 "$TEST_TMP/secrets"
+    bash "$ROOT/tests/specs/hostile/make.sh" "$TEST_TMP/hostile" >/dev/null
     # Only the vendor matters (admission); no invocation reaches a network.
     cat >"$TEST_TMP/controller.yaml" <<YAML
 vendors:
@@ -201,6 +206,15 @@ start_controller() {
     local store=$1 d=$2 id=$3 i extra=()
     # the etcd store keeps captured output in a local state directory
     [ "$store" != etcd ] || extra=(--state "$d/state")
+    # /healthz is answered from the controller's loop: polled in the bulk
+    free_port
+    HEALTHZ_URL=http://127.0.0.1:$FREE_PORT/healthz
+    extra+=(--metrics "127.0.0.1:$FREE_PORT")
+    # the hostile ~1 MiB file of tests/specs/hostile beside the specs
+    if [ "$store" != etcd ] && [ "${BENCH_HOSTILE:-1}" = 1 ]; then
+        mkdir -p "$d/specs"
+        cp "$TEST_TMP/hostile/docs-21x9999-keys.yaml" "$d/specs/hostile.yaml"
+    fi
     # shellcheck disable=SC2046 # the store flags are separate words
     "$CONTROLLER" $(store_flags "$store" "$d") "${extra[@]}" \
         --config "$TEST_TMP/controller.yaml" --controller-id "$id" \
@@ -270,10 +284,20 @@ bulk() {
         spec_docs b "$N" >"$src"
     fi
     say "$STORE: applying $N specs"
+    poll_healthz "$d/healthz" &
+    local poller=$!
+    BG+=("$poller")
     t0=$EPOCHREALTIME
     put_specs "$d" "$src"
     t1=$EPOCHREALTIME
     wait_done "$d/events" '^b[0-9]+$' "$N"
+    kill "$poller" 2>/dev/null || true
+    wait "$poller" 2>/dev/null || true
+    sort -g "$d/healthz" | awk '{ v[NR] = $1 * 1000 }
+        END { r50 = int((50 * NR + 99) / 100); r99 = int((99 * NR + 99) / 100)
+              printf "healthz_n %d\nhealthz_p50 %.1f\nhealthz_p99 %.1f\nhealthz_max %.1f\n",
+                     NR, v[r50], v[r99], v[NR] }' |
+        while read -r k v; do row "$k" "$v"; done
     row apply_s "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')"
     # the last first status (seen) and the last cleanedUp (done) of b*
     awk -v t0="$t0" -v n="$N" '
@@ -285,6 +309,16 @@ bulk() {
         END { printf "seen_s %.2f\nseen_rate %.0f\ndone_s %.2f\ndone_rate %.0f\n",
                      s, n / s, d, n / d }' "$d/events" |
         while read -r k v; do row "$k" "$v"; done
+}
+
+# poll_healthz FILE: GET /healthz one after another (10 ms apart) until
+# killed, each answer's seconds a line of FILE (no answer in 10 s: 10).
+poll_healthz() {
+    while :; do
+        curl -s -o /dev/null --max-time 10 -w '%{time_total}\n' \
+            "$HEALTHZ_URL" >>"$1" || echo 10 >>"$1"
+        sleep 0.01
+    done
 }
 
 # until_done FD NAME: read the event stream until NAME is cleaned up.
@@ -412,6 +446,10 @@ seen_s|bulk: apply start to all N seen (s)
 seen_rate|bulk: seen per second
 done_s|bulk: apply start to all N done (s)
 done_rate|bulk: done per second
+healthz_n|bulk: `GET /healthz` answers while it ran
+healthz_p50|bulk: `GET /healthz` p50 (ms)
+healthz_p99|bulk: `GET /healthz` p99 (ms)
+healthz_max|bulk: `GET /healthz` max (ms)
 latl_seen_p50|N in the store, one at a time: spec write to first status, p50 (ms)
 latl_seen_p99|N in the store, one at a time: spec write to first status, p99 (ms)
 latl_seen_max|N in the store, one at a time: spec write to first status, max (ms)
