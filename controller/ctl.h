@@ -113,6 +113,11 @@ struct ctl_stuck {
 /* Events a pass holds for its status write; more are written at once. */
 #define CTL_EVENTS_HELD 8
 
+/* An invocation's claim request waiting for the loop iteration's group
+ * (ctl_claim.c). */
+enum ctl_claim_op { CTL_CLAIM_NONE, CTL_CLAIM_TAKE, CTL_CLAIM_RELEASE };
+struct ctl_claim_req;
+
 struct ctl_inv {
     struct ctl *ctl;
     struct ctl_inv *next;
@@ -208,6 +213,10 @@ struct ctl_inv {
     /* scale-out (ctl_claim.c; always false on the directory store) */
     bool claimed;    /* our claim key holds it under c->lease */
     bool lease_lost; /* ours when the lease expired: stop and clean it */
+    enum ctl_claim_op claim_op; /* its request waiting in c->claims */
+    bool claim_fresh;    /* claimed by a group: its next pass acts on it */
+    bool claim_was_free; /* ... and nobody held it before */
+    bool claim_waiting;  /* a pass was turned away while claim_op was out */
 };
 
 struct ctl_opts {
@@ -269,6 +278,8 @@ struct ctl {
     struct rc_drift_set disabled_rules; /* test-hooks build only: drift
                                            rules off */
     int64_t lease;         /* etcd lease of our claims; 0 = none yet */
+    struct ctl_claim_req *claims, **claims_tail; /* claims and releases for
+                              the group at the iteration's end, FIFO */
     ev_timer lease_timer;  /* keepalive every lease_ttl_s / 3 */
     bool keepalive_busy;   /* one keep-alive in flight (not blocking) */
     int64_t keepalive_of;  /* the lease it renews */

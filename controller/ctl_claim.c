@@ -21,6 +21,15 @@
  * The claim is released once the attempt is terminal and cleaned up, or
  * the invocation is forgotten. The directory store has no claims: this
  * file then does nothing and one controller owns everything, as before.
+ *
+ * Claims and releases are not sent one by one from the pass that wants
+ * them: they wait in c->claims, and the loop iteration's group write
+ * (ctl_write.c, before the loop waits, after the statuses) sends them as
+ * one etcd txn per 64 names (store_claim_many), so a bulk of 1,000 new
+ * specs costs 16 requests, not 1,000 blocking ones. A claim won queues
+ * the invocation's next pass, which acts on it (claimed_now); a release
+ * goes after the status that ended the work, in the same group or a
+ * later one. An invocation has at most one request out at a time.
  */
 #include "ctl_claim.h"
 
@@ -72,7 +81,7 @@ unfinished_claims(const struct ctl *c)
     unsigned n = 0;
 
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        if (i->claimed &&
+        if ((i->claimed || i->claim_op == CTL_CLAIM_TAKE) &&
             (!i->rec.present || !ctl_phase_terminal(i->rec.phase)))
             n++;
     return n;
@@ -130,14 +139,53 @@ mark_node_lost(struct ctl_inv *inv, const char *lost)
            NULL);
 }
 
+/* --- the group's requests --------------------------------------------- */
+
+struct ctl_claim_req {
+    struct ctl_claim_req *next;
+    struct ctl_inv *inv; /* NULL once forgotten (a release still goes) */
+    bool release;
+    char name[STORE_NAME_MAX + 1];
+};
+
+/* Queue a claim or release of inv's name for the group. false: out of
+ * memory (nothing queued). */
+static bool
+queue_req(struct ctl *c, struct ctl_inv *inv, const char *name, bool release)
+{
+    struct ctl_claim_req *r = calloc(1, sizeof(*r));
+
+    if (r == NULL)
+        return false;
+    r->inv = inv;
+    r->release = release;
+    snprintf(r->name, sizeof(r->name), "%s", name);
+    if (c->claims == NULL)
+        c->claims_tail = &c->claims;
+    *c->claims_tail = r;
+    c->claims_tail = &r->next;
+    if (inv != NULL)
+        inv->claim_op = release ? CTL_CLAIM_RELEASE : CTL_CLAIM_TAKE;
+    return true;
+}
+
 static void
-release(struct ctl_inv *inv)
+release_name(struct ctl *c, struct ctl_inv *inv, const char *name)
 {
     struct err e;
 
+    if (queue_req(c, inv, name, true))
+        return;
+    if (store_release(c->store, name, c->lease, &e) == -1)
+        store_trouble(c, &e); /* the lease's expiry frees it */
+}
+
+static void
+release(struct ctl_inv *inv)
+{
     inv->claimed = false;
-    if (store_release(inv->ctl->store, inv->name, inv->ctl->lease, &e) == -1)
-        store_trouble(inv->ctl, &e); /* the lease's expiry frees it */
+    inv->claim_fresh = false;
+    release_name(inv->ctl, inv, inv->name);
 }
 
 /* We hold the claim now: act on what the status says. false when the
@@ -194,11 +242,21 @@ ctl_claim_gate(struct ctl_inv *inv)
     const char *self = c->opts.controller_id, *owner;
     char holder[CTL_ID_MAX + 1];
     enum ctl_phase phase;
-    bool ours, was_free;
+    bool ours;
     struct err e;
 
-    if (!store_has_claims(c->store) || inv->claimed || inv->lease_lost)
+    if (!store_has_claims(c->store) || inv->lease_lost)
         return true; /* lease_lost: stop and clean our own (fail closed) */
+    if (inv->claimed) {
+        if (!inv->claim_fresh)
+            return true;
+        inv->claim_fresh = false; /* won in the last group: act on it */
+        return claimed_now(inv, inv->claim_was_free);
+    }
+    if (inv->claim_op != CTL_CLAIM_NONE) {
+        inv->claim_waiting = true; /* its answer queues the pass again */
+        return false;
+    }
     if (c->lease == 0 || !refresh_status(inv))
         return false; /* no lease (etcd down): the timer retries */
     if (!inv->rec.present && (inv->deleted || inv->spec == NULL))
@@ -207,12 +265,11 @@ ctl_claim_gate(struct ctl_inv *inv)
         0) {
         if (strcmp(holder, self) != 0)
             return false; /* another controller's */
-        was_free = false; /* ours under an older lease: take it over */
+        /* ours under an older lease: the claim takes it over */
     } else if (e.code != ERR_NOTFOUND) {
         store_trouble(c, &e);
         return false;
-    } else
-        was_free = true;
+    }
     owner = inv->rec.controller;
     ours = owner == NULL || strcmp(owner, self) == 0;
     phase = inv->rec.phase;
@@ -221,15 +278,9 @@ ctl_claim_gate(struct ctl_inv *inv)
     if (phase == CTL_PENDING && !inv->deleted && c->opts.max_running > 0 &&
         unfinished_claims(c) >= c->opts.max_running)
         return false; /* at --max-running: the resync asks again */
-    if (store_claim(c->store, inv->name, self, c->lease, &e) == -1) {
-        if (e.code != ERR_CONFLICT)
-            store_trouble(c, &e);
-        return false;
-    }
-    store_fine(c);
-    inv->claimed = true;
-    log_kv(LOG_DEBUG, "claimed", "invocation", inv->name, NULL);
-    return claimed_now(inv, was_free);
+    /* out of memory: the resync asks again */
+    (void)queue_req(c, inv, inv->name, false);
+    return false; /* the group's answer queues the pass that acts */
 }
 
 void
@@ -261,6 +312,7 @@ lease_lost(struct ctl *c)
     for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
         enum ctl_phase p = i->rec.phase;
 
+        i->claim_fresh = false;
         if (!i->claimed)
             continue;
         i->claimed = false;
@@ -350,4 +402,124 @@ void
 ctl_claim_stop(struct ctl *c)
 {
     ev_timer_stop(c->loop, &c->lease_timer);
+    while (c->claims != NULL) { /* unsent: the lease's expiry frees them */
+        struct ctl_claim_req *r = c->claims;
+
+        c->claims = r->next;
+        if (r->inv != NULL)
+            r->inv->claim_op = CTL_CLAIM_NONE;
+        free(r);
+    }
+}
+
+void
+ctl_claim_forget(struct ctl_inv *inv)
+{
+    for (struct ctl_claim_req *r = inv->ctl->claims; r != NULL; r = r->next)
+        if (r->inv == inv)
+            r->inv = NULL;
+}
+
+/* A claim the group won: the invocation's next pass acts on it. */
+static void
+claim_won(struct ctl *c, struct ctl_claim_req *r,
+          const struct store_claim_item *it)
+{
+    struct ctl_inv *inv = r->inv;
+
+    if (inv == NULL) { /* forgotten meanwhile: let it go again */
+        release_name(c, NULL, r->name);
+        return;
+    }
+    if (inv->claimed)
+        return; /* a name forgotten and seen again, claimed twice */
+    inv->claimed = true;
+    inv->claim_fresh = true;
+    inv->claim_waiting = false;
+    inv->claim_was_free = it->was_free;
+    log_kv(LOG_DEBUG, "claimed", "invocation", inv->name, NULL);
+    ctl_inv_kick(inv, 0);
+}
+
+static void
+req_answered(struct ctl *c, struct ctl_claim_req *r,
+             const struct store_claim_item *it)
+{
+    struct ctl_inv *inv = r->inv;
+    bool answered = it->rc == 0 || it->err.code == ERR_CONFLICT;
+
+    if (answered)
+        store_fine(c);
+    else
+        store_trouble(c, &it->err); /* a release: the lease's expiry frees
+                                       it; a claim: the resync asks again */
+    if (inv != NULL)
+        inv->claim_op = CTL_CLAIM_NONE;
+    if (!r->release && it->rc == 0) {
+        claim_won(c, r, it);
+        return;
+    }
+    /* a pass turned away meanwhile runs now - not on an etcd that did
+     * not answer, which it would only ask again at once */
+    if (inv != NULL && inv->claim_waiting && answered) {
+        inv->claim_waiting = false;
+        ctl_inv_kick(inv, 0);
+    }
+}
+
+/* The next group from the head of c->claims, unlinked into out: up to max
+ * requests of distinct names. A name forgotten and seen again can have
+ * two; the later one waits for the next group, so they go in order. */
+static size_t
+take_group(struct ctl *c, struct ctl_claim_req **out, size_t max)
+{
+    struct ctl_claim_req **pp = &c->claims;
+    size_t n = 0;
+
+    while (*pp != NULL && n < max) {
+        struct ctl_claim_req *r = *pp;
+        bool dup = false;
+
+        for (size_t i = 0; i < n && !dup; i++)
+            dup = strcmp(out[i]->name, r->name) == 0;
+        if (dup) {
+            pp = &r->next;
+            continue;
+        }
+        *pp = r->next;
+        out[n++] = r;
+    }
+    for (c->claims_tail = &c->claims; *c->claims_tail != NULL;
+         c->claims_tail = &(*c->claims_tail)->next)
+        ;
+    return n;
+}
+
+void
+ctl_claim_send(struct ctl *c)
+{
+    struct ctl_claim_req *group[CTL_CLAIM_GROUP];
+    struct store_claim_item items[CTL_CLAIM_GROUP];
+    size_t n;
+
+    while (c->claims != NULL) {
+        n = take_group(c, group, CTL_CLAIM_GROUP);
+        for (size_t i = 0; i < n; i++)
+            items[i] =
+                (struct store_claim_item){ .name = group[i]->name,
+                                           .release = group[i]->release };
+        /* no lease (it expired meanwhile): our claims went with it, and
+         * a claim waits for the next lease (the resync asks again) */
+        if (c->lease == 0)
+            for (size_t i = 0; i < n; i++)
+                items[i].rc =
+                    err_set(&items[i].err, ERR_NOTFOUND, "no etcd lease yet");
+        else
+            store_claim_many(c->store, c->opts.controller_id, c->lease, items,
+                             n);
+        for (size_t i = 0; i < n; i++) {
+            req_answered(c, group[i], &items[i]);
+            free(group[i]);
+        }
+    }
 }

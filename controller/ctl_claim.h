@@ -12,4 +12,13 @@ bool ctl_claim_gate(struct ctl_inv *inv);
 /* After a pass's status write: release a claim whose work is done. */
 void ctl_claim_after_pass(struct ctl_inv *inv);
 
+/* Claims and releases asked for since the last call, sent as one etcd
+ * txn per CTL_CLAIM_GROUP names; called by the loop iteration's group
+ * write (ctl_write.c) after the statuses, and at the controller's stop. A
+ * claim won queues the invocation's pass. */
+#define CTL_CLAIM_GROUP 64
+void ctl_claim_send(struct ctl *c);
+/* inv is being freed: a request of its still goes, but answers nobody. */
+void ctl_claim_forget(struct ctl_inv *inv);
+
 #endif

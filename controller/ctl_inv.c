@@ -626,6 +626,7 @@ ctl_inv_forget(struct ctl_inv *inv)
 {
     ctl_stop_detach(inv);       /* its output sealed and closed */
     ctl_write_unqueue(inv); /* its status written now, not later */
+    ctl_claim_forget(inv);  /* its claim request still goes */
     ctl_events_release(inv);
     ctl_inv_remove(inv);
 }

@@ -409,10 +409,10 @@ static void
 ctl_close(struct ctl *c)
 {
     ctl_sync_stop(c);
-    ctl_claim_stop(c);
     ctl_events_stop(c);
     ctl_gc_stop(c);
     ctl_write_stop(c); /* the statuses still queued, written */
+    ctl_claim_stop(c); /* after them: their releases are dropped */
     while (c->invs != NULL)
         ctl_inv_forget(c->invs);
     ctl_observe_stop(c);

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "ctl_claim.h"
 #include "ctl_queue.h"
 #include "ctl_status.h"
 
@@ -67,6 +68,8 @@ group_answered(struct ctl_inv *inv, const struct store_status_item *it)
     ctl_status_written(inv, it->status != NULL, it->rc == 0 ? NULL : &it->err);
     if (it->rc == -1)
         ctl_inv_kick(inv, 0); /* its first write reports it as a step */
+    else
+        ctl_claim_after_pass(inv); /* the work's end is written: let go */
 }
 
 /* Everything queued, as one store_status_write_many(). Out of memory for
@@ -114,9 +117,10 @@ on_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
     struct ctl *c = container_of(w, struct ctl, status_writer);
 
     (void)revents;
-    if (c->writes == NULL)
+    if (c->writes == NULL && c->claims == NULL)
         return;
     write_queued(c);
+    ctl_claim_send(c); /* after the statuses: a release follows its own */
     if (c->opts.once && ctl_idle(c))
         ev_break(loop, EVBREAK_ALL);
 }

@@ -387,6 +387,47 @@ store_release(struct store *s, const char *name, int64_t lease, struct err *e)
     return s->ops->release ? s->ops->release(s, name, lease, e) : 0;
 }
 
+/* One item the one-request way: whether the name was free is read first
+ * (a store without claim_many has no read in its claim). */
+static int
+claim_one(struct store *s, const char *holder, int64_t lease,
+          struct store_claim_item *it)
+{
+    char who[256];
+    struct err e;
+
+    if (it->release)
+        return store_release(s, it->name, lease, &it->err);
+    it->was_free =
+        store_claim_holder(s, it->name, who, sizeof(who), &e) == -1 &&
+        e.code == ERR_NOTFOUND;
+    return store_claim(s, it->name, holder, lease, &it->err);
+}
+
+void
+store_claim_many(struct store *s, const char *holder, int64_t lease,
+                 struct store_claim_item *it, size_t n)
+{
+    bool all_ok = true;
+
+    for (size_t i = 0; i < n; i++) {
+        it[i].err = (struct err){ 0 };
+        it[i].was_free = false;
+        it[i].rc = store_name_ok(it[i].name)
+                       ? 0
+                       : err_set(&it[i].err, ERR_INVALID,
+                                 "\"%s\" is not a valid name", it[i].name);
+        all_ok = all_ok && it[i].rc == 0;
+    }
+    if (s->ops->claim_many != NULL && all_ok) {
+        s->ops->claim_many(s, holder, lease, it, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (it[i].rc == 0)
+            it[i].rc = claim_one(s, holder, lease, &it[i]);
+}
+
 bool
 store_name_ok(const char *name)
 {

@@ -97,6 +97,15 @@ struct store_status_item {
     struct err err;
 };
 
+/* One name's claim or release of store_claim_many(), and how it went. */
+struct store_claim_item {
+    const char *name;
+    bool release;  /* drop the claim bound to the lease, else take it */
+    int rc;        /* out: 0, or -1 with err (store_claim()'s meaning) */
+    bool was_free; /* out, a claim taken: nobody held the name before */
+    struct err err;
+};
+
 /* The answer of a request sent without blocking: rc 0, or -1 with e. */
 typedef void store_done_fn(void *arg, int rc, const struct err *e);
 
@@ -147,6 +156,9 @@ struct store_ops {
                         size_t size, struct err *e);
     int (*release)(struct store *s, const char *name, int64_t lease,
                    struct err *e);
+    /* optional: store_claim_many() in few requests */
+    void (*claim_many)(struct store *s, const char *holder, int64_t lease,
+                       struct store_claim_item *it, size_t n);
     /* optional: store_status_write() in one request */
     int (*status_write)(struct store *s, const char *name, const char *status,
                         size_t len, char *const *events, size_t n,
@@ -370,6 +382,13 @@ int store_claim_holder(struct store *s, const char *name, char *holder,
                        size_t size, struct err *e);
 int store_release(struct store *s, const char *name, int64_t lease,
                   struct err *e);
+/* store_claim() and store_release() of several names at once (each name
+ * at most once): on etcd one txn per 64 names, each claim or release won
+ * or lost on its own; elsewhere one by one. Every item gets its own rc;
+ * was_free tells a claim that created the key from one holder already
+ * had (the controller's NodeLost rule tells the two apart). */
+void store_claim_many(struct store *s, const char *holder, int64_t lease,
+                      struct store_claim_item *it, size_t n);
 
 /* The metadata of name, assigned when first seen: a new UUID v4,
  * generation 1 and the creation time; later calls advance the generation

@@ -1,15 +1,18 @@
-/* store_etcd_claim.c - leases and claims (docs/store-etcd.md "Claims and
- * leases"): a controller holds a lease it keeps alive; it works on an
+/* store_etcd_claim.c - claims (docs/store-etcd.md "Claims and leases"):
+ * a controller holds a lease it keeps alive; it works on an
  * invocation only after a create-only txn put <prefix>/claims/<name> =
  * its controller ID, bound to that lease. When the lease expires etcd
  * deletes every claim key bound to it, which is how the other
  * controllers learn that the holder is gone.
  *
+ * The lease itself is store_etcd_lease.c's.
+ *
  * Gateway shapes (etcd 3.4, checked against a live etcd):
- *   /v3/lease/grant {"TTL":5} -> {"ID":"...","TTL":"5"}
- *   /v3/lease/keepalive {"ID":"..."} -> {"result":{"ID":"...","TTL":"5"}};
- *     an expired lease answers a result without TTL (0)
  *   /v3/kv/txn compare {"target":"LEASE","lease":"..."} for the release
+ *   a txn whose success ops are {"request_txn": <txn>} runs each inner
+ *   txn on its own compares and answers each as {"response_txn":
+ *   {"header": {}, "succeeded": bool, "responses": [...]}}: the claims of
+ *   many names in one request, each won or lost on its own
  */
 #include "store_etcd_int.h"
 
@@ -24,100 +27,6 @@ static int
 nomem(struct err *e)
 {
     return err_set(e, ERR_NOMEM, "out of memory");
-}
-
-int
-store__etcd_lease_grant(struct store *st, int ttl_s, int64_t *lease,
-                        struct err *e)
-{
-    cJSON *req = cJSON_CreateObject(), *ans = NULL;
-    int rc;
-
-    if (req == NULL || !cJSON_AddNumberToObject(req, "TTL", ttl_s)) {
-        cJSON_Delete(req);
-        return nomem(e);
-    }
-    rc = store__etcd_call(ETCD_OF(st), "/v3/lease/grant", req, &ans, e);
-    cJSON_Delete(req);
-    if (rc == 0) {
-        *lease = store__etcd_int(ans, "ID");
-        if (*lease == 0)
-            rc = err_set(e, ERR_REMOTE, "etcd granted no lease ID");
-    }
-    cJSON_Delete(ans);
-    return rc;
-}
-
-int
-store__etcd_lease_keepalive(struct store *st, int64_t lease, struct err *e)
-{
-    cJSON *req = cJSON_CreateObject(), *ans = NULL;
-    char id[24];
-    int rc;
-
-    snprintf(id, sizeof(id), "%" PRId64, lease);
-    if (req == NULL || !cJSON_AddStringToObject(req, "ID", id)) {
-        cJSON_Delete(req);
-        return nomem(e);
-    }
-    rc = store__etcd_call(ETCD_OF(st), "/v3/lease/keepalive", req, &ans, e);
-    cJSON_Delete(req);
-    if (rc == 0 &&
-        store__etcd_int(cJSON_GetObjectItemCaseSensitive(ans, "result"),
-                        "TTL") <= 0)
-        rc = err_set(e, ERR_NOTFOUND, "etcd lease %s has expired", id);
-    cJSON_Delete(ans);
-    return rc;
-}
-
-/* The caller of an async keep-alive, until its answer. */
-struct keepalive {
-    store_done_fn *done;
-    void *arg;
-    char id[24];
-};
-
-static void
-keepalive_done(void *arg, int rc, const cJSON *ans, const struct err *e)
-{
-    struct keepalive *k = arg;
-    struct err mine = { 0 };
-
-    if (rc == -1 && e != NULL)
-        mine = *e;
-    else if (store__etcd_int(cJSON_GetObjectItemCaseSensitive(ans, "result"),
-                             "TTL") <= 0)
-        rc = err_set(&mine, ERR_NOTFOUND, "etcd lease %s has expired", k->id);
-    k->done(k->arg, rc, &mine);
-    free(k);
-}
-
-int
-store__etcd_lease_keepalive_async(struct store *st, int64_t lease,
-                                  store_done_fn *done, void *arg,
-                                  struct err *e)
-{
-    struct keepalive *k = calloc(1, sizeof(*k));
-    cJSON *req = cJSON_CreateObject();
-    int rc;
-
-    if (k == NULL || req == NULL) {
-        free(k);
-        cJSON_Delete(req);
-        return nomem(e);
-    }
-    k->done = done;
-    k->arg = arg;
-    snprintf(k->id, sizeof(k->id), "%" PRId64, lease);
-    if (!cJSON_AddStringToObject(req, "ID", k->id))
-        rc = nomem(e);
-    else
-        rc = store__etcd_call_async(ETCD_OF(st), "/v3/lease/keepalive", req,
-                                    keepalive_done, k, e);
-    cJSON_Delete(req);
-    if (rc == -1)
-        free(k);
-    return rc;
 }
 
 /* {"key": b64(key), "value": b64(value), "lease": "id"} as a request_put. */
@@ -255,41 +164,38 @@ take_status(struct store_etcd *s, const cJSON *ans, const char *name)
         store__etcd_write_through(s, STORE_ETCD_STATUS, name, NULL, 0, 0, ans);
 }
 
-/* Run body; *ok = succeeded; *kv = the key as the failure branch read it
- * (NULL when absent), a detached copy the caller deletes; the answer's
- * revision in *hrev (may be NULL); status_of: a claim of that name
- * (with_status). */
+/* Run body (owned; NULL: out of memory): etcd's answer in *ans, which
+ * the caller deletes, and its revision in *rev. */
 static int
-run(struct store_etcd *s, cJSON *body, bool *ok, cJSON **kv, int64_t *hrev,
-    const char *status_of, struct err *e)
+run(struct store_etcd *s, cJSON *body, cJSON **ans, int64_t *rev, struct err *e)
 {
-    cJSON *ans = NULL, *resp, *kvs;
     int rc;
 
     if (body == NULL)
         return nomem(e);
-    rc = store__etcd_call(s, "/v3/kv/txn", body, &ans, e);
+    rc = store__etcd_call(s, "/v3/kv/txn", body, ans, e);
     cJSON_Delete(body);
-    if (rc == -1)
-        return -1;
-    *ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "succeeded"));
-    if (hrev != NULL)
-        *hrev = store__etcd_int(
-            cJSON_GetObjectItemCaseSensitive(ans, "header"), "revision");
-    if (!*ok)
-        store__etcd_take_readback(s, ans);
-    else if (status_of != NULL)
-        take_status(s, ans, status_of);
-    resp = cJSON_GetArrayItem(
+    if (rc == 0)
+        *rev = store__etcd_int(cJSON_GetObjectItemCaseSensitive(*ans, "header"),
+                               "revision");
+    return rc;
+}
+
+static bool
+succeeded(const cJSON *ans)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "succeeded"));
+}
+
+/* The claim key as a failed txn's failure branch read it (NULL: absent). */
+static const cJSON *
+read_back(const cJSON *ans)
+{
+    const cJSON *r = cJSON_GetArrayItem(
         cJSON_GetObjectItemCaseSensitive(ans, "responses"), 0);
-    kvs = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(resp, "response_range"), "kvs");
-    if (kv != NULL)
-        *kv = cJSON_IsArray(kvs) && cJSON_GetArraySize(kvs) > 0
-                  ? cJSON_Duplicate(cJSON_GetArrayItem(kvs, 0), 1)
-                  : NULL;
-    cJSON_Delete(ans);
-    return 0;
+    const cJSON *rr = cJSON_GetObjectItemCaseSensitive(r, "response_range");
+
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rr, "kvs"), 0);
 }
 
 /* The holder written in a claim key's kv (decoded value); caller frees. */
@@ -313,51 +219,62 @@ take_over(struct store_etcd *s, const char *key, const char *name,
           const cJSON *kv, const char *holder, int64_t lease, struct err *e)
 {
     const cJSON *mod = cJSON_GetObjectItemCaseSensitive(kv, "mod_revision");
-    bool ok = false;
+    cJSON *ans = NULL;
     int64_t rev = 0;
+    bool ok;
 
     if (!cJSON_IsString(mod))
         return err_set(e, ERR_CONFLICT, "claim %s changed meanwhile", key);
     if (run(s,
-            with_status(s,
-                        txn(key,
-                            compare(key, "MOD", "mod_revision",
-                                    mod->valuestring),
-                            put_op(key, holder, lease)),
-                        name),
-            &ok, NULL, &rev, name, e) == -1)
+            with_status(
+                s,
+                txn(key, compare(key, "MOD", "mod_revision", mod->valuestring),
+                    put_op(key, holder, lease)),
+                name),
+            &ans, &rev, e) == -1)
         return -1;
+    ok = succeeded(ans);
+    if (ok) {
+        take_status(s, ans, name);
+        claim_through(s, name, holder, lease, rev);
+    }
+    cJSON_Delete(ans);
     if (!ok)
         return err_set(e, ERR_CONFLICT, "claim %s changed meanwhile", key);
-    claim_through(s, name, holder, lease, rev);
     return 0;
 }
 
-int
-store__etcd_claim(struct store *st, const char *name, const char *holder,
-                  int64_t lease, struct err *e)
+/* The create-only claim txn of name, the status read with it. */
+static cJSON *
+claim_txn(struct store_etcd *s, const char *key, const char *name,
+          const char *holder, int64_t lease)
 {
-    struct store_etcd *s = ETCD_OF(st);
-    char key[512], *who;
-    cJSON *kv = NULL;
-    bool ok = false;
-    int64_t rev = 0;
+    return with_status(s,
+                       txn(key, compare(key, "CREATE", "create_revision", "0"),
+                           put_op(key, holder, lease)),
+                       name);
+}
+
+/* What the answer ans (at revision rev) of claim_txn() means: 0 when
+ * holder holds name now - *was_free when nobody held it before - or -1
+ * ERR_CONFLICT naming who does. */
+static int
+claim_answer(struct store_etcd *s, const char *key, const char *name,
+             const char *holder, int64_t lease, const cJSON *ans, int64_t rev,
+             bool *was_free, struct err *e)
+{
+    const cJSON *kv;
+    char *who;
     int rc;
 
-    if (store__etcd_key(s, key, sizeof(key), e, "claims/%s", name) == -1)
-        return -1;
-    if (run(s,
-            with_status(s,
-                        txn(key, compare(key, "CREATE", "create_revision", "0"),
-                            put_op(key, holder, lease)),
-                        name),
-            &ok, &kv, &rev, name, e) == -1)
-        return -1;
-    if (ok) {
-        cJSON_Delete(kv);
+    *was_free = succeeded(ans);
+    if (*was_free) {
+        take_status(s, ans, name);
         claim_through(s, name, holder, lease, rev);
         return 0;
     }
+    store__etcd_take_readback(s, ans);
+    kv = read_back(ans);
     who = kv_holder(kv);
     if (who != NULL && strcmp(who, holder) == 0)
         rc = store__etcd_int(kv, "lease") == lease
@@ -369,7 +286,25 @@ store__etcd_claim(struct store *st, const char *name, const char *holder,
         rc = err_set(e, ERR_CONFLICT, "%s is claimed by controller %s", name,
                      who ? who : "?");
     free(who);
-    cJSON_Delete(kv);
+    return rc;
+}
+
+int
+store__etcd_claim(struct store *st, const char *name, const char *holder,
+                  int64_t lease, struct err *e)
+{
+    struct store_etcd *s = ETCD_OF(st);
+    char key[512];
+    cJSON *ans = NULL;
+    int64_t rev = 0;
+    bool was_free;
+    int rc;
+
+    if (store__etcd_key(s, key, sizeof(key), e, "claims/%s", name) == -1 ||
+        run(s, claim_txn(s, key, name, holder, lease), &ans, &rev, e) == -1)
+        return -1;
+    rc = claim_answer(s, key, name, holder, lease, ans, rev, &was_free, e);
+    cJSON_Delete(ans);
     return rc;
 }
 
@@ -412,38 +347,159 @@ store__etcd_claim_holder(struct store *st, const char *name, char *holder,
     return rc;
 }
 
+/* The release txn: only our own claim goes - one taken over (a restarted
+ * controller of the same ID) or re-made by another controller stays. */
+static cJSON *
+release_txn(const char *key, int64_t lease)
+{
+    cJSON *op = cJSON_CreateObject(), *del = cJSON_CreateObject();
+    char id[24], *k = store__etcd_b64_enc(key, strlen(key));
+
+    if (op == NULL || del == NULL || k == NULL ||
+        !cJSON_AddStringToObject(del, "key", k) ||
+        !cJSON_AddItemToObject(op, "request_delete_range", del)) {
+        cJSON_Delete(op);
+        cJSON_Delete(del);
+        free(k);
+        return NULL;
+    }
+    free(k);
+    snprintf(id, sizeof(id), "%" PRId64, lease);
+    return txn(key, compare(key, "LEASE", "lease", id), op);
+}
+
+static void
+release_answer(struct store_etcd *s, const char *name, const cJSON *ans,
+               int64_t rev)
+{
+    if (succeeded(ans))
+        claim_through(s, name, NULL, 0, rev);
+}
+
 int
 store__etcd_release(struct store *st, const char *name, int64_t lease,
                     struct err *e)
 {
     struct store_etcd *s = ETCD_OF(st);
-    cJSON *op = cJSON_CreateObject(), *del = cJSON_CreateObject();
-    char key[512], id[24], *k;
-    bool ok = false;
+    char key[512];
+    cJSON *ans = NULL;
     int64_t rev = 0;
 
-    if (store__etcd_key(s, key, sizeof(key), e, "claims/%s", name) == -1) {
-        cJSON_Delete(op);
-        cJSON_Delete(del);
+    if (store__etcd_key(s, key, sizeof(key), e, "claims/%s", name) == -1 ||
+        run(s, release_txn(key, lease), &ans, &rev, e) == -1)
         return -1;
-    }
-    k = store__etcd_b64_enc(key, strlen(key));
-    if (op == NULL || del == NULL || k == NULL ||
-        !cJSON_AddStringToObject(del, "key", k)) {
-        cJSON_Delete(op);
-        cJSON_Delete(del);
-        free(k);
-        return nomem(e);
-    }
-    free(k);
-    cJSON_AddItemToObject(op, "request_delete_range", del);
-    snprintf(id, sizeof(id), "%" PRId64, lease);
-    /* Only our own claim goes: one taken over (a restarted controller of
-     * the same ID) or re-made by another controller stays. */
-    if (run(s, txn(key, compare(key, "LEASE", "lease", id), op), &ok, NULL,
-            &rev, NULL, e) == -1)
-        return -1;
-    if (ok)
-        claim_through(s, name, NULL, 0, rev);
+    release_answer(s, name, ans, rev);
+    cJSON_Delete(ans);
     return 0;
+}
+
+/* --- many at once ------------------------------------------------------ */
+
+/* Inner txns per request: etcd's --max-txn-ops (128 by default) bounds
+ * the outer txn's ops and, for each inner one, what the outer left over
+ * (an inner claim has 2 ops), so 64 leaves room on both sides. */
+#define CLAIMS_PER_TXN 64
+
+/* The inner txn of one item, as a success op of the outer txn. */
+static cJSON *
+item_op(struct store_etcd *s, const struct store_claim_item *it,
+        const char *holder, int64_t lease, struct err *e)
+{
+    char key[512];
+    cJSON *t, *op;
+
+    if (store__etcd_key(s, key, sizeof(key), e, "claims/%s", it->name) == -1)
+        return NULL;
+    t = it->release ? release_txn(key, lease)
+                    : claim_txn(s, key, it->name, holder, lease);
+    op = cJSON_CreateObject();
+    if (t == NULL || op == NULL ||
+        !cJSON_AddItemToObject(op, "request_txn", t)) {
+        cJSON_Delete(t);
+        cJSON_Delete(op);
+        nomem(e);
+        return NULL;
+    }
+    return op;
+}
+
+/* The outer txn of it[0..n): no compare, one inner txn per item. */
+static cJSON *
+many_txn(struct store_etcd *s, const struct store_claim_item *it, size_t n,
+         const char *holder, int64_t lease, struct err *e)
+{
+    cJSON *body = store__etcd_txn_new(e), *succ, *op;
+
+    if (body == NULL)
+        return NULL;
+    succ = cJSON_GetObjectItemCaseSensitive(body, "success");
+    for (size_t i = 0; i < n; i++) {
+        op = item_op(s, &it[i], holder, lease, e);
+        if (op == NULL || !cJSON_AddItemToArray(succ, op)) {
+            cJSON_Delete(op);
+            cJSON_Delete(body);
+            if (op != NULL)
+                nomem(e);
+            return NULL;
+        }
+    }
+    return body;
+}
+
+/* Each item's answer from the outer answer's responses. */
+static void
+many_answered(struct store_etcd *s, struct store_claim_item *it, size_t n,
+              const char *holder, int64_t lease, const cJSON *ans, int64_t rev)
+{
+    const cJSON *resps = cJSON_GetObjectItemCaseSensitive(ans, "responses");
+    char key[512];
+
+    for (size_t i = 0; i < n; i++) {
+        const cJSON *inner = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(resps, (int)i), "response_txn");
+
+        if (inner == NULL)
+            it[i].rc =
+                err_set(&it[i].err, ERR_REMOTE,
+                        "etcd answered no result for claim %s", it[i].name);
+        else if (it[i].release)
+            release_answer(s, it[i].name, inner, rev);
+        else if (store__etcd_key(s, key, sizeof(key), &it[i].err, "claims/%s",
+                                 it[i].name) == -1)
+            it[i].rc = -1;
+        else
+            it[i].rc = claim_answer(s, key, it[i].name, holder, lease, inner,
+                                    rev, &it[i].was_free, &it[i].err);
+    }
+}
+
+static void
+many_failed(struct store_claim_item *it, size_t n, const struct err *e)
+{
+    for (size_t i = 0; i < n; i++) {
+        it[i].rc = -1;
+        it[i].err = *e;
+    }
+}
+
+void
+store__etcd_claim_many(struct store *st, const char *holder, int64_t lease,
+                       struct store_claim_item *it, size_t n)
+{
+    struct store_etcd *s = ETCD_OF(st);
+
+    for (size_t at = 0; at < n; at += CLAIMS_PER_TXN) {
+        size_t k = n - at < CLAIMS_PER_TXN ? n - at : CLAIMS_PER_TXN;
+        cJSON *ans = NULL;
+        int64_t rev = 0;
+        struct err e = { 0 };
+
+        if (run(s, many_txn(s, it + at, k, holder, lease, &e), &ans, &rev,
+                &e) == -1) {
+            many_failed(it + at, k, &e);
+            continue;
+        }
+        many_answered(s, it + at, k, holder, lease, ans, rev);
+        cJSON_Delete(ans);
+    }
 }

@@ -583,6 +583,7 @@ static const struct store_ops etcd_ops = {
     .claim = store__etcd_claim,
     .claim_holder = store__etcd_claim_holder,
     .release = store__etcd_release,
+    .claim_many = store__etcd_claim_many,
     .batch_begin = store__etcd_batch_begin,
     .batch_end = store__etcd_batch_end,
 };

@@ -9,7 +9,8 @@
  *   store_etcd_wparse.c the watch stream: split chunks -> changes
  *   store_etcd_docs.c   documents, events, output path, open and close
  *   store_etcd_output.c captured output uploaded to / fetched from etcd
- *   store_etcd_claim.c  leases and the claims of invocations
+ *   store_etcd_lease.c  the controller's lease: grant, keep-alive
+ *   store_etcd_claim.c  the claims of invocations, one or many at once
  *   store_etcd_cache.c  the informer cache (pure; store_etcd_cache.h)
  *   store_etcd_informer.c  the cache fed: relists, write-through
  *   store_etcd_batch.c  an apply's writes queued and sent as few txns
@@ -234,7 +235,7 @@ int store__etcd_output_sync(struct store_etcd *s, const char *name,
 int store__etcd_output_fetch(struct store_etcd *s, const char *name,
                              const char *status, size_t len, struct err *e);
 
-/* --- store_etcd_claim.c --- */
+/* --- store_etcd_lease.c --- */
 
 int store__etcd_lease_grant(struct store *s, int ttl_s, int64_t *lease,
                             struct err *e);
@@ -242,12 +243,18 @@ int store__etcd_lease_keepalive(struct store *s, int64_t lease, struct err *e);
 int store__etcd_lease_keepalive_async(struct store *s, int64_t lease,
                                       store_done_fn *done, void *arg,
                                       struct err *e);
+
+/* --- store_etcd_claim.c --- */
+
 int store__etcd_claim(struct store *s, const char *name, const char *holder,
                       int64_t lease, struct err *e);
 int store__etcd_claim_holder(struct store *s, const char *name, char *holder,
                              size_t size, struct err *e);
 int store__etcd_release(struct store *s, const char *name, int64_t lease,
                         struct err *e);
+void store__etcd_claim_many(struct store *s, const char *holder,
+                            int64_t lease, struct store_claim_item *it,
+                            size_t n);
 
 /* --- store_etcd_informer.c --- */
 

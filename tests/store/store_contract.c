@@ -319,6 +319,63 @@ case_status_write(struct ctx *c, struct store *s)
     case_status_write_many(c, s);
 }
 
+/* Claims and releases of several names at once (a controller's claims
+ * of one loop iteration): each won or lost on its own - a free name is
+ * taken (was_free), another holder's is refused by name, our own under
+ * an older lease is taken over (not free), a release of a name nobody
+ * holds is no error. On etcd, kappa5 and kappa6 stay claimed for the
+ * harness to compare their revisions. The directory store has no claims:
+ * every item succeeds and nothing is held. */
+static void
+case_claims(struct ctx *c, struct store *s)
+{
+    struct store_claim_item it[] = {
+        { .name = "kappa1" }, { .name = "kappa2" }, { .name = "kappa3" },
+        { .name = "kappa4", .release = true },
+        { .name = "kappa5" }, { .name = "kappa6" },
+    };
+    struct store_claim_item back[] = {
+        { .name = "kappa1", .release = true },
+        { .name = "kappa3", .release = true },
+    };
+    int64_t old = 0, lease = 0;
+    char who[64] = "";
+    struct err e = { 0 };
+
+    if (store_lease_grant(s, 60, &old, &e) == -1 ||
+        store_lease_grant(s, 60, &lease, &e) == -1 ||
+        store_claim(s, "kappa2", "ctl-other", old, &e) == -1 ||
+        store_claim(s, "kappa3", "ctl-a", old, &e) == -1) {
+        check(c, false, e.msg);
+        return;
+    }
+    store_claim_many(s, "ctl-a", lease, it, 6);
+    check(c, it[0].rc == 0 && it[0].was_free, "claims: a free name is taken");
+    if (!c->etcd) {
+        check(c, it[1].rc == 0 && it[2].rc == 0 && it[3].rc == 0,
+              "claims: no claims here, every item succeeds");
+        return;
+    }
+    check(c, it[1].rc == -1 && it[1].err.code == ERR_CONFLICT &&
+                 strstr(it[1].err.msg, "claimed by controller ctl-other"),
+          "claims: another holder's name is refused, the holder named");
+    check(c, it[2].rc == 0 && !it[2].was_free,
+          "claims: our own under an older lease is taken over, not free");
+    check(c, it[3].rc == 0, "claims: releasing what nobody holds is no error");
+    check(c, store_claim_holder(s, "kappa1", who, sizeof(who), &e) == 0 &&
+                 strcmp(who, "ctl-a") == 0,
+          "claims: the name taken is held by us");
+    store_claim_many(s, "ctl-a", lease, back, 2);
+    check(c, back[0].rc == 0 && back[1].rc == 0 &&
+                 store_claim_holder(s, "kappa1", who, sizeof(who), &e) == -1 &&
+                 e.code == ERR_NOTFOUND &&
+                 store_claim_holder(s, "kappa3", who, sizeof(who), &e) == -1,
+          "claims: released at once, nobody holds them");
+    check(c, store_claim_holder(s, "kappa2", who, sizeof(who), &e) == 0 &&
+                 strcmp(who, "ctl-other") == 0,
+          "claims: the other holder's claim stays");
+}
+
 static uint64_t
 observe(struct store *s, const char *hash, char uid[37])
 {
@@ -727,6 +784,7 @@ main(int argc, char **argv)
     case_docs(&c, s);
     case_events(&c, s);
     case_status_write(&c, s);
+    case_claims(&c, s);
     case_meta(&c, s);
     case_watch(&c, s);
     if (c.etcd) {

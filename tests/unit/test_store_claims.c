@@ -43,6 +43,18 @@ test_dir_has_no_claims(void **state)
     /* a name that is not a DNS-1123 label never becomes a key */
     assert_int_equal(store_claim(s, "../x", "ctl-a", lease, &e), -1);
     assert_int_equal(e.code, ERR_INVALID);
+    {
+        struct store_claim_item it[] = { { .name = "a" },
+                                         { .name = "../x" },
+                                         { .name = "b", .release = true } };
+
+        store_claim_many(s, "ctl-a", lease, it, 3);
+        assert_int_equal(it[0].rc, 0);
+        assert_true(it[0].was_free);
+        assert_int_equal(it[1].rc, -1); /* that item alone */
+        assert_int_equal(it[1].err.code, ERR_INVALID);
+        assert_int_equal(it[2].rc, 0);
+    }
     store_close(s);
     {
         char cmd[128];
@@ -77,6 +89,16 @@ test_etcd_unreachable_is_not_expiry(void **state)
     assert_int_equal(store_release(s, "a", 42, &e), -1);
     assert_int_equal(store_claim(s, "Bad_Name", "ctl-a", 42, &e), -1);
     assert_int_equal(e.code, ERR_INVALID);
+    {
+        struct store_claim_item it[] = { { .name = "a" },
+                                         { .name = "b", .release = true } };
+
+        store_claim_many(s, "ctl-a", 42, it, 2);
+        for (size_t i = 0; i < 2; i++) { /* each told, none a conflict */
+            assert_int_equal(it[i].rc, -1);
+            assert_int_equal(it[i].err.code, ERR_UNAVAIL);
+        }
+    }
     store_close(s);
 }
 

@@ -36,6 +36,11 @@ check_eq "etcd: two names' statuses written at once are one txn" \
     "$(range /contract/status/zeta1)" "$(range /contract/status/zeta2)"
 check "control: statuses written apart have other revisions" \
     [ "$(range /contract/status/zeta1)" != "$status_rev" ]
+# several names' claims at once (case_claims): one txn
+check_eq "etcd: two names claimed at once are one txn" \
+    "$(range /contract/claims/kappa5)" "$(range /contract/claims/kappa6)"
+check "control: a name claimed apart has another revision" \
+    [ "$(range /contract/claims/kappa2)" != "$(range /contract/claims/kappa5)" ]
 # a dead endpoint first: every request fails over to the live one
 check "contract: etcd with a dead endpoint first" \
     "$P" etcd "http://127.0.0.1:1,$ETCD_URL" /contract2 "$TEST_TMP/estate2"
