@@ -7,8 +7,11 @@
  * the pass queued goes out and before the next pass of any invocation,
  * so what a status records still reaches the store before the next step
  * acts on it (the Docker client sends only from the loop's own I/O and
- * timer callbacks: curl multi driven by libev, docker/dk_client.c). A failed write queues a pass, whose first write (blocking,
- * ctl_status_flush) reports it as a step. Elsewhere (the directory
+ * timer callbacks: curl multi driven by libev, docker/dk_client.c). A
+ * failed write queues a pass, whose first write (blocking,
+ * ctl_status_flush) reports it as a step. Then the claims and releases
+ * the iteration's passes asked for go (ctl_claim_send), so a release
+ * follows the status that ended the work. Elsewhere (the directory
  * store) the end of a pass writes at once, as ctl_status_flush() does. */
 #ifndef CTL_WRITE_H
 #define CTL_WRITE_H

@@ -119,18 +119,19 @@ secretsDir: $TEST_TMP/secrets
 YAML
 }
 
-# spec_docs PREFIX COUNT [DIR]: invocation documents PREFIX0.. on stdout,
-# or one file each in DIR (awk: a thousand forks of cat take 20 s here).
+# spec_docs PREFIX COUNT [DIR [PER]]: invocation documents PREFIX0.. on
+# stdout, or in DIR one file each, or PER each (PREFIX0.yaml, PREFIX1.yaml,
+# ...; awk: a thousand forks of cat take 20 s here).
 spec_docs() {
-    awk -v p="$1" -v n="$2" -v dir="${3:-}" -v img="$ABSENT_IMAGE" 'BEGIN {
+    awk -v p="$1" -v n="$2" -v dir="${3:-}" -v per="${4:-1}" -v img="$ABSENT_IMAGE" 'BEGIN {
         for (i = 0; i < n; i++) {
-            out = dir == "" ? "/dev/stdout" : dir "/" p i ".yaml"
+            out = dir == "" ? "/dev/stdout" : dir "/" p int(i / per) ".yaml"
             printf "---\napiVersion: agentctl.dev/v1alpha1\n" \
                 "kind: AgentInvocation\nmetadata: {name: %s%d}\nspec:\n" \
                 "  vendor: fake\n  phase: execute\n  image: %s\n" \
                 "  command: [/demo-agent]\n  deadlineSeconds: 600\n",
                 p, i, img > out
-            if (dir != "") close(out)
+            if (dir != "" && (i + 1) % per == 0) close(out)
         } }'
 }
 
@@ -280,6 +281,10 @@ bulk() {
         src=$d/bulk
         mkdir -p "$src"
         spec_docs b "$N" "$src"
+    elif [ "$N" -gt 2000 ]; then # a file is at most 1 MiB: 2,000 a file
+        src=$d/bulk
+        mkdir -p "$src"
+        spec_docs b "$N" "$src" 2000
     else
         spec_docs b "$N" >"$src"
     fi
