@@ -49,6 +49,12 @@
 #define DK_UPLOAD_BUFFER (256L * 1024)
 /* Idle connections to the daemon kept for reuse. */
 #define DK_MAX_IDLE_CONNS 8
+/* Quick requests (not a stream, an upload or a wait for a container's
+ * exit) in flight at once; more wait their turn, first in first out. A
+ * burst of thousands (a bulk apply's image inspects) otherwise opens as
+ * many connections, the daemon answers none in time, and every one fails
+ * on its timeout together. */
+#define DK_MAX_QUICK 32
 /* timeout_ms value: no total deadline (wait, streams). */
 #define DK_NO_TIMEOUT (-1L)
 
@@ -129,6 +135,8 @@ struct dk_request_opts {
     enum dk_stream_mode stream;
     dk_data_fn *on_data;       /* required when stream != NONE */
     dk_headers_fn *on_headers; /* optional */
+    bool waits;                /* answered when a container exits (wait):
+                                  not quick, takes no DK_MAX_QUICK slot */
 };
 
 /* Called once per finished request that is not a stream (events, log

@@ -184,7 +184,109 @@ dk_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
     dk__leave(dk);
 }
 
-/* Requests started while curl was running are added here, from the loop. */
+/* --- requests not yet in the multi handle ------------------------------ */
+
+static void
+kick_soon(struct dk *dk)
+{
+    if (!ev_is_active(&dk->kick)) {
+        ev_timer_set(&dk->kick, 0., 0.);
+        ev_timer_start(dk->loop, &dk->kick);
+    }
+}
+
+static void
+wait_push(struct dk *dk, struct dk_req *req)
+{
+    int q = req->quick ? DK_WAIT_SLOT : DK_WAIT_CURL;
+
+    req->state = DK_REQ_PENDING;
+    req->queued = true;
+    req->wnext = NULL;
+    if (dk->wait_tail[q] != NULL)
+        dk->wait_tail[q]->wnext = req;
+    else
+        dk->wait_head[q] = req;
+    dk->wait_tail[q] = req;
+}
+
+/* The next request that may go now: any made inside curl, else a quick
+ * one while a slot is free. */
+static struct dk_req *
+wait_pop(struct dk *dk)
+{
+    int q = DK_WAIT_CURL;
+    struct dk_req *req;
+
+    if (dk->wait_head[q] == NULL) {
+        q = DK_WAIT_SLOT;
+        if (dk->quick_active >= DK_MAX_QUICK)
+            return NULL;
+    }
+    req = dk->wait_head[q];
+    if (req == NULL)
+        return NULL;
+    dk->wait_head[q] = req->wnext;
+    if (dk->wait_head[q] == NULL)
+        dk->wait_tail[q] = NULL;
+    req->queued = false;
+    req->wnext = NULL;
+    return req;
+}
+
+void
+dk__dequeue(struct dk_req *req)
+{
+    struct dk *dk = req->dk;
+
+    /* cancelled while waiting: rare, a walk is fine (not when the client
+     * goes: every request goes with it, the queues unread) */
+    if (req->queued && !dk->closing) {
+        int q = req->quick ? DK_WAIT_SLOT : DK_WAIT_CURL;
+        struct dk_req *prev = NULL;
+
+        for (struct dk_req *i = dk->wait_head[q]; i != NULL; i = i->wnext) {
+            if (i == req) {
+                if (prev != NULL)
+                    prev->wnext = req->wnext;
+                else
+                    dk->wait_head[q] = req->wnext;
+                if (dk->wait_tail[q] == req)
+                    dk->wait_tail[q] = prev;
+                break;
+            }
+            prev = i;
+        }
+        req->queued = false;
+    }
+    if (req->holds_slot) {
+        req->holds_slot = false;
+        dk->quick_active--;
+        if (dk->wait_head[DK_WAIT_SLOT] != NULL && !dk->closing)
+            kick_soon(dk);
+    }
+}
+
+/* Into the multi handle (never inside curl). */
+static int
+start(struct dk_req *req, struct err *e)
+{
+    CURLMcode mc = curl_multi_add_handle(req->dk->multi, req->easy);
+
+    if (mc != CURLM_OK)
+        return err_set(e, mc == CURLM_OUT_OF_MEMORY ? ERR_NOMEM : ERR_IO,
+                       "%s: cannot start: %s", req->what,
+                       curl_multi_strerror(mc));
+    req->state = DK_REQ_ACTIVE;
+    if (req->quick) {
+        req->holds_slot = true;
+        req->dk->quick_active++;
+    }
+    return 0;
+}
+
+/* Requests that waited (made inside curl, or for a slot) go, from the
+ * loop. */
 static void
 dk_on_kick(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -194,14 +296,12 @@ dk_on_kick(struct ev_loop *loop, ev_timer *w, int revents)
     (void)revents;
     dk__enter(dk);
     while (!dk->closing) {
-        struct dk_req *req = dk->reqs;
+        struct dk_req *req = wait_pop(dk);
         struct err e = { 0 };
 
-        while (req != NULL && req->state != DK_REQ_PENDING)
-            req = req->next;
         if (req == NULL)
             break;
-        if (dk__add(req, &e) == -1) {
+        if (start(req, &e) == -1) {
             req->fail = e;
             req->failed = 1;
             dk__finish(req, CURLE_OK); /* the error is in req->fail */
@@ -214,23 +314,17 @@ int
 dk__add(struct dk_req *req, struct err *e)
 {
     struct dk *dk = req->dk;
-    CURLMcode mc;
 
     if (dk->in_curl > 0) {
-        req->state = DK_REQ_PENDING;
-        if (!ev_is_active(&dk->kick)) {
-            ev_timer_set(&dk->kick, 0., 0.);
-            ev_timer_start(dk->loop, &dk->kick);
-        }
+        wait_push(dk, req);
+        kick_soon(dk);
         return 0;
     }
-    mc = curl_multi_add_handle(dk->multi, req->easy);
-    if (mc != CURLM_OK)
-        return err_set(e, mc == CURLM_OUT_OF_MEMORY ? ERR_NOMEM : ERR_IO,
-                       "%s: cannot start: %s", req->what,
-                       curl_multi_strerror(mc));
-    req->state = DK_REQ_ACTIVE;
-    return 0;
+    if (req->quick && dk->quick_active >= DK_MAX_QUICK) {
+        wait_push(dk, req); /* a slot given back kicks it */
+        return 0;
+    }
+    return start(req, e);
 }
 
 void

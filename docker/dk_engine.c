@@ -210,7 +210,9 @@ struct dk_req *
 dk_container_wait(struct dk *dk, const char *id, long timeout_ms,
                   dk_done_fn *cb, void *arg, struct err *e)
 {
-    struct dk_request_opts o = { .method = "POST", .timeout_ms = timeout_ms };
+    struct dk_request_opts o = { .method = "POST",
+                                 .timeout_ms = timeout_ms,
+                                 .waits = true };
 
     return object_call(dk, &o, "/containers/", id, "/wait", cb, arg, e);
 }

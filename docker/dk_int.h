@@ -15,7 +15,8 @@
 #include <curl/curl.h>
 
 enum dk_req_state {
-    DK_REQ_PENDING,   /* made inside a curl callback, not yet added */
+    DK_REQ_PENDING,   /* not yet added: made inside a curl callback, or
+                         a quick one waiting for a slot (DK_MAX_QUICK) */
     DK_REQ_ACTIVE,    /* in the multi handle, transferring */
     DK_REQ_FINISHING, /* removed from multi, last data being delivered */
     DK_REQ_DONE,      /* done callback running: cancel is a no-op */
@@ -40,16 +41,26 @@ struct dk {
     int closing;         /* dk_free() ran while depth > 0 */
     int need_reap;       /* a request was cancelled inside curl */
     struct dk_req *reqs; /* every live request */
+    /* PENDING requests, first in first out: [DK_WAIT_SLOT] quick ones
+     * waiting for a slot, [DK_WAIT_CURL] the others, made inside curl */
+    struct dk_req *wait_head[2], *wait_tail[2];
+    unsigned quick_active; /* quick requests holding a slot */
     struct dk_sock *socks;
     struct dk_stats stats;
     dk_observe_fn *observe; /* dk_set_observer(); NULL: none */
     void *observe_arg;
 };
 
+enum { DK_WAIT_SLOT, DK_WAIT_CURL };
+
 struct dk_req {
     struct dk *dk;
     struct dk_req *prev, *next;
+    struct dk_req *wnext; /* in dk->wait_head[quick ? SLOT : CURL] */
     enum dk_req_state state;
+    bool quick;      /* takes a DK_MAX_QUICK slot while in the multi */
+    bool queued;     /* in a wait queue */
+    bool holds_slot; /* counted in quick_active */
     CURL *easy;
     struct curl_slist *headers;
     char *send_body; /* our copy of the request body */
@@ -93,6 +104,9 @@ void dk__enter(struct dk *dk);
 void dk__unpause(struct dk_req *req);
 void dk__leave(struct dk *dk);
 int dk__add(struct dk_req *req, struct err *e);
+/* req is being freed: out of its wait queue, its slot given back (the
+ * next quick request waiting goes from the loop). */
+void dk__dequeue(struct dk_req *req);
 
 /* dk_req.c */
 size_t dk__on_write(char *p, size_t size, size_t nmemb, void *userp);

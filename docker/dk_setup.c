@@ -202,6 +202,8 @@ dk_req_new(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
     snprintf(req->method, sizeof(req->method), "%s",
              o->method != NULL ? o->method : "GET");
     req->mode = o->stream;
+    req->quick = o->stream == DK_STREAM_NONE && o->body_stream == NULL &&
+                 !o->waits && o->timeout_ms != DK_NO_TIMEOUT;
     req->on_data = o->on_data;
     req->on_headers = o->on_headers;
     req->cb = cb;

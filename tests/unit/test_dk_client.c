@@ -567,6 +567,74 @@ test_dk_stalled_request_does_not_block_others(void **state)
     assert_int_equal(s.done, 0);
 }
 
+static void
+on_pause_over(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)revents;
+    *(int *)w->data = 1;
+    ev_break(loop, EVBREAK_ONE);
+}
+
+/* Let the loop run 0.2 s: time for a client without a cap to misbehave
+ * (not a timed assertion: a correct client passes however slow). */
+static void
+t_pause(struct t *t)
+{
+    ev_timer tm;
+    int over = 0;
+
+    ev_timer_init(&tm, on_pause_over, 0.2, 0.);
+    tm.data = &over;
+    ev_timer_start(t->loop, &tm);
+    while (!over)
+        ev_run(t->loop, EVRUN_ONCE);
+    ev_timer_stop(t->loop, &tm);
+}
+
+/* At most DK_MAX_QUICK quick requests reach the daemon at once: with
+ * every slot held by a stalled request, more quick ones wait in the
+ * client (the daemon never sees them) while a wait for an exit still
+ * goes; the slots given back (cancels) let them through. Without the cap
+ * the daemon sees all of them at once (the first check fails). */
+static void
+test_dk_quick_requests_beyond_the_cap_wait_their_turn(void **state)
+{
+    struct t t;
+    struct err e = { 0 };
+    struct dk_req *stalled[DK_MAX_QUICK];
+    struct dk_request_opts stall = { .path = "/stall" };
+    struct dk_request_opts wait = { .method = "POST",
+                                    .path = "/fast",
+                                    .waits = true };
+    struct dk_stats st;
+    int i;
+
+    (void)state;
+    t_init(&t, NULL);
+    for (i = 0; i < DK_MAX_QUICK; i++) {
+        stalled[i] = dk_request(t.dk, &stall, on_done_must_not_run, &t, &e);
+        assert_non_null(stalled[i]);
+    }
+    while (fake_requests(t.srv) < DK_MAX_QUICK)
+        ev_run(t.loop, EVRUN_ONCE);
+    for (i = 0; i < 4; i++)
+        assert_non_null(dk_get(t.dk, "/fast", on_done, &t, &e));
+    assert_non_null(dk_request(t.dk, &wait, on_done, &t, &e));
+    t_run_until(&t, &t.done, 1); /* the wait, past the queue */
+    t_pause(&t);
+    assert_int_equal(fake_requests(t.srv), DK_MAX_QUICK + 1);
+    assert_int_equal(t.done, 1);
+    dk_stats(t.dk, &st);
+    assert_int_equal(st.in_flight, DK_MAX_QUICK + 4);
+    for (i = 0; i < DK_MAX_QUICK; i++)
+        dk_cancel(stalled[i]);
+    t_run_until(&t, &t.done, 5);
+    assert_int_equal(fake_requests(t.srv), DK_MAX_QUICK + 5);
+    dk_stats(t.dk, &st);
+    assert_int_equal(st.in_flight, 0);
+    t_cleanup(&t);
+}
+
 struct freer {
     struct dk *dk;
     int done;
@@ -669,6 +737,8 @@ main(void)
         cmocka_unit_test(test_dk_cancel_prevents_the_callback),
         cmocka_unit_test(test_dk_many_concurrent_requests_all_complete),
         cmocka_unit_test(test_dk_stalled_request_does_not_block_others),
+        cmocka_unit_test(
+            test_dk_quick_requests_beyond_the_cap_wait_their_turn),
         cmocka_unit_test(test_dk_free_inside_callback_cancels_the_rest),
         cmocka_unit_test(test_dk_sync_request_returns_owned_result),
         cmocka_unit_test(test_dk_query_helpers_escape_filters),
