@@ -298,11 +298,18 @@ bulk() {
     wait_done "$d/events" '^b[0-9]+$' "$N"
     kill "$poller" 2>/dev/null || true
     wait "$poller" 2>/dev/null || true
-    sort -g "$d/healthz" | awk '{ v[NR] = $1 * 1000 }
-        END { r50 = int((50 * NR + 99) / 100); r99 = int((99 * NR + 99) / 100)
-              printf "healthz_n %d\nhealthz_p50 %.1f\nhealthz_p99 %.1f\nhealthz_max %.1f\n",
-                     NR, v[r50], v[r99], v[NR] }' |
-        while read -r k v; do row "$k" "$v"; done
+    # total: p50, p99, max; connect and first byte: p99 (a connect of 1 s
+    # or more is a SYN resent, a late first byte the controller's wait)
+    for col in 3:total 1:connect 2:ttfb; do
+        cut -d' ' -f"${col%%:*}" "$d/healthz" | sort -g | awk -v k="${col#*:}" '
+            { v[NR] = $1 * 1000 }
+            END { r50 = int((50 * NR + 99) / 100); r99 = int((99 * NR + 99) / 100)
+                  if (k == "total")
+                      printf "healthz_n %d\nhealthz_p50 %.1f\nhealthz_p99 %.1f\nhealthz_max %.1f\n",
+                             NR, v[r50], v[r99], v[NR]
+                  else
+                      printf "healthz_%s_p99 %.1f\n", k, v[r99] }'
+    done | while read -r k v; do row "$k" "$v"; done
     row apply_s "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')"
     # the last first status (seen) and the last cleanedUp (done) of b*
     awk -v t0="$t0" -v n="$N" '
@@ -317,11 +324,14 @@ bulk() {
 }
 
 # poll_healthz FILE: GET /healthz one after another (10 ms apart) until
-# killed, each answer's seconds a line of FILE (no answer in 10 s: 10).
+# killed, a line of FILE per answer: curl's seconds to connected, to the
+# first byte and in all (no answer in 10 s: 10 10 10). curl's own start is
+# in none of them.
 poll_healthz() {
     while :; do
-        curl -s -o /dev/null --max-time 10 -w '%{time_total}\n' \
-            "$HEALTHZ_URL" >>"$1" || echo 10 >>"$1"
+        curl -s -o /dev/null --max-time 10 \
+            -w '%{time_connect} %{time_starttransfer} %{time_total}\n' \
+            "$HEALTHZ_URL" >>"$1" || echo 10 10 10 >>"$1"
         sleep 0.01
     done
 }
@@ -455,6 +465,8 @@ healthz_n|bulk: `GET /healthz` answers while it ran
 healthz_p50|bulk: `GET /healthz` p50 (ms)
 healthz_p99|bulk: `GET /healthz` p99 (ms)
 healthz_max|bulk: `GET /healthz` max (ms)
+healthz_connect_p99|bulk: `GET /healthz` connected, p99 (ms)
+healthz_ttfb_p99|bulk: `GET /healthz` first byte, p99 (ms)
 latl_seen_p50|N in the store, one at a time: spec write to first status, p50 (ms)
 latl_seen_p99|N in the store, one at a time: spec write to first status, p99 (ms)
 latl_seen_max|N in the store, one at a time: spec write to first status, max (ms)
