@@ -60,12 +60,69 @@ store__dir_key_racy(const struct store_dir_key *k, int64_t read_ns)
            k->ctime_ns > read_ns - store__dir_racy_ns;
 }
 
+/* --- base name -> file, a hash (10,000 files: a walk per lookup made
+ * each scan, so each agentctl command, 10,000 x 5,000 strcmp) --------- */
+
+static size_t
+base_hash(const char *s)
+{
+    size_t h = 1469598103934665603ULL; /* FNV-1a */
+
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static void
+slot_put(struct store_dir *d, size_t i)
+{
+    size_t mask = d->nslots - 1, at = base_hash(d->files[i].base) & mask;
+
+    while (d->slots[at] != 0)
+        at = (at + 1) & mask;
+    d->slots[at] = i + 1;
+}
+
+/* Every file in again, the table at most half full. false: no memory
+ * (lookups then walk the files). */
+static bool
+slots_rebuild(struct store_dir *d)
+{
+    size_t n = 64;
+
+    while (n < 2 * (d->nfiles + 1))
+        n *= 2;
+    if (n != d->nslots) {
+        size_t *v = realloc(d->slots, n * sizeof(*v));
+
+        if (v == NULL)
+            return false;
+        d->slots = v;
+        d->nslots = n;
+    }
+    memset(d->slots, 0, d->nslots * sizeof(*d->slots));
+    for (size_t i = 0; i < d->nfiles; i++)
+        slot_put(d, i);
+    d->slots_stale = false;
+    return true;
+}
+
 struct store_dir_file *
 store__dir_file(struct store_dir *d, const char *base)
 {
-    for (size_t i = 0; i < d->nfiles; i++)
-        if (strcmp(d->files[i].base, base) == 0)
-            return &d->files[i];
+    size_t mask, at;
+
+    if ((d->slots_stale || d->nslots == 0) && !slots_rebuild(d)) {
+        for (size_t i = 0; i < d->nfiles; i++)
+            if (strcmp(d->files[i].base, base) == 0)
+                return &d->files[i];
+        return NULL;
+    }
+    mask = d->nslots - 1;
+    for (at = base_hash(base) & mask; d->slots[at] != 0;
+         at = (at + 1) & mask)
+        if (strcmp(d->files[d->slots[at] - 1].base, base) == 0)
+            return &d->files[d->slots[at] - 1];
     return NULL;
 }
 
@@ -83,6 +140,8 @@ file_drop(struct store_dir *d, struct store_dir_file *f)
 {
     file_free(f);
     *f = d->files[--d->nfiles];
+    d->slots_stale = true; /* rebuilt at the next lookup: a scan that
+                              drops many pays once */
 }
 
 void
@@ -92,20 +151,29 @@ store__dir_index_free(struct store_dir *d)
         file_free(&d->files[i]);
     free(d->files);
     d->files = NULL;
-    d->nfiles = 0;
+    d->nfiles = d->files_cap = 0;
+    free(d->slots);
+    d->slots = NULL;
+    d->nslots = 0;
     d->scanned = false;
 }
 
 static struct store_dir_file *
 file_add(struct store_dir *d, const char *base, struct err *e)
 {
-    struct store_dir_file *v = realloc(d->files, (d->nfiles + 1) * sizeof(*v));
+    struct store_dir_file *v;
 
-    if (v == NULL) {
-        err_set(e, ERR_NOMEM, "out of memory");
-        return NULL;
+    if (d->nfiles == d->files_cap) {
+        size_t cap = d->files_cap ? 2 * d->files_cap : 16;
+
+        v = realloc(d->files, cap * sizeof(*v));
+        if (v == NULL) {
+            err_set(e, ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        d->files = v;
+        d->files_cap = cap;
     }
-    d->files = v;
     v = &d->files[d->nfiles];
     memset(v, 0, sizeof(*v));
     if ((v->base = strdup(base)) == NULL) {
@@ -113,6 +181,10 @@ file_add(struct store_dir *d, const char *base, struct err *e)
         return NULL;
     }
     d->nfiles++;
+    if (d->slots_stale || 2 * d->nfiles > d->nslots)
+        d->slots_stale = true; /* grown (or stale): rebuilt at the lookup */
+    else
+        slot_put(d, d->nfiles - 1);
     return v;
 }
 
@@ -198,15 +270,6 @@ store__dir_refresh(struct store_dir *d, const char *base, bool *changed,
     return 0;
 }
 
-static bool
-listed(char *const *v, size_t n, const char *base)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(v[i], base) == 0)
-            return true;
-    return false;
-}
-
 /* Spec file names in the directory. */
 static int
 dir_files(const char *dir, char ***out, size_t *n, struct err *e)
@@ -250,11 +313,18 @@ store__dir_scan(struct store_dir *d, struct err *e)
 
     if (dir_files(d->specs, &files, &n, e) == -1)
         return -1;
-    for (size_t i = 0; i < n && rc == 0; i++)
+    for (size_t i = 0; i < d->nfiles; i++)
+        d->files[i].listed = false;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct store_dir_file *f;
+
         rc = store__dir_refresh(d, files[i], NULL, e);
+        if (rc == 0 && (f = store__dir_file(d, files[i])) != NULL)
+            f->listed = true;
+    }
     /* forget what is no longer there */
     for (size_t i = 0; i < d->nfiles && rc == 0;)
-        if (!listed(files, n, d->files[i].base))
+        if (!d->files[i].listed)
             file_drop(d, &d->files[i]);
         else
             i++;

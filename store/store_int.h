@@ -36,6 +36,7 @@ struct store_dir_file {
     bool racy;
     char *data; /* the file's bytes, once for all its documents */
     size_t len;
+    bool listed; /* seen by the scan running (store__dir_scan) */
     struct store_list specs; /* one per document, or one invalid entry;
                                 data NULL here; duplicates across files
                                 are not marked here but on the way out */
@@ -52,7 +53,12 @@ struct store_dir {
     size_t nseen;
     /* the index: file -> what it holds (store_dir_index.c) */
     struct store_dir_file *files;
-    size_t nfiles;
+    size_t nfiles, files_cap;
+    /* base name -> files[] index + 1 (0: empty), open addressing; rebuilt
+     * when stale (a drop moves the last file into the hole) */
+    size_t *slots;
+    size_t nslots; /* a power of two, or 0 */
+    bool slots_stale;
     bool scanned; /* a full scan since open or since the lock was taken */
     struct store_fs_batch *batch; /* NULL unless between batch begin/end */
 };

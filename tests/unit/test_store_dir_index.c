@@ -365,6 +365,49 @@ test_index_put_parses_no_other_file(void **state)
 
 /* The index across a lock: what another writer did before the lock was
  * taken is seen (one scan per lock), with no parse of unchanged files. */
+/* Many files, then half of them gone: a scan finds every file left by its
+ * base name and none of the gone ones (the hash over base names is
+ * rebuilt after the drops moved files around), and a listing holds
+ * exactly the names left. */
+static void
+test_index_many_files_then_half_gone(void **state)
+{
+    struct fixture *fx = *state;
+    struct store_dir *d = (struct store_dir *)fx->s;
+    struct store_list l;
+    struct err e = { 0 };
+    char base[64], name[64], path[256];
+
+    for (int i = 0; i < 300; i++) {
+        snprintf(base, sizeof(base), "f%d.yaml", i);
+        snprintf(name, sizeof(name), "n%d", i);
+        write_spec(fx, base, name, 100);
+    }
+    assert_int_equal(store__dir_scan(d, &e), 0);
+    assert_int_equal(d->nfiles, 300);
+    for (int i = 0; i < 300; i += 2) {
+        snprintf(path, sizeof(path), "%s/f%d.yaml", fx->dir, i);
+        assert_int_equal(unlink(path), 0);
+    }
+    assert_int_equal(store__dir_scan(d, &e), 0);
+    assert_int_equal(d->nfiles, 150);
+    for (int i = 0; i < 300; i++) {
+        struct store_dir_file *f;
+
+        snprintf(base, sizeof(base), "f%d.yaml", i);
+        f = store__dir_file(d, base);
+        if (i % 2 == 0) {
+            assert_null(f);
+            continue;
+        }
+        assert_non_null(f);
+        assert_string_equal(f->base, base);
+    }
+    assert_int_equal(store_list(fx->s, &l, &e), 0);
+    assert_int_equal(l.n, 150);
+    store_list_cleanup(&l);
+}
+
 static void
 test_index_lock_rescans(void **state)
 {
@@ -448,6 +491,7 @@ main(void)
         T(test_index_sees_a_rename_over_the_file),
         T(test_index_put_parses_no_other_file),
         T(test_index_lock_rescans),
+        T(test_index_many_files_then_half_gone),
         T(test_index_duplicates_across_files),
         T(test_index_copy_is_deep),
     };
