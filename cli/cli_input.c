@@ -195,32 +195,114 @@ error_json(cJSON *errors, const struct err *e)
     cJSON_AddItemToArray(errors, o);
 }
 
-/* A name given twice in the input (in two files) is ambiguous. */
+/* A name given twice in the input (in two files) is ambiguous. Every
+ * pair (x in file i, y in an earlier file j) of one name is reported, in
+ * the order of x then y. Found by sorting the names: 10,000 documents
+ * compared pairwise were 5 * 10^7 strcmp (most of an apply's time). */
+struct name_ref {
+    const struct spec_invocation *inv;
+    size_t file, item;
+};
+
+struct dup_pair {
+    size_t i, a, j, b; /* x = files[i].items[a], y = files[j].items[b] */
+};
+
+static int
+name_ref_cmp(const void *pa, const void *pb)
+{
+    const struct name_ref *x = pa, *y = pb;
+    int c = strcmp(x->inv->name, y->inv->name);
+
+    if (c != 0)
+        return c;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    return x->item < y->item ? -1 : x->item > y->item;
+}
+
+static int
+dup_pair_cmp(const void *pa, const void *pb)
+{
+    const struct dup_pair *x = pa, *y = pb;
+    const size_t kx[] = { x->i, x->a, x->j, x->b };
+    const size_t ky[] = { y->i, y->a, y->j, y->b };
+
+    for (size_t k = 0; k < 4; k++)
+        if (kx[k] != ky[k])
+            return kx[k] < ky[k] ? -1 : 1;
+    return 0;
+}
+
+static void
+report_pair(const struct cli_input *in, const struct dup_pair *p,
+            cJSON *errors)
+{
+    const struct spec_invocation *x = in->files[p->i].items[p->a];
+    const struct spec_invocation *y = in->files[p->j].items[p->b];
+    struct err e = { 0 };
+    char line[600];
+
+    err_set_at(&e, ERR_INVALID, x->file, x->line, 1, "metadata.name",
+               "duplicate name \"%s\" (also in %s:%u)", x->name, y->file,
+               y->line);
+    fprintf(stderr, "%s\n", err_format(&e, line, sizeof(line)));
+    error_json(errors, &e);
+}
+
+/* The pairs within one run refs[0..n) of equal names, into *out (grown). */
+static int
+run_pairs(const struct name_ref *refs, size_t n, struct dup_pair **out,
+          size_t *nout)
+{
+    for (size_t x = 0; x < n; x++)
+        for (size_t y = 0; y < x; y++) {
+            struct dup_pair *v;
+
+            if (refs[y].file == refs[x].file)
+                continue; /* within one file: the file's own error */
+            v = realloc(*out, (*nout + 1) * sizeof(*v));
+            if (v == NULL)
+                return -1;
+            *out = v;
+            v[(*nout)++] = (struct dup_pair){ refs[x].file, refs[x].item,
+                                              refs[y].file, refs[y].item };
+        }
+    return 0;
+}
+
 static size_t
 report_duplicates(const struct cli_input *in, cJSON *errors)
 {
-    size_t bad = 0;
+    struct dup_pair *pairs = NULL;
+    struct name_ref *refs;
+    size_t n = 0, npairs = 0, total = 0;
 
     for (size_t i = 0; i < in->n; i++)
+        total += in->files[i].n;
+    refs = calloc(total + 1, sizeof(*refs));
+    if (refs == NULL)
+        return 0;
+    for (size_t i = 0; i < in->n; i++)
         for (size_t a = 0; a < in->files[i].n; a++)
-            for (size_t j = 0; j < i; j++)
-                for (size_t b = 0; b < in->files[j].n; b++) {
-                    const struct spec_invocation *x = in->files[i].items[a];
-                    const struct spec_invocation *y = in->files[j].items[b];
-                    struct err e = { 0 };
-                    char line[600];
+            refs[n++] = (struct name_ref){ in->files[i].items[a], i, a };
+    qsort(refs, n, sizeof(*refs), name_ref_cmp);
+    for (size_t r = 0; r < n;) {
+        size_t end = r + 1;
 
-                    if (strcmp(x->name, y->name) != 0)
-                        continue;
-                    err_set_at(&e, ERR_INVALID, x->file, x->line, 1,
-                               "metadata.name",
-                               "duplicate name \"%s\" (also in %s:%u)", x->name,
-                               y->file, y->line);
-                    fprintf(stderr, "%s\n", err_format(&e, line, sizeof(line)));
-                    error_json(errors, &e);
-                    bad++;
-                }
-    return bad;
+        while (end < n &&
+               strcmp(refs[end].inv->name, refs[r].inv->name) == 0)
+            end++;
+        if (end - r > 1 && run_pairs(refs + r, end - r, &pairs, &npairs))
+            break;
+        r = end;
+    }
+    qsort(pairs, npairs, sizeof(*pairs), dup_pair_cmp);
+    for (size_t k = 0; k < npairs; k++)
+        report_pair(in, &pairs[k], errors);
+    free(pairs);
+    free(refs);
+    return npairs;
 }
 
 size_t

@@ -37,7 +37,11 @@ struct store_etcd_batch {
     struct batch_op *ops;
     size_t n, cap;
     size_t bytes;    /* the request size of the queued writes, roughly */
-    cJSON *meta;     /* name -> metadata text, read at the start */
+    /* name -> metadata text, read at the start, then what the batch
+     * writes (a cache: sorted, found by bisection; a cJSON object was a
+     * walk per name, 10,000 x 10,000 strcmp in an apply of 10,000) */
+    struct store_etcd_cache meta;
+    int64_t meta_rev; /* a newer revision for each text written */
     unsigned failed; /* writes refused or lost */
     struct err first;
 };
@@ -58,7 +62,7 @@ batch_free(struct store_etcd_batch *b)
     for (size_t i = 0; i < b->n; i++)
         op_free(&b->ops[i]);
     free(b->ops);
-    cJSON_Delete(b->meta);
+    store__etcd_cache_cleanup(&b->meta);
     free(b);
 }
 
@@ -217,17 +221,15 @@ store__etcd_batch_flush(struct store_etcd *s)
 
 /* Read every name's metadata once: name -> text. */
 static int
-read_meta(struct store_etcd *s, cJSON *meta, struct err *e)
+read_meta(struct store_etcd *s, struct store_etcd_batch *b, struct err *e)
 {
     char key[512], end[512];
     cJSON *ans = NULL;
     const cJSON *kv;
-    size_t skip;
     int rc = 0;
 
     if (store__etcd_key(s, key, sizeof(key), e, "meta/") == -1)
         return -1;
-    skip = strlen(key);
     store__etcd_prefix_end(key, end, sizeof(end));
     if (store__etcd_call_take(s, "/v3/kv/range",
                               store__etcd_range(key, end, false), &ans,
@@ -235,21 +237,15 @@ read_meta(struct store_etcd *s, cJSON *meta, struct err *e)
         return -1;
     cJSON_ArrayForEach(kv, cJSON_GetObjectItemCaseSensitive(ans, "kvs"))
     {
-        const cJSON *k = cJSON_GetObjectItemCaseSensitive(kv, "key");
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(kv, "value");
-        char *name = NULL, *text = NULL;
-        size_t n;
+        int64_t rev = store__etcd_int(kv, "mod_revision");
 
-        if (cJSON_IsString(k) && cJSON_IsString(v) &&
-            store__etcd_b64_dec(k->valuestring, &name, &n, e) == 0 &&
-            n > skip &&
-            store__etcd_b64_dec(v->valuestring, &text, &n, e) == 0 &&
-            !cJSON_AddItemToObject(meta, name + skip, cJSON_CreateString(text)))
-            rc = err_set(e, ERR_NOMEM, "out of memory");
-        free(name);
-        free(text);
-        if (rc == -1)
+        if (rev > b->meta_rev)
+            b->meta_rev = rev;
+        if (store__etcd_cache_apply_kv(&b->meta, kv, false, NULL, NULL, NULL,
+                                       e) == -1) {
+            rc = -1;
             break;
+        }
     }
     cJSON_Delete(ans);
     return rc;
@@ -260,15 +256,16 @@ store__etcd_batch_begin(struct store *st, struct err *e)
 {
     struct store_etcd *s = (struct store_etcd *)st;
     struct store_etcd_batch *b;
+    char root[512];
 
     if (s->batch != NULL)
         return err_set(e, ERR_INVALID, "a batch is open already");
     b = calloc(1, sizeof(*b));
-    if (b == NULL || (b->meta = cJSON_CreateObject()) == NULL) {
-        free(b);
+    if (b == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
-    }
-    if (read_meta(s, b->meta, e) == -1) {
+    store__etcd_key(s, root, sizeof(root), NULL, "%s", "");
+    store__etcd_cache_init(&b->meta, root);
+    if (read_meta(s, b, e) == -1) {
         batch_free(b);
         return -1;
     }
@@ -305,18 +302,10 @@ static int
 remember_meta(struct store_etcd_batch *b, const char *key_rel,
               const char *data, size_t len)
 {
-    char *text;
-    cJSON *v;
-
     if (strncmp(key_rel, "meta/", 5) != 0)
         return 0;
-    text = strndup(data, len);
-    v = text != NULL ? cJSON_CreateString(text) : NULL;
-    free(text);
-    if (v == NULL)
-        return -1;
-    cJSON_DeleteItemFromObjectCaseSensitive(b->meta, key_rel + 5);
-    return cJSON_AddItemToObject(b->meta, key_rel + 5, v) ? 0 : -1;
+    return store__etcd_cache_set(&b->meta, STORE_ETCD_META, key_rel + 5, data,
+                                 len, ++b->meta_rev, 0, NULL, NULL);
 }
 
 int
@@ -360,16 +349,16 @@ int
 store__etcd_batch_meta(struct store_etcd *s, const char *name, char **data,
                        size_t *len, struct err *e)
 {
-    const cJSON *v;
+    const struct store_etcd_val *v;
 
     if (s->batch == NULL)
         return 0;
-    v = cJSON_GetObjectItemCaseSensitive(s->batch->meta, name);
-    if (!cJSON_IsString(v))
+    v = store__etcd_cache_get(&s->batch->meta, STORE_ETCD_META, name);
+    if (v == NULL || v->data == NULL)
         return err_set(e, ERR_NOTFOUND, "no meta for \"%s\"", name);
-    *data = strdup(v->valuestring);
+    *data = strndup(v->data, v->len);
     if (*data == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
-    *len = strlen(*data);
+    *len = v->len;
     return 1;
 }

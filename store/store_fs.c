@@ -103,8 +103,61 @@ struct store_fs_op {
 
 struct store_fs_batch {
     struct store_fs_op *ops;
-    size_t n;
+    size_t n, cap;
+    /* path -> ops index + 1 (0: empty), open addressing, at most half
+     * full: store__fs_batch_has() is asked per write, and a walk made an
+     * apply of 10,000 specs 10^8 strcmp */
+    size_t *slots;
+    size_t nslots; /* a power of two, or 0 */
 };
+
+static size_t
+path_hash(const char *s)
+{
+    size_t h = 1469598103934665603ULL; /* FNV-1a */
+
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static void
+slot_put(struct store_fs_batch *b, size_t i)
+{
+    size_t mask = b->nslots - 1, at = path_hash(b->ops[i].path) & mask;
+
+    while (b->slots[at] != 0)
+        at = (at + 1) & mask;
+    b->slots[at] = i + 1;
+}
+
+/* Op n-1 into the index, grown first when it would be over half full.
+ * false: no memory (the index is dropped: lookups walk the ops). */
+static bool
+slots_add(struct store_fs_batch *b)
+{
+    if (2 * b->n > b->nslots) {
+        size_t n = b->nslots ? 2 * b->nslots : 64, *v;
+
+        while (n < 2 * b->n)
+            n *= 2;
+        v = realloc(b->slots, n * sizeof(*v));
+
+        if (v == NULL) {
+            free(b->slots);
+            b->slots = NULL;
+            b->nslots = 0;
+            return false;
+        }
+        memset(v, 0, n * sizeof(*v));
+        b->slots = v;
+        b->nslots = n;
+        for (size_t i = 0; i + 1 < b->n; i++)
+            slot_put(b, i);
+    }
+    slot_put(b, b->n - 1);
+    return true;
+}
 
 struct store_fs_batch *
 store__fs_batch_new(void)
@@ -116,13 +169,19 @@ static int
 batch_add(struct store_fs_batch *b, const char *tmp, const char *path,
           const char *dir, bool create, struct err *e)
 {
-    struct store_fs_op *v = realloc(b->ops, (b->n + 1) * sizeof(*v));
+    struct store_fs_op *v;
 
-    if (v == NULL) {
-        unlink(tmp);
-        return err_set(e, ERR_NOMEM, "out of memory");
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 16;
+
+        v = realloc(b->ops, cap * sizeof(*v));
+        if (v == NULL) {
+            unlink(tmp);
+            return err_set(e, ERR_NOMEM, "out of memory");
+        }
+        b->ops = v;
+        b->cap = cap;
     }
-    b->ops = v;
     v = &b->ops[b->n];
     v->tmp = strdup(tmp);
     v->path = strdup(path);
@@ -136,14 +195,26 @@ batch_add(struct store_fs_batch *b, const char *tmp, const char *path,
         return err_set(e, ERR_NOMEM, "out of memory");
     }
     b->n++;
+    (void)slots_add(b); /* no memory: lookups walk the ops until it grows */
     return 0;
 }
 
 bool
 store__fs_batch_has(const struct store_fs_batch *b, const char *path)
 {
-    for (size_t i = 0; b != NULL && i < b->n; i++)
-        if (strcmp(b->ops[i].path, path) == 0)
+    size_t mask, at;
+
+    if (b == NULL || b->n == 0)
+        return false;
+    if (b->nslots == 0) { /* no memory for the index */
+        for (size_t i = 0; i < b->n; i++)
+            if (strcmp(b->ops[i].path, path) == 0)
+                return true;
+        return false;
+    }
+    mask = b->nslots - 1;
+    for (at = path_hash(path) & mask; b->slots[at] != 0; at = (at + 1) & mask)
+        if (strcmp(b->ops[b->slots[at] - 1].path, path) == 0)
             return true;
     return false;
 }
@@ -225,7 +296,10 @@ store__fs_batch_clear(struct store_fs_batch *b)
     }
     free(b->ops);
     b->ops = NULL;
-    b->n = 0;
+    b->n = b->cap = 0;
+    free(b->slots);
+    b->slots = NULL;
+    b->nslots = 0;
 }
 
 int

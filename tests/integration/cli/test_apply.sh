@@ -76,6 +76,27 @@ check "no held.yaml written" test ! -e "$S/held.yaml"
 check "hand file untouched" grep -q 'deadlineSeconds: 10' "$S/hand.yaml"
 rm "$S/hand.yaml"
 
+# <name>.yaml written by hand with another invocation in it: refused.
+spec other 10 >"$S/taken.yaml"
+spec taken 20 >"$IN/taken.yaml"
+rc=0
+out=$(ctl apply -f "$IN/taken.yaml" 2>&1) || rc=$?
+check_eq "file holding another name: exit 1" 1 "$rc"
+check_match "says which file holds what" 'taken.yaml already holds another invocation \("other"\)' "$out"
+check "that file untouched" grep -q 'name: other' "$S/taken.yaml"
+rm "$S/taken.yaml" "$IN/taken.yaml"
+
+# One name in two input files: refused, both places named, nothing written.
+mkdir -p "$TEST_TMP/dup"
+spec twice 10 >"$TEST_TMP/dup/a.yaml"
+{ spec once 10; echo '---'; spec twice 20; } >"$TEST_TMP/dup/b.yaml"
+rc=0
+out=$(ctl apply -f "$TEST_TMP/dup" 2>&1) || rc=$?
+check_eq "a name twice in the input: exit 1" 1 "$rc"
+check_match "names the later place and the earlier" \
+    'dup/b.yaml:[0-9]+:1: metadata.name: duplicate name "twice" \(also in .*dup/a.yaml:[0-9]+\)' "$out"
+check "a name twice: nothing written" test ! -e "$S/once.yaml" -a ! -e "$S/twice.yaml"
+
 # --dry-run writes nothing
 spec dry 10 >"$IN/dry.yaml"
 out=$(ctl apply --dry-run -f "$IN/dry.yaml")
