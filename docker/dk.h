@@ -49,8 +49,8 @@
 #define DK_UPLOAD_BUFFER (256L * 1024)
 /* Idle connections to the daemon kept for reuse. */
 #define DK_MAX_IDLE_CONNS 8
-/* Quick requests (not a stream, an upload or a wait for a container's
- * exit) in flight at once; more wait their turn, first in first out. A
+/* Quick requests (not a stream, an upload, a wait for a container's exit
+ * or a request with an idle timeout) in flight at once; more wait their turn, first in first out. A
  * burst of thousands (a bulk apply's image inspects) otherwise opens as
  * many connections, the daemon answers none in time, and every one fails
  * on its timeout together. */

@@ -202,8 +202,10 @@ dk_req_new(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
     snprintf(req->method, sizeof(req->method), "%s",
              o->method != NULL ? o->method : "GET");
     req->mode = o->stream;
+    /* an idle timeout would run while the request waits for its slot */
     req->quick = o->stream == DK_STREAM_NONE && o->body_stream == NULL &&
-                 !o->waits && o->timeout_ms != DK_NO_TIMEOUT;
+                 !o->waits && o->timeout_ms != DK_NO_TIMEOUT &&
+                 o->idle_timeout_ms <= 0;
     req->on_data = o->on_data;
     req->on_headers = o->on_headers;
     req->cb = cb;
