@@ -297,7 +297,8 @@ report_duplicates(const struct cli_input *in, cJSON *errors)
             break;
         r = end;
     }
-    qsort(pairs, npairs, sizeof(*pairs), dup_pair_cmp);
+    if (npairs > 0) /* pairs is NULL then: qsort wants a pointer */
+        qsort(pairs, npairs, sizeof(*pairs), dup_pair_cmp);
     for (size_t k = 0; k < npairs; k++)
         report_pair(in, &pairs[k], errors);
     free(pairs);

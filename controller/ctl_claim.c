@@ -311,11 +311,17 @@ lease_lost(struct ctl *c)
     c->lease = 0;
     for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
         enum ctl_phase p = i->rec.phase;
+        bool fresh = i->claim_fresh;
 
         i->claim_fresh = false;
         if (!i->claimed)
             continue;
         i->claimed = false;
+        /* won by the last group and never acted on: nothing of ours runs
+         * (the status may be another controller's attempt); the next
+         * claim finds the key free and claimed_now() decides */
+        if (fresh)
+            continue;
         if (p == CTL_PREPARING || p == CTL_RUNNING) {
             i->lease_lost = true;
             mark_node_lost(i, c->opts.controller_id);

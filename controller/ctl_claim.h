@@ -14,8 +14,9 @@ void ctl_claim_after_pass(struct ctl_inv *inv);
 
 /* Claims and releases asked for since the last call, sent as one etcd
  * txn per CTL_CLAIM_GROUP names; called by the loop iteration's group
- * write (ctl_write.c) after the statuses, and at the controller's stop. A
- * claim won queues the invocation's pass. */
+ * write (ctl_write.c) after the statuses. A claim won queues the
+ * invocation's pass. At the controller's stop what is still queued is
+ * dropped (ctl_claim_stop): the lease's expiry frees those names. */
 #define CTL_CLAIM_GROUP 64
 void ctl_claim_send(struct ctl *c);
 /* inv is being freed: a request of its still goes, but answers nobody. */

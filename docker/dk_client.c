@@ -320,8 +320,13 @@ dk__add(struct dk_req *req, struct err *e)
         kick_soon(dk);
         return 0;
     }
-    if (req->quick && dk->quick_active >= DK_MAX_QUICK) {
-        wait_push(dk, req); /* a slot given back kicks it */
+    /* behind those already waiting, also when a slot was just given
+     * back (the kick has not run yet): first in, first out */
+    if (req->quick && (dk->quick_active >= DK_MAX_QUICK ||
+                       dk->wait_head[DK_WAIT_SLOT] != NULL)) {
+        wait_push(dk, req);
+        if (dk->quick_active < DK_MAX_QUICK)
+            kick_soon(dk);
         return 0;
     }
     return start(req, e);
