@@ -437,8 +437,6 @@ claim_won(struct ctl *c, struct ctl_claim_req *r,
         release_name(c, NULL, r->name);
         return;
     }
-    if (inv->claimed)
-        return; /* a name forgotten and seen again, claimed twice */
     inv->claimed = true;
     inv->claim_fresh = true;
     inv->claim_waiting = false;

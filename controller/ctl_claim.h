@@ -17,7 +17,8 @@ void ctl_claim_after_pass(struct ctl_inv *inv);
  * write (ctl_write.c) after the statuses. A claim won queues the
  * invocation's pass. At the controller's stop what is still queued is
  * dropped (ctl_claim_stop): the lease's expiry frees those names. */
-#define CTL_CLAIM_GROUP 64
+#define CTL_CLAIM_GROUP 64 /* distinct names per store_claim_many() call;
+                              the store splits a call into its own txns */
 void ctl_claim_send(struct ctl *c);
 /* inv is being freed: a request of its still goes, but answers nobody. */
 void ctl_claim_forget(struct ctl_inv *inv);

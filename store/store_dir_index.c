@@ -63,24 +63,10 @@ store__dir_key_racy(const struct store_dir_key *k, int64_t read_ns)
 /* --- base name -> file, a hash (10,000 files: a walk per lookup made
  * each scan, so each agentctl command, 10,000 x 5,000 strcmp) --------- */
 
-static size_t
-base_hash(const char *s)
-{
-    size_t h = 1469598103934665603ULL; /* FNV-1a */
-
-    for (; *s != '\0'; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 static void
 slot_put(struct store_dir *d, size_t i)
 {
-    size_t mask = d->nslots - 1, at = base_hash(d->files[i].base) & mask;
-
-    while (d->slots[at] != 0)
-        at = (at + 1) & mask;
-    d->slots[at] = i + 1;
+    store__slot_put(d->slots, d->nslots, d->files[i].base, i);
 }
 
 /* Every file in again, the table at most half full. false: no memory
@@ -119,7 +105,7 @@ store__dir_file(struct store_dir *d, const char *base)
         return NULL;
     }
     mask = d->nslots - 1;
-    for (at = base_hash(base) & mask; d->slots[at] != 0;
+    for (at = store__str_hash(base) & mask; d->slots[at] != 0;
          at = (at + 1) & mask)
         if (strcmp(d->files[d->slots[at] - 1].base, base) == 0)
             return &d->files[d->slots[at] - 1];

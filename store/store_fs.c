@@ -111,8 +111,8 @@ struct store_fs_batch {
     size_t nslots; /* a power of two, or 0 */
 };
 
-static size_t
-path_hash(const char *s)
+size_t
+store__str_hash(const char *s)
 {
     size_t h = 1469598103934665603ULL; /* FNV-1a */
 
@@ -121,14 +121,20 @@ path_hash(const char *s)
     return h;
 }
 
+void
+store__slot_put(size_t *slots, size_t nslots, const char *key, size_t i)
+{
+    size_t mask = nslots - 1, at = store__str_hash(key) & mask;
+
+    while (slots[at] != 0)
+        at = (at + 1) & mask;
+    slots[at] = i + 1;
+}
+
 static void
 slot_put(struct store_fs_batch *b, size_t i)
 {
-    size_t mask = b->nslots - 1, at = path_hash(b->ops[i].path) & mask;
-
-    while (b->slots[at] != 0)
-        at = (at + 1) & mask;
-    b->slots[at] = i + 1;
+    store__slot_put(b->slots, b->nslots, b->ops[i].path, i);
 }
 
 /* Op n-1 into the index, grown first when it would be over half full.
@@ -213,7 +219,8 @@ store__fs_batch_has(const struct store_fs_batch *b, const char *path)
         return false;
     }
     mask = b->nslots - 1;
-    for (at = path_hash(path) & mask; b->slots[at] != 0; at = (at + 1) & mask)
+    for (at = store__str_hash(path) & mask; b->slots[at] != 0;
+         at = (at + 1) & mask)
         if (strcmp(b->ops[b->slots[at] - 1].path, path) == 0)
             return true;
     return false;

@@ -152,6 +152,13 @@ int store__fsync_dir(const char *dir, struct err *e);
 int store__mkdir(const char *path, struct err *e);
 
 /* snprintf into buf; -1 with ERR_LIMIT when it does not fit. */
+/* The string indexes of the directory store (its files by base name, a
+ * batch's writes by path): open addressing over array positions, a slot
+ * holding position + 1 (0: empty), nslots a power of two kept at most
+ * half full. store__slot_put puts position i, whose key is key. */
+size_t store__str_hash(const char *s);
+void store__slot_put(size_t *slots, size_t nslots, const char *key, size_t i);
+
 int store__path(char *buf, size_t size, struct err *e, const char *fmt, ...)
     ERR_PRINTF(4, 5);
 
