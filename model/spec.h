@@ -76,6 +76,9 @@ struct spec_invocation {
     /* origin */
     char *file;
     unsigned line; /* where the document starts */
+    /* holders besides the first (spec_invocation_ref); a checked spec is
+     * never changed after the load, so holders share it */
+    unsigned refs;
 };
 
 /* Everything in one file: the valid documents and every error. A file is
@@ -101,11 +104,14 @@ void spec_file_cleanup(struct spec_file *f);
 /* Take ownership of item i out of f (f keeps a NULL there). */
 struct spec_invocation *spec_file_take(struct spec_file *f, size_t i);
 
+/* Let go of inv: freed when its last holder lets go. */
 void spec_invocation_free(struct spec_invocation *inv);
 
-/* A deep copy (every string, list and the resource JSON); NULL when out
- * of memory. spec_dup.c. */
-struct spec_invocation *spec_invocation_dup(const struct spec_invocation *inv);
+/* One more holder of inv, which stays as it is (a checked spec is never
+ * changed): a cache that parsed a file once hands out the same spec to
+ * every reader instead of a copy each (store/store_dir_index.c). Returns
+ * inv. Holders are on one thread. */
+struct spec_invocation *spec_invocation_ref(struct spec_invocation *inv);
 
 /* "planning", ... */
 const char *spec_phase_name(enum spec_phase p);

@@ -435,11 +435,22 @@ argv_free(struct spec_argv *a)
     free(a->argv);
 }
 
+struct spec_invocation *
+spec_invocation_ref(struct spec_invocation *inv)
+{
+    inv->refs++;
+    return inv;
+}
+
 void
 spec_invocation_free(struct spec_invocation *inv)
 {
     if (inv == NULL)
         return;
+    if (inv->refs > 0) {
+        inv->refs--;
+        return;
+    }
     free(inv->name);
     kvlist_free(&inv->labels);
     kvlist_free(&inv->annotations);

@@ -407,11 +407,10 @@ store__dir_copy(const struct store_dir_file *f, const struct store_spec *sp,
     out->docs = sp->docs;
     memcpy(out->rev, sp->rev, sizeof(out->rev));
     if (sp->inv != NULL)
-        out->inv = spec_invocation_dup(sp->inv);
+        out->inv = spec_invocation_ref(sp->inv);
     if (sp->errors != NULL && (out->errors = malloc(sizeof(*out->errors))))
         *out->errors = *sp->errors;
     if (out->name == NULL || out->key == NULL || out->data == NULL ||
-        (sp->inv != NULL && out->inv == NULL) ||
         (sp->errors != NULL && out->errors == NULL)) {
         store_spec_cleanup(out);
         return err_set(e, ERR_NOMEM, "out of memory");

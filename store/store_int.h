@@ -96,7 +96,8 @@ struct store_dir_file *store__dir_file(struct store_dir *d, const char *base);
 size_t store__dir_find(struct store_dir *d, const char *name,
                        const struct store_spec **hits,
                        const struct store_dir_file **files, size_t max);
-/* A caller-owned copy of an index entry of file f. */
+/* A caller-owned copy of an index entry of file f; its checked spec is
+ * the index's own, shared (spec_invocation_ref), not a copy. */
 int store__dir_copy(const struct store_dir_file *f, const struct store_spec *sp,
                     struct store_spec *out, struct err *e);
 void store__dir_index_free(struct store_dir *d);
