@@ -271,8 +271,12 @@ dk__dequeue(struct dk_req *req)
 static int
 start(struct dk_req *req, struct err *e)
 {
-    CURLMcode mc = curl_multi_add_handle(req->dk->multi, req->easy);
+    CURLMcode mc;
 
+    if (req->easy == NULL && dk__req_easy(req) == -1)
+        return err_set(e, ERR_NOMEM, "%s: out of memory setting up request",
+                       req->what);
+    mc = curl_multi_add_handle(req->dk->multi, req->easy);
     if (mc != CURLM_OK)
         return err_set(e, mc == CURLM_OUT_OF_MEMORY ? ERR_NOMEM : ERR_IO,
                        "%s: cannot start: %s", req->what,

@@ -61,7 +61,8 @@ struct dk_req {
     bool quick;      /* takes a DK_MAX_QUICK slot while in the multi */
     bool queued;     /* in a wait queue */
     bool holds_slot; /* counted in quick_active */
-    CURL *easy;
+    CURL *easy;      /* made when it goes into the multi (dk__req_easy) */
+    char *url;
     struct curl_slist *headers;
     char *send_body; /* our copy of the request body */
     size_t send_len;
@@ -74,7 +75,9 @@ struct dk_req {
     char method[8];
     char *what;      /* "GET /containers/x/json" for messages (no query) */
     double started;  /* CLOCK_MONOTONIC seconds, for the latency observer */
-    long timeout_ms; /* for the timeout message; -1 none */
+    long connect_ms;
+    long timeout_ms; /* the whole request's; -1 none */
+    bool fresh;      /* a new connection, closed after */
     ev_timer idle;   /* idle_timeout_ms: restarted by every byte */
     long idle_ms;    /* 0 none */
     enum dk_stream_mode mode;
@@ -113,6 +116,9 @@ size_t dk__on_write(char *p, size_t size, size_t nmemb, void *userp);
 size_t dk__on_header(char *p, size_t size, size_t nmemb, void *userp);
 size_t dk__on_read(char *p, size_t size, size_t nitems, void *userp);
 void dk__req_free(struct dk_req *req);
+/* dk_setup.c: req's curl easy handle, from what req keeps; -1 when out
+ * of memory */
+int dk__req_easy(struct dk_req *req);
 void dk__reap(struct dk *dk);
 void dk__idle_touch(struct dk_req *req);
 

@@ -249,6 +249,7 @@ dk__req_free(struct dk_req *req)
         curl_easy_cleanup(req->easy);
     }
     curl_slist_free_all(req->headers);
+    free(req->url);
     dk__dequeue(req);
     dk_req_unlink(req);
     buf_cleanup(&req->body);

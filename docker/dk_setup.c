@@ -1,6 +1,7 @@
-/* dk_setup.c - dk_request(): check the caller's options, build the curl
- * easy handle (unix socket, /v1.41 prefix, body, headers, deadlines) and
- * hand it to the multi handle.
+/* dk_setup.c - dk_request(): check the caller's options, keep what the
+ * request needs (URL with the /v1.41 prefix, body, headers, deadlines),
+ * hand it to the client (dk_client.c), and build its curl easy handle
+ * when it goes into the multi handle (dk__req_easy).
  */
 #include "dk_int.h"
 
@@ -93,23 +94,15 @@ dk_set_headers(struct dk_req *req, const struct dk_request_opts *o)
     return dk_header_add(req, "Content-Type:");
 }
 
+/* The request's body as the options give it: a copy, or the stream's fd
+ * (read by the upload callback). */
 static int
-dk_set_method(struct dk_req *req, const struct dk_request_opts *o)
+dk_keep_body(struct dk_req *req, const struct dk_request_opts *o)
 {
-    CURL *c = req->easy;
-    int rc = CURLE_OK;
-
     if (o->body_stream != NULL) {
-        /* no size: curl sends it chunked, as the read callback gives it */
         req->up_fd = o->body_stream->fd;
         req->up_end = o->body_stream->end;
         req->up_arg = o->body_stream->arg;
-        rc |= curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-        rc |= curl_easy_setopt(c, CURLOPT_READFUNCTION, dk__on_read);
-        rc |= curl_easy_setopt(c, CURLOPT_READDATA, req);
-        /* bigger reads, fewer pauses; still a bounded buffer */
-        rc |= curl_easy_setopt(c, CURLOPT_UPLOAD_BUFFERSIZE,
-                               (long)DK_UPLOAD_BUFFER);
     } else if (o->body != NULL) {
         req->send_body = malloc(o->body_len > 0 ? o->body_len : 1);
         if (req->send_body == NULL)
@@ -118,8 +111,55 @@ dk_set_method(struct dk_req *req, const struct dk_request_opts *o)
             memcpy(req->send_body, o->body, o->body_len);
         req->send_len = o->body_len;
         req->wipe_send = o->wipe_body;
+    }
+    return 0;
+}
+
+static void
+dk_keep_limits(struct dk_req *req, const struct dk_request_opts *o)
+{
+    long total = o->timeout_ms;
+
+    req->connect_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms
+                                                : DK_DEFAULT_CONNECT_MS;
+    if (total == 0)
+        total =
+            o->stream != DK_STREAM_NONE ? DK_NO_TIMEOUT : DK_DEFAULT_TIMEOUT_MS;
+    req->timeout_ms = total > 0 ? total : -1;
+    req->idle_ms = o->idle_timeout_ms > 0 ? o->idle_timeout_ms : 0;
+    req->fresh = o->fresh_connection != 0;
+}
+
+static char *
+dk_url(const struct dk_request_opts *o)
+{
+    const char *prefix = o->raw_path ? "" : "/v" DK_API_VERSION;
+    size_t n =
+        strlen("http://localhost") + strlen(prefix) + strlen(o->path) + 1;
+    char *url = malloc(n);
+
+    if (url != NULL)
+        snprintf(url, n, "http://localhost%s%s", prefix, o->path);
+    return url;
+}
+
+static int
+dk_set_method(struct dk_req *req)
+{
+    CURL *c = req->easy;
+    int rc = CURLE_OK;
+
+    if (req->up_fd >= 0) {
+        /* no size: curl sends it chunked, as the read callback gives it */
+        rc |= curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+        rc |= curl_easy_setopt(c, CURLOPT_READFUNCTION, dk__on_read);
+        rc |= curl_easy_setopt(c, CURLOPT_READDATA, req);
+        /* bigger reads, fewer pauses; still a bounded buffer */
+        rc |= curl_easy_setopt(c, CURLOPT_UPLOAD_BUFFERSIZE,
+                               (long)DK_UPLOAD_BUFFER);
+    } else if (req->send_body != NULL) {
         rc |= curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
-                               (curl_off_t)o->body_len);
+                               (curl_off_t)req->send_len);
         rc |= curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->send_body);
     } else if (strcmp(req->method, "POST") == 0) {
         rc |= curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)0);
@@ -133,47 +173,22 @@ dk_set_method(struct dk_req *req, const struct dk_request_opts *o)
     return rc == CURLE_OK ? 0 : -1;
 }
 
-static int
-dk_set_limits(struct dk_req *req, const struct dk_request_opts *o)
+int
+dk__req_easy(struct dk_req *req)
 {
-    CURL *c = req->easy;
-    long conn = o->connect_timeout_ms > 0 ? o->connect_timeout_ms
-                                          : DK_DEFAULT_CONNECT_MS;
-    long total = o->timeout_ms;
+    CURL *c = req->easy = curl_easy_init();
     int rc = CURLE_OK;
 
-    if (total == 0)
-        total =
-            o->stream != DK_STREAM_NONE ? DK_NO_TIMEOUT : DK_DEFAULT_TIMEOUT_MS;
-    req->timeout_ms = total > 0 ? total : -1;
-    rc |= curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, conn);
-    rc |= curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, total > 0 ? total : 0L);
-    req->idle_ms = o->idle_timeout_ms > 0 ? o->idle_timeout_ms : 0;
-    return rc == CURLE_OK ? 0 : -1;
-}
-
-static int
-dk_set_easy(struct dk_req *req, const struct dk_request_opts *o)
-{
-    const char *prefix = o->raw_path ? "" : "/v" DK_API_VERSION;
-    size_t n =
-        strlen("http://localhost") + strlen(prefix) + strlen(o->path) + 1;
-    char *url = malloc(n);
-    CURL *c = req->easy;
-    int rc = CURLE_OK;
-
-    if (url == NULL)
+    if (c == NULL)
         return -1;
-    snprintf(url, n, "http://localhost%s%s", prefix, o->path);
-    rc |= curl_easy_setopt(c, CURLOPT_URL, url); /* curl copies it */
-    free(url);
+    rc |= curl_easy_setopt(c, CURLOPT_URL, req->url); /* curl copies it */
     rc |= curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, req->dk->sock_path);
     rc |= curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
     rc |= curl_easy_setopt(c, CURLOPT_PROXY, ""); /* ignore http_proxy */
     rc |= curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     rc |= curl_easy_setopt(c, CURLOPT_USERAGENT, DK_USER_AGENT);
     rc |= curl_easy_setopt(c, CURLOPT_PRIVATE, req);
-    if (o->fresh_connection) {
+    if (req->fresh) {
         rc |= curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
         rc |= curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
     }
@@ -182,13 +197,16 @@ dk_set_easy(struct dk_req *req, const struct dk_request_opts *o)
     rc |= curl_easy_setopt(c, CURLOPT_WRITEDATA, req);
     rc |= curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, dk__on_header);
     rc |= curl_easy_setopt(c, CURLOPT_HEADERDATA, req);
-    if (rc != CURLE_OK || dk_set_headers(req, o) == -1 ||
-        dk_set_method(req, o) == -1 || dk_set_limits(req, o) == -1)
-        return -1;
-    rc = curl_easy_setopt(c, CURLOPT_HTTPHEADER, req->headers);
-    return rc == CURLE_OK ? 0 : -1;
+    rc |= curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, req->connect_ms);
+    rc |= curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+                           req->timeout_ms > 0 ? req->timeout_ms : 0L);
+    rc |= curl_easy_setopt(c, CURLOPT_HTTPHEADER, req->headers);
+    return rc == CURLE_OK ? dk_set_method(req) : -1;
 }
 
+/* Everything the request needs, kept in req; its curl handle is made
+ * when it goes into the multi (dk__req_easy): a request that waits for a
+ * slot holds no curl handle, ~3 KiB each (docs/bench-store.md). */
 static struct dk_req *
 dk_req_new(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
            void *arg)
@@ -213,8 +231,10 @@ dk_req_new(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
     buf_init(&req->body, o->max_body > 0 ? o->max_body : DK_DEFAULT_MAX_BODY);
     buf_init(&req->line, o->max_line > 0 ? o->max_line : DK_DEFAULT_MAX_LINE);
     req->what = dk_describe(req->method, o->path);
-    req->easy = curl_easy_init();
-    if (req->what == NULL || req->easy == NULL || dk_set_easy(req, o) == -1) {
+    req->url = dk_url(o);
+    dk_keep_limits(req, o);
+    if (req->what == NULL || req->url == NULL || dk_set_headers(req, o) == -1 ||
+        dk_keep_body(req, o) == -1) {
         dk__req_free(req);
         return NULL;
     }
