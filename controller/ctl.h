@@ -142,7 +142,8 @@ struct ctl_inv {
     ev_timer kick;          /* run the next pass (0 s, or backoff) */
     ev_timer deadline;      /* end of the attempt's deadlineSeconds */
     unsigned failures;      /* consecutive failed steps: backoff exponent */
-    struct ctl_stuck stuck; /* the step error shown as Ready=False */
+    struct ctl_stuck *stuck; /* the step error shown as Ready=False; NULL
+                                while no step fails (ctl_condition.c) */
     /* events of the pass running now, written with its next status
      * (ctl_status.c: one etcd txn instead of one request each) */
     bool in_pass;
@@ -167,8 +168,8 @@ struct ctl_inv {
     bool daemon_lost;      /* Docker was unreachable while it ran */
     bool freeing;          /* done: free when the pass returns */
     bool seen;             /* found in the last full listing */
-    char invalid_msg[600]; /* first error of the invalid version */
-    bool invalid_msg_set;
+    char *invalid_msg;     /* first error of the invalid version; NULL:
+                              none known */
     /* capture in progress */
     char pinned_image[80]; /* image ID found by the inspect step */
     char pinned_helpers[RC_HELPER_COUNT][80]; /* the same for the helpers */

@@ -16,6 +16,7 @@
 #include "ctl_status.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A stop reason is recorded or the phase is final: Ready is the stop's. */
@@ -36,7 +37,7 @@ static void
 remember_ready(struct ctl_inv *inv)
 {
     const struct ctl_record_cond *r = ctl_record_condition(&inv->rec, "Ready");
-    struct ctl_stuck *s = &inv->stuck;
+    struct ctl_stuck *s = inv->stuck;
 
     s->had_ready = r != NULL && strcmp(r->reason, "StepFailed") != 0;
     if (!s->had_ready)
@@ -51,7 +52,7 @@ static void
 restore_ready(struct ctl_inv *inv, const char *msg)
 {
     const struct ctl_record_cond *r = ctl_record_condition(&inv->rec, "Ready");
-    struct ctl_stuck *s = &inv->stuck;
+    struct ctl_stuck *s = inv->stuck;
 
     if (r == NULL || strcmp(r->reason, "StepFailed") != 0 || stopped(inv))
         return; /* another step set Ready since: it knows better */
@@ -65,9 +66,13 @@ restore_ready(struct ctl_inv *inv, const char *msg)
 void
 ctl_condition_step_failed(struct ctl_inv *inv, const struct err *why)
 {
-    struct ctl_stuck *s = &inv->stuck;
     const char *msg = why != NULL && why->msg[0] ? why->msg : "unknown error";
+    struct ctl_stuck *s;
 
+    /* held only while steps fail: most invocations never need one */
+    if (inv->stuck == NULL && (inv->stuck = calloc(1, sizeof(*s))) == NULL)
+        return; /* out of memory: the retry goes on, unshown */
+    s = inv->stuck;
     if (s->count == 0)
         remember_ready(inv);
     if (s->count == 0 || strcmp(s->message, msg) != 0) {
@@ -92,17 +97,18 @@ ctl_condition_step_failed(struct ctl_inv *inv, const struct err *why)
 void
 ctl_condition_step_ok(struct ctl_inv *inv)
 {
-    struct ctl_stuck *s = &inv->stuck;
+    struct ctl_stuck *s = inv->stuck;
     char msg[320];
 
-    if (s->count == 0)
+    if (s == NULL)
         return;
     snprintf(msg, sizeof(msg), "the step that failed %u time%s went through",
              s->count, s->count == 1 ? "" : "s");
-    s->count = 0;
-    if (!inv->rec.present)
-        return;
-    restore_ready(inv, msg);
-    ctl_event(inv, false, "Progressing", "%s (last error: %s)", msg,
-              s->message);
+    if (inv->rec.present) {
+        restore_ready(inv, msg);
+        ctl_event(inv, false, "Progressing", "%s (last error: %s)", msg,
+                  s->message);
+    }
+    free(s);
+    inv->stuck = NULL;
 }

@@ -505,8 +505,8 @@ note_validity(struct ctl_inv *inv)
 {
     if (inv->spec_invalid)
         ctl_status_set_condition(inv, "Valid", false, "Invalid",
-                                 inv->invalid_msg_set ? inv->invalid_msg
-                                                      : "the spec is invalid");
+                                 inv->invalid_msg ? inv->invalid_msg
+                                                  : "the spec is invalid");
     else
         ctl_status_set_condition(inv, "Valid", true, "Valid",
                                  "the spec passed validation");

@@ -149,6 +149,8 @@ ctl_inv_remove(struct ctl_inv *inv)
     spec_invocation_free(inv->captured);
     rc_desired_free(inv->desired);
     ctl_record_cleanup(&inv->rec);
+    free(inv->invalid_msg);
+    free(inv->stuck);
     free(inv);
 }
 

@@ -36,8 +36,8 @@ ctl_sync_spec(struct ctl *c, struct store_spec *sp)
             char msg[600];
 
             err_format(&sp->errors->items[0], msg, sizeof(msg));
-            inv->invalid_msg_set = true;
-            snprintf(inv->invalid_msg, sizeof(inv->invalid_msg), "%s", msg);
+            free(inv->invalid_msg);
+            inv->invalid_msg = strdup(msg); /* NULL: a generic message */
         }
     } else {
         inv->spec_invalid = false;
