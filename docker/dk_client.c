@@ -282,6 +282,7 @@ start(struct dk_req *req, struct err *e)
                        "%s: cannot start: %s", req->what,
                        curl_multi_strerror(mc));
     req->state = DK_REQ_ACTIVE;
+    req->started = dk__now(); /* Docker's latency, not our queue's */
     if (req->quick) {
         req->holds_slot = true;
         req->dk->quick_active++;

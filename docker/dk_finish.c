@@ -6,7 +6,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 /* The daemon's words: {"message":"..."} or the first line of a text body. */
 static void
@@ -115,15 +114,14 @@ dk_outcome(const struct dk_req *req, CURLcode rc, struct err *e, cJSON **json)
 static void
 dk_observe(const struct dk_req *req, const struct err *e)
 {
-    struct timespec ts;
     struct dk *dk = req->dk;
 
-    if (dk->observe == NULL || req->mode != DK_STREAM_NONE)
+    /* a request that never went (cancelled while it waited for a slot)
+     * has no Docker latency */
+    if (dk->observe == NULL || req->mode != DK_STREAM_NONE || req->started == 0)
         return;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
     dk->observe(dk->observe_arg, dk__operation(req->what),
-                (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - req->started,
-                e == NULL);
+                dk__now() - req->started, e == NULL);
 }
 
 static void

@@ -74,7 +74,8 @@ struct dk_req {
     int up_eof;      /* up_end ran */
     char method[8];
     char *what;      /* "GET /containers/x/json" for messages (no query) */
-    double started;  /* CLOCK_MONOTONIC seconds, for the latency observer */
+    double started;  /* CLOCK_MONOTONIC seconds when it went into the multi
+                        (dk__now), for the latency observer; 0: not yet */
     long connect_ms;
     long timeout_ms; /* the whole request's; -1 none */
     bool fresh;      /* a new connection, closed after */
@@ -116,6 +117,8 @@ size_t dk__on_write(char *p, size_t size, size_t nmemb, void *userp);
 size_t dk__on_header(char *p, size_t size, size_t nmemb, void *userp);
 size_t dk__on_read(char *p, size_t size, size_t nitems, void *userp);
 void dk__req_free(struct dk_req *req);
+/* CLOCK_MONOTONIC in seconds */
+double dk__now(void);
 /* dk_setup.c: req's curl easy handle, from what req keeps; -1 when out
  * of memory */
 int dk__req_easy(struct dk_req *req);

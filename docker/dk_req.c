@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -235,6 +236,15 @@ dk_req_unlink(struct dk_req *req)
     if (req->next != NULL)
         req->next->prev = req->prev;
     req->prev = req->next = NULL;
+}
+
+double
+dk__now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 void

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define DK_USER_AGENT "agentctl/" AGENTCTL_VERSION
 
@@ -245,15 +244,6 @@ dk_req_new(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
     return req;
 }
 
-static double
-monotonic_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct dk_req *
 dk_request(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
            void *arg, struct err *e)
@@ -273,7 +263,6 @@ dk_request(struct dk *dk, const struct dk_request_opts *o, dk_done_fn *cb,
         return NULL;
     }
     dk->stats.in_flight++;
-    req->started = monotonic_s();
     dk__idle_touch(req);
     return req;
 }
