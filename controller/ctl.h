@@ -110,6 +110,13 @@ struct ctl_stuck {
     char ready_message[256];
 };
 
+/* The images one capture pinned so far (ctl_inv.c), all of one spec. */
+struct ctl_pins {
+    char hash[65];                     /* the spec hash they are for */
+    char image[80];                    /* the agent image's ID */
+    char helpers[RC_HELPER_COUNT][80]; /* the helpers' ("" not yet) */
+};
+
 /* Events a pass holds for its status write; more are written at once. */
 #define CTL_EVENTS_HELD 8
 
@@ -133,7 +140,8 @@ struct ctl_inv {
                                the next Docker call */
     struct ctl_lane lanes[CTL_LANES]; /* the step requests in flight */
     struct ctl_lane *lane;  /* the lane of the step or answer running */
-    struct err step_err;    /* why the last failed step failed */
+    struct err *step_err;   /* why the last failed step failed; NULL
+                               while steps go through (ctl_result.c) */
     struct ctl_ws *ws;      /* workspace worker: a check in flight, or the
                                upload behind `call` (ctl_ws.c) */
     char ws_checked[65];    /* spec hash whose workspace passed the check
@@ -170,10 +178,9 @@ struct ctl_inv {
     bool seen;             /* found in the last full listing */
     char *invalid_msg;     /* first error of the invalid version; NULL:
                               none known */
-    /* capture in progress */
-    char pinned_image[80]; /* image ID found by the inspect step */
-    char pinned_helpers[RC_HELPER_COUNT][80]; /* the same for the helpers */
-    char pinned_hash[65]; /* the spec hash the images were pinned for */
+    /* capture in progress: the image IDs found so far; NULL outside
+     * a capture (most invocations are not capturing) */
+    struct ctl_pins *pins;
     struct spec_invocation *captured; /* the spec as captured (frozen) */
     struct rc_desired *desired;       /* built from `captured` */
     bool egress_checked;              /* this attempt saw the egress network */

@@ -50,8 +50,8 @@ mark_attempt_used(struct ctl_inv *inv)
 static void
 forget_pins(struct ctl_inv *inv)
 {
-    inv->pinned_image[0] = '\0';
-    memset(inv->pinned_helpers, 0, sizeof(inv->pinned_helpers));
+    free(inv->pins);
+    inv->pins = NULL;
 }
 
 /* End an attempt that never got to capture: nothing exists, nothing is
@@ -180,8 +180,8 @@ on_image_inspect(struct ctl_inv *inv, struct dk_response *r)
     char what[300];
 
     snprintf(what, sizeof(what), "image %s", inv->spec->image);
-    return pin_image(inv, r, what, inv->pinned_image,
-                     sizeof(inv->pinned_image));
+    return pin_image(inv, r, what, inv->pins->image,
+                     sizeof(inv->pins->image));
 }
 
 /* The first helper image the spec's vendor runs that is not pinned yet
@@ -194,7 +194,7 @@ next_helper(const struct ctl_inv *inv)
 
     for (int h = 0; h < RC_HELPER_COUNT; h++)
         if (rc_helper_needed(v, (enum rc_helper)h) &&
-            inv->pinned_helpers[h][0] == '\0')
+            inv->pins->helpers[h][0] == '\0')
             return h;
     return -1;
 }
@@ -210,8 +210,8 @@ on_helper_inspect(struct ctl_inv *inv, struct dk_response *r)
         return CTL_STEP_DONE; /* all pinned already: the pass decides */
     snprintf(what, sizeof(what), "helper image %s (config images.%s)",
              rc_helper_tag(inv->ctl->cfg, h), rc_helper_name(h));
-    return pin_image(inv, r, what, inv->pinned_helpers[h],
-                     sizeof(inv->pinned_helpers[h]));
+    return pin_image(inv, r, what, inv->pins->helpers[h],
+                     sizeof(inv->pins->helpers[h]));
 }
 
 /* The agent's image, then each helper's: one inspect in flight at a
@@ -226,13 +226,18 @@ pin_images(struct ctl_inv *inv)
 
     /* The pins of one capture are of one spec: a spec changed between
      * two inspects starts the pinning over. */
-    if (strcmp(inv->pinned_hash, inv->spec->spec_hash) != 0) {
+    if (inv->pins != NULL && strcmp(inv->pins->hash, inv->spec->spec_hash) != 0)
         forget_pins(inv);
-        snprintf(inv->pinned_hash, sizeof(inv->pinned_hash), "%s",
+    if (inv->pins == NULL) {
+        if ((inv->pins = calloc(1, sizeof(*inv->pins))) == NULL) {
+            err_set(&e, ERR_NOMEM, "out of memory pinning images");
+            return ctl_step_failed(inv, &e);
+        }
+        snprintf(inv->pins->hash, sizeof(inv->pins->hash), "%s",
                  inv->spec->spec_hash);
     }
     h = next_helper(inv);
-    if (inv->pinned_image[0] != '\0') {
+    if (inv->pins->image[0] != '\0') {
         if (h < 0)
             return CTL_STEP_NONE;
         ref = rc_helper_tag(inv->ctl->cfg, (enum rc_helper)h);
@@ -271,11 +276,11 @@ capture_commit(struct ctl_inv *inv)
     /* the attempt is this controller's (a status another one wrote for
      * an earlier attempt names that one) */
     ctl_record_set_str(r, &r->controller, inv->ctl->opts.controller_id);
-    ctl_record_set_str(r, &r->image_id, inv->pinned_image);
+    ctl_record_set_str(r, &r->image_id, inv->pins->image);
     for (int h = 0; h < RC_HELPER_COUNT; h++) /* "" : not run */
         ctl_record_set_helper_image(
             r, (enum rc_helper)h,
-            inv->pinned_helpers[h][0] ? inv->pinned_helpers[h] : NULL);
+            inv->pins->helpers[h][0] ? inv->pins->helpers[h] : NULL);
     ctl_record_set_str(r, &r->spec_hash, s->spec_hash);
     ctl_record_set_str(r, &r->captured_at, now);
     ctl_record_set_subnet(r, subnet);
@@ -290,7 +295,7 @@ capture_commit(struct ctl_inv *inv)
     r->observed_generation = (double)inv->meta.generation;
     ctl_status_set_phase(inv, CTL_PREPARING);
     ctl_event(inv, false, "Captured", "attempt %s captured, image %s",
-              s->attempt, inv->pinned_image);
+              s->attempt, inv->pins->image);
     forget_pins(inv);
     inv->ws_checked[0] = '\0'; /* the next attempt's capture checks again */
     inv->egress_checked = false;

@@ -151,6 +151,8 @@ ctl_inv_remove(struct ctl_inv *inv)
     ctl_record_cleanup(&inv->rec);
     free(inv->invalid_msg);
     free(inv->stuck);
+    free(inv->step_err);
+    free(inv->pins);
     free(inv);
 }
 

@@ -4,6 +4,7 @@
 #include "ctl_result.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 
 #include "ctl.h"
@@ -11,13 +12,23 @@
 #include "ctl_queue.h"
 #include "log.h"
 
+/* Out of memory for the error itself: the retry still goes on. */
+static const struct err step_err_nomem = {
+    .code = ERR_NOMEM,
+    .msg = "the step failed (out of memory keeping its error)",
+};
+
 enum ctl_step
 ctl_step_failed(struct ctl_inv *inv, const struct err *why)
 {
+    /* held only while steps fail: most invocations never need one */
+    if (inv->step_err == NULL &&
+        (inv->step_err = malloc(sizeof(*inv->step_err))) == NULL)
+        return CTL_STEP_FAILED;
     if (why != NULL)
-        inv->step_err = *why;
+        *inv->step_err = *why;
     else
-        err_set(&inv->step_err, ERR_IO, "the step failed");
+        err_set(inv->step_err, ERR_IO, "the step failed");
     return CTL_STEP_FAILED;
 }
 
@@ -73,6 +84,7 @@ note_daemon_unreachable(struct ctl_inv *inv, const struct err *why)
 static void
 retry_later(struct ctl_inv *inv)
 {
+    const struct err *why = inv->step_err ? inv->step_err : &step_err_nomem;
     double delay = CTL_BACKOFF_MIN * pow(2.0, inv->failures);
 
     if (delay > CTL_BACKOFF_MAX)
@@ -80,10 +92,10 @@ retry_later(struct ctl_inv *inv)
     inv->failures++;
     inv->ctl->reconciles_error++;
     inv->ctl->queue_retries++;
-    note_daemon_unreachable(inv, &inv->step_err);
+    note_daemon_unreachable(inv, why);
     log_kv(LOG_WARN, "step failed, will retry", "invocation", inv->name,
-           "error", inv->step_err.msg, NULL);
-    ctl_condition_step_failed(inv, &inv->step_err);
+           "error", why->msg, NULL);
+    ctl_condition_step_failed(inv, why);
     ctl_inv_requeue(inv, delay);
 }
 
@@ -93,6 +105,8 @@ ctl_inv_settle(struct ctl_inv *inv, enum ctl_step s)
     switch (s) {
     case CTL_STEP_DONE:
         inv->failures = 0;
+        free(inv->step_err);
+        inv->step_err = NULL;
         ctl_condition_step_ok(inv);
         ctl_inv_kick(inv, 0);
         break;

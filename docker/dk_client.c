@@ -307,8 +307,7 @@ dk_on_kick(struct ev_loop *loop, ev_timer *w, int revents)
         if (req == NULL)
             break;
         if (start(req, &e) == -1) {
-            req->fail = e;
-            req->failed = 1;
+            dk__req_failed(req, &e);
             dk__finish(req, CURLE_OK); /* the error is in req->fail */
         }
     }

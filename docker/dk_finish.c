@@ -47,7 +47,9 @@ static void
 dk_transport_err(const struct dk_req *req, CURLcode rc, struct err *e)
 {
     const char *detail =
-        req->curl_err[0] != '\0' ? req->curl_err : curl_easy_strerror(rc);
+        req->curl_err != NULL && req->curl_err[0] != '\0'
+            ? req->curl_err
+            : curl_easy_strerror(rc);
     long oserr = 0;
 
     switch (rc) {
@@ -86,7 +88,11 @@ dk_outcome(const struct dk_req *req, CURLcode rc, struct err *e, cJSON **json)
 {
     *json = NULL;
     if (req->failed) {
-        *e = req->fail;
+        if (req->fail != NULL)
+            *e = *req->fail;
+        else
+            err_set(e, ERR_NOMEM, "%s: failed (out of memory keeping why)",
+                    req->what);
         return e;
     }
     if (rc != CURLE_OK) {

@@ -93,9 +93,10 @@ struct dk_req {
     long status;     /* from the status line; 0 until it came */
     char reason[48];
     int is_json; /* Content-Type: application/json */
-    int failed;  /* fail holds an error found by our callbacks */
-    struct err fail;
-    char curl_err[CURL_ERROR_SIZE];
+    int failed;  /* our callbacks found an error: fail holds it (NULL
+                    when there was no memory to keep it) */
+    struct err *fail;
+    char *curl_err; /* curl's CURLOPT_ERRORBUFFER, made with `easy` */
 };
 
 /* dk_op.c: "container_inspect" etc. for req->what; "other" when unknown */
@@ -117,6 +118,9 @@ size_t dk__on_write(char *p, size_t size, size_t nmemb, void *userp);
 size_t dk__on_header(char *p, size_t size, size_t nmemb, void *userp);
 size_t dk__on_read(char *p, size_t size, size_t nitems, void *userp);
 void dk__req_free(struct dk_req *req);
+/* End req with e, found by our own code, unless it failed already (the
+ * first error is the one reported) */
+void dk__req_failed(struct dk_req *req, const struct err *e);
 /* CLOCK_MONOTONIC in seconds */
 double dk__now(void);
 /* dk_setup.c: req's curl easy handle, from what req keeps; -1 when out

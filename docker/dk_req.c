@@ -12,13 +12,24 @@
 #include <strings.h>
 #include <unistd.h>
 
+void
+dk__req_failed(struct dk_req *req, const struct err *e)
+{
+    if (req->failed)
+        return;
+    req->failed = 1;
+    /* on the heap: most requests never fail, and a queued one is small */
+    if ((req->fail = malloc(sizeof(*req->fail))) != NULL)
+        *req->fail = *e;
+}
+
 static int
 dk_req_fail(struct dk_req *req, enum err_code c, const char *what)
 {
-    if (!req->failed) {
-        err_set(&req->fail, c, "%s: %s", req->what, what);
-        req->failed = 1;
-    }
+    struct err e;
+
+    err_set(&e, c, "%s: %s", req->what, what);
+    dk__req_failed(req, &e);
     return 0; /* the byte count that makes curl abort */
 }
 
@@ -63,6 +74,7 @@ dk_on_idle(struct ev_loop *loop, ev_timer *w, int revents)
     struct dk_req *req =
         (struct dk_req *)((char *)w - offsetof(struct dk_req, idle));
     struct dk *dk = req->dk;
+    struct err e;
 
     (void)revents;
     ev_timer_stop(loop, w);
@@ -70,9 +82,9 @@ dk_on_idle(struct ev_loop *loop, ev_timer *w, int revents)
         return;
     dk__enter(dk);
     curl_multi_remove_handle(dk->multi, req->easy);
-    err_set(&req->fail, ERR_TIMEOUT, "%s: no data from Docker for %ld ms",
+    err_set(&e, ERR_TIMEOUT, "%s: no data from Docker for %ld ms",
             req->what, req->idle_ms);
-    req->failed = 1;
+    dk__req_failed(req, &e);
     dk__finish(req, CURLE_OK);
     dk__leave(dk);
 }
@@ -146,10 +158,7 @@ dk__on_read(char *p, size_t size, size_t nitems, void *userp)
     if (r == 0) {
         req->up_eof = 1;
         if (req->up_end != NULL && req->up_end(req->up_arg, &e) == -1) {
-            if (!req->failed) {
-                req->fail = e;
-                req->failed = 1;
-            }
+            dk__req_failed(req, &e);
             return CURL_READFUNC_ABORT;
         }
         return 0;
@@ -268,6 +277,8 @@ dk__req_free(struct dk_req *req)
         explicit_bzero(req->send_body, req->send_len);
     free(req->send_body);
     free(req->what);
+    free(req->fail);
+    free(req->curl_err);
     free(req);
 }
 

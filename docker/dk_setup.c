@@ -178,7 +178,7 @@ dk__req_easy(struct dk_req *req)
     CURL *c = req->easy = curl_easy_init();
     int rc = CURLE_OK;
 
-    if (c == NULL)
+    if (c == NULL || (req->curl_err = calloc(1, CURL_ERROR_SIZE)) == NULL)
         return -1;
     rc |= curl_easy_setopt(c, CURLOPT_URL, req->url); /* curl copies it */
     rc |= curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, req->dk->sock_path);

@@ -146,13 +146,15 @@ test_failed_backs_off_and_caps(void **state)
                     queued_in(f) <= want[i] + 0.001);
         assert_int_equal(f->inv->failures, i + 1);
     }
-    assert_string_equal(f->inv->step_err.msg, "Docker said no");
+    assert_non_null(f->inv->step_err);
+    assert_string_equal(f->inv->step_err->msg, "Docker said no");
     f->inv->failures = 20;
     ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
     assert_true(queued_in(f) > CTL_BACKOFF_MAX - 0.05 &&
                 queued_in(f) <= CTL_BACKOFF_MAX + 0.001);
     /* a success in between starts the backoff over */
     ctl_inv_settle(f->inv, CTL_STEP_DONE);
+    assert_null(f->inv->step_err); /* held only while steps fail */
     ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
     assert_true(queued_in(f) > 0.05 && queued_in(f) <= 0.101);
 }
