@@ -202,7 +202,7 @@ plan_item(const struct live_index *ix, const struct spec_invocation *inv,
         return 0;
     snprintf(it->rev, sizeof(it->rev), "%s", hit->rev);
     it->action =
-        hit->inv != NULL && cJSON_Compare(hit->inv->resource, inv->resource, 1)
+        hit->inv != NULL && spec_same_resource(hit->inv, inv)
             ? APPLY_UNCHANGED
             : APPLY_CONFIGURE;
     return 0;

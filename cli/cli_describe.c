@@ -118,7 +118,8 @@ print_argv(int indent, const char *label, const struct spec_argv *a)
 static void
 print_spec(const struct spec_invocation *inv)
 {
-    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(inv->resource, "spec");
+    cJSON *resource = spec_resource(inv);
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(resource, "spec");
     const cJSON *ws = cJSON_GetObjectItemCaseSensitive(spec, "workspace");
     const cJSON *sc = cJSON_GetObjectItemCaseSensitive(spec, "scratch");
     const cJSON *rs = cJSON_GetObjectItemCaseSensitive(spec, "resources");
@@ -153,6 +154,7 @@ print_spec(const struct spec_invocation *inv)
     field(2, "Deadline:", line);
     field(2, "Attempt:", inv->attempt);
     field(2, "Cancel:", inv->cancel ? "true" : "false");
+    cJSON_Delete(resource);
 }
 
 static void

@@ -216,7 +216,7 @@ diff_one(struct cli *c, const struct spec_invocation *inv, cJSON *items)
         }
         memset(&sp, 0, sizeof(sp));
     }
-    if (sp.inv != NULL && cJSON_Compare(sp.inv->resource, inv->resource, 1)) {
+    if (sp.inv != NULL && spec_same_resource(sp.inv, inv)) {
         store_spec_cleanup(&sp);
         return items ? add_json_item(items, inv->name, "none", NULL) : 0;
     }

@@ -99,7 +99,7 @@ meta_of(struct cli *c, const struct store_spec *sp, struct store_meta *m)
 cJSON *
 cli_resource_full(struct cli *c, const struct store_spec *sp)
 {
-    cJSON *r = cJSON_Duplicate(sp->inv->resource, 1), *meta, *st;
+    cJSON *r = spec_resource(sp->inv), *meta, *st;
     struct store_meta m;
 
     if (r == NULL)

@@ -100,7 +100,7 @@ cancel_locked(struct cli *c, const char *name)
 {
     struct store_spec sp;
     struct err e = { 0 };
-    cJSON *spec;
+    cJSON *resource = NULL, *spec;
     char *yaml = NULL;
     int rc = CLI_FAIL;
 
@@ -115,9 +115,10 @@ cancel_locked(struct cli *c, const char *name)
         rc = CLI_OK;
         goto out;
     }
-    spec = cJSON_GetObjectItemCaseSensitive(sp.inv->resource, "spec");
+    resource = spec_resource(sp.inv); /* a copy: the store's is shared */
+    spec = cJSON_GetObjectItemCaseSensitive(resource, "spec");
     cJSON_ReplaceItemInObjectCaseSensitive(spec, "cancel", cJSON_CreateTrue());
-    yaml = cli_yaml_emit(sp.inv->resource);
+    yaml = resource ? cli_yaml_emit(resource) : NULL;
     if (yaml == NULL ||
         store_put(c->store, name, yaml, strlen(yaml), sp.rev, NULL, &e)) {
         fprintf(stderr, "error: cancel \"%s\": %s\n", name,
@@ -129,6 +130,7 @@ cancel_locked(struct cli *c, const char *name)
     rc = CLI_OK;
 out:
     free(yaml);
+    cJSON_Delete(resource);
     store_spec_cleanup(&sp);
     return rc;
 }

@@ -212,7 +212,11 @@ cli_yaml_emit(const cJSON *doc)
 char *
 cli_spec_yaml(const struct spec_invocation *inv)
 {
-    return cli_yaml_emit(inv->resource);
+    cJSON *r = spec_resource(inv);
+    char *yaml = r ? cli_yaml_emit(r) : NULL;
+
+    cJSON_Delete(r);
+    return yaml;
 }
 
 /* JSON as kubectl prints it: 4-space indent, resource keys in the same

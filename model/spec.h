@@ -71,7 +71,11 @@ struct spec_invocation {
     char *attempt;
     bool cancel;
     /* derived */
-    cJSON *resource;    /* canonical {apiVersion,kind,metadata,spec} */
+    /* canonical {apiVersion,kind,metadata,spec} as compact JSON text
+     * (keys sorted, integers exact); spec_resource() gives the tree. Text,
+     * not a tree: a controller holds one per invocation it knows, and the
+     * tree is four times the size (docs/bench-store.md, "Peak RSS") */
+    char *resource_json;
     char spec_hash[65]; /* sha256 hex of the canonical spec */
     /* origin */
     char *file;
@@ -122,6 +126,15 @@ bool spec_phase_writable(enum spec_phase p);
 /* The `spec` object of the canonical JSON as compact text (sorted keys,
  * defaults applied). Caller frees. NULL when out of memory. */
 char *spec_canonical_spec(const struct spec_invocation *inv);
+
+/* a and b are the same resource (canonical text: same text, same tree) */
+bool spec_same_resource(const struct spec_invocation *a,
+                        const struct spec_invocation *b);
+
+/* The canonical resource as a tree, parsed again from resource_json (by
+ * the spec parser, so integers stay exact). Caller deletes. NULL when out
+ * of memory. */
+cJSON *spec_resource(const struct spec_invocation *inv);
 
 /* Print every error of f to the stream as "file:line:col: field: msg". */
 void spec_file_print_errors(const struct spec_file *f, FILE *out);

@@ -7,6 +7,7 @@
  * give the same text and so the same hash.
  */
 #include "spec.h"
+#include "spec_node.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -138,10 +139,39 @@ spec_sha256_hex(const void *data, size_t len, char out[65])
     out[64] = '\0';
 }
 
+cJSON *
+spec_resource(const struct spec_invocation *inv)
+{
+    struct spec_stream st = { 0 };
+    struct spec_errors *es = calloc(1, sizeof(*es));
+    cJSON *r = NULL;
+
+    /* JSON is YAML: the text we printed parses to the tree we printed */
+    if (es != NULL && inv->resource_json != NULL &&
+        spec_yaml_parse("resource", inv->resource_json,
+                        strlen(inv->resource_json), &st, es) == 0 &&
+        st.n == 1 && st.docs[0] != NULL)
+        r = spec_json_from_node(st.docs[0]);
+    spec_stream_cleanup(&st);
+    free(es);
+    return r;
+}
+
+bool
+spec_same_resource(const struct spec_invocation *a,
+                   const struct spec_invocation *b)
+{
+    return a->resource_json != NULL && b->resource_json != NULL &&
+           strcmp(a->resource_json, b->resource_json) == 0;
+}
+
 char *
 spec_canonical_spec(const struct spec_invocation *inv)
 {
-    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(inv->resource, "spec");
+    cJSON *r = spec_resource(inv);
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(r, "spec");
+    char *text = spec ? cJSON_PrintUnformatted(spec) : NULL;
 
-    return spec ? cJSON_PrintUnformatted(spec) : NULL;
+    cJSON_Delete(r);
+    return text;
 }

@@ -207,14 +207,16 @@ build_resource(struct spec_invocation *inv, const struct spec_node *doc,
     cJSON *meta, *spec, *r;
     char *text;
 
+    /* keys in canonical (sorted) order at every level, so the text is
+     * what spec_resource() prints again */
     r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "apiVersion",
+                            spec_node_get(doc, "apiVersion")->value);
+    cJSON_AddStringToObject(r, "kind", spec_node_get(doc, "kind")->value);
     meta = cJSON_AddObjectToObject(r, "metadata");
     spec = spec_json_from_node(spec_node_get(doc, "spec"));
     if (r == NULL || meta == NULL || spec == NULL)
         goto fail;
-    cJSON_AddStringToObject(r, "apiVersion",
-                            spec_node_get(doc, "apiVersion")->value);
-    cJSON_AddStringToObject(r, "kind", spec_node_get(doc, "kind")->value);
     if (annotations != NULL && annotations->n > 0)
         cJSON_AddItemToObject(meta, "annotations",
                               spec_json_from_node(annotations));
@@ -222,12 +224,15 @@ build_resource(struct spec_invocation *inv, const struct spec_node *doc,
         cJSON_AddItemToObject(meta, "labels", spec_json_from_node(labels));
     cJSON_AddStringToObject(meta, "name", inv->name);
     cJSON_AddItemToObject(r, "spec", spec);
-    inv->resource = r;
-    text = spec_canonical_spec(inv);
-    if (text == NULL)
+    text = cJSON_PrintUnformatted(spec);
+    inv->resource_json = cJSON_PrintUnformatted(r);
+    cJSON_Delete(r);
+    if (text == NULL || inv->resource_json == NULL) {
+        cJSON_free(text);
         return -1;
+    }
     spec_sha256_hex(text, strlen(text), inv->spec_hash);
-    free(text);
+    cJSON_free(text);
     return 0;
 fail:
     cJSON_Delete(spec);
@@ -463,7 +468,7 @@ spec_invocation_free(struct spec_invocation *inv)
     free(inv->credential);
     free(inv->workspace_source);
     free(inv->attempt);
-    cJSON_Delete(inv->resource);
+    cJSON_free(inv->resource_json);
     free(inv->file);
     free(inv);
 }

@@ -497,7 +497,7 @@ prime_verify(struct fx *f)
         r, &r->image_id,
         "sha256:"
         "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
-    ctl_record_set_captured(r, cJSON_Duplicate(f->inv->spec->resource, 1));
+    ctl_record_set_captured(r, spec_resource(f->inv->spec));
     ctl_record_set_subnet(r, 0);
     f->inv->verify_due = true;
 }

@@ -314,7 +314,7 @@ base_json(const char *text)
     cJSON *r;
 
     assert_int_equal(spec_test_load(text, &f), 0);
-    r = cJSON_Duplicate(f.items[0]->resource, 1);
+    r = spec_resource(f.items[0]);
     spec_file_cleanup(&f);
     return r;
 }

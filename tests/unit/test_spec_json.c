@@ -70,11 +70,11 @@ static void
 test_spec_json_resource_has_kubernetes_shape(void **state)
 {
     struct spec_file f;
-    const cJSON *r;
+    cJSON *r;
 
     (void)state;
     assert_int_equal(spec_test_load(SPEC_TEST_FULL, &f), 0);
-    r = f.items[0]->resource;
+    r = spec_resource(f.items[0]);
     assert_string_equal(cJSON_GetObjectItem(r, "apiVersion")->valuestring,
                         "agentctl.dev/v1alpha1");
     assert_string_equal(cJSON_GetObjectItem(r, "kind")->valuestring,
@@ -86,6 +86,35 @@ test_spec_json_resource_has_kubernetes_shape(void **state)
     assert_non_null(cJSON_GetObjectItem(
         cJSON_GetObjectItem(cJSON_GetObjectItem(r, "metadata"), "labels"),
         "team"));
+    cJSON_Delete(r);
+    spec_file_cleanup(&f);
+}
+
+/* A spec keeps its resource as text; the tree made from it again prints
+ * the same text, an integer past 2^53 included (cJSON_Parse would make it
+ * a double: 999999999999999999 would print as 1e+18). */
+static void
+test_spec_json_resource_tree_prints_its_text(void **state)
+{
+    const char *at = strstr(SPEC_TEST_FULL, "bytes: 1Gi");
+    char text[2048];
+    struct spec_file f;
+    cJSON *r;
+    char *again;
+
+    (void)state;
+    assert_non_null(at);
+    snprintf(text, sizeof(text), "%.*sbytes: 999999999999999999%s",
+             (int)(at - SPEC_TEST_FULL), SPEC_TEST_FULL,
+             at + strlen("bytes: 1Gi"));
+    assert_int_equal(spec_test_load(text, &f), 0);
+    r = spec_resource(f.items[0]);
+    assert_non_null(r);
+    again = cJSON_PrintUnformatted(r);
+    assert_non_null(strstr(again, "\"bytes\":999999999999999999"));
+    assert_string_equal(again, f.items[0]->resource_json);
+    cJSON_free(again);
+    cJSON_Delete(r);
     spec_file_cleanup(&f);
 }
 
@@ -105,7 +134,7 @@ test_spec_json_vendor_budget_round_trips(void **state)
     canon = spec_canonical_spec(a);
     assert_non_null(strstr(canon, "\"vendorBudget\":{\"bytes\":\"1Gi\","
                                   "\"requests\":100}"));
-    json = cJSON_PrintUnformatted(a->resource);
+    json = strdup(a->resource_json);
     assert_int_equal(spec_test_load(json, &g), 0);
     b = g.items[0];
     assert_true(b->has_vendor_budget);
@@ -113,7 +142,7 @@ test_spec_json_vendor_budget_round_trips(void **state)
     assert_int_equal(b->vendor_bytes, 1ULL << 30);
     assert_string_equal(a->spec_hash, b->spec_hash);
     cJSON_free(canon);
-    cJSON_free(json);
+    free(json);
     spec_file_cleanup(&f);
     spec_file_cleanup(&g);
 }
@@ -137,6 +166,7 @@ main(void)
         cmocka_unit_test(
             test_spec_json_hash_ignores_order_comments_and_spelled_defaults),
         cmocka_unit_test(test_spec_json_resource_has_kubernetes_shape),
+        cmocka_unit_test(test_spec_json_resource_tree_prints_its_text),
         cmocka_unit_test(test_spec_json_vendor_budget_round_trips),
         cmocka_unit_test(test_spec_json_sha256_known_vector),
     };

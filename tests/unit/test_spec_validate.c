@@ -356,6 +356,7 @@ test_spec_validate_cancel_reads_every_boolean_spelling(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
         struct spec_file f;
+        cJSON *resource;
         const cJSON *spec, *cancel;
 
         print_message("cancel: %s\n", spellings[i].text);
@@ -363,9 +364,11 @@ test_spec_validate_cancel_reads_every_boolean_spelling(void **state)
                  spellings[i].text);
         assert_int_equal(spec_test_load(text, &f), 0);
         assert_int_equal(f.items[0]->cancel, spellings[i].want);
-        spec = cJSON_GetObjectItemCaseSensitive(f.items[0]->resource, "spec");
+        resource = spec_resource(f.items[0]);
+        spec = cJSON_GetObjectItemCaseSensitive(resource, "spec");
         cancel = cJSON_GetObjectItemCaseSensitive(spec, "cancel");
         assert_int_equal(cJSON_IsTrue(cancel), spellings[i].want);
+        cJSON_Delete(resource);
         spec_file_cleanup(&f);
     }
 }

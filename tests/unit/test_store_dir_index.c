@@ -481,7 +481,7 @@ test_index_spec_is_shared(void **state)
     assert_ptr_not_equal(held_inv(fx->s, "a.yaml"), old.inv);
     assert_int_equal(old.inv->deadline_seconds, 100);
     assert_string_equal(old.inv->command.argv[0], "demo-agent");
-    assert_non_null(cJSON_GetObjectItemCaseSensitive(old.inv->resource, "spec"));
+    assert_non_null(strstr(old.inv->resource_json, "\"deadlineSeconds\":100"));
     store_spec_cleanup(&old);
 }
 
