@@ -22,7 +22,9 @@
 #define CLI_USAGE 2
 
 #define CLI_KIND       "agentinvocation.agentctl.dev"
-#define CLI_MAX_INPUTS 256 /* files one -f may name */
+/* files all -f of one command may name, directories expanded: a bound
+ * on what one command reads, never a silent cut (more is an error) */
+#define CLI_MAX_INPUTS 16384
 
 /* What every command gets: the global options and, for commands that
  * need it, the open store. */
@@ -69,17 +71,18 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 struct cli_input {
     struct spec_file *files;
-    size_t n;
+    size_t n, cap;
     size_t invalid; /* files with errors */
     size_t docs;    /* valid documents in all files */
 };
 
 /* Load every path (a file, "-" for stdin, or a directory whose *.yaml,
  * *.yml and *.json files are read; its subdirectories too with
- * recursive). -1 only for usage problems (a path that does not exist is
- * an invalid file, not -1). */
+ * recursive). -1 with e when the inputs cannot be read whole (more than
+ * CLI_MAX_INPUTS files, a directory that cannot be listed, out of
+ * memory); a path that does not exist is an invalid file, not -1. */
 int cli_input_load(char *const *paths, size_t npaths, bool recursive,
-                   struct cli_input *in);
+                   struct cli_input *in, struct err *e);
 void cli_input_cleanup(struct cli_input *in);
 
 /* Load the inputs a command line names: -f (repeatable), -R, and with

@@ -32,17 +32,29 @@ is_spec_name(const char *base)
 }
 
 static struct spec_file *
-next_slot(struct cli_input *in)
+next_slot(struct cli_input *in, struct err *e)
 {
     struct spec_file *f;
+    size_t cap;
 
-    if (in->n == CLI_MAX_INPUTS)
+    if (in->n == CLI_MAX_INPUTS) {
+        err_set(e, ERR_LIMIT, "too many input files (at most %d)",
+                CLI_MAX_INPUTS);
         return NULL;
-    f = realloc(in->files, (in->n + 1) * sizeof(*f));
-    if (f == NULL)
-        return NULL;
-    in->files = f;
-    return &in->files[in->n++];
+    }
+    if (in->n == in->cap) {
+        cap = in->cap ? 2 * in->cap : 16;
+        f = realloc(in->files, cap * sizeof(*f));
+        if (f == NULL) {
+            err_set(e, ERR_NOMEM, "out of memory for the input files");
+            return NULL;
+        }
+        in->files = f;
+        in->cap = cap;
+    }
+    f = &in->files[in->n++];
+    memset(f, 0, sizeof(*f));
+    return f;
 }
 
 static int
@@ -66,62 +78,87 @@ load_stdin(struct spec_file *f)
 }
 
 /* The entries of dir worth reading (spec files, and with recursive its
- * subdirectories but not hidden ones), sorted by name. */
-static size_t
-list_dir(const char *dir, bool recursive, char ***out)
+ * subdirectories but not hidden ones), sorted by name, into *out (*k of
+ * them). -1 with e when the directory cannot be read whole: a listing cut
+ * short would apply part of it (and prune the rest). */
+static int
+list_dir(const char *dir, bool recursive, char ***out, size_t *k,
+         struct err *e)
 {
     DIR *dp = opendir(dir);
     struct dirent *de;
     char **names = NULL, **nn;
-    size_t k = 0;
+    size_t cap = 0;
+    int rc = 0;
 
     *out = NULL;
+    *k = 0;
     if (dp == NULL)
-        return 0;
-    while ((de = readdir(dp)) != NULL && k < CLI_MAX_INPUTS) {
-        bool sub = recursive && de->d_name[0] != '.' &&
+        return err_sys(e, "%s: cannot read the directory", dir);
+    while (rc == 0) {
+        bool sub;
+
+        errno = 0; /* readdir's NULL is the end or, with errno, an error */
+        if ((de = readdir(dp)) == NULL)
+            break;
+        sub = recursive && de->d_name[0] != '.' &&
                    (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN);
 
         if (!sub && !is_spec_name(de->d_name))
             continue;
-        nn = realloc(names, (k + 1) * sizeof(*nn));
-        if (nn == NULL)
+        if (*k == CLI_MAX_INPUTS) {
+            rc = err_set(e, ERR_LIMIT, "%s: more than %d entries to read",
+                         dir, CLI_MAX_INPUTS);
             break;
-        names = nn;
-        if ((names[k] = strdup(de->d_name)) != NULL)
-            k++;
+        }
+        if (*k == cap) {
+            cap = cap ? 2 * cap : 16;
+            if ((nn = realloc(names, cap * sizeof(*nn))) == NULL) {
+                rc = err_set(e, ERR_NOMEM, "%s: out of memory", dir);
+                break;
+            }
+            names = nn;
+        }
+        if ((names[*k] = strdup(de->d_name)) == NULL)
+            rc = err_set(e, ERR_NOMEM, "%s: out of memory", dir);
+        else
+            (*k)++;
     }
+    if (rc == 0 && errno != 0)
+        rc = err_sys(e, "%s: cannot read the directory", dir);
     closedir(dp);
-    if (k > 0)
-        qsort(names, k, sizeof(*names), name_cmp);
+    if (*k > 0)
+        qsort(names, *k, sizeof(*names), name_cmp);
     *out = names;
-    return k;
+    return rc;
 }
 
 /* The spec files of dir in name order; with recursive, subdirectories'
  * files where their name sorts (kubectl apply -R). */
 static int
-load_dir(const char *dir, bool recursive, struct cli_input *in)
+load_dir(const char *dir, bool recursive, struct cli_input *in, struct err *e)
 {
     char **names, path[4096];
-    size_t k = list_dir(dir, recursive, &names);
+    size_t k;
     struct stat st;
-    int rc = 0;
+    int rc = list_dir(dir, recursive, &names, &k, e);
 
     for (size_t i = 0; i < k && rc == 0; i++) {
         struct spec_file *f;
 
         if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >=
-            (int)sizeof(path))
-            continue;
+            (int)sizeof(path)) {
+            rc = err_set(e, ERR_LIMIT, "%s/%s: path too long", dir, names[i]);
+            break;
+        }
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
             if (recursive)
-                rc = load_dir(path, true, in);
+                rc = load_dir(path, true, in, e);
             continue;
         }
         if (!is_spec_name(names[i]))
             continue;
-        if ((f = next_slot(in)) == NULL)
+        if ((f = next_slot(in, e)) == NULL)
             rc = -1;
         else
             spec_load_file(path, f);
@@ -134,7 +171,7 @@ load_dir(const char *dir, bool recursive, struct cli_input *in)
 
 int
 cli_input_load(char *const *paths, size_t npaths, bool recursive,
-               struct cli_input *in)
+               struct cli_input *in, struct err *e)
 {
     struct stat st;
 
@@ -144,11 +181,11 @@ cli_input_load(char *const *paths, size_t npaths, bool recursive,
 
         if (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 &&
             S_ISDIR(st.st_mode)) {
-            if (load_dir(paths[i], recursive, in) == -1)
+            if (load_dir(paths[i], recursive, in, e) == -1)
                 return -1;
             continue;
         }
-        f = next_slot(in);
+        f = next_slot(in, e);
         if (f == NULL)
             return -1;
         if (strcmp(paths[i], "-") == 0)
@@ -271,18 +308,34 @@ run_pairs(const struct name_ref *refs, size_t n, struct dup_pair **out,
     return 0;
 }
 
+/* Out of memory is an error too: an input whose names went unchecked is
+ * never applied. */
+static size_t
+report_unchecked(cJSON *errors)
+{
+    struct err e = { 0 };
+    char line[600];
+
+    err_set(&e, ERR_NOMEM,
+            "out of memory checking the inputs for duplicate names");
+    fprintf(stderr, "%s\n", err_format(&e, line, sizeof(line)));
+    error_json(errors, &e);
+    return 1;
+}
+
 static size_t
 report_duplicates(const struct cli_input *in, cJSON *errors)
 {
     struct dup_pair *pairs = NULL;
     struct name_ref *refs;
     size_t n = 0, npairs = 0, total = 0;
+    bool unchecked = false;
 
     for (size_t i = 0; i < in->n; i++)
         total += in->files[i].n;
     refs = calloc(total + 1, sizeof(*refs));
     if (refs == NULL)
-        return 0;
+        return report_unchecked(errors);
     for (size_t i = 0; i < in->n; i++)
         for (size_t a = 0; a < in->files[i].n; a++)
             refs[n++] = (struct name_ref){ in->files[i].items[a], i, a };
@@ -293,8 +346,10 @@ report_duplicates(const struct cli_input *in, cJSON *errors)
         while (end < n &&
                strcmp(refs[end].inv->name, refs[r].inv->name) == 0)
             end++;
-        if (end - r > 1 && run_pairs(refs + r, end - r, &pairs, &npairs))
+        if (end - r > 1 && run_pairs(refs + r, end - r, &pairs, &npairs)) {
+            unchecked = true;
             break;
+        }
         r = end;
     }
     if (npairs > 0) /* pairs is NULL then: qsort wants a pointer */
@@ -303,7 +358,7 @@ report_duplicates(const struct cli_input *in, cJSON *errors)
         report_pair(in, &pairs[k], errors);
     free(pairs);
     free(refs);
-    return npairs;
+    return npairs + (unchecked ? report_unchecked(errors) : 0);
 }
 
 size_t
@@ -397,13 +452,14 @@ cli_input_from_args(const struct cli_args *a, bool bare, struct cli_input *in)
 {
     char **paths = NULL;
     size_t np;
+    struct err e = { 0 };
     int rc = input_paths(a, bare, &paths, &np);
 
     memset(in, 0, sizeof(*in));
     if (rc == CLI_OK &&
-        cli_input_load(paths, np, cli_args_has(a, "recursive"), in) == -1) {
-        fprintf(stderr, "error: too many input files (at most %d)\n",
-                CLI_MAX_INPUTS);
+        cli_input_load(paths, np, cli_args_has(a, "recursive"), in, &e) ==
+            -1) {
+        fprintf(stderr, "error: %s (nothing was read)\n", e.msg);
         rc = CLI_FAIL;
     }
     free(paths);

@@ -50,8 +50,8 @@
 /* Idle connections to the daemon kept for reuse. */
 #define DK_MAX_IDLE_CONNS 8
 /* Quick requests (not a stream, an upload, a wait for a container's exit
- * or a request with an idle timeout) in flight at once; more wait their turn, first in first out. A
- * burst of thousands (a bulk apply's image inspects) otherwise opens as
+ * or a request with an idle timeout) in flight at once; more wait their
+ * turn, first in first out. A burst of thousands (a bulk apply's image inspects) otherwise opens as
  * many connections, the daemon answers none in time, and every one fails
  * on its timeout together. */
 #define DK_MAX_QUICK 32
@@ -202,8 +202,9 @@ struct dk_req *dk_put_tar(struct dk *dk, const char *path, const void *tar,
                           size_t len, dk_done_fn *cb, void *arg, struct err *e);
 /* GET a stream (/events, /containers/{id}/logs?follow=1...) with no total
  * deadline. on_done runs at the end of the stream or on error. For POST
- * /containers/{id}/wait use dk_request() with method POST and timeout_ms
- * DK_NO_TIMEOUT: the body arrives when the container exits. */
+ * /containers/{id}/wait use dk_container_wait() (dk_engine.h), which sets
+ * `waits`: a wait made with dk_request() without it would count as a
+ * quick request and hold one of the DK_MAX_QUICK slots until the exit. */
 struct dk_req *dk_stream(struct dk *dk, const char *path,
                          enum dk_stream_mode mode, dk_data_fn *on_data,
                          dk_done_fn *on_done, void *arg, struct err *e);

@@ -119,3 +119,20 @@ check_eq "apply without -f: usage" 2 "$rc"
 # stdin
 out=$(spec stdin 10 | ctl apply -f -)
 check_eq "apply -f -" "agentinvocation.agentctl.dev/stdin created" "$out"
+
+# A directory is read whole or not at all: 300 files are 300 (the old
+# 256-entry listing kept 256 and applied them without a word), and a
+# directory that cannot be listed is an error that applies nothing.
+mkdir -p "$IN/many"
+for i in $(seq 1 300); do spec "many$i" 10 >"$IN/many/many$i.yaml"; done
+out=$(ctl apply -f "$IN/many" | grep -c ' created$')
+check_eq "a directory of 300 files: 300 created" 300 "$out"
+check_eq "all 300 in the store" 300 "$(find "$S" -maxdepth 1 -name 'many*.yaml' | wc -l)"
+mkdir -p "$IN/locked" && spec locked 10 >"$IN/locked/locked.yaml"
+chmod 0300 "$IN/locked" # listing refused (root reads anyway: run as nobody)
+chmod 0755 "$TEST_TMP" "$IN"
+rc=0
+out=$(su nobody -s /bin/sh -c "'$A' validate -f '$IN/locked'" 2>&1) || rc=$?
+check_eq "an unreadable directory: validate fails" 1 "$rc"
+check_match "... and says which and why" \
+    "^error: .*/locked: cannot read the directory: Permission denied \(nothing was read\)$" "$out"
