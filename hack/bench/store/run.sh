@@ -11,7 +11,8 @@
 # before any Docker call - that is "seen" - then asks Docker for the image
 # (a read; 404), writes Failed/ImageNotFound with two events, cleans up
 # (cleanedUp: true) and, on etcd, releases its claim - that is "done".
-# Nothing is created on the daemon; the controller's label is swept anyway.
+# Nothing is created on the daemon for them; the controller's label is
+# swept anyway.
 #
 # Per store, a fresh store and controller (--resync 5s, the default):
 #   latency: S specs applied one at a time to the empty store, the
@@ -23,7 +24,18 @@
 #            (seen) and to the last cleanedUp (done);
 #   latency: again, now with those N (and the S) in the store;
 #   idle:    10 s with nothing applied: the controller's CPU and, on etcd,
-#            the requests etcd answers (the resync's price).
+#            the requests etcd answers (the resync's price);
+#   drift:   (after the RSS and CPU figures below are taken) D agents that
+#            do run, one at a time, the N (and 2S) specs still in the
+#            store and, on the directory store, the hostile file beside
+#            them: once one is Running its agent container gets
+#            `docker update --restart always` (by ID); from Docker's
+#            `update` event (its TimeNano, followed live by `docker
+#            events`) and from the command's start to the first status
+#            that says Failed; its stopReason (boundary-drift) is read
+#            after it is cleaned up. These agents need a box: the bench's
+#            own egress network and test vendor (a busybox httpd as
+#            vendor.test), both with this run's test label.
 # At the end of each store: peak RSS (VmHWM) and CPU of the controller, and
 # of etcd.
 # The clock is stwatch.c: inotify on the spec and status directories, or an
@@ -40,7 +52,8 @@
 # wait, 900), BENCH_BUILD (build dir, build-bench-store), BENCH_OUT (also
 # write the table there), BENCH_KEEP (copy logs and event streams there),
 # BENCH_HOSTILE (1: the hostile ~1 MiB file of tests/specs/hostile lies
-# in the directory store's specs from the start; 0: not). During the bulk
+# in the directory store's specs from the start; 0: not),
+# BENCH_DRIFT_SAMPLES (D, 5; 0: no drift phase). During the bulk
 # GET /healthz is polled back to back: the controller's loop answers it,
 # so its latency is how long the loop was busy.
 source "$(cd "$(dirname "$0")/../../.." && pwd)/tests/integration/lib.sh"
@@ -53,7 +66,14 @@ STORES=${BENCH_STORES:-"dir etcd"}
 BASE=${BENCH_BASE:-} # a baseline build dir, for the "<store>-base" columns
 REPS=${BENCH_REPS:-1}
 TIMEOUT=${BENCH_TIMEOUT:-900}
+DRIFT_SAMPLES=${BENCH_DRIFT_SAMPLES:-5}
 RUN=stbench-$(date +%H%M%S)-$$
+VERSION=$(sed -n 's/^project(agentctl VERSION \([0-9.]*\).*/\1/p' \
+    "$ROOT/CMakeLists.txt")
+# the drift phase's agents: what the controller builds a box of
+DEMO_IMAGE=agentctl/demo-agent:$VERSION
+BOX_IMAGE=agentctl/testbox:$VERSION
+EGRESS_NET=$RUN-egress
 PREFIX=/bench
 # An image no one builds: the controller must get a 404 for it.
 ABSENT_IMAGE=agentctl/bench-store-absent:0.0.0
@@ -102,6 +122,13 @@ preflight() {
         [ -x "$BASE/cli/agentctl" ] && [ -x "$BASE/controller/agent-controller" ] ||
             fail "a -base column needs BENCH_BASE=<build dir> with agentctl and agent-controller" ;;
     esac
+    local img
+    [ "$DRIFT_SAMPLES" = 0 ] ||
+        for img in "$DEMO_IMAGE" "$BOX_IMAGE" "agentctl/egress-proxy:$VERSION" \
+            "agentctl/keeper:$VERSION"; do
+            docker image inspect "$img" >/dev/null 2>&1 ||
+                fail "$img is missing (hack/images.sh builds it)"
+        done
     say "building agentctl, agent-controller, stwatch"
     cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
     cmake --build "$B" -j "$(nproc)" --target agentctl agent-controller >/dev/null
@@ -109,14 +136,37 @@ preflight() {
     mkdir -p "$TEST_TMP/ws" "$TEST_TMP/secrets"
     chmod 700 "$TEST_TMP/secrets"
     bash "$ROOT/tests/specs/hostile/make.sh" "$TEST_TMP/hostile" >/dev/null
-    # Only the vendor matters (admission); no invocation reaches a network.
+    # Only the vendor matters (admission) until the drift phase: only its
+    # agents reach a network, the egress network below.
     cat >"$TEST_TMP/controller.yaml" <<YAML
 vendors:
   fake: {hosts: ["vendor.test:443"], allowPrivate: true}
+images: {proxy: "agentctl/egress-proxy:$VERSION", keeper: "agentctl/keeper:$VERSION"}
+egressNetwork: $EGRESS_NET
+agentUser: "1000:1000"
 subnetPool: 10.218.0.0/16
 workspaceRoot: $TEST_TMP/ws
 secretsDir: $TEST_TMP/secrets
 YAML
+    [ "$DRIFT_SAMPLES" = 0 ] || start_vendor
+}
+
+# start_vendor: the egress network and a test vendor on it (busybox httpd
+# as vendor.test), both labelled $TEST_LABEL: lib.sh removes them on exit.
+start_vendor() {
+    local i
+    docker network create --label "$TEST_LABEL" "$EGRESS_NET" >/dev/null ||
+        fail "cannot create the egress network $EGRESS_NET"
+    docker run -d --label "$TEST_LABEL" --name "$RUN-vendor" \
+        --network "$EGRESS_NET" --network-alias vendor.test "$BOX_IMAGE" \
+        sh -c "echo $RUN >/www/index.html && exec httpd -f -p 443 -h /www" \
+        >/dev/null || fail "cannot start the test vendor"
+    for i in $(seq 100); do # readiness, not timed
+        docker exec "$RUN-vendor" timeout 5 wget -q -O - \
+            http://127.0.0.1:443/ 2>/dev/null | grep -q "$RUN" && return 0
+        sleep 0.1
+    done
+    fail "the test vendor never answered"
 }
 
 # spec_docs PREFIX COUNT [DIR [PER]]: invocation documents PREFIX0.. on
@@ -408,6 +458,97 @@ etcd_kv_calls() {
         /grpc_service="etcdserverpb.(KV|Lease)"/ { s += $2 } END { printf "%d\n", s }'
 }
 
+# drift_doc NAME: an invocation whose agent runs (sleeps) until stopped.
+drift_doc() {
+    printf '%s\n' "apiVersion: agentctl.dev/v1alpha1" "kind: AgentInvocation" \
+        "metadata: {name: $1}" "spec:" "  vendor: fake" "  phase: execute" \
+        "  image: $DEMO_IMAGE" "  command: [/demo-agent, --sleep, \"600\"]" \
+        "  deadlineSeconds: 600"
+}
+
+# until_status FD NAME PHASE CLEANED: read the event stream until a status
+# of NAME in PHASE with cleanedUp CLEANED (0, 1, or * for either); 1 on
+# timeout, 2 when NAME ended in another terminal phase.
+until_status() {
+    local kind name phase cleaned
+    # fields: <ns> spec|status NAME [PHASE CLEANED]
+    while read -r -t "$TIMEOUT" _ kind name phase cleaned <&"$1"; do
+        [ "$kind $name" = "status $2" ] || continue
+        if [ "$phase" = "$3" ]; then
+            if [ "$4" = "*" ] || [ "$cleaned" = "$4" ]; then return 0; fi
+        elif [[ $phase =~ ^(Succeeded|Failed|Cancelled)$ ]]; then
+            return 2
+        fi
+    done
+    return 1
+}
+
+# drift DIR ID: DRIFT_SAMPLES agents one at a time, each made to drift
+# once Running (its agent container gets RestartPolicy "always"), the next
+# after the last is cleaned up; rows drift_*. The controller has ID ID.
+drift() {
+    local d=$1 id=$2 i n fd tailpid uid agent rc col
+    [ "$DRIFT_SAMPLES" -gt 0 ] || return 0
+    row drift_load "$(cut -d' ' -f1 /proc/loadavg)"
+    mkdir -p "$d/drift"
+    # Docker's update events of this controller's objects, from now on:
+    # "<TimeNano> <container ID>"
+    docker events --filter "label=agentctl.dev/managed-by=$id" \
+        --filter event=update --format '{{.TimeNano}} {{.ID}}' \
+        >"$d/drift-updates" 2>"$d/drift-updates.err" &
+    BG+=($!)
+    exec {fd}< <(tail -c +$(($(stat -c %s "$d/events") + 1)) -f "$d/events")
+    tailpid=$!
+    BG+=("$tailpid")
+    sleep 1 # the events stream is subscribed (not timed)
+    say "$STORE: $DRIFT_SAMPLES running agents made to drift, one at a time"
+    for ((i = 0; i < DRIFT_SAMPLES; i++)); do
+        n=drift$i
+        drift_doc "$n" >"$d/drift/$n.yaml"
+        put_specs "$d" "$d/drift/$n.yaml"
+        rc=0
+        until_status "$fd" "$n" Running "*" || rc=$?
+        [ "$rc" = 0 ] || fail "$STORE: $n not Running (rc $rc): $(tail -n 5 "$d/ctl.log")"
+        # shellcheck disable=SC2046 # the store flags are separate words
+        uid=$("$AGENTCTL" $(store_flags "$KIND" "$d") get "$n" -o json |
+            jq -r '.metadata.uid // empty')
+        agent=$(docker ps -q --no-trunc --filter "label=agentctl.dev/uid=$uid" \
+            --filter label=agentctl.dev/role=agent)
+        [[ $agent =~ ^[0-9a-f]{64}$ ]] || fail "$STORE: $n: no agent container ($agent)"
+        echo "$n $agent $EPOCHREALTIME" >>"$d/drift-cmd"
+        docker update --restart always "$agent" >/dev/null ||
+            fail "$STORE: docker update of $n's agent failed"
+        rc=0
+        until_status "$fd" "$n" Failed 1 || rc=$?
+        [ "$rc" = 0 ] || fail "$STORE: $n not Failed and cleaned up (rc $rc)"
+        # shellcheck disable=SC2046 # the store flags are separate words
+        echo "$n $("$AGENTCTL" $(store_flags "$KIND" "$d") get "$n" -o json |
+            jq -r '.status.stopReason // "none"')" >>"$d/drift-stop"
+    done
+    kill "$tailpid" 2>/dev/null || true
+    exec {fd}<&-
+    # per sample (ms): Docker's update event -> first Failed status, and
+    # `docker update` start -> first Failed status; "-" for an event not
+    # seen (then only the second)
+    awk 'FILENAME == ARGV[1] { ag[$1] = $2; cmd[$1] = $3; next }
+        FILENAME == ARGV[2] { if (!($2 in up)) up[$2] = $1; next }
+        $2 == "status" && ($3 in ag) && $4 == "Failed" && !($3 in f) { f[$3] = $1 }
+        END { for (n in ag) {
+            ev = (ag[n] in up) ? sprintf("%.1f", (f[n] - up[ag[n]]) / 1e6) : "-"
+            printf "%s %s %.1f\n", n, ev, f[n] / 1e6 - cmd[n] * 1e3 } }' \
+        "$d/drift-cmd" "$d/drift-updates" "$d/events" >"$d/lat-drift"
+    row drift_n "$(grep -c . "$d/lat-drift")"
+    row drift_events "$(awk '$2 != "-"' "$d/lat-drift" | grep -c . || true)"
+    row drift_boundary "$(grep -c ' boundary-drift$' "$d/drift-stop" || true)"
+    for col in 2:ev 3:cmd; do
+        cut -d' ' -f"${col%%:*}" "$d/lat-drift" | grep -v '^-$' | sort -g |
+            awk -v k="drift_${col#*:}" '{ v[NR] = $1 }
+                END { if (NR == 0) exit
+                      r50 = int((50 * NR + 99) / 100)
+                      printf "%s_p50 %s\n%s_max %s\n", k, v[r50], k, v[NR] }'
+    done | while read -r k v; do row "$k" "$v"; done
+}
+
 # one_store: a fresh store and controller of column STORE, every
 # measurement. A column "<store>-base" is that store run by the baseline
 # build (BENCH_BASE), so an old and a new build are measured side by side.
@@ -439,9 +580,12 @@ one_store() {
         row etcd_cpu_s "${usage[1]}"
     fi
     row failed_steps "$(grep -c 'step failed' "$d/ctl.log" || true)"
+    drift "$d" "$RUN-$STORE-$REP"
     [ -z "${BENCH_KEEP:-}" ] || {
         mkdir -p "$BENCH_KEEP/$STORE-$REP"
         cp "$d/ctl.log" "$d/events" "$d"/lat-* "$BENCH_KEEP/$STORE-$REP/"
+        [ ! -e "$d/drift-cmd" ] ||
+            cp "$d"/drift-{cmd,updates,stop} "$BENCH_KEEP/$STORE-$REP/"
     }
     stop_bg # controller and watcher; the next store starts from nothing
 }
@@ -480,7 +624,15 @@ idle_cpu_pct|idle, every spec still in the store: controller CPU over 10 s (% of
 idle_etcd_rps|idle, every spec still in the store: etcd KV and Lease requests per second
 etcd_rss_mib|etcd peak RSS, VmHWM (MiB)
 etcd_cpu_s|etcd CPU, user+system (s)
-failed_steps|controller "step failed" log lines'
+failed_steps|controller "step failed" log lines (before the drift phase)
+drift_load|drift: load average (1 min) at its start
+drift_n|drift: running agents made to drift (samples)
+drift_events|drift: of them, Docker `update` event seen
+drift_boundary|drift: of them, stopReason boundary-drift
+drift_ev_p50|drift: Docker `update` event to status Failed, p50 (ms)
+drift_ev_max|drift: Docker `update` event to status Failed, max (ms)
+drift_cmd_p50|drift: `docker update` start to status Failed, p50 (ms)
+drift_cmd_max|drift: `docker update` start to status Failed, max (ms)'
 
 table() { # one column per store of BENCH_STORES, then the ratios:
     # <store>/<store>-base for each baseline column, and etcd/dir
@@ -509,7 +661,7 @@ table() { # one column per store of BENCH_STORES, then the ratios:
               if (!any) next
               for (j = 1; j <= np; j++) {
                   d = v[den[j] " " $1]; e = v[num[j] " " $1]; r = ""
-                  if (d != "" && e != "" && d > 0 && $1 != "load")
+                  if (d != "" && e != "" && d > 0 && $1 !~ /load$/)
                       r = sprintf("%.2fx", e / d)
                   out = out " " r " |" }
               label = $2; gsub(/ N /, " " n " ", label)
