@@ -260,7 +260,7 @@ cfg_vendor_gateway_rules(struct cfg_parse *p, struct cfg_vendor *vd,
         snprintf(f, sizeof(f), "%s.hosts", field);
         spec_errors_add(p->es, p->file, hosts, f,
                         "credentialMode gateway takes exactly one host (the "
-                        "gateway's upstream), got %zu",
+                        "gateway's upstream), got %u",
                         hosts->n);
     }
     if (vd->gateway_base_url_env != NULL && vd->credential_env != NULL &&

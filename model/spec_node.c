@@ -216,8 +216,10 @@ spec_node_free(struct spec_node *n)
             spec_node_free(n->pairs[i].value);
         }
     }
-    free(n->items);
-    free(n->pairs);
+    if (n->kind == SPEC_NODE_SEQ)
+        free(n->items);
+    else if (n->kind == SPEC_NODE_MAP)
+        free(n->pairs);
     free(n); /* a scalar's text lives in the same block */
 }
 
@@ -240,8 +242,7 @@ spec_node_copy(const struct spec_node *n)
     if (c == NULL)
         return NULL;
     *c = *n;
-    c->items = NULL;
-    c->pairs = NULL;
+    c->items = NULL; /* and pairs: one union */
     c->n = c->cap = 0;
     if (n->kind == SPEC_NODE_SEQ) {
         c->items = calloc(n->n ? n->n : 1, sizeof(*c->items));

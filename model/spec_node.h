@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 
@@ -43,18 +44,25 @@ enum spec_scalar_type {
 
 struct spec_pair;
 
+/* 48 bytes: a file may hold SPEC_MAX_FILE_NODES of them while it is
+ * checked (a hostile one as much as a big valid one), so a byte here is
+ * 100 KB of the parse's peak. len and n fit 32 bits under the file's
+ * size and node budgets. */
 struct spec_node {
     enum spec_node_kind kind;
+    enum spec_scalar_type type; /* scalars */
     unsigned line, col; /* 1-based position of the node's first byte */
-    /* scalars */
-    char *value; /* NUL-terminated text as written (unescaped) */
-    size_t len;
-    enum spec_scalar_type type;
+    /* scalars: NUL-terminated text as written (unescaped), in the node's
+     * own allocation */
+    char *value;
+    uint32_t len;
     /* sequences: items[0..n); mappings: pairs[0..n) in file order */
-    struct spec_node **items;
-    struct spec_pair *pairs;
-    size_t n;
-    size_t cap; /* slots allocated in items or pairs */
+    uint32_t n;
+    uint32_t cap; /* slots allocated in items or pairs */
+    union {
+        struct spec_node **items; /* SPEC_NODE_SEQ */
+        struct spec_pair *pairs;  /* SPEC_NODE_MAP */
+    };
 };
 
 struct spec_pair {

@@ -433,12 +433,12 @@ check_property_count(struct vctx *v, const struct spec_schema *s,
     size_t len = 0;
 
     if (s->max_properties >= 0 && m->n > (size_t)s->max_properties)
-        verr(v, m, path, "has %zu entries, at most %ld are allowed", m->n,
+        verr(v, m, path, "has %u entries, at most %ld are allowed", m->n,
              s->max_properties);
     if (s->min_properties < 0 || m->n >= (size_t)s->min_properties)
         return;
     if (s->min_properties > 1 || s->nprops == 0) {
-        verr(v, m, path, "has %zu entries, at least %ld are required", m->n,
+        verr(v, m, path, "has %u entries, at least %ld are required", m->n,
              s->min_properties);
         return;
     }
@@ -481,7 +481,7 @@ check_array(struct vctx *v, const struct spec_schema *s, struct spec_node *a,
         verr(v, a, path, "must have at least %ld item%s", s->min_items,
              s->min_items == 1 ? "" : "s");
     if (s->max_items >= 0 && a->n > (size_t)s->max_items)
-        verr(v, a, path, "has %zu items, at most %ld are allowed", a->n,
+        verr(v, a, path, "has %u items, at most %ld are allowed", a->n,
              s->max_items);
     if (s->items == NULL)
         return;
