@@ -43,31 +43,76 @@ store__dir_watch_cleanup(struct store_dir *d)
     }
     free(d->seen);
     d->seen = NULL;
-    d->nseen = 0;
+    d->nseen = d->seen_cap = 0;
+    free(d->seen_slots);
+    d->seen_slots = NULL;
+    d->nseen_slots = 0;
     if (d->ino_fd != -1)
         close(d->ino_fd);
     d->ino_fd = -1;
 }
 
+/* --- base name -> what it held, a hash (10,000 files: a walk per
+ * lookup made the first listing 10,000 x 5,000 strcmp) ---------------- */
+
+static struct store_dir_seen *
+seen_lookup(const struct store_dir *d, const char *base)
+{
+    size_t mask = d->nseen_slots - 1;
+
+    if (d->nseen_slots == 0)
+        return NULL;
+    for (size_t at = store__str_hash(base) & mask; d->seen_slots[at] != 0;
+         at = (at + 1) & mask)
+        if (strcmp(d->seen[d->seen_slots[at] - 1].base, base) == 0)
+            return &d->seen[d->seen_slots[at] - 1];
+    return NULL;
+}
+
+/* Room for one more entry, the table at most half full. -1: no memory. */
+static int
+seen_room(struct store_dir *d)
+{
+    size_t n;
+
+    if (d->nseen == d->seen_cap) {
+        struct store_dir_seen *v;
+
+        n = d->seen_cap ? 2 * d->seen_cap : 64;
+        if ((v = realloc(d->seen, n * sizeof(*v))) == NULL)
+            return -1;
+        d->seen = v;
+        d->seen_cap = n;
+    }
+    if (2 * (d->nseen + 1) > d->nseen_slots) {
+        size_t *v;
+
+        n = d->nseen_slots ? 2 * d->nseen_slots : 128;
+        if ((v = calloc(n, sizeof(*v))) == NULL)
+            return -1;
+        for (size_t i = 0; i < d->nseen; i++)
+            store__slot_put(v, n, d->seen[i].base, i);
+        free(d->seen_slots);
+        d->seen_slots = v;
+        d->nseen_slots = n;
+    }
+    return 0;
+}
+
 static struct store_dir_seen *
 cache_find(struct store_dir *d, const char *base, bool add)
 {
-    struct store_dir_seen *c;
+    struct store_dir_seen *c = seen_lookup(d, base);
 
-    for (size_t i = 0; i < d->nseen; i++)
-        if (strcmp(d->seen[i].base, base) == 0)
-            return &d->seen[i];
-    if (!add)
+    if (c != NULL || !add)
+        return c;
+    if (seen_room(d) == -1)
         return NULL;
-    c = realloc(d->seen, (d->nseen + 1) * sizeof(*c));
-    if (c == NULL)
-        return NULL;
-    d->seen = c;
     c = &d->seen[d->nseen];
     memset(c, 0, sizeof(*c));
-    c->base = strdup(base);
-    if (c->base == NULL)
+    if ((c->base = strdup(base)) == NULL)
         return NULL;
+    store__slot_put(d->seen_slots, d->nseen_slots, c->base, d->nseen);
     d->nseen++;
     return c;
 }

@@ -49,8 +49,10 @@ struct store_dir {
     int lock_fd;       /* -1 unless locked */
     int lock_depth;
     int ino_fd; /* inotify; -1 until store_watch_fd() */
-    struct store_dir_seen *seen;
-    size_t nseen;
+    struct store_dir_seen *seen; /* never shrinks: positions are stable */
+    size_t nseen, seen_cap;
+    size_t *seen_slots; /* base name -> seen[] position + 1, as `slots` */
+    size_t nseen_slots; /* a power of two, or 0 */
     /* the index: file -> what it holds (store_dir_index.c) */
     struct store_dir_file *files;
     size_t nfiles, files_cap;

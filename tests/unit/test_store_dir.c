@@ -222,6 +222,32 @@ test_store_dir_watch_reports_put_and_delete(void **state)
     assert_string_equal(ch[0].name, "web");
 }
 
+/* Many files known before the watch (past the first sizes of its file
+ * map and table): each deletion still names what that file held. */
+static void
+test_store_dir_watch_knows_many_files(void **state)
+{
+    struct fixture *fx = *state;
+    struct store_change ch[4];
+    struct err e = { 0 };
+    char name[32], path[256];
+
+    for (int i = 0; i < 300; i++) {
+        snprintf(name, sizeof(name), "many%d", i);
+        put_ok(fx->s, name, 5, "", NULL);
+    }
+    assert_true(store_watch_fd(fx->s, &e) >= 0);
+    assert_int_equal(drain(fx->s, ch, 4), 0);
+    for (int i = 299; i >= 0; i -= 7) {
+        snprintf(name, sizeof(name), "many%d", i);
+        snprintf(path, sizeof(path), "%s/%s.yaml", fx->dir, name);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(drain(fx->s, ch, 4), 1);
+        assert_int_equal(ch[0].kind, STORE_CHANGE_DELETE);
+        assert_string_equal(ch[0].name, name);
+    }
+}
+
 /* An editor writing in place: nothing is reported until the file is
  * closed, so a half-written spec is never acted on. */
 static void
@@ -448,6 +474,7 @@ main(void)
         T(test_store_dir_name_in_other_file_is_a_conflict),
         T(test_store_dir_invalid_file_is_listed_with_errors),
         T(test_store_dir_watch_reports_put_and_delete),
+        T(test_store_dir_watch_knows_many_files),
         T(test_store_dir_watch_ignores_half_written_file),
         T(test_store_dir_watch_overflow_asks_for_resync),
         T(test_store_dir_generation_advances_only_on_spec_change),
