@@ -91,31 +91,40 @@ test_spec_json_resource_has_kubernetes_shape(void **state)
 }
 
 /* A spec keeps its resource as text; the tree made from it again prints
- * the same text, an integer past 2^53 included (cJSON_Parse would make it
- * a double: 999999999999999999 would print as 1e+18). */
+ * the same text: integers short enough for a double (cJSON's parser) and
+ * longer ones (the spec parser: cJSON_Parse would print
+ * 999999999999999999 as 1e+18). */
 static void
 test_spec_json_resource_tree_prints_its_text(void **state)
 {
+    static const char *const bytes[] = { "1Gi", "4294967296",
+                                         "99999999999999",
+                                         "999999999999999999" };
     const char *at = strstr(SPEC_TEST_FULL, "bytes: 1Gi");
-    char text[2048];
+    char text[2048], want[64];
     struct spec_file f;
     cJSON *r;
     char *again;
 
     (void)state;
     assert_non_null(at);
-    snprintf(text, sizeof(text), "%.*sbytes: 999999999999999999%s",
-             (int)(at - SPEC_TEST_FULL), SPEC_TEST_FULL,
-             at + strlen("bytes: 1Gi"));
-    assert_int_equal(spec_test_load(text, &f), 0);
-    r = spec_resource(f.items[0]);
-    assert_non_null(r);
-    again = cJSON_PrintUnformatted(r);
-    assert_non_null(strstr(again, "\"bytes\":999999999999999999"));
-    assert_string_equal(again, f.items[0]->resource_json);
-    cJSON_free(again);
-    cJSON_Delete(r);
-    spec_file_cleanup(&f);
+    for (size_t i = 0; i < sizeof(bytes) / sizeof(bytes[0]); i++) {
+        print_message("bytes: %s\n", bytes[i]);
+        snprintf(text, sizeof(text), "%.*sbytes: %s%s",
+                 (int)(at - SPEC_TEST_FULL), SPEC_TEST_FULL, bytes[i],
+                 at + strlen("bytes: 1Gi"));
+        assert_int_equal(spec_test_load(text, &f), 0);
+        r = spec_resource(f.items[0]);
+        assert_non_null(r);
+        again = cJSON_PrintUnformatted(r);
+        snprintf(want, sizeof(want), i == 0 ? "\"bytes\":\"%s\"" : "\"bytes\":%s",
+                 bytes[i]);
+        assert_non_null(strstr(again, want));
+        assert_string_equal(again, f.items[0]->resource_json);
+        cJSON_free(again);
+        cJSON_Delete(r);
+        spec_file_cleanup(&f);
+    }
 }
 
 /* vendorBudget survives the JSON form a store keeps: the resource printed
