@@ -161,6 +161,9 @@ struct ctl_inv {
      * (ctl_status.c, etcd only): c->writes, linked by wnext */
     bool write_queued;
     struct ctl_inv *wnext;
+    bool pass_after_write; /* a pass waits for that write (ctl_write_first) */
+    bool write_failed;     /* the last group write of it failed: the next
+                              pass writes on its own and backs off */
     char *credential;       /* the attempt's secret; never logged */
     /* a running agent */
     struct dk_req *logs; /* follow stream */
@@ -257,7 +260,9 @@ struct ctl {
     ev_timer backlog_timer;   /* runs the backlog in the next iteration */
     ev_io store_watch;
     ev_prepare status_writer;  /* writes c->writes before the loop waits */
-    struct ctl_inv *writes;    /* invocations whose status waits for it */
+    struct ctl_inv *writes, *writes_last; /* whose status waits for it, FIFO */
+    ev_idle writes_left;       /* more than one group queued: the loop does
+                                  not wait before the next one goes */
     ev_timer resync;
     ev_signal sigterm, sigint, sighup;
     bool docker_up;

@@ -506,7 +506,9 @@ ctl_claim_send(struct ctl *c)
     struct store_claim_item items[CTL_CLAIM_GROUP];
     size_t n;
 
-    while (c->claims != NULL) {
+    /* one group per loop iteration: the rest after the loop's other
+     * watchers (ctl_write.c keeps the loop from waiting meanwhile) */
+    if (c->claims != NULL) {
         n = take_group(c, group, CTL_CLAIM_GROUP);
         for (size_t i = 0; i < n; i++)
             items[i] =

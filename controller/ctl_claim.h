@@ -13,8 +13,11 @@ bool ctl_claim_gate(struct ctl_inv *inv);
 void ctl_claim_after_pass(struct ctl_inv *inv);
 
 /* Claims and releases asked for since the last call, sent as one etcd
- * txn per CTL_CLAIM_GROUP names; called by the loop iteration's group
- * write (ctl_write.c) after the statuses. A claim won queues the
+ * txn per CTL_CLAIM_GROUP names, the oldest group only (a bulk of 1,000
+ * new names is 16 iterations of one txn each, not one stretch of 16
+ * blocking txns); called by the loop iteration's group write
+ * (ctl_write.c) after the statuses, which keeps the loop from waiting
+ * while claims are left. A claim won queues the
  * invocation's pass. At the controller's stop what is still queued is
  * dropped (ctl_claim_stop): the lease's expiry frees those names. */
 #define CTL_CLAIM_GROUP 64 /* distinct names per store_claim_many() call;

@@ -14,6 +14,7 @@
 #include "ctl_condition.h"
 
 #include "ctl_status.h"
+#include "ctl_write.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,8 +91,9 @@ ctl_condition_step_failed(struct ctl_inv *inv, const struct err *why)
     if (power_of_two(s->count))
         ctl_event_counted(inv, true, "StepFailed", s->count, s->first,
                           s->message);
-    /* best effort now: the next pass writes it before its first step */
-    ctl_status_flush(inv, NULL);
+    /* best effort (the next pass writes it before its first step): now,
+     * or on etcd with the iteration's group write */
+    ctl_write_end(inv, NULL);
 }
 
 void

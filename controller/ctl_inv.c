@@ -708,7 +708,13 @@ pass(struct ctl_inv *inv)
         goto out_unclaimed;
     ctl_events_hold(inv); /* written with the status, one request */
     /* What the last step learnt (an object's ID) is on disk before the
-     * next step acts on it: a controller killed in between finds it. */
+     * next step acts on it: a controller killed in between finds it. On
+     * etcd the write joins the iteration's group and its answer runs
+     * this pass again (ctl_write_first). */
+    if (ctl_write_first(inv)) {
+        ctl_events_release(inv);
+        return;
+    }
     if (ctl_status_flush(inv, &e) == -1) {
         ctl_events_release(inv);
         ctl_inv_settle(inv, ctl_step_failed(inv, &e));
