@@ -515,6 +515,20 @@ check_no_objects() {
     fi
 }
 
+# check_not_running DESCRIPTION CONTAINER [TIMEOUT-S]: bounded wait until
+# the container does not run (a kill follows the status that records it:
+# record, then act); one already removed counts as not running.
+check_not_running() {
+    local end=$((SECONDS + ${3:-60})) running
+    while :; do
+        running=$(docker inspect -f '{{.State.Running}}' "$2" 2>/dev/null) ||
+            running=gone
+        [ "$running" = true ] && [ "$SECONDS" -lt "$end" ] || break
+        sleep 0.25
+    done
+    check "$1 ($running)" test "$running" != true
+}
+
 # ctl_finish: the end of every scenario: the controller is still running
 # (it did not crash), it removed every object it created, and it stops.
 ctl_finish() {

@@ -46,16 +46,7 @@ check_match "restart-agent: and the observed value" 'always' \
     "$(condition_field restart-agent Drifted message)"
 check_match "restart-proxy: the condition names the proxy" 'proxy' \
     "$(condition_field restart-proxy Drifted message)"
-# the kill follows the Failed status (record, then act): a bounded poll,
-# and a container already removed is not running either
-for _ in $(seq 1 120); do
-    running=$(docker inspect -f '{{.State.Running}}' "$agent" 2>/dev/null) ||
-        running=gone
-    [ "$running" = true ] || break
-    sleep 0.25
-done
-check "restart-agent: the agent is not running any more ($running)" \
-    test "$running" != true
+check_not_running "restart-agent: the agent is not running any more" "$agent"
 
 check_eq "untouched: still Running" Running "$(status_field untouched .phase)"
 check_eq "untouched: no Drifted=True" "" \

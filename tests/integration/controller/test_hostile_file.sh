@@ -84,16 +84,7 @@ msg=$(condition_field drifter Drifted message)
 echo "# drifter: Drifted: $msg"
 check_match "drifter: the message names the agent's RestartPolicy \"always\"" \
     '^agent .*RestartPolicy[.A-Za-z]* is "always"' "$msg"
-# bounded poll: the kill and the cleanup come after the status; a
-# container already removed is not running either
-for _ in $(seq 1 240); do
-    running=$(docker inspect -f '{{.State.Running}}' "$agent" 2>/dev/null) ||
-        running=gone
-    [ "$running" = true ] || break
-    sleep 0.25
-done
-check "drifter: its agent container is not running (${running})" \
-    test "$running" != true
+check_not_running "drifter: its agent container is not running" "$agent"
 check_no_objects "drifter: every object with its uid is gone" \
     "agentctl.dev/uid=$(inv_uid drifter)" 60
 check_eq "drifter: cleanedUp" true "$(status_field drifter .cleanedUp)"
