@@ -4,6 +4,7 @@
 #include "ctl_attempt.h"
 
 #include "ctl_egress.h"
+#include "ctl_round.h"
 #include "ctl_stop.h"
 #include "rc_credential.h"
 #include "rc_desired.h"
@@ -94,9 +95,13 @@ forget_built(struct ctl_inv *inv, bool capture_too)
 void
 ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
 {
-    /* whatever starts over is inspected again before its start */
+    /* whatever starts over is inspected again before its start, by a
+     * round of its own: a round left half done checked the old objects */
     inv->prestart_verified = false;
     inv->storage_verified = false;
+    inv->verified = 0;
+    inv->verify_again = false;
+    ctl_round_close(inv);
     switch (what) {
     case CTL_RESET_NEW_ATTEMPT:
         forget_built(inv, true);

@@ -3,6 +3,7 @@
 #include "ctl_drift.h"
 
 #include "ctl_observe.h"
+#include "ctl_round.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "log.h"
@@ -14,7 +15,9 @@ ctl_drift_found(struct ctl_inv *inv, const char *rule, const char *message)
     enum ctl_phase phase = inv->rec.phase;
 
     inv->verify_due = false;
+    inv->verify_again = false; /* what comes next is decided here */
     inv->verified = 0;
+    ctl_round_close(inv);
     ctl_observe_drift(inv->ctl, rule);
     ctl_status_set_condition(inv, "Drifted", true, rule, message);
     if (phase == CTL_RUNNING) {

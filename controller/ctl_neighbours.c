@@ -24,6 +24,8 @@
 #include "ctl_drift.h"
 #include "ctl_objects.h"
 #include "ctl_queue.h"
+#include "ctl_round.h"
+#include "ctl_testhooks.h"
 #include "log.h"
 #include "rc_drift.h"
 
@@ -177,6 +179,7 @@ on_listed(struct ctl_inv *inv, struct dk_response *r)
         if (r->err->code == ERR_NOTFOUND ||
             strstr(r->err->msg, "no such container") != NULL) {
             inv->verified = 0;
+            ctl_round_close(inv);
             return CTL_STEP_DONE;
         }
         return ctl_step_failed(inv, r->err);
@@ -220,6 +223,7 @@ ctl_neighbours_step(struct ctl_inv *inv)
         inv->verified |= CTL_VERIFIED_NEIGHBOURS;
         return CTL_STEP_NONE;
     }
+    ctl_test_point("round", "neighbours");
     return ctl_objects_list(inv, DK_CONTAINER, "since",
                             (const char *const[]){ proxy }, 1, on_listed);
 }

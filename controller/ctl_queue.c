@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ctl_egress.h"
+#include "ctl_testhooks.h"
 #include "ctl_wsjob.h"
 #include "log.h"
 #include "rc_credential.h"
@@ -190,6 +191,10 @@ ctl_inv_requeue(struct ctl_inv *inv, double after)
 void
 ctl_inv_revalidate(struct ctl_inv *inv)
 {
+    /* A round under way may have checked an answer older than what this
+     * reports (an event, a resync tick): it ends with one more round. */
+    if (inv->round != NULL && !ctl_test_disabled("verify-again"))
+        inv->verify_again = true;
     inv->verify_due = true;
     ctl_inv_kick(inv, 0);
 }
