@@ -95,7 +95,7 @@ if docker network inspect $(docker network ls -q) \
         "or $EGRESS_SUBNET: remove it, set BENCH_EGRESS_SUBNET or run later" >&2
     exit 1
 fi
-if ! command -v docker-compose >/dev/null; then
+if [[ " $KINDS " == *" compose "* ]] && ! command -v docker-compose >/dev/null; then
     say "installing docker-compose (Debian)"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
         --no-install-recommends docker-compose >/dev/null

@@ -56,6 +56,7 @@
 # BENCH_DRIFT_SAMPLES (D, 5; 0: no drift phase). During the bulk
 # GET /healthz is polled back to back: the controller's loop answers it,
 # so its latency is how long the loop was busy.
+LIB_NO_CHECKS=1 # lib.sh: a benchmark, no "passed: N checks" line
 source "$(cd "$(dirname "$0")/../../.." && pwd)/tests/integration/lib.sh"
 source "$ROOT/tests/integration/store/etcd_lib.sh"
 HERE=$ROOT/hack/bench/store
@@ -119,8 +120,9 @@ preflight() {
     ! docker image inspect "$ABSENT_IMAGE" >/dev/null 2>&1 ||
         fail "$ABSENT_IMAGE exists on the daemon; the benchmark needs it absent"
     case " $STORES" in *-base*)
-        [ -x "$BASE/cli/agentctl" ] && [ -x "$BASE/controller/agent-controller" ] ||
-            fail "a -base column needs BENCH_BASE=<build dir> with agentctl and agent-controller" ;;
+        if [ ! -x "$BASE/cli/agentctl" ] || [ ! -x "$BASE/controller/agent-controller" ]; then
+            fail "a -base column needs BENCH_BASE=<build dir> with agentctl and agent-controller"
+        fi ;;
     esac
     local img
     [ "$DRIFT_SAMPLES" = 0 ] ||
