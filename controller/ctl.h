@@ -15,7 +15,6 @@
  *   ctl_canary.c    the boundary probe again, inside the running agent's
  *                   network namespace (timer, events)
  *   ctl_verify.c    the revalidation round (drift rules)
- *   ctl_round.c     the round's inspects, sent together
  *   ctl_cleanup.c   removal by recorded ID, the planner's cleanup rungs
  *   ctl_claim.c     etcd claims and the controller's lease (scale-out)
  *   ctl_objects.c   which Docker objects are this attempt's (labels)
@@ -125,7 +124,6 @@ struct ctl_pins {
  * (ctl_claim.c). */
 enum ctl_claim_op { CTL_CLAIM_NONE, CTL_CLAIM_TAKE, CTL_CLAIM_RELEASE };
 struct ctl_claim_req;
-struct ctl_round;
 
 struct ctl_inv {
     struct ctl *ctl;
@@ -197,8 +195,9 @@ struct ctl_inv {
     enum ctl_net_retry network_retry; /* why the networks are listed */
     /* revalidation */
     bool verify_due;          /* re-inspect every object before going on */
-    struct ctl_round *round;  /* the round under way, its inspects sent
-                                 together (ctl_round.c); NULL: none */
+    bool round_open;          /* a round's first request went out: an
+                                 event from now on may be newer than an
+                                 answer the round checks */
     bool verify_again;        /* an event came while the round was open:
                                  one more round after it */
     unsigned verified;        /* roles checked in this round (1 << rc_role,

@@ -4,7 +4,6 @@
 #include "ctl_attempt.h"
 
 #include "ctl_egress.h"
-#include "ctl_round.h"
 #include "ctl_stop.h"
 #include "rc_credential.h"
 #include "rc_desired.h"
@@ -101,7 +100,7 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
     inv->storage_verified = false;
     inv->verified = 0;
     inv->verify_again = false;
-    ctl_round_close(inv);
+    inv->round_open = false;
     switch (what) {
     case CTL_RESET_NEW_ATTEMPT:
         forget_built(inv, true);

@@ -3,7 +3,6 @@
 #include "ctl_drift.h"
 
 #include "ctl_observe.h"
-#include "ctl_round.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "log.h"
@@ -17,7 +16,7 @@ ctl_drift_found(struct ctl_inv *inv, const char *rule, const char *message)
     inv->verify_due = false;
     inv->verify_again = false; /* what comes next is decided here */
     inv->verified = 0;
-    ctl_round_close(inv);
+    inv->round_open = false;
     ctl_observe_drift(inv->ctl, rule);
     ctl_status_set_condition(inv, "Drifted", true, rule, message);
     if (phase == CTL_RUNNING) {

@@ -25,7 +25,6 @@
 #include "ctl_observe.h"
 #include "ctl_prepare.h"
 #include "ctl_queue.h"
-#include "ctl_round.h"
 #include "ctl_run.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
@@ -634,7 +633,6 @@ ctl_inv_forget(struct ctl_inv *inv)
     ctl_write_unqueue(inv); /* its status written now, not later */
     ctl_claim_forget(inv);  /* its claim request still goes */
     ctl_events_release(inv);
-    ctl_round_close(inv);   /* its inspects cancelled */
     ctl_inv_remove(inv);
 }
 

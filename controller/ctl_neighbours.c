@@ -24,7 +24,6 @@
 #include "ctl_drift.h"
 #include "ctl_objects.h"
 #include "ctl_queue.h"
-#include "ctl_round.h"
 #include "ctl_testhooks.h"
 #include "log.h"
 #include "rc_drift.h"
@@ -179,7 +178,6 @@ on_listed(struct ctl_inv *inv, struct dk_response *r)
         if (r->err->code == ERR_NOTFOUND ||
             strstr(r->err->msg, "no such container") != NULL) {
             inv->verified = 0;
-            ctl_round_close(inv);
             return CTL_STEP_DONE;
         }
         return ctl_step_failed(inv, r->err);

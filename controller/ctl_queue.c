@@ -189,14 +189,18 @@ ctl_inv_requeue(struct ctl_inv *inv, double after)
 }
 
 void
-ctl_inv_revalidate(struct ctl_inv *inv)
+ctl_inv_resync(struct ctl_inv *inv)
 {
-    /* A round under way may have checked an answer older than what this
-     * reports (an event, a resync tick): it ends with one more round. */
-    if (inv->round != NULL && !ctl_test_disabled("verify-again"))
-        inv->verify_again = true;
     inv->verify_due = true;
     ctl_inv_kick(inv, 0);
+}
+
+void
+ctl_inv_revalidate(struct ctl_inv *inv)
+{
+    if (inv->round_open && !ctl_test_disabled("verify-again"))
+        inv->verify_again = true;
+    ctl_inv_resync(inv);
 }
 
 /* Passes due together (a resync, a bulk apply) would all run in one loop

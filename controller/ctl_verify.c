@@ -33,7 +33,6 @@
 
 #include "ctl_drift.h"
 #include "ctl_neighbours.h"
-#include "ctl_round.h"
 #include "ctl_status.h"
 #include "ctl_testhooks.h"
 #include "log.h"
@@ -353,36 +352,25 @@ on_inspected(struct ctl_inv *inv, struct dk_response *r)
     return inspected(inv, inv->verify_role, r);
 }
 
-/* What the role's inspect asks for: the recorded ID, or a volume's
- * recorded name (a volume has no ID). */
-static const char *
-inspect_ref(const struct ctl_inv *inv, const char *role, enum dk_kind *kind)
-{
-    int rr = ctl_record_role(role);
-
-    if (is_volume(role)) {
-        *kind = DK_VOLUME;
-        return ctl_record_role_obj_name(&inv->rec, rr);
-    }
-    *kind = strcmp(role, "network") == 0 ? DK_NETWORK : DK_CONTAINER;
-    return ctl_record_role_id(&inv->rec, rr);
-}
-
-/* The round's answer if it sent this inspect, else a request of its own. */
+/* By the recorded ID; a volume, which has none, by its recorded name. */
 static enum ctl_step
 inspect(struct ctl_inv *inv, const char *role)
 {
-    enum dk_kind kind;
-    const char *ref = inspect_ref(inv, role, &kind);
-    enum ctl_step s;
+    int rr = ctl_record_role(role);
+    bool volume = is_volume(role);
     struct err e;
 
     snprintf(inv->verify_role, sizeof(inv->verify_role), "%s", role);
-    if (ctl_round_take(inv, role_of(role), ref, on_inspected, &s))
-        return s;
     return ctl_step_request(
         inv, on_inspected,
-        dk_inspect(inv->ctl->dk, kind, ref, ctl_step_answered, inv, &e), &e);
+        dk_inspect(inv->ctl->dk,
+                   strcmp(role, "network") == 0 ? DK_NETWORK
+                   : volume                     ? DK_VOLUME
+                                                : DK_CONTAINER,
+                   volume ? ctl_record_role_obj_name(&inv->rec, rr)
+                          : ctl_record_role_id(&inv->rec, rr),
+                   ctl_step_answered, inv, &e),
+        &e);
 }
 
 enum ctl_step
@@ -416,27 +404,6 @@ due(const struct ctl_inv *inv, const char *role)
            ctl_record_role_id(&inv->rec, ctl_record_role(role)) != NULL;
 }
 
-/* A round's first step sends every inspect it will check; the checks
- * then take the answers one by one (ctl_round.c). */
-static enum ctl_step
-open_round(struct ctl_inv *inv)
-{
-    enum dk_kind kind;
-    struct err e;
-
-    if (inv->round != NULL)
-        return CTL_STEP_NONE;
-    if (ctl_round_open(inv, &e) == -1)
-        return ctl_step_failed(inv, &e);
-    for (size_t i = 0; verify_roles[i] != NULL; i++)
-        if (due(inv, verify_roles[i])) {
-            const char *ref = inspect_ref(inv, verify_roles[i], &kind);
-
-            ctl_round_send(inv, role_of(verify_roles[i]), kind, ref);
-        }
-    return CTL_STEP_NONE;
-}
-
 enum ctl_step
 ctl_verify_step(struct ctl_inv *inv)
 {
@@ -463,14 +430,13 @@ ctl_verify_step(struct ctl_inv *inv)
         inv->exec_seen[0] = '\0';
         return ctl_drift_found(inv, "container.exec-ids", msg);
     }
-    if ((s = open_round(inv)) != CTL_STEP_NONE)
-        return s;
+    inv->round_open = true; /* ctl_inv_revalidate() */
     for (size_t i = 0; verify_roles[i] != NULL; i++)
         if (due(inv, verify_roles[i]))
             return inspect(inv, verify_roles[i]);
     if ((s = ctl_neighbours_step(inv)) != CTL_STEP_NONE)
         return s;
-    ctl_round_close(inv);
+    inv->round_open = false;
     inv->verified = 0;
     if (inv->verify_again) {
         /* What an event during the round reports may be newer than an
