@@ -124,6 +124,7 @@ struct ctl_pins {
  * (ctl_claim.c). */
 enum ctl_claim_op { CTL_CLAIM_NONE, CTL_CLAIM_TAKE, CTL_CLAIM_RELEASE };
 struct ctl_claim_req;
+struct ctl_claim_batch;
 
 struct ctl_inv {
     struct ctl *ctl;
@@ -298,6 +299,8 @@ struct ctl {
     int64_t lease;         /* etcd lease of our claims; 0 = none yet */
     struct ctl_claim_req *claims, **claims_tail; /* claims and releases for
                               the group at the iteration's end, FIFO */
+    struct ctl_claim_batch *claims_sent; /* the group etcd has not answered
+                              yet (one at a time); NULL: none */
     ev_timer lease_timer;  /* keepalive every lease_ttl_s / 3 */
     bool keepalive_busy;   /* one keep-alive in flight (not blocking) */
     int64_t keepalive_of;  /* the lease it renews */

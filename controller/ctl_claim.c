@@ -24,12 +24,14 @@
  *
  * Claims and releases are not sent one by one from the pass that wants
  * them: they wait in c->claims, and the loop iteration's group write
- * (ctl_write.c, before the loop waits, after the statuses) sends them as
- * one etcd txn per 64 names (store_claim_many), so a bulk of 1,000 new
- * specs costs 16 requests, not 1,000 blocking ones. A claim won queues
- * the invocation's next pass, which acts on it (claimed_now); a release
- * goes after the status that ended the work, in the same group or a
- * later one. An invocation has at most one request out at a time.
+ * (ctl_write.c, before the loop waits, after the statuses) sends the
+ * oldest 64 as one etcd txn without blocking (store_claim_many_async,
+ * answered from the watch's read; the next 64 after that answer), so a
+ * bulk of 1,000 new specs costs 16 requests, none of them waited for. A
+ * claim won queues the invocation's next pass, which acts on it
+ * (claimed_now); a release goes after the status that ended the work, in
+ * the same group or a later one. An invocation has at most one request
+ * out at a time.
  */
 #include "ctl_claim.h"
 
@@ -42,6 +44,25 @@
 #include "ctl_stop.h"
 #include "log.h"
 #include "rc_credential.h"
+
+/* One group on its way to etcd: the requests and the store's items. */
+struct ctl_claim_batch {
+    struct ctl *c;
+    int64_t lease; /* the lease the claims were bound to */
+    size_t n;
+    struct ctl_claim_req *group[CTL_CLAIM_GROUP];
+    struct store_claim_item items[CTL_CLAIM_GROUP];
+};
+_Static_assert(CTL_CLAIM_GROUP <= STORE_CLAIMS_ASYNC_MAX,
+               "a group is one store_claim_many_async() call");
+
+static void
+batch_free(struct ctl_claim_batch *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        free(b->group[i]);
+    free(b);
+}
 
 static void
 store_trouble(struct ctl *c, const struct err *e)
@@ -408,6 +429,15 @@ void
 ctl_claim_stop(struct ctl *c)
 {
     ev_timer_stop(c->loop, &c->lease_timer);
+    /* unanswered: the loop has ended and the store drops the request
+     * unanswered as it closes; the lease's expiry frees the names */
+    if (c->claims_sent != NULL) {
+        for (size_t i = 0; i < c->claims_sent->n; i++)
+            if (c->claims_sent->group[i]->inv != NULL)
+                c->claims_sent->group[i]->inv->claim_op = CTL_CLAIM_NONE;
+        batch_free(c->claims_sent);
+        c->claims_sent = NULL;
+    }
     while (c->claims != NULL) { /* unsent: the lease's expiry frees them */
         struct ctl_claim_req *r = c->claims;
 
@@ -421,9 +451,14 @@ ctl_claim_stop(struct ctl *c)
 void
 ctl_claim_forget(struct ctl_inv *inv)
 {
+    struct ctl_claim_batch *b = inv->ctl->claims_sent;
+
     for (struct ctl_claim_req *r = inv->ctl->claims; r != NULL; r = r->next)
         if (r->inv == inv)
             r->inv = NULL;
+    for (size_t i = 0; b != NULL && i < b->n; i++)
+        if (b->group[i]->inv == inv)
+            b->group[i]->inv = NULL;
 }
 
 /* A claim the group won: the invocation's next pass acts on it. */
@@ -499,33 +534,70 @@ take_group(struct ctl *c, struct ctl_claim_req **out, size_t max)
     return n;
 }
 
+/* The group's answer (every item has its rc): each request answered. */
+static void
+on_claims(void *arg, int rc, const struct err *e)
+{
+    struct ctl_claim_batch *b = arg;
+    struct ctl *c = b->c;
+
+    (void)rc;
+    (void)e;
+    if (c->claims_sent == b)
+        c->claims_sent = NULL;
+    for (size_t i = 0; i < b->n; i++) {
+        /* The lease was lost while etcd answered: a claim won went with
+         * it (lease_lost() has already let go of ours), so it is not won
+         * now; the resync asks again under the new lease. */
+        if (b->lease != c->lease && !b->items[i].release &&
+            b->items[i].rc == 0)
+            b->items[i].rc = err_set(&b->items[i].err, ERR_NOTFOUND,
+                                     "etcd lease %lld lost while claiming",
+                                     (long long)b->lease);
+        req_answered(c, b->group[i], &b->items[i]);
+    }
+    batch_free(b);
+}
+
+bool
+ctl_claim_ready(const struct ctl *c)
+{
+    return c->claims != NULL && c->claims_sent == NULL;
+}
+
 void
 ctl_claim_send(struct ctl *c)
 {
-    struct ctl_claim_req *group[CTL_CLAIM_GROUP];
-    struct store_claim_item items[CTL_CLAIM_GROUP];
-    size_t n;
+    struct ctl_claim_batch *b;
+    struct err e;
 
-    /* one group per loop iteration: the rest after the loop's other
-     * watchers (ctl_write.c keeps the loop from waiting meanwhile) */
-    if (c->claims != NULL) {
-        n = take_group(c, group, CTL_CLAIM_GROUP);
-        for (size_t i = 0; i < n; i++)
-            items[i] =
-                (struct store_claim_item){ .name = group[i]->name,
-                                           .release = group[i]->release };
-        /* no lease (it expired meanwhile): our claims went with it, and
-         * a claim waits for the next lease (the resync asks again) */
-        if (c->lease == 0)
-            for (size_t i = 0; i < n; i++)
-                items[i].rc =
-                    err_set(&items[i].err, ERR_NOTFOUND, "no etcd lease yet");
-        else
-            store_claim_many(c->store, c->opts.controller_id, c->lease, items,
-                             n);
-        for (size_t i = 0; i < n; i++) {
-            req_answered(c, group[i], &items[i]);
-            free(group[i]);
+    /* one group at a time, the rest after its answer: the order of a
+     * name's claim and release is kept, and etcd is not flooded */
+    if (!ctl_claim_ready(c) || (b = calloc(1, sizeof(*b))) == NULL)
+        return; /* out of memory: the next iteration tries again */
+    b->c = c;
+    b->lease = c->lease;
+    b->n = take_group(c, b->group, CTL_CLAIM_GROUP);
+    for (size_t i = 0; i < b->n; i++)
+        b->items[i] = (struct store_claim_item){
+            .name = b->group[i]->name, .release = b->group[i]->release
+        };
+    /* no lease (it expired meanwhile): our claims went with it, and a
+     * claim waits for the next lease (the resync asks again) */
+    if (c->lease == 0) {
+        for (size_t i = 0; i < b->n; i++)
+            b->items[i].rc =
+                err_set(&b->items[i].err, ERR_NOTFOUND, "no etcd lease yet");
+        on_claims(b, 0, NULL);
+        return;
+    }
+    c->claims_sent = b; /* before the call: it may answer at once */
+    if (store_claim_many_async(c->store, c->opts.controller_id, c->lease,
+                               b->items, b->n, on_claims, b, &e) == -1) {
+        for (size_t i = 0; i < b->n; i++) {
+            b->items[i].rc = -1;
+            b->items[i].err = e;
         }
+        on_claims(b, 0, NULL);
     }
 }

@@ -12,17 +12,18 @@ bool ctl_claim_gate(struct ctl_inv *inv);
 /* After a pass's status write: release a claim whose work is done. */
 void ctl_claim_after_pass(struct ctl_inv *inv);
 
-/* Claims and releases asked for since the last call, sent as one etcd
- * txn per CTL_CLAIM_GROUP names, the oldest group only (a bulk of 1,000
- * new names is 16 iterations of one txn each, not one stretch of 16
- * blocking txns); called by the loop iteration's group write
- * (ctl_write.c) after the statuses, which keeps the loop from waiting
- * while claims are left. A claim won queues the
- * invocation's pass. At the controller's stop what is still queued is
- * dropped (ctl_claim_stop): the lease's expiry frees those names. */
-#define CTL_CLAIM_GROUP 64 /* distinct names per store_claim_many() call;
-                              the store splits a call into its own txns */
+/* Claims and releases asked for since the last call, the oldest
+ * CTL_CLAIM_GROUP names as one etcd txn sent without blocking (a bulk of
+ * 1,000 new names is 16 txns, one after the other's answer, while the
+ * loop serves everything else); called by the loop iteration's group
+ * write (ctl_write.c) after the statuses. Nothing while the last group
+ * is unanswered. A claim won queues the invocation's pass. At the
+ * controller's stop what is queued or unanswered is dropped
+ * (ctl_claim_stop): the lease's expiry frees those names. */
+#define CTL_CLAIM_GROUP 64 /* distinct names per txn */
 void ctl_claim_send(struct ctl *c);
+/* Claims wait and none is unanswered: the next group can go now. */
+bool ctl_claim_ready(const struct ctl *c);
 /* inv is being freed: a request of its still goes, but answers nobody. */
 void ctl_claim_forget(struct ctl_inv *inv);
 

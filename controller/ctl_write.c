@@ -166,13 +166,13 @@ on_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
     struct ctl *c = container_of(w, struct ctl, status_writer);
 
     (void)revents;
-    if (c->writes == NULL && c->claims == NULL)
+    if (c->writes == NULL && c->claims == NULL && c->claims_sent == NULL)
         return;
     write_queued(c, CTL_WRITE_GROUP);
     ctl_claim_send(c); /* after the statuses: a release follows its own */
     /* the rest go in the next iterations, each after the watchers that
      * are due (the loop polls without waiting while some are left) */
-    if (c->writes != NULL || c->claims != NULL)
+    if (c->writes != NULL || ctl_claim_ready(c))
         ev_idle_start(loop, &c->writes_left);
     if (c->opts.once && ctl_idle(c))
         ev_break(loop, EVBREAK_ALL);

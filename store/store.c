@@ -404,9 +404,10 @@ claim_one(struct store *s, const char *holder, int64_t lease,
     return store_claim(s, it->name, holder, lease, &it->err);
 }
 
-void
-store_claim_many(struct store *s, const char *holder, int64_t lease,
-                 struct store_claim_item *it, size_t n)
+/* Every item's outcome reset; false when a name is not valid (that item
+ * says so, the rest are claimed one by one). */
+static bool
+claim_items_ok(struct store_claim_item *it, size_t n)
 {
     bool all_ok = true;
 
@@ -419,6 +420,39 @@ store_claim_many(struct store *s, const char *holder, int64_t lease,
                                  "\"%s\" is not a valid name", it[i].name);
         all_ok = all_ok && it[i].rc == 0;
     }
+    return all_ok;
+}
+
+int
+store_claim_many_async(struct store *s, const char *holder, int64_t lease,
+                       struct store_claim_item *it, size_t n,
+                       store_done_fn *done, void *arg, struct err *e)
+{
+    struct err mine = { 0 };
+
+    if (n > STORE_CLAIMS_ASYNC_MAX)
+        return err_set(e, ERR_INVALID, "%zu claims at once, at most %d", n,
+                       STORE_CLAIMS_ASYNC_MAX);
+    if (claim_items_ok(it, n) && s->ops->claim_many_async != NULL &&
+        s->ops->claim_many_async(s, holder, lease, it, n, done, arg, &mine) ==
+            0)
+        return 0;
+    if (mine.code != ERR_OK && mine.code != ERR_INVALID) {
+        if (e != NULL)
+            *e = mine;
+        return -1;
+    }
+    store_claim_many(s, holder, lease, it, n);
+    done(arg, 0, NULL);
+    return 0;
+}
+
+void
+store_claim_many(struct store *s, const char *holder, int64_t lease,
+                 struct store_claim_item *it, size_t n)
+{
+    bool all_ok = claim_items_ok(it, n);
+
     if (s->ops->claim_many != NULL && all_ok) {
         s->ops->claim_many(s, holder, lease, it, n);
         return;

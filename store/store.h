@@ -159,6 +159,10 @@ struct store_ops {
     /* optional: store_claim_many() in few requests */
     void (*claim_many)(struct store *s, const char *holder, int64_t lease,
                        struct store_claim_item *it, size_t n);
+    /* optional: store_claim_many_async() */
+    int (*claim_many_async)(struct store *s, const char *holder, int64_t lease,
+                            struct store_claim_item *it, size_t n,
+                            store_done_fn *done, void *arg, struct err *e);
     /* optional: store_status_write() in one request */
     int (*status_write)(struct store *s, const char *name, const char *status,
                         size_t len, char *const *events, size_t n,
@@ -389,6 +393,18 @@ int store_release(struct store *s, const char *name, int64_t lease,
  * had (the controller's NodeLost rule tells the two apart). */
 void store_claim_many(struct store *s, const char *holder, int64_t lease,
                       struct store_claim_item *it, size_t n);
+/* store_claim_many() without blocking the caller's loop, at most
+ * STORE_CLAIMS_ASYNC_MAX items (etcd: one txn on the watch's connection
+ * pool, answered from a later store_watch_read()). it[0..n) belongs to
+ * the store until done, which gets 0: every item has its rc (a request
+ * etcd did not answer fails every item with its error). A store that
+ * cannot (no watch yet, no claims) claims the blocking way and calls done
+ * before returning. -1 (done never called, the items untouched) when
+ * nothing could be started. */
+#define STORE_CLAIMS_ASYNC_MAX 64
+int store_claim_many_async(struct store *s, const char *holder, int64_t lease,
+                           struct store_claim_item *it, size_t n,
+                           store_done_fn *done, void *arg, struct err *e);
 
 /* The metadata of name, assigned when first seen: a new UUID v4,
  * generation 1 and the creation time; later calls advance the generation

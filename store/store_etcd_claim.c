@@ -399,6 +399,8 @@ store__etcd_release(struct store *st, const char *name, int64_t lease,
  * the outer txn's ops and, for each inner one, what the outer left over
  * (an inner claim has 2 ops), so 64 leaves room on both sides. */
 #define CLAIMS_PER_TXN 64
+_Static_assert(STORE_CLAIMS_ASYNC_MAX <= CLAIMS_PER_TXN,
+               "an async claim request is one txn");
 
 /* The inner txn of one item, as a success op of the outer txn. */
 static cJSON *
@@ -502,4 +504,59 @@ store__etcd_claim_many(struct store *st, const char *holder, int64_t lease,
         many_answered(s, it + at, k, holder, lease, ans, rev);
         cJSON_Delete(ans);
     }
+}
+
+/* An async claim txn's caller and items, until its answer. */
+struct claims_async {
+    struct store_etcd *s;
+    struct store_claim_item *it;
+    size_t n;
+    int64_t lease;
+    store_done_fn *done;
+    void *arg;
+    char holder[]; /* NUL-terminated */
+};
+
+static void
+claims_answered(void *arg, int rc, const cJSON *ans, const struct err *e)
+{
+    struct claims_async *a = arg;
+
+    if (rc == -1)
+        many_failed(a->it, a->n, e);
+    else
+        many_answered(a->s, a->it, a->n, a->holder, a->lease, ans,
+                      store__etcd_int(
+                          cJSON_GetObjectItemCaseSensitive(ans, "header"),
+                          "revision"));
+    a->done(a->arg, 0, NULL);
+    free(a);
+}
+
+int
+store__etcd_claim_many_async(struct store *st, const char *holder,
+                             int64_t lease, struct store_claim_item *it,
+                             size_t n, store_done_fn *done, void *arg,
+                             struct err *e)
+{
+    struct store_etcd *s = ETCD_OF(st);
+    size_t hl = strlen(holder);
+    struct claims_async *a;
+    cJSON *body;
+    int rc;
+
+    if ((a = malloc(sizeof(*a) + hl + 1)) == NULL)
+        return nomem(e);
+    *a = (struct claims_async){ .s = s, .it = it, .n = n, .lease = lease,
+                                .done = done, .arg = arg };
+    memcpy(a->holder, holder, hl + 1);
+    if ((body = many_txn(s, it, n, holder, lease, e)) == NULL) {
+        free(a);
+        return -1;
+    }
+    rc = store__etcd_call_async(s, "/v3/kv/txn", body, claims_answered, a, e);
+    cJSON_Delete(body);
+    if (rc == -1)
+        free(a);
+    return rc;
 }

@@ -584,6 +584,7 @@ static const struct store_ops etcd_ops = {
     .claim_holder = store__etcd_claim_holder,
     .release = store__etcd_release,
     .claim_many = store__etcd_claim_many,
+    .claim_many_async = store__etcd_claim_many_async,
     .batch_begin = store__etcd_batch_begin,
     .batch_end = store__etcd_batch_end,
 };

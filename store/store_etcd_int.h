@@ -252,6 +252,10 @@ int store__etcd_claim_holder(struct store *s, const char *name, char *holder,
                              size_t size, struct err *e);
 int store__etcd_release(struct store *s, const char *name, int64_t lease,
                         struct err *e);
+int store__etcd_claim_many_async(struct store *s, const char *holder,
+                                 int64_t lease, struct store_claim_item *it,
+                                 size_t n, store_done_fn *done, void *arg,
+                                 struct err *e);
 void store__etcd_claim_many(struct store *s, const char *holder,
                             int64_t lease, struct store_claim_item *it,
                             size_t n);

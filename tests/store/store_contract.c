@@ -376,6 +376,75 @@ case_claims(struct ctx *c, struct store *s)
           "claims: the other holder's claim stays");
 }
 
+static void
+claims_done(void *arg, int rc, const struct err *e)
+{
+    (void)e;
+    *(int *)arg = rc == 0 ? 1 : -1;
+}
+
+/* The same claims without blocking (the controller's way): on etcd the
+ * answer comes from a later store_watch_read(), never from inside the
+ * call, and each name is won or lost on its own as with
+ * store_claim_many(); more than one txn's worth is refused. The
+ * directory store has no claims: it answers at once, every item won. */
+static void
+case_claims_async(struct ctx *c, struct store *s)
+{
+    struct store_claim_item it[] = { { .name = "lambda1" },
+                                     { .name = "lambda2" } };
+    struct store_claim_item many[STORE_CLAIMS_ASYNC_MAX + 1];
+    struct pollfd p = { .events = POLLIN };
+    struct store_change ch[64];
+    int64_t other = 0, lease = 0;
+    int answered = 0;
+    char who[64] = "";
+    struct err e = { 0 };
+
+    if (store_lease_grant(s, 60, &other, &e) == -1 ||
+        store_lease_grant(s, 60, &lease, &e) == -1 ||
+        store_claim(s, "lambda2", "ctl-other", other, &e) == -1 ||
+        (p.fd = store_watch_fd(s, &e)) < 0) {
+        check(c, false, e.msg);
+        return;
+    }
+    check(c,
+          store_claim_many_async(s, "ctl-a", lease, it, 2, claims_done,
+                                 &answered, &e) == 0,
+          "claims async: sent");
+    if (c->etcd)
+        check(c, answered == 0,
+              "claims async: not answered from inside the call");
+    for (int waited = 0; answered == 0 && waited < WAIT_MS; waited += 100) {
+        size_t n = 0;
+
+        if (poll(&p, 1, 100) < 0 || store_watch_read(s, ch, 64, &n, NULL) < 0)
+            break;
+    }
+    check(c, answered == 1, "claims async: answered");
+    if (!c->etcd) {
+        check(c, it[0].rc == 0 && it[1].rc == 0,
+              "claims async: no claims here, every item succeeds");
+        return;
+    }
+    check(c, it[0].rc == 0 && it[0].was_free &&
+                 store_claim_holder(s, "lambda1", who, sizeof(who), &e) == 0 &&
+                 strcmp(who, "ctl-a") == 0,
+          "claims async: a free name is taken and held by us");
+    check(c, it[1].rc == -1 && it[1].err.code == ERR_CONFLICT &&
+                 strstr(it[1].err.msg, "ctl-other") != NULL,
+          "claims async: another holder's name is refused, the holder named");
+    for (size_t i = 0; i < STORE_CLAIMS_ASYNC_MAX + 1; i++)
+        many[i] = (struct store_claim_item){ .name = "lambda3" };
+    answered = 0;
+    check(c,
+          store_claim_many_async(s, "ctl-a", lease, many,
+                                 STORE_CLAIMS_ASYNC_MAX + 1, claims_done,
+                                 &answered, &e) == -1 &&
+              e.code == ERR_INVALID && answered == 0,
+          "claims async: more than one txn's worth is refused, unanswered");
+}
+
 static uint64_t
 observe(struct store *s, const char *hash, char uid[37])
 {
@@ -787,6 +856,7 @@ main(int argc, char **argv)
     case_claims(&c, s);
     case_meta(&c, s);
     case_watch(&c, s);
+    case_claims_async(&c, s);
     if (c.etcd) {
         case_compaction(&c, s);
         case_output(&c, s);
