@@ -549,8 +549,7 @@ on_claims(void *arg, int rc, const struct err *e)
         /* The lease was lost while etcd answered: a claim won went with
          * it (lease_lost() has already let go of ours), so it is not won
          * now; the resync asks again under the new lease. */
-        if (b->lease != c->lease && !b->items[i].release &&
-            b->items[i].rc == 0)
+        if (b->lease != c->lease && !b->items[i].release && b->items[i].rc == 0)
             b->items[i].rc = err_set(&b->items[i].err, ERR_NOTFOUND,
                                      "etcd lease %lld lost while claiming",
                                      (long long)b->lease);
@@ -579,9 +578,9 @@ ctl_claim_send(struct ctl *c)
     b->lease = c->lease;
     b->n = take_group(c, b->group, CTL_CLAIM_GROUP);
     for (size_t i = 0; i < b->n; i++)
-        b->items[i] = (struct store_claim_item){
-            .name = b->group[i]->name, .release = b->group[i]->release
-        };
+        b->items[i] =
+            (struct store_claim_item){ .name = b->group[i]->name,
+                                       .release = b->group[i]->release };
     /* no lease (it expired meanwhile): our claims went with it, and a
      * claim waits for the next lease (the resync asks again) */
     if (c->lease == 0) {

@@ -525,10 +525,10 @@ claims_answered(void *arg, int rc, const cJSON *ans, const struct err *e)
     if (rc == -1)
         many_failed(a->it, a->n, e);
     else
-        many_answered(a->s, a->it, a->n, a->holder, a->lease, ans,
-                      store__etcd_int(
-                          cJSON_GetObjectItemCaseSensitive(ans, "header"),
-                          "revision"));
+        many_answered(
+            a->s, a->it, a->n, a->holder, a->lease, ans,
+            store__etcd_int(cJSON_GetObjectItemCaseSensitive(ans, "header"),
+                            "revision"));
     a->done(a->arg, 0, NULL);
     free(a);
 }
@@ -547,8 +547,9 @@ store__etcd_claim_many_async(struct store *st, const char *holder,
 
     if ((a = malloc(sizeof(*a) + hl + 1)) == NULL)
         return nomem(e);
-    *a = (struct claims_async){ .s = s, .it = it, .n = n, .lease = lease,
-                                .done = done, .arg = arg };
+    *a = (struct claims_async){
+        .s = s, .it = it, .n = n, .lease = lease, .done = done, .arg = arg
+    };
     memcpy(a->holder, holder, hl + 1);
     if ((body = many_txn(s, it, n, holder, lease, e)) == NULL) {
         free(a);

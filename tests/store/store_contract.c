@@ -427,12 +427,14 @@ case_claims_async(struct ctx *c, struct store *s)
               "claims async: no claims here, every item succeeds");
         return;
     }
-    check(c, it[0].rc == 0 && it[0].was_free &&
-                 store_claim_holder(s, "lambda1", who, sizeof(who), &e) == 0 &&
-                 strcmp(who, "ctl-a") == 0,
+    check(c,
+          it[0].rc == 0 && it[0].was_free &&
+              store_claim_holder(s, "lambda1", who, sizeof(who), &e) == 0 &&
+              strcmp(who, "ctl-a") == 0,
           "claims async: a free name is taken and held by us");
-    check(c, it[1].rc == -1 && it[1].err.code == ERR_CONFLICT &&
-                 strstr(it[1].err.msg, "ctl-other") != NULL,
+    check(c,
+          it[1].rc == -1 && it[1].err.code == ERR_CONFLICT &&
+              strstr(it[1].err.msg, "ctl-other") != NULL,
           "claims async: another holder's name is refused, the holder named");
     for (size_t i = 0; i < STORE_CLAIMS_ASYNC_MAX + 1; i++)
         many[i] = (struct store_claim_item){ .name = "lambda3" };
