@@ -396,6 +396,8 @@ apply_locked(struct cli *c, const struct cli_input *in,
             rc = CLI_FAIL;
             continue;
         }
+        if (!o->dry_run)
+            store_batch_item_end(c->store);
         print_item(c, &items[i], o, list);
     }
     if (!o->dry_run && store_batch_end(c->store, &e) == -1) {

@@ -112,6 +112,13 @@ store_batch_begin(struct store *s, struct err *e)
     return s->ops->batch_begin ? s->ops->batch_begin(s, e) : 0;
 }
 
+void
+store_batch_item_end(struct store *s)
+{
+    if (s->ops->batch_item_end != NULL)
+        s->ops->batch_item_end(s);
+}
+
 int
 store_batch_end(struct store *s, struct err *e)
 {

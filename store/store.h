@@ -173,6 +173,8 @@ struct store_ops {
     /* optional: store_batch_begin() / store_batch_end() */
     int (*batch_begin)(struct store *s, struct err *e);
     int (*batch_end)(struct store *s, struct err *e);
+    /* optional: store_batch_item_end() */
+    void (*batch_item_end)(struct store *s);
 };
 
 /* Called once per request to a remote store (etcd: each POST of the
@@ -291,6 +293,13 @@ int store_watch_read(struct store *s, struct store_change *out, size_t max,
  * request sends the queue first (store_etcd_batch.c). */
 int store_batch_begin(struct store *s, struct err *e);
 int store_batch_end(struct store *s, struct err *e);
+/* The writes queued since the last call belong to one item (a spec, its
+ * applied record, its metadata): they go in the same txn. Otherwise a
+ * spec could land in one txn and its metadata in the next, and a
+ * controller that saw the spec first creates the metadata itself: the
+ * next txn's create-only compare fails and all its writes go again one by
+ * one (seconds for an apply of 1,000). Nothing outside a batch. */
+void store_batch_item_end(struct store *s);
 
 /* Serialise read-compare-write sequences between processes (flock on
  * <state>/lock for the directory). Nested calls on one store count. */

@@ -10,6 +10,10 @@
  * spec either. Anything else (a list, a delete, a read of a spec) sends
  * the queue first, so a batch never reads around its own writes.
  *
+ * A txn ends only between items (store_batch_item_end(): a spec, its
+ * applied record and its metadata go together), unless one item alone
+ * is over the limits.
+ *
  * A txn holds every compare of its writes: one stale revision (a writer
  * that does not take the store lock) fails all of them and nothing of it
  * is written. Then each write is sent again on its own, so only the
@@ -37,6 +41,8 @@ struct store_etcd_batch {
     struct batch_op *ops;
     size_t n, cap;
     size_t bytes;    /* the request size of the queued writes, roughly */
+    size_t items_n;  /* ops[0..items_n) are whole items (item_end) */
+    size_t items_bytes; /* and their request size */
     /* name -> metadata text, read at the start, then what the batch
      * writes (a cache: sorted, found by bisection; a cJSON object was a
      * walk per name, 10,000 x 10,000 strcmp in an apply of 10,000) */
@@ -158,11 +164,11 @@ send_one(struct store_etcd *s, const struct batch_op *op, struct err *e)
 }
 
 static cJSON *
-combined_txn(const struct store_etcd_batch *b, struct err *e)
+combined_txn(const struct store_etcd_batch *b, size_t n, struct err *e)
 {
     cJSON *t = store__etcd_txn_new(e);
 
-    for (size_t i = 0; t != NULL && i < b->n; i++) {
+    for (size_t i = 0; t != NULL && i < n; i++) {
         const struct batch_op *op = &b->ops[i];
 
         if (store__etcd_txn_add(t, store__etcd_txn_put(op->key, op->data,
@@ -176,25 +182,27 @@ combined_txn(const struct store_etcd_batch *b, struct err *e)
     return t;
 }
 
-/* Send the queue: one txn; if a compare failed or etcd refused the txn
- * itself (a smaller --max-txn-ops), each write again alone. Failures are
- * counted for store_batch_end(), not returned. */
+/* Send ops[0..n) of the queue: one txn; if a compare failed or etcd
+ * refused the txn itself (a smaller --max-txn-ops), each write again
+ * alone. The rest of the queue moves to its front. Failures are counted
+ * for store_batch_end(), not returned. */
 static void
-send_queue(struct store_etcd *s, struct store_etcd_batch *b)
+send_queue(struct store_etcd *s, struct store_etcd_batch *b, size_t n,
+           size_t bytes)
 {
     struct err e = { 0 };
     cJSON *ans = NULL;
     int rc;
     bool ok;
 
-    if (b->n == 0)
+    if (n == 0)
         return;
-    rc = store__etcd_call_take(s, "/v3/kv/txn", combined_txn(b, &e), &ans,
+    rc = store__etcd_call_take(s, "/v3/kv/txn", combined_txn(b, n, &e), &ans,
                                &e);
     ok = rc == 0 &&
          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "succeeded"));
     cJSON_Delete(ans);
-    for (size_t i = 0; i < b->n; i++) {
+    for (size_t i = 0; i < n; i++) {
         struct err one = { 0 };
 
         if (rc == -1 && e.code != ERR_REMOTE) /* unreachable: not sent */
@@ -203,20 +211,44 @@ send_queue(struct store_etcd *s, struct store_etcd_batch *b)
             note_failure(b, &one);
         op_free(&b->ops[i]);
     }
-    b->n = 0;
-    b->bytes = 0;
+    memmove(b->ops, b->ops + n, (b->n - n) * sizeof(*b->ops));
+    b->n -= n;
+    b->bytes -= bytes;
+    b->items_n = 0;
+    b->items_bytes = 0;
 }
 
-void
-store__etcd_batch_flush(struct store_etcd *s)
+/* Send the whole items queued, or everything when whole is false (or no
+ * item is whole yet: one item over the limits on its own). */
+static void
+flush(struct store_etcd *s, bool whole)
 {
     struct store_etcd_batch *b = s->batch;
 
     /* detached while it is sent: what send_one() calls is not queued */
     s->batch = NULL;
-    if (b != NULL)
-        send_queue(s, b);
+    if (b != NULL && whole && b->items_n > 0)
+        send_queue(s, b, b->items_n, b->items_bytes);
+    else if (b != NULL)
+        send_queue(s, b, b->n, b->bytes);
     s->batch = b;
+}
+
+void
+store__etcd_batch_flush(struct store_etcd *s)
+{
+    flush(s, false);
+}
+
+void
+store__etcd_batch_item_end(struct store *st)
+{
+    struct store_etcd_batch *b = ((struct store_etcd *)st)->batch;
+
+    if (b != NULL) {
+        b->items_n = b->n;
+        b->items_bytes = b->bytes;
+    }
 }
 
 /* Read every name's metadata once: name -> text. */
@@ -319,7 +351,9 @@ store__etcd_batch_add(struct store_etcd *s, const char *key, const char *data,
     if (b == NULL)
         return 0;
     if (b->n + 1 > BATCH_OPS_MAX || b->bytes + bytes > BATCH_BYTES_MAX)
-        store__etcd_batch_flush(s);
+        flush(s, true);
+    if (b->n + 1 > BATCH_OPS_MAX || b->bytes + bytes > BATCH_BYTES_MAX)
+        flush(s, false); /* the item alone is over the limits */
     if (b->n == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 64;
         struct batch_op *ops = realloc(b->ops, cap * sizeof(*ops));

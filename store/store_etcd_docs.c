@@ -587,6 +587,7 @@ static const struct store_ops etcd_ops = {
     .claim_many_async = store__etcd_claim_many_async,
     .batch_begin = store__etcd_batch_begin,
     .batch_end = store__etcd_batch_end,
+    .batch_item_end = store__etcd_batch_item_end,
 };
 
 /* "http://a:2379,http://b:2379/" -> endpoints without trailing '/'. */

@@ -132,6 +132,7 @@ int store__etcd_call_take(struct store_etcd *s, const char *path, cJSON *req,
 
 int store__etcd_batch_begin(struct store *st, struct err *e);
 int store__etcd_batch_end(struct store *st, struct err *e);
+void store__etcd_batch_item_end(struct store *st);
 /* Queue a txn_put-style write (expect as in store__etcd_txn_put) when a
  * batch is open: 1 queued, 0 no batch (send it now), -1 with e. */
 int store__etcd_batch_add(struct store_etcd *s, const char *key,
