@@ -99,8 +99,6 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
     inv->prestart_verified = false;
     inv->storage_verified = false;
     inv->verified = 0;
-    inv->verify_again = false;
-    inv->round_open = false;
     switch (what) {
     case CTL_RESET_NEW_ATTEMPT:
         forget_built(inv, true);

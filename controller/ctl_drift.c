@@ -14,9 +14,7 @@ ctl_drift_found(struct ctl_inv *inv, const char *rule, const char *message)
     enum ctl_phase phase = inv->rec.phase;
 
     inv->verify_due = false;
-    inv->verify_again = false; /* what comes next is decided here */
     inv->verified = 0;
-    inv->round_open = false;
     ctl_observe_drift(inv->ctl, rule);
     ctl_status_set_condition(inv, "Drifted", true, rule, message);
     if (phase == CTL_RUNNING) {
