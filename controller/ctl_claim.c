@@ -425,26 +425,33 @@ ctl_claim_start(struct ctl *c)
     ev_timer_again(c->loop, &c->lease_timer);
 }
 
+/* A request that will not be answered (the controller stops): its
+ * invocation no longer waits for it; the lease's expiry frees the name. */
+static void
+req_dropped(struct ctl_claim_req *r)
+{
+    if (r->inv != NULL)
+        r->inv->claim_op = CTL_CLAIM_NONE;
+    free(r);
+}
+
 void
 ctl_claim_stop(struct ctl *c)
 {
     ev_timer_stop(c->loop, &c->lease_timer);
-    /* unanswered: the loop has ended and the store drops the request
-     * unanswered as it closes; the lease's expiry frees the names */
+    /* sent and unanswered: the loop has ended, and the store drops the
+     * request unanswered as it closes */
     if (c->claims_sent != NULL) {
         for (size_t i = 0; i < c->claims_sent->n; i++)
-            if (c->claims_sent->group[i]->inv != NULL)
-                c->claims_sent->group[i]->inv->claim_op = CTL_CLAIM_NONE;
-        batch_free(c->claims_sent);
+            req_dropped(c->claims_sent->group[i]);
+        free(c->claims_sent);
         c->claims_sent = NULL;
     }
-    while (c->claims != NULL) { /* unsent: the lease's expiry frees them */
+    while (c->claims != NULL) { /* unsent */
         struct ctl_claim_req *r = c->claims;
 
         c->claims = r->next;
-        if (r->inv != NULL)
-            r->inv->claim_op = CTL_CLAIM_NONE;
-        free(r);
+        req_dropped(r);
     }
 }
 

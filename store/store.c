@@ -340,6 +340,20 @@ store_lease_grant(struct store *s, int ttl_s, int64_t *lease, struct err *e)
     return s->ops->lease_grant ? s->ops->lease_grant(s, ttl_s, lease, e) : 0;
 }
 
+/* After an optional async op was tried (or not: mine untouched): true
+ * when the caller does it the blocking way instead - there was no op, or
+ * it cannot start here (ERR_INVALID: no watch yet). false: it failed, e
+ * says why. */
+static bool
+async_fallback(const struct err *mine, struct err *e)
+{
+    if (mine->code == ERR_OK || mine->code == ERR_INVALID)
+        return true;
+    if (e != NULL)
+        *e = *mine;
+    return false;
+}
+
 int
 store_lease_keepalive_async(struct store *s, int64_t lease,
                             store_done_fn *done, void *arg, struct err *e)
@@ -350,11 +364,8 @@ store_lease_keepalive_async(struct store *s, int64_t lease,
     if (s->ops->lease_keepalive_async != NULL &&
         s->ops->lease_keepalive_async(s, lease, done, arg, &mine) == 0)
         return 0;
-    if (mine.code != ERR_OK && mine.code != ERR_INVALID) {
-        if (e != NULL)
-            *e = mine;
+    if (!async_fallback(&mine, e))
         return -1;
-    }
     rc = store_lease_keepalive(s, lease, &mine);
     done(arg, rc, &mine);
     return 0;
@@ -444,11 +455,8 @@ store_claim_many_async(struct store *s, const char *holder, int64_t lease,
         s->ops->claim_many_async(s, holder, lease, it, n, done, arg, &mine) ==
             0)
         return 0;
-    if (mine.code != ERR_OK && mine.code != ERR_INVALID) {
-        if (e != NULL)
-            *e = mine;
+    if (!async_fallback(&mine, e))
         return -1;
-    }
     store_claim_many(s, holder, lease, it, n);
     done(arg, 0, NULL);
     return 0;

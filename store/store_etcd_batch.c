@@ -218,8 +218,7 @@ send_queue(struct store_etcd *s, struct store_etcd_batch *b, size_t n,
     b->items_bytes = 0;
 }
 
-/* Send the whole items queued, or everything when whole is false (or no
- * item is whole yet: one item over the limits on its own). */
+/* Send the whole items queued, or everything when whole is false. */
 static void
 flush(struct store_etcd *s, bool whole)
 {
@@ -227,10 +226,9 @@ flush(struct store_etcd *s, bool whole)
 
     /* detached while it is sent: what send_one() calls is not queued */
     s->batch = NULL;
-    if (b != NULL && whole && b->items_n > 0)
-        send_queue(s, b, b->items_n, b->items_bytes);
-    else if (b != NULL)
-        send_queue(s, b, b->n, b->bytes);
+    if (b != NULL)
+        send_queue(s, b, whole ? b->items_n : b->n,
+                   whole ? b->items_bytes : b->bytes);
     s->batch = b;
 }
 
