@@ -196,6 +196,15 @@ struct ctl_inv {
     enum ctl_net_retry network_retry; /* why the networks are listed */
     /* revalidation */
     bool verify_due;          /* re-inspect every object before going on */
+    bool round_open;          /* a round's first inspect went out: an
+                                 event from now on may be newer than an
+                                 answer the round checks */
+    bool verify_again;        /* an event came while the round was open:
+                                 one more round after it */
+    /* drift a round found, counted once the daemon takes a new
+     * connection (ctl_drift.c); rule "" = none */
+    char drift_rule[48];
+    char drift_message[320];
     unsigned verified;        /* roles checked in this round (1 << rc_role,
                                  CTL_VERIFIED_NEIGHBOURS) */
     char exec_seen[224];      /* a docker exec on one of the attempt's

@@ -99,6 +99,9 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
     inv->prestart_verified = false;
     inv->storage_verified = false;
     inv->verified = 0;
+    inv->verify_again = false;
+    inv->round_open = false;
+    inv->drift_rule[0] = '\0'; /* found on the objects that go */
     switch (what) {
     case CTL_RESET_NEW_ATTEMPT:
         forget_built(inv, true);

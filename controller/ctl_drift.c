@@ -2,19 +2,22 @@
  * attempt (ctl_drift.h). */
 #include "ctl_drift.h"
 
+#include <stdio.h>
+
 #include "ctl_observe.h"
+#include "ctl_result.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
+#include "ctl_testhooks.h"
+#include "dk_engine.h"
 #include "log.h"
 
 /* Fail closed while running; before the start, tear down and rebuild. */
-enum ctl_step
-ctl_drift_found(struct ctl_inv *inv, const char *rule, const char *message)
+static enum ctl_step
+act_on_drift(struct ctl_inv *inv, const char *rule, const char *message)
 {
     enum ctl_phase phase = inv->rec.phase;
 
-    inv->verify_due = false;
-    inv->verified = 0;
     ctl_observe_drift(inv->ctl, rule);
     ctl_status_set_condition(inv, "Drifted", true, rule, message);
     if (phase == CTL_RUNNING) {
@@ -36,4 +39,55 @@ ctl_drift_found(struct ctl_inv *inv, const char *rule, const char *message)
     inv->prestart_verified = false;
     inv->egress_checked = false;
     return CTL_STEP_DONE;
+}
+
+enum ctl_step
+ctl_drift_found(struct ctl_inv *inv, const char *rule, const char *message)
+{
+    inv->verify_due = false;
+    inv->verify_again = false; /* what comes next is decided here */
+    inv->verified = 0;
+    inv->round_open = false;
+    if (ctl_test_disabled("drift-confirmation"))
+        return act_on_drift(inv, rule, message);
+    snprintf(inv->drift_rule, sizeof(inv->drift_rule), "%s", rule);
+    snprintf(inv->drift_message, sizeof(inv->drift_message), "%s", message);
+    return CTL_STEP_DONE;
+}
+
+static enum ctl_step
+on_daemon_answered(struct ctl_inv *inv, struct dk_response *r)
+{
+    char rule[sizeof(inv->drift_rule)];
+
+    snprintf(rule, sizeof(rule), "%s", inv->drift_rule);
+    inv->drift_rule[0] = '\0';
+    if (r->err != NULL) {
+        /* ERR_UNAVAIL marks the daemon lost (ctl_result.c); once it is
+         * back, a round inspects everything again. */
+        log_kv(LOG_WARN,
+               "drift not counted: the daemon did not answer a new connection",
+               "invocation", inv->name, "rule", rule, "error", r->err->msg,
+               NULL);
+        inv->verify_due = true;
+        return ctl_step_failed(inv, r->err);
+    }
+    return act_on_drift(inv, rule, inv->drift_message);
+}
+
+/* A dockerd stopped with SIGTERM closes its listener, then stops every
+ * container, and still answers on the connections opened before: a round
+ * on such a connection sees the daemon's own teardown (endpoints gone,
+ * containers exited). So drift counts only when a new connection to the
+ * daemon is accepted after it was seen, as an agent's exit (ctl_run.c). */
+enum ctl_step
+ctl_drift_step(struct ctl_inv *inv)
+{
+    struct err e;
+
+    if (inv->drift_rule[0] == '\0')
+        return CTL_STEP_NONE;
+    return ctl_step_request(
+        inv, on_daemon_answered,
+        dk_ping(inv->ctl->dk, true, ctl_step_answered, inv, &e), &e);
 }

@@ -7,8 +7,14 @@
 
 #include "ctl.h"
 
-/* Always CTL_STEP_DONE: the next pass acts on what was recorded. */
+/* Ends the round and keeps the finding for ctl_drift_step(). Always
+ * CTL_STEP_DONE: the next pass acts on it. */
 enum ctl_step ctl_drift_found(struct ctl_inv *inv, const char *rule,
                               const char *message);
+
+/* A finding kept: the daemon is asked over a new connection first, and
+ * the finding acted on only if it answers (a daemon shutting down shows
+ * its own teardown on old connections). CTL_STEP_NONE without one. */
+enum ctl_step ctl_drift_step(struct ctl_inv *inv);
 
 #endif

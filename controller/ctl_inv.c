@@ -21,6 +21,7 @@
 #include "ctl_claim.h"
 #include "ctl_cleanup.h"
 #include "ctl_condition.h"
+#include "ctl_drift.h"
 #include "ctl_git.h"
 #include "ctl_observe.h"
 #include "ctl_prepare.h"
@@ -580,6 +581,9 @@ pass_phase(struct ctl_inv *inv)
         ctl_stop_lost(inv);
         phase = inv->rec.phase;
     }
+    /* drift a round found counts once the daemon answers anew */
+    if ((s = ctl_drift_step(inv)) != CTL_STEP_NONE)
+        return s;
     if (phase == CTL_PREPARING && inv->repairing) {
         if ((s = ctl_cleanup_step(inv)) != CTL_STEP_NONE)
             return s;
@@ -647,8 +651,9 @@ static bool
 building(const struct ctl_inv *inv)
 {
     return inv->rec.present && inv->rec.phase == CTL_PREPARING &&
-           !inv->repairing && !inv->deleted && inv->spec != NULL &&
-           inv->desired != NULL && !inv->prestart_verified && !inv->resumed;
+           !inv->repairing && inv->drift_rule[0] == '\0' && !inv->deleted &&
+           inv->spec != NULL && inv->desired != NULL &&
+           !inv->prestart_verified && !inv->resumed;
 }
 
 /* The main lane is busy: only the storage's next step, after what the

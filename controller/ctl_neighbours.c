@@ -24,6 +24,7 @@
 #include "ctl_drift.h"
 #include "ctl_objects.h"
 #include "ctl_queue.h"
+#include "ctl_testhooks.h"
 #include "log.h"
 #include "rc_drift.h"
 
@@ -220,6 +221,7 @@ ctl_neighbours_step(struct ctl_inv *inv)
         inv->verified |= CTL_VERIFIED_NEIGHBOURS;
         return CTL_STEP_NONE;
     }
+    ctl_test_point("round", "neighbours");
     return ctl_objects_list(inv, DK_CONTAINER, "since",
                             (const char *const[]){ proxy }, 1, on_listed);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ctl_egress.h"
+#include "ctl_testhooks.h"
 #include "ctl_wsjob.h"
 #include "log.h"
 #include "rc_credential.h"
@@ -188,10 +189,18 @@ ctl_inv_requeue(struct ctl_inv *inv, double after)
 }
 
 void
-ctl_inv_revalidate(struct ctl_inv *inv)
+ctl_inv_resync(struct ctl_inv *inv)
 {
     inv->verify_due = true;
     ctl_inv_kick(inv, 0);
+}
+
+void
+ctl_inv_revalidate(struct ctl_inv *inv)
+{
+    if (inv->round_open && !ctl_test_disabled("verify-again"))
+        inv->verify_again = true;
+    ctl_inv_resync(inv);
 }
 
 /* Passes due together (a resync, a bulk apply) would all run in one loop

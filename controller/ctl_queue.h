@@ -40,7 +40,13 @@ void ctl_inv_kick(struct ctl_inv *inv, double after);
 /* Queue the pass after exactly `after` seconds (a backoff:
  * ctl_result.c alone). */
 void ctl_inv_requeue(struct ctl_inv *inv, double after);
-/* Ask for a revalidation round and a pass now (events, resync). */
+/* Something may have changed (a Docker event, a spec change, the daemon
+ * back): a revalidation round and a pass now. A round under way ends
+ * with one more, since what changed may be newer than an answer it has
+ * checked. */
 void ctl_inv_revalidate(struct ctl_inv *inv);
+/* The resync tick: a round due and a pass now. A round under way is
+ * round enough: the tick reports no change of its own. */
+void ctl_inv_resync(struct ctl_inv *inv);
 
 #endif

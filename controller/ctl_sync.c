@@ -172,7 +172,7 @@ ctl_sync_requeue(struct ctl *c)
 {
     for (struct ctl_inv *inv = c->invs; inv != NULL; inv = inv->next)
         if (!inv->deleted)
-            ctl_inv_revalidate(inv);
+            ctl_inv_resync(inv);
 }
 
 static void

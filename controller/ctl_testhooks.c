@@ -12,7 +12,9 @@
  * (a cleanup removal succeeded, not recorded), created:canary, and
  * recorded:<phase> (the status of that phase was just written).
  * AGENTCTL_TEST_PAUSE_AT=<point> stops the controller there (SIGSTOP)
- * instead, for a test that changes something and then sends SIGCONT.
+ * instead, for a test that changes something and then sends SIGCONT;
+ * round:neighbours (a revalidation round has checked every object and
+ * is about to list the neighbours) is a point only pauses use.
  *
  * AGENTCTL_TEST_DISABLE=<name>[,<name>...] switches off a protection that
  * is not a drift rule, for a negative control: "network-adoption" makes
@@ -34,7 +36,10 @@
  * runs no boundary canary and "canary-pending" creates it without its
  * name on disk first (ctl_canary.c); "storage-lane" takes the ladder on
  * one lane and "prestart-only-rounds" runs rounds between the steps of a
- * box being built, as before the two lanes (ctl_prepare.c, ctl_verify.c).
+ * box being built, as before the two lanes (ctl_prepare.c, ctl_verify.c);
+ * "verify-again" lets a round under way absorb the revalidation an event
+ * asks for (ctl_queue.c); "drift-confirmation" acts on drift without
+ * asking the daemon over a new connection first (ctl_drift.c).
  */
 #include "ctl_testhooks.h"
 

@@ -396,6 +396,14 @@ ctl_verify_storage_step(struct ctl_inv *inv)
     return CTL_STEP_DONE;
 }
 
+/* The role is recorded and not yet checked in this round. */
+static bool
+due(const struct ctl_inv *inv, const char *role)
+{
+    return (inv->verified & (1u << role_of(role))) == 0 &&
+           ctl_record_role_id(&inv->rec, ctl_record_role(role)) != NULL;
+}
+
 enum ctl_step
 ctl_verify_step(struct ctl_inv *inv)
 {
@@ -422,18 +430,21 @@ ctl_verify_step(struct ctl_inv *inv)
         inv->exec_seen[0] = '\0';
         return ctl_drift_found(inv, "container.exec-ids", msg);
     }
-    for (size_t i = 0; verify_roles[i] != NULL; i++) {
-        enum rc_role r = role_of(verify_roles[i]);
-
-        if ((inv->verified & (1u << r)) == 0 &&
-            ctl_record_role_id(&inv->rec, ctl_record_role(verify_roles[i])) !=
-                NULL)
+    inv->round_open = true; /* ctl_inv_revalidate() */
+    for (size_t i = 0; verify_roles[i] != NULL; i++)
+        if (due(inv, verify_roles[i]))
             return inspect(inv, verify_roles[i]);
-    }
     if ((s = ctl_neighbours_step(inv)) != CTL_STEP_NONE)
         return s;
-    inv->verify_due = false;
+    inv->round_open = false;
     inv->verified = 0;
+    if (inv->verify_again) {
+        /* What an event during the round reports may be newer than an
+         * answer the round had already checked: check again. */
+        inv->verify_again = false;
+        return CTL_STEP_DONE;
+    }
+    inv->verify_due = false;
     inv->resumed = false;
     ctl_status_set_condition(inv, "Drifted", false, "Verified",
                              "every object matches the desired state");

@@ -76,6 +76,7 @@ struct fx {
     struct fake_srv *srv;
     ev_timer watchdog;
     bool standin; /* a stand-in holds the agent's name */
+    int ping_status; /* what GET /_ping answers: 0 = 200 */
 };
 
 static void
@@ -94,6 +95,11 @@ fake_docker(struct fake_conn *conn, const struct fake_http *h, void *arg)
                     logs_lens, 0);
     else if (strcmp(h->path, "/v1.41/containers/c1/wait") == 0)
         fake_stream(conn, "application/json", nothing, NULL, 0);
+    else if (strcmp(h->path, "/_ping") == 0 && f->ping_status == 0)
+        fake_reply(conn, 200, "OK", "text/plain", "OK", 2);
+    else if (strcmp(h->path, "/_ping") == 0)
+        fake_reply(conn, f->ping_status, "Error", "application/json",
+                   "{\"message\":\"shutting down\"}", 27);
     else if (strcmp(h->path, "/v1.41/networks/slow") == 0)
         return; /* a step request Docker takes its time over */
     else
@@ -511,6 +517,17 @@ run_calls(struct fx *f)
     assert_null(f->inv->lanes[CTL_LANE_MAIN].call);
 }
 
+/* The pass that acts on the drift a round found, after the daemon took
+ * a new connection (ctl_drift.c). */
+static void
+confirm_drift(struct fx *f)
+{
+    assert_true(f->inv->drift_rule[0] != '\0');
+    ctl_inv_pass(f->inv); /* GET /_ping over a new connection */
+    run_calls(f);
+    assert_true(f->inv->drift_rule[0] == '\0');
+}
+
 /* The deadline fires while a revalidation inspect is in flight, and the
  * inspect then finds the agent gone (drift): the deadline, first, stays
  * the stop reason, the drift is recorded as an observation, and no
@@ -526,6 +543,7 @@ test_deadline_during_verify(void **state)
     assert_non_null(f->inv->lanes[CTL_LANE_MAIN].call);
     cause_deadline(f);
     run_calls(f);
+    confirm_drift(f);
     assert_stopped(f, "deadline", CTL_FAILED);
     event_reasons(f, reasons, sizeof(reasons));
     assert_null(strstr(reasons, "DriftRepaired"));
@@ -550,6 +568,7 @@ test_standin_while_running(void **state)
     prime_verify(f);
     ctl_inv_pass(f->inv); /* GET /containers/c1/json: 404, then the name */
     run_calls(f);
+    confirm_drift(f);
     assert_stopped(f, "boundary-drift", CTL_FAILED);
     assert_string_equal(condition(f, "Drifted", "reason"), "container.id");
     msg = condition(f, "Drifted", "message");
@@ -563,6 +582,36 @@ test_standin_while_running(void **state)
     assert_true(ctl_record_is_standin(&f->inv->rec, STANDIN_ID));
     assert_false(ctl_record_is_standin(&f->inv->rec, "c1"));
     assert_false(ctl_record_is_standin(&f->inv->rec, NULL));
+}
+
+/* A round's finding counts only once the daemon answers on a new
+ * connection: a dockerd shutting down shows its own teardown on the old
+ * ones. While GET /_ping fails the agent keeps running, nothing says
+ * Drifted, and a round is due again; once it answers, the next round's
+ * finding fails the attempt closed (the control). */
+static void
+test_drift_confirmed_over_new_connection(void **state)
+{
+    struct fx *f = *state;
+
+    f->standin = true;
+    f->ping_status = 500;
+    prime_verify(f);
+    ctl_inv_pass(f->inv); /* the round finds the stand-in */
+    run_calls(f);
+    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
+    confirm_drift(f); /* the ping fails: not counted */
+    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
+    assert_null(condition(f, "Drifted", "status"));
+    assert_true(f->inv->verify_due);
+
+    /* control: the daemon answers, the next round's finding counts */
+    f->ping_status = 0;
+    ctl_inv_pass(f->inv);
+    run_calls(f);
+    confirm_drift(f);
+    assert_stopped(f, "boundary-drift", CTL_FAILED);
+    assert_string_equal(condition(f, "Drifted", "reason"), "container.id");
 }
 
 int
@@ -579,6 +628,8 @@ main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_deadline_during_verify, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(
+            test_drift_confirmed_over_new_connection, setup, teardown),
         cmocka_unit_test_setup_teardown(test_standin_while_running, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_cancel_during_step_then_deadline,

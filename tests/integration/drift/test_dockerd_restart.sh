@@ -54,8 +54,15 @@
 #    boundary-drift instead of agent-lost.
 #  - /healthz said "docker: ok" while no invocation's call failed: an
 #    ended event stream now asks the daemon at once (ctl_events.c).
+#  - SIGTERM (2026-12-06): the containers' die and disconnect events ask
+#    for a revalidation round, which runs on a connection opened before
+#    the shutdown and sees the daemon's own teardown; without the drift
+#    confirmation (a new connection accepted after the finding,
+#    ctl_drift.c) the attempt ends boundary-drift instead of agent-lost.
+#    Its control is test_dockerd_restart_drift_control.sh (PD_DISABLE).
 # PD_CONTROL=1 is the negative control: the test-hooks controller with
-# those two protections off (AGENTCTL_TEST_DISABLE); the run must then
+# the protections in PD_DISABLE off (AGENTCTL_TEST_DISABLE; by default
+# the exit confirmation and "lost first"); the run must then
 # end with another stopReason than agent-lost (the test can fail). The
 # control and PD_SIGNAL=KILL are test_dockerd_restart_control.sh and
 # test_dockerd_restart_kill.sh.
@@ -69,6 +76,7 @@ PD_POOL=${PD_POOL:-10.219.0.0/16}
 PD_CTL_POOL=${PD_CTL_POOL:-10.219.128.0/20}
 PD_SIGNAL=${PD_SIGNAL:-TERM}
 PD_CONTROL=${PD_CONTROL:-0}
+PD_DISABLE=${PD_DISABLE:-exit-confirmation,lost-first}
 PD_BRIDGE=agpd$$
 PD_BIP=${PD_BIP:-10.219.255.1/24}
 PD_PID=
@@ -176,7 +184,7 @@ if [ "$PD_CONTROL" = 1 ]; then
     TESTHOOKS=$BUILD/controller/agent-controller-testhooks
     [ -x "$TESTHOOKS" ] || skip "agent-controller-testhooks not built"
     CONTROLLER=$TESTHOOKS \
-        AGENTCTL_TEST_DISABLE=exit-confirmation,lost-first \
+        AGENTCTL_TEST_DISABLE=$PD_DISABLE \
         ctl_start --docker "$PD_SOCK"
 else
     ctl_start --docker "$PD_SOCK"
