@@ -134,9 +134,7 @@ doc_write(struct store *st, enum store_doc kind, const char *name,
             return q == 1 ? 0 : -1;
     }
     body = store__etcd_txn_put(key, data, len, expect, NULL, &mine);
-    if (body == NULL)
-        return err_set(e, ERR_NOMEM, "out of memory");
-    if (store__etcd_call_take(s, "/v3/kv/txn", body, &ans, e) == -1)
+    if (store__etcd_call_built(s, "/v3/kv/txn", body, &mine, &ans, e) == -1)
         return -1;
     rc = 0;
     if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "succeeded"))) {

@@ -195,6 +195,25 @@ out:
 }
 
 int
+store__etcd_no_body(const struct err *built, struct err *e)
+{
+    if (built->code == ERR_OK)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    if (e != NULL)
+        *e = *built;
+    return -1;
+}
+
+int
+store__etcd_call_built(struct store_etcd *s, const char *path, cJSON *req,
+                       const struct err *built, cJSON **ans, struct err *e)
+{
+    if (req == NULL)
+        return store__etcd_no_body(built, e);
+    return store__etcd_call_take(s, path, req, ans, e);
+}
+
+int
 store__etcd_call_take(struct store_etcd *s, const char *path, cJSON *req,
                       cJSON **ans, struct err *e)
 {

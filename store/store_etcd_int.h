@@ -127,6 +127,14 @@ void store__etcd_async_free(struct store_etcd *s);
  * so callers can build the request inline. */
 int store__etcd_call_take(struct store_etcd *s, const char *path, cJSON *req,
                           cJSON **ans, struct err *e);
+/* The same for a request whose builder may refuse its input (a compare
+ * on a malformed revision): NULL reports what `built` says, else out of
+ * memory. */
+int store__etcd_call_built(struct store_etcd *s, const char *path, cJSON *req,
+                           const struct err *built, cJSON **ans, struct err *e);
+/* A request builder returned NULL: -1, e saying what `built` says, or out
+ * of memory when it says nothing. */
+int store__etcd_no_body(const struct err *built, struct err *e);
 
 /* --- store_etcd_batch.c --- */
 

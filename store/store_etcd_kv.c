@@ -18,17 +18,6 @@
 
 #define ETCD_OF(s) ((struct store_etcd *)(s))
 
-/* A request body builder returned NULL: out of memory unless it said. */
-static int
-no_body(struct err *mine, struct err *e)
-{
-    if (mine->code == ERR_OK)
-        return err_set(e, ERR_NOMEM, "out of memory");
-    if (e != NULL)
-        *e = *mine;
-    return -1;
-}
-
 /* Parse sp->data: sp->inv when it is one valid document naming the key's
  * name, else sp->errors saying why. -1 only when out of memory. */
 static int
@@ -303,7 +292,7 @@ store__etcd_put(struct store *st, const char *name, const char *data,
     }
     body = store__etcd_txn_put(key, data, len, expect_rev, NULL, &mine);
     if (body == NULL)
-        return no_body(&mine, e);
+        return store__etcd_no_body(&mine, e);
     if (run_txn(s, body, name, expect_rev, &rev, e) == -1)
         return -1;
     if (new_rev != NULL)
@@ -347,7 +336,7 @@ store__etcd_del(struct store *st, const char *name, const char *expect_rev,
     }
     body = store__etcd_txn_del(key, expect_rev, &mine);
     if (body == NULL)
-        return no_body(&mine, e);
+        return store__etcd_no_body(&mine, e);
     if (run_txn(s, body, name, expect_rev, NULL, &mine) == -1) {
         if (strstr(mine.msg, "deleted meanwhile") != NULL)
             return err_set(e, ERR_NOTFOUND, "agentinvocation \"%s\" not found",
@@ -422,7 +411,7 @@ store__etcd_lock(struct store *st, struct err *e)
 
         if (body == NULL) {
             revoke_lease(s);
-            return no_body(&mine, e);
+            return store__etcd_no_body(&mine, e);
         }
         if (run_txn(s, body, "lock", "", NULL, &mine) == 0) {
             s->lock_depth = 1;

@@ -821,6 +821,39 @@ case_batch(struct ctx *c, struct store *s)
     store_close(other);
 }
 
+/* etcd: a revision that is no number is refused by name, not reported
+ * as out of memory, and in a batch it costs only its own write. */
+static void
+case_bad_revision(struct ctx *c, struct store *s)
+{
+    struct store_spec sp;
+    struct err e = { 0 };
+    int rc;
+
+    if (!c->etcd)
+        return;
+    check(c,
+          put(s, "rgood", "img:1", "", NULL, &e) == 0 &&
+              put(s, "rgood", "img:2", "12x", NULL, &e) == -1 &&
+              strstr(e.msg, "\"12x\" is not an etcd revision") != NULL,
+          "revision: a put on a malformed revision names it");
+    check(c,
+          store_batch_begin(s, &e) == 0 &&
+              put(s, "rfine", "img:1", "", NULL, &e) == 0 &&
+              put(s, "rgood", "img:3", "12x", NULL, &e) == 0,
+          "revision: a batch queues a put on a malformed revision");
+    rc = store_batch_end(s, &e);
+    check(c,
+          rc == -1 && strstr(e.msg, "1 write not made") != NULL &&
+              strstr(e.msg, "\"12x\" is not an etcd revision") != NULL,
+          "revision: the batch's end names the malformed revision");
+    if (rc == 0 || strstr(e.msg, "is not an etcd revision") == NULL)
+        printf("     end said: %s\n", rc == 0 ? "nothing" : e.msg);
+    check(c, store_get(s, "rfine", &sp, &e) == 0,
+          "revision: the other write of its txn landed");
+    store_spec_cleanup(&sp);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -852,6 +885,7 @@ main(int argc, char **argv)
         return watch_print(s);
     printf("store contract: %s store\n", s->backend);
     case_kv(&c, s);
+    case_bad_revision(&c, s);
     case_docs(&c, s);
     case_events(&c, s);
     case_status_write(&c, s);
