@@ -144,9 +144,11 @@ with_status(struct store_etcd *s, cJSON *body, const char *name)
     return body;
 }
 
-/* The status read by a claim txn that succeeded (with_status). */
+/* The status read by a claim txn that succeeded (with_status), at the
+ * revision rev of the request's answer (a nested txn's has none). */
 static void
-take_status(struct store_etcd *s, const cJSON *ans, const char *name)
+take_status(struct store_etcd *s, const cJSON *ans, const char *name,
+            int64_t rev)
 {
     const cJSON *r = cJSON_GetArrayItem(
         cJSON_GetObjectItemCaseSensitive(ans, "responses"), 1);
@@ -161,7 +163,8 @@ take_status(struct store_etcd *s, const cJSON *ans, const char *name)
         (void)store__etcd_cache_apply_kv(s->cache, kv, false, NULL, NULL, NULL,
                                          NULL);
     else if (rr != NULL) /* none at the claim's revision */
-        store__etcd_write_through(s, STORE_ETCD_STATUS, name, NULL, 0, 0, ans);
+        store__etcd_write_through_at(s, STORE_ETCD_STATUS, name, NULL, 0, 0,
+                                     rev);
 }
 
 /* Run body (owned; NULL: out of memory): etcd's answer in *ans, which
@@ -235,7 +238,7 @@ take_over(struct store_etcd *s, const char *key, const char *name,
         return -1;
     ok = succeeded(ans);
     if (ok) {
-        take_status(s, ans, name);
+        take_status(s, ans, name, rev);
         claim_through(s, name, holder, lease, rev);
     }
     cJSON_Delete(ans);
@@ -269,7 +272,7 @@ claim_answer(struct store_etcd *s, const char *key, const char *name,
 
     *was_free = succeeded(ans);
     if (*was_free) {
-        take_status(s, ans, name);
+        take_status(s, ans, name, rev);
         claim_through(s, name, holder, lease, rev);
         return 0;
     }

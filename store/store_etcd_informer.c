@@ -64,12 +64,19 @@ store__etcd_write_through(struct store_etcd *s, enum store_etcd_part part,
                           const char *name, const char *data, size_t len,
                           int64_t lease, const cJSON *ans)
 {
-    int64_t rev;
+    store__etcd_write_through_at(
+        s, part, name, data, len, lease,
+        store__etcd_int(cJSON_GetObjectItemCaseSensitive(ans, "header"),
+                        "revision"));
+}
 
+void
+store__etcd_write_through_at(struct store_etcd *s, enum store_etcd_part part,
+                             const char *name, const char *data, size_t len,
+                             int64_t lease, int64_t rev)
+{
     if (s->cache == NULL)
         return;
-    rev = store__etcd_int(cJSON_GetObjectItemCaseSensitive(ans, "header"),
-                          "revision");
     /* out of memory: the value is missing until its event comes; a
      * missing value reads as absent, so say the part is not to be
      * trusted until the next relist */

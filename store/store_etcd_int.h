@@ -286,6 +286,12 @@ int store__etcd_relist(struct store_etcd *s, enum store_etcd_part part,
 void store__etcd_write_through(struct store_etcd *s, enum store_etcd_part part,
                                const char *name, const char *data, size_t len,
                                int64_t lease, const cJSON *ans);
+/* The same at revision rev: an inner txn's answer has an empty header,
+ * its revision is the outer answer's. */
+void store__etcd_write_through_at(struct store_etcd *s,
+                                  enum store_etcd_part part, const char *name,
+                                  const char *data, size_t len, int64_t lease,
+                                  int64_t rev);
 /* A txn refused with the key read back in its failure branch: take in
  * what etcd holds now. */
 void store__etcd_take_readback(struct store_etcd *s, const cJSON *ans);
