@@ -271,6 +271,11 @@ struct ctl {
     ev_io store_watch;
     ev_prepare status_writer;  /* writes c->writes before the loop waits */
     struct ctl_inv *writes, *writes_last; /* whose status waits for it, FIFO */
+    /* ctl_write.c's queueing, set when the store groups writes: an event
+     * made outside a pass (a step's answer) joins the group write rather
+     * than taking a request of its own (ctl_status.c, which sits under
+     * ctl_write.c and so reaches it only through this) */
+    void (*join_group)(struct ctl_inv *inv);
     ev_idle writes_left;       /* more than one group queued: the loop does
                                   not wait before the next one goes */
     ev_timer resync;

@@ -194,6 +194,19 @@ ctl_events_release(struct ctl_inv *inv)
         (void)write_with_events(inv, NULL, &e);
 }
 
+/* Outside a pass, on a store that groups writes, an event of an
+ * invocation this controller holds joins the group write (with its
+ * status, which the next pass would write first anyway). Not one it does
+ * not hold: the group would write that one's status too. */
+static bool
+may_join_group(const struct ctl_inv *inv)
+{
+    const struct ctl *c = inv->ctl;
+
+    return c->join_group != NULL &&
+           (!store_has_claims(c->store) || (inv->claimed && !inv->lease_lost));
+}
+
 /* Held for the pass's status write (or the group write it joined), or
  * written now outside a pass. */
 static void
@@ -201,11 +214,13 @@ event_write(struct ctl_inv *inv, char *line)
 {
     struct err e;
 
-    if (inv->in_pass || inv->write_queued) {
+    if (inv->in_pass || inv->write_queued || may_join_group(inv)) {
         /* kept in order behind the held ones, which go first when full */
         if (inv->events_n == CTL_EVENTS_HELD)
             (void)write_with_events(inv, NULL, &e);
         inv->events[inv->events_n++] = line;
+        if (!inv->in_pass && !inv->write_queued)
+            inv->ctl->join_group(inv);
         return;
     }
     if (store_event_append(inv->ctl->store, inv->name, line, &e) == -1)

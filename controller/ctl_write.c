@@ -187,9 +187,19 @@ on_writes_left(struct ev_loop *loop, ev_idle *w, int revents)
     ev_idle_stop(loop, w);
 }
 
+/* ctl->join_group: what an event outside a pass holds goes with the
+ * iteration's group, at once (no pass waits for it). */
+static void
+join_group(struct ctl_inv *inv)
+{
+    (void)ctl_write_end(inv, NULL); /* grouping: it only queues */
+}
+
 void
 ctl_write_start(struct ctl *c)
 {
+    if (store_groups_status(c->store))
+        c->join_group = join_group;
     ev_prepare_init(&c->status_writer, on_prepare);
     ev_prepare_start(c->loop, &c->status_writer);
     ev_idle_init(&c->writes_left, on_writes_left);
@@ -198,6 +208,7 @@ ctl_write_start(struct ctl *c)
 void
 ctl_write_stop(struct ctl *c)
 {
+    c->join_group = NULL; /* from now on an event is written at once */
     write_queued(c, 0);
     ev_idle_stop(c->loop, &c->writes_left);
     ev_prepare_stop(c->loop, &c->status_writer);

@@ -18,7 +18,9 @@
  * joins the group too (ctl_write_first): the pass ends there and the
  * group's answer runs it again, so it acts only on a record that is on
  * etcd. Those writes go at most CTL_WRITE_GROUP per iteration, oldest
- * first; the loop does not wait while some are left. */
+ * first; the loop does not wait while some are left. An event made
+ * outside a pass (a step's answer) joins the group as well, through
+ * ctl->join_group, which ctl_write_start() sets for ctl_status.c. */
 #ifndef CTL_WRITE_H
 #define CTL_WRITE_H
 
