@@ -125,6 +125,7 @@ struct ctl_pins {
 enum ctl_claim_op { CTL_CLAIM_NONE, CTL_CLAIM_TAKE, CTL_CLAIM_RELEASE };
 struct ctl_claim_req;
 struct ctl_claim_batch;
+struct ctl_nscache;
 
 struct ctl_inv {
     struct ctl *ctl;
@@ -211,6 +212,8 @@ struct ctl_inv {
                                  containers, "" = none (ctl_neighbours.c) */
     char verify_role[16];     /* role being inspected */
     cJSON *pending_inspect;   /* inspect waiting for its image's config */
+    cJSON *ns_listing;        /* the neighbours' listing being judged */
+    cJSON *ns_next;           /* its next entry to judge (ctl_neighbours.c) */
     bool repairing;           /* drift before start: tear down, rebuild */
     bool resumed;             /* a box this process did not see built
                                  (a restart): inspected before any step */
@@ -301,8 +304,8 @@ struct ctl {
     int gc_stage;           /* which object list it is reading */
     cJSON *gc_queue;        /* paths of orphans still to remove */
     cJSON *image_configs;   /* image ID -> Config (immutable by ID) */
-    cJSON *ns_modes;        /* container ID -> {PidMode, IpcMode} of other
-                               containers (create-time only) */
+    /* other containers' PidMode and IpcMode (ctl_nscache.h) */
+    struct ctl_nscache *ns_modes;
     struct rc_drift_set disabled_rules; /* test-hooks build only: drift
                                            rules off */
     int64_t lease;         /* etcd lease of our claims; 0 = none yet */

@@ -22,6 +22,7 @@
 #include "ctl_events.h"
 #include "ctl_gc.h"
 #include "ctl_inv.h"
+#include "ctl_nscache.h"
 #include "ctl_observe.h"
 #include "ctl_queue.h"
 #include "ctl_sync.h"
@@ -374,7 +375,6 @@ ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
     c->image_configs = cJSON_CreateObject();
     c->docker_back = docker_back;
     ctl_queue_init(c, ctl_inv_pass);
-    c->ns_modes = cJSON_CreateObject();
 #ifdef AGENTCTL_TEST_HOOKS
     if (test_hooks(c, e) == -1)
         return -1;
@@ -420,7 +420,7 @@ ctl_close(struct ctl *c)
     store_close(c->store);
     cfg_free(c->cfg);
     cJSON_Delete(c->image_configs);
-    cJSON_Delete(c->ns_modes);
+    ctl_nscache_free(c->ns_modes);
     ev_signal_stop(c->loop, &c->sigterm);
     ev_signal_stop(c->loop, &c->sigint);
     ev_signal_stop(c->loop, &c->sighup);

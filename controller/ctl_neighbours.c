@@ -11,7 +11,9 @@
  * attempt's first container: a joiner names an ID, so it is created after
  * it). A list entry has NetworkMode and Mounts; PidMode and IpcMode need
  * the inspect, one per container ever seen, cached by container ID in
- * struct ctl (they are create-time only). Also here: an exec_create or
+ * struct ctl (ctl_nscache.h; they are create-time only). The inspects a
+ * listing needs go one after the other from its answer, each judged as
+ * it comes, so a round lists once. Also here: an exec_create or
  * exec_start event on one of the attempt's containers (ctl_events.c) is
  * container.exec-ids at once, since an exec that ended is gone from
  * ExecIDs by the next inspect.
@@ -22,15 +24,12 @@
 #include <string.h>
 
 #include "ctl_drift.h"
+#include "ctl_nscache.h"
 #include "ctl_objects.h"
 #include "ctl_queue.h"
 #include "ctl_testhooks.h"
 #include "log.h"
 #include "rc_drift.h"
-
-/* Past this many cached containers the cache starts over (a host that
- * churns containers must not grow the controller without bound). */
-#define NS_CACHE_MAX 4096
 
 static struct rc_drift_neighbours
 ours_of(const struct ctl_inv *inv)
@@ -49,37 +48,49 @@ ours_of(const struct ctl_inv *inv)
     return n;
 }
 
+/* The listing's answer is kept while its containers are judged (the
+ * inspects of those not cached go one after the other from it): one
+ * listing per round. */
+static void
+drop_listing(struct ctl_inv *inv)
+{
+    cJSON_Delete(inv->ns_listing);
+    inv->ns_listing = NULL;
+    inv->ns_next = NULL;
+}
+
+/* The round's neighbours are judged (or a drift is recorded). */
 static enum ctl_step
 checked(struct ctl_inv *inv)
 {
+    drop_listing(inv);
     inv->verified |= CTL_VERIFIED_NEIGHBOURS;
     return CTL_STEP_DONE;
 }
 
-/* The entry with the cached PidMode and IpcMode put into its HostConfig
- * (caller deletes), or NULL when the cache does not know it yet. */
-static cJSON *
-with_cached_modes(struct ctl *c, const cJSON *entry, const char *id)
+/* Put the cached PidMode and IpcMode into the list entry's HostConfig
+ * (the answer is ours to change). false: not cached yet. */
+static bool
+add_cached_modes(struct ctl *c, cJSON *entry, const char *id)
 {
-    const cJSON *modes = cJSON_GetObjectItemCaseSensitive(c->ns_modes, id);
-    cJSON *copy, *hc, *k;
+    const struct ctl_ns_modes *m = ctl_nscache_get(c->ns_modes, id);
+    const char *names[] = { "PidMode", "IpcMode" };
+    cJSON *hc;
 
-    if (modes == NULL)
-        return NULL;
-    copy = cJSON_Duplicate(entry, true);
-    hc = cJSON_GetObjectItemCaseSensitive(copy, "HostConfig");
-    if (hc == NULL && copy != NULL)
-        hc = cJSON_AddObjectToObject(copy, "HostConfig");
-    if (hc == NULL) {
-        cJSON_Delete(copy);
-        return NULL;
+    if (m == NULL)
+        return false;
+    hc = cJSON_GetObjectItemCaseSensitive(entry, "HostConfig");
+    if (hc == NULL &&
+        (hc = cJSON_AddObjectToObject(entry, "HostConfig")) == NULL)
+        return false;
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = i == 0 ? m->pid_mode : m->ipc_mode;
+
+        cJSON_DeleteItemFromObjectCaseSensitive(hc, names[i]);
+        if (v != NULL && cJSON_AddStringToObject(hc, names[i], v) == NULL)
+            return false;
     }
-    cJSON_ArrayForEach(k, modes)
-    {
-        cJSON_DeleteItemFromObjectCaseSensitive(hc, k->string);
-        cJSON_AddItemToObject(hc, k->string, cJSON_Duplicate(k, false));
-    }
-    return copy;
+    return true;
 }
 
 /* 1: reported (the attempt is failing), 0: clean, -1: could not judge. */
@@ -96,37 +107,35 @@ judge(struct ctl_inv *inv, const cJSON *other)
     return rc;
 }
 
+static enum ctl_step judge_listed(struct ctl_inv *inv);
+
 static enum ctl_step
 on_other_inspected(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl *c = inv->ctl;
     const cJSON *id, *hc;
-    cJSON *modes;
 
     if (r->err != NULL) {
         if (r->err->code == ERR_NOTFOUND)
-            return CTL_STEP_DONE; /* gone since the listing: list again */
+            return judge_listed(inv); /* gone since the listing */
+        drop_listing(inv);
         return ctl_step_failed(inv, r->err);
     }
     id = cJSON_GetObjectItemCaseSensitive(r->json, "Id");
     hc = cJSON_GetObjectItemCaseSensitive(r->json, "HostConfig");
-    if (!cJSON_IsString(id))
-        return CTL_STEP_DONE;
-    if (judge(inv, r->json) == 1)
-        return CTL_STEP_DONE; /* the drift is recorded */
-    if (cJSON_GetArraySize(c->ns_modes) >= NS_CACHE_MAX) {
-        cJSON_Delete(c->ns_modes);
-        c->ns_modes = cJSON_CreateObject();
+    if (!cJSON_IsString(id)) {
+        drop_listing(inv);
+        return CTL_STEP_DONE; /* the round lists again */
     }
-    modes = cJSON_CreateObject();
-    cJSON_AddItemToObject(
-        modes, "PidMode",
-        cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(hc, "PidMode"), 0));
-    cJSON_AddItemToObject(
-        modes, "IpcMode",
-        cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(hc, "IpcMode"), 0));
-    cJSON_AddItemToObject(c->ns_modes, id->valuestring, modes);
-    return CTL_STEP_DONE; /* the round lists again, now with this known */
+    if (judge(inv, r->json) == 1) {
+        drop_listing(inv);
+        return CTL_STEP_DONE; /* the drift is recorded */
+    }
+    /* out of memory: inspected again next round */
+    (void)ctl_nscache_put(
+        &inv->ctl->ns_modes, id->valuestring,
+        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(hc, "PidMode")),
+        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(hc, "IpcMode")));
+    return judge_listed(inv);
 }
 
 /* A container under one of the attempt's names that is not the recorded
@@ -160,15 +169,45 @@ holds_our_name(const struct ctl_inv *inv, const cJSON *entry)
     return false;
 }
 
-/* Judge every listed container that is not the attempt's; the first one
- * whose namespaces are not cached yet is inspected (and the listing made
- * again after it), so a round costs one request once all are known. */
+/* Judge the listed containers from inv->ns_next on. One whose namespaces
+ * are not cached yet is inspected, and its inspect judged; the rest of
+ * the listing follows from that answer. */
+static enum ctl_step
+judge_listed(struct ctl_inv *inv)
+{
+    struct err e;
+
+    for (cJSON *it = inv->ns_next; it != NULL; it = it->next) {
+        const char *id =
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "Id"));
+
+        if (id == NULL || ctl_record_holds(&inv->rec, id, NULL) ||
+            holds_our_name(inv, it))
+            continue;
+        if (judge(inv, it) == 1) {
+            drop_listing(inv);
+            return CTL_STEP_DONE; /* the drift is recorded */
+        }
+        if (!rc_drift_neighbour_needs_inspect(it))
+            continue;
+        if (!add_cached_modes(inv->ctl, it, id)) {
+            inv->ns_next = it->next;
+            return ctl_step_request(inv, on_other_inspected,
+                                    dk_inspect(inv->ctl->dk, DK_CONTAINER, id,
+                                               ctl_step_answered, inv, &e),
+                                    &e);
+        }
+        if (judge(inv, it) == 1) {
+            drop_listing(inv);
+            return CTL_STEP_DONE;
+        }
+    }
+    return checked(inv);
+}
+
 static enum ctl_step
 on_listed(struct ctl_inv *inv, struct dk_response *r)
 {
-    const cJSON *it;
-    struct err e;
-
     if (r->err != NULL) {
         /* The proxy is gone since its inspect in this round (removed, or
          * replaced by a stand-in): the round starts over, and the proxy's
@@ -182,32 +221,11 @@ on_listed(struct ctl_inv *inv, struct dk_response *r)
         }
         return ctl_step_failed(inv, r->err);
     }
-    cJSON_ArrayForEach(it, r->json)
-    {
-        const char *id =
-            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "Id"));
-        cJSON *full;
-        int rc;
-
-        if (id == NULL || ctl_record_holds(&inv->rec, id, NULL) ||
-            holds_our_name(inv, it))
-            continue;
-        if (judge(inv, it) == 1)
-            return CTL_STEP_DONE; /* the drift is recorded */
-        if (!rc_drift_neighbour_needs_inspect(it))
-            continue;
-        full = with_cached_modes(inv->ctl, it, id);
-        if (full == NULL)
-            return ctl_step_request(inv, on_other_inspected,
-                                    dk_inspect(inv->ctl->dk, DK_CONTAINER, id,
-                                               ctl_step_answered, inv, &e),
-                                    &e);
-        rc = judge(inv, full);
-        cJSON_Delete(full);
-        if (rc == 1)
-            return CTL_STEP_DONE;
-    }
-    return checked(inv);
+    drop_listing(inv);
+    inv->ns_listing = r->json;
+    r->json = NULL;
+    inv->ns_next = inv->ns_listing != NULL ? inv->ns_listing->child : NULL;
+    return judge_listed(inv);
 }
 
 enum ctl_step
@@ -222,6 +240,7 @@ ctl_neighbours_step(struct ctl_inv *inv)
         return CTL_STEP_NONE;
     }
     ctl_test_point("round", "neighbours");
+    drop_listing(inv); /* one left by a round cut short */
     return ctl_objects_list(inv, DK_CONTAINER, "since",
                             (const char *const[]){ proxy }, 1, on_listed);
 }
