@@ -212,8 +212,10 @@ struct ctl_inv {
                                  containers, "" = none (ctl_neighbours.c) */
     char verify_role[16];     /* role being inspected */
     cJSON *pending_inspect;   /* inspect waiting for its image's config */
-    cJSON *ns_listing;        /* the neighbours' listing being judged */
-    cJSON *ns_next;           /* its next entry to judge (ctl_neighbours.c) */
+    /* the neighbours a listing left to inspect (ctl_neighbours.c) */
+    char (*ns_queue)[65];
+    unsigned ns_queue_n, ns_queue_at;
+    bool ns_queue_more;       /* more than the queue holds: list again */
     bool repairing;           /* drift before start: tear down, rebuild */
     bool resumed;             /* a box this process did not see built
                                  (a restart): inspected before any step */

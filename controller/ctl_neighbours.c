@@ -12,8 +12,8 @@
  * it). A list entry has NetworkMode and Mounts; PidMode and IpcMode need
  * the inspect, one per container ever seen, cached by container ID in
  * struct ctl (ctl_nscache.h; they are create-time only). The inspects a
- * listing needs go one after the other from its answer, each judged as
- * it comes, so a round lists once. Also here: an exec_create or
+ * listing needs go one after the other (their IDs queued), each judged
+ * as it comes, so a round lists once. Also here: an exec_create or
  * exec_start event on one of the attempt's containers (ctl_events.c) is
  * container.exec-ids at once, since an exec that ended is gone from
  * ExecIDs by the next inspect.
@@ -21,6 +21,7 @@
 #include "ctl_neighbours.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl_drift.h"
@@ -48,18 +49,34 @@ ours_of(const struct ctl_inv *inv)
     return n;
 }
 
-/* The listing's answer is kept while its containers are judged (the
- * inspects of those not cached go one after the other from it): one
- * listing per round. */
+/* The IDs a listing left to inspect, at most this many: the rest after
+ * a listing again. Only the IDs are kept, not the listing (at N = 50
+ * keeping each invocation's listing tripled the controller's RSS). */
+#define NS_QUEUE_MAX 64
+
 static void
 drop_listing(struct ctl_inv *inv)
 {
-    cJSON_Delete(inv->ns_listing);
-    inv->ns_listing = NULL;
-    inv->ns_next = NULL;
+    free(inv->ns_queue);
+    inv->ns_queue = NULL;
+    inv->ns_queue_n = inv->ns_queue_at = 0;
+    inv->ns_queue_more = false;
 }
 
-/* The round's neighbours are judged (or a drift is recorded). */
+/* 0 queued, -1 full or out of memory (listed again after the queue). */
+static int
+queue_id(struct ctl_inv *inv, const char *id)
+{
+    if (inv->ns_queue == NULL &&
+        (inv->ns_queue = malloc(NS_QUEUE_MAX * sizeof(*inv->ns_queue))) == NULL)
+        return -1;
+    if (inv->ns_queue_n == NS_QUEUE_MAX || strlen(id) >= 65)
+        return -1;
+    memcpy(inv->ns_queue[inv->ns_queue_n++], id, strlen(id) + 1);
+    return 0;
+}
+
+/* The round's neighbours are judged. */
 static enum ctl_step
 checked(struct ctl_inv *inv)
 {
@@ -107,16 +124,29 @@ judge(struct ctl_inv *inv, const cJSON *other)
     return rc;
 }
 
-static enum ctl_step judge_listed(struct ctl_inv *inv);
+static enum ctl_step inspect_next(struct ctl_inv *inv);
+
+/* The round ended while the inspect was out (a drift found or waiting
+ * for its confirmation, a stop): the rest of the listing is not wanted. */
+static bool
+round_over(const struct ctl_inv *inv)
+{
+    return !inv->verify_due || inv->drift_rule[0] != '\0' ||
+           ctl_phase_terminal(inv->rec.phase);
+}
 
 static enum ctl_step
 on_other_inspected(struct ctl_inv *inv, struct dk_response *r)
 {
     const cJSON *id, *hc;
 
+    if (round_over(inv)) {
+        drop_listing(inv);
+        return CTL_STEP_DONE;
+    }
     if (r->err != NULL) {
         if (r->err->code == ERR_NOTFOUND)
-            return judge_listed(inv); /* gone since the listing */
+            return inspect_next(inv); /* gone since the listing */
         drop_listing(inv);
         return ctl_step_failed(inv, r->err);
     }
@@ -135,7 +165,7 @@ on_other_inspected(struct ctl_inv *inv, struct dk_response *r)
         &inv->ctl->ns_modes, id->valuestring,
         cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(hc, "PidMode")),
         cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(hc, "IpcMode")));
-    return judge_listed(inv);
+    return inspect_next(inv);
 }
 
 /* A container under one of the attempt's names that is not the recorded
@@ -169,45 +199,34 @@ holds_our_name(const struct ctl_inv *inv, const cJSON *entry)
     return false;
 }
 
-/* Judge the listed containers from inv->ns_next on. One whose namespaces
- * are not cached yet is inspected, and its inspect judged; the rest of
- * the listing follows from that answer. */
+/* The next queued neighbour's inspect; once none is left the round's
+ * neighbours are judged, or listed again when the queue was full. */
 static enum ctl_step
-judge_listed(struct ctl_inv *inv)
+inspect_next(struct ctl_inv *inv)
 {
     struct err e;
 
-    for (cJSON *it = inv->ns_next; it != NULL; it = it->next) {
-        const char *id =
-            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "Id"));
-
-        if (id == NULL || ctl_record_holds(&inv->rec, id, NULL) ||
-            holds_our_name(inv, it))
-            continue;
-        if (judge(inv, it) == 1) {
-            drop_listing(inv);
-            return CTL_STEP_DONE; /* the drift is recorded */
-        }
-        if (!rc_drift_neighbour_needs_inspect(it))
-            continue;
-        if (!add_cached_modes(inv->ctl, it, id)) {
-            inv->ns_next = it->next;
-            return ctl_step_request(inv, on_other_inspected,
-                                    dk_inspect(inv->ctl->dk, DK_CONTAINER, id,
-                                               ctl_step_answered, inv, &e),
-                                    &e);
-        }
-        if (judge(inv, it) == 1) {
-            drop_listing(inv);
-            return CTL_STEP_DONE;
-        }
+    if (inv->ns_queue_at < inv->ns_queue_n)
+        return ctl_step_request(inv, on_other_inspected,
+                                dk_inspect(inv->ctl->dk, DK_CONTAINER,
+                                           inv->ns_queue[inv->ns_queue_at++],
+                                           ctl_step_answered, inv, &e),
+                                &e);
+    if (inv->ns_queue_more) {
+        drop_listing(inv);
+        return CTL_STEP_DONE; /* the round lists again, these now known */
     }
     return checked(inv);
 }
 
+/* Judge every listed container that is not the attempt's; one whose
+ * namespaces are not cached yet is queued for an inspect, which is
+ * judged when it answers. */
 static enum ctl_step
 on_listed(struct ctl_inv *inv, struct dk_response *r)
 {
+    cJSON *it;
+
     if (r->err != NULL) {
         /* The proxy is gone since its inspect in this round (removed, or
          * replaced by a stand-in): the round starts over, and the proxy's
@@ -222,10 +241,31 @@ on_listed(struct ctl_inv *inv, struct dk_response *r)
         return ctl_step_failed(inv, r->err);
     }
     drop_listing(inv);
-    inv->ns_listing = r->json;
-    r->json = NULL;
-    inv->ns_next = inv->ns_listing != NULL ? inv->ns_listing->child : NULL;
-    return judge_listed(inv);
+    cJSON_ArrayForEach(it, r->json)
+    {
+        const char *id =
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "Id"));
+
+        if (id == NULL || ctl_record_holds(&inv->rec, id, NULL) ||
+            holds_our_name(inv, it))
+            continue;
+        if (judge(inv, it) == 1) {
+            drop_listing(inv);
+            return CTL_STEP_DONE; /* the drift is recorded */
+        }
+        if (!rc_drift_neighbour_needs_inspect(it))
+            continue;
+        if (!add_cached_modes(inv->ctl, it, id)) {
+            if (queue_id(inv, id) == -1)
+                inv->ns_queue_more = true;
+            continue;
+        }
+        if (judge(inv, it) == 1) {
+            drop_listing(inv);
+            return CTL_STEP_DONE;
+        }
+    }
+    return inspect_next(inv);
 }
 
 enum ctl_step

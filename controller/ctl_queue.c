@@ -145,7 +145,7 @@ ctl_inv_remove(struct ctl_inv *inv)
     dk_cancel(inv->logs);
     dk_cancel(inv->wait);
     cJSON_Delete(inv->pending_inspect);
-    cJSON_Delete(inv->ns_listing);
+    free(inv->ns_queue);
     spec_invocation_free(inv->spec);
     rc_credential_free(inv->credential);
     spec_invocation_free(inv->captured);
