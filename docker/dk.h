@@ -209,6 +209,20 @@ struct dk_req *dk_stream(struct dk *dk, const char *path,
                          enum dk_stream_mode mode, dk_data_fn *on_data,
                          dk_done_fn *on_done, void *arg, struct err *e);
 
+/* Hold: while on, every request made is kept unstarted, in order, under
+ * the current mark; dk_hold_release() lets go of those made up to a mark
+ * (then they queue as any other, first in first out). For a caller that
+ * must record before it acts and whose record is written without
+ * blocking: what a step asks for waits for the write of its record (the
+ * controller's status group on etcd, ctl_write.c). A held request that
+ * is cancelled never starts. Off: everything held is let go. */
+void dk_hold(struct dk *dk, bool on);
+/* The mark of what was made so far, and a new one for what follows. */
+unsigned dk_hold_cut(struct dk *dk);
+void dk_hold_release(struct dk *dk, unsigned mark);
+/* Requests held now (for metrics and tests). */
+size_t dk_held(const struct dk *dk);
+
 /* Copy the counters. */
 void dk_stats(const struct dk *dk, struct dk_stats *out);
 

@@ -195,10 +195,18 @@ kick_soon(struct dk *dk)
     }
 }
 
+static int
+queue_of(const struct dk_req *req)
+{
+    if (req->held)
+        return DK_WAIT_HOLD;
+    return req->quick ? DK_WAIT_SLOT : DK_WAIT_CURL;
+}
+
 static void
 wait_push(struct dk *dk, struct dk_req *req)
 {
-    int q = req->quick ? DK_WAIT_SLOT : DK_WAIT_CURL;
+    int q = queue_of(req);
 
     req->state = DK_REQ_PENDING;
     req->queued = true;
@@ -242,7 +250,7 @@ dk__dequeue(struct dk_req *req)
     /* cancelled while waiting: rare, a walk is fine (not when the client
      * goes: every request goes with it, the queues unread) */
     if (req->queued && !dk->closing) {
-        int q = req->quick ? DK_WAIT_SLOT : DK_WAIT_CURL;
+        int q = queue_of(req);
         struct dk_req *prev = NULL;
 
         for (struct dk_req *i = dk->wait_head[q]; i != NULL; i = i->wnext) {
@@ -258,6 +266,10 @@ dk__dequeue(struct dk_req *req)
             prev = i;
         }
         req->queued = false;
+        if (req->held) {
+            req->held = false;
+            dk->held--;
+        }
     }
     if (req->holds_slot) {
         req->holds_slot = false;
@@ -319,6 +331,13 @@ dk__add(struct dk_req *req, struct err *e)
 {
     struct dk *dk = req->dk;
 
+    if (dk->holding) {
+        req->held = true;
+        req->hold_mark = dk->hold_mark;
+        dk->held++;
+        wait_push(dk, req);
+        return 0;
+    }
     if (dk->in_curl > 0) {
         wait_push(dk, req);
         kick_soon(dk);
@@ -334,6 +353,50 @@ dk__add(struct dk_req *req, struct err *e)
         return 0;
     }
     return start(req, e);
+}
+
+/* --- holding (dk_hold) ------------------------------------------------ */
+
+void
+dk_hold(struct dk *dk, bool on)
+{
+    if (on) {
+        dk->holding = true;
+        return;
+    }
+    dk->holding = false;
+    dk_hold_release(dk, dk->hold_mark);
+}
+
+unsigned
+dk_hold_cut(struct dk *dk)
+{
+    return dk->hold_mark++;
+}
+
+/* Those held up to mark join the queues they would have gone to (the
+ * marks wrap: compared by difference), and start from the loop. */
+void
+dk_hold_release(struct dk *dk, unsigned mark)
+{
+    struct dk_req *req;
+
+    while ((req = dk->wait_head[DK_WAIT_HOLD]) != NULL &&
+           (int)(req->hold_mark - mark) <= 0) {
+        dk->wait_head[DK_WAIT_HOLD] = req->wnext;
+        if (dk->wait_head[DK_WAIT_HOLD] == NULL)
+            dk->wait_tail[DK_WAIT_HOLD] = NULL;
+        req->held = false;
+        dk->held--;
+        wait_push(dk, req);
+        kick_soon(dk);
+    }
+}
+
+size_t
+dk_held(const struct dk *dk)
+{
+    return dk->held;
 }
 
 void

@@ -42,8 +42,12 @@ struct dk {
     int need_reap;       /* a request was cancelled inside curl */
     struct dk_req *reqs; /* every live request */
     /* PENDING requests, first in first out: [DK_WAIT_SLOT] quick ones
-     * waiting for a slot, [DK_WAIT_CURL] the others, made inside curl */
-    struct dk_req *wait_head[2], *wait_tail[2];
+     * waiting for a slot, [DK_WAIT_CURL] the others, made inside curl,
+     * [DK_WAIT_HOLD] those made while holding (dk_hold) */
+    struct dk_req *wait_head[3], *wait_tail[3];
+    bool holding;          /* dk_hold() on */
+    unsigned hold_mark;    /* what requests made now are held under */
+    size_t held;           /* in wait_head[DK_WAIT_HOLD] */
     unsigned quick_active; /* quick requests holding a slot */
     struct dk_sock *socks;
     struct dk_stats stats;
@@ -51,7 +55,7 @@ struct dk {
     void *observe_arg;
 };
 
-enum { DK_WAIT_SLOT, DK_WAIT_CURL };
+enum { DK_WAIT_SLOT, DK_WAIT_CURL, DK_WAIT_HOLD };
 
 struct dk_req {
     struct dk *dk;
@@ -60,6 +64,8 @@ struct dk_req {
     enum dk_req_state state;
     bool quick;      /* takes a DK_MAX_QUICK slot while in the multi */
     bool queued;     /* in a wait queue */
+    bool held;       /* that queue is DK_WAIT_HOLD, under hold_mark */
+    unsigned hold_mark;
     bool holds_slot; /* counted in quick_active */
     CURL *easy;      /* made when it goes into the multi (dk__req_easy) */
     char *url;

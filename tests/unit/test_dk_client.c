@@ -641,6 +641,65 @@ struct freer {
 };
 
 static void
+on_tick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    *(int *)w->data = 1;
+}
+
+/* The loop turns for a while (not a timed assertion: time for a request
+ * that was let go to reach the fake daemon). */
+static void
+t_turn_a_while(struct t *t)
+{
+    ev_timer tick;
+    int fired = 0;
+
+    ev_timer_init(&tick, on_tick, 0.1, 0.);
+    tick.data = &fired;
+    ev_timer_start(t->loop, &tick);
+    t_run_until(t, &fired, 1);
+}
+
+static void
+test_dk_hold_keeps_requests_until_their_mark_is_let_go(void **state)
+{
+    struct t t;
+    struct err e = { 0 };
+    struct dk_req *cancelled;
+    unsigned first;
+
+    (void)state;
+    t_init(&t, NULL);
+    dk_hold(t.dk, true);
+    assert_non_null(dk_get(t.dk, "/echo/a", on_done, &t, &e));
+    cancelled = dk_get(t.dk, "/echo/c", on_done_must_not_run, &t, &e);
+    assert_non_null(cancelled);
+    first = dk_hold_cut(t.dk);
+    assert_non_null(dk_get(t.dk, "/echo/b", on_done, &t, &e));
+    dk_cancel(cancelled);
+    assert_int_equal(dk_held(t.dk), 2);
+    t_turn_a_while(&t);
+    assert_int_equal(fake_requests(t.srv), 0); /* nothing left while held */
+    assert_int_equal(t.done, 0);
+
+    dk_hold_release(t.dk, first); /* a, not b: b was made after the cut */
+    t_run_until(&t, &t.done, 1);
+    assert_non_null(strstr(t.body, "/v1.41/echo/a"));
+    t_turn_a_while(&t);
+    assert_int_equal(fake_requests(t.srv), 1);
+    assert_int_equal(dk_held(t.dk), 1);
+
+    dk_hold(t.dk, false); /* off: the rest go */
+    t_run_until(&t, &t.done, 2);
+    assert_non_null(strstr(t.body, "/v1.41/echo/b"));
+    assert_int_equal(fake_requests(t.srv), 2);
+    assert_int_equal(dk_held(t.dk), 0);
+    t_cleanup(&t);
+}
+
+static void
 on_done_frees_client(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct freer *f = arg;
@@ -737,8 +796,9 @@ main(void)
         cmocka_unit_test(test_dk_cancel_prevents_the_callback),
         cmocka_unit_test(test_dk_many_concurrent_requests_all_complete),
         cmocka_unit_test(test_dk_stalled_request_does_not_block_others),
+        cmocka_unit_test(test_dk_quick_requests_beyond_the_cap_wait_their_turn),
         cmocka_unit_test(
-            test_dk_quick_requests_beyond_the_cap_wait_their_turn),
+            test_dk_hold_keeps_requests_until_their_mark_is_let_go),
         cmocka_unit_test(test_dk_free_inside_callback_cancels_the_rest),
         cmocka_unit_test(test_dk_sync_request_returns_owned_result),
         cmocka_unit_test(test_dk_query_helpers_escape_filters),
