@@ -265,9 +265,10 @@ status_item_ok(const struct store_status_item *it, struct err *e)
     return 0;
 }
 
-void
-store_status_write_many(struct store *s, struct store_status_item *it,
-                        size_t n)
+/* Every item checked and its outcome reset; false when one is not valid
+ * (that item says so). */
+static bool
+status_items_ok(struct store_status_item *it, size_t n)
 {
     bool all_ok = true;
 
@@ -276,6 +277,14 @@ store_status_write_many(struct store *s, struct store_status_item *it,
         it[i].rc = status_item_ok(&it[i], &it[i].err);
         all_ok = all_ok && it[i].rc == 0;
     }
+    return all_ok;
+}
+
+void
+store_status_write_many(struct store *s, struct store_status_item *it, size_t n)
+{
+    bool all_ok = status_items_ok(it, n);
+
     if (s->ops->status_write_many != NULL && all_ok) {
         s->ops->status_write_many(s, it, n);
         return;
@@ -352,6 +361,24 @@ async_fallback(const struct err *mine, struct err *e)
     if (e != NULL)
         *e = *mine;
     return false;
+}
+
+int
+store_status_write_many_async(struct store *s, struct store_status_item *it,
+                              size_t n, store_done_fn *done, void *arg,
+                              struct err *e)
+{
+    struct err mine = { 0 };
+
+    if (n > 0 && status_items_ok(it, n) &&
+        s->ops->status_write_many_async != NULL &&
+        s->ops->status_write_many_async(s, it, n, done, arg, &mine) == 0)
+        return 0;
+    if (!async_fallback(&mine, e))
+        return -1;
+    store_status_write_many(s, it, n);
+    done(arg, 0, NULL);
+    return 0;
 }
 
 int

@@ -170,6 +170,11 @@ struct store_ops {
     /* optional: store_status_write_many() in few requests */
     void (*status_write_many)(struct store *s, struct store_status_item *it,
                               size_t n);
+    /* optional: store_status_write_many_async() */
+    int (*status_write_many_async)(struct store *s,
+                                   struct store_status_item *it, size_t n,
+                                   store_done_fn *done, void *arg,
+                                   struct err *e);
     /* optional: store_batch_begin() / store_batch_end() */
     int (*batch_begin)(struct store *s, struct err *e);
     int (*batch_end)(struct store *s, struct err *e);
@@ -348,6 +353,17 @@ int store_status_write(struct store *s, const char *name, const char *status,
  * every item gets its own rc; elsewhere one by one. */
 void store_status_write_many(struct store *s, struct store_status_item *it,
                              size_t n);
+/* store_status_write_many() without blocking the caller's loop (etcd: a
+ * txn per chunk on the watch's connection pool, answered from a later
+ * store_watch_read()). it[0..n), the names, texts and events it points
+ * to belong to the store until done, which gets 0: every item has its rc
+ * (a txn etcd refused is tried again name by name; one it did not answer
+ * fails its items with its error). A store that cannot (no watch yet, no
+ * grouping) writes the blocking way and calls done before returning. -1
+ * (done never called, every item says why) when nothing could be sent. */
+int store_status_write_many_async(struct store *s, struct store_status_item *it,
+                                  size_t n, store_done_fn *done, void *arg,
+                                  struct err *e);
 /* Whether store_status_write_many() saves requests (etcd): a caller may
  * gather writes for it. */
 bool store_groups_status(const struct store *s);

@@ -261,6 +261,21 @@ int store__etcd_claim_holder(struct store *s, const char *name, char *holder,
                              size_t size, struct err *e);
 int store__etcd_release(struct store *s, const char *name, int64_t lease,
                         struct err *e);
+/* --- store_etcd_status.c --- */
+int store__etcd_doc_put(struct store *st, enum store_doc kind, const char *name,
+                        const char *data, size_t len, struct err *e);
+int store__etcd_event_append(struct store *st, const char *name,
+                             const char *line, struct err *e);
+int store__etcd_status_write(struct store *st, const char *name,
+                             const char *status, size_t len,
+                             char *const *events, size_t n, struct err *e);
+void store__etcd_status_write_many(struct store *st,
+                                   struct store_status_item *it, size_t n);
+int store__etcd_status_write_many_async(struct store *st,
+                                        struct store_status_item *it, size_t n,
+                                        store_done_fn *done, void *arg,
+                                        struct err *e);
+
 int store__etcd_claim_many_async(struct store *s, const char *holder,
                                  int64_t lease, struct store_claim_item *it,
                                  size_t n, store_done_fn *done, void *arg,

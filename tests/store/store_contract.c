@@ -383,6 +383,98 @@ claims_done(void *arg, int rc, const struct err *e)
     *(int *)arg = rc == 0 ? 1 : -1;
 }
 
+/* Read the watch until *answered is set (an async request's answer comes
+ * from store_watch_read()), for up to WAIT_MS. */
+static void
+pump_until_answered(struct store *s, int fd, const int *answered)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    struct store_change ch[64];
+
+    for (int waited = 0; *answered == 0 && waited < WAIT_MS; waited += 100) {
+        size_t n = 0;
+
+        if (poll(&p, 1, 100) < 0 || store_watch_read(s, ch, 64, &n, NULL) < 0)
+            break;
+    }
+}
+
+/* The controller's group write without blocking: on etcd the answer
+ * comes from a later store_watch_read(), never from inside the call;
+ * every item is written, and one name's trouble (a status over the
+ * state limit) fails that name alone. The directory store writes the
+ * blocking way and answers at once. */
+static void
+case_status_async(struct ctx *c, struct store *s)
+{
+    static const char st[] = "{\"phase\":\"Running\"}";
+    char *const ev[] = { "{\"a\":1}", "{\"a\":2}" };
+    size_t big_len = STORE_STATE_MAX + 1;
+    char *big = malloc(big_len + 1);
+    struct store_status_item it[] = {
+        { .name = "mu1",
+          .status = st,
+          .len = strlen(st),
+          .events = ev,
+          .n_events = 2 },
+        { .name = "mu2", .events = ev, .n_events = 1 },
+        { .name = "mu3", .status = big, .len = big_len },
+    };
+    struct err e = { 0 };
+    char *d = NULL;
+    size_t len = 0;
+    int answered = 0, fd = store_watch_fd(s, &e);
+
+    if (big == NULL || fd < 0) {
+        check(c, false, "status async: no watch or no memory");
+        free(big);
+        return;
+    }
+    memset(big, 'x', big_len);
+    big[big_len] = '\0';
+    check(c,
+          store_status_write_many_async(s, it, 3, claims_done, &answered, &e) ==
+              0,
+          "status async: sent");
+    if (c->etcd)
+        check(c, answered == 0,
+              "status async: not answered from inside the call");
+    pump_until_answered(s, fd, &answered);
+    check(c, answered == 1, "status async: answered");
+    check(c, it[0].rc == 0 && it[1].rc == 0,
+          "status async: the good items are written");
+    check(c, it[2].rc == -1 && it[2].err.code == ERR_LIMIT,
+          "status async: a status over the limit fails its item alone");
+    check(c,
+          store_doc_get(s, STORE_DOC_STATUS, "mu1", &d, &len, &e) == 0 &&
+              len == strlen(st) && memcmp(d, st, len) == 0,
+          "status async: the status reads back");
+    free(d);
+    d = NULL;
+    check(c,
+          store_event_read(s, "mu1", &d, &len, &e) == 0 && d != NULL &&
+              strcmp(d, "{\"a\":1}\n{\"a\":2}\n") == 0,
+          "status async: its events read back, in order");
+    free(d);
+    d = NULL;
+    check(c,
+          store_event_read(s, "mu2", &d, &len, &e) == 0 && d != NULL &&
+              strcmp(d, "{\"a\":1}\n") == 0,
+          "status async: events without a status are appended");
+    free(d);
+    free(big);
+    /* one txn etcd refuses (a key twice in it): each name tried alone */
+    it[1] = it[0];
+    answered = 0;
+    check(c,
+          store_status_write_many_async(s, it, 2, claims_done, &answered, &e) ==
+              0,
+          "status async: a txn etcd refuses is sent");
+    pump_until_answered(s, fd, &answered);
+    check(c, answered == 1 && it[0].rc == 0 && it[1].rc == 0,
+          "status async: a refused txn is written name by name");
+}
+
 /* The same claims without blocking (the controller's way): on etcd the
  * answer comes from a later store_watch_read(), never from inside the
  * call, and each name is won or lost on its own as with
@@ -395,7 +487,6 @@ case_claims_async(struct ctx *c, struct store *s)
                                      { .name = "lambda2" } };
     struct store_claim_item many[STORE_CLAIMS_ASYNC_MAX + 1];
     struct pollfd p = { .events = POLLIN };
-    struct store_change ch[64];
     int64_t other = 0, lease = 0;
     int answered = 0;
     char who[64] = "";
@@ -415,12 +506,7 @@ case_claims_async(struct ctx *c, struct store *s)
     if (c->etcd)
         check(c, answered == 0,
               "claims async: not answered from inside the call");
-    for (int waited = 0; answered == 0 && waited < WAIT_MS; waited += 100) {
-        size_t n = 0;
-
-        if (poll(&p, 1, 100) < 0 || store_watch_read(s, ch, 64, &n, NULL) < 0)
-            break;
-    }
+    pump_until_answered(s, p.fd, &answered);
     check(c, answered == 1, "claims async: answered");
     if (!c->etcd) {
         check(c, it[0].rc == 0 && it[1].rc == 0,
@@ -893,6 +979,7 @@ main(int argc, char **argv)
     case_meta(&c, s);
     case_watch(&c, s);
     case_claims_async(&c, s);
+    case_status_async(&c, s);
     if (c.etcd) {
         case_compaction(&c, s);
         case_output(&c, s);
