@@ -125,6 +125,7 @@ struct ctl_pins {
 enum ctl_claim_op { CTL_CLAIM_NONE, CTL_CLAIM_TAKE, CTL_CLAIM_RELEASE };
 struct ctl_claim_req;
 struct ctl_claim_batch;
+struct ctl_write_group;
 struct ctl_nscache;
 
 struct ctl_inv {
@@ -163,9 +164,10 @@ struct ctl_inv {
      * (ctl_status.c, etcd only): c->writes, linked by wnext */
     bool write_queued;
     struct ctl_inv *wnext;
+    bool write_sent;       /* in the group write etcd has not answered */
     bool pass_after_write; /* a pass waits for that write (ctl_write_first) */
-    bool write_failed;     /* the last group write of it failed: the next
-                              pass writes on its own and backs off */
+    struct err *write_failed; /* the last group write of it failed: the
+                                 next pass fails with it and backs off */
     char *credential;       /* the attempt's secret; never logged */
     /* a running agent */
     struct dk_req *logs; /* follow stream */
@@ -276,6 +278,7 @@ struct ctl {
     ev_io store_watch;
     ev_prepare status_writer;  /* writes c->writes before the loop waits */
     struct ctl_inv *writes, *writes_last; /* whose status waits for it, FIFO */
+    struct ctl_write_group *write_sent;   /* the one etcd has not answered */
     /* ctl_write.c's queueing, set when the store groups writes: an event
      * made outside a pass (a step's answer) joins the group write rather
      * than taking a request of its own (ctl_status.c, which sits under

@@ -64,8 +64,8 @@ batch_free(struct ctl_claim_batch *b)
     free(b);
 }
 
-static void
-store_trouble(struct ctl *c, const struct err *e)
+void
+ctl_store_trouble(struct ctl *c, const struct err *e)
 {
     if (e->code == ERR_UNAVAIL || e->code == ERR_TIMEOUT) {
         if (c->store_error[0] == '\0')
@@ -89,7 +89,7 @@ refresh_status(struct ctl_inv *inv)
     struct err e;
 
     if (ctl_status_load(inv, &e) == -1) {
-        store_trouble(inv->ctl, &e);
+        ctl_store_trouble(inv->ctl, &e);
         return false;
     }
     inv->rec.dirty = false;
@@ -198,7 +198,7 @@ release_name(struct ctl *c, struct ctl_inv *inv, const char *name)
     if (queue_req(c, inv, name, true))
         return;
     if (store_release(c->store, name, c->lease, &e) == -1)
-        store_trouble(c, &e); /* the lease's expiry frees it */
+        ctl_store_trouble(c, &e); /* the lease's expiry frees it */
 }
 
 static void
@@ -237,7 +237,7 @@ claimed_now(struct ctl_inv *inv, bool was_free)
             /* Its objects are the lost controller's: leave them recorded
              * for it and let the invocation go. */
             if (ctl_status_flush(inv, &e) == -1)
-                store_trouble(inv->ctl, &e);
+                ctl_store_trouble(inv->ctl, &e);
             release(inv);
             return false;
         }
@@ -288,7 +288,7 @@ ctl_claim_gate(struct ctl_inv *inv)
             return false; /* another controller's */
         /* ours under an older lease: the claim takes it over */
     } else if (e.code != ERR_NOTFOUND) {
-        store_trouble(c, &e);
+        ctl_store_trouble(c, &e);
         return false;
     }
     owner = inv->rec.controller;
@@ -309,8 +309,8 @@ ctl_claim_after_pass(struct ctl_inv *inv)
 {
     enum ctl_phase phase;
 
-    if (!store_has_claims(inv->ctl->store) || inv->rec.dirty)
-        return;
+    if (!store_has_claims(inv->ctl->store) || inv->rec.dirty || inv->write_sent)
+        return; /* a release follows the status that ended the work */
     phase = inv->rec.phase;
     if (inv->lease_lost && ctl_phase_terminal(phase) && cleaned_up(inv))
         inv->lease_lost = false; /* stopped and cleaned: back to the rules */
@@ -360,7 +360,7 @@ grant(struct ctl *c)
 
     if (store_lease_grant(c->store, (int)c->opts.lease_ttl_s, &c->lease,
                           &e) == -1) {
-        store_trouble(c, &e);
+        ctl_store_trouble(c, &e);
         return;
     }
     store_fine(c);
@@ -380,7 +380,7 @@ on_keepalive(void *arg, int rc, const struct err *e)
         return;
     }
     if (e->code != ERR_NOTFOUND) {
-        store_trouble(c, e);
+        ctl_store_trouble(c, e);
         return;
     }
     lease_lost(c);
@@ -409,7 +409,7 @@ on_lease_timer(struct ev_loop *loop, ev_timer *w, int revents)
     if (store_lease_keepalive_async(c->store, c->lease, on_keepalive, c, &e) ==
         -1) {
         c->keepalive_busy = false;
-        store_trouble(c, &e);
+        ctl_store_trouble(c, &e);
     }
 }
 
@@ -497,7 +497,7 @@ req_answered(struct ctl *c, struct ctl_claim_req *r,
     if (answered)
         store_fine(c);
     else
-        store_trouble(c, &it->err); /* a release: the lease's expiry frees
+        ctl_store_trouble(c, &it->err); /* a release: the lease's expiry frees
                                        it; a claim: the resync asks again */
     if (inv != NULL)
         inv->claim_op = CTL_CLAIM_NONE;

@@ -27,4 +27,8 @@ bool ctl_claim_ready(const struct ctl *c);
 /* inv is being freed: a request of its still goes, but answers nobody. */
 void ctl_claim_forget(struct ctl_inv *inv);
 
+/* etcd could not be reached (or did not answer in time): /healthz says
+ * so until the next request that reaches it (other codes: nothing). */
+void ctl_store_trouble(struct ctl *c, const struct err *e);
+
 #endif

@@ -663,9 +663,11 @@ storage_pass(struct ctl_inv *inv)
 {
     struct err e;
 
-    if (inv->lanes[CTL_LANE_STORAGE].call != NULL || !ctl_claim_gate(inv))
+    if (inv->lanes[CTL_LANE_STORAGE].call != NULL || ctl_write_in_flight(inv) ||
+        !ctl_claim_gate(inv))
         return;
-    if (ctl_status_flush(inv, &e) == -1) {
+    /* on etcd it joins the next group, which the step's requests wait for */
+    if (ctl_write_end(inv, &e) == -1) {
         log_kv(LOG_WARN, "status write failed", "invocation", inv->name,
                "error", e.msg, NULL);
         return; /* the main lane's answer passes again */
@@ -708,16 +710,25 @@ pass(struct ctl_inv *inv)
     enum ctl_step s = CTL_STEP_NONE;
     struct err e;
 
+    /* its last status is still on its way to etcd: the answer runs the
+     * pass again (nothing the pass reads or writes races with it) */
+    if (ctl_write_in_flight(inv))
+        return;
     /* scale-out: act only on what this controller claimed (ctl_claim.c) */
     if (!ctl_claim_gate(inv))
         goto out_unclaimed;
     ctl_events_hold(inv); /* written with the status, one request */
     /* What the last step learnt (an object's ID) is on disk before the
      * next step acts on it: a controller killed in between finds it. On
-     * etcd the write joins the iteration's group and its answer runs
-     * this pass again (ctl_write_first). */
-    if (ctl_write_first(inv)) {
+     * etcd the write joins the next group and its answer runs this pass
+     * again; a failed one is this pass's outcome (ctl_write_first). */
+    switch (ctl_write_first(inv, &e)) {
+    case 1:
         ctl_events_release(inv);
+        return;
+    case -1:
+        ctl_events_release(inv);
+        ctl_inv_settle(inv, ctl_step_failed(inv, &e));
         return;
     }
     if (ctl_status_flush(inv, &e) == -1) {
@@ -748,7 +759,9 @@ out:
     ctl_inv_settle(inv, s);
 out_unclaimed:
     c->reconciles_ok++;
-    if (inv->freeing && !ctl_inv_in_flight(inv))
+    /* gone once nothing of it is in flight: a request's answer or its
+     * last status write's runs the pass again */
+    if (inv->freeing && !ctl_inv_in_flight(inv) && !ctl_write_waits(inv))
         ctl_inv_forget(inv);
     if (c->opts.once && ctl_idle(c))
         ev_break(c->loop, EVBREAK_ALL);

@@ -302,8 +302,8 @@ ctl_idle(const struct ctl *c)
      * builds anything: until then the invocations' work is pending. */
     if (c->invs != NULL && (c->negotiating || !c->docker_up))
         return false;
-    if (c->writes != NULL || c->backlog != NULL || c->claims != NULL ||
-        c->claims_sent != NULL)
+    if (c->writes != NULL || c->write_sent != NULL || c->backlog != NULL ||
+        c->claims != NULL || c->claims_sent != NULL)
         /* work still queued */
         return false;
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)

@@ -178,6 +178,33 @@ ctl_status_written(struct ctl_inv *inv, bool with_status, const struct err *e)
     events_drop(inv);
 }
 
+char *
+ctl_status_take(struct ctl_inv *inv, char **events, size_t *n)
+{
+    char *text = ctl_status_text(inv);
+
+    if (text != NULL)
+        inv->rec.dirty = false; /* a change made meanwhile dirties it again */
+    memcpy(events, inv->events, inv->events_n * sizeof(*events));
+    *n = inv->events_n;
+    inv->events_n = 0;
+    return text;
+}
+
+void
+ctl_status_answered(struct ctl_inv *inv, bool with_status, const struct err *e)
+{
+    if (e == NULL) {
+        if (with_status)
+            ctl_test_point("recorded", ctl_phase_name(inv->rec.phase));
+        return;
+    }
+    if (with_status)
+        inv->rec.dirty = true; /* the record as it is now goes next time */
+    log_kv(LOG_WARN, "status write failed", "invocation", inv->name, "error",
+           e->msg, NULL);
+}
+
 void
 ctl_events_hold(struct ctl_inv *inv)
 {

@@ -27,6 +27,16 @@ char *ctl_status_text(struct ctl_inv *inv);
 bool ctl_status_pending(struct ctl_inv *inv);
 void ctl_status_written(struct ctl_inv *inv, bool with_status,
                         const struct err *e);
+/* For a write made elsewhere that does not block (ctl_write.c): the
+ * status text (NULL as for ctl_status_text()) and the held events,
+ * taken: the record counts as written from now on, the events (at most
+ * CTL_EVENTS_HELD, moved to events[0..*n)) are the caller's to free.
+ * Then the write's answer: e NULL, written; else the record is dirty
+ * again (the next write sends it as it is then) and the events are lost
+ * (logged), as ctl_status_flush() loses them. */
+char *ctl_status_take(struct ctl_inv *inv, char **events, size_t *n);
+void ctl_status_answered(struct ctl_inv *inv, bool with_status,
+                         const struct err *e);
 /* A pass begins: its events wait for its status write. */
 void ctl_events_hold(struct ctl_inv *inv);
 /* The pass ends: events still held are written now. */

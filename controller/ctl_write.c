@@ -1,12 +1,33 @@
-/* ctl_write.c - the status writes of one loop iteration, grouped
- * (ctl_write.h). */
+/* ctl_write.c - the status writes of one loop iteration, grouped, and
+ * sent without blocking the loop (ctl_write.h). */
 #include "ctl_write.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "ctl_claim.h"
 #include "ctl_queue.h"
 #include "ctl_status.h"
+
+/* What one invocation's item holds while etcd answers: the item's name,
+ * text and events are the group's own, the invocation may go meanwhile
+ * (inv NULL then). */
+struct ctl_write_slot {
+    struct ctl_inv *inv;
+    char *name;
+    char *text;
+    char *events[CTL_EVENTS_HELD];
+};
+
+/* The group write in flight. At most one: two txns of one name sent at
+ * once could land in either order. */
+struct ctl_write_group {
+    struct ctl *c;
+    size_t n;
+    unsigned hold_mark; /* the Docker requests that wait for it */
+    struct store_status_item *items;
+    struct ctl_write_slot *slots;
+};
 
 int
 ctl_write_end(struct ctl_inv *inv, struct err *e)
@@ -28,21 +49,43 @@ ctl_write_end(struct ctl_inv *inv, struct err *e)
 }
 
 bool
-ctl_write_first(struct ctl_inv *inv)
+ctl_write_in_flight(struct ctl_inv *inv)
 {
-    if (!store_groups_status(inv->ctl->store) || inv->write_failed) {
-        inv->write_failed = false;
+    if (!inv->write_sent)
         return false;
-    }
-    if (!ctl_status_pending(inv))
-        return false;
-    (void)ctl_write_end(inv, NULL); /* grouping: it only queues */
     inv->pass_after_write = true;
     return true;
 }
 
+bool
+ctl_write_waits(struct ctl_inv *inv)
+{
+    if (!inv->write_queued && !inv->write_sent)
+        return false;
+    inv->pass_after_write = true;
+    return true;
+}
+
+int
+ctl_write_first(struct ctl_inv *inv, struct err *e)
+{
+    if (!store_groups_status(inv->ctl->store))
+        return 0;
+    if (inv->write_failed != NULL) {
+        *e = *inv->write_failed;
+        free(inv->write_failed);
+        inv->write_failed = NULL;
+        return -1;
+    }
+    if (!ctl_status_pending(inv))
+        return 0;
+    (void)ctl_write_end(inv, NULL); /* grouping: it only queues */
+    inv->pass_after_write = true;
+    return 1;
+}
+
 /* The pass that waited for the write, now that it is written (or given
- * up: then the pass writes on its own). */
+ * up: then the pass fails with the error and backs off). */
 static void
 pass_again(struct ctl_inv *inv)
 {
@@ -72,6 +115,14 @@ unlink_write(struct ctl_inv *inv)
 void
 ctl_write_unqueue(struct ctl_inv *inv)
 {
+    struct ctl_write_group *g = inv->ctl->write_sent;
+
+    for (size_t i = 0; inv->write_sent && g != NULL && i < g->n; i++)
+        if (g->slots[i].inv == inv)
+            g->slots[i].inv = NULL; /* its answer goes nowhere */
+    inv->write_sent = false;
+    free(inv->write_failed);
+    inv->write_failed = NULL;
     if (!inv->write_queued)
         return;
     unlink_write(inv);
@@ -80,84 +131,178 @@ ctl_write_unqueue(struct ctl_inv *inv)
     pass_again(inv);
 }
 
-/* One item: the status text if it changed (owned by *text) and the
- * events held. false: nothing left (a blocking write got there first,
- * or no memory for the text: still dirty, the next pass writes it). */
+/* One item, taken from inv: false when nothing is left to write (a
+ * blocking write got there first, or no memory for the text: still
+ * dirty, the next pass writes it). */
 static bool
-group_item(struct ctl_inv *inv, struct store_status_item *it, char **text)
+group_item(struct ctl_inv *inv, struct store_status_item *it,
+           struct ctl_write_slot *slot)
 {
-    *text = ctl_status_text(inv);
-    *it = (struct store_status_item){ .name = inv->name,
-                                      .status = *text,
-                                      .len = *text ? strlen(*text) : 0,
-                                      .events = inv->events,
-                                      .n_events = inv->events_n };
-    return *text != NULL || inv->events_n > 0;
+    size_t n = 0;
+
+    slot->name = strdup(inv->name);
+    if (slot->name == NULL)
+        return false; /* still pending: the next pass queues it again */
+    slot->text = ctl_status_take(inv, slot->events, &n);
+    if (slot->text == NULL && n == 0) {
+        free(slot->name);
+        return false;
+    }
+    slot->inv = inv;
+    inv->write_sent = true;
+    *it =
+        (struct store_status_item){ .name = slot->name,
+                                    .status = slot->text,
+                                    .len = slot->text ? strlen(slot->text) : 0,
+                                    .events = slot->events,
+                                    .n_events = n };
+    return true;
 }
 
 static void
-group_answered(struct ctl_inv *inv, const struct store_status_item *it)
+item_answered(struct ctl_inv *inv, const struct store_status_item *it)
 {
-    ctl_status_written(inv, it->status != NULL, it->rc == 0 ? NULL : &it->err);
+    inv->write_sent = false;
+    ctl_status_answered(inv, it->status != NULL, it->rc == 0 ? NULL : &it->err);
     if (it->rc == -1) {
-        inv->write_failed = true; /* its next write reports it as a step */
+        /* its next pass fails with this, then backs off; the trouble is
+         * the store's, not Docker's (a step that could not reach its
+         * peer marks the daemon down, ctl_result.c) */
+        ctl_store_trouble(inv->ctl, &it->err);
+        free(inv->write_failed);
+        inv->write_failed = malloc(sizeof(*inv->write_failed));
+        if (inv->write_failed != NULL)
+            err_set(inv->write_failed,
+                    it->err.code == ERR_UNAVAIL ? ERR_REMOTE : it->err.code,
+                    "status not written: %s", it->err.msg);
         inv->pass_after_write = true;
     } else
         ctl_claim_after_pass(inv); /* the work's end is written: let go */
     pass_again(inv);
 }
 
-/* A write that may wait for a later iteration: its pass waits for it and
- * has sent nothing (ctl_write_first). The status that ended a pass which
- * started a request goes in this iteration's group, before that request
- * leaves the client. */
+static void
+group_free(struct ctl_write_group *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        struct ctl_write_slot *s = &g->slots[i];
+
+        for (size_t j = 0; j < g->items[i].n_events; j++)
+            cJSON_free(s->events[j]);
+        cJSON_free(s->text);
+        free(s->name);
+    }
+    free(g->items);
+    free(g->slots);
+    free(g);
+}
+
+/* store_done_fn: every item answered. Then the Docker requests made
+ * before the group was cut go (record, then act), and the next group may
+ * be sent. */
+static void
+group_answered(void *arg, int rc, const struct err *e)
+{
+    struct ctl_write_group *g = arg;
+    struct ctl *c = g->c;
+
+    (void)rc;
+    (void)e;
+    c->write_sent = NULL;
+    for (size_t i = 0; i < g->n; i++)
+        if (g->slots[i].inv != NULL)
+            item_answered(g->slots[i].inv, &g->items[i]);
+    dk_hold_release(c->dk, g->hold_mark);
+    group_free(g);
+    if (c->writes != NULL)
+        ev_idle_start(c->loop, &c->writes_left);
+    if (c->opts.once && ctl_idle(c))
+        ev_break(c->loop, EVBREAK_ALL);
+}
+
+/* A write that may wait for a later group: its pass waits for it and has
+ * sent nothing (ctl_write_first). The status that ended a pass which
+ * started a request goes in the next group: that request waits for it. */
 static bool
 may_wait(const struct ctl_inv *inv)
 {
     return inv->pass_after_write && !ctl_inv_in_flight(inv);
 }
 
-/* Every queued write that must go now, and the oldest `max` of those that
- * may wait (0: all), as one store_status_write_many(). Out of memory for
- * the arrays: each written on its own. */
-static void
-write_queued(struct ctl *c, size_t max)
+static size_t
+queued_count(const struct ctl *c)
 {
-    struct store_status_item *items;
-    struct ctl_inv **invs, *next;
-    char **texts;
-    size_t n = 0, k = 0, waiting = 0;
+    size_t n = 0;
 
     for (struct ctl_inv *i = c->writes; i != NULL; i = i->wnext)
         n++;
-    if (n == 0)
-        return;
-    items = calloc(n, sizeof(*items));
-    invs = calloc(n, sizeof(*invs));
-    texts = calloc(n, sizeof(*texts));
+    return n;
+}
+
+static struct ctl_write_group *
+group_new(struct ctl *c, size_t n)
+{
+    struct ctl_write_group *g = calloc(1, sizeof(*g));
+
+    if (g == NULL)
+        return NULL;
+    g->c = c;
+    g->items = calloc(n, sizeof(*g->items));
+    g->slots = calloc(n, sizeof(*g->slots));
+    if (g->items == NULL || g->slots == NULL) {
+        group_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+/* Every queued write that must go now and the oldest `max` of those that
+ * may wait (0: all), taken into g. */
+static void
+group_take(struct ctl *c, struct ctl_write_group *g, size_t max)
+{
+    size_t waiting = 0;
+    struct ctl_inv *next;
+
     for (struct ctl_inv *inv = c->writes; inv != NULL; inv = next) {
         next = inv->wnext;
         if (may_wait(inv) && max > 0 && waiting++ >= max)
-            continue; /* a later iteration's */
-        if (items == NULL || invs == NULL || texts == NULL)
-            ctl_write_unqueue(inv);
-        else {
-            unlink_write(inv);
-            if (group_item(inv, &items[k], &texts[k]))
-                invs[k++] = inv;
-            else
-                pass_again(inv); /* nothing left to wait for */
-        }
+            continue; /* a later group's */
+        unlink_write(inv);
+        if (group_item(inv, &g->items[g->n], &g->slots[g->n]))
+            g->n++;
+        else
+            pass_again(inv); /* nothing left to wait for */
     }
-    if (k > 0)
-        store_status_write_many(c->store, items, k);
-    for (size_t j = 0; j < k; j++) {
-        group_answered(invs[j], &items[j]);
-        cJSON_free(texts[j]);
+}
+
+/* Send the queued writes as one group, the Docker requests made so far
+ * held until it is answered; with nothing to write, they go now. Out of
+ * memory for the group: each written on its own, the blocking way. */
+static void
+group_send(struct ctl *c, size_t max)
+{
+    size_t n = queued_count(c);
+    struct ctl_write_group *g = n > 0 ? group_new(c, n) : NULL;
+    struct err e = { 0 };
+
+    if (g == NULL) {
+        while (c->writes != NULL)
+            ctl_write_unqueue(c->writes);
+        dk_hold_release(c->dk, dk_hold_cut(c->dk));
+        return;
     }
-    free(items);
-    free(invs);
-    free(texts);
+    group_take(c, g, max);
+    if (g->n == 0) {
+        group_free(g);
+        dk_hold_release(c->dk, dk_hold_cut(c->dk));
+        return;
+    }
+    g->hold_mark = dk_hold_cut(c->dk);
+    c->write_sent = g; /* before the call: it may answer at once */
+    if (store_status_write_many_async(c->store, g->items, g->n, group_answered,
+                                      g, &e) == -1)
+        group_answered(g, -1, &e); /* every item says why */
 }
 
 static void
@@ -166,13 +311,12 @@ on_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
     struct ctl *c = container_of(w, struct ctl, status_writer);
 
     (void)revents;
-    if (c->writes == NULL && c->claims == NULL && c->claims_sent == NULL)
-        return;
-    write_queued(c, CTL_WRITE_GROUP);
-    ctl_claim_send(c); /* after the statuses: a release follows its own */
+    if (c->write_sent == NULL)
+        group_send(c, CTL_WRITE_GROUP);
+    ctl_claim_send(c);
     /* the rest go in the next iterations, each after the watchers that
-     * are due (the loop polls without waiting while some are left) */
-    if (c->writes != NULL || ctl_claim_ready(c))
+     * are due (the loop polls without waiting while some can go) */
+    if ((c->writes != NULL && c->write_sent == NULL) || ctl_claim_ready(c))
         ev_idle_start(loop, &c->writes_left);
     if (c->opts.once && ctl_idle(c))
         ev_break(loop, EVBREAK_ALL);
@@ -188,7 +332,7 @@ on_writes_left(struct ev_loop *loop, ev_idle *w, int revents)
 }
 
 /* ctl->join_group: what an event outside a pass holds goes with the
- * iteration's group, at once (no pass waits for it). */
+ * next group (no pass waits for it). */
 static void
 join_group(struct ctl_inv *inv)
 {
@@ -198,18 +342,48 @@ join_group(struct ctl_inv *inv)
 void
 ctl_write_start(struct ctl *c)
 {
-    if (store_groups_status(c->store))
+    if (store_groups_status(c->store)) {
         c->join_group = join_group;
+        dk_hold(c->dk, true); /* record, then act */
+    }
     ev_prepare_init(&c->status_writer, on_prepare);
     ev_prepare_start(c->loop, &c->status_writer);
     ev_idle_init(&c->writes_left, on_writes_left);
+}
+
+/* How long a stopping controller waits for a group etcd has not
+ * answered. */
+#define CTL_WRITE_STOP_MS 10000L
+
+/* A group that was never answered: its Docker requests never went. */
+static void
+group_drop(struct ctl *c)
+{
+    struct ctl_write_group *g = c->write_sent;
+
+    for (size_t i = 0; i < g->n; i++)
+        if (g->slots[i].inv != NULL)
+            g->slots[i].inv->write_sent = false;
+    c->write_sent = NULL;
+    group_free(g);
 }
 
 void
 ctl_write_stop(struct ctl *c)
 {
     c->join_group = NULL; /* from now on an event is written at once */
-    write_queued(c, 0);
+    /* the group in flight, then what is still queued as one more */
+    for (int round = 0; round < 2; round++) {
+        if (c->write_sent == NULL && c->writes != NULL)
+            group_send(c, 0);
+        if (c->write_sent != NULL)
+            store_async_wait(c->store, CTL_WRITE_STOP_MS);
+    }
+    if (c->write_sent != NULL)
+        group_drop(c);
+    while (c->writes != NULL)
+        ctl_write_unqueue(c->writes);
+    dk_hold(c->dk, false);
     ev_idle_stop(c->loop, &c->writes_left);
     ev_prepare_stop(c->loop, &c->status_writer);
 }

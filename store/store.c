@@ -296,6 +296,13 @@ store_status_write_many(struct store *s, struct store_status_item *it, size_t n)
                                           it[i].n_events, &it[i].err);
 }
 
+void
+store_async_wait(struct store *s, long ms)
+{
+    if (s->ops->async_wait != NULL)
+        s->ops->async_wait(s, ms);
+}
+
 bool
 store_groups_status(const struct store *s)
 {

@@ -170,6 +170,8 @@ struct store_ops {
     /* optional: store_status_write_many() in few requests */
     void (*status_write_many)(struct store *s, struct store_status_item *it,
                               size_t n);
+    /* optional: store_async_wait() */
+    void (*async_wait)(struct store *s, long ms);
     /* optional: store_status_write_many_async() */
     int (*status_write_many_async)(struct store *s,
                                    struct store_status_item *it, size_t n,
@@ -364,6 +366,10 @@ void store_status_write_many(struct store *s, struct store_status_item *it,
 int store_status_write_many_async(struct store *s, struct store_status_item *it,
                                   size_t n, store_done_fn *done, void *arg,
                                   struct err *e);
+/* Block up to ms while requests sent without blocking (the *_async
+ * calls) are answered, their callbacks run: for a caller about to close
+ * the store that must know how its last writes went. */
+void store_async_wait(struct store *s, long ms);
 /* Whether store_status_write_many() saves requests (etcd): a caller may
  * gather writes for it. */
 bool store_groups_status(const struct store *s);

@@ -388,6 +388,7 @@ static const struct store_ops etcd_ops = {
     .status_write = store__etcd_status_write,
     .status_write_many = store__etcd_status_write_many,
     .status_write_many_async = store__etcd_status_write_many_async,
+    .async_wait = store__etcd_async_wait,
     .output_path = etcd_output_path,
     .close = etcd_close,
     .lease_grant = store__etcd_lease_grant,

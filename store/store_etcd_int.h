@@ -120,6 +120,8 @@ int store__etcd_call_async(struct store_etcd *s, const char *path,
 /* curl finished easy (a handle of an async request): answer it. false
  * when easy is not one. */
 bool store__etcd_async_finished(struct store_etcd *s, void *easy, int result);
+/* store_async_wait() (store_etcd_watch.c). */
+void store__etcd_async_wait(struct store *st, long ms);
 /* Drop every request in flight without answering (the store closes). */
 void store__etcd_async_free(struct store_etcd *s);
 

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,6 +373,22 @@ take(struct stream *st, struct store_change *out, size_t max, size_t *n,
             return true;
     } while (kind != STORE_ETCD_WMSG_NONE);
     return false;
+}
+
+void
+store__etcd_async_wait(struct store *st, long ms)
+{
+    struct store_etcd *s = (struct store_etcd *)st;
+    bool ended[STORE_ETCD_PARTS], retry_due = false;
+    double until = store__etcd_now() + (double)ms / 1000.;
+
+    /* the streams' data waits in their buffers: the store is closing */
+    while (s->w != NULL && s->reqs != NULL && store__etcd_now() < until) {
+        struct pollfd p = { .fd = s->w->ep, .events = POLLIN };
+
+        (void)poll(&p, 1, 100);
+        drive(s, ended, &retry_due);
+    }
 }
 
 int

@@ -1,0 +1,369 @@
+/* test_ctl_write.c - the status group write that does not block the loop
+ * (controller/ctl_write.c), on a store that groups writes as etcd does:
+ * a directory store whose store_status_write_many_async() keeps the
+ * answer until the test gives it, so what happens while etcd has not
+ * answered is seen step by step.
+ *
+ * Record, then act: a request a pass makes after changing the record
+ * reaches the (fake) Docker daemon only after the group write holding
+ * that record was answered; the fake daemon reads the status on disk
+ * when the request arrives. Negative control: the same with the Docker
+ * client's hold off, and the request arrives while the record waits.
+ * A group etcd fails: the invocation's next pass fails with the error,
+ * named as the store's (not as Docker's), and its record goes again. A
+ * pass does not run while its status is in flight.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ctl.h"
+#include "ctl_inv.h"
+#include "ctl_queue.h"
+#include "ctl_status.h"
+#include "ctl_sync.h"
+#include "ctl_write.h"
+#include "test_dk_fake.h"
+
+static const char spec_yaml[] = "apiVersion: agentctl.dev/v1alpha1\n"
+                                "kind: AgentInvocation\n"
+                                "metadata: {name: rec}\n"
+                                "spec:\n"
+                                "  vendor: claude\n"
+                                "  phase: execute\n"
+                                "  image: agentctl/demo-agent:0\n"
+                                "  command: [sleep, \"600\"]\n";
+
+struct fx {
+    char dir[64];
+    struct ctl c;
+    struct ctl_inv *inv;
+    struct fake_srv *srv;
+    ev_timer watchdog;
+    struct store_ops ops; /* the directory store's, grouping */
+    /* the group write the "etcd" has not answered */
+    struct store_status_item *held_it;
+    size_t held_n;
+    store_done_fn *held_done;
+    void *held_arg;
+    int groups;          /* group writes sent */
+    char seen_phase[32]; /* the phase on disk when Docker got the request */
+    int answered;        /* the request's answers */
+};
+
+static struct fx *the_fx; /* the store ops have no argument of ours */
+
+static int
+held_write(struct store *s, struct store_status_item *it, size_t n,
+           store_done_fn *done, void *arg, struct err *e)
+{
+    (void)s;
+    (void)e;
+    the_fx->held_it = it;
+    the_fx->held_n = n;
+    the_fx->held_done = done;
+    the_fx->held_arg = arg;
+    the_fx->groups++;
+    return 0;
+}
+
+/* store_status_write_many() on the directory store: each on its own. */
+static void
+one_by_one(struct store *s, struct store_status_item *it, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        it[i].rc = store_status_write(s, it[i].name, it[i].status, it[i].len,
+                                      it[i].events, it[i].n_events, &it[i].err);
+}
+
+/* "etcd" answers the group: written (rc 0) or failed with e. */
+static void
+answer_group(struct fx *f, const struct err *fail)
+{
+    store_done_fn *done = f->held_done;
+
+    assert_non_null(done);
+    if (fail == NULL)
+        store_status_write_many(f->c.store, f->held_it, f->held_n);
+    else
+        for (size_t i = 0; i < f->held_n; i++) {
+            f->held_it[i].rc = -1;
+            f->held_it[i].err = *fail;
+        }
+    f->held_done = NULL;
+    done(f->held_arg, 0, NULL);
+}
+
+static void
+fake_docker(struct fake_conn *conn, const struct fake_http *h, void *arg)
+{
+    struct fx *f = arg;
+    cJSON *st = NULL;
+    const cJSON *phase;
+    struct err e;
+
+    (void)h;
+    f->seen_phase[0] = '\0';
+    if (store_json_get(f->c.store, STORE_DOC_STATUS, "rec", &st, &e) == 0 &&
+        cJSON_IsString(phase = cJSON_GetObjectItemCaseSensitive(st, "phase")))
+        snprintf(f->seen_phase, sizeof(f->seen_phase), "%s",
+                 phase->valuestring);
+    cJSON_Delete(st);
+    fake_reply(conn, 200, "OK", "application/json", "{}", 2);
+}
+
+static void
+on_answer(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    (void)req;
+    (void)r;
+    ((struct fx *)arg)->answered++;
+}
+
+/* A queued pass would talk to Docker: these tests make the pass's steps
+ * themselves, so a queued pass does nothing. */
+static void
+on_kick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)w;
+    (void)revents;
+}
+
+static void
+on_watchdog(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)w;
+    (void)revents;
+    fail_msg("the test did not finish");
+}
+
+static void
+on_tick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    *(int *)w->data = 1;
+}
+
+/* The loop turns for a while: time for a request that may go to reach
+ * the fake daemon (not a timed assertion). */
+static void
+turn_a_while(struct fx *f)
+{
+    ev_timer tick;
+    int fired = 0;
+
+    ev_timer_init(&tick, on_tick, 0.2, 0.);
+    tick.data = &fired;
+    ev_timer_start(f->c.loop, &tick);
+    while (!fired)
+        ev_run(f->c.loop, EVRUN_ONCE);
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+
+    assert_non_null(fp);
+    assert_int_equal(fputs(text, fp) >= 0, 1);
+    assert_int_equal(fclose(fp), 0);
+}
+
+static int
+setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof(*f));
+    char specs[96], statedir[96], path[128];
+    struct spec_errors es;
+    struct err e = { 0 };
+
+    assert_non_null(f);
+    the_fx = f;
+    snprintf(f->dir, sizeof(f->dir), "/tmp/ctlwrite.XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(specs, sizeof(specs), "%s/specs", f->dir);
+    snprintf(statedir, sizeof(statedir), "%s/state", f->dir);
+    assert_int_equal(mkdir(specs, 0700), 0);
+    snprintf(path, sizeof(path), "%s/rec.yaml", specs);
+    write_file(path, spec_yaml);
+
+    f->c.loop = ev_loop_new(EVFLAG_AUTO);
+    assert_non_null(f->c.loop);
+    snprintf(f->c.opts.controller_id, sizeof(f->c.opts.controller_id),
+             "test-write");
+    f->c.store = store_dir_open(specs, statedir, &e);
+    assert_non_null(f->c.store);
+    /* etcd's way: grouped writes, answered later */
+    f->ops = *f->c.store->ops;
+    f->ops.status_write_many = one_by_one;
+    f->ops.status_write_many_async = held_write;
+    f->c.cfg = cfg_parse("empty", "", 0, &es);
+    assert_non_null(f->c.cfg);
+    f->srv = fake_start(f->c.loop, fake_docker, f);
+    assert_non_null(f->srv);
+    f->c.dk = dk_new(f->c.loop, fake_url(f->srv), &e);
+    assert_non_null(f->c.dk);
+    ctl_sync_all(&f->c);
+    f->inv = ctl_inv_find(&f->c, "rec");
+    assert_non_null(f->inv);
+    ev_set_cb(&f->inv->kick, on_kick);
+    ctl_status_new(f->inv);
+    ctl_status_set_phase(f->inv, CTL_PREPARING);
+    assert_int_equal(ctl_status_flush(f->inv, &e), 0); /* on disk: Preparing */
+    ev_timer_init(&f->watchdog, on_watchdog, 20., 0.);
+    ev_timer_start(f->c.loop, &f->watchdog);
+    *state = f;
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    struct fx *f = *state;
+    char cmd[128];
+
+    if (f->held_done != NULL)
+        answer_group(f, NULL);
+    ctl_write_stop(&f->c);
+    ev_timer_stop(f->c.loop, &f->watchdog);
+    while (f->c.invs != NULL)
+        ctl_inv_forget(f->c.invs);
+    dk_free(f->c.dk);
+    fake_stop(f->srv);
+    cfg_free(f->c.cfg);
+    store_close(f->c.store);
+    ev_loop_destroy(f->c.loop);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+    assert_int_equal(system(cmd), 0);
+    free(f);
+    the_fx = NULL;
+    return 0;
+}
+
+/* The grouping store in place, then the write watcher (and the hold). */
+static void
+start_grouping(struct fx *f, bool hold)
+{
+    f->c.store->ops = &f->ops;
+    assert_true(store_groups_status(f->c.store));
+    ctl_write_start(&f->c);
+    if (!hold)
+        dk_hold(f->c.dk, false);
+}
+
+/* A pass's end: the record changed (Running), its status queued, and a
+ * request made (as a step that records and acts in one pass would). */
+static void
+record_and_act(struct fx *f)
+{
+    struct err e = { 0 };
+
+    ctl_status_set_phase(f->inv, CTL_RUNNING);
+    assert_int_equal(ctl_write_end(f->inv, &e), 0);
+    assert_true(f->inv->write_queued);
+    assert_non_null(dk_get(f->c.dk, "/containers/x/json", on_answer, f, &e));
+}
+
+static void
+test_a_request_waits_for_the_group_with_its_record(void **state)
+{
+    struct fx *f = *state;
+
+    start_grouping(f, true);
+    record_and_act(f);
+    turn_a_while(f);
+    assert_int_equal(f->groups, 1); /* sent without blocking */
+    assert_true(f->inv->write_sent);
+    assert_int_equal(fake_requests(f->srv), 0); /* held meanwhile */
+    assert_int_equal(dk_held(f->c.dk), 1);
+
+    answer_group(f, NULL);
+    while (f->answered == 0)
+        ev_run(f->c.loop, EVRUN_ONCE);
+    assert_string_equal(f->seen_phase, "Running"); /* recorded, then acted */
+    assert_false(f->inv->write_sent);
+    assert_false(f->inv->rec.dirty);
+}
+
+/* The negative control: without the hold the request outruns its record
+ * (the assertion above would fail). */
+static void
+test_without_the_hold_the_request_outruns_its_record(void **state)
+{
+    struct fx *f = *state;
+
+    start_grouping(f, false);
+    record_and_act(f);
+    while (f->answered == 0)
+        ev_run(f->c.loop, EVRUN_ONCE);
+    assert_int_equal(f->groups, 1);
+    assert_non_null(f->held_done); /* the group still unanswered */
+    assert_string_equal(f->seen_phase, "Preparing");
+}
+
+static void
+test_a_failed_group_fails_the_next_pass_as_the_store(void **state)
+{
+    struct fx *f = *state;
+    struct err fail, e = { 0 };
+
+    start_grouping(f, true);
+    record_and_act(f);
+    turn_a_while(f);
+    err_set(&fail, ERR_UNAVAIL, "etcd http://x: no answer within 2000 ms");
+    answer_group(f, &fail);
+    while (f->answered == 0) /* a failed write still lets it go */
+        ev_run(f->c.loop, EVRUN_ONCE);
+    assert_true(f->inv->rec.dirty);                  /* its record goes again */
+    assert_string_equal(f->c.store_error, fail.msg); /* /healthz: the store */
+    assert_int_equal(ctl_write_first(f->inv, &e), -1);
+    assert_int_not_equal(e.code, ERR_UNAVAIL); /* not "Docker unreachable" */
+    assert_non_null(strstr(e.msg, "status not written: etcd http://x"));
+    assert_int_equal(ctl_write_first(f->inv, &e), 1); /* then it is queued */
+}
+
+static void
+test_no_pass_while_its_status_is_in_flight(void **state)
+{
+    struct fx *f = *state;
+
+    start_grouping(f, true);
+    record_and_act(f);
+    turn_a_while(f);
+    assert_true(ctl_write_in_flight(f->inv)); /* the pass returns here */
+    assert_true(f->inv->pass_after_write);
+    answer_group(f, NULL);
+    assert_false(ctl_write_in_flight(f->inv));
+    assert_true(ev_is_active(&f->inv->kick)); /* the answer runs it again */
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(
+            test_a_request_waits_for_the_group_with_its_record, setup,
+            teardown),
+        cmocka_unit_test_setup_teardown(
+            test_without_the_hold_the_request_outruns_its_record, setup,
+            teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_failed_group_fails_the_next_pass_as_the_store, setup,
+            teardown),
+        cmocka_unit_test_setup_teardown(
+            test_no_pass_while_its_status_is_in_flight, setup, teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
