@@ -3,5 +3,6 @@
 # a fake Docker daemon for the log stream.
 agentctl_unit_test(test_ctl_stop
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ctl_stop.c
+          ${CMAKE_CURRENT_LIST_DIR}/ctl_fixture.c
           ${CMAKE_CURRENT_LIST_DIR}/test_dk_fake.c
   LIBS ctlcore)

@@ -3,5 +3,6 @@
 # record, then act (controller/ctl_write.c with the Docker client's hold).
 agentctl_unit_test(test_ctl_write
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ctl_write.c
+          ${CMAKE_CURRENT_LIST_DIR}/ctl_fixture.c
           ${CMAKE_CURRENT_LIST_DIR}/test_dk_fake.c
   LIBS ctlcore)

@@ -25,13 +25,13 @@
 #include <cmocka.h>
 
 #include "ctl.h"
+#include "ctl_fixture.h"
 #include "ctl_inv.h"
 #include "ctl_queue.h"
 #include "ctl_run.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "ctl_sync.h"
-#include "test_dk_fake.h"
 
 #define OUTPUT_MAX 16
 
@@ -70,11 +70,9 @@ static const char *const nothing[] = { NULL };
     "5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1"
 
 struct fx {
-    char dir[64];
+    struct ctl_fixture fix;
     struct ctl c;
     struct ctl_inv *inv;
-    struct fake_srv *srv;
-    ev_timer watchdog;
     bool standin; /* a stand-in holds the agent's name */
     int ping_status; /* what GET /_ping answers: 0 = 200 */
 };
@@ -107,35 +105,6 @@ fake_docker(struct fake_conn *conn, const struct fake_http *h, void *arg)
                    "{\"message\":\"no such thing\"}", 27);
 }
 
-/* The queued pass would talk to Docker: these tests call the steps
- * themselves, so a queued pass does nothing. */
-static void
-on_kick(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    (void)loop;
-    (void)w;
-    (void)revents;
-}
-
-static void
-on_watchdog(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    (void)loop;
-    (void)w;
-    (void)revents;
-    fail_msg("the fake Docker daemon never answered");
-}
-
-static void
-write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-
-    assert_non_null(f);
-    assert_int_equal(fputs(text, f) >= 0, 1);
-    assert_int_equal(fclose(f), 0);
-}
-
 /* A Running attempt: captured spec, an agent recorded, deadline armed. */
 static void
 running(struct fx *f)
@@ -161,39 +130,10 @@ static int
 setup(void **state)
 {
     struct fx *f = calloc(1, sizeof(*f));
-    char specs[96], statedir[96], path[128];
-    struct spec_errors es;
-    struct err e = { 0 };
 
     assert_non_null(f);
-    snprintf(f->dir, sizeof(f->dir), "/tmp/ctlstop.XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(specs, sizeof(specs), "%s/specs", f->dir);
-    snprintf(statedir, sizeof(statedir), "%s/state", f->dir);
-    assert_int_equal(mkdir(specs, 0700), 0);
-    snprintf(path, sizeof(path), "%s/race.yaml", specs);
-    write_file(path, spec_yaml);
-
-    f->c.loop = ev_loop_new(EVFLAG_AUTO);
-    assert_non_null(f->c.loop);
-    snprintf(f->c.opts.controller_id, sizeof(f->c.opts.controller_id),
-             "test-stop");
-    f->c.store = store_dir_open(specs, statedir, &e);
-    assert_non_null(f->c.store);
-    f->c.cfg = cfg_parse("empty", "", 0, &es);
-    assert_non_null(f->c.cfg);
-    f->srv = fake_start(f->c.loop, fake_docker, f);
-    assert_non_null(f->srv);
-    f->c.dk = dk_new(f->c.loop, fake_url(f->srv), &e);
-    assert_non_null(f->c.dk);
-
-    ctl_sync_all(&f->c);
-    f->inv = ctl_inv_find(&f->c, "race");
-    assert_non_null(f->inv);
-    assert_non_null(f->inv->spec);
-    ev_set_cb(&f->inv->kick, on_kick);
-    ev_timer_init(&f->watchdog, on_watchdog, 20., 0.);
-    ev_timer_start(f->c.loop, &f->watchdog);
+    f->inv =
+        ctl_fixture_open(&f->fix, &f->c, "race", spec_yaml, fake_docker, f);
     running(f);
     *state = f;
     return 0;
@@ -203,18 +143,8 @@ static int
 teardown(void **state)
 {
     struct fx *f = *state;
-    char cmd[128];
 
-    ev_timer_stop(f->c.loop, &f->watchdog);
-    while (f->c.invs != NULL)
-        ctl_inv_forget(f->c.invs);
-    dk_free(f->c.dk);
-    fake_stop(f->srv);
-    cfg_free(f->c.cfg);
-    store_close(f->c.store);
-    ev_loop_destroy(f->c.loop);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-    assert_int_equal(system(cmd), 0);
+    ctl_fixture_close(&f->fix, &f->c);
     free(f);
     return 0;
 }
@@ -328,7 +258,7 @@ fresh_attempt(struct fx *f)
 {
     char path[128];
 
-    snprintf(path, sizeof(path), "%s/state/events/race.jsonl", f->dir);
+    snprintf(path, sizeof(path), "%s/state/events/race.jsonl", f->fix.dir);
     unlink(path);
     running(f);
 }
@@ -449,8 +379,8 @@ test_cancel_during_step_then_deadline(void **state)
 
     f->inv->lanes[CTL_LANE_MAIN].call = dk_get(f->c.dk, "/networks/slow", on_slow_step, f->inv, &e);
     assert_non_null(f->inv->lanes[CTL_LANE_MAIN].call);
-    snprintf(path, sizeof(path), "%s/specs/race.yaml", f->dir);
-    write_file(path, spec_cancelled);
+    snprintf(path, sizeof(path), "%s/specs/race.yaml", f->fix.dir);
+    ctl_fixture_write(path, spec_cancelled);
     ctl_sync_all(&f->c); /* what the store watch does on the change */
     assert_true(f->inv->spec->cancel);
     ctl_inv_pass(f->inv); /* the kick: returns, the step is in flight */
@@ -461,7 +391,7 @@ test_cancel_during_step_then_deadline(void **state)
 
     /* control: without the cancel, the deadline is recorded */
     fresh_attempt(f);
-    write_file(path, spec_yaml);
+    ctl_fixture_write(path, spec_yaml);
     ctl_sync_all(&f->c);
     assert_false(f->inv->spec->cancel);
     cause_deadline(f);

@@ -26,12 +26,11 @@
 #include <cmocka.h>
 
 #include "ctl.h"
+#include "ctl_fixture.h"
 #include "ctl_inv.h"
 #include "ctl_queue.h"
 #include "ctl_status.h"
-#include "ctl_sync.h"
 #include "ctl_write.h"
-#include "test_dk_fake.h"
 
 static const char spec_yaml[] = "apiVersion: agentctl.dev/v1alpha1\n"
                                 "kind: AgentInvocation\n"
@@ -40,14 +39,13 @@ static const char spec_yaml[] = "apiVersion: agentctl.dev/v1alpha1\n"
                                 "  vendor: claude\n"
                                 "  phase: execute\n"
                                 "  image: agentctl/demo-agent:0\n"
-                                "  command: [sleep, \"600\"]\n";
+                                "  command: [sleep, \"600\"]\n"
+                                "  deadlineSeconds: 30\n";
 
 struct fx {
-    char dir[64];
+    struct ctl_fixture fix;
     struct ctl c;
     struct ctl_inv *inv;
-    struct fake_srv *srv;
-    ev_timer watchdog;
     struct store_ops ops; /* the directory store's, grouping */
     /* the group write the "etcd" has not answered */
     struct store_status_item *held_it;
@@ -128,25 +126,6 @@ on_answer(struct dk_req *req, struct dk_response *r, void *arg)
     ((struct fx *)arg)->answered++;
 }
 
-/* A queued pass would talk to Docker: these tests make the pass's steps
- * themselves, so a queued pass does nothing. */
-static void
-on_kick(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    (void)loop;
-    (void)w;
-    (void)revents;
-}
-
-static void
-on_watchdog(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    (void)loop;
-    (void)w;
-    (void)revents;
-    fail_msg("the test did not finish");
-}
-
 static void
 on_tick(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -170,59 +149,23 @@ turn_a_while(struct fx *f)
         ev_run(f->c.loop, EVRUN_ONCE);
 }
 
-static void
-write_file(const char *path, const char *text)
-{
-    FILE *fp = fopen(path, "w");
-
-    assert_non_null(fp);
-    assert_int_equal(fputs(text, fp) >= 0, 1);
-    assert_int_equal(fclose(fp), 0);
-}
-
 static int
 setup(void **state)
 {
     struct fx *f = calloc(1, sizeof(*f));
-    char specs[96], statedir[96], path[128];
-    struct spec_errors es;
     struct err e = { 0 };
 
     assert_non_null(f);
     the_fx = f;
-    snprintf(f->dir, sizeof(f->dir), "/tmp/ctlwrite.XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(specs, sizeof(specs), "%s/specs", f->dir);
-    snprintf(statedir, sizeof(statedir), "%s/state", f->dir);
-    assert_int_equal(mkdir(specs, 0700), 0);
-    snprintf(path, sizeof(path), "%s/rec.yaml", specs);
-    write_file(path, spec_yaml);
-
-    f->c.loop = ev_loop_new(EVFLAG_AUTO);
-    assert_non_null(f->c.loop);
-    snprintf(f->c.opts.controller_id, sizeof(f->c.opts.controller_id),
-             "test-write");
-    f->c.store = store_dir_open(specs, statedir, &e);
-    assert_non_null(f->c.store);
-    /* etcd's way: grouped writes, answered later */
+    f->inv = ctl_fixture_open(&f->fix, &f->c, "rec", spec_yaml, fake_docker, f);
+    /* etcd's way, put in place by start_grouping(): grouped writes,
+     * answered when the test says */
     f->ops = *f->c.store->ops;
     f->ops.status_write_many = one_by_one;
     f->ops.status_write_many_async = held_write;
-    f->c.cfg = cfg_parse("empty", "", 0, &es);
-    assert_non_null(f->c.cfg);
-    f->srv = fake_start(f->c.loop, fake_docker, f);
-    assert_non_null(f->srv);
-    f->c.dk = dk_new(f->c.loop, fake_url(f->srv), &e);
-    assert_non_null(f->c.dk);
-    ctl_sync_all(&f->c);
-    f->inv = ctl_inv_find(&f->c, "rec");
-    assert_non_null(f->inv);
-    ev_set_cb(&f->inv->kick, on_kick);
     ctl_status_new(f->inv);
     ctl_status_set_phase(f->inv, CTL_PREPARING);
     assert_int_equal(ctl_status_flush(f->inv, &e), 0); /* on disk: Preparing */
-    ev_timer_init(&f->watchdog, on_watchdog, 20., 0.);
-    ev_timer_start(f->c.loop, &f->watchdog);
     *state = f;
     return 0;
 }
@@ -231,21 +174,11 @@ static int
 teardown(void **state)
 {
     struct fx *f = *state;
-    char cmd[128];
 
     if (f->held_done != NULL)
         answer_group(f, NULL);
     ctl_write_stop(&f->c);
-    ev_timer_stop(f->c.loop, &f->watchdog);
-    while (f->c.invs != NULL)
-        ctl_inv_forget(f->c.invs);
-    dk_free(f->c.dk);
-    fake_stop(f->srv);
-    cfg_free(f->c.cfg);
-    store_close(f->c.store);
-    ev_loop_destroy(f->c.loop);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-    assert_int_equal(system(cmd), 0);
+    ctl_fixture_close(&f->fix, &f->c);
     free(f);
     the_fx = NULL;
     return 0;
@@ -285,7 +218,7 @@ test_a_request_waits_for_the_group_with_its_record(void **state)
     turn_a_while(f);
     assert_int_equal(f->groups, 1); /* sent without blocking */
     assert_true(f->inv->write_sent);
-    assert_int_equal(fake_requests(f->srv), 0); /* held meanwhile */
+    assert_int_equal(fake_requests(f->fix.srv), 0); /* held meanwhile */
     assert_int_equal(dk_held(f->c.dk), 1);
 
     answer_group(f, NULL);

@@ -641,28 +641,6 @@ struct freer {
 };
 
 static void
-on_tick(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    (void)loop;
-    (void)revents;
-    *(int *)w->data = 1;
-}
-
-/* The loop turns for a while (not a timed assertion: time for a request
- * that was let go to reach the fake daemon). */
-static void
-t_turn_a_while(struct t *t)
-{
-    ev_timer tick;
-    int fired = 0;
-
-    ev_timer_init(&tick, on_tick, 0.1, 0.);
-    tick.data = &fired;
-    ev_timer_start(t->loop, &tick);
-    t_run_until(t, &fired, 1);
-}
-
-static void
 test_dk_hold_keeps_requests_until_their_mark_is_let_go(void **state)
 {
     struct t t;
@@ -680,14 +658,14 @@ test_dk_hold_keeps_requests_until_their_mark_is_let_go(void **state)
     assert_non_null(dk_get(t.dk, "/echo/b", on_done, &t, &e));
     dk_cancel(cancelled);
     assert_int_equal(dk_held(t.dk), 2);
-    t_turn_a_while(&t);
+    t_pause(&t);
     assert_int_equal(fake_requests(t.srv), 0); /* nothing left while held */
     assert_int_equal(t.done, 0);
 
     dk_hold_release(t.dk, first); /* a, not b: b was made after the cut */
     t_run_until(&t, &t.done, 1);
     assert_non_null(strstr(t.body, "/v1.41/echo/a"));
-    t_turn_a_while(&t);
+    t_pause(&t);
     assert_int_equal(fake_requests(t.srv), 1);
     assert_int_equal(dk_held(t.dk), 1);
 
