@@ -165,6 +165,9 @@ struct ctl_inv {
     bool write_queued;
     struct ctl_inv *wnext;
     bool write_sent;       /* in the group write etcd has not answered */
+    bool remove_status;    /* its status and metadata go in the next group
+                              (the spec deleted, its objects gone) */
+    bool status_removed;   /* they went: nothing writes its status again */
     bool pass_after_write; /* a pass waits for that write (ctl_write_first) */
     struct err *write_failed; /* the last group write of it failed: the
                                  next pass fails with it and backs off */

@@ -309,7 +309,8 @@ ctl_claim_after_pass(struct ctl_inv *inv)
 {
     enum ctl_phase phase;
 
-    if (!store_has_claims(inv->ctl->store) || inv->rec.dirty || inv->write_sent)
+    if (!store_has_claims(inv->ctl->store) || inv->rec.dirty ||
+        inv->write_queued || inv->write_sent)
         return; /* a release follows the status that ended the work */
     phase = inv->rec.phase;
     if (inv->lease_lost && ctl_phase_terminal(phase) && cleaned_up(inv))

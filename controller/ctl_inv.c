@@ -545,9 +545,17 @@ pass_deleted(struct ctl_inv *inv, enum ctl_phase phase)
     if ((s = ctl_cleanup_step(inv)) != CTL_STEP_NONE)
         return s;
     /* Everything is gone: forget the name, so a new spec of the same name
-     * starts with a new uid. */
-    if (store_doc_del(inv->ctl->store, STORE_DOC_STATUS, inv->name, &e) == -1 ||
-        store_doc_del(inv->ctl->store, STORE_DOC_META, inv->name, &e) == -1)
+     * starts with a new uid. On etcd the removal goes in the group write
+     * (ctl_write.c) and its answer runs this pass again. */
+    if (store_groups_status(inv->ctl->store) && !inv->status_removed) {
+        inv->remove_status = true;
+        inv->pass_after_write = true;
+        return CTL_STEP_NONE;
+    }
+    if (!inv->status_removed &&
+        (store_doc_del(inv->ctl->store, STORE_DOC_STATUS, inv->name, &e) ==
+             -1 ||
+         store_doc_del(inv->ctl->store, STORE_DOC_META, inv->name, &e) == -1))
         return ctl_step_failed(inv, &e);
     log_kv(LOG_INFO, "deleted", "invocation", inv->name, NULL);
     inv->rec.dirty = false;

@@ -162,8 +162,10 @@ ctl_status_text(struct ctl_inv *inv)
 bool
 ctl_status_pending(struct ctl_inv *inv)
 {
+    if (inv->status_removed)
+        return inv->events_n > 0;
     note_generation(inv);
-    return inv->rec.dirty || inv->events_n > 0;
+    return inv->rec.dirty || inv->events_n > 0 || inv->remove_status;
 }
 
 void
@@ -181,8 +183,12 @@ ctl_status_written(struct ctl_inv *inv, bool with_status, const struct err *e)
 char *
 ctl_status_take(struct ctl_inv *inv, char **events, size_t *n)
 {
-    char *text = ctl_status_text(inv);
+    char *text = NULL;
 
+    if (inv->status_removed || inv->remove_status)
+        inv->rec.dirty = false; /* its status is gone, or going */
+    else
+        text = ctl_status_text(inv);
     if (text != NULL)
         inv->rec.dirty = false; /* a change made meanwhile dirties it again */
     memcpy(events, inv->events, inv->events_n * sizeof(*events));

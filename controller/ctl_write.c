@@ -144,7 +144,7 @@ group_item(struct ctl_inv *inv, struct store_status_item *it,
     if (slot->name == NULL)
         return false; /* still pending: the next pass queues it again */
     slot->text = ctl_status_take(inv, slot->events, &n);
-    if (slot->text == NULL && n == 0) {
+    if (slot->text == NULL && n == 0 && !inv->remove_status) {
         free(slot->name);
         return false;
     }
@@ -155,7 +155,8 @@ group_item(struct ctl_inv *inv, struct store_status_item *it,
                                     .status = slot->text,
                                     .len = slot->text ? strlen(slot->text) : 0,
                                     .events = slot->events,
-                                    .n_events = n };
+                                    .n_events = n,
+                                    .remove = inv->remove_status };
     return true;
 }
 
@@ -176,8 +177,13 @@ item_answered(struct ctl_inv *inv, const struct store_status_item *it)
                     it->err.code == ERR_UNAVAIL ? ERR_REMOTE : it->err.code,
                     "status not written: %s", it->err.msg);
         inv->pass_after_write = true;
-    } else
+    } else {
+        if (it->remove) { /* gone: its next pass forgets it */
+            inv->remove_status = false;
+            inv->status_removed = true;
+        }
         ctl_claim_after_pass(inv); /* the work's end is written: let go */
+    }
     pass_again(inv);
 }
 

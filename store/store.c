@@ -1,6 +1,7 @@
 /* store.c - the backend-neutral half of the store: dispatch to the ops
  * table, JSON documents, per-name metadata (uid, generation) and names. */
 #include "store.h"
+#include "store_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -280,6 +281,19 @@ status_items_ok(struct store_status_item *it, size_t n)
     return all_ok;
 }
 
+int
+store__status_item_alone(struct store *s, struct store_status_item *it)
+{
+    if (store_status_write(s, it->name, it->remove ? NULL : it->status, it->len,
+                           it->events, it->n_events, &it->err) == -1)
+        return -1;
+    if (!it->remove)
+        return 0;
+    if (store_doc_del(s, STORE_DOC_STATUS, it->name, &it->err) == -1)
+        return -1;
+    return store_doc_del(s, STORE_DOC_META, it->name, &it->err);
+}
+
 void
 store_status_write_many(struct store *s, struct store_status_item *it, size_t n)
 {
@@ -291,9 +305,7 @@ store_status_write_many(struct store *s, struct store_status_item *it, size_t n)
     }
     for (size_t i = 0; i < n; i++)
         if (it[i].rc == 0)
-            it[i].rc = store_status_write(s, it[i].name, it[i].status,
-                                          it[i].len, it[i].events,
-                                          it[i].n_events, &it[i].err);
+            it[i].rc = store__status_item_alone(s, &it[i]);
 }
 
 void

@@ -86,13 +86,16 @@ struct store_meta {
 struct store;
 
 /* One name's status write of store_status_write_many(): what to write
- * (status NULL: the events only) and, after the call, how it went. */
+ * (status NULL: the events only; remove: the events, then the name's
+ * status and metadata documents deleted, as when its spec is gone and
+ * its objects too) and, after the call, how it went. */
 struct store_status_item {
     const char *name;
     const char *status;
     size_t len;
     char *const *events;
     size_t n_events;
+    bool remove;
     int rc; /* out: 0, or -1 with err */
     struct err err;
 };

@@ -90,6 +90,34 @@ status_ops(struct store_etcd *s, cJSON *t, const char *name, const char *status,
         t, store__etcd_txn_put(key, status, len, NULL, NULL, e), e);
 }
 
+/* The removal of a name's status and metadata (its spec deleted and its
+ * objects gone) into the txn t. */
+static int
+remove_ops(struct store_etcd *s, cJSON *t, const char *name, struct err *e)
+{
+    static const char *const dirs[] = { "status", "meta" };
+    char key[512];
+
+    for (size_t i = 0; i < 2; i++)
+        if (store__etcd_key(s, key, sizeof(key), e, "%s/%s", dirs[i], name) ==
+                -1 ||
+            store__etcd_txn_add(t, store__etcd_txn_del(key, NULL, e), e) == -1)
+            return -1;
+    return 0;
+}
+
+/* One item of a group into the txn t: its events, then its status or its
+ * removal. */
+static int
+item_ops(struct store_etcd *s, cJSON *t, const struct store_status_item *it,
+         struct err *e)
+{
+    if (status_ops(s, t, it->name, it->remove ? NULL : it->status, it->len,
+                   it->events, it->n_events, e) == -1)
+        return -1;
+    return it->remove ? remove_ops(s, t, it->name, e) : 0;
+}
+
 /* Send the txn t (taken); 1 when it was written, 0 when etcd refused it
  * (a compare, a limit of its own), -1 when it could not be sent. */
 static int
@@ -111,6 +139,19 @@ status_written(struct store_etcd *s, const char *name, const char *status,
         return;
     store__etcd_write_through(s, STORE_ETCD_STATUS, name, status, len, 0, ans);
     store__etcd_output_sync(s, name, status, len, NULL);
+}
+
+/* An item of a written group taken into the cache (a removal too). */
+static void
+item_written(struct store_etcd *s, const struct store_status_item *it,
+             const cJSON *ans)
+{
+    if (!it->remove) {
+        status_written(s, it->name, it->status, it->len, ans);
+        return;
+    }
+    store__etcd_write_through(s, STORE_ETCD_STATUS, it->name, NULL, 0, 0, ans);
+    store__etcd_write_through(s, STORE_ETCD_META, it->name, NULL, 0, 0, ans);
 }
 
 /* A status and its events in one request. A refused txn (an event key
@@ -154,7 +195,7 @@ status_chunk(const struct store_status_item *it, size_t n)
     size_t k = 0, ops = 0, bytes = 0;
 
     for (; k < n; k++) {
-        size_t o = it[k].n_events + 1, b = it[k].len + 256;
+        size_t o = it[k].n_events + (it[k].remove ? 2 : 1), b = it[k].len + 256;
 
         for (size_t i = 0; i < it[k].n_events; i++)
             b += strlen(it[k].events[i]) + 160;
@@ -182,19 +223,16 @@ store__etcd_status_write_many(struct store *st, struct store_status_item *it,
 
         k = status_chunk(it + at, n - at);
         for (size_t i = at; rc == 0 && i < at + k; i++)
-            rc = status_ops(s, t, it[i].name, it[i].status, it[i].len,
-                            it[i].events, it[i].n_events, &e);
+            rc = item_ops(s, t, &it[i], &e);
         if (rc == 0)
             rc = status_send(s, t, &ans, &e);
         else
             cJSON_Delete(t);
         for (size_t i = at; i < at + k; i++) {
             if (rc == 1)
-                status_written(s, it[i].name, it[i].status, it[i].len, ans);
+                item_written(s, &it[i], ans);
             else if (rc == 0 || e.code != ERR_UNAVAIL)
-                it[i].rc = store__etcd_status_write(
-                    st, it[i].name, it[i].status, it[i].len, it[i].events,
-                    it[i].n_events, &it[i].err);
+                it[i].rc = store__status_item_alone(st, &it[i]);
             else { /* etcd cannot be reached: none of them written */
                 it[i].rc = -1;
                 it[i].err = e;
@@ -246,8 +284,7 @@ status_txn_send(struct status_async *a, size_t at, size_t k)
         body == NULL || t == NULL ? err_set(&e, ERR_NOMEM, "out of memory") : 0;
 
     for (size_t i = 0; rc == 0 && i < k; i++)
-        rc = status_ops(a->s, body, it[i].name, it[i].status, it[i].len,
-                        it[i].events, it[i].n_events, &e);
+        rc = item_ops(a->s, body, &it[i], &e);
     if (rc == 0) {
         *t = (struct status_txn){ .a = a, .at = at, .k = k };
         rc = store__etcd_call_async(a->s, "/v3/kv/txn", body,
@@ -278,7 +315,7 @@ status_txn_answered(void *arg, int rc, const cJSON *ans, const struct err *e)
 
     if (written)
         for (size_t i = 0; i < t->k; i++)
-            status_written(a->s, it[i].name, it[i].status, it[i].len, ans);
+            item_written(a->s, &it[i], ans);
     else if (t->k > 1 && (rc == 0 || e->code == ERR_REMOTE))
         for (size_t i = 0; i < t->k; i++)
             status_txn_send(a, t->at + i, 1);

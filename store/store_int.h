@@ -165,4 +165,10 @@ void store__slot_put(size_t *slots, size_t nslots, const char *key, size_t i);
 int store__path(char *buf, size_t size, struct err *e, const char *fmt, ...)
     ERR_PRINTF(4, 5);
 
+/* One item of store_status_write_many() the one-request-per-write way
+ * (store.c): its events and status, or its removal; it->err on failure.
+ * The fallback of a store that groups, for an item its group could not
+ * write. */
+int store__status_item_alone(struct store *s, struct store_status_item *it);
+
 #endif

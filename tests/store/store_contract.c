@@ -399,6 +399,45 @@ pump_until_answered(struct store *s, int fd, const int *answered)
     }
 }
 
+/* A removal in a group (a deleted spec whose objects are gone): its
+ * events appended, its status and metadata gone, from the cache too. */
+static void
+status_async_remove(struct ctx *c, struct store *s, int fd)
+{
+    char *const ev[] = { "{\"gone\":1}" };
+    struct store_status_item rm[] = {
+        { .name = "mu1", .events = ev, .n_events = 1, .remove = true },
+    };
+    struct store_meta m;
+    struct err e = { 0 };
+    char *d = NULL;
+    size_t len = 0;
+    int answered = 0;
+
+    check(c, store_meta_observe(s, "mu1", "h1", &m, &e) == 0,
+          "status async: metadata to remove");
+    check(c,
+          store_status_write_many_async(s, rm, 1, claims_done, &answered, &e) ==
+              0,
+          "status async: a removal is sent");
+    pump_until_answered(s, fd, &answered);
+    check(c, answered == 1 && rm[0].rc == 0,
+          "status async: the removal is answered");
+    check(c,
+          store_doc_get(s, STORE_DOC_STATUS, "mu1", &d, &len, &e) == -1 &&
+              e.code == ERR_NOTFOUND,
+          "status async: the removed status is gone");
+    free(d);
+    d = NULL;
+    check(c, store_meta_get(s, "mu1", &m, &e) == -1 && e.code == ERR_NOTFOUND,
+          "status async: the removed metadata is gone");
+    check(c,
+          store_event_read(s, "mu1", &d, &len, &e) == 0 && d != NULL &&
+              strstr(d, "{\"gone\":1}\n") != NULL,
+          "status async: the removal's event is appended");
+    free(d);
+}
+
 /* The controller's group write without blocking: on etcd the answer
  * comes from a later store_watch_read(), never from inside the call;
  * every item is written, and one name's trouble (a status over the
@@ -473,6 +512,7 @@ case_status_async(struct ctx *c, struct store *s)
     pump_until_answered(s, fd, &answered);
     check(c, answered == 1 && it[0].rc == 0 && it[1].rc == 0,
           "status async: a refused txn is written name by name");
+    status_async_remove(c, s, fd);
 }
 
 /* The same claims without blocking (the controller's way): on etcd the

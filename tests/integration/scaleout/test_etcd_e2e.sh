@@ -62,6 +62,10 @@ check_no_objects "doomed: every object with its uid is gone" \
     "agentctl.dev/uid=$uid" 60
 for _ in $(seq 40); do [ -z "$(sc_status doomed .phase)" ] && break; sleep 0.25; done
 check_eq "doomed: status key removed" "" "$(sc_status doomed .phase)"
+check_eq "doomed: metadata key removed with it" 0 \
+    "$(curl -fsS "$ETCD_URL/v3/kv/range" \
+        -d "{\"key\":\"$(ekey meta/doomed)\",\"count_only\":true}" |
+        jq -r '.count // 0')"
 check_eq "no claim key left" 0 "$(claim_count)"
 check_eq "doomed: one agent start" 1 "$(sc_starts "$uid")"
 check "controller a still running" sc_alive a
