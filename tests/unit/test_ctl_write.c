@@ -126,29 +126,6 @@ on_answer(struct dk_req *req, struct dk_response *r, void *arg)
     ((struct fx *)arg)->answered++;
 }
 
-static void
-on_tick(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    (void)loop;
-    (void)revents;
-    *(int *)w->data = 1;
-}
-
-/* The loop turns for a while: time for a request that may go to reach
- * the fake daemon (not a timed assertion). */
-static void
-turn_a_while(struct fx *f)
-{
-    ev_timer tick;
-    int fired = 0;
-
-    ev_timer_init(&tick, on_tick, 0.2, 0.);
-    tick.data = &fired;
-    ev_timer_start(f->c.loop, &tick);
-    while (!fired)
-        ev_run(f->c.loop, EVRUN_ONCE);
-}
-
 static int
 setup(void **state)
 {
@@ -215,7 +192,7 @@ test_a_request_waits_for_the_group_with_its_record(void **state)
 
     start_grouping(f, true);
     record_and_act(f);
-    turn_a_while(f);
+    fake_pause(f->c.loop);
     assert_int_equal(f->groups, 1); /* sent without blocking */
     assert_true(f->inv->write_sent);
     assert_int_equal(fake_requests(f->fix.srv), 0); /* held meanwhile */
@@ -253,7 +230,7 @@ test_a_failed_group_fails_the_next_pass_as_the_store(void **state)
 
     start_grouping(f, true);
     record_and_act(f);
-    turn_a_while(f);
+    fake_pause(f->c.loop);
     err_set(&fail, ERR_UNAVAIL, "etcd http://x: no answer within 2000 ms");
     answer_group(f, &fail);
     while (f->answered == 0) /* a failed write still lets it go */
@@ -273,7 +250,7 @@ test_no_pass_while_its_status_is_in_flight(void **state)
 
     start_grouping(f, true);
     record_and_act(f);
-    turn_a_while(f);
+    fake_pause(f->c.loop);
     assert_true(ctl_write_in_flight(f->inv)); /* the pass returns here */
     assert_true(f->inv->pass_after_write);
     answer_group(f, NULL);

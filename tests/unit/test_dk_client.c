@@ -567,30 +567,6 @@ test_dk_stalled_request_does_not_block_others(void **state)
     assert_int_equal(s.done, 0);
 }
 
-static void
-on_pause_over(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    (void)revents;
-    *(int *)w->data = 1;
-    ev_break(loop, EVBREAK_ONE);
-}
-
-/* Let the loop run 0.2 s: time for a client without a cap to misbehave
- * (not a timed assertion: a correct client passes however slow). */
-static void
-t_pause(struct t *t)
-{
-    ev_timer tm;
-    int over = 0;
-
-    ev_timer_init(&tm, on_pause_over, 0.2, 0.);
-    tm.data = &over;
-    ev_timer_start(t->loop, &tm);
-    while (!over)
-        ev_run(t->loop, EVRUN_ONCE);
-    ev_timer_stop(t->loop, &tm);
-}
-
 /* At most DK_MAX_QUICK quick requests reach the daemon at once: with
  * every slot held by a stalled request, more quick ones wait in the
  * client (the daemon never sees them) while a wait for an exit still
@@ -621,7 +597,7 @@ test_dk_quick_requests_beyond_the_cap_wait_their_turn(void **state)
         assert_non_null(dk_get(t.dk, "/fast", on_done, &t, &e));
     assert_non_null(dk_request(t.dk, &wait, on_done, &t, &e));
     t_run_until(&t, &t.done, 1); /* the wait, past the queue */
-    t_pause(&t);
+    fake_pause(t.loop);
     assert_int_equal(fake_requests(t.srv), DK_MAX_QUICK + 1);
     assert_int_equal(t.done, 1);
     dk_stats(t.dk, &st);
@@ -658,14 +634,14 @@ test_dk_hold_keeps_requests_until_their_mark_is_let_go(void **state)
     assert_non_null(dk_get(t.dk, "/echo/b", on_done, &t, &e));
     dk_cancel(cancelled);
     assert_int_equal(dk_held(t.dk), 2);
-    t_pause(&t);
+    fake_pause(t.loop);
     assert_int_equal(fake_requests(t.srv), 0); /* nothing left while held */
     assert_int_equal(t.done, 0);
 
     dk_hold_release(t.dk, first); /* a, not b: b was made after the cut */
     t_run_until(&t, &t.done, 1);
     assert_non_null(strstr(t.body, "/v1.41/echo/a"));
-    t_pause(&t);
+    fake_pause(t.loop);
     assert_int_equal(fake_requests(t.srv), 1);
     assert_int_equal(dk_held(t.dk), 1);
 

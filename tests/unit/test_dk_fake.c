@@ -374,3 +374,25 @@ fake_open_conns(const struct fake_srv *srv)
 {
     return srv->open;
 }
+
+static void
+on_pause_over(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    *(int *)w->data = 1;
+}
+
+void
+fake_pause(struct ev_loop *loop)
+{
+    ev_timer tm;
+    int over = 0;
+
+    ev_timer_init(&tm, on_pause_over, 0.2, 0.);
+    tm.data = &over;
+    ev_timer_start(loop, &tm);
+    while (!over)
+        ev_run(loop, EVRUN_ONCE);
+    ev_timer_stop(loop, &tm);
+}

@@ -52,4 +52,9 @@ void fake_stream(struct fake_conn *c, const char *content_type,
 /* Raw bytes on the connection (for malformed replies). */
 void fake_write(struct fake_conn *c, const char *p, size_t n);
 
+/* Let the loop run 0.2 s: time for a request that may go to reach the
+ * fake daemon, or for a client without a cap to misbehave (not a timed
+ * assertion: a correct client passes however slow the machine). */
+void fake_pause(struct ev_loop *loop);
+
 #endif
