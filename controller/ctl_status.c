@@ -124,6 +124,10 @@ write_with_events(struct ctl_inv *inv, const char *status, struct err *e)
     return rc;
 }
 
+static char *ctl_status_text(struct ctl_inv *inv);
+static void ctl_status_written(struct ctl_inv *inv, bool with_status,
+                               const struct err *e);
+
 int
 ctl_status_flush(struct ctl_inv *inv, struct err *e)
 {
@@ -144,7 +148,9 @@ ctl_status_flush(struct ctl_inv *inv, struct err *e)
     return rc;
 }
 
-char *
+/* The status text to write; NULL when unchanged, or out of memory (still
+ * dirty). */
+static char *
 ctl_status_text(struct ctl_inv *inv)
 {
     cJSON *doc;
@@ -168,7 +174,9 @@ ctl_status_pending(struct ctl_inv *inv)
     return inv->rec.dirty || inv->events_n > 0 || inv->remove_status;
 }
 
-void
+/* A write made here went (e NULL) or failed; the held events are
+ * dropped either way. */
+static void
 ctl_status_written(struct ctl_inv *inv, bool with_status, const struct err *e)
 {
     if (e == NULL && with_status) {

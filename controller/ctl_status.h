@@ -19,21 +19,16 @@ void ctl_status_set_condition(struct ctl_inv *inv, const char *type,
  * the last write (one request on etcd). The events are written once
  * either way: a failed write loses them (logged). */
 int ctl_status_flush(struct ctl_inv *inv, struct err *e);
-/* For a write made elsewhere (ctl_write.c): the status text to write
- * (NULL: unchanged, or out of memory and still dirty), whether anything
- * (status or held events) waits, and the write's outcome (e NULL: it was
- * written; the held events are dropped either way). */
-char *ctl_status_text(struct ctl_inv *inv);
+/* Whether anything (a changed status, held events, a removal) waits for
+ * a write. */
 bool ctl_status_pending(struct ctl_inv *inv);
-void ctl_status_written(struct ctl_inv *inv, bool with_status,
-                        const struct err *e);
 /* For a write made elsewhere that does not block (ctl_write.c): the
- * status text (NULL as for ctl_status_text()) and the held events,
- * taken: the record counts as written from now on, the events (at most
- * CTL_EVENTS_HELD, moved to events[0..*n)) are the caller's to free.
- * Then the write's answer: e NULL, written; else the record is dirty
- * again (the next write sends it as it is then) and the events are lost
- * (logged), as ctl_status_flush() loses them. */
+ * status text (NULL: unchanged, or out of memory and still dirty) and the
+ * held events, taken: the record counts as written from now on, the events (at
+ * most CTL_EVENTS_HELD, moved to events[0..*n)) are the caller's to free. Then
+ * the write's answer: e NULL, written; else the record is dirty again (the next
+ * write sends it as it is then) and the events are lost (logged), as
+ * ctl_status_flush() loses them. */
 char *ctl_status_take(struct ctl_inv *inv, char **events, size_t *n);
 void ctl_status_answered(struct ctl_inv *inv, bool with_status,
                          const struct err *e);
