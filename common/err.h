@@ -24,6 +24,16 @@ enum err_code {
     ERR_UNAVAIL,  /* a peer could not be reached */
 };
 
+/* Which peer a connection error is about. A process that talks to more
+ * than one (the controller: Docker and etcd) must blame the right one:
+ * "Docker is unreachable" marks running agents lost, so an etcd timeout
+ * may never read as that. Set by the client that made the connection;
+ * err_set() clears it. */
+enum err_peer {
+    ERR_PEER_NONE = 0,
+    ERR_PEER_DOCKER, /* the Engine API socket (docker/dk_finish.c) */
+};
+
 struct err {
     enum err_code code;
     int sys_errno;      /* errno if a syscall failed, else 0 */
@@ -31,6 +41,7 @@ struct err {
     char file[128];     /* input file; "" when not about a file */
     char field[128];    /* field path, e.g. "spec.resources.memory" */
     unsigned line, col; /* 1-based; 0 = unknown */
+    enum err_peer peer; /* whose connection failed; ERR_PEER_NONE else */
 };
 
 #define ERR_PRINTF(a, b) __attribute__((format(printf, a, b)))

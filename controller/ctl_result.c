@@ -64,14 +64,16 @@ ctl_step_answered(struct dk_req *req, struct dk_response *r, void *arg)
     ctl_inv_settle(inv, s);
 }
 
-/* The daemon could not be reached: /healthz says so, and an agent that
+/* The Docker daemon could not be reached: /healthz says so, and an agent that
  * was running went unwatched (ctl_stop_lost() on the next pass). */
 static void
 note_daemon_unreachable(struct ctl_inv *inv, const struct err *why)
 {
     struct ctl *c = inv->ctl;
 
-    if (why->code != ERR_UNAVAIL)
+    /* only Docker's: a store that cannot be reached says so in /healthz
+     * itself (ctl_store_trouble()) and leaves running agents alone */
+    if (why->code != ERR_UNAVAIL || why->peer != ERR_PEER_DOCKER)
         return;
     if (inv->rec.present && inv->rec.phase == CTL_RUNNING)
         inv->daemon_lost = true;

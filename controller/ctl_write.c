@@ -167,15 +167,14 @@ item_answered(struct ctl_inv *inv, const struct store_status_item *it)
     ctl_status_answered(inv, it->status != NULL, it->rc == 0 ? NULL : &it->err);
     if (it->rc == -1) {
         /* its next pass fails with this, then backs off; the trouble is
-         * the store's, not Docker's (a step that could not reach its
-         * peer marks the daemon down, ctl_result.c) */
+         * the store's (its error names no peer, so ctl_result.c does not
+         * mark Docker down) */
         ctl_store_trouble(inv->ctl, &it->err);
         free(inv->write_failed);
         inv->write_failed = malloc(sizeof(*inv->write_failed));
         if (inv->write_failed != NULL)
-            err_set(inv->write_failed,
-                    it->err.code == ERR_UNAVAIL ? ERR_REMOTE : it->err.code,
-                    "status not written: %s", it->err.msg);
+            err_set(inv->write_failed, it->err.code, "status not written: %s",
+                    it->err.msg);
         inv->pass_after_write = true;
     } else {
         if (it->remove) { /* gone: its next pass forgets it */

@@ -182,12 +182,32 @@ test_unreachable_daemon_is_noted(void **state)
     struct err e;
 
     err_set(&e, ERR_UNAVAIL, "connect: no such file");
+    e.peer = ERR_PEER_DOCKER; /* as the Docker client says it */
     f->inv->rec.present = true;
     f->inv->rec.phase = CTL_RUNNING;
     ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
     assert_true(f->inv->daemon_lost);
     assert_false(f->c.docker_up);
     assert_string_equal(f->c.docker_error, "connect: no such file");
+    f->inv->rec.phase = CTL_PENDING;
+}
+
+/* The same error from another peer (etcd: the store's client names none)
+ * leaves Docker up and a running agent watched: an etcd outage is not a
+ * reason to call the agent lost. The test above is its control. */
+static void
+test_unreachable_store_is_not_docker(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+
+    err_set(&e, ERR_UNAVAIL, "etcd http://127.0.0.1:1: connection refused");
+    f->inv->rec.present = true;
+    f->inv->rec.phase = CTL_RUNNING;
+    ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
+    assert_false(f->inv->daemon_lost);
+    assert_true(f->c.docker_up);
+    assert_string_equal(f->c.docker_error, "");
     f->inv->rec.phase = CTL_PENDING;
 }
 
@@ -222,6 +242,8 @@ main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_unreachable_daemon_is_noted, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_unreachable_store_is_not_docker,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_spec_waits, setup,
                                         teardown),
     };
