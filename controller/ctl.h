@@ -22,6 +22,7 @@
  *   ctl_plan.c      the facts the step planner (plan/plan_step.c) reads
  *   ctl_stop.c      the stop decision (first reason wins)
  *   ctl_result.c    the result interpreter: the one retry decision
+ *   ctl_build.c     build slots: boxes built a few at a time, in order
  *   ctl_queue.c     the invocation list and its work queue
  *   ctl_docker.c    whether the daemon answers
  *   ctl_status.c    phase, conditions, events, status writes
@@ -58,6 +59,7 @@
 #define CTL_BACKOFF_MIN   0.1  /* seconds, docs/design.md "base 100ms" */
 #define CTL_BACKOFF_MAX   30.0 /* seconds, "cap 30s" */
 #define CTL_KILL_GRACE_MS 2000
+#define CTL_MAX_BUILDING  4 /* --max-building's default (ctl_build.h) */
 
 struct ctl;
 struct ctl_ws;
@@ -248,6 +250,10 @@ struct ctl_inv {
     bool claim_fresh;    /* claimed by a group: its next pass acts on it */
     bool claim_was_free; /* ... and nobody held it before */
     bool claim_waiting;  /* a pass was turned away while claim_op was out */
+    /* build slots (ctl_build.c) */
+    bool build_slot;            /* it holds one: its box is being built */
+    bool build_waiting;         /* it waits in c->build_line */
+    struct ctl_inv *build_next; /* the next in that line */
 };
 
 struct ctl_opts {
@@ -261,6 +267,8 @@ struct ctl_opts {
     bool once;
     unsigned max_running; /* --max-running: unfinished claims, 0 = any */
     double lease_ttl_s;   /* --lease-ttl (etcd), default 15 s */
+    unsigned max_building; /* --max-building: boxes built at once, 0 = any
+                              (ctl_build.h) */
 };
 
 struct ctl {
@@ -325,6 +333,9 @@ struct ctl {
     bool keepalive_busy;   /* one keep-alive in flight (not blocking) */
     int64_t keepalive_of;  /* the lease it renews */
     char store_error[256]; /* why etcd is unreachable ("" = it is not) */
+    unsigned building;     /* build slots held (ctl_build.c) */
+    struct ctl_inv *build_line, *build_last; /* waiting for one, FIFO */
+    unsigned build_waiters;                  /* in build_line */
 };
 
 #endif

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ctl_attempt.h"
+#include "ctl_build.h"
 #include "ctl_canary.h"
 #include "ctl_claim.h"
 #include "ctl_cleanup.h"
@@ -642,6 +643,7 @@ void
 ctl_inv_forget(struct ctl_inv *inv)
 {
     ctl_stop_detach(inv);       /* its output sealed and closed */
+    ctl_build_release(inv);     /* its build slot to the next in line */
     ctl_write_unqueue(inv); /* its status written now, not later */
     ctl_claim_forget(inv);  /* its claim request still goes */
     ctl_events_release(inv);
@@ -723,8 +725,10 @@ pass(struct ctl_inv *inv)
     if (ctl_write_in_flight(inv))
         return;
     /* scale-out: act only on what this controller claimed (ctl_claim.c) */
-    if (!ctl_claim_gate(inv))
+    if (!ctl_claim_gate(inv)) {
+        ctl_build_release(inv); /* not this controller's to build now */
         goto out_unclaimed;
+    }
     ctl_events_hold(inv); /* written with the status, one request */
     /* What the last step learnt (an object's ID) is on disk before the
      * next step acts on it: a controller killed in between finds it. On
@@ -765,6 +769,9 @@ out:
     ctl_events_release(inv);
     ctl_claim_after_pass(inv); /* done with it: let the claim go */
     ctl_inv_settle(inv, s);
+    /* started, stopped or gone: its build slot goes to the next in line */
+    if (inv->rec.phase != CTL_PREPARING || inv->deleted)
+        ctl_build_release(inv);
 out_unclaimed:
     c->reconciles_ok++;
     /* gone once nothing of it is in flight: a request's answer or its

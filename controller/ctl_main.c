@@ -43,7 +43,8 @@ usage(FILE *out)
             "[--resync 5s]\n"
             "                        [--metrics 127.0.0.1:9464] "
             "[--controller-id ID] [--once]\n"
-            "                        [--max-running N] [--lease-ttl 15s]\n"
+            "                        [--max-running N] [--lease-ttl 15s] "
+            "[--max-building 4]\n"
             "                        [--etcd-cacert FILE] [--etcd-cert FILE "
             "--etcd-key FILE]\n"
             "                        [--etcd-user NAME "
@@ -98,26 +99,31 @@ id_ok(const char *id)
     return true;
 }
 
+/* A cap such as --max-running N: 0 = no cap. */
+static int
+parse_cap(const char *flag, const char *arg, unsigned *out)
+{
+    char *end;
+    unsigned long n = strtoul(arg, &end, 10);
+
+    if (end == arg || *end != '\0' || arg[0] == '-' || n > 100000) {
+        fprintf(stderr,
+                "agent-controller: --%s: expected a count (0 = no cap), "
+                "got \"%s\"\n",
+                flag, arg);
+        return -1;
+    }
+    *out = (unsigned)n;
+    return 0;
+}
+
 /* --max-running N (0 = no cap) and --lease-ttl D (whole seconds, at
  * least 2: etcd's lease TTLs are seconds; claims, ctl_claim.c). */
 static int
 parse_claim_flag(int ch, const char *arg, struct ctl_opts *o)
 {
-    char *end;
-
-    if (ch == 'M') {
-        unsigned long n = strtoul(arg, &end, 10);
-
-        if (end == arg || *end != '\0' || arg[0] == '-' || n > 100000) {
-            fprintf(stderr,
-                    "agent-controller: --max-running: expected a count "
-                    "(0 = no cap), got \"%s\"\n",
-                    arg);
-            return -1;
-        }
-        o->max_running = (unsigned)n;
-        return 0;
-    }
+    if (ch == 'M')
+        return parse_cap("max-running", arg, &o->max_running);
     if (parse_duration(arg, &o->lease_ttl_s) == -1 || o->lease_ttl_s < 2 ||
         o->lease_ttl_s > 3600) {
         fprintf(stderr,
@@ -160,6 +166,7 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
         { "etcd-password-file", required_argument, NULL, 'P' },
         { "max-running", required_argument, NULL, 'M' },
         { "lease-ttl", required_argument, NULL, 'L' },
+        { "max-building", required_argument, NULL, 'B' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -168,6 +175,7 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
     memset(o, 0, sizeof(*o));
     o->resync_s = 5;
     o->lease_ttl_s = 15;
+    o->max_building = CTL_MAX_BUILDING;
     default_id(o->controller_id);
     while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (ch) {
@@ -188,6 +196,10 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
             break;
         case 'o':
             o->once = true;
+            break;
+        case 'B':
+            if (parse_cap("max-building", optarg, &o->max_building) == -1)
+                return -1;
             break;
         case 'r':
             if (parse_duration(optarg, &o->resync_s) == -1) {

@@ -569,6 +569,13 @@ static const struct family_def agentctl_families[] = {
       NULL,
       { 0 },
       false },
+    { CTL_M_BOXES,
+      CTL_METRIC_GAUGE,
+      "Boxes being built (holding a build slot, --max-building) and "
+      "waiting for a slot.",
+      "state",
+      { "building", "waiting" },
+      false },
     { CTL_M_ATTEMPTS_FINISHED,
       CTL_METRIC_COUNTER,
       "Attempts that reached a final phase, by phase and stop reason "

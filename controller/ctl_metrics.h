@@ -143,6 +143,7 @@ int ctl_metrics_render(const struct ctl_metrics *m, struct buf *out,
 #define CTL_M_GC_REMOVALS       "agentctl_gc_removals_total"
 #define CTL_M_QUEUE_DEPTH       "agentctl_workqueue_depth"
 #define CTL_M_QUEUE_RETRIES     "agentctl_workqueue_retries_total"
+#define CTL_M_BOXES             "agentctl_boxes"
 
 #define CTL_M_PROCESS_CPU     "process_cpu_seconds_total"
 #define CTL_M_PROCESS_RSS     "process_resident_memory_bytes"
@@ -158,6 +159,7 @@ int ctl_metrics_render(const struct ctl_metrics *m, struct buf *out,
  * docker_requests_total{result=ok|4xx|5xx|transport|timeout|cancelled},
  * docker_requests_in_flight, invocations{phase=...}, docker_up, store_up,
  * build_info{version} = 1, workqueue_depth, workqueue_retries_total,
+ * boxes{state=building|waiting},
  * canary_runs_total{result=ok|vendor-unreachable|breach|proxy-broken|
  * inconclusive|unreadable}; and
  * the families whose series appear with their first observation:

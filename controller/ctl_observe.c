@@ -63,6 +63,10 @@ refresh(struct ctl_metrics *m, void *arg)
     ctl_metrics_counter_set(m, CTL_M_QUEUE_RETRIES, NULL,
                             (double)c->queue_retries);
     ctl_metrics_gauge_set(m, CTL_M_QUEUE_DEPTH, NULL, queue_depth(c));
+    ctl_metrics_gauge_set(m, CTL_M_BOXES, CTL_LABELS("state", "building"),
+                          (double)c->building);
+    ctl_metrics_gauge_set(m, CTL_M_BOXES, CTL_LABELS("state", "waiting"),
+                          (double)c->build_waiters);
     ctl_metrics_process_refresh(m);
     ctl_metrics_gauge_set(m, CTL_M_DOCKER_UP, NULL, c->docker_up ? 1 : 0);
     ctl_metrics_gauge_set(m, CTL_M_STORE_UP, NULL, c->store_error[0] ? 0 : 1);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "ctl_build.h"
 #include "ctl_create.h"
 #include "ctl_git.h"
 #include "ctl_network.h"
@@ -445,8 +446,20 @@ enum ctl_step
 ctl_prepare_step(struct ctl_inv *inv)
 {
     struct plan_view v;
+    bool waited;
 
     ctl_plan_view(inv, &v);
+    /* a box begun (its objects recorded) is finished; a new one waits
+     * for a build slot, and its pass runs again when it gets one */
+    waited = inv->build_waiting;
+    if (!ctl_build_admit(inv, v.recorded != 0 || v.progress != 0)) {
+        if (!waited)
+            ctl_event(inv, false, "BuildQueued",
+                      "waiting for a build slot: %u boxes are being built "
+                      "(--max-building %u)",
+                      inv->ctl->building, inv->ctl->opts.max_building);
+        return CTL_STEP_NONE;
+    }
     if (ctl_test_disabled("storage-lane"))
         return rung(inv, plan_prepare_next(&v));
     storage_lane(inv, plan_prepare_storage(&v));

@@ -303,7 +303,7 @@ ctl_idle(const struct ctl *c)
     if (c->invs != NULL && (c->negotiating || !c->docker_up))
         return false;
     if (c->writes != NULL || c->write_sent != NULL || c->backlog != NULL ||
-        c->claims != NULL || c->claims_sent != NULL)
+        c->claims != NULL || c->claims_sent != NULL || c->build_line != NULL)
         /* work still queued */
         return false;
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "ctl.h"
+#include "ctl_build.h"
 #include "ctl_condition.h"
 #include "ctl_queue.h"
 #include "log.h"
@@ -95,6 +96,7 @@ retry_later(struct ctl_inv *inv)
     inv->ctl->reconciles_error++;
     inv->ctl->queue_retries++;
     note_daemon_unreachable(inv, why);
+    ctl_build_yield(inv); /* no build slot held through a backoff */
     log_kv(LOG_WARN, "step failed, will retry", "invocation", inv->name,
            "error", why->msg, NULL);
     ctl_condition_step_failed(inv, why);

@@ -35,7 +35,9 @@
 # BENCH_NS), BENCH_TIMEOUT (per configuration, 600 s), BENCH_BUILD (build
 # dir, build-bench-ctl), BENCH_SKIP_IMAGES=1 (do not run hack/images.sh when
 # the images exist), BENCH_OUT (also write the table there), BENCH_KEEP
-# (copy each agentctl run's controller log and status documents there).
+# (copy each agentctl run's controller log and status documents there),
+# BENCH_CTL_ARGS (more flags for this tree's controller, not the base's:
+# "--max-building 1").
 # The deadline is an hour: the attempt's deadline bounds preparation too,
 # and a loaded machine at N=50 can queue Docker calls for minutes.
 set -euo pipefail
@@ -182,8 +184,11 @@ run_agentctl() { # N DIR [CONTROLLER]
     "$W/cbwatch" "$d/specs/.agentctl/status" >"$d/marks" &
     watch=$!
     PIDS+=("$watch")
+    local extra=${BENCH_CTL_ARGS:-}
+    [ -z "${3:-}" ] || extra= # the base's flags are its own
+    # shellcheck disable=SC2086 # extra: words
     "${3:-$CONTROLLER}" --specs "$d/specs" --config "$W/controller.yaml" \
-        --controller-id "$id" --resync 1s 2>"$d/ctl.log" &
+        --controller-id "$id" --resync 1s $extra 2>"$d/ctl.log" &
     ctl=$!
     PIDS+=("$ctl")
     for i in $(seq 100); do
