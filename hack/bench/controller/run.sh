@@ -37,7 +37,9 @@
 # the images exist), BENCH_OUT (also write the table there), BENCH_KEEP
 # (copy each agentctl run's controller log and status documents there),
 # BENCH_CTL_ARGS (more flags for this tree's controller, not the base's:
-# "--max-building 1").
+# "--max-building 1"), BENCH_TRACE (a directory: each agentctl run at N = 1
+# writes its critical path there, <controller-id>.trace: ms from the drop,
+# Docker's events about the invocation's objects and its status phases).
 # The deadline is an hour: the attempt's deadline bounds preparation too,
 # and a loaded machine at N=50 can queue Docker calls for minutes.
 set -euo pipefail
@@ -196,6 +198,15 @@ run_agentctl() { # N DIR [CONTROLLER]
         sleep 0.1
     done
     sleep 0.5
+    local tracer=
+    if [ -n "${BENCH_TRACE:-}" ] && [ "$n" = 1 ]; then # Docker's side of it
+        local fmt='{{.TimeNano}} {{.Type}} {{.Action}} {{.Actor.ID}}'
+        fmt+=' {{.Actor.Attributes.name}} {{.Actor.Attributes.container}}'
+        docker events --format "$fmt" >"$d/docker-events" &
+        tracer=$!
+        PIDS+=("$tracer")
+        sleep 0.5
+    fi
     t0=$EPOCHREALTIME
     "$AGENTCTL" --specs "$d/specs" apply -f "$d/in.yaml" >/dev/null
     for ((i = 0; i < TIMEOUT * 5; i++)); do
@@ -206,8 +217,9 @@ run_agentctl() { # N DIR [CONTROLLER]
     echo "rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$ctl/status")" \
         "cpu_s=$(awk -v u="${st[11]}" -v s="${st[12]}" -v hz="$(getconf CLK_TCK)" \
             'BEGIN {printf "%.2f", (u + s) / hz}')" >"$d/extra"
-    kill "$ctl" "$watch"
-    wait "$ctl" "$watch" || true
+    kill "$ctl" "$watch" $tracer
+    wait "$ctl" "$watch" $tracer || true
+    [ -z "$tracer" ] || trace "$d" "$t0" "$BENCH_TRACE/$id.trace"
     # What the stopped controller left (unfinished invocations keep their
     # objects on SIGTERM); removed now so the next run starts clean.
     echo "leftover=$(leftovers "agentctl.dev/managed-by=$id")" >>"$d/extra"
@@ -229,6 +241,29 @@ run_agentctl() { # N DIR [CONTROLLER]
             END { if (r == "") r = "-"; if (s == "") s = "-"
                   printf "%s %s %d\n", r, s, ok + 0 }' "$d/marks"
     done >"$d/times"
+}
+
+# trace DIR T0 OUT: one invocation's critical path, ms from the spec's
+# drop: Docker's events about its objects (their names hold "-b0-"; a
+# network's connect and disconnect name the container, the egress
+# network's too) and its status documents' phases (cbwatch), in time
+# order.
+trace() {
+    mkdir -p "$(dirname "$3")"
+    {
+        awk -v t0="$2" '
+            function role(n) { sub(/^agentctl-b0-[0-9a-f]+-/, "", n); return n }
+            function at() { return sprintf("%.0f", ($1 / 1e9 - t0) * 1000) }
+            $2 == "container" && $5 ~ /-b0-/ { who[$4] = role($5)
+                print at(), "container", $3, who[$4] }
+            $2 == "volume" && $4 ~ /-b0-/ { print at(), "volume", $3, role($4) }
+            $2 == "network" && ($5 ~ /-b0-/ || $6 in who) {
+                net = $5 ~ /-b0-/ ? "net" : ($5 ~ /-egress$/ ? "egress" : $5)
+                print at(), "network", $3, net, ($6 in who ? who[$6] : "") }
+            ' "$1/docker-events"
+        awk -v t0="$2" '$2 == "b0" {
+            printf "%.0f status %s\n", ($1 / 1e9 - t0) * 1000, $3 }' "$1/marks"
+    } | sort -n -k1,1 >"$3"
 }
 
 run_script() { # KIND N DIR: floor.sh or compose.sh, N in parallel
