@@ -73,18 +73,27 @@ kicked(const struct ctl_inv *inv)
     return ev_is_active(&inv->kick);
 }
 
+/* a and b take the two slots, the next `waiting` (c, then d) line up. */
+static void
+two_build(struct fx *f, int waiting)
+{
+    assert_true(ctl_build_admit(f->inv[0], false));
+    assert_true(ctl_build_admit(f->inv[1], false));
+    for (int i = 2; i < 2 + waiting; i++)
+        assert_false(ctl_build_admit(f->inv[i], false));
+    assert_int_equal(f->c.building, 2);
+    assert_int_equal(f->c.build_waiters, waiting);
+}
+
 static void
 test_slots_go_in_the_order_asked(void **state)
 {
     struct fx *f = *state;
     struct ctl_inv **v = f->inv;
 
-    assert_true(ctl_build_admit(v[0], false));
-    assert_true(ctl_build_admit(v[1], false));
-    assert_false(ctl_build_admit(v[2], false)); /* both slots taken */
+    two_build(f, 1);
     assert_false(ctl_build_admit(v[2], false)); /* asking again: one place */
     assert_false(ctl_build_admit(v[3], false));
-    assert_int_equal(f->c.building, 2);
     assert_int_equal(f->c.build_waiters, 2);
 
     ctl_build_release(v[0]);
@@ -109,9 +118,7 @@ test_a_begun_box_always_gets_a_slot(void **state)
     struct fx *f = *state;
     struct ctl_inv **v = f->inv;
 
-    assert_true(ctl_build_admit(v[0], false));
-    assert_true(ctl_build_admit(v[1], false));
-    assert_false(ctl_build_admit(v[2], false));
+    two_build(f, 1);
     /* a restart found e's network recorded: it is finished first */
     assert_true(ctl_build_admit(v[4], true));
     assert_int_equal(f->c.building, 3);
@@ -129,10 +136,7 @@ test_a_failing_step_gives_its_slot_up(void **state)
     struct fx *f = *state;
     struct ctl_inv **v = f->inv;
 
-    assert_true(ctl_build_admit(v[0], false));
-    assert_true(ctl_build_admit(v[1], false));
-    assert_false(ctl_build_admit(v[2], false));
-    assert_false(ctl_build_admit(v[3], false));
+    two_build(f, 2);
     ctl_build_yield(v[0]); /* a's step failed: backoff */
     assert_true(kicked(v[2]));
     assert_true(ctl_build_admit(v[2], false));
@@ -156,10 +160,7 @@ test_leaving_the_line_and_no_cap(void **state)
     struct fx *f = *state;
     struct ctl_inv **v = f->inv;
 
-    assert_true(ctl_build_admit(v[0], false));
-    assert_true(ctl_build_admit(v[1], false));
-    assert_false(ctl_build_admit(v[2], false));
-    assert_false(ctl_build_admit(v[3], false));
+    two_build(f, 2);
     ctl_build_release(v[2]); /* deleted while it waited */
     assert_int_equal(f->c.build_waiters, 1);
     ctl_build_release(v[0]);
