@@ -59,7 +59,7 @@
 #define CTL_BACKOFF_MIN   0.1  /* seconds, docs/design.md "base 100ms" */
 #define CTL_BACKOFF_MAX   30.0 /* seconds, "cap 30s" */
 #define CTL_KILL_GRACE_MS 2000
-#define CTL_MAX_BUILDING  4 /* --max-building's default (ctl_build.h) */
+#define CTL_MAX_BUILDING  6 /* --max-building's default (ctl_build.h) */
 
 struct ctl;
 struct ctl_ws;

@@ -44,7 +44,7 @@ usage(FILE *out)
             "                        [--metrics 127.0.0.1:9464] "
             "[--controller-id ID] [--once]\n"
             "                        [--max-running N] [--lease-ttl 15s] "
-            "[--max-building 4]\n"
+            "[--max-building 6]\n"
             "                        [--etcd-cacert FILE] [--etcd-cert FILE "
             "--etcd-key FILE]\n"
             "                        [--etcd-user NAME "
