@@ -65,7 +65,15 @@ say "agent-controller --specs $SPECS --config $DEMO/controller.yaml --once"
 "$CONTROLLER" --specs "$SPECS" --config "$DEMO/controller.yaml" \
     --controller-id demo --resync 2s --once 2>"$DEMO/controller.log" &
 ctl=$!
-"$AGENTCTL" --specs "$SPECS" wait demo --for=phase=Succeeded --timeout=300s
+if ! "$AGENTCTL" --specs "$SPECS" wait demo --for=phase=Succeeded \
+    --timeout=300s; then
+    # what a reader needs to tell a stuck controller from one that left
+    echo "agent-controller: $(kill -0 "$ctl" 2>/dev/null && echo running ||
+        echo exited); the end of its log ($DEMO/controller.log):" >&2
+    tail -n 20 "$DEMO/controller.log" >&2
+    "$AGENTCTL" --specs "$SPECS" describe demo >&2 || true
+    exit 1
+fi
 wait "$ctl"
 echo "(controller log: $DEMO/controller.log)"
 
