@@ -153,6 +153,9 @@ struct ctl_inv {
                                for the capture to come; "" none */
     char ws_checking[65];   /* spec hash of the check in flight */
     ev_timer kick;          /* run the next pass (0 s, or backoff) */
+    bool pass_asked;        /* a pass was turned away while a request was
+                               in flight: the last answer runs it
+                               (ctl_inv_settle) */
     ev_timer deadline;      /* end of the attempt's deadlineSeconds */
     unsigned failures;      /* consecutive failed steps: backoff exponent */
     struct ctl_stuck *stuck; /* the step error shown as Ready=False; NULL

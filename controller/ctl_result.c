@@ -125,4 +125,13 @@ ctl_inv_settle(struct ctl_inv *inv, enum ctl_step s)
     case CTL_STEP_STARTED:
         break; /* the answer decides */
     }
+    /* A pass asked for while a request was in flight (an event, a
+     * stream's end, the resync) runs once nothing is: an answer that
+     * settles CTL_STEP_NONE queues nothing of its own, and with --once
+     * an invocation with nothing queued looks finished (ctl_idle). */
+    if (inv->pass_asked && !ctl_inv_in_flight(inv)) {
+        inv->pass_asked = false;
+        if (!ev_is_active(&inv->kick))
+            ctl_inv_kick(inv, 0);
+    }
 }

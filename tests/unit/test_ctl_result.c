@@ -175,6 +175,29 @@ test_started_and_none_queue_nothing(void **state)
     assert_true(queued_in(f) < 0.05);
 }
 
+/* A pass asked for while a request is in flight is turned away; the
+ * answer runs it even when the answer itself settles "none" (the test
+ * above is the control: "none" alone queues nothing). Without this, a
+ * controller with --once found such an invocation idle and exited. */
+static void
+test_a_pass_turned_away_runs_after_the_answer(void **state)
+{
+    struct fx *f = *state;
+    unsigned before = passes;
+
+    unqueue(f);
+    f->inv->lanes[CTL_LANE_MAIN].call = (struct dk_req *)f; /* in flight */
+    ctl_inv_pass(f->inv);
+    assert_int_equal(passes, before); /* counted_pass not reached: no run */
+    assert_true(queued_in(f) < 0);
+    ctl_inv_settle(f->inv, CTL_STEP_STARTED); /* the next request: waits */
+    assert_true(queued_in(f) < 0);
+    f->inv->lanes[CTL_LANE_MAIN].call = NULL; /* its answer: */
+    ctl_inv_settle(f->inv, CTL_STEP_NONE);
+    assert_true(queued_in(f) >= 0 && queued_in(f) < 0.05);
+    assert_false(f->inv->pass_asked);
+}
+
 static void
 test_unreachable_daemon_is_noted(void **state)
 {
@@ -240,6 +263,8 @@ main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_started_and_none_queue_nothing,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_pass_turned_away_runs_after_the_answer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unreachable_daemon_is_noted, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_unreachable_store_is_not_docker,
