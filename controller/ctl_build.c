@@ -87,10 +87,8 @@ ctl_build_admit(struct ctl_inv *inv, bool begun)
     return true;
 }
 
-/* Let go of inv's slot: the waiters a slot is now free for run their
- * passes, which take them. */
-static void
-give_up_slot(struct ctl_inv *inv)
+void
+ctl_build_yield(struct ctl_inv *inv)
 {
     struct ctl *c = inv->ctl;
     unsigned n;
@@ -99,6 +97,7 @@ give_up_slot(struct ctl_inv *inv)
         return;
     inv->build_slot = false;
     c->building--;
+    /* the waiters a slot is now free for: their passes take them */
     n = slots_free(c);
     for (struct ctl_inv *i = c->build_line; i != NULL && n > 0;
          i = i->build_next, n--)
@@ -110,11 +109,5 @@ ctl_build_release(struct ctl_inv *inv)
 {
     if (inv->build_waiting)
         leave_line(inv);
-    give_up_slot(inv);
-}
-
-void
-ctl_build_yield(struct ctl_inv *inv)
-{
-    give_up_slot(inv);
+    ctl_build_yield(inv);
 }

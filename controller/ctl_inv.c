@@ -771,8 +771,9 @@ out:
     ctl_events_release(inv);
     ctl_claim_after_pass(inv); /* done with it: let the claim go */
     ctl_inv_settle(inv, s);
-    /* started, stopped or gone: its build slot goes to the next in line */
-    if (inv->rec.phase != CTL_PREPARING || inv->deleted)
+    /* started or stopped (a deleted spec stops it): its build slot goes
+     * to the next in line */
+    if (inv->rec.phase != CTL_PREPARING)
         ctl_build_release(inv);
 out_unclaimed:
     c->reconciles_ok++;

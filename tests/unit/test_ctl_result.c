@@ -198,6 +198,15 @@ test_a_pass_turned_away_runs_after_the_answer(void **state)
     assert_false(f->inv->pass_asked);
 }
 
+/* A running invocation's step fails with e, as an answer settles it. */
+static void
+fail_while_running(struct fx *f, const struct err *e)
+{
+    f->inv->rec.present = true;
+    f->inv->rec.phase = CTL_RUNNING;
+    ctl_inv_settle(f->inv, ctl_step_failed(f->inv, e));
+}
+
 static void
 test_unreachable_daemon_is_noted(void **state)
 {
@@ -206,9 +215,7 @@ test_unreachable_daemon_is_noted(void **state)
 
     err_set(&e, ERR_UNAVAIL, "connect: no such file");
     e.peer = ERR_PEER_DOCKER; /* as the Docker client says it */
-    f->inv->rec.present = true;
-    f->inv->rec.phase = CTL_RUNNING;
-    ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
+    fail_while_running(f, &e);
     assert_true(f->inv->daemon_lost);
     assert_false(f->c.docker_up);
     assert_string_equal(f->c.docker_error, "connect: no such file");
@@ -225,9 +232,7 @@ test_unreachable_store_is_not_docker(void **state)
     struct err e;
 
     err_set(&e, ERR_UNAVAIL, "etcd http://127.0.0.1:1: connection refused");
-    f->inv->rec.present = true;
-    f->inv->rec.phase = CTL_RUNNING;
-    ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
+    fail_while_running(f, &e);
     assert_false(f->inv->daemon_lost);
     assert_true(f->c.docker_up);
     assert_string_equal(f->c.docker_error, "");
