@@ -27,6 +27,7 @@
 #define CFG_DEFAULT_PROBE_IMG  "agentctl/probe:" AGENTCTL_VERSION
 #define CFG_DEFAULT_PROBE_INTERVAL_S 180.0 /* probeInterval: 3m */
 #define CFG_MAX_PROBE_INTERVAL_S     86400.0
+#define CFG_MAX_WARM_PER_VENDOR      64 /* warmPool: boxes per vendor */
 
 enum cfg_credential_mode {
     CFG_CREDENTIAL_ENV,     /* the credential goes into credentialEnv (today) */
@@ -68,6 +69,12 @@ struct cfg_limits {
     uint64_t max_vendor_bytes;    /* 0 = no limit */
 };
 
+/* One warmPool entry: the pool keeps count boxes of vendor ready. */
+struct cfg_warm {
+    char *vendor;   /* a vendor of the config, not in credentialMode gateway */
+    unsigned count; /* 1..CFG_MAX_WARM_PER_VENDOR */
+};
+
 struct cfg {
     char *path;                 /* file it came from; NULL = built-in */
     struct cfg_vendor *vendors; /* sorted by name */
@@ -91,6 +98,10 @@ struct cfg {
      * the attempt's network or proxy. 0 = never on a timer. */
     double probe_interval_s;
     struct cfg_limits limits;
+    /* warmPool: boxes kept ready per vendor (docs/warm-pool.md); sorted by
+     * vendor name, counts 1..64 only (0 entries are dropped) */
+    struct cfg_warm *warm_pool;
+    size_t n_warm_pool;
 };
 
 /* Load the config at path, or the built-in defaults when path is NULL.
@@ -113,6 +124,11 @@ void cfg_free(struct cfg *cfg);
 /* The vendor called name, or NULL. Borrowed while cfg lives. */
 const struct cfg_vendor *cfg_find_vendor(const struct cfg *cfg,
                                            const char *name);
+
+/* The warmPool count of vendor: how many boxes the pool keeps ready for
+ * it, 0 when none (no entry, an entry of 0, an unknown vendor, or cfg or
+ * vendor NULL). */
+unsigned cfg_warm_count(const struct cfg *cfg, const char *vendor);
 
 /* Check that a spec fits this controller: its vendor is configured; for
  * a vendor in credentialMode env a credential has a credentialEnv to go in

@@ -1,7 +1,8 @@
 /* cfg_defaults.c - the built-in configuration (images, networks, the
- * agent user, paths, limits, and the vendor table: claude and codex with
- * the hosts their APIs answer on, both in credentialMode env), the sorted
- * vendor list a file adds to, and freeing and lookup of a loaded config. */
+ * agent user, paths, limits, no warm pool, and the vendor table: claude
+ * and codex with the hosts their APIs answer on, both in credentialMode
+ * env), the sorted vendor list a file adds to, and freeing and lookup of
+ * a loaded config. */
 #include "cfg.h"
 
 #include <stdlib.h>
@@ -151,6 +152,9 @@ cfg_free(struct cfg *cfg)
     free(cfg->agent_user);
     free(cfg->secrets_dir);
     free(cfg->workspace_root);
+    for (size_t i = 0; i < cfg->n_warm_pool; i++)
+        free(cfg->warm_pool[i].vendor);
+    free(cfg->warm_pool);
     free(cfg);
 }
 

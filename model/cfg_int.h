@@ -1,8 +1,9 @@
 /* cfg_int.h - what the files of the config loader share: the state of
  * one load, the defaults a load starts from (cfg_defaults.c), the key
  * walk that checks and applies a file and its typed readers
- * (cfg_validate.c), the vendor profiles (cfg_vendor.c), and the sorted
- * vendor list they fill. Not for other modules. */
+ * (cfg_validate.c), the vendor profiles (cfg_vendor.c), the warm pool
+ * (cfg_warm.c), and the sorted vendor list they fill. Not for other
+ * modules. */
 #ifndef CFG_INT_H
 #define CFG_INT_H
 
@@ -57,6 +58,15 @@ cfg_key_fn cfg__bool;
 
 /* The `vendors` mapping (cfg_vendor.c). */
 cfg_key_fn cfg__vendors;
+
+/* The `warmPool` mapping (cfg_warm.c): checks each count and keeps the
+ * entries over 0, sorted; the vendor names are cfg__warm_check()'s. */
+cfg_key_fn cfg__warm_pool;
+
+/* Once every key of root is applied: check that each vendor warmPool
+ * names is in p->cfg and not in credentialMode gateway, reporting at the
+ * name's key in the file. */
+void cfg__warm_check(struct cfg_parse *p, const struct spec_node *root);
 
 /* Check every key of root, the file's top-level node, and apply the good
  * ones to p->cfg; each problem goes to p->es (unknown keys with a

@@ -1,8 +1,8 @@
 /* cfg_validate.c - the keys a config file may hold and the check of each
  * value: a table per mapping (top level, images, limits; a vendor profile
- * is cfg_vendor.c's), a walk that reports unknown keys with a suggestion,
- * the typed readers the handlers share, and one handler per key that
- * checks its node and stores it, every error with file:line:col.
+ * is cfg_vendor.c's, warmPool cfg_warm.c's), a walk that reports unknown keys
+ * with a suggestion, the typed readers the handlers share, and one handler per
+ * key that checks its node and stores it, every error with file:line:col.
  */
 #include "cfg_int.h"
 
@@ -520,6 +520,7 @@ static const struct cfg_key cfg_top_keys[] = {
     { "secretsDir", cfg_abs_path, CFG_AT(secrets_dir), NULL },
     { "workspaceRoot", cfg_abs_path, CFG_AT(workspace_root), NULL },
     { "probeInterval", cfg_probe_interval, CFG_AT(probe_interval_s), NULL },
+    { "warmPool", cfg__warm_pool, 0, NULL },
     { "limits", NULL, CFG_AT(limits), cfg_limit_keys },
     { NULL, NULL, 0, NULL },
 };
@@ -528,4 +529,6 @@ void
 cfg__apply(struct cfg_parse *p, const struct spec_node *root)
 {
     cfg__walk(p, p->cfg, root, "", cfg_top_keys);
+    /* Checks between keys, once the file's vendors are all in. */
+    cfg__warm_check(p, root);
 }

@@ -101,6 +101,10 @@ test_cfg_defaults(void **state)
     assert_int_equal(cfg->limits.max_scratch_inodes, 1000000);
     assert_int_equal(cfg->limits.max_vendor_requests, 0); /* no cap */
     assert_int_equal(cfg->limits.max_vendor_bytes, 0);
+    /* No warm pool unless configured. */
+    assert_null(cfg->warm_pool);
+    assert_int_equal(cfg->n_warm_pool, 0);
+    assert_int_equal(cfg_warm_count(cfg, "claude"), 0);
     cfg_free(cfg);
 }
 
@@ -115,6 +119,7 @@ test_cfg_empty_file_is_defaults(void **state)
     assert_int_equal(es.n, 0);
     assert_int_equal(cfg->n_vendors, 2);
     assert_string_equal(cfg->path, "c.yaml");
+    assert_int_equal(cfg->n_warm_pool, 0);
     cfg_free(cfg);
 }
 
@@ -462,6 +467,140 @@ test_cfg_gateway_allow_agrees_with_agent_gateway(void **state)
     assert_int_equal(accepted, 7); /* the first six and the 256 prefix */
 }
 
+/* warmPool: sorted by vendor name, a 0 entry dropped, the built-in
+ * vendors and the file's alike; warmPool written before vendors still
+ * sees the file's vendors. */
+static void
+test_cfg_warm_pool_parses(void **state)
+{
+    static const char text[] =
+        "warmPool: {fake: 1, claude: 2, codex: 0, local: 64}\n"
+        "vendors:\n"
+        "  fake: {hosts: [\"vendor.test:443\"], allowPrivate: true}\n"
+        "  local: {hosts: [\"a.test:443\"]}\n";
+    struct spec_errors es;
+    struct cfg *cfg = parse(text, &es);
+
+    (void)state;
+    assert_non_null(cfg);
+    assert_int_equal(cfg->n_warm_pool, 3);
+    assert_string_equal(cfg->warm_pool[0].vendor, "claude");
+    assert_int_equal(cfg->warm_pool[0].count, 2);
+    assert_string_equal(cfg->warm_pool[1].vendor, "fake");
+    assert_int_equal(cfg->warm_pool[1].count, 1);
+    assert_string_equal(cfg->warm_pool[2].vendor, "local");
+    assert_int_equal(cfg->warm_pool[2].count, 64);
+    assert_int_equal(cfg_warm_count(cfg, "claude"), 2);
+    assert_int_equal(cfg_warm_count(cfg, "fake"), 1);
+    assert_int_equal(cfg_warm_count(cfg, "local"), 64);
+    assert_int_equal(cfg_warm_count(cfg, "codex"), 0); /* 0: none */
+    assert_int_equal(cfg_warm_count(cfg, "nope"), 0);
+    assert_int_equal(cfg_warm_count(cfg, NULL), 0);
+    assert_int_equal(cfg_warm_count(NULL, "claude"), 0);
+    cfg_free(cfg);
+
+    /* An empty mapping and all-zero counts are no pool. */
+    cfg = parse("warmPool: {}\n", &es);
+    assert_non_null(cfg);
+    assert_int_equal(cfg->n_warm_pool, 0);
+    cfg_free(cfg);
+    cfg = parse("warmPool: {claude: 0, codex: 0}\n", &es);
+    assert_non_null(cfg);
+    assert_int_equal(cfg->n_warm_pool, 0);
+    assert_int_equal(cfg_warm_count(cfg, "claude"), 0);
+    cfg_free(cfg);
+}
+
+/* The vendor checks run once the whole file is read: a vendor defined
+ * after warmPool is found, and one in gateway mode is refused there too. */
+static void
+test_cfg_warm_pool_before_vendors(void **state)
+{
+    static const char ok[] = "warmPool:\n"
+                             "  late: 3\n"
+                             "vendors:\n"
+                             "  late: {hosts: [\"a.test:443\"]}\n";
+    static const char gw[] = "warmPool:\n"
+                             "  claude: 1\n"
+                             "vendors:\n"
+                             "  claude:\n"
+                             "    hosts: [\"api.anthropic.com:443\"]\n"
+                             "    credentialMode: gateway\n"
+                             "    gateway: {allow: [\"POST /v1/messages\"]}\n";
+    struct spec_errors es;
+    struct cfg *cfg = parse(ok, &es);
+
+    (void)state;
+    assert_non_null(cfg);
+    assert_int_equal(cfg_warm_count(cfg, "late"), 3);
+    cfg_free(cfg);
+
+    assert_null(parse(gw, &es));
+    assert_int_equal(es.n, 1);
+    assert_true(has_error(&es, 2, 3, "warmPool.claude",
+                          "vendor \"claude\" uses credentialMode gateway: "
+                          "its box holds a per-invocation key, so it cannot "
+                          "be made ahead"));
+}
+
+/* A vendor whose profile has errors is reported there once, not again as
+ * an unknown vendor in warmPool. */
+static void
+test_cfg_warm_pool_bad_vendor_reported_once(void **state)
+{
+    static const char text[] = "warmPool: {fake: 1}\n"
+                               "vendors:\n"
+                               "  fake: {allowPrivate: true}\n";
+    struct spec_errors es;
+
+    (void)state;
+    assert_null(parse(text, &es));
+    assert_int_equal(es.n, 1);
+    assert_true(has_error(&es, 3, 9, "vendors.fake", "hosts is required"));
+}
+
+/* The whole message, formatted as the daemon and the CLI print it. */
+static void
+test_cfg_warm_pool_error_format(void **state)
+{
+    struct spec_errors es;
+    char buf[600];
+
+    (void)state;
+    assert_null(parse("proxyPort: 3128\nwarmPool: {claude: 1, foo: 2}\n", &es));
+    assert_int_equal(es.n, 1);
+    assert_string_equal(err_format(&es.items[0], buf, sizeof(buf)),
+                        "c.yaml:2:23: warmPool.foo: vendor \"foo\" is not "
+                        "defined in vendors");
+    assert_null(parse("warmPool: {fake: 65}\n", &es));
+    assert_int_equal(es.n, 2); /* the count, and fake is not a vendor */
+    assert_string_equal(err_format(&es.items[0], buf, sizeof(buf)),
+                        "c.yaml:1:18: warmPool.fake: must be an integer "
+                        "0..64, got 65");
+}
+
+/* More names than a config can have vendors: refused as a whole at the
+ * mapping, before any entry is kept or looked up. */
+static void
+test_cfg_warm_pool_more_entries_than_vendors(void **state)
+{
+    char text[2048];
+    size_t len = 0;
+    struct spec_errors es;
+
+    (void)state;
+    len += (size_t)snprintf(text, sizeof(text), "warmPool:\n");
+    for (int i = 0; i <= CFG_MAX_VENDORS; i++)
+        len +=
+            (size_t)snprintf(text + len, sizeof(text) - len, "  v%d: 1\n", i);
+    assert_true(len < sizeof(text));
+    assert_null(parse(text, &es));
+    assert_int_equal(es.n, 1);
+    assert_true(has_error(&es, 2, 3, "warmPool",
+                          "more than 64 entries (a config has at most 64 "
+                          "vendors)"));
+}
+
 struct ecase {
     const char *name;
     const char *text;
@@ -691,6 +830,38 @@ static const struct ecase error_cases[] = {
       26, "limits.maxVendorBytes", "" },
     { "gateway image with space", "images: {gateway: \"a b\"}\n", 1, 19,
       "images.gateway", "no spaces" },
+    { "warmPool unknown vendor", "warmPool: {claude: 1, foo: 2}\n", 1, 23,
+      "warmPool.foo", "vendor \"foo\" is not defined in vendors" },
+    { "warmPool unknown vendor with count 0", "warmPool:\n  foo: 0\n", 2, 3,
+      "warmPool.foo", "vendor \"foo\" is not defined in vendors" },
+    { "warmPool count 65", "warmPool: {claude: 65}\n", 1, 20, "warmPool.claude",
+      "must be an integer 0..64, got 65" },
+    { "warmPool count -1", "warmPool: {claude: -1}\n", 1, 20, "warmPool.claude",
+      "must be an integer 0..64, got -1" },
+    { "warmPool count a word", "warmPool: {claude: two}\n", 1, 20,
+      "warmPool.claude", "must be an integer 0..64, got \"two\"" },
+    { "warmPool count quoted", "warmPool: {claude: \"2\"}\n", 1, 20,
+      "warmPool.claude", "must be an integer 0..64, got \"2\"" },
+    { "warmPool count a float", "warmPool: {claude: 1.5}\n", 1, 20,
+      "warmPool.claude", "must be an integer 0..64, got 1.5" },
+    { "warmPool count null", "warmPool:\n  claude:\n", 2, 10, "warmPool.claude",
+      "must be an integer 0..64, got null" },
+    { "warmPool count a list", "warmPool: {claude: [1]}\n", 1, 20,
+      "warmPool.claude", "must be an integer 0..64, got array" },
+    { "warmPool a list", "warmPool: [claude]\n", 1, 11, "warmPool",
+      "expected a mapping of vendor name to count, got array" },
+    { "warmPool duplicate vendor", "warmPool: {claude: 1, claude: 2}\n", 1, 23,
+      "", "duplicate key \"claude\" (first at line 1)" },
+    { "warmPool gateway vendor",
+      "vendors:\n  g:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway: {allow: [\"POST /v1\"]}\nwarmPool: {g: 1}\n",
+      6, 12, "warmPool.g",
+      "vendor \"g\" uses credentialMode gateway: its box holds a "
+      "per-invocation key, so it cannot be made ahead" },
+    { "warmPool gateway vendor with count 0",
+      "vendors:\n  g:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
+      "    gateway: {allow: [\"POST /v1\"]}\nwarmPool: {g: 0}\n",
+      6, 12, "warmPool.g", "uses credentialMode gateway" },
     { "root not a mapping", "- a\n", 1, 1, "", "expected a mapping" },
     { "two documents", "proxyPort: 1\n---\nproxyPort: 2\n", 2, 1, "",
       "one YAML document" },
@@ -1095,6 +1266,11 @@ main(void)
         cmocka_unit_test(test_cfg_gateway_mode_parses),
         cmocka_unit_test(test_cfg_vendor_limits_zero_and_gateway_maximum),
         cmocka_unit_test(test_cfg_gateway_allow_agrees_with_agent_gateway),
+        cmocka_unit_test(test_cfg_warm_pool_parses),
+        cmocka_unit_test(test_cfg_warm_pool_before_vendors),
+        cmocka_unit_test(test_cfg_warm_pool_bad_vendor_reported_once),
+        cmocka_unit_test(test_cfg_warm_pool_error_format),
+        cmocka_unit_test(test_cfg_warm_pool_more_entries_than_vendors),
         cmocka_unit_test(test_cfg_errors_report_line_col),
         cmocka_unit_test(test_cfg_reports_every_error),
         cmocka_unit_test(test_cfg_admit_rules),
