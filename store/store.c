@@ -142,7 +142,7 @@ int
 store_doc_get(struct store *s, enum store_doc kind, const char *name,
               char **data, size_t *len, struct err *e)
 {
-    if (!store_name_ok(name))
+    if (!store_doc_name_ok(kind, name))
         return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
     return s->ops->doc_get(s, kind, name, data, len, e);
 }
@@ -151,7 +151,7 @@ int
 store_doc_put(struct store *s, enum store_doc kind, const char *name,
               const char *data, size_t len, struct err *e)
 {
-    if (!store_name_ok(name))
+    if (!store_doc_name_ok(kind, name))
         return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
     return s->ops->doc_put(s, kind, name, data, len, e);
 }
@@ -160,7 +160,7 @@ int
 store_doc_create(struct store *s, enum store_doc kind, const char *name,
                  const char *data, size_t len, struct err *e)
 {
-    if (!store_name_ok(name))
+    if (!store_doc_name_ok(kind, name))
         return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
     return s->ops->doc_create(s, kind, name, data, len, e);
 }
@@ -169,7 +169,7 @@ int
 store_doc_del(struct store *s, enum store_doc kind, const char *name,
               struct err *e)
 {
-    if (!store_name_ok(name))
+    if (!store_doc_name_ok(kind, name))
         return err_set(e, ERR_INVALID, "\"%s\" is not a valid name", name);
     return s->ops->doc_del(s, kind, name, e);
 }
@@ -533,6 +533,28 @@ store_name_ok(const char *name)
     for (size_t i = 0; i < n; i++)
         if (!((name[i] >= 'a' && name[i] <= 'z') ||
               (name[i] >= '0' && name[i] <= '9') || name[i] == '-'))
+            return false;
+    return true;
+}
+
+bool
+store_doc_name_ok(enum store_doc kind, const char *name)
+{
+    size_t n = strlen(name);
+
+    if (kind != STORE_DOC_POOL)
+        return store_name_ok(name);
+    /* A controller ID (agent-controller --controller-id, rc_desired's
+     * check) may hold capitals, dots and underscores, which a DNS-1123
+     * label may not. It still cannot be a path: no '/', and no leading
+     * '.' (".", "..", and the directory store's dot-files). */
+    if (n == 0 || n > STORE_NAME_MAX || name[0] == '.')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((name[i] >= 'a' && name[i] <= 'z') ||
+              (name[i] >= 'A' && name[i] <= 'Z') ||
+              (name[i] >= '0' && name[i] <= '9') || name[i] == '-' ||
+              name[i] == '.' || name[i] == '_'))
             return false;
     return true;
 }

@@ -14,7 +14,8 @@
  * "does not exist", so a put expecting "" only creates.
  *
  * State: small per-name JSON documents of a few kinds (status, meta, the
- * record of what apply wrote), an append-only event log per name, and the
+ * record of what apply wrote; and one per controller: its warm pool), an
+ * append-only event log per name, and the
  * captured output of an attempt. Every write of a document is atomic: a
  * reader sees the old or the new one, never a mix.
  */
@@ -72,6 +73,8 @@ enum store_doc {
     STORE_DOC_STATUS,  /* status/<name>.json: written by the controller */
     STORE_DOC_META,    /* meta/<name>.json: uid, generation, ... */
     STORE_DOC_APPLIED, /* applied/<name>: what agentctl apply wrote */
+    STORE_DOC_POOL,    /* pool/<controller-id>.json: the controller's warm
+                          pool, written by it (docs/warm-pool.md) */
 };
 
 /* uid, generation and creation time of a name (metadata the user does not
@@ -457,5 +460,11 @@ int store_uuid4(char out[37], struct err *e);
 /* true when name is a DNS-1123 label (the only names the store accepts,
  * so a name can never be a path). */
 bool store_name_ok(const char *name);
+
+/* true when name may name a document of kind: a DNS-1123 label
+ * (store_name_ok), except STORE_DOC_POOL, named by a controller ID:
+ * 1-63 of [A-Za-z0-9._-], not starting with '.' (never "." or "..", nor
+ * a hidden or temp file of the directory store), still never a path. */
+bool store_doc_name_ok(enum store_doc kind, const char *name);
 
 #endif

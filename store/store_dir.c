@@ -7,6 +7,7 @@
  *   status/<name>.json    controller status (atomic replace)
  *   meta/<name>.json      uid, generation, creationTimestamp
  *   applied/<name>.json   sha256 of the bytes agentctl apply wrote
+ *   pool/<id>.json        a controller's warm pool (<id>: its controller ID)
  *   events/<name>.jsonl   one JSON event per line (O_APPEND)
  *   output/<name>.log     captured stdout+stderr of the attempt
  *
@@ -30,6 +31,7 @@ static const char *const doc_dirs[] = {
     [STORE_DOC_STATUS] = "status",
     [STORE_DOC_META] = "meta",
     [STORE_DOC_APPLIED] = "applied",
+    [STORE_DOC_POOL] = "pool",
 };
 
 #define DIR_OF(s) ((struct store_dir *)(s))
@@ -725,8 +727,8 @@ static const struct store_ops dir_ops = {
 static int
 make_state_dirs(const char *state, struct err *e)
 {
-    static const char *const sub[] = { "status", "meta", "applied", "events",
-                                       "output" };
+    static const char *const sub[] = { "status", "meta",   "applied",
+                                       "pool",   "events", "output" };
     char path[4096];
 
     if (store__mkdir(state, e) == -1)

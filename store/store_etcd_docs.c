@@ -4,6 +4,8 @@
  *   <prefix>/status/<name>        controller status (JSON)
  *   <prefix>/meta/<name>          uid, generation, creationTimestamp
  *   <prefix>/applied/<name>       what agentctl apply wrote
+ *   <prefix>/pool/<id>            a controller's warm pool (<id>: its
+ *                                 controller ID; not cached)
  *   <prefix>/events/<name>/<seq>  one JSON event per key; seq is the
  *                                 time in ns (20 digits) and 8 random hex
  *                                 digits, so keys sort oldest first
@@ -33,6 +35,7 @@ static const char *const doc_dirs[] = {
     [STORE_DOC_STATUS] = "status",
     [STORE_DOC_META] = "meta",
     [STORE_DOC_APPLIED] = "applied",
+    [STORE_DOC_POOL] = "pool",
 };
 
 /* The cache's part for a document kind (STORE_ETCD_PARTS: not cached;
@@ -127,7 +130,9 @@ doc_write(struct store *st, enum store_doc kind, const char *name,
     if (store__etcd_key(s, key, sizeof(key), e, "%s/%s", doc_dirs[kind],
                         name) == -1)
         return -1;
-    if (kind != STORE_DOC_STATUS) { /* an apply's write: queued if batched */
+    /* an apply's write: queued if batched (the status and the pool are
+     * the controller's, which never batches) */
+    if (kind == STORE_DOC_META || kind == STORE_DOC_APPLIED) {
         int q = store__etcd_batch_add(s, key, data, len, expect, e);
 
         if (q != 0)
@@ -188,10 +193,11 @@ etcd_doc_del(struct store *st, enum store_doc kind, const char *name,
     return 0;
 }
 
-/* The keys under dir (a prefix ending in '/') as strings after it. */
+/* The keys under dir (a prefix ending in '/') as strings after it, those
+ * that can name a document of kind. */
 static int
-range_keys(struct store_etcd *s, const char *dir, cJSON *req, char ***names,
-           size_t *n, struct err *e)
+range_keys(struct store_etcd *s, enum store_doc kind, const char *dir,
+           cJSON *req, char ***names, size_t *n, struct err *e)
 {
     cJSON *ans = NULL;
     const cJSON *kv;
@@ -210,7 +216,7 @@ range_keys(struct store_etcd *s, const char *dir, cJSON *req, char ***names,
         if (!cJSON_IsString(key) ||
             store__etcd_b64_dec(key->valuestring, &text, &len, e) == -1)
             goto fail;
-        if (len <= skip || !store_name_ok(text + skip)) {
+        if (len <= skip || !store_doc_name_ok(kind, text + skip)) {
             free(text);
             continue;
         }
@@ -247,7 +253,8 @@ etcd_doc_names(struct store *st, enum store_doc kind, char ***names, size_t *n,
         return -1;
     store__etcd_prefix_end(dir, end, sizeof(end));
     /* etcd sorts by key: the names come sorted */
-    return range_keys(s, dir, store__etcd_range(dir, end, true), names, n, e);
+    return range_keys(s, kind, dir, store__etcd_range(dir, end, true), names, n,
+                      e);
 }
 
 static cJSON *

@@ -205,6 +205,59 @@ case_docs(struct ctx *c, struct store *s)
     store_doc_del(s, STORE_DOC_META, "race", NULL);
 }
 
+/* A pool document is named by a controller ID, which may hold capitals,
+ * dots and underscores; still never a path, and the other kinds keep
+ * DNS-1123 names (the control). */
+static void
+case_pool_docs(struct ctx *c, struct store *s)
+{
+    static const char *const refused[] = {
+        ".",
+        "..",
+        ".hidden",
+        "a/b",
+        "a b",
+        "",
+        "x123456789012345678901234567890123456789012345678901234567890123",
+    };
+    struct err e = { 0 };
+    char *d = NULL, **names = NULL;
+    size_t len = 0, n = 0;
+    bool all_refused = true;
+
+    check(c,
+          store_doc_put(s, STORE_DOC_POOL, "agentctl-1", "{\"boxes\":[]}", 12,
+                        &e) == 0 &&
+              store_doc_put(s, STORE_DOC_POOL, "Node.B_2", "{}", 2, &e) == 0,
+          "pool doc: a controller ID with capitals, '.' and '_' is a name");
+    check(c,
+          store_doc_get(s, STORE_DOC_POOL, "Node.B_2", &d, &len, &e) == 0 &&
+              len == 2,
+          "pool doc: get by that name");
+    free(d);
+    check(c,
+          store_doc_names(s, STORE_DOC_POOL, &names, &n, &e) == 0 && n == 2 &&
+              strcmp(names[0], "Node.B_2") == 0 &&
+              strcmp(names[1], "agentctl-1") == 0,
+          "pool doc: names listed, sorted");
+    store_names_free(names, n);
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+        if (store_doc_put(s, STORE_DOC_POOL, refused[i], "{}", 2, &e) == 0 ||
+            e.code != ERR_INVALID)
+            all_refused = false;
+    check(c, all_refused, "pool doc: '.', '..', a dot-file, a path refused");
+    check(c,
+          store_doc_put(s, STORE_DOC_STATUS, "Node.B_2", "{}", 2, &e) == -1 &&
+              e.code == ERR_INVALID,
+          "control: a status name is still a DNS-1123 label");
+    check(c,
+          store_doc_del(s, STORE_DOC_POOL, "Node.B_2", &e) == 0 &&
+              store_doc_del(s, STORE_DOC_POOL, "agentctl-1", &e) == 0 &&
+              store_doc_names(s, STORE_DOC_POOL, &names, &n, &e) == 0 && n == 0,
+          "pool doc: del");
+    store_names_free(names, n);
+}
+
 static void
 case_events(struct ctx *c, struct store *s)
 {
@@ -1013,6 +1066,7 @@ main(int argc, char **argv)
     case_kv(&c, s);
     case_bad_revision(&c, s);
     case_docs(&c, s);
+    case_pool_docs(&c, s);
     case_events(&c, s);
     case_status_write(&c, s);
     case_claims(&c, s);
