@@ -150,7 +150,49 @@ char *cli_json_emit(const cJSON *doc);
 /* The bytes apply writes for inv: its canonical resource as YAML. */
 char *cli_spec_yaml(const struct spec_invocation *inv);
 
-/* --- cli_get.c, cli_get_watch.c, cli_columns.c --- */
+/* --- cli_resource.c: the resource types of the command line --- */
+
+/* agentinvocation and its plural, short and group-qualified names (the
+ * CRD's), NULL-terminated. */
+extern const char *const cli_invocation_words[];
+
+enum cli_resource {
+    CLI_RES_INVOCATION,
+    CLI_RES_POOL, /* the controllers' warm pools: get pool */
+};
+
+/* Which resource `get` lists, from its arguments pos[0..npos): a first
+ * argument that names a type (pool, pools, or one of
+ * cli_invocation_words), as kubectl's `get TYPE [NAME...]`, is that type
+ * and *skip is 1; else the arguments are invocation names (*skip 0). */
+enum cli_resource cli_get_resource(char *const *pos, size_t npos, size_t *skip);
+
+/* --- cli_pool.c: pool documents as rows --- */
+
+/* One box of a pool document; the strings are borrowed from the
+ * document (and its id). */
+struct cli_pool_box {
+    const char *name, *vendor, *state, *subnet; /* "<none>" when absent */
+    const char *created_at;                     /* NULL when absent */
+    const char *controller; /* the document's, else its id */
+};
+
+struct cli_pool_rows {
+    struct cli_pool_box *v;
+    size_t n;
+};
+
+/* Append the boxes of doc, the pool document called id, to rows. All or
+ * nothing: -1 with e (rows unchanged) when doc is not a JSON object, its
+ * boxes not an array, or a box not an object with a name. No boxes (or
+ * boxes null) adds none. */
+int cli_pool_add(struct cli_pool_rows *rows, const cJSON *doc, const char *id,
+                 struct err *e);
+/* By box name, then controller. */
+void cli_pool_sort(struct cli_pool_rows *rows);
+void cli_pool_rows_cleanup(struct cli_pool_rows *rows);
+
+/* --- cli_get.c, cli_get_watch.c, cli_get_pool.c, cli_columns.c --- */
 
 enum cli_get_out {
     GET_OUT_TABLE,
@@ -183,6 +225,9 @@ void cli_get_table_row(struct cli *c, struct cli_get *g,
  * not found (reported; the others are in l), CLI_OK. */
 int cli_get_list(struct cli *c, const struct cli_args *a,
                  const struct cli_selector *sel, struct store_list *l);
+/* get pool: the boxes of every pool document as g says (a's arguments
+ * after the word pool). */
+int cli_get_pool(struct cli *c, const struct cli_args *a, struct cli_get *g);
 /* get -w: after the first output, print each change until interrupted;
  * first is what was printed. */
 int cli_get_watch(struct cli *c, const struct cli_args *a, struct cli_get *g,

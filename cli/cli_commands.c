@@ -147,10 +147,17 @@ const struct cli_command cli_commands[] = {
       "unified format). Exit 0 when nothing differs, 1 when something\n"
       "does, 2 on errors (including invalid input).\n",
       diff_opts, CLI_COMPLETE_NONE },
-    { "get", cli_get, true, "[NAME...] [-o FORMAT] [-l SELECTOR] [-w]",
-      "list invocations or show some",
+    { "get", cli_get, true,
+      "[agentinvocation] [NAME...] [-o FORMAT] [-l SELECTOR] [-w] | pool",
+      "list invocations or show some; get pool: the warm pool",
       "List invocations (NAME PHASE ATTEMPT STOP AGE), or the ones named.\n"
-      "Files that do not validate show with PHASE Invalid.\n",
+      "Files that do not validate show with PHASE Invalid.\n"
+      "`get pool` lists the boxes of every controller's warm pool (NAME\n"
+      "VENDOR STATE SUBNET AGE; -o wide adds CONTROLLER; -o json|yaml\n"
+      "prints the pool documents as a List); exit 1 when a pool document\n"
+      "cannot be read. A first argument naming a type is the type, as in\n"
+      "kubectl: pool, or agentinvocation (ai, ainv, agentinvocations);\n"
+      "so an invocation called pool is `get agentinvocation pool`.\n",
       get_opts, CLI_COMPLETE_WORDS },
     { "describe", cli_describe, true, "NAME... | -l SELECTOR",
       "show invocations in detail",

@@ -1,9 +1,10 @@
 /* cli_complete.c - agentctl completion bash|zsh: a completion script
  * generated from the command table (cli_commands.c), so every command and
  * flag agentctl parses is completed: commands, each command's flags, the
- * values a flag lists (-o json), files and directories, and invocation
- * names (asked of `agentctl get -o name` with the global flags of the line
- * being completed). zsh runs the bash script through bashcompinit. */
+ * values a flag lists (-o json), files and directories, get's resource
+ * types (pool, agentinvocation), and invocation names (asked of
+ * `agentctl get -o name` with the global flags of the line being
+ * completed). zsh runs the bash script through bashcompinit. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -58,6 +59,8 @@ print_command(const struct cli_command *cmd)
     printf("\"\n");
     if (strcmp(cmd->name, "completion") == 0)
         printf("        args=\"bash zsh\"\n");
+    else if (strcmp(cmd->name, "get") == 0) /* get TYPE: cli_resource.c */
+        printf("        args=\"pool agentinvocation $(_agentctl_names)\"\n");
     else if (cmd->args == CLI_COMPLETE_WORDS)
         printf("        args=$(_agentctl_names)\n");
     else if (cmd->args == CLI_COMPLETE_FILE)

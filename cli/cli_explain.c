@@ -11,11 +11,6 @@
 #include "spec_node.h"
 #include "spec_schema.h"
 
-static const char *const resource_names[] = {
-    "agentinvocation", "agentinvocations", "ai", "ainv",
-    "agentinvocations.agentctl.dev", NULL,
-};
-
 static const char *
 scalar(const struct spec_node *m, const char *key)
 {
@@ -73,10 +68,10 @@ find(const struct spec_node *root, const char *path,
     char buf[256], *save = NULL, *tok;
 
     snprintf(buf, sizeof(buf), "%s", path);
-    for (size_t i = 0; resource_names[i] != NULL; i++) {
-        size_t n = strlen(resource_names[i]);
+    for (size_t i = 0; cli_invocation_words[i] != NULL; i++) {
+        size_t n = strlen(cli_invocation_words[i]);
 
-        if (strncmp(buf, resource_names[i], n) == 0 &&
+        if (strncmp(buf, cli_invocation_words[i], n) == 0 &&
             (buf[n] == '.' || buf[n] == '\0')) {
             memmove(buf, buf + n + (buf[n] == '.'), strlen(buf + n) + 1);
             break;

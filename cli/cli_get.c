@@ -1,7 +1,8 @@
 /* cli_get.c - agentctl get: the kubectl-like table (also wide, with
  * labels, without headers), names, and whole resources (spec + metadata
  * the store keeps + status) as JSON, YAML or through a JSONPath template.
- * -w is cli_get_watch.c, custom columns cli_columns.c. */
+ * -w is cli_get_watch.c, custom columns cli_columns.c, `get pool`
+ * cli_get_pool.c (a first argument naming a type: cli_resource.c). */
 #include "cli.h"
 
 #include <stdio.h>
@@ -427,10 +428,14 @@ cli_get_list(struct cli *c, const struct cli_args *a,
 }
 
 int
-cli_get(struct cli *c, const struct cli_args *a)
+cli_get(struct cli *c, const struct cli_args *whole)
 {
     struct cli_get g = { 0 };
+    struct cli_args names = *whole; /* the arguments after a type word */
+    const struct cli_args *a = &names;
     struct store_list l;
+    enum cli_resource res;
+    size_t skip;
     int rc, listed;
 
     if (parse_output(cli_args_get(a, "output", NULL), &g) == -1)
@@ -440,13 +445,18 @@ cli_get(struct cli *c, const struct cli_args *a)
                                        "json, yaml, jsonpath=..., "
                                        "custom-columns=...",
                                cli_args_get(a, "output", ""));
+    g.show_labels = cli_args_has(a, "show-labels");
+    g.no_headers = cli_args_has(a, "no-headers");
+    res = cli_get_resource(whole->pos, whole->npos, &skip);
+    names.pos += skip;
+    names.npos -= skip;
+    if (res == CLI_RES_POOL)
+        return cli_get_pool(c, a, &g);
     if (a->npos > 0 && cli_args_has(a, "selector"))
         return cli_usage_error(a->cmd, "name cannot be provided when a "
                                        "selector is specified");
     if ((rc = cli_selector_from_args(a, &g.sel)) != CLI_OK)
         return rc;
-    g.show_labels = cli_args_has(a, "show-labels");
-    g.no_headers = cli_args_has(a, "no-headers");
     if ((listed = cli_get_list(c, a, g.sel, &l)) == -1) {
         cli_selector_free(g.sel);
         return CLI_FAIL;

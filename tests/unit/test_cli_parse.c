@@ -1,6 +1,8 @@
 /* test_cli_parse.c - agentctl's pure parts: the table-driven argument
  * parser (flags before and after arguments, --, =, repeated, unknown),
- * durations as kubectl takes them, label selectors, JSONPath templates. */
+ * durations as kubectl takes them, label selectors, JSONPath templates,
+ * the resource type get's first argument names (get pool), and pool
+ * documents as rows. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -235,6 +237,147 @@ test_jsonpath(void **state)
     assert_true(cli_jsonpath_ok("{.a}"));
 }
 
+/* get's resource: pos (after the command and its flags) as parsed. */
+static enum cli_resource
+get_res(char **argv, size_t *skip, size_t *npos)
+{
+    struct cli_args a;
+    enum cli_resource r;
+
+    assert_int_equal(parse(&a, argv), 0);
+    r = cli_get_resource(a.pos, a.npos, skip);
+    *npos = a.npos - *skip;
+    cli_args_cleanup(&a);
+    return r;
+}
+
+static void
+test_get_pool_is_the_pool_not_a_name(void **state)
+{
+    char *none[] = { "get", "-o", "wide", NULL };
+    char *pool[] = { "get", "-o", "wide", "pool", NULL };
+    char *pools_after[] = { "get", "pools", "--output=json", NULL };
+    char *dashed[] = { "get", "--", "pool", NULL };
+    size_t skip, n;
+
+    (void)state;
+    assert_int_equal(get_res(none, &skip, &n), CLI_RES_INVOCATION);
+    assert_int_equal(skip, 0);
+    assert_int_equal(get_res(pool, &skip, &n), CLI_RES_POOL);
+    assert_int_equal(skip, 1);
+    assert_int_equal(n, 0);
+    assert_int_equal(get_res(pools_after, &skip, &n), CLI_RES_POOL);
+    assert_int_equal(n, 0);
+    assert_int_equal(get_res(dashed, &skip, &n), CLI_RES_POOL);
+}
+
+static void
+test_get_invocation_called_pool(void **state)
+{
+    char *typed[] = { "get", "agentinvocation", "pool", NULL };
+    char *shortname[] = { "get", "ai", "pool", "web", "-o", "json", NULL };
+    char *names[] = { "get", "web", "pool", NULL };
+    char *caps[] = { "get", "Pool", NULL };
+    struct cli_args a;
+    size_t skip, n;
+
+    (void)state;
+    assert_int_equal(parse(&a, typed), 0);
+    assert_int_equal(cli_get_resource(a.pos, a.npos, &skip),
+                     CLI_RES_INVOCATION);
+    assert_int_equal(skip, 1);
+    assert_int_equal(a.npos - skip, 1);
+    assert_string_equal(a.pos[skip], "pool");
+    cli_args_cleanup(&a);
+    assert_int_equal(get_res(shortname, &skip, &n), CLI_RES_INVOCATION);
+    assert_int_equal(skip, 1);
+    assert_int_equal(n, 2);
+    /* control: a first argument that is no type is a name, as before */
+    assert_int_equal(get_res(names, &skip, &n), CLI_RES_INVOCATION);
+    assert_int_equal(skip, 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(get_res(caps, &skip, &n), CLI_RES_INVOCATION);
+    assert_int_equal(skip, 0);
+    /* explain shares the words */
+    assert_string_equal(cli_invocation_words[0], "agentinvocation");
+}
+
+static cJSON *
+json(const char *text)
+{
+    cJSON *j = cJSON_Parse(text);
+
+    assert_non_null(j);
+    return j;
+}
+
+static void
+test_pool_rows_sorted_across_documents(void **state)
+{
+    cJSON *a = json("{\"controller\":\"agentctl-1\",\"boxes\":["
+                    "{\"name\":\"p-b\",\"vendor\":\"fake\",\"state\":"
+                    "\"Ready\",\"subnet\":\"10.0.2.0/24\",\"createdAt\":"
+                    "\"2026-12-07T00:09:58Z\"},{\"name\":\"p-a\"}]}");
+    cJSON *b = json("{\"boxes\":[{\"name\":\"p-0\",\"state\":"
+                    "\"Building\"}]}");
+    cJSON *empty = json("{\"controller\":\"c\",\"boxes\":[]}");
+    cJSON *nobox = json("{\"controller\":\"c\",\"boxes\":null}");
+    struct cli_pool_rows r = { 0 };
+    struct err e = { 0 };
+
+    (void)state;
+    assert_int_equal(cli_pool_add(&r, a, "agentctl-1", &e), 0);
+    assert_int_equal(cli_pool_add(&r, b, "Node.B_2", &e), 0);
+    assert_int_equal(cli_pool_add(&r, empty, "c", &e), 0);
+    assert_int_equal(cli_pool_add(&r, nobox, "c", &e), 0);
+    assert_int_equal(r.n, 3);
+    cli_pool_sort(&r);
+    assert_string_equal(r.v[0].name, "p-0");
+    assert_string_equal(r.v[0].controller, "Node.B_2"); /* the id */
+    assert_string_equal(r.v[0].state, "Building");
+    assert_string_equal(r.v[0].vendor, "<none>");
+    assert_null(r.v[0].created_at);
+    assert_string_equal(r.v[1].name, "p-a");
+    assert_string_equal(r.v[2].name, "p-b");
+    assert_string_equal(r.v[2].controller, "agentctl-1");
+    assert_string_equal(r.v[2].subnet, "10.0.2.0/24");
+    assert_string_equal(r.v[2].created_at, "2026-12-07T00:09:58Z");
+    cli_pool_rows_cleanup(&r);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    cJSON_Delete(empty);
+    cJSON_Delete(nobox);
+}
+
+static void
+test_pool_bad_document_adds_nothing(void **state)
+{
+    static const char *const bad[] = {
+        "{\"boxes\":{}}",
+        "{\"boxes\":[{\"name\":\"ok\"},{\"vendor\":\"fake\"}]}",
+        "{\"boxes\":[{\"name\":\"ok\"},7]}",
+        "[]",
+    };
+    cJSON *good = json("{\"boxes\":[{\"name\":\"g\"}]}");
+    struct cli_pool_rows r = { 0 };
+    struct err e = { 0 };
+
+    (void)state;
+    assert_int_equal(cli_pool_add(&r, good, "c", &e), 0);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cJSON *d = json(bad[i]);
+
+        e.code = ERR_OK;
+        assert_int_equal(cli_pool_add(&r, d, "c", &e), -1);
+        assert_int_equal(e.code, ERR_SYNTAX);
+        assert_int_equal(r.n, 1); /* all or nothing */
+        cJSON_Delete(d);
+    }
+    assert_string_equal(r.v[0].name, "g");
+    cli_pool_rows_cleanup(&r);
+    cJSON_Delete(good);
+}
+
 int
 main(void)
 {
@@ -247,6 +390,10 @@ main(void)
         cmocka_unit_test(test_durations_go_style),
         cmocka_unit_test(test_selectors),
         cmocka_unit_test(test_jsonpath),
+        cmocka_unit_test(test_get_pool_is_the_pool_not_a_name),
+        cmocka_unit_test(test_get_invocation_called_pool),
+        cmocka_unit_test(test_pool_rows_sorted_across_documents),
+        cmocka_unit_test(test_pool_bad_document_adds_nothing),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
