@@ -259,6 +259,36 @@ struct ctl_inv {
     struct ctl_inv *build_next; /* the next in that line */
 };
 
+/* One warm box (ctl_pool.c, docs/warm-pool.md): an internal network and
+ * a started proxy on it whose boundary probe passed, made ahead for one
+ * vendor and handed to exactly one invocation. Its objects carry an
+ * identity of their own (invocation label pool.<vendor>, the box's uid)
+ * until an invocation records them. */
+struct ctl_box {
+    struct ctl *ctl;
+    struct ctl_box *next;
+    char vendor[64];
+    char owner[72];              /* "pool.<vendor>": the invocation label */
+    char uid[33];                /* 32 hex digits */
+    char attempt[8];             /* the attempt label, "w1" */
+    char name[RC_NAME_MAX];      /* agentctl-pool.<vendor>-<uid8> */
+    long subnet;                 /* its /24 of subnetPool (ctl_attempt.c) */
+    int stage;                   /* the step in flight or next (ctl_pool.c) */
+    struct dk_req *call;         /* that step's request, or NULL */
+    bool ready;                  /* the probe passed: it may be handed */
+    bool check_due;              /* revalidate it (an event, the resync) */
+    bool doomed;                 /* failed or drifted: being removed */
+    struct spec_invocation *ref; /* the reference spec of the vendor */
+    struct rc_desired *desired;  /* its bodies (network, proxy, probe) */
+    char helpers[RC_HELPER_COUNT][80]; /* pinned helper image IDs */
+    char net_id[72], proxy_id[72], probe_id[72];
+    char proxy_egress_ip[16];
+    long probe_exit;
+    cJSON *pending_inspect; /* the proxy's, waiting for its image config */
+    double born;            /* ev_now() of its first step */
+    char created_at[32], verified_at[32]; /* RFC 3339 */
+};
+
 struct ctl_opts {
     const char *specs_dir;
     const char *state_dir;
@@ -339,6 +369,15 @@ struct ctl {
     unsigned building;     /* build slots held (ctl_build.c) */
     struct ctl_inv *build_line, *build_last; /* waiting for one, FIFO */
     unsigned build_waiters;                  /* in build_line */
+    /* the warm pool (ctl_pool.c): off with --once and without warmPool */
+    struct ctl_box *boxes;
+    void (*pool_changed)(struct ctl *c); /* a box started, is ready or went
+                                            (ctl_box.c, under ctl_pool.c) */
+    ev_timer pool_timer;    /* refill and age checks; backoff after a failure */
+    double pool_backoff;    /* seconds: 0 while boxes build fine */
+    double pool_not_before; /* ev_now() before which no box starts */
+    ev_timer pool_doc;      /* writes the pool document, coalesced */
+    bool pool_doc_dirty;
 };
 
 #endif

@@ -8,6 +8,8 @@
 #include "rc_credential.h"
 #include "rc_desired.h"
 
+/* Taken by another live attempt, or by a box of the warm pool
+ * (ctl_pool.c; a box handed is recorded by its invocation). */
 static bool
 subnet_taken(const struct ctl *c, const struct ctl_inv *self, long index)
 {
@@ -16,20 +18,29 @@ subnet_taken(const struct ctl *c, const struct ctl_inv *self, long index)
             !ctl_phase_terminal(i->rec.phase))
             return true;
     }
+    for (const struct ctl_box *b = c->boxes; b != NULL; b = b->next)
+        if (b->subnet == index)
+            return true;
     return false;
 }
 
 /* Another owner on the daemon is found at network create (403 overlap),
  * and then the next index is tried. */
 long
-ctl_subnet_alloc(const struct ctl_inv *inv, long from)
+ctl_subnet_alloc_for(const struct ctl *c, const struct ctl_inv *self, long from)
 {
-    long max = 1L << (24 - inv->ctl->cfg->pool_prefix);
+    long max = 1L << (24 - c->cfg->pool_prefix);
 
     for (long i = from; i < max; i++)
-        if (!subnet_taken(inv->ctl, inv, i))
+        if (!subnet_taken(c, self, i))
             return i;
     return -1;
+}
+
+long
+ctl_subnet_alloc(const struct ctl_inv *inv, long from)
+{
+    return ctl_subnet_alloc_for(inv->ctl, inv, from);
 }
 
 /* Docker says the subnet overlaps a network that is not this attempt's
@@ -114,6 +125,12 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
         forget_built(inv, false);
         break;
     case CTL_RESET_REPAIR:
+        /* a warm box that drifted is gone with the rest: the attempt
+         * builds a box of its own under its own names */
+        if (inv->rec.box != NULL) {
+            ctl_record_set_box(&inv->rec, NULL);
+            forget_built(inv, false);
+        }
         inv->repairing = false;
         inv->resumed = false; /* the rebuild is this process's own */
         inv->egress_checked = false;

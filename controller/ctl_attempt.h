@@ -19,6 +19,9 @@ void ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what);
 /* The lowest index of the pool, from `from` on, that no live invocation
  * of ours holds; -1 when none is left. */
 long ctl_subnet_alloc(const struct ctl_inv *inv, long from);
+/* The same for any owner (self NULL: a box of the warm pool). */
+long ctl_subnet_alloc_for(const struct ctl *c, const struct ctl_inv *self,
+                          long from);
 /* The subnet overlapped a foreign network before anything existed: move
  * to the next free one, or stop the attempt when the pool is full. */
 enum ctl_step ctl_attempt_next_subnet(struct ctl_inv *inv);

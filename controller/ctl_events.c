@@ -22,6 +22,7 @@
 #include "ctl_canary.h"
 #include "ctl_docker.h"
 #include "ctl_neighbours.h"
+#include "ctl_pool.h"
 #include "ctl_queue.h"
 #include "log.h"
 
@@ -78,6 +79,9 @@ on_event_line(struct dk_req *req, const char *data, size_t len, void *arg)
             cJSON_GetStringValue(
                 cJSON_GetObjectItemCaseSensitive(attrs, "container")),
             NULL);
+    /* a box of the warm pool, not handed yet */
+    if (inv == NULL)
+        ctl_pool_event(c, cJSON_GetStringValue(uid), cJSON_GetStringValue(id));
     if (inv != NULL) {
         const char *action = cJSON_GetStringValue(
             cJSON_GetObjectItemCaseSensitive(ev, "Action"));

@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "ctl_observe.h"
+#include "ctl_pool.h"
 #include "ctl_queue.h"
 #include "ctl_testhooks.h"
 #include "log.h"
@@ -44,6 +45,19 @@ answered_role(const struct ctl_inv *inv, const cJSON *labels, const cJSON *att)
            ctl_record_role_answered(&inv->rec, role->valuestring);
 }
 
+/* The invocation that recorded the warm box of this uid, or NULL. */
+static struct ctl_inv *
+box_taker(struct ctl *c, const char *uid)
+{
+    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
+        const char *u = ctl_record_box_str(&i->rec, "uid");
+
+        if (u != NULL && strcmp(u, uid) == 0)
+            return i;
+    }
+    return NULL;
+}
+
 /* identity: how status.standIns knows the object - its ID, or a volume's
  * CreatedAt (volumes have no ID). */
 static bool
@@ -60,6 +74,12 @@ orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name,
     if (!cJSON_IsString(uid))
         return false; /* not made by an invocation of ours */
     inv = ctl_inv_by_uid(c, uid->valuestring);
+    /* a warm box: the pool's while it waits, then the invocation's that
+     * recorded it (ctl_pool.c); one nobody holds is an orphan */
+    if (inv == NULL && ctl_pool_holds(c, uid->valuestring))
+        return false;
+    if (inv == NULL && (inv = box_taker(c, uid->valuestring)) != NULL)
+        return !ctl_record_holds(&inv->rec, id, name);
     if (inv == NULL)
         return true;
     /* a stand-in under one of its names is someone else's: never removed */

@@ -371,6 +371,7 @@ ensure_captured(struct ctl_inv *inv)
 {
     const cJSON *cap = ctl_record_captured(&inv->rec);
     struct rc_inputs in;
+    struct rc_box box;
     struct spec_file f;
     struct err e;
     char *text;
@@ -414,6 +415,12 @@ ensure_captured(struct ctl_inv *inv)
     in.git_metadata = inv->rec.git_metadata;
     in.apparmor = inv->ctl->security.apparmor;
     in.legacy_bodies = !inv->rec.defaults_stated;
+    /* a warm box taken (ctl_pool.c): its network and proxy are the box's */
+    box.owner = ctl_record_box_str(&inv->rec, "owner");
+    box.uid = ctl_record_box_str(&inv->rec, "uid");
+    box.attempt = ctl_record_box_str(&inv->rec, "attempt");
+    if (inv->rec.box != NULL)
+        in.box = &box;
     inv->desired = rc_desired_build(inv->captured, inv->ctl->cfg, &in, &e);
     if (inv->desired == NULL) {
         char msg[600];
@@ -597,6 +604,8 @@ pass_phase(struct ctl_inv *inv)
         if ((s = ctl_cleanup_step(inv)) != CTL_STEP_NONE)
             return s;
         ctl_inv_reset_attempt(inv, CTL_RESET_REPAIR);
+        if (inv->desired == NULL)
+            return CTL_STEP_DONE; /* a warm box went: built anew next pass */
     }
     if ((phase == CTL_PREPARING || phase == CTL_RUNNING) &&
         (s = ctl_verify_step(inv)) != CTL_STEP_NONE)

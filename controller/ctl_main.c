@@ -24,10 +24,11 @@
 #include "ctl_inv.h"
 #include "ctl_nscache.h"
 #include "ctl_observe.h"
+#include "ctl_pool.h"
 #include "ctl_queue.h"
 #include "ctl_sync.h"
-#include "ctl_write.h"
 #include "ctl_testhooks.h"
+#include "ctl_write.h"
 #include "duration.h"
 #include "log.h"
 #include "rc_drift.h"
@@ -269,6 +270,7 @@ docker_back(struct ctl *c)
     ctl_events_start(c);
     ctl_sync_all(c);
     ctl_gc_run(c);
+    ctl_pool_fill(c);
 }
 
 static void
@@ -315,6 +317,10 @@ on_hup(struct ev_loop *loop, ev_signal *w, int revents)
     cfg_free(c->cfg);
     c->cfg = cfg;
     log_kv(LOG_INFO, "config reloaded", NULL);
+    /* Boxes of the warm pool were made from the old config (a vendor's
+     * hosts, the helper images): they go, and the pool fills anew. */
+    ctl_pool_drain(c, "the config was reloaded");
+    ctl_pool_fill(c);
     /* The canary's next run is timed by the new probeInterval: each timer
      * is armed again on the next pass. */
     for (struct ctl_inv *i = c->invs; i != NULL; i = i->next)
@@ -414,7 +420,10 @@ ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
     ctl_write_start(c);
     ctl_check_docker(c);
     ctl_claim_start(c); /* the lease before the first listing claims */
-    return ctl_sync_start(c, e);
+    if (ctl_sync_start(c, e) == -1)
+        return -1;
+    ctl_pool_start(c);
+    return 0;
 }
 
 static void
@@ -423,6 +432,7 @@ ctl_close(struct ctl *c)
     ctl_sync_stop(c);
     ctl_events_stop(c);
     ctl_gc_stop(c);
+    ctl_pool_stop(c);
     ctl_write_stop(c); /* the statuses still queued, written */
     ctl_claim_stop(c); /* after them: their releases are dropped */
     while (c->invs != NULL)

@@ -576,6 +576,21 @@ static const struct family_def agentctl_families[] = {
       "state",
       { "building", "waiting" },
       false },
+    { CTL_M_POOL_BOXES,
+      CTL_METRIC_GAUGE,
+      "Boxes of the warm pool (warmPool) by vendor, being built or ready to "
+      "be handed.",
+      NULL,
+      { NULL },
+      true },
+    { CTL_M_POOL_HANDOVERS,
+      CTL_METRIC_COUNTER,
+      "Warm boxes by what became of them: handed to an invocation, removed "
+      "for drift while waiting (drifted), or none ready when an invocation "
+      "asked (empty: it built its own).",
+      NULL,
+      { NULL },
+      true },
     { CTL_M_ATTEMPTS_FINISHED,
       CTL_METRIC_COUNTER,
       "Attempts that reached a final phase, by phase and stop reason "

@@ -19,6 +19,26 @@ queue_depth(const struct ctl *c)
     return n;
 }
 
+/* agentctl_pool_boxes for every vendor of warmPool (0s included). */
+static void
+pool_gauges(const struct ctl *c, struct ctl_metrics *m)
+{
+    for (size_t i = 0; i < c->cfg->n_warm_pool; i++) {
+        const char *v = c->cfg->warm_pool[i].vendor;
+        unsigned n[2] = { 0, 0 };
+
+        for (const struct ctl_box *b = c->boxes; b != NULL; b = b->next)
+            if (!b->doomed && strcmp(b->vendor, v) == 0)
+                n[b->ready]++;
+        ctl_metrics_gauge_set(m, CTL_M_POOL_BOXES,
+                              CTL_LABELS("vendor", v, "state", "building"),
+                              (double)n[0]);
+        ctl_metrics_gauge_set(m, CTL_M_POOL_BOXES,
+                              CTL_LABELS("vendor", v, "state", "ready"),
+                              (double)n[1]);
+    }
+}
+
 static void
 refresh(struct ctl_metrics *m, void *arg)
 {
@@ -67,6 +87,7 @@ refresh(struct ctl_metrics *m, void *arg)
                           (double)c->building);
     ctl_metrics_gauge_set(m, CTL_M_BOXES, CTL_LABELS("state", "waiting"),
                           (double)c->build_waiters);
+    pool_gauges(c, m);
     ctl_metrics_process_refresh(m);
     ctl_metrics_gauge_set(m, CTL_M_DOCKER_UP, NULL, c->docker_up ? 1 : 0);
     ctl_metrics_gauge_set(m, CTL_M_STORE_UP, NULL, c->store_error[0] ? 0 : 1);

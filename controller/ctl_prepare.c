@@ -22,6 +22,7 @@
 #include "ctl_git.h"
 #include "ctl_network.h"
 #include "ctl_plan.h"
+#include "ctl_pool.h"
 #include "ctl_probe.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
@@ -47,7 +48,7 @@ static enum ctl_step
 on_egress_inspected(struct ctl_inv *inv, struct dk_response *r)
 {
     const char *name = inv->ctl->cfg->egress_network;
-    cJSON *body, *labels;
+    cJSON *body;
     struct err e;
     enum ctl_step s;
 
@@ -57,12 +58,7 @@ on_egress_inspected(struct ctl_inv *inv, struct dk_response *r)
     }
     if (r->err->code != ERR_NOTFOUND)
         return ctl_step_failed(inv, r->err);
-    body = cJSON_CreateObject();
-    cJSON_AddStringToObject(body, "Name", name);
-    cJSON_AddStringToObject(body, "Driver", "bridge");
-    cJSON_AddBoolToObject(body, "CheckDuplicate", 1);
-    labels = cJSON_AddObjectToObject(body, "Labels");
-    cJSON_AddStringToObject(labels, "agentctl.dev/role", "egress");
+    body = rc_egress_network_body(name);
     log_kv(LOG_INFO, "creating the egress network", "network", name, NULL);
     s = ctl_step_request(inv, on_egress_created,
                          dk_create(inv->ctl->dk, DK_NETWORK, NULL, body, NULL,
@@ -449,6 +445,12 @@ ctl_prepare_step(struct ctl_inv *inv)
     bool waited;
 
     ctl_plan_view(inv, &v);
+    /* A ready warm box of the vendor takes the place of the network, the
+     * proxy and the probe (ctl_pool.c): recorded now, revalidated by the
+     * next pass's round. It needs no build slot: the storage and the
+     * agent are made as a begun box's are. */
+    if (v.recorded == 0 && v.progress == 0 && ctl_pool_hand_over(inv))
+        return CTL_STEP_DONE;
     /* a box begun (its objects recorded) is finished; a new one waits
      * for a build slot, and its pass runs again when it gets one */
     waited = inv->build_waiting;

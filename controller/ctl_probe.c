@@ -85,6 +85,44 @@ ctl_probe_mode(const struct ctl_inv *inv)
                                                 : RC_PROBE_MODE_CONNECT;
 }
 
+/* The direct targets past the proxy: the internal gateway (the host,
+ * which inhibit_ipv4 keeps off the network) and the proxy's egress-side
+ * address when known. Returns how many it put in direct (at most 3). */
+static size_t
+direct_targets(const struct ctl *c, const struct rc_desired *d,
+               const char *proxy_egress_ip, char direct[][RC_IP_MAX + 8],
+               const char **dp)
+{
+    size_t n = 0;
+
+    snprintf(direct[n], sizeof(direct[n]), "%s:443", d->gateway);
+    dp[n] = direct[n], n++;
+    snprintf(direct[n], sizeof(direct[n]), "%s:80", d->gateway);
+    dp[n] = direct[n], n++;
+    if (proxy_egress_ip != NULL && proxy_egress_ip[0] != '\0') {
+        snprintf(direct[n], sizeof(direct[n]), "%s:%u", proxy_egress_ip,
+                 (unsigned)c->cfg->proxy_port);
+        dp[n] = direct[n], n++;
+    }
+    return n;
+}
+
+cJSON *
+ctl_probe_body_connect(const struct ctl *c, const struct rc_desired *d,
+                       const char *vendor, const char *proxy_egress_ip,
+                       const char *uid, const char *attempt)
+{
+    const struct cfg_vendor *v = cfg_find_vendor(c->cfg, vendor);
+    char direct[4][RC_IP_MAX + 8];
+    const char *dp[4];
+    size_t n = direct_targets(c, d, proxy_egress_ip, direct, dp);
+
+    return rc_probe_body(d, c->cfg, d->helper_images[RC_HELPER_PROBE],
+                         v ? v->hosts[0] : "vendor.invalid:443", NULL,
+                         RC_PROBE_DENIED_DEFAULT, dp, n, c->opts.controller_id,
+                         uid, attempt);
+}
+
 cJSON *
 ctl_probe_body(struct ctl_inv *inv)
 {
@@ -93,28 +131,17 @@ ctl_probe_body(struct ctl_inv *inv)
     const char *host = v ? v->hosts[0] : "vendor.invalid:443";
     char direct[4][RC_IP_MAX + 8], gateway[RC_IP_MAX + 8];
     const char *dp[4];
-    size_t n = 0;
+    size_t n;
 
-    /* Past the proxy: the internal gateway (the host, which inhibit_ipv4
-     * keeps off the network) and the proxy's egress-side address. */
-    snprintf(direct[n], sizeof(direct[n]), "%s:443", inv->desired->gateway);
-    dp[n] = direct[n], n++;
-    snprintf(direct[n], sizeof(direct[n]), "%s:80", inv->desired->gateway);
-    dp[n] = direct[n], n++;
-    if (inv->proxy_egress_ip[0] != '\0') {
-        snprintf(direct[n], sizeof(direct[n]), "%s:%u", inv->proxy_egress_ip,
-                 (unsigned)inv->ctl->cfg->proxy_port);
-        dp[n] = direct[n], n++;
-    }
     if (ctl_probe_mode(inv) == RC_PROBE_MODE_CONNECT)
-        return rc_probe_body(inv->desired, inv->ctl->cfg,
-                             inv->desired->helper_images[RC_HELPER_PROBE], host,
-                             NULL, RC_PROBE_DENIED_DEFAULT, dp, n,
-                             inv->ctl->opts.controller_id, inv->rec.uid,
-                             inv->rec.attempt);
+        return ctl_probe_body_connect(
+            inv->ctl, inv->desired, inv->captured->vendor, inv->proxy_egress_ip,
+            inv->rec.uid, inv->rec.attempt);
     /* Gateway mode: the gateway must refuse a path outside its rules, and
      * the vendor through the proxy must be refused (a request that goes
      * around the gateway fails); nor may its egress side be reached. */
+    n = direct_targets(inv->ctl, inv->desired, inv->proxy_egress_ip, direct,
+                       dp);
     if (inv->gateway_egress_ip[0] != '\0') {
         snprintf(direct[n], sizeof(direct[n]), "%s:%u", inv->gateway_egress_ip,
                  (unsigned)RC_GATEWAY_PORT);
@@ -168,8 +195,9 @@ collect(int stream, const char *data, size_t len, void *arg)
 }
 
 int
-ctl_probe_verdict(struct ctl_inv *inv, const struct dk_response *r,
-                  struct rc_probe_result *res, struct err *e)
+ctl_probe_read(const struct dk_response *r, long exit_code,
+               enum rc_probe_mode mode, struct rc_probe_result *res,
+               struct err *e)
 {
     struct dk_logs_demux dm;
     struct buf out;
@@ -178,11 +206,18 @@ ctl_probe_verdict(struct ctl_inv *inv, const struct dk_response *r,
     buf_init(&out, RC_PROBE_MAX_OUTPUT + 1);
     dk_logs_demux_init(&dm);
     dk_logs_demux_feed(&dm, r->body, r->len, collect, &out, NULL);
-    /* the mode ctl_probe_body built the probe for */
-    rc = rc_probe_parse(out.data ? out.data : "", out.len, inv->probe_exit,
-                        ctl_probe_mode(inv), res, e);
+    rc = rc_probe_parse(out.data ? out.data : "", out.len, exit_code, mode, res,
+                        e);
     buf_cleanup(&out);
     return rc;
+}
+
+int
+ctl_probe_verdict(struct ctl_inv *inv, const struct dk_response *r,
+                  struct rc_probe_result *res, struct err *e)
+{
+    /* the mode ctl_probe_body built the probe for */
+    return ctl_probe_read(r, inv->probe_exit, ctl_probe_mode(inv), res, e);
 }
 
 static void

@@ -21,10 +21,22 @@ enum rc_probe_mode ctl_probe_mode(const struct ctl_inv *inv);
  * namespace. */
 cJSON *ctl_probe_body(struct ctl_inv *inv);
 
+/* The CONNECT-mode body for desired state d of vendor, labelled with
+ * uid and attempt: what ctl_probe_body builds for an attempt, and what
+ * the warm pool (ctl_pool.c) runs on a box. */
+cJSON *ctl_probe_body_connect(const struct ctl *c, const struct rc_desired *d,
+                              const char *vendor, const char *proxy_egress_ip,
+                              const char *uid, const char *attempt);
+
 /* Read a probe's verdict from the answer of its GET /logs and its exit
  * code in inv->probe_exit (rc_probe_parse, in the mode ctl_probe_body
  * built the probe for, ctl_probe_mode). -1 with e
  * set when it is not one well-formed probe line of that mode. */
+/* The same from an exit code and a mode (the warm pool's probe). */
+int ctl_probe_read(const struct dk_response *r, long exit_code,
+                   enum rc_probe_mode mode, struct rc_probe_result *res,
+                   struct err *e);
+
 int ctl_probe_verdict(struct ctl_inv *inv, const struct dk_response *r,
                       struct rc_probe_result *res, struct err *e);
 

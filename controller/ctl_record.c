@@ -62,6 +62,7 @@ ctl_record_cleanup(struct ctl_record *r)
     free(r->output.sha256);
     cJSON_Delete(r->captured);
     cJSON_Delete(r->git);
+    cJSON_Delete(r->box);
     cJSON_Delete(r->progress_extra);
     cJSON_Delete(r->res_extra);
     cJSON_Delete(r->helper_extra);
@@ -430,6 +431,24 @@ ctl_record_set_condition(struct ctl_record *r, const char *type, bool status,
     r->dirty = true;
 }
 
+/* --- box --------------------------------------------------------------- */
+
+const char *
+ctl_record_box_str(const struct ctl_record *r, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r->box, key));
+}
+
+void
+ctl_record_set_box(struct ctl_record *r, cJSON *box)
+{
+    if (box == NULL && r->box == NULL)
+        return;
+    cJSON_Delete(r->box);
+    r->box = box;
+    r->dirty = true;
+}
+
 /* --- git --------------------------------------------------------------- */
 
 const char *
@@ -473,12 +492,25 @@ ctl_record_reset_attempt(struct ctl_record *r)
                       &r->canary_pending };
 
     static const char *const keys[] = {
-        "stopReason",         "startedAt",      "finishedAt",
-        "exitCode",           "output",         "progress",
-        "cleanedUp",          "imageID",        "subnetIndex",
-        "captured",           "specHash",       "capturedAt",
-        "observedGeneration", "gitMetadata",    "git",
-        "toolPolicy",         "defaultsStated", "helperImages",
+        "stopReason",
+        "startedAt",
+        "finishedAt",
+        "exitCode",
+        "output",
+        "progress",
+        "cleanedUp",
+        "imageID",
+        "subnetIndex",
+        "captured",
+        "specHash",
+        "capturedAt",
+        "observedGeneration",
+        "gitMetadata",
+        "git",
+        "box",
+        "toolPolicy",
+        "defaultsStated",
+        "helperImages",
         "canaryPending",
     };
 
@@ -510,5 +542,6 @@ ctl_record_reset_attempt(struct ctl_record *r)
     r->helper_extra = NULL;
     cJSON_Delete(r->git);
     r->git = NULL;
+    ctl_record_set_box(r, NULL);
     r->dirty = true;
 }

@@ -159,6 +159,8 @@ struct ctl_record {
     size_t nstandins;
     cJSON *captured;       /* the spec as captured (JSON by nature) */
     cJSON *git;            /* digestBefore/digestAfter (JSON by nature) */
+    cJSON *box;            /* the warm box taken (docs/warm-pool.md): name,
+                              vendor, uid, attempt, verifiedAt; NULL none */
     cJSON *progress_extra; /* progress keys of a newer version */
     cJSON *res_extra;      /* resources of roles this version lacks */
     cJSON *extra;          /* top-level keys this version does not know */
@@ -262,6 +264,12 @@ void ctl_record_set_condition(struct ctl_record *r, const char *type,
 /* The condition of that type, or NULL. */
 const struct ctl_record_cond *ctl_record_condition(const struct ctl_record *r,
                                                    const char *type);
+
+/* status.box.<key> (name, vendor, uid, attempt, verifiedAt), or NULL. */
+const char *ctl_record_box_str(const struct ctl_record *r, const char *key);
+/* Record the warm box the attempt took (taken: an object of the keys
+ * above), or forget it (NULL). */
+void ctl_record_set_box(struct ctl_record *r, cJSON *box);
 
 /* status.git.<key> (digestBefore, digestAfter), or NULL. */
 const char *ctl_record_git_str(const struct ctl_record *r, const char *key);

@@ -414,6 +414,8 @@ load_item(struct ctl_record *r, const cJSON *it)
         return load_json(it, &r->captured, false);
     if (strcmp(k, "git") == 0)
         return load_json(it, &r->git, true);
+    if (strcmp(k, "box") == 0)
+        return load_json(it, &r->box, true);
     return false;
 }
 
@@ -563,6 +565,8 @@ add_run(cJSON *o, const struct ctl_record *r)
     add_str(o, "startedAt", r->started_at);
     if (r->git != NULL)
         cJSON_AddItemToObject(o, "git", cJSON_Duplicate(r->git, 1));
+    if (r->box != NULL)
+        cJSON_AddItemToObject(o, "box", cJSON_Duplicate(r->box, 1));
     if (r->nstandins > 0) {
         cJSON *s = cJSON_AddObjectToObject(o, "standIns");
 

@@ -130,6 +130,12 @@ rc_check_inputs(const struct rc_build *b, struct err *e)
     if (!rc_chars_ok(in->uid, "-", 8, 64) || in->uid[0] == '-')
         return err_set(e, ERR_INVALID,
                        "invocation uid must be 8-64 of [a-z0-9-]");
+    /* the box's identity goes into names and labels like the uid */
+    if (in->box != NULL && (!rc_chars_ok(in->box->owner, ".-", 1, 70) ||
+                            !rc_chars_ok(in->box->uid, "-", 8, 64) ||
+                            !rc_chars_ok(in->box->attempt, ".-_", 1, 63)))
+        return err_set(e, ERR_INVALID,
+                       "warm box identity must be of [a-z0-9.-_]");
     /* Never a tag: a tag can be moved to another image after capture. */
     if (!rc_image_id_ok(in->image_id))
         return err_set(e, ERR_INVALID,
@@ -187,17 +193,26 @@ rc_check_inputs(const struct rc_build *b, struct err *e)
 
 /* ---- shared pieces ---------------------------------------------------- */
 
+/* The roles a warm box brings: they carry the box's identity. */
+static bool
+rc_box_role(const struct rc_inputs *in, enum rc_role role)
+{
+    return in->box != NULL &&
+           (role == RC_ROLE_NETWORK || role == RC_ROLE_PROXY);
+}
+
 /* Exactly the five labels docs/design.md names: GC and adoption find objects by
  * them, so nothing else may vary. */
 static cJSON *
 rc_labels(struct rc_build *b, cJSON *o, enum rc_role role)
 {
     cJSON *l = rc_obj(b, o, "Labels");
+    const struct rc_box *box = rc_box_role(b->in, role) ? b->in->box : NULL;
 
     rc_str(b, l, RC_LABEL_MANAGED_BY, b->in->controller_id);
-    rc_str(b, l, RC_LABEL_INVOCATION, b->inv->name);
-    rc_str(b, l, RC_LABEL_UID, b->in->uid);
-    rc_str(b, l, RC_LABEL_ATTEMPT, b->inv->attempt);
+    rc_str(b, l, RC_LABEL_INVOCATION, box ? box->owner : b->inv->name);
+    rc_str(b, l, RC_LABEL_UID, box ? box->uid : b->in->uid);
+    rc_str(b, l, RC_LABEL_ATTEMPT, box ? box->attempt : b->inv->attempt);
     rc_str(b, l, RC_LABEL_ROLE, rc_role_name(role));
     return l;
 }
@@ -739,6 +754,7 @@ static int
 rc_names_and_addresses(struct rc_build *b, struct err *e)
 {
     struct rc_desired *d = b->d;
+    char box_prefix[RC_NAME_MAX];
     int w;
 
     if (rc_subnet_for(b->cfg, b->in->subnet_index, d->subnet, d->gateway,
@@ -766,11 +782,18 @@ rc_names_and_addresses(struct rc_build *b, struct err *e)
                  b->in->uid);
     if (w < 0 || (size_t)w + 8 >= sizeof(d->prefix))
         return err_set(e, ERR_LIMIT, "invocation name too long");
+    if (b->in->box != NULL) {
+        w = snprintf(box_prefix, sizeof(box_prefix), "agentctl-%s-%.8s",
+                     b->in->box->owner, b->in->box->uid);
+        if (w < 0 || (size_t)w + 8 >= sizeof(box_prefix))
+            return err_set(e, ERR_LIMIT, "box name too long");
+    }
     for (int r = 0; r < RC_ROLE_COUNT; r++) {
         d->objects[r].role = (enum rc_role)r;
         d->objects[r].kind = rc_role_kind((enum rc_role)r);
         snprintf(d->objects[r].name, sizeof(d->objects[r].name), "%s%s",
-                 d->prefix, rc_role_suffix((enum rc_role)r));
+                 rc_box_role(b->in, (enum rc_role)r) ? box_prefix : d->prefix,
+                 rc_role_suffix((enum rc_role)r));
     }
     return 0;
 }
@@ -903,6 +926,19 @@ rc_desired_object(const struct rc_desired *d, enum rc_role role)
         d->objects[role].body == NULL)
         return NULL;
     return &d->objects[role];
+}
+
+cJSON *
+rc_egress_network_body(const char *name)
+{
+    cJSON *body = cJSON_CreateObject(), *labels;
+
+    cJSON_AddStringToObject(body, "Name", name);
+    cJSON_AddStringToObject(body, "Driver", "bridge");
+    cJSON_AddBoolToObject(body, "CheckDuplicate", 1);
+    labels = cJSON_AddObjectToObject(body, "Labels");
+    cJSON_AddStringToObject(labels, "agentctl.dev/role", "egress");
+    return body;
 }
 
 cJSON *

@@ -158,6 +158,16 @@ int rc_helper_of_role(enum rc_role role);
  * gateway always, the gateway only in credentialMode gateway. */
 bool rc_helper_needed(const struct cfg_vendor *v, enum rc_helper h);
 
+/* A warm box (docs/warm-pool.md): an internal network and a proxy made
+ * ahead under an identity of their own. Borrowed. */
+struct rc_box {
+    const char *owner;   /* the invocation label: "pool.<vendor>", which no
+                            AgentInvocation can have (a DNS-1123 label has
+                            no dot) */
+    const char *uid;     /* the box's own uid, [a-z0-9-], >= 8 */
+    const char *attempt; /* the box's attempt label */
+};
+
 /* What the controller knows when it captures an attempt. Borrowed. */
 struct rc_inputs {
     const char *controller_id;  /* [A-Za-z0-9._-], 1..63 */
@@ -178,6 +188,10 @@ struct rc_inputs {
                            plan/rc_harden.c fields, volumes without
                            nosuid,nodev): build them so, or its running
                            boxes would all be drift */
+    /* The warm box the attempt took: its network and proxy are named
+     * agentctl-<owner>-<box uid8>-net and -proxy and carry the box's
+     * labels; every other object keeps the invocation's. NULL: none. */
+    const struct rc_box *box;
 };
 
 struct rc_object {
@@ -225,6 +239,11 @@ void rc_desired_free(struct rc_desired *d);
  * without spec.workspace). Borrowed while d lives. */
 const struct rc_object *rc_desired_object(const struct rc_desired *d,
                                           enum rc_role role);
+
+/* The create body of the egress network every proxy of the controller
+ * joins (a plain bridge, labelled role=egress), made when missing.
+ * Caller deletes. */
+cJSON *rc_egress_network_body(const char *name);
 
 /* A new body for POST /networks/<d->egress_network>/connect that joins
  * the created proxy or gateway (its ID) to the egress network after

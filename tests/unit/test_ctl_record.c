@@ -347,6 +347,39 @@ test_ctl_record_reset_progress_keeps_the_attempt(void **state)
     ctl_record_cleanup(&r);
 }
 
+/* status.box (a warm box taken) is written, read back, and goes with
+ * the attempt; a record without one writes no "box" key. */
+static void
+test_ctl_record_box_round_trip(void **state)
+{
+    struct ctl_record r, back = { 0 };
+    cJSON *doc = load_record(&r, "running.json");
+    cJSON *box = cJSON_CreateObject(), *out;
+    struct err e;
+
+    (void)state;
+    cJSON_AddStringToObject(box, "name", "agentctl-pool.fake-01234567");
+    cJSON_AddStringToObject(box, "uid", "0123456789abcdef");
+    r.dirty = false;
+    ctl_record_set_box(&r, box);
+    assert_true(r.dirty);
+    out = ctl_record_to_json(&r);
+    assert_int_equal(ctl_record_from_json(&back, out, &e), 0);
+    assert_string_equal(ctl_record_box_str(&back, "uid"), "0123456789abcdef");
+    assert_string_equal(ctl_record_box_str(&back, "name"),
+                        "agentctl-pool.fake-01234567");
+    assert_null(ctl_record_box_str(&back, "attempt"));
+    ctl_record_cleanup(&back);
+    cJSON_Delete(out);
+    ctl_record_reset_attempt(&r);
+    assert_null(r.box);
+    out = ctl_record_to_json(&r);
+    assert_false(has_key(out, "box"));
+    cJSON_Delete(out);
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+}
+
 /* A container role's answered create outlives the removal of the object
  * (cleanup drops the role), so labels never stand for it afterwards; a
  * rebuild (reset_progress) forgets it, volumes and the network have none. */
@@ -458,6 +491,7 @@ main(void)
             test_ctl_record_reset_attempt_drops_unreadable_run_keys),
         cmocka_unit_test(test_ctl_record_reset_progress_keeps_the_attempt),
         cmocka_unit_test(test_ctl_record_answered_role_outlives_its_removal),
+        cmocka_unit_test(test_ctl_record_box_round_trip),
         cmocka_unit_test(test_ctl_record_new_is_pending),
         cmocka_unit_test(test_ctl_record_condition_changes_move_to_the_end),
         cmocka_unit_test(test_ctl_record_rejects_a_non_object),

@@ -478,6 +478,66 @@ test_rc_desired_apparmor_only_where_the_host_has_it(void **state)
     fixture_free(fx);
 }
 
+/* A warm box taken (rc_inputs.box): the network and the proxy carry the
+ * box's names and labels - the ones the pool made them with - and the
+ * agent is on the box's network; every other object keeps the
+ * invocation's. Control: without the box, the same roles are the
+ * invocation's own (fx->d). */
+static void
+test_rc_desired_warm_box_names_its_network_and_proxy(void **state)
+{
+    struct fixture *fx = fixture_new("review", true, false);
+    const struct rc_box box = { "pool.fake", "0123456789abcdef", "w1" };
+    struct rc_inputs in = fx->in;
+    struct rc_desired *d;
+    struct err e = { 0 };
+    char *agent_net;
+
+    (void)state;
+    in.box = &box;
+    d = rc_desired_build(fx->inv, fx->cfg, &in, &e);
+    assert_non_null(d);
+    assert_string_equal(d->objects[RC_ROLE_NETWORK].name,
+                        "agentctl-pool.fake-01234567-net");
+    assert_string_equal(d->objects[RC_ROLE_PROXY].name,
+                        "agentctl-pool.fake-01234567-proxy");
+    assert_string_equal(rc_json_at(d->objects[RC_ROLE_PROXY].body,
+                                   "/Labels/agentctl.dev~1invocation")
+                            ->valuestring,
+                        "pool.fake");
+    assert_string_equal(rc_json_at(d->objects[RC_ROLE_NETWORK].body,
+                                   "/Labels/agentctl.dev~1uid")
+                            ->valuestring,
+                        "0123456789abcdef");
+    assert_string_equal(rc_json_at(d->objects[RC_ROLE_NETWORK].body,
+                                   "/Labels/agentctl.dev~1attempt")
+                            ->valuestring,
+                        "w1");
+    /* the invocation's own objects keep its identity */
+    assert_string_equal(d->objects[RC_ROLE_AGENT].name,
+                        fx->d->objects[RC_ROLE_AGENT].name);
+    assert_string_equal(
+        rc_json_at(d->objects[RC_ROLE_AGENT].body, "/Labels/agentctl.dev~1uid")
+            ->valuestring,
+        fx->in.uid);
+    agent_net = cJSON_PrintUnformatted(
+        rc_json_at(d->objects[RC_ROLE_AGENT].body, "/HostConfig/NetworkMode"));
+    assert_string_equal(agent_net, "\"agentctl-pool.fake-01234567-net\"");
+    free(agent_net);
+    /* the control: no box, the invocation's names */
+    assert_string_not_equal(fx->d->objects[RC_ROLE_NETWORK].name,
+                            d->objects[RC_ROLE_NETWORK].name);
+    rc_desired_free(d);
+    /* an identity that does not fit a name or a label is refused */
+    {
+        const struct rc_box bad = { "pool/fake", "0123456789abcdef", "w1" };
+
+        in.box = &bad;
+        assert_null(rc_desired_build(fx->inv, fx->cfg, &in, &e));
+    }
+    fixture_free(fx);
+}
+
 /* An attempt an older version captured (status without defaultsStated)
  * gets the bodies its boxes were made from: none of rc_harden's fields,
  * volumes without nosuid,nodev - or an upgrade would find every running
@@ -886,8 +946,7 @@ main(void)
         cmocka_unit_test(test_rc_desired_golden_hardening),
         cmocka_unit_test(test_rc_desired_golden_catches_a_flip),
         cmocka_unit_test(test_rc_desired_apparmor_only_where_the_host_has_it),
-        cmocka_unit_test(
-            test_rc_desired_legacy_bodies_leave_the_defaults_out),
+        cmocka_unit_test(test_rc_desired_legacy_bodies_leave_the_defaults_out),
         cmocka_unit_test(test_rc_desired_work_read_only_by_phase),
         cmocka_unit_test(test_rc_desired_pins_image_id),
         cmocka_unit_test(test_rc_desired_pins_helper_images),
@@ -899,6 +958,7 @@ main(void)
         cmocka_unit_test(test_rc_desired_refusals),
         cmocka_unit_test(test_rc_desired_order_and_determinism),
         cmocka_unit_test(test_rc_json_at_pointers),
+        cmocka_unit_test(test_rc_desired_warm_box_names_its_network_and_proxy),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

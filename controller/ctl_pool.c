@@ -1,0 +1,367 @@
+/* ctl_pool.c - the warm pool (docs/warm-pool.md): per vendor of the
+ * config's warmPool, a few boxes made ahead - the internal network, the
+ * egress proxy on it (created, joined to the egress network, started) and
+ * a boundary probe that passed - so that an invocation takes one instead
+ * of building its own, and goes on from its storage and agent.
+ *
+ * A box (ctl_box.c) is its own owner until it is handed: its objects
+ * carry the labels invocation=pool.<vendor>, its own uid and attempt. The
+ * hand-over records the box in the
+ * invocation's status before anything uses it; a round of every drift
+ * rule then inspects it as the invocation's own, and a box is never given
+ * twice. A box nobody recorded is not this process's memory after a
+ * restart: garbage collection removes it (ctl_gc.c), it is never adopted.
+ *
+ * While a box waits, a Docker event about it or the pool's timer (every
+ * --resync) inspects its network and proxy by ID against the drift rules;
+ * drift, a failed step, or an age past the config's probeInterval (its
+ * probe's verdict is that old) removes it by ID and a new one is made.
+ * Boxes are built at most CTL_POOL_BUILDING at a time and never while an
+ * invocation waits for a build slot (ctl_build.c): an invocation's own box
+ * goes first.
+ */
+#include "ctl_pool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_box.h"
+#include "ctl_status.h"
+#include "log.h"
+#include "store.h"
+
+#define POOL_DOC_DELAY 0.2 /* seconds: document writes coalesce */
+
+static void pool_doc_touch(struct ctl *c);
+
+static unsigned
+count_boxes(const struct ctl *c, const char *vendor, bool building_only)
+{
+    unsigned n = 0;
+
+    for (const struct ctl_box *b = c->boxes; b != NULL; b = b->next)
+        if (!b->doomed && (vendor == NULL || strcmp(b->vendor, vendor) == 0) &&
+            (!building_only || !b->ready))
+            n++;
+    return n;
+}
+
+/* ---- filling, checking, handing ----------------------------------------- */
+
+/* Boxes are made while the daemon answers, runs boxes confined
+ * (ctl_docker.c) and no invocation waits for a build slot. */
+static bool
+may_build(const struct ctl *c)
+{
+    return c->docker_up && c->security_error[0] == '\0' &&
+           c->build_waiters == 0 && !c->stopping && !c->opts.once;
+}
+
+void
+ctl_pool_fill(struct ctl *c)
+{
+    const struct cfg *cfg = c->cfg;
+
+    for (size_t i = 0; i < cfg->n_warm_pool && may_build(c); i++) {
+        const struct cfg_warm *w = &cfg->warm_pool[i];
+
+        while (may_build(c) && count_boxes(c, w->vendor, false) < w->count &&
+               count_boxes(c, NULL, true) < CTL_POOL_BUILDING &&
+               ev_now(c->loop) >= c->pool_not_before) {
+            struct ctl_box *b = ctl_box_new(c, w->vendor);
+
+            if (b == NULL)
+                return;
+            log_kv(LOG_INFO, "building a warm box", "box", b->name, "vendor",
+                   b->vendor, NULL);
+            pool_doc_touch(c);
+            ctl_box_go(b);
+        }
+    }
+}
+
+/* A box may be handed: ready, its verdict younger than probeInterval,
+ * and made of the images the invocation pinned (a tag moved since: the
+ * box is stale and goes). A revalidation in flight or due does not hold
+ * it back: the invocation's own round, right after the record, checks
+ * every rule the box's would, and the neighbours too. */
+static bool
+handable(struct ctl_box *b, const struct ctl_inv *inv)
+{
+    double age = ev_now(b->ctl->loop) - b->born;
+    static const enum rc_helper same[] = { RC_HELPER_PROXY, RC_HELPER_PROBE };
+
+    if (!b->ready || b->doomed || strcmp(b->vendor, inv->captured->vendor) != 0)
+        return false;
+    if (age > b->ctl->cfg->probe_interval_s) {
+        ctl_box_doom(b, "Aged",
+                     "its probe's verdict is older than probeInterval");
+        ctl_box_go(b);
+        return false;
+    }
+    for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+        const char *pin = ctl_record_helper_image(&inv->rec, same[i]);
+
+        if (pin == NULL || strcmp(pin, b->helpers[same[i]]) != 0) {
+            ctl_box_doom(b, "Stale",
+                         "made of other helper images than the "
+                         "invocation pinned");
+            ctl_box_go(b);
+            return false;
+        }
+    }
+    return true;
+}
+
+static cJSON *
+box_record(const struct ctl_box *b)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    cJSON_AddStringToObject(o, "name", b->name);
+    cJSON_AddStringToObject(o, "vendor", b->vendor);
+    cJSON_AddStringToObject(o, "owner", b->owner);
+    cJSON_AddStringToObject(o, "uid", b->uid);
+    cJSON_AddStringToObject(o, "attempt", b->attempt);
+    cJSON_AddStringToObject(o, "verifiedAt", b->verified_at);
+    return o;
+}
+
+/* Record the box as the attempt's: its network and proxy by ID, what was
+ * done to them, the probe's verdict. The objects are the invocation's from
+ * this record on (written before its next Docker call). */
+static void
+record_box(struct ctl_inv *inv, const struct ctl_box *b)
+{
+    struct ctl_record *rec = &inv->rec;
+    static const enum ctl_progress done[] = {
+        CTL_PROG_NETWORK_CREATED,   CTL_PROG_PROXY_CREATED,
+        CTL_PROG_PROXY_CONNECTED,   CTL_PROG_PROXY_STARTED,
+        CTL_PROG_BOUNDARY_VERIFIED,
+    };
+
+    ctl_record_set_box(rec, box_record(b));
+    ctl_record_set_subnet(rec, b->subnet);
+    ctl_record_set_role(rec, RC_ROLE_NETWORK, b->net_id,
+                        b->desired->objects[RC_ROLE_NETWORK].name);
+    ctl_record_set_role(rec, RC_ROLE_PROXY, b->proxy_id,
+                        b->desired->objects[RC_ROLE_PROXY].name);
+    ctl_record_set_role_image(rec, RC_ROLE_PROXY, b->helpers[RC_HELPER_PROXY]);
+    for (size_t i = 0; i < sizeof(done) / sizeof(done[0]); i++)
+        ctl_record_set_done(rec, done[i]);
+    inv->egress_checked = true;
+    snprintf(inv->proxy_egress_ip, sizeof(inv->proxy_egress_ip), "%s",
+             b->proxy_egress_ip);
+    ctl_status_set_condition(inv, "BoundaryVerified", true, "WarmBox",
+                             "the boundary probe passed on warm box at "
+                             "verifiedAt (status.box)");
+    ctl_event(inv, false, "WarmBoxTaken",
+              "took warm box %s (network %.12s, proxy %.12s; its boundary "
+              "probe passed at %s)",
+              b->name, b->net_id, b->proxy_id, b->verified_at);
+}
+
+bool
+ctl_pool_hand_over(struct ctl_inv *inv)
+{
+    struct ctl *c = inv->ctl;
+    const char *vendor = inv->captured->vendor;
+    struct ctl_box *b, *next;
+
+    if (cfg_warm_count(c->cfg, vendor) == 0 || c->opts.once)
+        return false;
+    for (b = c->boxes; b != NULL; b = next) {
+        next = b->next; /* handable() may remove b */
+        if (handable(b, inv))
+            break;
+    }
+    if (b == NULL) {
+        ctl_box_count(c, vendor, "empty");
+        ctl_pool_fill(c);
+        return false;
+    }
+    record_box(inv, b);
+    /* the attempt's desired state is built again with the box's identity
+     * for its network and proxy (ctl_inv.c ensure_captured), and a round
+     * of every drift rule inspects them before any other step, as it
+     * does a box a restart resumes (ctl_verify.c) */
+    rc_desired_free(inv->desired);
+    inv->desired = NULL;
+    inv->resumed = true;
+    inv->verify_due = true;
+    log_kv(LOG_INFO, "warm box handed", "box", b->name, "invocation", inv->name,
+           NULL);
+    ctl_box_count(c, vendor, "handed");
+    ctl_box_free(b);
+    pool_doc_touch(c);
+    ctl_pool_fill(c);
+    return true;
+}
+
+bool
+ctl_pool_holds(const struct ctl *c, const char *uid)
+{
+    for (const struct ctl_box *b = c->boxes; b != NULL; b = b->next)
+        if (strcmp(b->uid, uid) == 0)
+            return true;
+    return false;
+}
+
+void
+ctl_pool_event(struct ctl *c, const char *uid, const char *id)
+{
+    for (struct ctl_box *b = c->boxes; b != NULL; b = b->next) {
+        if (!((uid != NULL && strcmp(b->uid, uid) == 0) ||
+              (id != NULL &&
+               (strcmp(b->net_id, id) == 0 || strcmp(b->proxy_id, id) == 0))))
+            continue;
+        if (b->ready) {
+            b->check_due = true;
+            ctl_box_go(b);
+        }
+        return;
+    }
+}
+
+/* Every --resync: each waiting box is inspected again, one past its
+ * probe's age goes, and the pool is filled up. */
+static void
+on_pool_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct ctl *c = container_of(w, struct ctl, pool_timer);
+    struct ctl_box *b, *next;
+
+    (void)loop;
+    (void)revents;
+    for (b = c->boxes; b != NULL; b = next) {
+        next = b->next;
+        if (!b->ready)
+            continue;
+        if (ev_now(c->loop) - b->born > c->cfg->probe_interval_s)
+            ctl_box_doom(b, "Aged",
+                         "its probe's verdict is older than "
+                         "probeInterval");
+        else
+            b->check_due = true;
+        ctl_box_go(b); /* may free b */
+    }
+    ctl_pool_fill(c);
+}
+
+/* ---- the pool document (agentctl get pool) ------------------------------- */
+
+static cJSON *
+pool_document(const struct ctl *c)
+{
+    cJSON *doc = cJSON_CreateObject(), *boxes;
+    char now[32];
+
+    ctl_now(now);
+    cJSON_AddStringToObject(doc, "controller", c->opts.controller_id);
+    cJSON_AddStringToObject(doc, "updatedAt", now);
+    boxes = cJSON_AddArrayToObject(doc, "boxes");
+    for (const struct ctl_box *b = c->boxes; b != NULL; b = b->next) {
+        cJSON *o;
+        char cidr[RC_CIDR_MAX] = "", gw[RC_IP_MAX], px[RC_IP_MAX],
+             ag[RC_IP_MAX];
+        struct err e;
+
+        if (b->doomed)
+            continue;
+        (void)rc_subnet_for(c->cfg, (unsigned)b->subnet, cidr, gw, px, ag, &e);
+        o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", b->name);
+        cJSON_AddStringToObject(o, "vendor", b->vendor);
+        cJSON_AddStringToObject(o, "state", b->ready ? "Ready" : "Building");
+        cJSON_AddStringToObject(o, "subnet", cidr);
+        cJSON_AddStringToObject(o, "createdAt", b->created_at);
+        if (b->net_id[0] != '\0')
+            cJSON_AddStringToObject(o, "network", b->net_id);
+        if (b->proxy_id[0] != '\0')
+            cJSON_AddStringToObject(o, "proxy", b->proxy_id);
+        cJSON_AddItemToArray(boxes, o);
+    }
+    return doc;
+}
+
+/* The document is the pool's picture for agentctl, never its record (a
+ * restarted controller does not read it): one write per change burst,
+ * and a failed write is only logged. */
+static void
+on_pool_doc(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct ctl *c = container_of(w, struct ctl, pool_doc);
+    cJSON *doc = pool_document(c);
+    struct err e;
+
+    (void)loop;
+    (void)revents;
+    c->pool_doc_dirty = false;
+    if (store_json_put(c->store, STORE_DOC_POOL, c->opts.controller_id, doc,
+                       &e) == -1)
+        log_kv(LOG_WARN, "pool document not written", "error", e.msg, NULL);
+    cJSON_Delete(doc);
+}
+
+static void
+pool_doc_touch(struct ctl *c)
+{
+    if (c->pool_doc_dirty)
+        return;
+    c->pool_doc_dirty = true;
+    ev_timer_set(&c->pool_doc, POOL_DOC_DELAY, 0.);
+    ev_timer_start(c->loop, &c->pool_doc);
+}
+
+/* ---- start, reload, stop --------------------------------------------------
+ */
+
+/* A box started, became ready or went: the document says so, and the
+ * pool is filled up. */
+static void
+on_changed(struct ctl *c)
+{
+    pool_doc_touch(c);
+    ctl_pool_fill(c);
+}
+
+void
+ctl_pool_start(struct ctl *c)
+{
+    c->pool_changed = on_changed;
+    ev_timer_init(&c->pool_timer, on_pool_timer, 0., c->opts.resync_s);
+    ev_timer_init(&c->pool_doc, on_pool_doc, POOL_DOC_DELAY, 0.);
+    if (c->opts.once)
+        return; /* --once makes no box ahead: nothing would take it */
+    ev_timer_start(c->loop, &c->pool_timer);
+    pool_doc_touch(c); /* a stale document of a killed run goes */
+}
+
+void
+ctl_pool_drain(struct ctl *c, const char *why)
+{
+    struct ctl_box *b, *next;
+
+    for (b = c->boxes; b != NULL; b = next) {
+        next = b->next;
+        if (!b->doomed) {
+            ctl_box_doom(b, "Drained", why);
+            ctl_box_go(b);
+        }
+    }
+}
+
+void
+ctl_pool_stop(struct ctl *c)
+{
+    ev_timer_stop(c->loop, &c->pool_timer);
+    ev_timer_stop(c->loop, &c->pool_doc);
+    /* the boxes stay on the daemon: nobody recorded them, so the next
+     * start's garbage collection removes them */
+    while (c->boxes != NULL)
+        ctl_box_free(c->boxes);
+    if (!c->opts.once && c->store != NULL)
+        (void)store_doc_del(c->store, STORE_DOC_POOL, c->opts.controller_id,
+                            NULL);
+}
