@@ -39,7 +39,9 @@
  * box being built, as before the two lanes (ctl_prepare.c, ctl_verify.c);
  * "verify-again" lets a round under way absorb the revalidation an event
  * asks for (ctl_queue.c); "drift-confirmation" acts on drift without
- * asking the daemon over a new connection first (ctl_drift.c).
+ * asking the daemon over a new connection first (ctl_drift.c);
+ * "pool-revalidation" skips the drift rules on a warm box while it
+ * waits (ctl_box.c), so a changed box is handed.
  */
 #include "ctl_testhooks.h"
 

@@ -18,7 +18,11 @@
 #     box of its own: the drift rules hold either way, and the pool's
 #     check is what keeps a changed box from being handed;
 #   - a controller killed with a box ready: the next start removes that box
-#     (nobody recorded it) and makes a new one.
+#     (nobody recorded it) and makes a new one;
+#   - a controller killed after the hand-over's record (at the keeper's
+#     start, test-hooks build): the next one goes on with the box - the
+#     invocation runs on the box's network, and garbage collection keeps
+#     it (it is recorded in a live status).
 source "$(dirname "$0")/lib_controller.sh"
 ctl_init
 echo "warmPool: {fake: 1}" >>"$CONFIG"
@@ -69,6 +73,8 @@ check_eq "its proxy runs on it" "true" \
     "$(docker inspect -f '{{.State.Running}}' "$proxy1")"
 check_eq "no probe of the box is left" "" \
     "$(docker ps -aq --filter "label=$MANAGED" --filter label=agentctl.dev/role=probe)"
+check_match "agentctl get pool shows it Ready" "^$name1 +fake +Ready +10\\." \
+    "$(actl get pool --no-headers)"
 check_eq "agentctl_pool_boxes says one ready" 1 \
     "$(metric 'agentctl_pool_boxes{state="ready",vendor="fake"}')"
 
@@ -111,6 +117,23 @@ ctl_start
 check "the box nobody recorded is removed at start-up" wait_gone "$net4"
 read -r net5 _ _ <<<"$(ready_box)"
 check "a new box is made" test "$net5" != "$net4"
+ctl_stop
+
+# Killed after the hand-over's record: the next controller goes on with it.
+rm -f "$POOL_DOC"
+ctl_hooked done:keeperStarted
+read -r net7 _ name7 <<<"$(ready_box "$net5")"
+apply_spec w4 execute "image: $BOX_IMAGE" "command: [sh, -c, \"echo ran-w4; sleep 2\"]"
+ctl_wait_crash done:keeperStarted "w4"
+check_eq "w4's status recorded the box before the crash" "$name7" \
+    "$(status_field w4 .box.name)"
+ctl_start
+wait_phase w4 Running 300
+check_eq "the next controller runs w4 on the box's network" "$net7" \
+    "$(status_field w4 .resources.network.id)"
+wait_phase w4 Succeeded 120
+check_match "w4 ran" "^ran-w4$" "$(agent_output w4)"
+check "w4's box went with its cleanup" wait_gone "$net7"
 ctl_stop
 
 # Control: the pool's revalidation off; the changed box is handed, and
