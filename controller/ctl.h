@@ -23,6 +23,8 @@
  *   ctl_stop.c      the stop decision (first reason wins)
  *   ctl_result.c    the result interpreter: the one retry decision
  *   ctl_build.c     build slots: boxes built a few at a time, in order
+ *   ctl_pool.c      the warm pool: boxes made ahead, handed to one
+ *                   invocation each; ctl_box.c one box's steps
  *   ctl_queue.c     the invocation list and its work queue
  *   ctl_docker.c    whether the daemon answers
  *   ctl_status.c    phase, conditions, events, status writes

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "ctl_attempt.h"
-#include "ctl_metrics.h"
+#include "ctl_observe.h"
 #include "ctl_probe.h"
 #include "ctl_status.h"
 #include "ctl_testhooks.h"
@@ -82,15 +82,6 @@ ctl_box_free(struct ctl_box *b)
     spec_invocation_free(b->ref);
     cJSON_Delete(b->pending_inspect);
     free(b);
-}
-
-void
-ctl_box_count(struct ctl *c, const char *vendor, const char *result)
-{
-    if (c->metrics != NULL)
-        ctl_metrics_counter_add(c->metrics, CTL_M_POOL_HANDOVERS,
-                                CTL_LABELS("vendor", vendor, "result", result),
-                                1);
 }
 
 /* The pool backs off after a box failed, up to POOL_BACKOFF_MAX: a
@@ -430,10 +421,8 @@ drifted(struct ctl_box *b, enum rc_role role, const cJSON *inspect)
     }
     if (rc_drift_check(b->desired, role, inspect, &x, &rep) != 1)
         return false;
-    if (b->ctl->metrics != NULL)
-        ctl_metrics_counter_add(b->ctl->metrics, CTL_M_DRIFT,
-                                CTL_LABELS("rule", rep.rule), 1);
-    ctl_box_count(b->ctl, b->vendor, "drifted");
+    ctl_observe_drift(b->ctl, rep.rule);
+    ctl_observe_pool(b->ctl, b->vendor, "drifted");
     ctl_box_doom(b, "Drift", rep.message);
     return true;
 }
@@ -513,7 +502,7 @@ box_answered(struct ctl_box *b, struct dk_response *r)
         return;
     /* a waiting box whose object is gone (or unreadable) is not handed */
     if (r->err != NULL && b->stage >= BOX_CHECK_NETWORK) {
-        ctl_box_count(b->ctl, b->vendor, "drifted");
+        ctl_observe_pool(b->ctl, b->vendor, "drifted");
         ctl_box_doom(b, "Gone", r->err->msg);
         return;
     }

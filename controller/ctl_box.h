@@ -19,7 +19,5 @@ void ctl_box_doom(struct ctl_box *b, const char *why, const char *detail);
 /* Forget the box (its request cancelled), leaving its objects as they
  * are: handed to an invocation, or left for garbage collection. */
 void ctl_box_free(struct ctl_box *b);
-/* agentctl_pool_handovers_total{vendor, result} += 1. */
-void ctl_box_count(struct ctl *c, const char *vendor, const char *result);
 
 #endif

@@ -154,6 +154,15 @@ ctl_observe_drift(struct ctl *c, const char *rule)
 }
 
 void
+ctl_observe_pool(struct ctl *c, const char *vendor, const char *result)
+{
+    if (c->metrics != NULL)
+        ctl_metrics_counter_add(c->metrics, CTL_M_POOL_HANDOVERS,
+                                CTL_LABELS("vendor", vendor, "result", result),
+                                1);
+}
+
+void
 ctl_observe_canary(struct ctl *c, const char *result)
 {
     if (c->metrics != NULL)

@@ -17,5 +17,8 @@ void ctl_observe_gc_removed(struct ctl *c, const char *kind);
 /* A boundary canary run ended: result "ok", "vendor-unreachable",
  * "breach", "proxy-broken", "inconclusive" or "unreadable". */
 void ctl_observe_canary(struct ctl *c, const char *result);
+/* What became of a warm box of vendor: "handed", "drifted" (removed while
+ * it waited) or "empty" (an invocation found none ready). */
+void ctl_observe_pool(struct ctl *c, const char *vendor, const char *result);
 
 #endif

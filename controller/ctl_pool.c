@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "ctl_box.h"
+#include "ctl_observe.h"
 #include "ctl_status.h"
 #include "log.h"
 #include "store.h"
@@ -177,7 +178,7 @@ ctl_pool_hand_over(struct ctl_inv *inv)
             break;
     }
     if (b == NULL) {
-        ctl_box_count(c, vendor, "empty");
+        ctl_observe_pool(c, vendor, "empty");
         ctl_pool_fill(c);
         return false;
     }
@@ -192,7 +193,7 @@ ctl_pool_hand_over(struct ctl_inv *inv)
     inv->verify_due = true;
     log_kv(LOG_INFO, "warm box handed", "box", b->name, "invocation", inv->name,
            NULL);
-    ctl_box_count(c, vendor, "handed");
+    ctl_observe_pool(c, vendor, "handed");
     ctl_box_free(b);
     pool_doc_touch(c);
     ctl_pool_fill(c);

@@ -30,6 +30,11 @@
 # agentctl-base (in BENCH_KINDS) is the controller built from the git
 # revision BENCH_BASE (default HEAD~1), run exactly like agentctl: the
 # before and after of a change, side by side in one run.
+# agentctl-warm is this tree's controller with a warm pool of N boxes
+# (warmPool: {fake: N}, docs/design.md "Warm pool"): the specs are dropped
+# once the pool document shows N boxes Ready, so every invocation can take
+# one; the pool refills while they run. Its leftovers count only the
+# invocations' objects (the refilled boxes are the pool's, swept after).
 # Env: BENCH_NS ("1 10 50"), BENCH_REPS (2), BENCH_KINDS ("agentctl floor
 # compose"), BENCH_COMPOSE_NS (the Ns compose runs at, default
 # BENCH_NS), BENCH_TIMEOUT (per configuration, 600 s), BENCH_BUILD (build
@@ -178,18 +183,23 @@ YAML
 
 # Each run_* writes $d/times: "<s_to_running> <s_to_succeeded> <ok 0|1>"
 # per invocation, relative to the drop, and $d/extra for the table.
-run_agentctl() { # N DIR [CONTROLLER]
-    local n=$1 d=$2 id=$RUN-a$1-$(basename "$2")${3:+-b} ctl watch t0 i st
+run_agentctl() { # N DIR [CONTROLLER|warm]
+    local n=$1 d=$2 id=$RUN-a$1-$(basename "$2")${3:+-${3:0:1}} ctl watch t0 i st
+    local config=$W/controller.yaml bin=${3:-$CONTROLLER}
     CTL_IDS+=("$id")
+    if [ "${3:-}" = warm ]; then
+        config=$d/controller.yaml bin=$CONTROLLER
+        { cat "$W/controller.yaml"; echo "warmPool: {fake: $n}"; } >"$config"
+    fi
     mkdir -p "$d/specs/.agentctl/status"
     specs_file "$n" "$d/in.yaml"
     "$W/cbwatch" "$d/specs/.agentctl/status" >"$d/marks" &
     watch=$!
     PIDS+=("$watch")
     local extra=${BENCH_CTL_ARGS:-}
-    [ -z "${3:-}" ] || extra= # the base's flags are its own
+    [ -z "${3:-}" ] || [ "$3" = warm ] || extra= # the base's flags are its own
     # shellcheck disable=SC2086 # extra: words
-    "${3:-$CONTROLLER}" --specs "$d/specs" --config "$W/controller.yaml" \
+    "$bin" --specs "$d/specs" --config "$config" \
         --controller-id "$id" --resync 1s $extra 2>"$d/ctl.log" &
     ctl=$!
     PIDS+=("$ctl")
@@ -198,6 +208,14 @@ run_agentctl() { # N DIR [CONTROLLER]
         sleep 0.1
     done
     sleep 0.5
+    if [ "${3:-}" = warm ]; then # n boxes ready before the drop
+        for ((i = 0; i < TIMEOUT * 5; i++)); do
+            [ "$(jq '[.boxes[] | select(.state == "Ready")] | length' \
+                "$d/specs/.agentctl/pool/$id.json" 2>/dev/null)" = "$n" ] && break
+            sleep 0.2
+        done
+        say "  $n warm boxes ready after $((i / 5)) s"
+    fi
     local tracer=
     if [ -n "${BENCH_TRACE:-}" ] && [ "$n" = 1 ]; then # Docker's side of it
         local fmt='{{.TimeNano}} {{.Type}} {{.Action}} {{.Actor.ID}}'
@@ -222,7 +240,7 @@ run_agentctl() { # N DIR [CONTROLLER]
     [ -z "$tracer" ] || trace "$d" "$t0" "$BENCH_TRACE/$id.trace"
     # What the stopped controller left (unfinished invocations keep their
     # objects on SIGTERM); removed now so the next run starts clean.
-    echo "leftover=$(leftovers "agentctl.dev/managed-by=$id")" >>"$d/extra"
+    echo "leftover=$(leftovers "agentctl.dev/managed-by=$id" agentctl-b)" >>"$d/extra"
     echo "retries=$(grep -c 'step failed' "$d/ctl.log")" >>"$d/extra"
     grep -o '"error":"[^"]*"' "$d/ctl.log" | sed -E 's/[0-9a-f]{64}/ID/g;
         s/agentctl-b[0-9]+-[0-9a-f]+/NAME/g; s/[0-9]+ milliseconds/N ms/;
@@ -315,6 +333,8 @@ for rep in $(seq "$REPS"); do
                 run_agentctl "$n" "$d"
             elif [ "$kind" = agentctl-base ]; then
                 run_agentctl "$n" "$d" "$BASE_CONTROLLER"
+            elif [ "$kind" = agentctl-warm ]; then
+                run_agentctl "$n" "$d" warm
             else
                 run_script "$kind" "$n" "$d"
             fi
