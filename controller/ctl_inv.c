@@ -25,6 +25,7 @@
 #include "ctl_drift.h"
 #include "ctl_git.h"
 #include "ctl_observe.h"
+#include "ctl_pool.h"
 #include "ctl_prepare.h"
 #include "ctl_queue.h"
 #include "ctl_run.h"
@@ -782,8 +783,15 @@ out:
     ctl_inv_settle(inv, s);
     /* started or stopped (a deleted spec stops it): its build slot goes
      * to the next in line */
-    if (inv->rec.phase != CTL_PREPARING)
+    if (inv->rec.phase != CTL_PREPARING) {
+        bool held = inv->build_slot;
+
         ctl_build_release(inv);
+        /* the last box of a burst is built: the warm pool refills now,
+         * not while it would slow the invocations down (ctl_pool.c) */
+        if (held && c->building == 0)
+            ctl_pool_fill(c);
+    }
 out_unclaimed:
     c->reconciles_ok++;
     /* gone once nothing of it is in flight: a request's answer or its
