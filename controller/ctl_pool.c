@@ -17,8 +17,8 @@
  * drift, a failed step, or an age past the config's probeInterval (its
  * probe's verdict is that old) removes it by ID and a new one is made.
  * Boxes are built at most CTL_POOL_BUILDING at a time and never while an
- * invocation waits for a build slot (ctl_build.c): an invocation's own box
- * goes first.
+ * invocation's box is being built (a build slot held or waited for,
+ * ctl_build.c): an invocation's own work goes first.
  */
 #include "ctl_pool.h"
 

@@ -15,8 +15,9 @@ void ctl_pool_start(struct ctl *c);
  * garbage collection (nobody recorded them); the pool document goes. */
 void ctl_pool_stop(struct ctl *c);
 /* Start boxes until each vendor of warmPool has its count, building at
- * most CTL_POOL_BUILDING at a time; none while an invocation waits for a
- * build slot, the daemon is down or after a failure's backoff. */
+ * most CTL_POOL_BUILDING at a time; none while an invocation's box is
+ * being built (ctl_build.c), the daemon is down or after a failure's
+ * backoff. */
 void ctl_pool_fill(struct ctl *c);
 /* Remove every box (a config reload: what they were built from may have
  * changed); the next fill makes new ones. */

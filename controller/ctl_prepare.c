@@ -447,8 +447,8 @@ ctl_prepare_step(struct ctl_inv *inv)
     ctl_plan_view(inv, &v);
     /* A ready warm box of the vendor takes the place of the network, the
      * proxy and the probe (ctl_pool.c): recorded now, revalidated by the
-     * next pass's round. It needs no build slot: the storage and the
-     * agent are made as a begun box's are. */
+     * next pass's round. It never waits for a build slot: a begun box
+     * always gets one. */
     if (v.recorded == 0 && v.progress == 0 && ctl_pool_hand_over(inv))
         return CTL_STEP_DONE;
     /* a box begun (its objects recorded) is finished; a new one waits
