@@ -445,12 +445,6 @@ ctl_prepare_step(struct ctl_inv *inv)
     bool waited;
 
     ctl_plan_view(inv, &v);
-    /* A ready warm box of the vendor takes the place of the network, the
-     * proxy and the probe (ctl_pool.c): recorded now, revalidated by the
-     * next pass's round. It never waits for a build slot: a begun box
-     * always gets one. */
-    if (v.recorded == 0 && v.progress == 0 && ctl_pool_hand_over(inv))
-        return CTL_STEP_DONE;
     /* a box begun (its objects recorded) is finished; a new one waits
      * for a build slot, and its pass runs again when it gets one */
     waited = inv->build_waiting;
@@ -462,6 +456,12 @@ ctl_prepare_step(struct ctl_inv *inv)
                       inv->ctl->building, inv->ctl->opts.max_building);
         return CTL_STEP_NONE;
     }
+    /* A ready warm box of the vendor takes the place of the network, the
+     * proxy and the probe (ctl_pool.c): recorded now, revalidated by the
+     * next pass's round. Taken with the slot, not before: fifty warm
+     * invocations built at once crowd the daemon as fifty cold ones do. */
+    if (v.recorded == 0 && v.progress == 0 && ctl_pool_hand_over(inv))
+        return CTL_STEP_DONE;
     if (ctl_test_disabled("storage-lane"))
         return rung(inv, plan_prepare_next(&v));
     storage_lane(inv, plan_prepare_storage(&v));
