@@ -86,11 +86,12 @@ ctl_pool_fill(struct ctl *c)
     }
 }
 
-/* A box may be handed: ready, its verdict younger than probeInterval,
- * and made of the images the invocation pinned (a tag moved since: the
- * box is stale and goes). A revalidation in flight or due does not hold
- * it back: the invocation's own round, right after the record, checks
- * every rule the box's would, and the neighbours too. */
+/* A box may be handed: ready, its verdict younger than probeInterval (an
+ * older one goes), and made of the helper images the invocation pinned
+ * (one captured before a tag moved takes none; the box stays for the
+ * others). A revalidation in flight or due does not hold it back: the
+ * invocation's own round, right after the record, checks every rule the
+ * box's would, and the neighbours too. */
 static bool
 handable(struct ctl_box *b, const struct ctl_inv *inv)
 {
@@ -108,13 +109,8 @@ handable(struct ctl_box *b, const struct ctl_inv *inv)
     for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
         const char *pin = ctl_record_helper_image(&inv->rec, same[i]);
 
-        if (pin == NULL || strcmp(pin, b->helpers[same[i]]) != 0) {
-            ctl_box_doom(b, "Stale",
-                         "made of other helper images than the "
-                         "invocation pinned");
-            ctl_box_go(b);
+        if (pin == NULL || strcmp(pin, b->helpers[same[i]]) != 0)
             return false;
-        }
     }
     return true;
 }
