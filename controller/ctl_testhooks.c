@@ -41,7 +41,9 @@
  * asks for (ctl_queue.c); "drift-confirmation" acts on drift without
  * asking the daemon over a new connection first (ctl_drift.c);
  * "pool-revalidation" skips the drift rules on a warm box while it
- * waits (ctl_box.c), so a changed box is handed.
+ * waits (ctl_box.c), so a changed box is handed; "warm-box-gc" lets
+ * garbage collection take a handed warm box's objects, which carry the
+ * box's uid and not the invocation's (ctl_gc.c).
  */
 #include "ctl_testhooks.h"
 

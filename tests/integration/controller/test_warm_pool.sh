@@ -22,7 +22,10 @@
 #   - a controller killed after the hand-over's record (at the keeper's
 #     start, test-hooks build): the next one goes on with the box - the
 #     invocation runs on the box's network, and garbage collection keeps
-#     it (it is recorded in a live status).
+#     it (it is recorded in a live status). Negative control: with that
+#     rule off (AGENTCTL_TEST_DISABLE=warm-box-gc) garbage collection
+#     removes a running invocation's box (its objects carry the box's
+#     uid), and the invocation fails closed on the drift.
 source "$(dirname "$0")/lib_controller.sh"
 ctl_init
 echo "warmPool: {fake: 1}" >>"$CONFIG"
@@ -157,6 +160,23 @@ check "control: w3 ran on a box of its own" test \
 check "control: the changed box went with the repair" wait_gone "$net6"
 wait_phase w3 Succeeded 120
 check_match "control: w3 ran" "^ran-w3$" "$(agent_output w3)"
+ctl_stop
+
+# Control: garbage collection without the rule that keeps a handed box.
+rm -f "$POOL_DOC"
+CTL_LOG=$TEST_TMP/controller-gc.log
+CONTROLLER=$BUILD/controller/agent-controller-testhooks \
+    AGENTCTL_TEST_DISABLE=warm-box-gc ctl_start
+read -r _ proxy8 name8 <<<"$(ready_box)"
+apply_spec w5 execute "image: $BOX_IMAGE" "command: [sh, -c, \"sleep 20\"]"
+wait_terminal w5 120 >/dev/null
+check "control: w5 took the box" grep -q "\"reason\":\"WarmBoxTaken\".*$name8" \
+    "$STATE/events/w5.jsonl"
+check "control: garbage collection removed the box's proxy" grep -q \
+    "removing an orphan.*$proxy8" "$CTL_LOG"
+check "control: and w5 saw it as drift (repaired before its start, or failed closed)" \
+    grep -q -E '"reason":"DriftRepaired"|"stopReason": ?"boundary-drift"' \
+    "$STATE/events/w5.jsonl" "$(status_file w5)"
 ctl_stop
 
 check_no_objects "no object of an invocation is left" \
