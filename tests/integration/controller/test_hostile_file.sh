@@ -87,6 +87,12 @@ check_match "drifter: the message names the agent's RestartPolicy \"always\"" \
 check_not_running "drifter: its agent container is not running" "$agent"
 check_no_objects "drifter: every object with its uid is gone" \
     "agentctl.dev/uid=$(inv_uid drifter)" 60
+# Docker lists the network as gone a moment before the controller has
+# recorded its removal and marked the attempt cleaned up: bounded wait
+for _ in $(seq 1 240); do
+    [ "$(status_field drifter .cleanedUp)" = true ] && break
+    sleep 0.25
+done
 check_eq "drifter: cleanedUp" true "$(status_field drifter .cleanedUp)"
 
 check_eq "steady: still Running" Running "$(status_field steady .phase)"
