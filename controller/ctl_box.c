@@ -506,8 +506,8 @@ box_answered(struct ctl_box *b, struct dk_response *r)
         ctl_box_doom(b, "Gone", r->err->msg);
         return;
     }
-    /* 304: already started; a create of the egress network that lost a
-     * race to another creator is as good as done */
+    /* a create of the egress network that lost a race to another
+     * creator is as good as done */
     if (r->err != NULL &&
         !(b->stage == BOX_EGRESS_CREATE && r->err->code == ERR_CONFLICT)) {
         back_off(b->ctl);
@@ -527,8 +527,9 @@ box_answered(struct ctl_box *b, struct dk_response *r)
         }
         b->stage = BOX_EGRESS;
         return;
+    case BOX_EGRESS:
     case BOX_EGRESS_CREATE:
-        b->stage = BOX_NETWORK;
+        b->stage = BOX_NETWORK; /* the egress network is there */
         return;
     case BOX_NETWORK:
         copy_id(r, b->net_id, sizeof(b->net_id));
