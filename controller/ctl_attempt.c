@@ -88,15 +88,16 @@ forget_built(struct ctl_inv *inv, bool capture_too)
  *
  * NEW_ATTEMPT: the previous attempt is finished and cleaned, the spec
  *   names an unused attempt ID. Everything built for it goes (desired,
- *   captured spec, credential, deadline and canary timers) and the record forgets its
- *   run (ctl_record_reset_attempt: stop reason, times, exit code, output,
- *   progress, capture, subnet, git); the ID stays in usedAttempts, the
+ *   captured spec, credential, deadline and canary timers) and the record
+ * forgets its run (ctl_record_reset_attempt: stop reason, times, exit code,
+ * output, progress, capture, subnet, git); the ID stays in usedAttempts, the
  *   conditions, stand-ins and events stay as history.
  * CLAIMED: the record was just read back from the store, written by
  *   another controller (or by us before the claim lapsed): what this one
  *   built from an older record is stale; the record is not touched.
  * SUBNET: the subnet overlapped a foreign network before anything
- *   existed; only the desired objects (which carry the subnet) are rebuilt
+ *   existed, or a warm box was recorded (ctl_pool.c); only the desired
+ *   objects (which carry the subnet and the box's identity) are rebuilt
  *   from the record, the capture stays.
  * REPAIR: drift before the start tore every object down. The same attempt
  *   (capture, subnet, credential) is built again from the network up, so

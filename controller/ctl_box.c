@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ctl_attempt.h"
+#include "ctl_objects.h"
 #include "ctl_observe.h"
 #include "ctl_probe.h"
 #include "ctl_status.h"
@@ -382,23 +383,6 @@ copy_id(const struct dk_response *r, char *out, size_t size)
     snprintf(out, size, "%s", cJSON_IsString(id) ? id->valuestring : "");
 }
 
-/* The proxy's address on the egress network (the probe must not reach
- * it). */
-static void
-note_egress_ip(struct ctl_box *b, const cJSON *inspect)
-{
-    const char *ip = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(inspect, "NetworkSettings"),
-                "Networks"),
-            b->ctl->cfg->egress_network),
-        "IPAddress"));
-
-    snprintf(b->proxy_egress_ip, sizeof(b->proxy_egress_ip), "%s",
-             ip ? ip : "");
-}
-
 /* A drift rule on the box's network or proxy: the box goes. */
 static bool
 drifted(struct ctl_box *b, enum rc_role role, const cJSON *inspect)
@@ -538,7 +522,8 @@ box_answered(struct ctl_box *b, struct dk_response *r)
         copy_id(r, b->proxy_id, sizeof(b->proxy_id));
         break;
     case BOX_ADDRESS:
-        note_egress_ip(b, r->json);
+        /* the probe must not reach it */
+        ctl_objects_egress_ip(b->ctl, r->json, b->proxy_egress_ip);
         break;
     case BOX_PROBE:
         copy_id(r, b->probe_id, sizeof(b->probe_id));
@@ -573,17 +558,13 @@ box_answered(struct ctl_box *b, struct dk_response *r)
         r->json = NULL;
         b->stage = BOX_CHECK_IMAGE;
         return;
-    case BOX_CHECK_IMAGE: {
-        cJSON *cfg = cJSON_DetachItemFromObjectCaseSensitive(r->json, "Config");
-
-        cJSON_AddItemToObject(b->ctl->image_configs,
-                              b->helpers[RC_HELPER_PROXY],
-                              cfg ? cfg : cJSON_CreateObject());
+    case BOX_CHECK_IMAGE:
+        ctl_objects_keep_image_config(b->ctl, b->helpers[RC_HELPER_PROXY],
+                                      r->json);
         check_proxy(b, b->pending_inspect);
         cJSON_Delete(b->pending_inspect);
         b->pending_inspect = NULL;
         return;
-    }
     default:
         break;
     }

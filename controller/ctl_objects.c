@@ -76,3 +76,29 @@ ctl_objects_list_ours(struct ctl_inv *inv, enum dk_kind kind, const char *role,
     snprintf(rl, sizeof(rl), "agentctl.dev/role=%s", role ? role : "");
     return ctl_objects_list(inv, kind, "label", labels, role ? 2 : 1, answer);
 }
+
+void
+ctl_objects_egress_ip(const struct ctl *c, const cJSON *inspect, char out[16])
+{
+    const cJSON *eg = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(inspect, "NetworkSettings"),
+                "Networks"),
+            c->cfg->egress_network),
+        "IPAddress");
+
+    if (cJSON_IsString(eg))
+        snprintf(out, 16, "%s", eg->valuestring);
+}
+
+void
+ctl_objects_keep_image_config(struct ctl *c, const char *image_id,
+                              cJSON *image_inspect)
+{
+    cJSON *cfg =
+        cJSON_DetachItemFromObjectCaseSensitive(image_inspect, "Config");
+
+    cJSON_AddItemToObject(c->image_configs, image_id,
+                          cfg ? cfg : cJSON_CreateObject());
+}

@@ -25,5 +25,13 @@ enum ctl_step ctl_objects_list_ours(struct ctl_inv *inv, enum dk_kind kind,
 /* The object's identity in a create or inspect answer: its Id, or a
  * volume's CreatedAt (volumes have no ID). */
 const char *ctl_objects_identity(const cJSON *json, bool volume);
+/* A container's address on the controller's egress network (its
+ * inspect) into out; out is left as it is when it has none. */
+void ctl_objects_egress_ip(const struct ctl *c, const cJSON *inspect,
+                           char out[16]);
+/* Keep the Config of an image's inspect in c->image_configs under its ID
+ * (immutable by ID: fetched once, for the drift rules' defaults). */
+void ctl_objects_keep_image_config(struct ctl *c, const char *image_id,
+                                   cJSON *image_inspect);
 
 #endif

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl_attempt.h"
 #include "ctl_box.h"
 #include "ctl_observe.h"
 #include "ctl_status.h"
@@ -86,6 +87,18 @@ ctl_pool_fill(struct ctl *c)
     }
 }
 
+/* A ready box whose probe's verdict is older than probeInterval goes
+ * (removed by ID, b may be freed): true then. */
+static bool
+expired(struct ctl_box *b)
+{
+    if (ev_now(b->ctl->loop) - b->born <= b->ctl->cfg->probe_interval_s)
+        return false;
+    ctl_box_doom(b, "Aged", "its probe's verdict is older than probeInterval");
+    ctl_box_go(b);
+    return true;
+}
+
 /* A box may be handed: ready, its verdict younger than probeInterval (an
  * older one goes), and made of the helper images the invocation pinned
  * (one captured before a tag moved takes none; the box stays for the
@@ -95,17 +108,12 @@ ctl_pool_fill(struct ctl *c)
 static bool
 handable(struct ctl_box *b, const struct ctl_inv *inv)
 {
-    double age = ev_now(b->ctl->loop) - b->born;
     static const enum rc_helper same[] = { RC_HELPER_PROXY, RC_HELPER_PROBE };
 
     if (!b->ready || b->doomed || strcmp(b->vendor, inv->captured->vendor) != 0)
         return false;
-    if (age > b->ctl->cfg->probe_interval_s) {
-        ctl_box_doom(b, "Aged",
-                     "its probe's verdict is older than probeInterval");
-        ctl_box_go(b);
+    if (expired(b))
         return false;
-    }
     for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
         const char *pin = ctl_record_helper_image(&inv->rec, same[i]);
 
@@ -177,18 +185,18 @@ ctl_pool_hand_over(struct ctl_inv *inv)
         if (handable(b, inv))
             break;
     }
+    /* no refill here: the invocation holds a build slot, and the pool
+     * fills when the last slot is let go (ctl_inv.c) */
     if (b == NULL) {
         ctl_observe_pool(c, vendor, "empty");
-        ctl_pool_fill(c);
         return false;
     }
     record_box(inv, b);
-    /* the attempt's desired state is built again with the box's identity
-     * for its network and proxy (ctl_inv.c ensure_captured), and a round
+    /* the attempt's desired state is built again from the record, with
+     * the box's identity and /24 for its network and proxy, and a round
      * of every drift rule inspects them before any other step, as it
      * does a box a restart resumes (ctl_verify.c) */
-    rc_desired_free(inv->desired);
-    inv->desired = NULL;
+    ctl_inv_reset_attempt(inv, CTL_RESET_SUBNET);
     inv->resumed = true;
     inv->verify_due = true;
     log_kv(LOG_INFO, "warm box handed", "box", b->name, "invocation", inv->name,
@@ -196,7 +204,6 @@ ctl_pool_hand_over(struct ctl_inv *inv)
     ctl_observe_pool(c, vendor, "handed");
     ctl_box_free(b);
     pool_doc_touch(c);
-    ctl_pool_fill(c);
     return true;
 }
 
@@ -237,15 +244,10 @@ on_pool_timer(struct ev_loop *loop, ev_timer *w, int revents)
     (void)revents;
     for (b = c->boxes; b != NULL; b = next) {
         next = b->next;
-        if (!b->ready)
+        if (!b->ready || expired(b))
             continue;
-        if (ev_now(c->loop) - b->born > c->cfg->probe_interval_s)
-            ctl_box_doom(b, "Aged",
-                         "its probe's verdict is older than "
-                         "probeInterval");
-        else
-            b->check_due = true;
-        ctl_box_go(b); /* may free b */
+        b->check_due = true;
+        ctl_box_go(b);
     }
     ctl_pool_fill(c);
 }

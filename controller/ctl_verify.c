@@ -33,6 +33,7 @@
 
 #include "ctl_drift.h"
 #include "ctl_neighbours.h"
+#include "ctl_objects.h"
 #include "ctl_status.h"
 #include "ctl_testhooks.h"
 #include "log.h"
@@ -169,7 +170,6 @@ static enum ctl_step
 on_image_config(struct ctl_inv *inv, struct dk_response *r)
 {
     const char *role = inv->verify_role;
-    cJSON *cfg;
     enum ctl_step s;
 
     if (r->err != NULL) {
@@ -177,12 +177,9 @@ on_image_config(struct ctl_inv *inv, struct dk_response *r)
         inv->pending_inspect = NULL;
         return ctl_step_failed(inv, r->err);
     }
-    cfg = cJSON_DetachItemFromObjectCaseSensitive(r->json, "Config");
-    if (cfg == NULL)
-        cfg = cJSON_CreateObject();
-    cJSON_AddItemToObject(
-        inv->ctl->image_configs,
-        ctl_record_role_image(&inv->rec, ctl_record_role(role)), cfg);
+    ctl_objects_keep_image_config(
+        inv->ctl, ctl_record_role_image(&inv->rec, ctl_record_role(role)),
+        r->json);
     s = check_inspect(inv, role, inv->pending_inspect);
     cJSON_Delete(inv->pending_inspect);
     inv->pending_inspect = NULL;
@@ -213,23 +210,6 @@ note_image(struct ctl_inv *inv, const char *role, const cJSON *inspect)
     return true;
 }
 
-/* The container's address on the egress network into out[16], if it has
- * one. */
-static void
-note_egress_ip(const struct ctl_inv *inv, const cJSON *inspect, char out[16])
-{
-    const cJSON *eg = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(inspect, "NetworkSettings"),
-                "Networks"),
-            inv->ctl->cfg->egress_network),
-        "IPAddress");
-
-    if (cJSON_IsString(eg))
-        snprintf(out, 16, "%s", eg->valuestring);
-}
-
 /* Check one inspect result of the role: what its recorded ID answered, or
  * what is under its name when only the ID rule (switched off) could tell
  * it from the recorded object. */
@@ -243,9 +223,9 @@ inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
         return check_inspect(inv, role, r->json);
     /* the egress-side addresses the boundary probe must not reach */
     if (strcmp(role, "proxy") == 0)
-        note_egress_ip(inv, r->json, inv->proxy_egress_ip);
+        ctl_objects_egress_ip(inv->ctl, r->json, inv->proxy_egress_ip);
     else if (strcmp(role, "gateway") == 0)
-        note_egress_ip(inv, r->json, inv->gateway_egress_ip);
+        ctl_objects_egress_ip(inv->ctl, r->json, inv->gateway_egress_ip);
     if (!note_image(inv, role, r->json))
         return CTL_STEP_DONE; /* the drift is recorded */
     image = ctl_record_role_image(&inv->rec, ctl_record_role(role));
