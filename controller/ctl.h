@@ -340,6 +340,10 @@ struct ctl {
     struct dk_security security; /* GET /info after each negotiation */
     char security_error[256];    /* why boxes cannot run ("" = they can) */
     bool stopping;
+    bool listed;           /* the store has been listed once (ctl_sync_all) */
+    unsigned once_stalls;  /* --once: resyncs in a row without the daemon
+                              or the store's list (ctl_once_gave_up) */
+    int exit_code;         /* main()'s, once the loop has ended */
     struct ctl_metrics *metrics;
     struct ctl_http *http;
     uint64_t reconciles_ok, reconciles_error;

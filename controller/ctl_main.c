@@ -475,9 +475,10 @@ main(int argc, char **argv)
                c.opts.specs_dir ? c.opts.specs_dir : eo.urls, NULL);
         if (!(c.opts.once && ctl_idle(&c)))
             ev_run(c.loop, 0);
-        if (c.opts.once && !c.stopping) /* says why it ended, for a reader */
+        if (c.opts.once && !c.stopping && c.exit_code == 0) /* says why */
             log_kv(LOG_INFO, "no invocation has work pending: exiting (--once)",
                    NULL);
+        rc = c.exit_code;
     }
     ctl_close(&c);
     ev_loop_destroy(c.loop);

@@ -298,6 +298,9 @@ on_kick(struct ev_loop *loop, ev_timer *w, int revents)
 bool
 ctl_idle(const struct ctl *c)
 {
+    /* Nothing is known to be idle before the store has been listed. */
+    if (!c->listed)
+        return false;
     /* A pass waits for the daemon (and its seccomp answer) before it
      * builds anything: until then the invocations' work is pending. */
     if (c->invs != NULL && (c->negotiating || !c->docker_up))
@@ -310,5 +313,31 @@ ctl_idle(const struct ctl *c)
         if (ctl_inv_in_flight(i) || ev_is_active(&i->kick) || i->logs != NULL ||
             i->wait != NULL)
             return false;
+    return true;
+}
+
+/* A one-shot run (a cron job, a CI step) must end: a daemon or a store
+ * that stays away fails it with the reason, and the invocations stay as
+ * they are for the next run - nothing is lost, nothing was started. */
+bool
+ctl_once_gave_up(struct ctl *c)
+{
+    bool docker_wait = c->invs != NULL && !c->docker_up;
+
+    if (!c->opts.once || (c->listed && !docker_wait)) {
+        c->once_stalls = 0;
+        return false;
+    }
+    if (++c->once_stalls < CTL_ONCE_STALLS)
+        return false;
+    if (!c->listed)
+        log_kv(LOG_ERROR, "giving up (--once): the store could not be listed",
+               "store", c->store->backend, NULL);
+    else
+        log_kv(LOG_ERROR, "giving up (--once): the Docker daemon is unusable",
+               "error", c->docker_error[0] ? c->docker_error : "no answer",
+               NULL);
+    c->exit_code = 1;
+    ev_break(c->loop, EVBREAK_ALL);
     return true;
 }

@@ -30,6 +30,11 @@ void ctl_inv_remove(struct ctl_inv *inv);
 /* true when no invocation has work pending (for --once); never while
  * the daemon has not answered and there are invocations. */
 bool ctl_idle(const struct ctl *c);
+/* --once, at each resync: true (the loop is ended, exit status 1) when
+ * the daemon or the store's first list has not answered for
+ * CTL_ONCE_STALLS resync periods in a row. */
+#define CTL_ONCE_STALLS 3
+bool ctl_once_gave_up(struct ctl *c);
 
 /* Whether a step request of inv is in flight on any of its lanes, or its
  * workspace check: an answer will settle the invocation. */

@@ -86,6 +86,7 @@ ctl_sync_all(struct ctl *c)
         log_kv(LOG_WARN, "cannot list specs", "error", e.msg, NULL);
         return;
     }
+    c->listed = true;
     for (struct ctl_inv *inv = c->invs; inv != NULL; inv = inv->next)
         inv->seen = false;
     for (size_t i = 0; i < l.n; i++) {
@@ -182,10 +183,16 @@ ctl_sync_on_resync(struct ev_loop *loop, ev_timer *w, int revents)
 
     (void)loop;
     (void)revents;
+    if (ctl_once_gave_up(c))
+        return;
+    if (!c->listed) /* the first list failed: the watch may never say */
+        ctl_sync_all(c);
     if (!c->docker_up)
         ctl_check_docker(c);
     ctl_sync_requeue(c);
     ctl_gc_run(c);
+    if (c->opts.once && ctl_idle(c)) /* a late first list found nothing */
+        ev_break(c->loop, EVBREAK_ALL);
 }
 
 int

@@ -376,6 +376,10 @@ group_drop(struct ctl *c)
 void
 ctl_write_stop(struct ctl *c)
 {
+    /* A controller that could not start never started the writer (nor,
+     * perhaps, made its Docker client): nothing is queued. */
+    if (!ev_is_active(&c->status_writer))
+        return;
     c->join_group = NULL; /* from now on an event is written at once */
     /* the group in flight, then what is still queued as one more */
     for (int round = 0; round < 2; round++) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "file.h"
 #include "cfg_int.h"
 
 struct cfg *
@@ -59,11 +60,12 @@ cfg_read_file(const char *path, struct buf *b, struct spec_errors *es)
 {
     char chunk[16384];
     ssize_t got;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct err e;
+    int fd = file_open_regular(path, 0, &e);
 
     if (fd == -1)
         return spec_errors_add_at(es, path, 0, 0, NULL, "cannot read: %s",
-                                  strerror(errno));
+                                  e.msg);
     while ((got = read(fd, chunk, sizeof(chunk))) != 0) {
         if (got == -1 && errno == EINTR)
             continue;

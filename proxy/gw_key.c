@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "http_rule.h"
 
 #define GW_KEY_PAGE 4096
@@ -19,9 +20,6 @@ key_check_file(int fd, const char *path, struct err *e)
 
     if (fstat(fd, &st) == -1)
         return err_sys(e, "--key-file %s", path);
-    if (!S_ISREG(st.st_mode))
-        return err_set(e, ERR_INVALID, "--key-file %s is not a regular file",
-                       path);
     if ((st.st_mode & 077) != 0)
         return err_set(e, ERR_INVALID,
                        "--key-file %s has mode 0%o: group or others may "
@@ -73,12 +71,14 @@ key_check_text(struct gw_key *k, const char *path, struct err *e)
 int
 gw_key_load(struct gw_key *k, const char *path, struct err *e)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), rc = -1;
+    int fd = file_open_regular(path, O_NOFOLLOW, e), rc = -1;
 
     k->data = NULL;
     k->len = 0;
-    if (fd < 0)
-        return err_sys(e, "--key-file %s", path);
+    if (fd < 0) {
+        err_prefix(e, "--key-file %s: ", path);
+        return -1;
+    }
     if (key_check_file(fd, path, e) == -1)
         goto out;
     k->data = mmap(NULL, GW_KEY_PAGE, PROT_READ | PROT_WRITE,

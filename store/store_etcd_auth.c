@@ -13,8 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
+
+#include "file.h"
 
 static int
 dup_opt(char **dst, const char *src, struct err *e)
@@ -33,10 +36,18 @@ dup_opt(char **dst, const char *src, struct err *e)
 static int
 read_password(const char *path, char *out, size_t size, struct err *e)
 {
-    FILE *f = fopen(path, "re");
+    int fd = file_open_regular(path, 0, e);
+    FILE *f = fd == -1 ? NULL : fdopen(fd, "r");
 
-    if (f == NULL)
-        return err_sys(e, "etcd password file %s", path);
+    if (f == NULL) {
+        if (fd != -1) {
+            err_sys(e, "etcd password file %s", path);
+            close(fd);
+            return -1;
+        }
+        err_prefix(e, "etcd password file %s: ", path);
+        return -1;
+    }
     if (fgets(out, (int)size, f) == NULL)
         out[0] = '\0';
     fclose(f);

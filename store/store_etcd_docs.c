@@ -428,11 +428,13 @@ split_endpoints(struct store_etcd *s, const char *urls, struct err *e)
             tok[--n] = '\0';
         if (strncmp(tok, "http://", 7) != 0 &&
             strncmp(tok, "https://", 8) != 0) {
+            /* The message is made before the copy it quotes is freed. */
+            err_set(e, ERR_INVALID,
+                    "etcd endpoint \"%s\" is not an http:// or https:// "
+                    "URL",
+                    tok);
             free(copy);
-            return err_set(e, ERR_INVALID,
-                           "etcd endpoint \"%s\" is not an http:// or "
-                           "https:// URL",
-                           tok);
+            return -1;
         }
         v = realloc(s->eps, (s->neps + 1) * sizeof(*v));
         if (v == NULL || (v[s->neps] = strdup(tok)) == NULL) {

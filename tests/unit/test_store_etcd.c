@@ -223,6 +223,23 @@ test_wparse_bad_and_overflow(void **state)
     store__etcd_wparse_cleanup(&p);
 }
 
+/* An endpoint without its scheme is named in the error as given (the
+ * message was once made from the freed copy: garbage, and a read after
+ * free that the ASan and valgrind runs of this test catch). */
+static void
+test_open_names_bad_endpoint(void **state)
+{
+    struct err e = { 0 };
+
+    (void)state;
+    assert_null(store_etcd_open("http://127.0.0.1:1,127.0.0.1:2379", NULL,
+                                "/nonexistent", &e));
+    assert_string_equal(e.msg, "etcd endpoint \"127.0.0.1:2379\" is not an "
+                               "http:// or https:// URL");
+    assert_null(store_etcd_open(",", NULL, "/nonexistent", &e));
+    assert_string_equal(e.msg, "no etcd endpoint in \",\"");
+}
+
 int
 main(void)
 {
@@ -234,6 +251,7 @@ main(void)
         cmocka_unit_test(test_prefix_end),
         cmocka_unit_test(test_wparse_split),
         cmocka_unit_test(test_wparse_bad_and_overflow),
+        cmocka_unit_test(test_open_names_bad_endpoint),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
