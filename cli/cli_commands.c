@@ -108,6 +108,22 @@ static const struct cli_opt logs_opts[] = {
     END,
 };
 
+static const struct cli_opt changes_opts[] = {
+    { "stat", 0, CLI_OPT_FLAG, NULL,
+      "a line per changed, refused or undiffed path, and the totals",
+      CLI_COMPLETE_NONE, NULL },
+    { "output", 'o', CLI_OPT_VALUE, "FORMAT",
+      "diff (the default), tar (the added and modified files, to a file "
+      "or pipe) or json (the whole summary)",
+      CLI_COMPLETE_WORDS, "diff tar json" },
+    { "apply-to", 0, CLI_OPT_VALUE, "DIR",
+      "apply the changes to DIR, a checkout of the workspace the attempt "
+      "started from: every path is checked first, and a conflict changes "
+      "nothing",
+      CLI_COMPLETE_NONE, NULL },
+    END,
+};
+
 static const struct cli_opt wait_opts[] = {
     { "for", 0, CLI_OPT_VALUE, "CONDITION",
       "phase=PHASE, condition=TYPE[=STATUS] or delete", CLI_COMPLETE_WORDS,
@@ -182,6 +198,17 @@ const struct cli_command cli_commands[] = {
       "credential gateway and per CONNECT through the proxy, written when\n"
       "the attempt's box is removed.\n",
       logs_opts, CLI_COMPLETE_WORDS },
+    { "changes", cli_changes, true,
+      "NAME [--stat | -o diff|tar|json | --apply-to DIR]",
+      "show or apply the agent's changes to /work",
+      "Show what the agent of NAME's last attempt changed in /work (phases\n"
+      "execute and fix), read back when its box was removed: a unified\n"
+      "diff of the text files (default), a summary (--stat), the archive\n"
+      "of the added and modified files (-o tar) or the JSON summary\n"
+      "(-o json). --apply-to DIR writes the changes into DIR, a checkout\n"
+      "of the same base, refusing any path outside it and changing\n"
+      "nothing on a conflict. Exit 1 when there is no change set.\n",
+      changes_opts, CLI_COMPLETE_WORDS },
     { "wait", cli_wait, true, "NAME... --for=CONDITION [--timeout=D]",
       "wait for a phase, a condition or deletion",
       "Wait until every named invocation meets the condition. Exit 0 when\n"

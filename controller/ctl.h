@@ -65,6 +65,7 @@
 
 struct ctl;
 struct ctl_ws;
+struct ctl_changes;
 struct ctl_egress;
 
 struct buf;
@@ -239,6 +240,7 @@ struct ctl_inv {
     char proxy_egress_ip[16]; /* the proxy's address on the egress net */
     char gateway_egress_ip[16]; /* the credential gateway's, likewise */
     struct ctl_egress *egress;  /* the egress audit being read (cleanup) */
+    struct ctl_changes *changes; /* the change set being read (cleanup) */
     /* boundary probe (before the start) and canary (while running) */
     long probe_exit;
     bool probe_exited;

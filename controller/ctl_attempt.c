@@ -142,3 +142,25 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
         break;
     }
 }
+
+bool
+ctl_inv_load_captured(struct ctl_inv *inv)
+{
+    const cJSON *cap = ctl_record_captured(&inv->rec);
+    struct spec_file f;
+    char *text;
+
+    if (inv->captured != NULL)
+        return true;
+    text = cap ? cJSON_PrintUnformatted(cap) : NULL;
+    if (text == NULL ||
+        spec_load_buffer("status.captured", text, strlen(text), &f) == -1) {
+        cJSON_free(text);
+        spec_file_cleanup(&f);
+        return false;
+    }
+    cJSON_free(text);
+    inv->captured = spec_file_take(&f, 0);
+    spec_file_cleanup(&f);
+    return inv->captured != NULL;
+}

@@ -22,6 +22,9 @@ long ctl_subnet_alloc(const struct ctl_inv *inv, long from);
 /* The same for any owner (self NULL: a box of the warm pool). */
 long ctl_subnet_alloc_for(const struct ctl *c, const struct ctl_inv *self,
                           long from);
+/* The captured spec (inv->captured), read back from the status after a
+ * restart; false when the status holds none or an unreadable one. */
+bool ctl_inv_load_captured(struct ctl_inv *inv);
 /* The subnet overlapped a foreign network before anything existed: move
  * to the next free one, or stop the attempt when the pool is full. */
 enum ctl_step ctl_attempt_next_subnet(struct ctl_inv *inv);

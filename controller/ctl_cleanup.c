@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ctl_attempt.h"
+#include "ctl_changes.h"
 #include "ctl_egress.h"
 #include "ctl_git.h"
 #include "ctl_objects.h"
@@ -250,6 +252,9 @@ ctl_cleanup_step(struct ctl_inv *inv)
     struct plan_view v;
     struct plan_step s;
 
+    /* after a restart: the capture says what the read-backs need (the
+     * phase, the workspace's limits) */
+    (void)ctl_inv_load_captured(inv);
     ctl_plan_view(inv, &v);
     s = plan_cleanup_next(&v);
     switch (s.action) {
@@ -260,6 +265,8 @@ ctl_cleanup_step(struct ctl_inv *inv)
         return remove_role(inv, s.role);
     case PLAN_READ_GIT:
         return ctl_git_read_back(inv);
+    case PLAN_READ_CHANGES:
+        return ctl_changes_step(inv);
     case PLAN_READ_EGRESS:
         return ctl_egress_step(inv);
     case PLAN_SWEEP_UNRECORDED:

@@ -19,6 +19,7 @@
 #include "ctl_attempt.h"
 #include "ctl_build.h"
 #include "ctl_canary.h"
+#include "ctl_changes.h"
 #include "ctl_claim.h"
 #include "ctl_cleanup.h"
 #include "ctl_condition.h"
@@ -276,6 +277,7 @@ capture_commit(struct ctl_inv *inv)
     ctl_now(now);
     mark_attempt_used(inv);
     forget_egress_audit(inv);
+    ctl_changes_forget(inv);
     /* the attempt is this controller's (a status another one wrote for
      * an earlier attempt names that one) */
     ctl_record_set_str(r, &r->controller, inv->ctl->opts.controller_id);
@@ -370,28 +372,16 @@ desired_covers_record(struct ctl_inv *inv)
 static bool
 ensure_captured(struct ctl_inv *inv)
 {
-    const cJSON *cap = ctl_record_captured(&inv->rec);
     struct rc_inputs in;
     struct rc_box box;
-    struct spec_file f;
     struct err e;
-    char *text;
 
     if (inv->desired != NULL)
         return true;
-    if (inv->captured == NULL) {
-        text = cap ? cJSON_PrintUnformatted(cap) : NULL;
-        if (text == NULL ||
-            spec_load_buffer("status.captured", text, strlen(text), &f) == -1) {
-            cJSON_free(text);
-            spec_file_cleanup(&f);
-            ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
-                     "the captured spec in the status is unreadable");
-            return false;
-        }
-        cJSON_free(text);
-        inv->captured = spec_file_take(&f, 0);
-        spec_file_cleanup(&f);
+    if (!ctl_inv_load_captured(inv)) {
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
+                 "the captured spec in the status is unreadable");
+        return false;
     }
     if (inv->captured->credential != NULL && inv->credential == NULL &&
         rc_credential_read(inv->ctl->cfg->secrets_dir,
@@ -566,6 +556,7 @@ pass_deleted(struct ctl_inv *inv, enum ctl_phase phase)
              -1 ||
          store_doc_del(inv->ctl->store, STORE_DOC_META, inv->name, &e) == -1))
         return ctl_step_failed(inv, &e);
+    ctl_changes_forget(inv); /* the change set goes with the invocation */
     log_kv(LOG_INFO, "deleted", "invocation", inv->name, NULL);
     inv->rec.dirty = false;
     inv->freeing = true;
@@ -705,6 +696,7 @@ ctl_inv_pass(struct ctl_inv *inv)
     double started;
 
     if (inv->lanes[CTL_LANE_MAIN].call != NULL || ctl_ws_in_flight(inv) ||
+        ctl_changes_in_flight(inv) ||
         (inv->lanes[CTL_LANE_STORAGE].call != NULL && !building(inv))) {
         /* the step's answer runs it (ctl_inv_settle: pass_asked; the
          * storage lane may take its next step meanwhile) */

@@ -4,6 +4,7 @@
  * ctl_prepare.c, ctl_probe.c and ctl_cleanup.c. */
 #include "ctl_plan.h"
 
+#include "ctl_changes.h"
 #include "ctl_git.h"
 
 /* The record's progress bits and the planner's for them. */
@@ -22,6 +23,7 @@ static const struct {
     { PLAN_GATEWAY_STARTED, CTL_PROG_GATEWAY_STARTED },
     { PLAN_KEY_UPLOADED, CTL_PROG_KEY_UPLOADED },
     { PLAN_EGRESS_READ, CTL_PROG_EGRESS_READ },
+    { PLAN_CHANGES_READ, CTL_PROG_CHANGES_READ },
 };
 
 void
@@ -50,6 +52,7 @@ ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v)
     v->prestart_verified = inv->prestart_verified;
     v->storage_verified = inv->storage_verified;
     ctl_git_digests(inv, &v->git_digest_before, &v->git_digest_after);
+    v->changes_wanted = ctl_changes_wanted(inv);
     v->unrecorded_swept = inv->cleanup_swept;
     v->has_uid = rec->uid != NULL;
     v->has_attempt = rec->attempt != NULL;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl_changes.h"
 #include "ctl_egress.h"
 #include "ctl_testhooks.h"
 #include "ctl_wsjob.h"
@@ -142,6 +143,7 @@ ctl_inv_remove(struct ctl_inv *inv)
         dk_cancel(inv->lanes[i].call);
     ctl_ws_free(inv); /* after the cancel: it closes the upload's fd */
     ctl_egress_free(inv);
+    ctl_changes_free(inv);
     dk_cancel(inv->logs);
     dk_cancel(inv->wait);
     cJSON_Delete(inv->pending_inspect);
@@ -164,7 +166,8 @@ ctl_inv_in_flight(const struct ctl_inv *inv)
     for (int i = 0; i < CTL_LANES; i++)
         if (inv->lanes[i].call != NULL)
             return true;
-    return ctl_ws_in_flight(inv); /* a workspace check (ctl_ws.h) */
+    /* a workspace check (ctl_ws.h), a change set built (ctl_changes.h) */
+    return ctl_ws_in_flight(inv) || ctl_changes_in_flight(inv);
 }
 
 void

@@ -62,6 +62,7 @@ ctl_record_cleanup(struct ctl_record *r)
     free(r->output.sha256);
     cJSON_Delete(r->captured);
     cJSON_Delete(r->git);
+    cJSON_Delete(r->result);
     cJSON_Delete(r->box);
     cJSON_Delete(r->progress_extra);
     cJSON_Delete(r->res_extra);
@@ -507,6 +508,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
         "observedGeneration",
         "gitMetadata",
         "git",
+        "result",
         "box",
         "toolPolicy",
         "defaultsStated",
@@ -542,6 +544,8 @@ ctl_record_reset_attempt(struct ctl_record *r)
     r->helper_extra = NULL;
     cJSON_Delete(r->git);
     r->git = NULL;
+    cJSON_Delete(r->result);
+    r->result = NULL;
     ctl_record_set_box(r, NULL);
     r->dirty = true;
 }

@@ -73,8 +73,11 @@ enum ctl_progress {
     CTL_PROG_GATEWAY_STARTED,
     /* cleanup: the egress audit is written (ctl_egress.c) */
     CTL_PROG_EGRESS_READ,
+    /* cleanup: the change set is kept, or found unavailable
+       (ctl_changes.c) */
+    CTL_PROG_CHANGES_READ,
 };
-#define CTL_PROG_COUNT (CTL_PROG_EGRESS_READ + 1)
+#define CTL_PROG_COUNT (CTL_PROG_CHANGES_READ + 1)
 
 /* The recorded objects: the roles of plan/rc_desired.h and the probe. */
 #define CTL_REC_PROBE RC_ROLE_COUNT
@@ -159,6 +162,7 @@ struct ctl_record {
     size_t nstandins;
     cJSON *captured;       /* the spec as captured (JSON by nature) */
     cJSON *git;            /* digestBefore/digestAfter (JSON by nature) */
+    cJSON *result;         /* status.result: changes (ctl_changes.c) */
     cJSON *box;            /* the warm box taken (docs/warm-pool.md): name,
                               vendor, uid, attempt, verifiedAt; NULL none */
     cJSON *progress_extra; /* progress keys of a newer version */

@@ -54,6 +54,7 @@ static const char *const progress_names[CTL_PROG_COUNT] = {
     [CTL_PROG_GATEWAY_CONNECTED] = "gatewayConnected",
     [CTL_PROG_GATEWAY_STARTED] = "gatewayStarted",
     [CTL_PROG_EGRESS_READ] = "egressRead",
+    [CTL_PROG_CHANGES_READ] = "changesRead",
 };
 
 const char *
@@ -414,6 +415,8 @@ load_item(struct ctl_record *r, const cJSON *it)
         return load_json(it, &r->captured, false);
     if (strcmp(k, "git") == 0)
         return load_json(it, &r->git, true);
+    if (strcmp(k, "result") == 0)
+        return load_json(it, &r->result, true);
     if (strcmp(k, "box") == 0)
         return load_json(it, &r->box, true);
     return false;
@@ -565,6 +568,8 @@ add_run(cJSON *o, const struct ctl_record *r)
     add_str(o, "startedAt", r->started_at);
     if (r->git != NULL)
         cJSON_AddItemToObject(o, "git", cJSON_Duplicate(r->git, 1));
+    if (r->result != NULL)
+        cJSON_AddItemToObject(o, "result", cJSON_Duplicate(r->result, 1));
     if (r->box != NULL)
         cJSON_AddItemToObject(o, "box", cJSON_Duplicate(r->box, 1));
     if (r->nstandins > 0) {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctl_changes.h"
 #include "ctl_result.h"
 #include "ctl_wsjob.h"
 #include "rc_desired.h"
@@ -131,7 +132,15 @@ ctl_ws_upload(struct ctl_inv *inv, ctl_answer_fn *answer)
     struct dk_req *req;
     struct ctl_ws *w;
     struct err e;
+    char base[4096];
 
+    /* a phase that writes /work: what goes in is listed, for the change
+     * set that comes back (ctl_changes.c) */
+    if (spec_phase_writable(s->phase)) {
+        if (ctl_changes_base_path(inv, base, sizeof(base), &e) == -1)
+            return ctl_step_failed(inv, &e);
+        o.base_manifest = base;
+    }
     w = ws_start(inv, &o, &e);
     if (w == NULL)
         return ctl_step_failed(inv, &e);

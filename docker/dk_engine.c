@@ -336,6 +336,22 @@ dk_container_get_archive(struct dk *dk, const char *id, const char *dir,
 }
 
 struct dk_req *
+dk_container_stream_archive(struct dk *dk, const char *id, const char *dir,
+                            long idle_ms, dk_data_fn *on_data, dk_done_fn *cb,
+                            void *arg, struct err *e)
+{
+    struct dk_request_opts o = {
+        .method = "GET",
+        .stream = DK_STREAM_RAW,
+        .on_data = on_data,
+        .timeout_ms = DK_NO_TIMEOUT,
+        .idle_timeout_ms = idle_ms,
+    };
+
+    return archive_call(dk, &o, id, dir, cb, arg, e);
+}
+
+struct dk_req *
 dk_network_connect(struct dk *dk, const char *ref, const cJSON *body,
                    dk_done_fn *cb, void *arg, struct err *e)
 {

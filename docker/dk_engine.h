@@ -124,6 +124,15 @@ struct dk_req *dk_container_get_archive(struct dk *dk, const char *id,
                                         dk_done_fn *cb, void *arg,
                                         struct err *e);
 
+/* The same, handed to on_data as it comes (DK_STREAM_RAW), never held
+ * whole: for a directory as large as a workspace. No total deadline; it
+ * fails (ERR_TIMEOUT) after idle_ms without a byte from the daemon. */
+struct dk_req *dk_container_stream_archive(struct dk *dk, const char *id,
+                                           const char *dir, long idle_ms,
+                                           dk_data_fn *on_data,
+                                           dk_done_fn *cb, void *arg,
+                                           struct err *e);
+
 /* POST /networks/{ref}/connect with the endpoint body
  * ({"Container": id, "EndpointConfig": ...}). */
 struct dk_req *dk_network_connect(struct dk *dk, const char *ref,

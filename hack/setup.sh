@@ -13,7 +13,7 @@ PACKAGES=(
     # libraries (docs/design.md "Dependencies come from Debian packages")
     libyaml-dev libcjson-dev libev-dev libcmocka-dev libcurl4-openssl-dev
     libssl-dev libhttp-parser-dev libc-ares-dev libarchive-dev
-    libmicrohttpd-dev
+    libmicrohttpd-dev libgit2-dev
     # the real parts the tests drive
     docker.io etcd-server etcd-client busybox-static
     # test tooling

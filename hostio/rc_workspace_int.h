@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "rc_changes.h"
 #include "rc_workspace.h"
 
 /* Longest quote of a name in a message; a buffer for rc__ws_quote() is
@@ -84,6 +85,9 @@ struct rc__ws_tar_opts {
     void *out_arg;
     const char *digest_top; /* ".git": its entries go into digest */
     struct rc__git_list *digest;
+    /* the base manifest of the change set: every entry but .git's
+     * (rc_changes.h); NULL: none */
+    struct rc_changes_base_writer *base;
     const int *cancel;      /* non-zero (read atomically): stop, ERR_IO */
 };
 

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -100,7 +101,17 @@ ws_tar_digested(const struct ws_tar *t, const char *rel)
     return rel + n + 1;
 }
 
-/* Pack a file's bytes; under digest_top, sum them as they go. */
+/* The entry goes into the change set's base manifest: every one but
+ * the .git directory's, which has a volume and a digest of its own. */
+static bool
+ws_tar_based(const struct ws_tar *t, const char *rel)
+{
+    return t->o->base != NULL &&
+           !(strncmp(rel, ".git", 4) == 0 && (rel[4] == '\0' || rel[4] == '/'));
+}
+
+/* Pack a file's bytes; under digest_top, or for the base manifest, sum
+ * them as they go. */
 static int
 ws_tar_file(struct ws_tar *t, const struct rc__ws_entry *en, const char *below,
             struct err *e)
@@ -109,9 +120,10 @@ ws_tar_file(struct ws_tar *t, const struct rc__ws_entry *en, const char *below,
     unsigned char md[EVP_MAX_MD_SIZE];
     char sum[65];
     unsigned len = 0;
+    bool based = ws_tar_based(t, en->rel);
     int rc = -1;
 
-    if (below == NULL)
+    if (below == NULL && !based)
         return rc__ws_read_file(en, ws_tar_data, t, e);
     t->file_md = EVP_MD_CTX_new();
     if (t->file_md == NULL ||
@@ -130,8 +142,14 @@ ws_tar_file(struct ws_tar *t, const struct rc__ws_entry *en, const char *below,
         sum[2 * i + 1] = hex[md[i] & 15];
     }
     sum[64] = '\0';
-    rc = rc__git_list_add(t->o->digest, below, 'f', en->st->st_mode & 0777,
-                          (int64_t)en->st->st_size, sum, e);
+    if (below != NULL)
+        rc = rc__git_list_add(t->o->digest, below, 'f',
+                              en->st->st_mode & 0777, (int64_t)en->st->st_size,
+                              sum, e);
+    else
+        rc = rc_changes_base_add(t->o->base, en->rel, 'f',
+                                 en->st->st_mode & 0777,
+                                 (uint64_t)en->st->st_size, sum, e);
 out:
     EVP_MD_CTX_free(t->file_md);
     t->file_md = NULL;
@@ -162,6 +180,10 @@ ws_tar_visit(const struct rc__ws_entry *en, void *arg, struct err *e)
         return ws_tar_fail(t, "write header", e);
     if (S_ISREG(s->st_mode))
         return ws_tar_file(t, en, below, e);
+    if (below == NULL && ws_tar_based(t, en->rel))
+        return rc_changes_base_add(t->o->base, en->rel,
+                                   S_ISDIR(s->st_mode) ? 'd' : 'l',
+                                   s->st_mode & 0777, 0, en->link, e);
     if (below == NULL)
         return 0;
     return rc__git_list_add(t->o->digest, below, S_ISDIR(s->st_mode) ? 'd' : 'l',

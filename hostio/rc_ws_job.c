@@ -30,7 +30,7 @@ struct rc_ws_job {
     int wfd;    /* the worker's end; closed by the worker when done */
     int cancel; /* set by rc_ws_job_free() (atomic) */
     /* the worker's copy of the options */
-    char *root, *source, *skip_top, *digest_top;
+    char *root, *source, *skip_top, *digest_top, *base_manifest;
     uint64_t max_bytes, max_inodes;
     bool tar;
     uid_t uid;
@@ -57,6 +57,7 @@ job_destroy(struct rc_ws_job *j)
     free(j->source);
     free(j->skip_top);
     free(j->digest_top);
+    free(j->base_manifest);
     free(j);
 }
 
@@ -98,9 +99,18 @@ job_tar(struct rc_ws_job *j, struct err *e)
 
     if (j->digest_top != NULL && (o.digest = rc__git_list_new()) == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
+    if (j->base_manifest != NULL &&
+        (o.base = rc_changes_base_open(j->base_manifest, e)) == NULL) {
+        rc__git_list_free(o.digest);
+        return -1;
+    }
     if (rc__ws_tar_run(j->root, j->source, &o, e) == 0 &&
         (o.digest == NULL || rc__git_list_digest(o.digest, j->digest, e) == 0))
         rc = 0;
+    if (o.base != NULL && rc == 0)
+        rc = rc_changes_base_close(o.base, e);
+    else
+        rc_changes_base_abort(o.base);
     rc__git_list_free(o.digest);
     return rc;
 }
@@ -178,7 +188,8 @@ rc_ws_job_start(const struct rc_ws_job_opts *o, struct err *e)
     if (job_copy(&j->root, o->root) == -1 ||
         job_copy(&j->source, o->source) == -1 ||
         job_copy(&j->skip_top, o->skip_top) == -1 ||
-        job_copy(&j->digest_top, o->tar ? o->digest_top : NULL) == -1) {
+        job_copy(&j->digest_top, o->tar ? o->digest_top : NULL) == -1 ||
+        job_copy(&j->base_manifest, o->tar ? o->base_manifest : NULL) == -1) {
         err_set(e, ERR_NOMEM, "out of memory");
         job_destroy(j);
         return NULL;

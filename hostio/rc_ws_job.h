@@ -44,6 +44,9 @@ struct rc_ws_job_opts {
      * they are written, the digest rc_workspace_tar_digest() would make
      * of the archive; NULL: none. */
     const char *digest_top;
+    /* tar: write the change set's base manifest here (rc_changes.h),
+     * committed when the archive is whole; NULL: none */
+    const char *base_manifest;
 };
 
 /* Start the worker. The strings are copied. NULL with e (ERR_NOMEM,

@@ -221,6 +221,11 @@ plan_cleanup_next(const struct plan_view *v)
     if (v->git_digest_before && !v->git_digest_after &&
         recorded(v, RC_ROLE_KEEPER))
         return step(PLAN_READ_GIT, RC_ROLE_KEEPER);
+    /* and the agent's work, a final attempt's (a repair rebuilds the
+     * same attempt from the same workspace) */
+    if (v->terminal && v->changes_wanted && !done(v, PLAN_CHANGES_READ) &&
+        recorded(v, RC_ROLE_KEEPER))
+        return step(PLAN_READ_CHANGES, RC_ROLE_KEEPER);
     if (recorded(v, RC_ROLE_KEEPER))
         return step(PLAN_REMOVE, RC_ROLE_KEEPER);
     if (recorded(v, RC_ROLE_PROXY))
@@ -258,6 +263,7 @@ plan_action_name(enum plan_action a)
         [PLAN_REVALIDATE] = "revalidate",
         [PLAN_START_AGENT] = "start-agent",
         [PLAN_READ_GIT] = "read-git",
+        [PLAN_READ_CHANGES] = "read-changes",
         [PLAN_READ_EGRESS] = "read-egress",
         [PLAN_REMOVE] = "remove",
         [PLAN_REMOVE_PROBE] = "remove-probe",

@@ -29,6 +29,7 @@ enum plan_progress {
     PLAN_GATEWAY_STARTED = 1u << 8,    /* gateway container started */
     PLAN_KEY_UPLOADED = 1u << 9,       /* key file copied into its volume */
     PLAN_EGRESS_READ = 1u << 10,       /* cleanup: the egress audit kept */
+    PLAN_CHANGES_READ = 1u << 11,      /* cleanup: the change set kept */
 };
 
 /* What the planner looks at: the attempt's record and the controller's
@@ -51,6 +52,9 @@ struct plan_view {
     /* cleanup */
     bool git_digest_before; /* the uploaded .git was digested */
     bool git_digest_after;  /* the .git read back was digested */
+    bool changes_wanted;    /* the agent ran in a phase that writes /work:
+                               its change set is read before the keeper
+                               goes */
     bool unrecorded_swept;  /* no unrecorded container of it is left */
     bool has_uid;           /* the record knows the invocation's uid */
     bool has_attempt;       /* the record names an attempt */
@@ -78,6 +82,7 @@ enum plan_action {
     PLAN_REVALIDATE,       /* inspect the whole box once more */
     PLAN_START_AGENT,      /* start the agent (once: Docker is asked first) */
     PLAN_READ_GIT,         /* read /work/.git back from the keeper */
+    PLAN_READ_CHANGES,     /* read /work back: the change set */
     PLAN_READ_EGRESS,      /* keep the gateway's and proxy's audit lines */
     PLAN_REMOVE,           /* remove role by its recorded ID */
     PLAN_REMOVE_PROBE,     /* remove the probe by its recorded ID */

@@ -340,8 +340,8 @@ store_output_path(struct store *s, const char *name, char *path, size_t size,
 }
 
 int
-store_egress_path(struct store *s, const char *name, char *path, size_t size,
-                  struct err *e)
+store_beside_output(struct store *s, const char *name, const char *ext,
+                    char *path, size_t size, struct err *e)
 {
     size_t n;
 
@@ -349,10 +349,18 @@ store_egress_path(struct store *s, const char *name, char *path, size_t size,
         return -1;
     n = strlen(path);
     if (n < 4 || strcmp(path + n - 4, ".log") != 0 ||
-        n - 4 + sizeof(".egress.jsonl") > size)
-        return err_set(e, ERR_LIMIT, "no room for the egress path of %s", name);
-    memcpy(path + n - 4, ".egress.jsonl", sizeof(".egress.jsonl"));
+        n - 4 + strlen(ext) + 1 > size)
+        return err_set(e, ERR_LIMIT, "no room for the %s path of %s", ext,
+                       name);
+    memcpy(path + n - 4, ext, strlen(ext) + 1);
     return 0;
+}
+
+int
+store_egress_path(struct store *s, const char *name, char *path, size_t size,
+                  struct err *e)
+{
+    return store_beside_output(s, name, ".egress.jsonl", path, size, e);
 }
 
 bool

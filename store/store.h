@@ -393,6 +393,11 @@ int store_output_path(struct store *s, const char *name, char *path,
 int store_egress_path(struct store *s, const char *name, char *path,
                       size_t size, struct err *e);
 
+/* A file of name beside its output: output/<name><ext> (ext ".egress.jsonl",
+ * ".changes.json", ...). Always local. */
+int store_beside_output(struct store *s, const char *name, const char *ext,
+                        char *path, size_t size, struct err *e);
+
 /* Claims (docs/store-etcd.md "Claims and leases"): on a store with
  * claims, each invocation is worked on by the one controller whose claim
  * key <prefix>/claims/<name> is bound to its live lease.

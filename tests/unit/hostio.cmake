@@ -1,4 +1,4 @@
-# hostio/rc_workspace, rc_credential, rc_output (library hostio): real
+# hostio/rc_workspace, rc_credential, rc_output, rc_changes (library hostio): real
 # files in mkdtemp() directories under /tmp.
 agentctl_unit_test(test_rc_credential
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_credential.c LIBS hostio)
@@ -11,3 +11,6 @@ agentctl_unit_test(test_rc_workspace
 agentctl_unit_test(test_rc_git_digest
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_git_digest.c
   LIBS hostio plan PkgConfig::ARCHIVE)
+agentctl_unit_test(test_rc_changes
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_changes.c
+  LIBS hostio PkgConfig::ARCHIVE PkgConfig::CJSON)
