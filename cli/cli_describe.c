@@ -157,6 +157,35 @@ print_spec(const struct spec_invocation *inv)
     cJSON_Delete(resource);
 }
 
+/* status.result.changes, on one line (agentctl changes has the rest). */
+static void
+print_changes(const cJSON *ch)
+{
+    static const char *const keys[] = { "added", "modified", "deleted",
+                                        "modeChanged", "refused" };
+    char line[400], tmp[32];
+    const char *unavailable = val(ch, "unavailable", tmp, sizeof(tmp));
+    size_t n = 0;
+
+    if (ch == NULL)
+        return;
+    if (unavailable != NULL) {
+        field(2, "Changes:", unavailable);
+        return;
+    }
+    line[0] = '\0';
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s %s",
+                              i ? ", " : "",
+                              val(ch, keys[i], tmp, sizeof(tmp))
+                                  ? val(ch, keys[i], tmp, sizeof(tmp))
+                                  : "0",
+                              keys[i]);
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ch, "partial")))
+        snprintf(line + n, sizeof(line) - n, " (partial)");
+    field(2, "Changes:", line);
+}
+
 static void
 print_status(const cJSON *st, const char *dflt_phase)
 {
@@ -195,6 +224,8 @@ print_status(const cJSON *st, const char *dflt_phase)
         field(2, "Output:", line);
         field(2, "Output SHA256:", val(out, "sha256", t2, 32));
     }
+    print_changes(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(st, "result"), "changes"));
 }
 
 static void

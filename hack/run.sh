@@ -85,3 +85,7 @@ say "agentctl logs demo"
 "$AGENTCTL" --specs "$SPECS" logs demo
 say "agentctl logs review-login"
 "$AGENTCTL" --specs "$SPECS" logs review-login
+say "agentctl changes demo --stat (what the demo agent wrote to /work)"
+"$AGENTCTL" --specs "$SPECS" changes demo --stat
+say "agentctl changes demo"
+"$AGENTCTL" --specs "$SPECS" changes demo

@@ -434,6 +434,16 @@ status_field() {
         else tojson end" "$f" 2>/dev/null || true
 }
 
+# wait_changes NAME: the change set is read, or found unavailable
+# (bounded: the read follows the terminal phase, at cleanup).
+wait_changes() {
+    for _ in $(seq 1 960); do
+        [ "$(status_field "$1" .progress.changesRead)" == true ] && return 0
+        sleep 0.25
+    done
+    fail "$1: the change set was never read"
+}
+
 # condition_field NAME TYPE FIELD: a field of the status condition TYPE.
 condition_field() {
     status_field "$1" "(.conditions // [])[] | select(.type == \"$2\") | .$3"

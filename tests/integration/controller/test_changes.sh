@@ -30,15 +30,6 @@ yaml_str() {
     printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | awk '{printf "%s\\n", $0}'
 }
 
-# wait_changes NAME: the change set is read (or found unavailable)
-wait_changes() {
-    for _ in $(seq 1 960); do
-        [ "$(status_field "$1" .progress.changesRead)" == true ] && return 0
-        sleep 0.25
-    done
-    fail "$1: the change set was never read"
-}
-
 ctl_hooked removed:agent # killed once the agent is removed, before the read
 apply_spec work execute "image: $BOX_IMAGE" \
     "command: [sh, -c, \"$(yaml_str "cd /work && $edits && $hostile && echo EDITED")\"]" \
@@ -74,6 +65,9 @@ check_eq "status.result.changes.refused" 3 \
     "$(status_field work .result.changes.refused)"
 check_eq "status.result.changes.partial" false \
     "$(status_field work .result.changes.partial)"
+check_match "describe shows the counts" \
+    'Changes: +1 added, 1 modified, 1 deleted, 1 modeChanged, 3 refused' \
+    "$(actl describe work)"
 check_match "a ChangesRefused event names one" 'ChangesRefused' \
     "$(cat "$STATE/events/work.jsonl")"
 

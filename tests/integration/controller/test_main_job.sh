@@ -2,7 +2,8 @@
 # test_main_job.sh - README command (a)'s script, hack/run.sh, in a
 # specs directory of its own (AGENTCTL_SPECS): it exits 0, the example
 # invocations it applies are run by the controller it starts (`demo`
-# reaches Succeeded and fetched the demo vendor's page through its proxy;
+# reaches Succeeded, fetched the demo vendor's page through its proxy and
+# its write to /work comes back in its change set;
 # none is left unfinished), and nothing the controller (ID "demo") created
 # is left in Docker. Skips until the controller exists and hack/run.sh
 # starts it. (hack/run.sh uses fixed names, controller ID "demo" and the
@@ -48,6 +49,8 @@ check_match "demo: its CONNECT through the proxy was admitted" \
     'connect: HTTP/1.1 200' "$out"
 check_match "demo: and the vendor's page came back" 'vendor_body: [^[:space:]]' \
     "$out"
+check_match "demo: its write to /work came back (agentctl changes --stat)" \
+    ' [AM] demo\.txt' "$(cat "$TEST_TMP/run.out")"
 check_no_objects "no Docker object of controller demo left" \
     agentctl.dev/managed-by=demo 60
 check_eq "the demo vendor container is gone" "" \

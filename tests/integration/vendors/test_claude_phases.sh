@@ -18,7 +18,8 @@
 #     nothing written;
 #   execute, fix: edit tools offered; the Write landed (read back in the
 #     second round), the runner ran, a write into .git was refused and the
-#     .git digests before and after are equal.
+#     .git digests before and after are equal; the Write came back in the
+#     change set (agentctl changes).
 #
 # Negative controls: the checks that find "refused" and "no file" are run
 # on the execute answer too, where the same calls succeed, and must fail
@@ -103,6 +104,12 @@ for p in execute fix; do
     read -r before after <<<"$(ws_git_digests "$n")"
     check_match "$n: .git digest recorded" '^sha256:' "$before"
     check_eq "$n: .git unchanged" "$before" "$after"
+    wait_changes "$n"
+    check_match "$n: the edit came back (agentctl changes --stat)" \
+        '(^|
+) A NEW\.md' "$(actl changes "$n" --stat)"
+    check_match "$n: and its diff holds the new line" '\+written-by-the-agent' \
+        "$(actl changes "$n")"
 done
 a=$(vd_answer_of c-execute)
 check "control: the refusal checks fail where the calls succeed" \

@@ -18,7 +18,8 @@
 #     the other command runs too, docs/vendor-clis.md), and its write to
 #     /work is refused by the read-only mount;
 #   execute, fix: commands run, the edit lands in /work, a write into
-#     .git is refused, the .git digests are equal.
+#     .git is refused, the .git digests are equal, and the edit comes
+#     back in the change set (agentctl changes).
 #
 # Negative control: the "did not run" check is run on the review answer,
 # where the other command did run, and must fail there.
@@ -95,6 +96,12 @@ for p in execute fix; do
     read -r before after <<<"$(ws_git_digests "$n")"
     check_match "$n: .git digest recorded" '^sha256:' "$before"
     check_eq "$n: .git unchanged" "$before" "$after"
+    wait_changes "$n"
+    check_match "$n: the edit came back (agentctl changes --stat)" \
+        '(^|
+) A NEW\.md' "$(actl changes "$n" --stat)"
+    check_match "$n: and its diff holds the new line" '\+written-by-codex' \
+        "$(actl changes "$n")"
 done
 
 tunnels=$(vd_agent_tunnels)
