@@ -432,6 +432,7 @@ test_plan_cleanup_next_step_per_record(void **state)
     v.named = DESIRED_ALL;
     v.probe_recorded = true;
     v.git_digest_before = true;
+    v.changes_wanted = true;
     v.terminal = true;
 #define ROW(w, a, r) rows[n++] = (struct row){ (w), v, (a), (r) }
     ROW("the probe first", PLAN_REMOVE_PROBE, 0);
@@ -443,6 +444,9 @@ test_plan_cleanup_next_step_per_record(void **state)
     ROW("the git metadata is read back before the keeper goes", PLAN_READ_GIT,
         RC_ROLE_KEEPER);
     v.git_digest_after = true;
+    ROW("and the agent's work, the change set", PLAN_READ_CHANGES,
+        RC_ROLE_KEEPER);
+    v.progress |= PLAN_CHANGES_READ;
     ROW("then the keeper", PLAN_REMOVE, RC_ROLE_KEEPER);
     v.recorded &= ~BIT(RC_ROLE_KEEPER);
     ROW("then the proxy", PLAN_REMOVE, RC_ROLE_PROXY);
@@ -487,11 +491,35 @@ test_plan_cleanup_reads_git_only_with_a_digest_before(void **state)
     assert_int_equal(s.role, RC_ROLE_AGENT);
 }
 
+static void
+test_plan_cleanup_reads_changes_of_a_final_attempt_only(void **state)
+{
+    struct plan_view v = fresh();
+    struct plan_step s;
+
+    (void)state;
+    v.recorded = BIT(RC_ROLE_KEEPER) | BIT(RC_ROLE_AGENT);
+    v.changes_wanted = true;
+    v.terminal = true;
+    s = plan_cleanup_next(&v); /* never while the agent may still write */
+    assert_int_equal(s.action, PLAN_REMOVE);
+    assert_int_equal(s.role, RC_ROLE_AGENT);
+    v.recorded = BIT(RC_ROLE_KEEPER);
+    assert_int_equal(plan_cleanup_next(&v).action, PLAN_READ_CHANGES);
+    v.terminal = false; /* a repair rebuilds the same attempt */
+    assert_int_equal(plan_cleanup_next(&v).action, PLAN_REMOVE);
+    v.terminal = true;
+    v.changes_wanted = false; /* planning, or an agent that never started */
+    assert_int_equal(plan_cleanup_next(&v).action, PLAN_REMOVE);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_prepare_next_step_per_record),
+        cmocka_unit_test(
+            test_plan_cleanup_reads_changes_of_a_final_attempt_only),
         cmocka_unit_test(test_plan_prepare_storage_lane),
         cmocka_unit_test(test_plan_prepare_two_lanes_meet_at_the_start),
         cmocka_unit_test(test_plan_prepare_skips_what_the_spec_does_not_have),
