@@ -54,6 +54,12 @@ gw__conn_watch(struct gw_conn *c)
     case GW_CS_LINGER:
         ce = EV_READ;
         break;
+    case GW_CS_JUDGE:
+        if (!c->client_eof)
+            ce = EV_READ;
+        if (c->ssl != NULL)
+            ue = EV_READ; /* as between requests */
+        break;
     }
     if (c->cout_len > 0)
         ce |= EV_WRITE;
@@ -74,7 +80,7 @@ gw__conn_set_state(struct gw_conn *c, enum gw_conn_state s)
     if (s == GW_CS_HEAD)
         t = c->served > 0 && c->cin_len == 0 ? cfg->idle_timeout
                                              : cfg->header_timeout;
-    else if (s == GW_CS_RELAY)
+    else if (s == GW_CS_RELAY || s == GW_CS_JUDGE)
         t = cfg->idle_timeout;
     else if (s == GW_CS_LINGER)
         t = 2.0;
@@ -201,6 +207,8 @@ conn_admit(struct gw_conn *c, const struct gw_req_head *h, size_t end)
         gw__conn_deny(c, 429, "http_request_denied", no);
         return;
     }
+    if (gw__judge_head(c, h) == -1) /* a model endpoint's: refused */
+        return;
     gw_budget_add_bytes(&gw->budget, c->bytes_up);
     buf_reset(&c->uout);
     c->uout_off = 0;
@@ -224,6 +232,11 @@ conn_admit(struct gw_conn *c, const struct gw_req_head *h, size_t end)
     if (h_expect && !c->req_done &&
         cout_put(c, continue_100, sizeof(continue_100) - 1) == -1) {
         gw__conn_close(c, "client write failed");
+        return;
+    }
+    if (c->judging) { /* the body first, whole (gw_judge.c) */
+        gw__conn_set_state(c, GW_CS_JUDGE);
+        gw__judge_step(c);
         return;
     }
     gw__up_start(c);
@@ -310,6 +323,7 @@ gw__conn_exchange_done(struct gw_conn *c)
 
     gw__conn_audit(c, "forwarded");
     c->served++;
+    buf_cleanup(&c->judged); /* relayed: its memory goes */
     if (c->resp.close)
         gw__up_drop(c);
     gw_resp_cleanup(&c->resp);
@@ -361,6 +375,9 @@ conn_on_client(struct ev_loop *loop, ev_io *w, int revents)
     case GW_CS_LINGER:
         conn_linger_step(c, revents);
         break;
+    case GW_CS_JUDGE:
+        gw__judge_step(c);
+        break;
     default:
         if (c->cout_len > 0 && cout_flush(c) == -1) {
             gw__conn_close(c, "client write failed");
@@ -380,7 +397,7 @@ conn_on_upstream(struct ev_loop *loop, ev_io *w, int revents)
     (void)revents;
     if (c->state == GW_CS_RELAY)
         gw__up_pump(c);
-    else if (c->state == GW_CS_HEAD)
+    else if (c->state == GW_CS_HEAD || c->state == GW_CS_JUDGE)
         gw__up_idle_event(c);
     else
         gw__up_connect_event(c);
@@ -422,6 +439,16 @@ conn_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
     case GW_CS_LINGER:
         gw__conn_close(c, "answered");
         break;
+    case GW_CS_JUDGE:
+        left = c->last_active + c->gw->cfg->idle_timeout - ev_now(loop);
+        if (left > 0) {
+            ev_timer_set(w, left, 0.);
+            ev_timer_start(loop, w);
+        } else {
+            gw__conn_deny(c, 408, "http_request_error",
+                          "request body not complete in time");
+        }
+        break;
     }
 }
 
@@ -439,6 +466,7 @@ gw__conn_close(struct gw_conn *c, const char *why)
     if (c->uout.data != NULL)
         explicit_bzero(c->uout.data, c->uout.cap);
     buf_cleanup(&c->uout);
+    buf_cleanup(&c->judged);
     gw_resp_cleanup(&c->resp);
     free(c->cin);
     free(c->cout);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "container_of.h"
+#include "gw_body.h"
 #include "gw_head.h"
 #include "gw_key.h"
 #include "gw_policy.h"
@@ -39,6 +40,7 @@ struct gw_config {
     enum gw_auth auth;
     bool allow_private;
     struct gw_policy policy;
+    struct gw_body_policy body; /* --body-policy: the model endpoints' */
     size_t header_limit;
     double header_timeout, idle_timeout, connect_timeout, drain_timeout;
     unsigned max_conns;
@@ -51,6 +53,8 @@ enum gw_conn_state {
     GW_CS_TLS,     /* TLS handshake (connect timeout) */
     GW_CS_RELAY,   /* body up, response down (idle timeout) */
     GW_CS_LINGER,  /* refusal sent: drain the client, then close */
+    GW_CS_JUDGE,   /* a model endpoint's body read whole, then judged
+                      (gw_judge.c; idle timeout) */
 };
 
 /* One client connection. The request in progress is its "exchange":
@@ -87,6 +91,11 @@ struct gw_conn {
     bool keep_alive;
     struct gw_body reqb;
     bool req_done;
+    /* a judged body (gw_judge.c): read whole, then relayed from here */
+    bool judging;
+    uint64_t judge_len;
+    struct buf judged;
+    size_t judged_off;
     struct gw_resp resp;
     bool resp_done;
     uint64_t bytes_up, bytes_down;
@@ -140,6 +149,16 @@ void gw__conn_set_state(struct gw_conn *c, enum gw_conn_state s);
 
 /* The response is sent and the body read: next request or close. */
 void gw__conn_exchange_done(struct gw_conn *c);
+
+/* gw_judge.c */
+/* The head is admitted: when its path is a model endpoint, check what
+ * the head says of the body (its length, no coding, the beta flags) and
+ * mark the exchange judged. -1 when it was refused (answered). */
+int gw__judge_head(struct gw_conn *c, const struct gw_req_head *h);
+
+/* Read the judged body (GW_CS_JUDGE); once whole, judge it: refused, or
+ * handed to the vendor side. */
+void gw__judge_step(struct gw_conn *c);
 
 /* gw_upstream.c */
 /* The head is in uout: use the vendor connection or open one. */

@@ -6,6 +6,8 @@
  *   --allow 'METHOD /prefix' [--allow ...]
  *   [--ca-file FILE] [--connect-to HOST:PORT=IP:PORT] [--allow-private]
  *   [--max-requests N] [--max-bytes N] [--header-limit BYTES]
+ *   [--body-policy anthropic|openai [--allow-field F] [--allow-tool-type T]
+ *    [--allow-beta B]]
  *   [--header-timeout S] [--idle-timeout S] [--connect-timeout S]
  *   [--drain-timeout S] [--max-conns N]
  */
@@ -33,7 +35,9 @@ static const char usage[] =
     "       [--connect-to HOST:PORT=IP:PORT] [--allow-private]\n"
     "       [--max-requests N] [--max-bytes N] [--header-limit BYTES]\n"
     "       [--header-timeout S] [--idle-timeout S] [--connect-timeout S]\n"
-    "       [--drain-timeout S] [--max-conns N]\n";
+    "       [--drain-timeout S] [--max-conns N]\n"
+    "       [--body-policy anthropic|openai [--allow-field F]\n"
+    "        [--allow-tool-type T] [--allow-beta B]]\n";
 
 /* "HOST:PORT=IP:PORT": the vendor's name and where to dial it instead
  * of a lookup (tests, or a pinned address); TLS still checks HOST. */
@@ -129,6 +133,10 @@ gw_parse_flags(int argc, char **argv, struct gw_config *cfg,
         { "connect-timeout", required_argument, NULL, 'C' },
         { "drain-timeout", required_argument, NULL, 'D' },
         { "max-conns", required_argument, NULL, 'm' },
+        { "body-policy", required_argument, NULL, 'P' },
+        { "allow-field", required_argument, NULL, 'F' },
+        { "allow-tool-type", required_argument, NULL, 'Y' },
+        { "allow-beta", required_argument, NULL, 'E' },
         { NULL, 0, NULL, 0 },
     };
     bool have_listen = false, have_up = false, no_cred = false;
@@ -168,6 +176,20 @@ gw_parse_flags(int argc, char **argv, struct gw_config *cfg,
         case 'p':
             cfg->allow_private = true;
             break;
+        case 'P':
+            rc = gw_body_set_api(&cfg->body, optarg, e);
+            break;
+        case 'F':
+        case 'Y':
+        case 'E':
+            rc = gw_body_allow(&cfg->body, o == 'F' ? 'f' : o == 'Y' ? 't' : 'b',
+                               optarg, e);
+            if (rc == -1)
+                err_prefix(e, "--%s: ",
+                           o == 'F' ? "allow-field"
+                           : o == 'Y' ? "allow-tool-type"
+                                      : "allow-beta");
+            break;
         default:
             rc = gw_parse_number(o, optarg, cfg, b, e);
             break;
@@ -187,6 +209,10 @@ gw_parse_flags(int argc, char **argv, struct gw_config *cfg,
                        "give exactly one of --key-file and --no-credential");
     if (no_cred)
         cfg->auth = GW_AUTH_NONE;
+    if (cfg->body.api == GW_API_NONE &&
+        cfg->body.nfields + cfg->body.ntools + cfg->body.nbetas > 0)
+        return err_set(e, ERR_SYNTAX, "--allow-field, --allow-tool-type and "
+                                      "--allow-beta need --body-policy");
     if (connect_to != NULL)
         return gw_parse_connect_to(connect_to, cfg, e);
     return 0;

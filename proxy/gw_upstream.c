@@ -266,6 +266,36 @@ uout_compact(struct gw_conn *c)
     c->uout_off = 0;
 }
 
+/* A judged body (gw_judge.c) -> (body framing) -> uout: the bytes the
+ * policy read, no others. */
+static enum up_step
+up_judged_in(struct gw_conn *c, size_t pending)
+{
+    size_t room = GW_BUF > pending ? GW_BUF - pending : 0, used = 0;
+    size_t left = c->judged.len - c->judged_off;
+    enum gw_feed f;
+
+    if (room == 0)
+        return UP_IDLE;
+    uout_compact(c);
+    f = gw_body_feed(&c->reqb, c->judged.data + c->judged_off,
+                     left < room ? left : room, &used);
+    if (f == GW_FEED_FAIL) {
+        gw__conn_deny(c, 400, "http_request_error", c->reqb.why);
+        return UP_GONE;
+    }
+    if (buf_append(&c->uout, c->judged.data + c->judged_off, used, NULL) ==
+        -1) {
+        gw__conn_close(c, "vendor buffer full");
+        return UP_GONE;
+    }
+    c->judged_off += used;
+    c->bytes_up += used;
+    gw_budget_add_bytes(&c->gw->budget, used);
+    c->req_done = f == GW_FEED_DONE;
+    return used > 0 || c->req_done ? UP_MOVED : UP_IDLE;
+}
+
 /* Client -> cin -> (body framing) -> uout. */
 static enum up_step
 up_body_in(struct gw_conn *c)
@@ -276,6 +306,8 @@ up_body_in(struct gw_conn *c)
 
     if (c->req_done)
         return UP_IDLE;
+    if (c->judged.len > 0) /* a judged body: from its buffer */
+        return up_judged_in(c, pending);
     if (c->cin_len < GW_BUF && !c->client_eof) {
         ssize_t n = recv(c->cfd, c->cin + c->cin_len, GW_BUF - c->cin_len, 0);
 

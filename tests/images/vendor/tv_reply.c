@@ -191,6 +191,27 @@ record_turn(struct tv_reply *r, const char *api, const struct tvj *body,
             tvb_puts(&r->record, ",");
         tvb_json_str(&r->record, t->calls[i].name);
     }
+    tvb_puts(&r->record, "],\"keys\":[");
+    /* the body's top-level fields and its tools' types: what a request
+     * policy (the gateway's --body-policy) must admit for this CLI */
+    for (const struct tvj *m = body->child; m != NULL; m = m->next) {
+        tvb_json_str(&r->record, m->key ? m->key : "");
+        if (m->next != NULL)
+            tvb_puts(&r->record, ",");
+    }
+    tvb_puts(&r->record, "],\"toolTypes\":[");
+    {
+        const struct tvj *tools = tvj_get(body, "tools");
+        int n = 0;
+
+        for (const struct tvj *x = tools ? tools->child : NULL; x != NULL;
+             x = x->next) {
+            const char *type = tvj_str(x, "type");
+
+            tvb_puts(&r->record, n++ ? "," : "");
+            tvb_json_str(&r->record, type ? type : "(none)");
+        }
+    }
     tvb_puts(&r->record, "],\"answer\":");
     tvb_json_str(&r->record, t->results.p ? t->results.p
                              : calls_sent ? "tool calls" : "VENDOR-OK");

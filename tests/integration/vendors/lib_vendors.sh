@@ -72,6 +72,8 @@ vd_make_tls() {
 vd_start_vendor() {
     local i
     VD_NAME=tls-vendor-$CTL_RUN
+    # first: the controller's teardown removes the vendor
+    TEST_CLEANUP_HOOKS=(vd_keep_records "${TEST_CLEANUP_HOOKS[@]}")
     docker run -d --label "$TEST_LABEL" --name "$VD_NAME" \
         --network "$EGRESS_NET" --network-alias "$VD_HOST" \
         -v "$VD_TLS:/tls:ro" "$VD_IMAGE" \
@@ -82,6 +84,15 @@ vd_start_vendor() {
         sleep 0.1
     done
     fail "the TLS vendor never listened: $(docker logs "$VD_NAME" 2>&1)"
+}
+
+# vd_keep_records: with AGENTCTL_VENDOR_RECORDS=DIR, the vendor's request
+# records are copied there when the scenario ends: how the request
+# policy's lists were measured (docs/gateway.md "Request policy").
+vd_keep_records() {
+    [ -n "${AGENTCTL_VENDOR_RECORDS:-}" ] && [ -n "$VD_NAME" ] || return 0
+    mkdir -p "$AGENTCTL_VENDOR_RECORDS"
+    vd_records >"$AGENTCTL_VENDOR_RECORDS/$TEST_NAME-$CTL_RUN.jsonl"
 }
 
 # vd_build_test_image: the CLI image plus what the scenarios need in the

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# test_gateway_body_policy.sh - agent-gateway's request policy of the model
+# endpoints (--body-policy, docs/gateway.md "Request policy") on loopback,
+# with the built binaries (no Docker): the TLS test vendor on 127.0.0.1
+# and an attacker (curl) sending what a process in the box could.
+#
+#   anthropic: a Messages request with client tools passes; a server-side
+#     tool (web_fetch), mcp_servers, the same key escaped (m\u0063p_...),
+#     an unlisted anthropic-beta, a chunked body, a compressed body, a body
+#     that is not strict JSON: each refused (403/411/415) with a
+#     Proxy-Status naming why, an audit line saying it, and never in the
+#     vendor's records; --allow-tool-type widens exactly the type it names;
+#   openai: /v1/responses with function tools passes; web_search, an mcp
+#     tool and background: true are refused.
+# Negative control: the same server-tool request through a gateway without
+# --body-policy reaches the vendor (so the checks above can fail).
+source "$(dirname "$0")/../lib.sh"
+for t in openssl python3 curl jq gzip; do
+    command -v "$t" >/dev/null || skip "$t not installed"
+done
+GW_BIN=$BUILD/proxy/agent-gateway
+VENDOR_BIN=$(find "$BUILD/tests" -maxdepth 2 -type f -name tls-vendor 2>/dev/null | head -n 1)
+[ -x "$GW_BIN" ] && [ -n "$VENDOR_BIN" ] ||
+    skip "agent-gateway or tls-vendor not built in $BUILD"
+HOST=llm.vendor.test
+PIDS=()
+on_cleanup 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null'
+
+(
+    cd "$TEST_TMP"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem \
+        -days 2 -subj "/CN=gateway policy test CA" \
+        -addext "basicConstraints=critical,CA:TRUE" \
+        -addext "keyUsage=critical,keyCertSign,cRLSign"
+    openssl req -newkey rsa:2048 -nodes -keyout vendor.key -out vendor.csr \
+        -subj "/CN=$HOST"
+    printf '%s\n' "subjectAltName=DNS:$HOST" "basicConstraints=CA:FALSE" \
+        "extendedKeyUsage=serverAuth" >ext
+    openssl x509 -req -in vendor.csr -CA ca.pem -CAkey ca.key \
+        -CAcreateserial -out vendor.pem -days 2 -extfile ext
+) >/dev/null 2>&1 || fail "openssl could not make the test CA"
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+VPORT=$(free_port)
+"$VENDOR_BIN" --cert "$TEST_TMP/vendor.pem" --key "$TEST_TMP/vendor.key" \
+    --port "$VPORT" >"$TEST_TMP/vendor.out" 2>"$TEST_TMP/vendor.err" &
+PIDS+=($!)
+for _ in $(seq 1 100); do # readiness, not a timed assertion
+    grep -q 'listening' "$TEST_TMP/vendor.err" && break
+    sleep 0.1
+done
+
+# gateway NAME FLAG...: one on a kernel-chosen port; sets PORT_NAME.
+gateway() {
+    local name=$1 port
+    shift
+    "$GW_BIN" --listen 127.0.0.1:0 --upstream "$HOST:443" \
+        --connect-to "$HOST:443=127.0.0.1:$VPORT" --ca-file "$TEST_TMP/ca.pem" \
+        --no-credential "$@" \
+        >"$TEST_TMP/$name.audit" 2>"$TEST_TMP/$name.err" &
+    PIDS+=($!)
+    for _ in $(seq 1 100); do
+        port=$(jq -r 'select(.msg == "listening") | .addr' \
+            "$TEST_TMP/$name.err" 2>/dev/null | cut -d: -f2)
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    [ -n "$port" ] || fail "$name never listened: $(cat "$TEST_TMP/$name.err")"
+    printf -v "PORT_$name" '%s' "$port"
+}
+gateway ant --allow 'POST /v1/messages' --body-policy anthropic
+gateway wide --allow 'POST /v1/messages' --body-policy anthropic \
+    --allow-tool-type web_fetch_20250910
+gateway oai --allow 'POST /v1/responses' --body-policy openai
+gateway open --allow 'POST /v1/messages' # the control: no policy
+
+# send NAME PATH BODY [CURL-ARGS...]: POST it; prints "STATUS PROXY-STATUS"
+send() {
+    local port=PORT_$1 path=$2 body=$3
+    shift 3
+    printf '%s' "$body" >"$TEST_TMP/body"
+    curl -sS -o /dev/null -D "$TEST_TMP/head" -w '%{http_code}' \
+        "http://127.0.0.1:${!port}$path" -H 'content-type: application/json' \
+        --data-binary "@$TEST_TMP/body" "$@" >"$TEST_TMP/code"
+    printf '%s %s' "$(cat "$TEST_TMP/code")" \
+        "$(grep -i '^proxy-status:' "$TEST_TMP/head" | tr -d '\r' || true)"
+}
+# arrived TASK: the vendor recorded a request whose prompt said TASK
+arrived() { jq -e --arg t "$1" 'select(.task == $t)' "$TEST_TMP/vendor.out" >/dev/null; }
+msg() { # TASK EXTRA-JSON-MEMBERS
+    printf '{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"TASK %s"}]%s}' "$1" "$2"
+}
+
+out=$(send ant /v1/messages "$(msg ok ',"tools":[{"name":"Read","input_schema":{"type":"object"}}]')")
+check_match "anthropic: client tools pass (200)" '^200' "$out"
+check "and reach the vendor" arrived ok
+
+refused() { # WHAT TASK EXPECT-STATUS EXPECT-DETAIL OUT
+    check_match "$1: refused ($3)" "^$3 " "$5"
+    check_match "$1: Proxy-Status says why" "$4" "$5"
+    check "$1: never reached the vendor" not arrived "$2"
+}
+not() { ! "$@"; }
+out=$(send ant /v1/messages "$(msg srv ',"tools":[{"type":"web_fetch_20250910","name":"web_fetch"}]')")
+refused "a server-side tool" srv 403 'tools\[0\]\.type' "$out"
+out=$(send ant /v1/messages "$(msg mcp ',"mcp_servers":[{"type":"url","url":"https://x.invalid/sse","name":"x"}]')")
+refused "mcp_servers" mcp 403 'field \\"mcp_servers\\" is not allowed|mcp_servers' "$out"
+out=$(send ant /v1/messages "$(msg esc ',"m\u0063p_servers":[]')")
+refused "an escaped mcp_servers" esc 403 'mcp_servers' "$out"
+out=$(send ant /v1/messages "$(msg beta '')" -H 'anthropic-beta: mcp-client-2025-04-04')
+refused "an unlisted anthropic-beta" beta 403 'mcp-client-2025-04-04' "$out"
+out=$(send ant /v1/messages "$(msg chunk '')" -H 'Transfer-Encoding: chunked')
+refused "a chunked body" chunk 411 'Content-Length' "$out"
+msg gz '' | gzip >"$TEST_TMP/gz"
+out=$(curl -sS -o /dev/null -D "$TEST_TMP/head" -w '%{http_code}' \
+    "http://127.0.0.1:$PORT_ant/v1/messages" -H 'content-type: application/json' \
+    -H 'content-encoding: gzip' --data-binary "@$TEST_TMP/gz")
+out="$out $(grep -i '^proxy-status:' "$TEST_TMP/head" | tr -d '\r')"
+refused "a compressed body" gz 415 'compressed' "$out"
+out=$(send ant /v1/messages '{"model":"m","messages":[],"tools":[],}')
+check_match "a body that is not strict JSON: refused (403)" '^403 ' "$out"
+check_match "it says so" 'not strict JSON' "$out"
+check_match "the audit line names the refused field" '"mcp_servers' \
+    "$(cat "$TEST_TMP/ant.audit")"
+
+out=$(send wide /v1/messages "$(msg widened ',"tools":[{"type":"web_fetch_20250910","name":"f"}]')")
+check_match "--allow-tool-type admits the type it names" '^200' "$out"
+out=$(send wide /v1/messages "$(msg other ',"tools":[{"type":"web_search_20250305","name":"s"}]')")
+check_match "and no other" '^403 ' "$out"
+
+resp() { # TASK EXTRA-JSON-MEMBERS
+    printf '{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"TASK %s"}]}]%s}' "$1" "$2"
+}
+out=$(send oai /v1/responses "$(resp fn ',"tools":[{"type":"function","name":"shell","parameters":{"type":"object"}}]')")
+check_match "openai: function tools pass (200)" '^200' "$out"
+check "and reach the vendor" arrived fn
+out=$(send oai /v1/responses "$(resp ws ',"tools":[{"type":"web_search"}]')")
+refused "openai: web_search" ws 403 'web_search' "$out"
+out=$(send oai /v1/responses "$(resp omcp ',"tools":[{"type":"mcp","server_label":"x","server_url":"https://x.invalid/"}]')")
+refused "openai: a remote MCP tool" omcp 403 'mcp' "$out"
+out=$(send oai /v1/responses "$(resp bg ',"background":true')")
+refused "openai: a background run" bg 403 'background' "$out"
+
+out=$(send open /v1/messages "$(msg control ',"tools":[{"type":"web_fetch_20250910","name":"web_fetch"}]')")
+check_match "control: without --body-policy the server tool goes through" '^200' "$out"
+check "control: and reaches the vendor" arrived control
