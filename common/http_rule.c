@@ -90,3 +90,17 @@ http_key_check(const char *key, size_t len)
                    "(only visible ASCII)";
     return NULL;
 }
+
+const char *
+http_policy_name_check(const char *name)
+{
+    size_t len = strlen(name);
+
+    if (len == 0 || len > HTTP_POLICY_NAME_MAX)
+        return "1 to 64 characters";
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)name[i] <= ' ' || (unsigned char)name[i] >= 0x7f ||
+            name[i] == ',' || name[i] == '"')
+            return "printable ASCII without spaces, commas or quotes";
+    return NULL;
+}

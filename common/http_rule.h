@@ -35,6 +35,13 @@ const char *http_rule_check(const char *spec, size_t *method_len);
  * (see the top of this file). */
 bool http_path_is_normal(const char *path, size_t len);
 
+/* A name of the gateway's request policy (agent-gateway --allow-field,
+ * --allow-tool-type, --allow-beta; a vendor's gateway.allowFields,
+ * allowServerTools, allowBetas): 1-64 printable ASCII characters without
+ * spaces, commas or quotes. NULL when it is one, else why not. */
+#define HTTP_POLICY_NAME_MAX 64
+const char *http_policy_name_check(const char *name);
+
 /* The longest credential the gateway sends. */
 #define HTTP_KEY_MAX 2048
 

@@ -34,6 +34,7 @@ enum cfg_credential_mode {
     CFG_CREDENTIAL_GATEWAY, /* the agent-gateway holds it (issue 16) */
 };
 #define CFG_MAX_GATEWAY_RULES   64
+#define CFG_MAX_GATEWAY_WIDEN   32 /* agent-gateway's GW_BODY_EXTRA_MAX */
 #define CFG_DEFAULT_GATEWAY_IMG "agentctl/agent-gateway:" AGENTCTL_VERSION
 
 /* One vendor profile: the only hosts its proxy lets the agent reach. */
@@ -51,6 +52,12 @@ struct cfg_vendor {
     size_t n_gateway_allow;     /* 1..CFG_MAX_GATEWAY_RULES */
     char *gateway_base_url_env; /* env var the agent gets the gateway's URL in,
                                    or NULL */
+    /* the request policy (agent-gateway --body-policy): "anthropic",
+     * "openai" or "off"; by default the authHeader's API */
+    char *gateway_body_policy;
+    char **gateway_allow_fields, **gateway_allow_tools, **gateway_allow_betas;
+    size_t n_gateway_allow_fields, n_gateway_allow_tools,
+        n_gateway_allow_betas; /* each 0..CFG_MAX_GATEWAY_WIDEN */
 };
 
 /* What one spec may ask for (docs/config.md "limits"); every bound a spec

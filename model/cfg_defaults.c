@@ -23,6 +23,16 @@ cfg__vendor_cleanup(struct cfg_vendor *v)
         free(v->gateway_allow[i]);
     free(v->gateway_allow);
     free(v->gateway_base_url_env);
+    free(v->gateway_body_policy);
+    for (size_t i = 0; i < v->n_gateway_allow_fields; i++)
+        free(v->gateway_allow_fields[i]);
+    free(v->gateway_allow_fields);
+    for (size_t i = 0; i < v->n_gateway_allow_tools; i++)
+        free(v->gateway_allow_tools[i]);
+    free(v->gateway_allow_tools);
+    for (size_t i = 0; i < v->n_gateway_allow_betas; i++)
+        free(v->gateway_allow_betas[i]);
+    free(v->gateway_allow_betas);
     memset(v, 0, sizeof(*v));
 }
 

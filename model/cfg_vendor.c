@@ -212,12 +212,82 @@ cfg_gateway_allow(struct cfg_parse *p, void *ctx, const struct spec_node *v,
                  cfg_rule_item, &vd->gateway_allow, &vd->n_gateway_allow);
 }
 
+/* The request policy: which API's, and what widens it (docs/gateway.md
+ * "Request policy"). */
+static void
+cfg_gateway_body_policy(struct cfg_parse *p, void *dst,
+                        const struct spec_node *v, const char *field)
+{
+    static const char *const apis[] = { "anthropic", "openai", "off", NULL };
+
+    if (cfg_pick(p, v, field, apis) != -1)
+        cfg__set_str(p, v, dst);
+}
+
+/* A name as agent-gateway's --allow-field, --allow-tool-type and
+ * --allow-beta take it (common/http_rule.c). */
+static int
+cfg_policy_name(struct cfg_parse *p, const struct spec_node *r,
+                const char *field, char *out)
+{
+    const char *why = http_policy_name_check(r->value);
+
+    if (why != NULL)
+        return spec_errors_add(p->es, p->file, r, field, "\"%s\": %s",
+                               r->value, why);
+    memcpy(out, r->value, r->len + 1); /* the check bounds its length */
+    return 0;
+}
+
+static void
+cfg_gateway_widen(struct cfg_parse *p, const struct spec_node *v,
+                  const char *field, char ***list, size_t *n)
+{
+    cfg_str_list(p, v, field, CFG_MAX_GATEWAY_WIDEN, "names", cfg_policy_name,
+                 list, n);
+}
+
+static void
+cfg_gateway_fields(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                   const char *field)
+{
+    struct cfg_vendor *vd = ctx;
+
+    cfg_gateway_widen(p, v, field, &vd->gateway_allow_fields,
+                      &vd->n_gateway_allow_fields);
+}
+
+static void
+cfg_gateway_tools(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                  const char *field)
+{
+    struct cfg_vendor *vd = ctx;
+
+    cfg_gateway_widen(p, v, field, &vd->gateway_allow_tools,
+                      &vd->n_gateway_allow_tools);
+}
+
+static void
+cfg_gateway_betas(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                  const char *field)
+{
+    struct cfg_vendor *vd = ctx;
+
+    cfg_gateway_widen(p, v, field, &vd->gateway_allow_betas,
+                      &vd->n_gateway_allow_betas);
+}
+
 #define VD_AT(f) offsetof(struct cfg_vendor, f)
 
 static const struct cfg_key cfg_gateway_keys[] = {
     { "authHeader", cfg_gateway_auth_header, VD_AT(gateway_auth_header), NULL },
     { "allow", cfg_gateway_allow, 0, NULL },
     { "baseUrlEnv", cfg_vendor_env_name, VD_AT(gateway_base_url_env), NULL },
+    { "bodyPolicy", cfg_gateway_body_policy, VD_AT(gateway_body_policy),
+      NULL },
+    { "allowFields", cfg_gateway_fields, 0, NULL },
+    { "allowServerTools", cfg_gateway_tools, 0, NULL },
+    { "allowBetas", cfg_gateway_betas, 0, NULL },
     { NULL, NULL, 0, NULL },
 };
 
@@ -273,6 +343,13 @@ cfg_vendor_gateway_rules(struct cfg_parse *p, struct cfg_vendor *vd,
     }
     if (vd->gateway_auth_header == NULL &&
         (vd->gateway_auth_header = strdup("x-api-key")) == NULL)
+        cfg__nomem(p, v);
+    /* the API the key is for: x-api-key is Anthropic's, a bearer OpenAI's */
+    if (vd->gateway_body_policy == NULL &&
+        (vd->gateway_body_policy = strdup(
+             strcmp(vd->gateway_auth_header, "bearer") == 0 ? "openai"
+                                                            : "anthropic")) ==
+            NULL)
         cfg__nomem(p, v);
 }
 

@@ -505,6 +505,31 @@ rc_budget(uint64_t spec, uint64_t limit)
     return spec != 0 ? spec : limit;
 }
 
+/* The request policy of the model endpoints (docs/gateway.md "Request
+ * policy"): the API's lists, widened by the profile on purpose. */
+static void
+rc_gateway_body_policy(struct rc_build *b, cJSON *cmd)
+{
+    const struct cfg_vendor *v = b->vendor;
+    static const char *const flags[] = { "--allow-field", "--allow-tool-type",
+                                         "--allow-beta" };
+    char *const *lists[] = { v->gateway_allow_fields, v->gateway_allow_tools,
+                             v->gateway_allow_betas };
+    const size_t ns[] = { v->n_gateway_allow_fields, v->n_gateway_allow_tools,
+                          v->n_gateway_allow_betas };
+
+    if (v->gateway_body_policy == NULL ||
+        strcmp(v->gateway_body_policy, "off") == 0)
+        return;
+    rc_push(b, cmd, "--body-policy");
+    rc_push(b, cmd, v->gateway_body_policy);
+    for (size_t l = 0; l < 3; l++)
+        for (size_t i = 0; i < ns[l]; i++) {
+            rc_push(b, cmd, flags[l]);
+            rc_push(b, cmd, lists[l][i]);
+        }
+}
+
 /* agent-gateway's flags (docs/gateway.md "Flags"): it listens on its
  * internal address only (the egress bridge is shared by every
  * invocation's gateway), forwards to the vendor's one host with the key
@@ -549,6 +574,7 @@ rc_gateway_cmd(struct rc_build *b, cJSON *c)
     }
     if (v->allow_private)
         rc_push(b, cmd, "--allow-private");
+    rc_gateway_body_policy(b, cmd);
 }
 
 /* The credential gateway: the proxy's hardening and limits, on the

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gw_json.h"
+#include "http_rule.h"
 
 static const char *const anthropic_paths[] = { "/v1/messages",
                                                "/v1/messages/count_tokens",
@@ -21,18 +22,24 @@ static const char *const anthropic_paths[] = { "/v1/messages",
 static const char *const openai_paths[] = { "/v1/responses",
                                             "/v1/chat/completions", NULL };
 
+/* Claude Code 2.1.332 sends model, messages, system, tools, metadata,
+ * max_tokens, thinking, context_management, output_config, stream */
 static const char *const anthropic_fields[] = {
-    "model",       "messages",     "system",        "max_tokens",
+    "model",       "messages",       "system",      "max_tokens",
     "metadata",    "stop_sequences", "stream",      "temperature",
-    "top_p",       "top_k",        "tools",         "tool_choice",
-    "thinking",    "service_tier", "context_management", NULL,
+    "top_p",       "top_k",          "tools",       "tool_choice",
+    "thinking",    "service_tier",   "context_management",
+    "output_config", NULL,
 };
+/* Codex 0.171.0 sends model, stream, input, tool_choice,
+ * parallel_tool_calls, reasoning, store, include, prompt_cache_key, text,
+ * client_metadata (and tools when it offers any) */
 static const char *const openai_fields[] = {
     /* Responses */
     "model", "input", "instructions", "tools", "tool_choice",
     "parallel_tool_calls", "reasoning", "store", "stream", "include",
     "prompt_cache_key", "text", "max_output_tokens", "temperature", "top_p",
-    "metadata", "user", "service_tier", "truncation",
+    "metadata", "user", "service_tier", "truncation", "client_metadata",
     /* Chat Completions */
     "messages", "stream_options", "max_tokens", "max_completion_tokens", "n",
     "stop", "presence_penalty", "frequency_penalty", "logit_bias", "logprobs",
@@ -42,12 +49,16 @@ static const char *const openai_fields[] = {
 static const char *const anthropic_tools[] = { "custom", NULL };
 static const char *const openai_tools[] = { "function", "custom", NULL };
 /* anthropic-beta flags that change how the model answers, not what the
- * vendor does for the client */
+ * vendor does for the client; Claude Code 2.1.332 sends the first seven */
 static const char *const anthropic_betas[] = {
     "claude-code-20250219",
-    "interleaved-thinking-2025-05-14",
-    "fine-grained-tool-streaming-2025-05-14",
     "context-management-2025-06-27",
+    "effort-2025-11-24",
+    "interleaved-thinking-2025-05-14",
+    "mid-conversation-tool-changes-2026-07-01",
+    "per-turn-control-2026-07-01",
+    "thinking-token-count-2026-05-13",
+    "fine-grained-tool-streaming-2025-05-14",
     "token-efficient-tools-2025-02-19",
     "prompt-caching-2024-07-31",
     "output-128k-2025-02-19",
@@ -76,21 +87,13 @@ gw_body_allow(struct gw_body_policy *p, char which, const char *name,
         which == 'f' ? p->fields : which == 't' ? p->tools : p->betas;
     size_t *n = which == 'f' ? &p->nfields : which == 't' ? &p->ntools
                                                           : &p->nbetas;
-    size_t len = strlen(name);
+    const char *why = http_policy_name_check(name);
 
-    if (len == 0 || len > GW_BODY_NAME_MAX)
-        return err_set(e, ERR_INVALID, "\"%s\": 1 to %d characters", name,
-                       GW_BODY_NAME_MAX);
-    for (size_t i = 0; i < len; i++)
-        if ((unsigned char)name[i] <= ' ' || (unsigned char)name[i] >= 0x7f ||
-            name[i] == ',' || name[i] == '"')
-            return err_set(e, ERR_INVALID,
-                           "\"%s\": printable ASCII without spaces, commas "
-                           "or quotes",
-                           name);
+    if (why != NULL)
+        return err_set(e, ERR_INVALID, "\"%s\": %s", name, why);
     if (*n == GW_BODY_EXTRA_MAX)
         return err_set(e, ERR_LIMIT, "more than %d names", GW_BODY_EXTRA_MAX);
-    memcpy(list[(*n)++], name, len + 1);
+    memcpy(list[(*n)++], name, strlen(name) + 1);
     return 0;
 }
 

@@ -24,8 +24,10 @@
 
 #include "err.h"
 
+#include "http_rule.h"
+
 #define GW_BODY_EXTRA_MAX 32 /* each of the widening lists */
-#define GW_BODY_NAME_MAX  64 /* a field, tool type or beta flag */
+#define GW_BODY_NAME_MAX  HTTP_POLICY_NAME_MAX /* a field, tool, beta */
 
 enum gw_api {
     GW_API_NONE,      /* no body is judged */

@@ -40,6 +40,11 @@ gw__judge_head(struct gw_conn *c, const struct gw_req_head *h)
     c->judging = false;
     if (p->api == GW_API_NONE || !gw_body_judged(p, h->target, h->path_len))
         return 0;
+    /* no body, nothing to judge (Codex's GET of /v1/responses, a
+     * WebSocket upgrade the head rebuild drops; the path rules judged the
+     * request itself) */
+    if (h->framing == GW_BODY_NONE)
+        return 0;
     for (size_t i = 0; i < h->nfields; i++) {
         f = &h->fields[i];
         if (gw_field_is(f, "anthropic-beta") &&

@@ -331,6 +331,8 @@ test_cfg_gateway_mode_parses(void **state)
     assert_int_equal(v->n_gateway_allow, 1);
     assert_string_equal(v->gateway_allow[0], "POST /v1/responses");
     assert_null(v->gateway_base_url_env);
+    /* the request policy: the authHeader's API unless said */
+    assert_string_equal(v->gateway_body_policy, "openai");
     /* authHeader defaults to x-api-key; credentialEnv is optional. */
     v = cfg_find_vendor(cfg, "local");
     assert_string_equal(v->gateway_auth_header, "x-api-key");
@@ -338,7 +340,9 @@ test_cfg_gateway_mode_parses(void **state)
     assert_true(v->allow_private);
     assert_int_equal(v->n_gateway_allow, 2);
     assert_string_equal(v->gateway_allow[1], "GET /v1/models/");
+    assert_string_equal(v->gateway_body_policy, "anthropic");
     v = cfg_find_vendor(cfg, "plain");
+    assert_null(v->gateway_body_policy);
     assert_int_equal(v->credential_mode, CFG_CREDENTIAL_ENV);
     assert_null(v->gateway_auth_header);
     assert_null(v->gateway_allow);
@@ -346,6 +350,51 @@ test_cfg_gateway_mode_parses(void **state)
     assert_int_equal(cfg->limits.max_vendor_requests, 1000);
     assert_int_equal(cfg->limits.max_vendor_bytes, 1ull << 30);
     cfg_free(cfg);
+}
+
+/* The request policy's keys: the API, and the names that widen it, with
+ * agent-gateway's own rules (common/http_rule.c). */
+static void
+test_cfg_gateway_body_policy(void **state)
+{
+    const char *text =
+        "vendors:\n"
+        "  claude:\n"
+        "    hosts: [\"llm.vendor.test:443\"]\n"
+        "    credentialMode: gateway\n"
+        "    gateway:\n"
+        "      allow: [\"POST /v1/messages\"]\n"
+        "      bodyPolicy: off\n"
+        "      allowServerTools: [web_fetch_20250910]\n"
+        "      allowBetas: [a-beta]\n"
+        "      allowFields: [container]\n";
+    const char *bad =
+        "vendors:\n"
+        "  claude:\n"
+        "    hosts: [\"llm.vendor.test:443\"]\n"
+        "    credentialMode: gateway\n"
+        "    gateway:\n"
+        "      allow: [\"POST /v1/messages\"]\n"
+        "      bodyPolicy: gemini\n"
+        "      allowBetas: [\"a b\"]\n";
+    struct spec_errors es;
+    struct cfg *cfg = parse(text, &es);
+    const struct cfg_vendor *v;
+
+    (void)state;
+    assert_non_null(cfg);
+    v = cfg_find_vendor(cfg, "claude");
+    assert_string_equal(v->gateway_body_policy, "off");
+    assert_int_equal(v->n_gateway_allow_tools, 1);
+    assert_string_equal(v->gateway_allow_tools[0], "web_fetch_20250910");
+    assert_string_equal(v->gateway_allow_betas[0], "a-beta");
+    assert_string_equal(v->gateway_allow_fields[0], "container");
+    cfg_free(cfg);
+    assert_null(parse(bad, &es));
+    assert_true(has_error(&es, 7, 19, "vendors.claude.gateway.bodyPolicy",
+                          "must be one of anthropic, openai, off"));
+    assert_true(has_error(&es, 8, 20, "vendors.claude.gateway.allowBetas[0]",
+                          "printable ASCII without spaces"));
 }
 
 /* 0 says "no cap"; the highest request cap is agent-gateway's own range
@@ -1265,6 +1314,7 @@ main(void)
         cmocka_unit_test(test_cfg_bool_reads_every_spelling),
         cmocka_unit_test(test_cfg_gateway_mode_parses),
         cmocka_unit_test(test_cfg_vendor_limits_zero_and_gateway_maximum),
+        cmocka_unit_test(test_cfg_gateway_body_policy),
         cmocka_unit_test(test_cfg_gateway_allow_agrees_with_agent_gateway),
         cmocka_unit_test(test_cfg_warm_pool_parses),
         cmocka_unit_test(test_cfg_warm_pool_before_vendors),

@@ -46,7 +46,8 @@ static const char cfg_gateway[] =
     "    hosts: [\"api.openai.com:443\"]\n"
     "    credentialEnv: CODEX_API_KEY\n"
     "    credentialMode: gateway\n"
-    "    gateway: {authHeader: bearer, allow: [\"POST /v1/responses\"]}\n"
+    "    gateway: {authHeader: bearer, allow: [\"POST /v1/responses\"],\n"
+    "              allowServerTools: [web_search], allowBetas: [b1]}\n"
     "limits: {maxVendorRequests: 500, maxVendorBytes: 1Gi}\n";
 
 static const char cfg_env[] =
@@ -209,7 +210,7 @@ test_gateway_body(void **state)
                   "\"/run/agentctl/gateway/api-key\",\"--auth-header\","
                   "\"x-api-key\",\"--allow\",\"POST /v1/messages\","
                   "\"--max-requests\",\"500\",\"--max-bytes\",\"1073741824\","
-                  "\"--allow-private\"]"));
+                  "\"--allow-private\",\"--body-policy\",\"anthropic\"]"));
     free(t);
     assert_string_equal(str_at(f.d, RC_ROLE_GATEWAY, "/Image"), GWIMAGE);
     assert_string_equal(str_at(f.d, RC_ROLE_GATEWAY, "/User"), "65534:65534");
@@ -318,6 +319,7 @@ static void
 test_codex_base_url_flag(void **state)
 {
     struct fx f;
+    char *t;
 
     (void)state;
     fx_build(&f, cfg_gateway, "codex", "prompt: hello", "");
@@ -326,6 +328,12 @@ test_codex_base_url_flag(void **state)
     assert_true(has_str(f.d, RC_ROLE_AGENT, "/Env",
                         "CODEX_API_KEY=" RC_GATEWAY_PLACEHOLDER));
     assert_true(has_str(f.d, RC_ROLE_GATEWAY, "/Cmd", "bearer"));
+    /* a bearer key is OpenAI's: its request policy, widened on purpose */
+    t = body_text(f.d, RC_ROLE_GATEWAY);
+    assert_non_null(strstr(t, "\"--body-policy\",\"openai\","
+                              "\"--allow-tool-type\",\"web_search\","
+                              "\"--allow-beta\",\"b1\"]"));
+    free(t);
     assert_false(some_body_holds_key(f.d));
     fx_free(&f);
 }
