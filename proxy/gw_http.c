@@ -58,12 +58,49 @@ gw_list_has(const char *v, size_t n, const char *lower)
     return false;
 }
 
+/* RFC 3986 characters of a path and query (3.3, 3.4): unreserved,
+ * sub-delims, ':', '@', '/', '?'; '%' is checked apart (pct-encoded). */
+static bool
+is_target_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') ||
+           (c != 0 && strchr("-._~!$&'()*+,;=:@/?", c));
+}
+
+static bool
+is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+           (c >= 'A' && c <= 'F');
+}
+
+/* The offset of the first byte of t[0..n) that is not RFC 3986 (a '#',
+ * a raw 8-bit byte, '%' without two hex digits after it: "%u0041"), or
+ * n when every byte is. A server may cut a path at '#', decode 8-bit
+ * bytes or "%u" its own way, and then serve another path than the one
+ * the rules admitted. */
+static size_t
+target_bad_at(const char *t, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (t[k] == '%') {
+            if (k + 2 >= n || !is_hex(t[k + 1]) || !is_hex(t[k + 2]))
+                return k;
+            k += 2;
+        } else if (!is_target_char((unsigned char)t[k])) {
+            return k;
+        }
+    }
+    return n;
+}
+
 /* "METHOD SP origin-form SP HTTP/1.x CRLF"; returns bytes or -1. */
 static int
 req_line(const char *p, size_t n, struct gw_req_head *h, int *status,
          struct err *e)
 {
-    size_t i = 0, t;
+    size_t i = 0, t, bad;
 
     while (i < n && i <= 16 && is_tchar((unsigned char)p[i]))
         i++;
@@ -72,17 +109,23 @@ req_line(const char *p, size_t n, struct gw_req_head *h, int *status,
     h->method = p;
     h->method_len = i;
     t = ++i;
-    while (i < n && (unsigned char)p[i] > 0x20 && p[i] != 0x7f)
+    while (i < n && p[i] != ' ' && p[i] != '\r' && p[i] != '\n')
         i++;
     if (i == t || i >= n || p[i] != ' ')
         return err_set(e, ERR_SYNTAX, "bad request target");
     if (p[t] != '/')
         return err_set(e, ERR_SYNTAX, "request target is not a path");
+    bad = target_bad_at(p + t, i - t);
+    if (bad < i - t)
+        return err_set(e, ERR_SYNTAX,
+                       "request target: byte 0x%02x at %zu is not allowed "
+                       "(RFC 3986)",
+                       (unsigned char)p[t + bad], bad);
     h->target = p + t;
     h->target_len = i - t;
     h->path_len = h->target_len;
     for (size_t k = 0; k < h->target_len; k++) {
-        if (h->target[k] == '?' || h->target[k] == '#') {
+        if (h->target[k] == '?') {
             h->path_len = k;
             break;
         }

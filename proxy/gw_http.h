@@ -61,7 +61,12 @@ struct gw_req_head {
 size_t gw_head_end(const char *p, size_t n);
 
 /* Parse a complete request head (p, n as gw_head_end() measured). On
- * error returns -1, sets *status (400, 501 or 505) and e's message. */
+ * error returns -1, sets *status (400, 431, 501 or 505) and e's message.
+ * The target must be origin-form of RFC 3986 characters only (ALPHA
+ * DIGIT -._~!$&'()*+,;=:@/? and '%' with two hex digits): a '#', a raw
+ * byte 0x80-0xFF, "%u..." or a bare '%' is refused with the byte and its
+ * offset in the target ("request target: byte 0x23 at 12 is not allowed
+ * (RFC 3986)"). */
 int gw_req_parse(const char *p, size_t n, struct gw_req_head *h, int *status,
                  struct err *e);
 

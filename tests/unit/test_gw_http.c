@@ -113,6 +113,68 @@ test_gw_req_refuses_hostile_heads(void **state)
     }
 }
 
+/* Only RFC 3986 characters in the target: what a server could cut
+ * ('#'), decode its own way (raw 8-bit, "%u") or not decode at all ('%'
+ * without two hex digits) is refused with the byte and its offset. */
+static void
+test_gw_req_target_is_rfc3986_only(void **state)
+{
+    static const struct {
+        const char *target;
+        int byte; /* -1: accepted */
+        size_t at;
+    } cases[] = {
+        { "/v1/messages?beta=true", -1, 0 },
+        { "/a-b._~!$&'()*+,=:@/c?q=;/?%2F%2f%aF", -1, 0 },
+        { "/v1/messages%41", -1, 0 },
+        { "/v1/messages#/../../admin", 0x23, 12 },
+        { "/v1/messages?x=1#frag", 0x23, 16 },
+        { "/v1/m\xc3\xa9ssages", 0xc3, 5 },
+        { "/v1/\xff", 0xff, 4 },
+        { "/v1/%u002e%u002e/admin", 0x25, 4 },
+        { "/v1/messages%4", 0x25, 12 },
+        { "/v1/messages%", 0x25, 12 },
+        { "/v1/%zz", 0x25, 4 },
+        { "/v1/\"x\"", 0x22, 4 },
+        { "/v1/<a>", 0x3c, 4 },
+        { "/v1/a|b", 0x7c, 5 },
+        { "/v1/{a}", 0x7b, 4 },
+        { "/v1/a^b`", 0x5e, 5 },
+        { "/v1/a\\b", 0x5c, 5 },
+        { "/v1/a\x7f"
+          "b",
+          0x7f, 5 },
+        { "/v1/a\x01"
+          "b",
+          0x01, 5 },
+        { "/v1/a\tb", 0x09, 5 },
+    };
+    char in[256], want[128];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct gw_req_head h;
+        struct err e = { 0 };
+        int status = 0, n;
+
+        n = snprintf(in, sizeof(in), "POST %s HTTP/1.1\r\nHost: x\r\n\r\n",
+                     cases[i].target);
+        assert_true(n > 0 && (size_t)n < sizeof(in));
+        if (cases[i].byte < 0) {
+            assert_int_equal(gw_req_parse(in, (size_t)n, &h, &status, &e), 0);
+            assert_int_equal(h.target_len, strlen(cases[i].target));
+            continue;
+        }
+        snprintf(want, sizeof(want),
+                 "request target: byte 0x%02x at %zu is not allowed (RFC "
+                 "3986)",
+                 cases[i].byte, cases[i].at);
+        assert_int_equal(gw_req_parse(in, (size_t)n, &h, &status, &e), -1);
+        assert_int_equal(status, 400);
+        assert_string_equal(e.msg, want);
+    }
+}
+
 static void
 test_gw_req_caps_the_field_count(void **state)
 {
@@ -287,6 +349,7 @@ main(void)
         cmocka_unit_test(test_gw_req_parses_a_messages_request),
         cmocka_unit_test(test_gw_req_reads_persistence_and_expect),
         cmocka_unit_test(test_gw_req_refuses_hostile_heads),
+        cmocka_unit_test(test_gw_req_target_is_rfc3986_only),
         cmocka_unit_test(test_gw_req_caps_the_field_count),
         cmocka_unit_test(test_gw_head_end_needs_the_blank_line),
         cmocka_unit_test(test_gw_body_finds_the_end),
