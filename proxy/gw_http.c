@@ -231,6 +231,24 @@ req_semantics(struct gw_req_head *h, int *status, struct err *e)
     return 0;
 }
 
+/* A request field name with '_' is refused: servers and the frameworks
+ * in front of them fold '_' to '-' (CGI, WSGI, Rack: "X_Api_Key" and
+ * "X-Api-Key" are both HTTP_X_API_KEY) or drop the field, so one name
+ * would be judged here as one field (not a credential, not an override,
+ * not the framing) and read there as another. No vendor API uses '_' in
+ * a field name. */
+static int
+name_has_underscore(const struct gw_field *f, struct err *e)
+{
+    if (memchr(f->name, '_', f->name_len) == NULL)
+        return 0;
+    return err_set(e, ERR_INVALID,
+                   "header field name \"%.*s%s\" has \"_\": refused, servers "
+                   "read it as \"-\"",
+                   (int)(f->name_len > 64 ? 64 : f->name_len), f->name,
+                   f->name_len > 64 ? "..." : "");
+}
+
 int
 gw_req_parse(const char *p, size_t n, struct gw_req_head *h, int *status,
              struct err *e)
@@ -251,6 +269,8 @@ gw_req_parse(const char *p, size_t n, struct gw_req_head *h, int *status,
         }
         r = req_field(p + i, n - i, &h->fields[h->nfields], e);
         if (r == -1)
+            return -1;
+        if (name_has_underscore(&h->fields[h->nfields], e) == -1)
             return -1;
         h->nfields++;
         i += (size_t)r;

@@ -66,7 +66,9 @@ size_t gw_head_end(const char *p, size_t n);
  * DIGIT -._~!$&'()*+,;=:@/? and '%' with two hex digits): a '#', a raw
  * byte 0x80-0xFF, "%u..." or a bare '%' is refused with the byte and its
  * offset in the target ("request target: byte 0x23 at 12 is not allowed
- * (RFC 3986)"). */
+ * (RFC 3986)"). A field name with '_' is refused (400): servers read
+ * "X_Api_Key" as "X-Api-Key" or drop it, so one field would mean two
+ * things (gw_http.c). */
 int gw_req_parse(const char *p, size_t n, struct gw_req_head *h, int *status,
                  struct err *e);
 

@@ -175,6 +175,53 @@ test_gw_req_target_is_rfc3986_only(void **state)
     }
 }
 
+/* A field name with '_' is refused, whatever it would fold to: servers
+ * read "X_Api_Key" as "X-Api-Key" (or drop it) while the gateway's
+ * comparisons see another name. A response field with '_' is the
+ * vendor's business and passes. */
+static void
+test_gw_req_refuses_underscore_field_names(void **state)
+{
+    static const char *const names[] = {
+        "X_Api_Key",         "X_HTTP_Method_Override", "Content_Length",
+        "Transfer_Encoding", "x_forwarded_for",        "_",
+        "Authorization_",    "OpenAI_Organization",
+    };
+    char in[256], want[160];
+    size_t used;
+    struct gw_resp r;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        struct gw_req_head h;
+        struct err e = { 0 };
+        int status = 0, n;
+
+        n = snprintf(in, sizeof(in),
+                     "POST /v1/messages HTTP/1.1\r\nHost: x\r\n%s: v\r\n"
+                     "Content-Length: 0\r\n\r\n",
+                     names[i]);
+        assert_true(n > 0 && (size_t)n < sizeof(in));
+        assert_int_equal(gw_req_parse(in, (size_t)n, &h, &status, &e), -1);
+        assert_int_equal(status, 400);
+        snprintf(want, sizeof(want),
+                 "header field name \"%s\" has \"_\": refused, servers read "
+                 "it as \"-\"",
+                 names[i]);
+        assert_string_equal(e.msg, want);
+    }
+    {
+        static const char resp[] = "HTTP/1.1 200 OK\r\nX_Vendor: 1\r\n"
+                                   "Content-Length: 2\r\n\r\nok";
+
+        gw_resp_init(&r, false);
+        assert_int_equal(gw_resp_feed(&r, resp, sizeof(resp) - 1, &used),
+                         GW_FEED_DONE);
+        assert_int_equal(r.status, 200);
+        gw_resp_cleanup(&r);
+    }
+}
+
 static void
 test_gw_req_caps_the_field_count(void **state)
 {
@@ -350,6 +397,7 @@ main(void)
         cmocka_unit_test(test_gw_req_reads_persistence_and_expect),
         cmocka_unit_test(test_gw_req_refuses_hostile_heads),
         cmocka_unit_test(test_gw_req_target_is_rfc3986_only),
+        cmocka_unit_test(test_gw_req_refuses_underscore_field_names),
         cmocka_unit_test(test_gw_req_caps_the_field_count),
         cmocka_unit_test(test_gw_head_end_needs_the_blank_line),
         cmocka_unit_test(test_gw_body_finds_the_end),
