@@ -23,6 +23,26 @@ static const char *const dropped[] = {
     "x-http-method-override",
     "x-http-method",
     "x-method-override",
+    /* another path than the rules saw: front ends that rewrite the URL
+     * (IIS, some frameworks) serve these instead of the request line's */
+    "x-original-url",
+    "x-rewrite-url",
+    /* who the client is: the gateway is the vendor's client, and these
+     * are what an agent would forge to pass as another (every
+     * X-Forwarded-* field is dropped below, like Proxy-*) */
+    "forwarded",
+    "x-real-ip",
+    /* which OpenAI organization and project the operator's key bills:
+     * the operator's choice, not the agent's */
+    "openai-organization",
+    "openai-project",
+    NULL,
+};
+
+/* Dropped with every name they start (any case). */
+static const char *const dropped_prefixes[] = {
+    "proxy-",
+    "x-forwarded-",
     NULL,
 };
 
@@ -32,8 +52,12 @@ gw_head_drops(const struct gw_req_head *h, const char *name, size_t name_len)
     struct gw_field f = { .name = name, .name_len = name_len };
     char lower[64];
 
-    if (name_len >= 6 && strncasecmp(name, "proxy-", 6) == 0)
-        return true;
+    for (size_t i = 0; dropped_prefixes[i] != NULL; i++) {
+        size_t pl = strlen(dropped_prefixes[i]);
+
+        if (name_len >= pl && strncasecmp(name, dropped_prefixes[i], pl) == 0)
+            return true;
+    }
     for (size_t i = 0; dropped[i] != NULL; i++)
         if (gw_field_is(&f, dropped[i]))
             return true;

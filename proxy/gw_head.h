@@ -11,7 +11,11 @@
  * X-Goog-Api-Key, Cookie, and the method overrides (X-HTTP-Method-Override,
  * X-HTTP-Method, X-Method-Override: the rules judge the request line's method):
  * whatever the agent sends there (a placeholder, another account's key) never
- * reaches the vendor.
+ * reaches the vendor. Also dropped: the URL rewrites X-Original-URL and
+ * X-Rewrite-URL (the rules judge the request line's path), Forwarded,
+ * X-Real-IP and every X-Forwarded-* field (the agent does not say who the
+ * client is), and OpenAI-Organization and OpenAI-Project (the agent does
+ * not pick which organization or project the operator's key bills).
  */
 #ifndef GW_HEAD_H
 #define GW_HEAD_H

@@ -101,6 +101,43 @@ test_gw_head_keeps_framing_that_connection_names(void **state)
     buf_cleanup(&out);
 }
 
+/* The URL rewrites, the client's forged identity and the OpenAI
+ * organization and project never reach the vendor; lookalikes that are
+ * not in the list do. */
+static void
+test_gw_head_drops_rewrites_forwarding_and_org(void **state)
+{
+    static const char in[] = "POST /v1/responses HTTP/1.1\r\n"
+                             "OpenAI-Organization: org-agents-pick\r\n"
+                             "openai-project: proj_other\r\n"
+                             "X-Original-URL: /v1/admin\r\n"
+                             "x-rewrite-url: /v1/admin\r\n"
+                             "Forwarded: for=10.0.0.1;host=internal\r\n"
+                             "X-Forwarded-For: 127.0.0.1\r\n"
+                             "X-Forwarded-Host: admin.internal\r\n"
+                             "x-forwarded-proto: http\r\n"
+                             "X-FORWARDED-PREFIX: /admin\r\n"
+                             "X-Real-IP: 127.0.0.1\r\n"
+                             "OpenAI-Beta: responses=v1\r\n"
+                             "X-Forwarded: kept\r\n"
+                             "Forwarded-For: kept\r\n"
+                             "Content-Length: 2\r\n\r\n";
+    static const char want[] = "POST /v1/responses HTTP/1.1\r\n"
+                               "Host: llm.vendor.test\r\n"
+                               "OpenAI-Beta: responses=v1\r\n"
+                               "X-Forwarded: kept\r\n"
+                               "Forwarded-For: kept\r\n"
+                               "Content-Length: 2\r\n"
+                               "Authorization: Bearer sk-op\r\n\r\n";
+    struct gw_cred cred = { GW_AUTH_BEARER, "sk-op", 5 };
+    struct buf out;
+
+    (void)state;
+    build(in, &cred, &out);
+    assert_string_equal(out.data, want);
+    buf_cleanup(&out);
+}
+
 static void
 test_gw_head_fails_past_the_buffer_cap(void **state)
 {
@@ -126,6 +163,7 @@ main(void)
         cmocka_unit_test(test_gw_head_replaces_the_agents_credentials),
         cmocka_unit_test(test_gw_head_bearer_and_none),
         cmocka_unit_test(test_gw_head_keeps_framing_that_connection_names),
+        cmocka_unit_test(test_gw_head_drops_rewrites_forwarding_and_org),
         cmocka_unit_test(test_gw_head_fails_past_the_buffer_cap),
     };
 
