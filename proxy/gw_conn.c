@@ -195,6 +195,7 @@ conn_admit(struct gw_conn *c, const struct gw_req_head *h, size_t end)
     struct err e = { 0 };
     bool head_req = h->method_len == 4 && memcmp(h->method, "HEAD", 4) == 0;
     bool h_expect = h->expect_continue;
+    int status;
 
     no = gw_policy_check(&gw->cfg->policy, h->method, h->method_len, h->target,
                          h->path_len);
@@ -202,9 +203,10 @@ conn_admit(struct gw_conn *c, const struct gw_req_head *h, size_t end)
         gw__conn_deny(c, 403, "http_request_denied", no);
         return;
     }
-    no = gw_budget_admit(&gw->budget);
+    no = gw_budget_admit(&gw->budget, c->bytes_up,
+                         h->framing == GW_BODY_LENGTH ? h->length : 0, &status);
     if (no != NULL) {
-        gw__conn_deny(c, 429, "http_request_denied", no);
+        gw__conn_deny(c, status, "http_request_denied", no);
         return;
     }
     if (gw__judge_head(c, h) == -1) /* a model endpoint's: refused */

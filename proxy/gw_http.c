@@ -408,8 +408,8 @@ chunked_feed(struct gw_body *b, const char *p, size_t n, size_t *used)
     return b->ck == GW_CK_DONE ? GW_FEED_DONE : GW_FEED_MORE;
 }
 
-enum gw_feed
-gw_body_feed(struct gw_body *b, const char *p, size_t n, size_t *used)
+static enum gw_feed
+body_feed(struct gw_body *b, const char *p, size_t n, size_t *used)
 {
     size_t take;
 
@@ -430,6 +430,15 @@ gw_body_feed(struct gw_body *b, const char *p, size_t n, size_t *used)
     }
     *used = 0;
     return GW_FEED_FAIL;
+}
+
+enum gw_feed
+gw_body_feed(struct gw_body *b, const char *p, size_t n, size_t *used)
+{
+    enum gw_feed f = body_feed(b, p, n, used);
+
+    b->fed += *used;
+    return f;
 }
 
 void

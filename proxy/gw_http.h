@@ -107,6 +107,7 @@ struct gw_body {
     size_t meta;      /* extension and trailer bytes seen */
     bool no_trailers; /* refuse trailer fields (requests) */
     const char *why;  /* static text when FAIL */
+    uint64_t fed;     /* body bytes so far, chunk framing included */
 };
 
 void gw_body_init(struct gw_body *b, enum gw_framing kind, uint64_t length,

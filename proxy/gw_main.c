@@ -9,7 +9,7 @@
  *   [--body-policy anthropic|openai [--allow-field F] [--allow-tool-type T]
  *    [--allow-beta B]]
  *   [--header-timeout S] [--idle-timeout S] [--connect-timeout S]
- *   [--drain-timeout S] [--max-conns N]
+ *   [--drain-timeout S] [--max-conns N] [--max-body BYTES]
  */
 #include "gw_int.h"
 
@@ -33,7 +33,8 @@ static const char usage[] =
     " --no-credential)\n"
     "       --allow 'METHOD /prefix' [--allow ...] [--ca-file FILE]\n"
     "       [--connect-to HOST:PORT=IP:PORT] [--allow-private]\n"
-    "       [--max-requests N] [--max-bytes N] [--header-limit BYTES]\n"
+    "       [--max-requests N] [--max-bytes N] [--max-body BYTES]\n"
+    "       [--header-limit BYTES]\n"
     "       [--header-timeout S] [--idle-timeout S] [--connect-timeout S]\n"
     "       [--drain-timeout S] [--max-conns N]\n"
     "       [--body-policy anthropic|openai [--allow-field F]\n"
@@ -87,6 +88,10 @@ gw_parse_number(int o, const char *arg, struct gw_config *cfg,
         rc = px_flags_num("--max-bytes", arg, 0, 1e18, &v, e);
         b->max_bytes = (uint64_t)v;
         return rc;
+    case 'b':
+        rc = px_flags_num("--max-body", arg, 0, 1e18, &v, e);
+        b->max_body = (uint64_t)v;
+        return rc;
     case 'H':
         rc = px_flags_num("--header-limit", arg, 256, GW_BUF, &v, e);
         cfg->header_limit = (size_t)v;
@@ -127,6 +132,7 @@ gw_parse_flags(int argc, char **argv, struct gw_config *cfg,
         { "allow-private", no_argument, NULL, 'p' },
         { "max-requests", required_argument, NULL, 'R' },
         { "max-bytes", required_argument, NULL, 'B' },
+        { "max-body", required_argument, NULL, 'b' },
         { "header-limit", required_argument, NULL, 'H' },
         { "header-timeout", required_argument, NULL, 'T' },
         { "idle-timeout", required_argument, NULL, 'I' },
@@ -371,6 +377,7 @@ main(int argc, char **argv)
     }
     gw->listen_fd = -1;
     gw->cfg = &cfg;
+    gw->budget.max_body = GW_MAX_BODY_DEFAULT;
     if (gw_parse_flags(argc, argv, &cfg, &gw->budget, &e) == -1) {
         log_msg(LOG_ERROR, "%s", e.msg);
         rc = 2;

@@ -54,14 +54,48 @@ gw_policy_check(const struct gw_policy *p, const char *method,
     return path_ok ? "method not allowed" : "path not allowed";
 }
 
-const char *
-gw_budget_admit(struct gw_budget *b)
+static const char body_over[] = "request body over --max-body";
+static const char bytes_spent[] = "byte budget spent";
+
+/* True when n more bytes would take the bytes used past max_bytes (a
+ * response may have taken them past it already). */
+static bool
+bytes_past(const struct gw_budget *b, uint64_t n)
 {
+    return b->max_bytes != 0 &&
+           (b->bytes > b->max_bytes || n > b->max_bytes - b->bytes);
+}
+
+const char *
+gw_budget_admit(struct gw_budget *b, uint64_t head, uint64_t body, int *status)
+{
+    *status = 429;
+    if (b->max_body != 0 && body > b->max_body) {
+        *status = 413;
+        return body_over;
+    }
     if (b->max_requests != 0 && b->requests >= b->max_requests)
         return "request budget spent";
     if (b->max_bytes != 0 && b->bytes >= b->max_bytes)
-        return "byte budget spent";
+        return bytes_spent;
+    if (bytes_past(b, UINT64_MAX - head < body ? UINT64_MAX : head + body))
+        return bytes_spent;
     b->requests++;
+    return NULL;
+}
+
+const char *
+gw_budget_body(const struct gw_budget *b, uint64_t body, uint64_t n,
+               int *status)
+{
+    if (b->max_body != 0 && body > b->max_body) {
+        *status = 413;
+        return body_over;
+    }
+    if (bytes_past(b, n)) {
+        *status = 429;
+        return bytes_spent;
+    }
     return NULL;
 }
 

@@ -1,6 +1,7 @@
 /* gw_policy.h - what the gateway forwards: methods and path prefixes
  * (--allow "POST /v1/messages", repeatable) and the attempt's budget
- * (--max-requests, --max-bytes).
+ * (--max-requests, --max-bytes) with the cap on one request body
+ * (--max-body).
  *
  * Pure code. A prefix admits the path itself and everything below it at a
  * segment boundary: "/v1/messages" admits "/v1/messages",
@@ -46,15 +47,37 @@ const char *gw_policy_check(const struct gw_policy *p, const char *method,
                             size_t method_len, const char *path,
                             size_t path_len);
 
-/* The attempt's budget; a max of 0 means unlimited. */
+/* --max-body when the flag is not given: the Anthropic Messages API's
+ * own request size limit. */
+#define GW_MAX_BODY_DEFAULT (32ull * 1024 * 1024)
+
+/* The attempt's budget and the per-request body cap; a max of 0 means
+ * unlimited. */
 struct gw_budget {
     uint64_t max_requests, max_bytes;
+    uint64_t max_body;        /* bytes of one request body (--max-body) */
     uint64_t requests, bytes; /* used so far */
 };
 
-/* Count one more request: NULL when it fits, else why not ("request
- * budget spent", "byte budget spent"), and nothing is counted. */
-const char *gw_budget_admit(struct gw_budget *b);
+/* Admit one more request whose head is head bytes and whose body
+ * declares body bytes (Content-Length; 0 for none or chunked): NULL when
+ * it fits, and it is counted as a request (its bytes are counted as they
+ * move, gw_budget_add_bytes()). Else why not, with *status, and nothing
+ * is counted: 413 "request body over --max-body" (body > max_body), 429
+ * "request budget spent", 429 "byte budget spent" (the budget is used
+ * up, or head + body would take it past max_bytes). */
+const char *gw_budget_admit(struct gw_budget *b, uint64_t head, uint64_t body,
+                            int *status);
+
+/* n more bytes of an admitted request body, which has body bytes with
+ * these n (chunk framing included): NULL when they may be forwarded. Else
+ * why not, with *status: 413 "request body over --max-body", 429 "byte
+ * budget spent" (bytes + n past max_bytes). A chunked body declares no
+ * length, so it is held to both limits here as it is relayed; a
+ * Content-Length body met them at admission and meets the byte budget
+ * here again (other connections spend it too). */
+const char *gw_budget_body(const struct gw_budget *b, uint64_t body, uint64_t n,
+                           int *status);
 
 /* Count bytes moved (either way) by an admitted request. */
 void gw_budget_add_bytes(struct gw_budget *b, uint64_t n);

@@ -303,6 +303,8 @@ up_body_in(struct gw_conn *c)
     size_t pending = c->uout.len - c->uout_off, used = 0, room;
     enum up_step moved = UP_IDLE;
     enum gw_feed f;
+    const char *why;
+    int status;
 
     if (c->req_done)
         return UP_IDLE;
@@ -335,6 +337,11 @@ up_body_in(struct gw_conn *c)
                      &used);
     if (f == GW_FEED_FAIL) {
         gw__conn_deny(c, 400, "http_request_error", c->reqb.why);
+        return UP_GONE;
+    }
+    if (used > 0 && (why = gw_budget_body(&c->gw->budget, c->reqb.fed, used,
+                                          &status)) != NULL) {
+        gw__conn_deny(c, status, "http_request_denied", why); /* ends it */
         return UP_GONE;
     }
     if (buf_append(&c->uout, c->cin, used, NULL) == -1) {

@@ -17,6 +17,8 @@ px_answer_reason(int status)
         return "Method Not Allowed";
     case 408:
         return "Request Timeout";
+    case 413:
+        return "Content Too Large";
     case 429:
         return "Too Many Requests";
     case 431:

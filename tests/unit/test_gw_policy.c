@@ -88,28 +88,108 @@ test_gw_budget_counts_requests_and_bytes(void **state)
 {
     struct gw_budget b = { .max_requests = 2, .max_bytes = 100 };
     struct gw_budget unlimited = { 0 };
+    int status = 0;
 
     (void)state;
-    assert_null(gw_budget_admit(&b));
+    assert_null(gw_budget_admit(&b, 10, 0, &status));
     assert_int_equal(gw_budget_requests_left(&b), 1);
     gw_budget_add_bytes(&b, 60);
     assert_int_equal(gw_budget_bytes_left(&b), 40);
-    assert_null(gw_budget_admit(&b));
-    assert_string_equal(gw_budget_admit(&b), "request budget spent");
+    assert_null(gw_budget_admit(&b, 10, 0, &status));
+    assert_string_equal(gw_budget_admit(&b, 10, 0, &status),
+                        "request budget spent");
+    assert_int_equal(status, 429);
     assert_int_equal(b.requests, 2); /* a refusal is not counted */
 
     b = (struct gw_budget){ .max_bytes = 100 };
-    assert_null(gw_budget_admit(&b));
+    assert_null(gw_budget_admit(&b, 10, 0, &status));
     gw_budget_add_bytes(&b, 100);
     assert_int_equal(gw_budget_bytes_left(&b), 0);
-    assert_string_equal(gw_budget_admit(&b), "byte budget spent");
+    assert_string_equal(gw_budget_admit(&b, 0, 0, &status),
+                        "byte budget spent");
+    assert_int_equal(status, 429);
     gw_budget_add_bytes(&b, UINT64_MAX); /* saturates */
     assert_int_equal(b.bytes, UINT64_MAX);
 
     for (int i = 0; i < 1000; i++)
-        assert_null(gw_budget_admit(&unlimited));
+        assert_null(gw_budget_admit(&unlimited, 1000, UINT64_MAX, &status));
     assert_int_equal(gw_budget_requests_left(&unlimited), -1);
     assert_int_equal(gw_budget_bytes_left(&unlimited), -1);
+}
+
+/* A declared body is held to --max-body (413) and to what is left of the
+ * byte budget (429) before anything is forwarded, and a refusal counts
+ * nothing: one 5 MB body does not go through a 1,000-byte budget. */
+static void
+test_gw_budget_admits_a_declared_body(void **state)
+{
+    struct gw_budget b = { .max_bytes = 1000, .max_body = 4096 };
+    int status = 0;
+
+    (void)state;
+    assert_string_equal(gw_budget_admit(&b, 200, 5000000, &status),
+                        "request body over --max-body");
+    assert_int_equal(status, 413);
+    assert_string_equal(gw_budget_admit(&b, 200, 801, &status),
+                        "byte budget spent");
+    assert_int_equal(status, 429);
+    assert_int_equal(b.requests, 0);
+    assert_int_equal(b.bytes, 0);
+    assert_null(gw_budget_admit(&b, 200, 800, &status)); /* exactly all */
+    assert_int_equal(b.requests, 1);
+    assert_int_equal(b.bytes, 0); /* bytes count as they move */
+    gw_budget_add_bytes(&b, 300);
+    assert_string_equal(gw_budget_admit(&b, 200, 501, &status),
+                        "byte budget spent");
+    assert_null(gw_budget_admit(&b, 200, 500, &status));
+
+    /* --max-body 0: no cap; the byte budget still holds */
+    b = (struct gw_budget){ .max_bytes = 1000 };
+    assert_string_equal(gw_budget_admit(&b, 100, 5000000, &status),
+                        "byte budget spent");
+    b = (struct gw_budget){ 0 };
+    assert_null(gw_budget_admit(&b, 100, 5000000, &status));
+    b = (struct gw_budget){ .max_body = 10 };
+    assert_null(gw_budget_admit(&b, 100, 10, &status));
+    assert_string_equal(gw_budget_admit(&b, 100, 11, &status),
+                        "request body over --max-body");
+    assert_null(gw_budget_admit(&b, UINT64_MAX, 0, &status));
+}
+
+/* A body without a declared length (chunked) is held to both limits as
+ * it is relayed: the step that would pass one is refused whole. */
+static void
+test_gw_budget_holds_a_growing_body(void **state)
+{
+    struct gw_budget b = { .max_bytes = 1000, .max_body = 600 };
+    int status = 0;
+
+    (void)state;
+    assert_null(gw_budget_admit(&b, 100, 0, &status));
+    gw_budget_add_bytes(&b, 100);
+    assert_null(gw_budget_body(&b, 500, 500, &status));
+    gw_budget_add_bytes(&b, 500);
+    assert_null(gw_budget_body(&b, 600, 100, &status)); /* exactly the cap */
+    gw_budget_add_bytes(&b, 100);
+    assert_string_equal(gw_budget_body(&b, 601, 1, &status),
+                        "request body over --max-body");
+    assert_int_equal(status, 413);
+
+    /* the byte budget runs out first */
+    b = (struct gw_budget){ .max_bytes = 1000, .max_body = 1 << 20 };
+    gw_budget_add_bytes(&b, 900);
+    assert_null(gw_budget_body(&b, 4000, 100, &status));
+    gw_budget_add_bytes(&b, 100);
+    assert_string_equal(gw_budget_body(&b, 4001, 1, &status),
+                        "byte budget spent");
+    assert_int_equal(status, 429);
+    assert_null(gw_budget_body(&b, 4001, 0, &status)); /* nothing moves */
+    gw_budget_add_bytes(&b, 50);                       /* a response overshot */
+    assert_string_equal(gw_budget_body(&b, 4001, 1, &status),
+                        "byte budget spent");
+
+    b = (struct gw_budget){ 0 };
+    assert_null(gw_budget_body(&b, UINT64_MAX, UINT64_MAX, &status));
 }
 
 int
@@ -120,6 +200,8 @@ main(void)
         cmocka_unit_test(test_gw_policy_refuses_paths_read_two_ways),
         cmocka_unit_test(test_gw_policy_add_refuses_bad_rules),
         cmocka_unit_test(test_gw_budget_counts_requests_and_bytes),
+        cmocka_unit_test(test_gw_budget_admits_a_declared_body),
+        cmocka_unit_test(test_gw_budget_holds_a_growing_body),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

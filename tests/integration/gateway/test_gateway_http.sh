@@ -9,6 +9,9 @@
 #   a head that never ends gets 408 with Proxy-Status;
 #   chunked request trailers and Content-Length + Transfer-Encoding get
 #     400; a byte budget spent gets 429 "byte budget spent";
+#   a body over --max-body gets 413 (Content-Length at admission, chunked
+#     as it grows); a 5 MB body against a 1,000-byte budget gets 429 and
+#     reaches nothing, by length and chunked;
 #   a key file of mode 0640 stops the gateway at start;
 #   SIGTERM while a stream is held: no new connection is accepted, the
 #     stream in flight still ends whole, then the gateway exits 0.
@@ -26,6 +29,7 @@ HOST=llm.vendor.test
 PIDS=()
 on_cleanup 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null'
 not() { ! "$@"; }
+jq_true() { jq -e "$@" >/dev/null; }
 
 (
     cd "$TEST_TMP"
@@ -76,7 +80,12 @@ for i in $(seq 1 100); do
     sleep 0.1
 done
 gateway main --key-file "$TEST_TMP/key" --header-timeout 1
-gateway bytes --key-file "$TEST_TMP/key" --max-bytes 100
+# 500 bytes: one request (about 240 up) fits; with its answer (about 350
+# down) the budget is spent
+gateway bytes --key-file "$TEST_TMP/key" --max-bytes 500
+gateway tiny --key-file "$TEST_TMP/key" --max-bytes 1000
+gateway tinyc --key-file "$TEST_TMP/key" --max-bytes 1000
+gateway cap --key-file "$TEST_TMP/key" --max-body 4096
 gateway drain --key-file "$TEST_TMP/key" --drain-timeout 60
 DRAIN_PID=${PIDS[-1]}
 URL=http://127.0.0.1:$PORT_main/v1/messages
@@ -172,6 +181,47 @@ check_match "once spent, 429" '^HTTP/1.1 429 ' "$out"
 check_match "byte budget spent" 'details="byte budget spent"' "$out"
 check_eq "the audit line says what is left" "0" \
     "$(jq -r .bytes_left "$TEST_TMP/bytes.audit" | tail -n 1)"
+
+# request bodies: --max-body per request, --max-bytes before forwarding
+body capok 3500 >"$TEST_TMP/capok.json"
+body capover 5000 >"$TEST_TMP/capover.json"
+CAP=http://127.0.0.1:$PORT_cap/v1/messages
+check_eq "a body under --max-body passes" 200 \
+    "$(curl -sS -o /dev/null -w '%{http_code}' "$CAP" --data-binary "@$TEST_TMP/capok.json")"
+out=$(curl -sS -i "$CAP" --data-binary "@$TEST_TMP/capover.json")
+check_match "a Content-Length body over --max-body gets 413" '^HTTP/1.1 413 ' "$out"
+check_match "saying why" 'details="request body over --max-body"' "$out"
+out=$(curl -sS -i "$CAP" -H 'Transfer-Encoding: chunked' \
+    --data-binary "@$TEST_TMP/capover.json")
+check_match "a chunked body growing past --max-body gets 413" '^HTTP/1.1 413 ' "$out"
+check_eq "both audit lines say why" \
+    "413 request body over --max-body,413 request body over --max-body" \
+    "$(jq -r 'select(.status == 413) | "\(.status) \(.reason)"' "$TEST_TMP/cap.audit" | paste -sd,)"
+check "the body over the cap never reached the vendor" \
+    test -z "$(jq -r 'select(.task == "capover") | 1' "$TEST_TMP/vendor.out")"
+check "control: the body under the cap did" \
+    test -n "$(jq -r 'select(.task == "capok") | 1' "$TEST_TMP/vendor.out")"
+
+# one 5 MB body and a 1,000-byte budget
+body huge 5000000 >"$TEST_TMP/huge.json"
+out=$(curl -sS -i "http://127.0.0.1:$PORT_tiny/v1/messages" \
+    --data-binary "@$TEST_TMP/huge.json")
+check_match "a 5 MB body against a 1,000-byte budget gets 429 at once" \
+    '^HTTP/1.1 429 ' "$out"
+check_match "byte budget spent" 'details="byte budget spent"' "$out"
+check_eq "and counts nothing" "1000" \
+    "$(jq -r .bytes_left "$TEST_TMP/tiny.audit" | tail -n 1)"
+out=$(curl -sS -i "http://127.0.0.1:$PORT_tinyc/v1/messages" \
+    -H 'Transfer-Encoding: chunked' --data-binary "@$TEST_TMP/huge.json" |
+    tr -d '\r')
+check_match "the same body chunked is stopped as it grows: 429 (after the 100)" \
+    $'^HTTP/1.1 100 Continue\n\nHTTP/1.1 429 ' "$out"
+check_eq "the audit line says why" "429 byte budget spent" \
+    "$(jq -r '"\(.status) \(.reason)"' "$TEST_TMP/tinyc.audit" | tail -n 1)"
+check "and what went up stayed within the budget" \
+    jq_true -s '.[-1].bytes_up <= 1000' "$TEST_TMP/tinyc.audit"
+check "the 5 MB body never reached the vendor" \
+    test -z "$(jq -r 'select(.task == "huge" or .bodyBytes > 4000000) | 1' "$TEST_TMP/vendor.out")"
 
 cp "$TEST_TMP/key" "$TEST_TMP/key0640"
 chmod 0640 "$TEST_TMP/key0640"
