@@ -9,6 +9,8 @@
 #   a head that never ends gets 408 with Proxy-Status;
 #   chunked request trailers and Content-Length + Transfer-Encoding get
 #     400; a byte budget spent gets 429 "byte budget spent";
+#   a target with '#', a raw 0xff or "%u" and a field name with '_'
+#     (X_Api_Key, X_HTTP_Method_Override) get 400 and reach nothing;
 #   a body over --max-body gets 413 (Content-Length at admission, chunked
 #     as it grows); a 5 MB body against a 1,000-byte budget gets 429 and
 #     reaches nothing, by length and chunked;
@@ -181,6 +183,44 @@ check_match "once spent, 429" '^HTTP/1.1 429 ' "$out"
 check_match "byte budget spent" 'details="byte budget spent"' "$out"
 check_eq "the audit line says what is left" "0" \
     "$(jq -r .bytes_left "$TEST_TMP/bytes.audit" | tail -n 1)"
+
+# the request target: RFC 3986 characters only (a '#' is not cut here
+# and forwarded whole); a field name with '_' is refused (a server would
+# read X_Api_Key as X-Api-Key)
+hostile() { # TARGET FIELD-LINE TASK
+    local b
+    b=$(body "$3")
+    printf 'POST %s HTTP/1.1\nHost: x\n%sContent-Type: application/json\nContent-Length: %d\n\n%s' \
+        "$1" "$2" "${#b}" "$b"
+}
+out=$(hostile '/v1/messages#/../../admin' '' hash | raw "$PORT_main")
+check_match "a target with '#' gets 400" '^HTTP/1.1 400 ' "$out"
+check_match "naming the byte and where" \
+    'details="request target: byte 0x23 at 12 is not allowed \(RFC 3986\)"' "$out"
+out=$(hostile $'/v1/messages\xff' '' rawbyte | raw "$PORT_main")
+check_match "a raw 0xff in the target gets 400" \
+    'details="request target: byte 0xff at 12 is not allowed \(RFC 3986\)"' "$out"
+out=$(hostile '/v1/%u002e%u002e/admin' '' pctu | raw "$PORT_main")
+check_match "a %u escape gets 400" \
+    'details="request target: byte 0x25 at 4 is not allowed \(RFC 3986\)"' "$out"
+out=$(hostile '/v1/messages' $'X_Api_Key: sk-agents-own\n' underscore |
+    raw "$PORT_main")
+check_match "an underscore-spelled credential header gets 400" '^HTTP/1.1 400 ' "$out"
+check_match "saying why" \
+    'details="header field name \\"X_Api_Key\\" has \\"_\\": refused, servers read it as \\"-\\""' \
+    "$out"
+out=$(hostile '/v1/messages' $'X_HTTP_Method_Override: DELETE\n' override |
+    raw "$PORT_main")
+check_match "so does X_HTTP_Method_Override" '^HTTP/1.1 400 ' "$out"
+for t in hash rawbyte pctu underscore override; do
+    check "the $t request never reached the vendor" \
+        test -z "$(jq -r --arg t "$t" 'select(.task == $t) | 1' "$TEST_TMP/vendor.out")"
+done
+check "one audit line each, saying why" \
+    jq_true -s 'map(select(.status == 400 and
+        (.reason | startswith("request target: byte") or
+         startswith("header field name")))) | length == 5' \
+    "$TEST_TMP/main.audit"
 
 # request bodies: --max-body per request, --max-bytes before forwarding
 body capok 3500 >"$TEST_TMP/capok.json"
