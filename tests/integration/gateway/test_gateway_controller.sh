@@ -24,6 +24,10 @@
 #     to the vendor through the CONNECT proxy gets 403.
 #     The egress audit (agentctl logs --egress) holds each request with
 #     its status and the proxy's refusal; the spent budget is an event.
+#   c-tools (a shell agent): the request policy the controller gives the
+#     gateway refuses a Messages request with a server-side tool and one
+#     with mcp_servers (403 naming the field), neither reaches the vendor;
+#     an ordinary request does (the control).
 #   c-drift: the canary runs in gateway mode (probeInterval 2s) and passes;
 #     the gateway killed under a running agent fails the attempt
 #     (boundary-drift, the finding names the gateway's missing endpoint).
@@ -165,6 +169,41 @@ check_match "c-budget: the spent budget raised an event" \
     '"reason":"VendorBudgetSpent"' "$(cat "$STATE/events/c-budget.jsonl")"
 check "control: c-gw spent no budget, and no such event" \
     not grep -q VendorBudgetSpent "$STATE/events/c-gw.jsonl"
+
+# --- c-tools: a process in the box asks the vendor to act for it -----------
+# the request policy the controller gives the gateway (bodyPolicy
+# anthropic, the authHeader's): a server-side tool and an MCP connector
+# are refused before anything reaches the vendor, an ordinary request goes
+read -r -d '' SCRIPT <<SH || true
+u=\${ANTHROPIC_BASE_URL#http://}
+askb() {
+    printf 'POST /v1/messages HTTP/1.1\\r\\nHost: x\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n%s' "\${#1}" "\$1" |
+        busybox nc -w 5 \${u%:*} \${u##*:} | tr -d '\\r' |
+        grep -E '^(HTTP/1.1|Proxy-Status:)' | tr '\\n' ' '
+    echo
+}
+m='"model":"m","max_tokens":8,"messages":[{"role":"user","content":"TASK'
+echo "SERVER \$(askb "{\$m c-tools-server\"}],\"tools\":[{\"type\":\"web_fetch_20250910\",\"name\":\"web_fetch\"}]}")"
+echo "MCP \$(askb "{\$m c-tools-mcp\"}],\"mcp_servers\":[{\"type\":\"url\",\"url\":\"https://x.invalid/\",\"name\":\"x\"}]}")"
+echo "PLAIN \$(askb "{\$m c-tools-plain\"}]}")"
+SH
+apply_spec c-tools execute "vendor: claude" "image: $VD_TEST_IMAGE" \
+    "command: [sh, -c, $(jq -Rs . <<<"$SCRIPT")]" "credential: $CRED_NAME" \
+    "deadlineSeconds: 120"
+check_eq "c-tools: Succeeded" Succeeded "$(wait_terminal c-tools 180)"
+out=$(agent_output c-tools)
+echo "# c-tools output:"
+sed 's/^/#   /' <<<"$out"
+check_match "c-tools: a server-side tool is refused (403, the reason)" \
+    'SERVER HTTP/1.1 403 .*tools\[0\]\.type \\"web_fetch_20250910\\"' "$out"
+check_match "c-tools: mcp_servers is refused (403, the reason)" \
+    'MCP HTTP/1.1 403 .*mcp_servers' "$out"
+check_match "c-tools: an ordinary request goes to the vendor (control)" \
+    'PLAIN HTTP/1.1 200' "$out"
+check "c-tools: the vendor saw the ordinary request (control)" \
+    test -n "$(vd_records_of c-tools-plain)"
+check "c-tools: and neither refused one" \
+    test -z "$(vd_records_of c-tools-server)$(vd_records_of c-tools-mcp)"
 
 # --- c-drift: the gateway stopped under a running agent ---------------------
 apply_spec c-drift execute "vendor: claude" "image: $VD_TEST_IMAGE" \
