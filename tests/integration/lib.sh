@@ -64,6 +64,27 @@ need_docker() {
         skip "no Docker daemon on /var/run/docker.sock"
 }
 
+# make_test_ca DIR HOST NAME: a CA (DIR/ca.pem, ca.key) named NAME and a
+# server certificate for HOST signed by it (DIR/vendor.pem, vendor.key,
+# both readable by a container's user: test keys only).
+make_test_ca() {
+    mkdir -p "$1"
+    (
+        cd "$1"
+        openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem \
+            -days 2 -subj "/CN=$3" \
+            -addext "basicConstraints=critical,CA:TRUE" \
+            -addext "keyUsage=critical,keyCertSign,cRLSign"
+        openssl req -newkey rsa:2048 -nodes -keyout vendor.key \
+            -out vendor.csr -subj "/CN=$2"
+        printf '%s\n' "subjectAltName=DNS:$2" "basicConstraints=CA:FALSE" \
+            "extendedKeyUsage=serverAuth" >ext
+        openssl x509 -req -in vendor.csr -CA ca.pem -CAkey ca.key \
+            -CAcreateserial -out vendor.pem -days 2 -extfile ext
+        chmod 0644 vendor.key ca.pem
+    ) >/dev/null 2>&1 || fail "openssl could not make the test CA $3"
+}
+
 on_cleanup() {
     TEST_CLEANUP_HOOKS+=("$*")
 }

@@ -39,10 +39,16 @@ sample_until() {
     done
     fail "gave up waiting for: $*"
 }
-terminal() { [[ $(status_field "$1" .phase) =~ $TERMINAL_RE ]]; }
+terminal() {
+    [ "$(condition_field "$1" Admitted status)" != False ] ||
+        fail "$1 not admitted: $(condition_field "$1" Admitted message)"
+    [[ $(status_field "$1" .phase) =~ $TERMINAL_RE ]]
+}
 read_back() { [ "$(status_field "$1" .progress.changesRead)" == true ]; }
 
 ctl_init
+# the scenarios' config caps a workspace at 1Gi
+sed -i "s/maxWorkspaceBytes: 1Gi/maxWorkspaceBytes: $((MIB + 256))Mi/" "$CONFIG"
 ws_make_large "$WS_ROOT/large" "$MIB"
 ROWS=()
 for rep in $(seq 1 "$REPS"); do

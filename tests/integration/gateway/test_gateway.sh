@@ -51,20 +51,7 @@ on_cleanup "docker rmi -f $VTAG >/dev/null 2>&1"
 # Two CAs: the vendor's certificate from "ca", the rogue's from "rogue",
 # both for $HOST.
 make_cert() { # DIR CA-NAME
-    (
-        cd "$1"
-        openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem \
-            -days 2 -subj "/CN=$2 $id" \
-            -addext "basicConstraints=critical,CA:TRUE" \
-            -addext "keyUsage=critical,keyCertSign,cRLSign"
-        openssl req -newkey rsa:2048 -nodes -keyout vendor.key \
-            -out vendor.csr -subj "/CN=$HOST"
-        printf '%s\n' "subjectAltName=DNS:$HOST" "basicConstraints=CA:FALSE" \
-            "extendedKeyUsage=serverAuth" >ext
-        openssl x509 -req -in vendor.csr -CA ca.pem -CAkey ca.key \
-            -CAcreateserial -out vendor.pem -days 2 -extfile ext
-        chmod 0644 vendor.key ca.pem # read by the containers' user
-    ) >/dev/null 2>&1 || fail "openssl could not make $2"
+    make_test_ca "$1" "$HOST" "$2 $id"
 }
 mkdir -p "$TEST_TMP"/{tls,rogue,release,keys,keys644}
 make_cert "$TEST_TMP/tls" "gateway test CA"

@@ -33,19 +33,7 @@ on_cleanup 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/n
 not() { ! "$@"; }
 jq_true() { jq -e "$@" >/dev/null; }
 
-(
-    cd "$TEST_TMP"
-    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem \
-        -days 2 -subj "/CN=gateway http test CA" \
-        -addext "basicConstraints=critical,CA:TRUE" \
-        -addext "keyUsage=critical,keyCertSign,cRLSign"
-    openssl req -newkey rsa:2048 -nodes -keyout vendor.key -out vendor.csr \
-        -subj "/CN=$HOST"
-    printf '%s\n' "subjectAltName=DNS:$HOST" "basicConstraints=CA:FALSE" \
-        "extendedKeyUsage=serverAuth" >ext
-    openssl x509 -req -in vendor.csr -CA ca.pem -CAkey ca.key \
-        -CAcreateserial -out vendor.pem -days 2 -extfile ext
-) >/dev/null 2>&1 || fail "openssl could not make the test CA"
+make_test_ca "$TEST_TMP" "$HOST" "gateway http test CA"
 printf 'sk-http-%s\n' "$(openssl rand -hex 8)" >"$TEST_TMP/key"
 chmod 0400 "$TEST_TMP/key"
 

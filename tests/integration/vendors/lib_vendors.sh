@@ -50,21 +50,7 @@ vd_need_cli_image() {
 
 # vd_make_tls: a CA and a server certificate for $VD_HOST signed by it.
 vd_make_tls() {
-    mkdir -p "$VD_TLS"
-    (
-        cd "$VD_TLS"
-        openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem \
-            -days 2 -subj "/CN=agentctl test CA $CTL_RUN" \
-            -addext "basicConstraints=critical,CA:TRUE" \
-            -addext "keyUsage=critical,keyCertSign,cRLSign"
-        openssl req -newkey rsa:2048 -nodes -keyout vendor.key \
-            -out vendor.csr -subj "/CN=$VD_HOST"
-        printf '%s\n' "subjectAltName=DNS:$VD_HOST" "basicConstraints=CA:FALSE" \
-            "extendedKeyUsage=serverAuth" >ext
-        openssl x509 -req -in vendor.csr -CA ca.pem -CAkey ca.key \
-            -CAcreateserial -out vendor.pem -days 2 -extfile ext
-        chmod 0644 vendor.key # read by the vendor's user (a test key)
-    ) >/dev/null 2>&1 || fail "openssl could not make the test CA"
+    make_test_ca "$VD_TLS" "$VD_HOST" "agentctl test CA $CTL_RUN"
 }
 
 # vd_start_vendor: the TLS vendor on the egress network; waits (bounded)
