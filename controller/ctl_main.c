@@ -171,14 +171,21 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int ch;
+    int ch, idx;
 
     memset(o, 0, sizeof(*o));
     o->resync_s = 5;
     o->lease_ttl_s = 15;
     o->max_building = CTL_MAX_BUILDING;
     default_id(o->controller_id);
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "", longopts, &idx)) != -1) {
+        /* No flag takes "": an empty value (an unset variable in a unit
+         * file, say) would otherwise mean the default, or nothing. */
+        if (optarg != NULL && optarg[0] == '\0') {
+            fprintf(stderr, "agent-controller: --%s: empty value\n",
+                    longopts[idx].name);
+            return -1;
+        }
         switch (ch) {
         case 's':
             o->specs_dir = optarg;
@@ -255,7 +262,15 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
             return -1;
         }
     }
-    if (optind != argc || (o->specs_dir == NULL) == (eo->urls == NULL)) {
+    if (optind != argc) {
+        fprintf(stderr, "agent-controller: unexpected argument \"%s\"\n",
+                argv[optind]);
+        usage(stderr);
+        return -1;
+    }
+    if ((o->specs_dir == NULL) == (eo->urls == NULL)) {
+        fprintf(stderr, "agent-controller: give exactly one of --specs and "
+                        "--etcd\n");
         usage(stderr);
         return -1;
     }
