@@ -422,20 +422,25 @@ split_endpoints(struct store_etcd *s, const char *urls, struct err *e)
     for (tok = strtok_r(copy, ",", &save); tok != NULL;
          tok = strtok_r(NULL, ",", &save)) {
         size_t n = strlen(tok);
+        const char *host = strncmp(tok, "http://", 7) == 0    ? tok + 7
+                           : strncmp(tok, "https://", 8) == 0 ? tok + 8
+                                                               : NULL;
         char **v;
 
-        while (n > 0 && tok[n - 1] == '/')
-            tok[--n] = '\0';
-        if (strncmp(tok, "http://", 7) != 0 &&
-            strncmp(tok, "https://", 8) != 0) {
-            /* The message is made before the copy it quotes is freed. */
+        /* The scheme and the host are checked before the trailing '/'
+         * go ("http://" is not "http:"); each message is made before the
+         * copy it quotes is freed. */
+        if (host == NULL || host[strspn(host, "/")] == '\0') {
             err_set(e, ERR_INVALID,
-                    "etcd endpoint \"%s\" is not an http:// or https:// "
-                    "URL",
+                    host == NULL ? "etcd endpoint \"%s\" is not an http:// "
+                                   "or https:// URL"
+                                 : "etcd endpoint \"%s\" has no host",
                     tok);
             free(copy);
             return -1;
         }
+        while (n > 0 && tok[n - 1] == '/')
+            tok[--n] = '\0';
         v = realloc(s->eps, (s->neps + 1) * sizeof(*v));
         if (v == NULL || (v[s->neps] = strdup(tok)) == NULL) {
             if (v != NULL)

@@ -238,6 +238,11 @@ test_open_names_bad_endpoint(void **state)
                                "http:// or https:// URL");
     assert_null(store_etcd_open(",", NULL, "/nonexistent", &e));
     assert_string_equal(e.msg, "no etcd endpoint in \",\"");
+    /* the slashes of the scheme are not trailing ones to strip */
+    assert_null(store_etcd_open("http://", NULL, "/nonexistent", &e));
+    assert_string_equal(e.msg, "etcd endpoint \"http://\" has no host");
+    assert_null(store_etcd_open("https:///", NULL, "/nonexistent", &e));
+    assert_string_equal(e.msg, "etcd endpoint \"https:///\" has no host");
 }
 
 int
