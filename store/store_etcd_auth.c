@@ -55,6 +55,27 @@ read_password(const char *path, char *out, size_t size, struct err *e)
     return 0;
 }
 
+/* A TLS file is read by libcurl when a connection is made, with a
+ * blocking open: a FIFO there would stall the first request for ever (no
+ * timeout covers it), and a missing file would be named only as "error
+ * setting certificate file" once an endpoint answers. Each is checked
+ * here, at start: there, a regular file. */
+static int
+check_tls_file(const char *flag, const char *path, struct err *e)
+{
+    int fd;
+
+    if (path == NULL || path[0] == '\0')
+        return 0;
+    fd = file_open_regular(path, 0, e);
+    if (fd == -1) {
+        err_prefix(e, "%s %s: ", flag, path);
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
 int
 store_etcd_set_security(struct store *st, const struct store_etcd_security *sec,
                         struct err *e)
@@ -73,6 +94,10 @@ store_etcd_set_security(struct store *st, const struct store_etcd_security *sec,
     if ((sec->password != NULL || sec->password_file != NULL) &&
         sec->user == NULL)
         return err_set(e, ERR_INVALID, "an etcd password needs --etcd-user");
+    if (check_tls_file("--etcd-cacert", sec->ca_file, e) == -1 ||
+        check_tls_file("--etcd-cert", sec->cert_file, e) == -1 ||
+        check_tls_file("--etcd-key", sec->key_file, e) == -1)
+        return -1;
     if (sec->password_file != NULL) {
         if (read_password(sec->password_file, pw, sizeof(pw), e) == -1)
             return -1;
