@@ -48,7 +48,7 @@ ASAN_BUILD=${AGENTCTL_ASAN_BUILD:-$ROOT/build-asan}
 ERR_TIMEOUT=${ERR_TIMEOUT:-20}
 ERR_VG_TIMEOUT=${ERR_VG_TIMEOUT:-60}
 ERR_MODES=${ERR_MODES:-plain asan valgrind}
-ERR_JOBS=${ERR_JOBS:-$(($(nproc) + 1))}
+ERR_JOBS=${ERR_JOBS:-$((2 * $(nproc)))}
 # where "@path" is looked up: the plain build (plain, valgrind) and the
 # sanitizer build (asan); the harness self-test points them elsewhere
 ERR_PLAIN_ROOT=$BUILD
@@ -140,6 +140,11 @@ err_tmpfs() {
     return 0
 }
 
+# q STRING: STRING as an extended regular expression that matches it.
+q() {
+    printf '%s' "$1" | sed 's/[][\\.*^$+?(){}|]/\\&/g'
+}
+
 # known_failure NAME REASON: row NAME shows a bug not fixed yet.
 known_failure() {
     ERR_KNOWN[$1]=$2
@@ -187,7 +192,7 @@ err_mode_cmd() {
         ;;
     valgrind)
         ERR_CMD=(timeout -k 5 "$ERR_VG_TIMEOUT" valgrind -q
-            --error-exitcode=99 --leak-check=full
+            --error-exitcode=99 --leak-check=full --read-inline-info=no
             --errors-for-leak-kinds=definite,indirect
             --show-leak-kinds=definite,indirect
             "--log-file=$d/valgrind.log.%p" "$bin" "$@")
