@@ -388,8 +388,12 @@ spec_load_file(const char *path, struct spec_file *f)
     int fd, rc;
 
     buf_init(&b, SPEC_MAX_FILE_BYTES);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd == -1)
+    /* O_NONBLOCK: opening a FIFO that has no writer waits for one without
+     * it (agentctl validate -f FIFO hung for ever). Once open, reads
+     * block again: a pipe with a writer (-f <(cmd)) is read to its end,
+     * a FIFO with none reads as empty at once. */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd == -1 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == -1)
         goto io_fail;
     while ((got = read(fd, chunk, sizeof(chunk))) != 0) {
         if (got == -1 && errno == EINTR)

@@ -13,7 +13,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -390,6 +393,26 @@ test_spec_crd_examples_validate(void **state)
     }
 }
 
+/* A FIFO with no writer is read as an empty file at once: the open does
+ * not wait for a writer (agentctl validate -f FIFO used to hang). */
+static void
+test_spec_load_file_fifo_does_not_block(void **state)
+{
+    char dir[] = "/tmp/test_spec_fifo.XXXXXX", path[64];
+    struct spec_file f;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/fifo.yaml", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(spec_load_file(path, &f), -1);
+    assert_true(f.errors.n > 0);
+    assert_non_null(strstr(f.errors.items[0].msg, "no documents"));
+    spec_file_cleanup(&f);
+    unlink(path);
+    rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -398,6 +421,7 @@ main(void)
         cmocka_unit_test(test_spec_crd_unknown_keyword_is_refused),
         cmocka_unit_test(test_spec_crd_every_constraint_mutation_is_rejected),
         cmocka_unit_test(test_spec_crd_examples_validate),
+        cmocka_unit_test(test_spec_load_file_fifo_does_not_block),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
