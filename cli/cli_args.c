@@ -115,10 +115,18 @@ short_index(const struct cli_args *a, int ch)
     return -1;
 }
 
+/* getopt_long's '?': optopt is 0 for an unknown long flag, the letter
+ * for an unknown short one, and the flag's own code (256 + its index)
+ * for a long flag given a value it does not take (--watch=x). That code
+ * is no character: printed with %c it put a control byte in the
+ * message. */
 static int
 unknown(const struct cli_args *a, char **argv, int ch)
 {
-    if (ch != 0)
+    if (ch >= 256)
+        return cli_usage_error(a->cmd, "flag takes no value: %s",
+                               argv[optind - 1]);
+    if (ch > ' ' && ch < 127)
         return cli_usage_error(a->cmd, "unknown shorthand flag: '%c' in -%c",
                                ch, ch);
     return cli_usage_error(a->cmd, "unknown flag: %s", argv[optind - 1]);
