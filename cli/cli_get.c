@@ -358,7 +358,10 @@ parse_output(const char *o, struct cli_get *g)
     for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
         if (strcmp(o, plain[i].word) == 0)
             return g->out = plain[i].out, 0;
-    if (strncmp(o, "jsonpath=", 9) == 0 && cli_jsonpath_ok(o + 9)) {
+    /* an empty template, as an empty custom-columns=, is refused (kubectl:
+     * "template format specified but no template given") */
+    if (strncmp(o, "jsonpath=", 9) == 0 && o[9] != '\0' &&
+        cli_jsonpath_ok(o + 9)) {
         g->tmpl = o + 9;
         return g->out = GET_OUT_JSONPATH, 0;
     }
