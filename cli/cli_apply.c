@@ -440,9 +440,21 @@ cli_apply(struct cli *c, const struct cli_args *a)
     if ((rc = cli_input_from_args(a, false, &in)) != CLI_OK)
         goto out;
     problems = cli_input_report(&in, NULL);
-    if (problems > 0 || in.docs == 0) {
+    if (problems > 0) {
         fprintf(stderr, "error: nothing applied: %zu error(s) in the input\n",
                 problems);
+        rc = CLI_FAIL;
+        goto out;
+    }
+    if (in.docs == 0) { /* directories without one spec file */
+        size_t n;
+        char *const *f = cli_args_list(a, "filename", &n);
+
+        fprintf(stderr, "error: no objects passed to apply: no *.yaml, "
+                        "*.yml or *.json file in");
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, " %s", f[i]);
+        fputc('\n', stderr);
         rc = CLI_FAIL;
         goto out;
     }
