@@ -14,15 +14,17 @@ px_listen_open(const union px_sockaddr *a, char *name, size_t size,
     socklen_t len =
         a->sa.sa_family == AF_INET ? sizeof(a->in4) : sizeof(a->in6);
     union px_sockaddr bound;
-    char ip[INET6_ADDRSTRLEN];
+    char ip[INET6_ADDRSTRLEN + 8]; /* "[addr]:port" */
     int one = 1, fd;
 
+    /* Both proxies listen where --listen says: a failure names it. */
+    px_peer_name(a, ip, sizeof(ip));
     fd = socket(a->sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
-        return err_sys(e, "socket");
+        return err_sys(e, "--listen %s: socket", ip);
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     if (bind(fd, &a->sa, len) == -1 || listen(fd, 1024) == -1) {
-        err_sys(e, "bind/listen");
+        err_sys(e, "--listen %s: cannot listen", ip);
         close(fd);
         return -1;
     }
