@@ -11,27 +11,29 @@ px_flags_addr(const char *flag, const char *s, union px_sockaddr *out,
               struct err *e)
 {
     char host[64];
-    const char *colon = strrchr(s, ':');
+    const char *value = s, *colon = strrchr(s, ':');
     char *end;
     long port;
     size_t hl;
 
+    /* Every message names the flag and the value as given. */
     if (colon == NULL)
-        return err_set(e, ERR_SYNTAX, "%s wants ADDR:PORT", flag);
+        return err_set(e, ERR_SYNTAX, "%s %s: want ADDR:PORT", flag, value);
     hl = (size_t)(colon - s);
     if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
         s++;
         hl -= 2;
     }
     if (hl == 0 || hl >= sizeof(host))
-        return err_set(e, ERR_SYNTAX, "%s wants ADDR:PORT", flag);
+        return err_set(e, ERR_SYNTAX, "%s %s: want ADDR:PORT", flag, value);
     memcpy(host, s, hl);
     host[hl] = '\0';
     errno = 0;
     port = strtol(colon + 1, &end, 10);
     if (errno != 0 || end == colon + 1 || *end != '\0' || port < 0 ||
         port > 65535)
-        return err_set(e, ERR_SYNTAX, "%s port must be 0-65535", flag);
+        return err_set(e, ERR_SYNTAX, "%s %s: the port must be 0-65535", flag,
+                       value);
     memset(out, 0, sizeof(*out));
     if (inet_pton(AF_INET, host, &out->in4.sin_addr) == 1) {
         out->in4.sin_family = AF_INET;
@@ -40,8 +42,10 @@ px_flags_addr(const char *flag, const char *s, union px_sockaddr *out,
         out->in6.sin6_family = AF_INET6;
         out->in6.sin6_port = htons((uint16_t)port);
     } else {
-        return err_set(e, ERR_SYNTAX, "%s address \"%s\" is not an IP address",
-                       flag, host);
+        return err_set(e, ERR_SYNTAX,
+                       "%s %s: the address \"%s\" is not a numeric IPv4 "
+                       "or [IPv6] address",
+                       flag, value, host);
     }
     return 0;
 }
@@ -56,8 +60,9 @@ px_flags_num(const char *flag, const char *s, double lo, double hi, double *out,
     errno = 0;
     v = strtod(s, &end);
     if (errno != 0 || end == s || *end != '\0' || !(v >= lo && v <= hi))
-        return err_set(e, ERR_INVALID, "%s must be a number from %g to %g",
-                       flag, lo, hi);
+        return err_set(e, ERR_INVALID, "%s %s: must be a number from %.15g "
+                       "to %.15g",
+                       flag, s, lo, hi);
     *out = v;
     return 0;
 }
