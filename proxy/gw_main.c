@@ -81,11 +81,11 @@ gw_parse_number(int o, const char *arg, struct gw_config *cfg,
 
     switch (o) {
     case 'R':
-        rc = px_flags_num("--max-requests", arg, 0, 1e15, &v, e);
+        rc = px_flags_count("--max-requests", arg, 0, 1e15, &v, e);
         b->max_requests = (uint64_t)v;
         return rc;
     case 'B':
-        rc = px_flags_num("--max-bytes", arg, 0, 1e18, &v, e);
+        rc = px_flags_count("--max-bytes", arg, 0, 1e18, &v, e);
         b->max_bytes = (uint64_t)v;
         return rc;
     case 'b':
@@ -93,7 +93,7 @@ gw_parse_number(int o, const char *arg, struct gw_config *cfg,
         b->max_body = (uint64_t)v;
         return rc;
     case 'H':
-        rc = px_flags_num("--header-limit", arg, 256, GW_BUF, &v, e);
+        rc = px_flags_count("--header-limit", arg, 256, GW_BUF, &v, e);
         cfg->header_limit = (size_t)v;
         return rc;
     case 'T':
@@ -109,7 +109,7 @@ gw_parse_number(int o, const char *arg, struct gw_config *cfg,
         return px_flags_num("--drain-timeout", arg, 0, 3600,
                             &cfg->drain_timeout, e);
     case 'm':
-        rc = px_flags_num("--max-conns", arg, 1, 100000, &v, e);
+        rc = px_flags_count("--max-conns", arg, 1, 100000, &v, e);
         cfg->max_conns = (unsigned)v;
         return rc;
     }

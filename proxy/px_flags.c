@@ -66,3 +66,17 @@ px_flags_num(const char *flag, const char *s, double lo, double hi, double *out,
     *out = v;
     return 0;
 }
+
+int
+px_flags_count(const char *flag, const char *s, double lo, double hi,
+               double *out, struct err *e)
+{
+    if (px_flags_num(flag, s, lo, hi, out, e) == -1)
+        return -1;
+    /* counts are never negative (lo >= 0) and below 2^64 */
+    if (*out != (double)(unsigned long long)*out)
+        return err_set(e, ERR_INVALID,
+                       "%s %s: must be a whole number from %.15g to %.15g",
+                       flag, s, lo, hi);
+    return 0;
+}

@@ -15,4 +15,9 @@ int px_flags_addr(const char *flag, const char *s, union px_sockaddr *out,
 int px_flags_num(const char *flag, const char *s, double lo, double hi,
                  double *out, struct err *e);
 
+/* The same for a count (connections, bytes, requests): a whole number
+ * ("1e6" is one; "1.5" is refused, not cut to 1). */
+int px_flags_count(const char *flag, const char *s, double lo, double hi,
+                   double *out, struct err *e);
+
 #endif

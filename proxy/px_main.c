@@ -67,7 +67,7 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
             deny_all = true;
             break;
         case 'H':
-            rc = px_flags_num("--header-limit", optarg, 64, 1 << 20, &v, e);
+            rc = px_flags_count("--header-limit", optarg, 64, 1 << 20, &v, e);
             cfg->header_limit = (size_t)v;
             break;
         case 'T':
@@ -79,7 +79,7 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
                               &cfg->idle_timeout, e);
             break;
         case 'm':
-            rc = px_flags_num("--max-conns", optarg, 1, 1000000, &v, e);
+            rc = px_flags_count("--max-conns", optarg, 1, 1000000, &v, e);
             cfg->max_conns = (unsigned)v;
             break;
         case 'C':
