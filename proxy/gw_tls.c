@@ -5,10 +5,14 @@
  */
 #include "gw_int.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
+
+#include "file.h"
 
 /* A new session from the vendor (after a full handshake, or a TLS 1.3
  * ticket): keep the latest, so the next vendor connection resumes it
@@ -28,8 +32,19 @@ tls_on_new_session(SSL *ssl, SSL_SESSION *sess)
 SSL_CTX *
 gw__tls_ctx_new(struct gw *gw, const char *ca_file, struct err *e)
 {
-    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    SSL_CTX *ctx;
+    int fd;
 
+    /* OpenSSL opens the bundle with a blocking open: a FIFO there would
+     * hang the start for ever. It must be a regular file, and a missing
+     * one is named with the reason, not only "cannot load". */
+    fd = file_open_regular(ca_file, 0, e);
+    if (fd == -1) {
+        err_prefix(e, "--ca-file %s: ", ca_file);
+        return NULL;
+    }
+    close(fd);
+    ctx = SSL_CTX_new(TLS_client_method());
     if (ctx == NULL) {
         err_set(e, ERR_NOMEM, "SSL_CTX_new failed");
         return NULL;
