@@ -4,7 +4,11 @@
  * Pure code. The audit line is one JSON object on one line with the time,
  * client, method, path (without the query: a query may carry a secret),
  * status, bytes each way, duration and what is left of the budget; never
- * a header or a body.
+ * a header or a body. Whatever bytes a field holds, the line is strict
+ * UTF-8 JSON: '"', '\\' and controls are escaped, well-formed UTF-8 is
+ * kept, every other byte becomes U+FFFD ("\ufffd"), and a field cut to
+ * fit is cut between characters. Proxy-Status details are an RFC 8941
+ * string: printable ASCII, any other byte '?'.
  */
 #ifndef GW_AUDIT_H
 #define GW_AUDIT_H

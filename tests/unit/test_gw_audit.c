@@ -2,6 +2,7 @@
  * JSON body, length) and its audit line (fields, escaping, no query). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -82,6 +83,103 @@ test_gw_audit_line_has_every_field(void **state)
              "\"reason\":\"forwarded\"}\n");
 }
 
+/* True when s is well-formed UTF-8 (RFC 3629), checked apart from the
+ * writer: decode, then refuse overlongs, surrogates and > U+10FFFF. */
+static bool
+utf8_ok(const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+
+    while (*s != '\0') {
+        unsigned cp, n;
+
+        if (s[0] < 0x80) {
+            s++;
+            continue;
+        }
+        if ((s[0] & 0xe0) == 0xc0)
+            n = 2, cp = s[0] & 0x1fu;
+        else if ((s[0] & 0xf0) == 0xe0)
+            n = 3, cp = s[0] & 0x0fu;
+        else if ((s[0] & 0xf8) == 0xf0)
+            n = 4, cp = s[0] & 0x07u;
+        else
+            return false;
+        for (unsigned i = 1; i < n; i++) {
+            if ((s[i] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i] & 0x3fu);
+        }
+        if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+            (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        s += n;
+    }
+    return true;
+}
+
+/* Bytes that are not UTF-8 never reach an audit line: each becomes
+ * U+FFFD; well-formed UTF-8 and the escapes stay. */
+static void
+test_gw_audit_line_is_strict_utf8(void **state)
+{
+    struct gw_audit a = {
+        .time = "2026-12-04T10:00:00.000Z",
+        .client = "1.2.3.4:5",
+        .method = "P\xffST",
+        /* 0xff; a cut sequence; overlong '/'; a surrogate; 'é' and an
+         * emoji (kept); DEL; a lone continuation byte */
+        .path = "/v1/\xff/\xc3/\xc0\xaf/\xed\xa0\x80/\xc3\xa9\xf0\x9f\x98\x80"
+                "\x7f\x80",
+        .status = 400,
+        .requests_left = -1,
+        .bytes_left = -1,
+        .reason = "bad \xf5\x80\x80\x80 byte\x01",
+    };
+    char buf[GW_AUDIT_MAX], reason[400];
+    size_t n;
+
+    (void)state;
+    n = gw_audit_format(buf, sizeof(buf), &a);
+    assert_true(n > 0);
+    assert_true(utf8_ok(buf));
+    assert_non_null(strstr(buf, "\"method\":\"P\\ufffdST\""));
+    assert_non_null(strstr(buf, "\"path\":\"/v1/\\ufffd/\\ufffd/\\ufffd\\ufffd/"
+                                "\\ufffd\\ufffd\\ufffd/\xc3\xa9\xf0\x9f\x98\x80"
+                                "\\u007f\\ufffd\","));
+    assert_non_null(strstr(buf, "\"reason\":\"bad \\ufffd\\ufffd\\ufffd"
+                                "\\ufffd byte\\u0001\"}\n"));
+
+    /* a field cut to fit is cut between characters: 'é' is two bytes */
+    for (size_t i = 0; i + 2 < sizeof(reason); i += 2)
+        memcpy(reason + i, "\xc3\xa9", 2);
+    reason[sizeof(reason) - 2] = '\0';
+    a.reason = reason;
+    n = gw_audit_format(buf, sizeof(buf), &a);
+    assert_true(n > 0);
+    assert_true(utf8_ok(buf));
+    assert_non_null(strstr(buf, "\xc3\xa9\"}\n"));
+}
+
+/* A refusal with bytes that are not UTF-8 in its details: the JSON body
+ * is strict UTF-8, the Proxy-Status string printable ASCII. */
+static void
+test_gw_answer_is_strict_too(void **state)
+{
+    struct gw_denial d = { 403, "http_request_denied",
+                           "field \"x\xff\xc3\xa9\" not allowed\n" };
+    char buf[GW_ANSWER_MAX];
+
+    (void)state;
+    assert_true(gw_answer_format(buf, sizeof(buf), &d) > 0);
+    assert_true(utf8_ok(buf));
+    assert_non_null(
+        strstr(buf, "details=\"field \\\"x???\\\" not allowed?\"\r\n"));
+    assert_non_null(strstr(buf, "\"message\":\"agentctl-gateway: field "
+                                "\\\"x\\ufffd\xc3\xa9\\\" not allowed\\n\"}}"));
+}
+
 int
 main(void)
 {
@@ -89,6 +187,8 @@ main(void)
         cmocka_unit_test(test_gw_answer_carries_proxy_status),
         cmocka_unit_test(test_gw_answer_escapes_details),
         cmocka_unit_test(test_gw_audit_line_has_every_field),
+        cmocka_unit_test(test_gw_audit_line_is_strict_utf8),
+        cmocka_unit_test(test_gw_answer_is_strict_too),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
