@@ -11,6 +11,10 @@
 #     client while the vendor still holds the rest of the stream;
 #   a path outside the allowlist (and one with a dot segment) gets 403
 #     with Proxy-Status; the budget spent gets 429 with Proxy-Status;
+#   an attacker's requests: a target with '#', an underscore-spelled
+#     credential header (X_Api_Key), a body over --max-body (by length
+#     and chunked) get 400 / 400 / 413 with Proxy-Status, and the vendor's
+#     log shows none of them arrived (control: a body under the cap did);
 #   a vendor certificate from another CA gets 502 with Proxy-Status
 #     error=tls_certificate_error (reached through --connect-to);
 #   a key file of mode 0644 is refused at start;
@@ -37,12 +41,15 @@ HOST=llm.vendor.test
 KEY="sk-ant-gw-$id-$(openssl rand -hex 12)"
 KEY_SHA=$(printf '%s' "$KEY" | sha256sum | cut -c1-64)
 
-# Images: the gateway's own tag (built from this checkout, cached layers
-# make it quick) and this checkout's vendor under a tag of this run's (the
-# shared agentctl/tls-vendor tag may be another checkout's build).
-bash "$ROOT/hack/images/build-agent-gateway.sh" >/dev/null 2>&1 ||
-    fail "cannot build agentctl/agent-gateway:$VERSION"
-GW_IMAGE=$(docker image inspect -f '{{.Id}}' "agentctl/agent-gateway:$VERSION")
+# Images: this checkout's gateway and vendor, each under a tag of this
+# run's (the shared agentctl/agent-gateway and agentctl/tls-vendor tags
+# may be another checkout's build, and a scenario running beside this one
+# may be using them).
+GTAG=agentctl-test/agent-gateway:gw-$id
+bash "$ROOT/hack/images/build-agent-gateway.sh" "$GTAG" >/dev/null 2>&1 ||
+    fail "cannot build $GTAG"
+on_cleanup "docker rmi -f $GTAG >/dev/null 2>&1"
+GW_IMAGE=$(docker image inspect -f '{{.Id}}' "$GTAG")
 VTAG=agentctl-test/tls-vendor:gw-$id
 bash "$ROOT/hack/images/build-tls-vendor.sh" "$VTAG" >/dev/null 2>&1 ||
     fail "cannot build $VTAG"
@@ -117,7 +124,8 @@ gateway budget "$TEST_TMP/keys" "${KEYFLAGS[@]}" --max-requests 1
 gateway nocred "$TEST_TMP/keys" --no-credential
 gateway tofu "$TEST_TMP/keys" "${KEYFLAGS[@]}" \
     --connect-to "$HOST:443=$(ip_of "rogue-$id"):443"
-for g in gw budget nocred tofu; do
+gateway holes "$TEST_TMP/keys" "${KEYFLAGS[@]}" --max-body 4096
+for g in gw budget nocred tofu holes; do
     wait_log "$g-$id" '"msg":"listening"'
 done
 GW=http://$(ip_of "gw-$id"):8080
@@ -212,6 +220,55 @@ check_match "with Proxy-Status saying why" \
     'error=http_request_denied; details="request budget spent"' \
     "$(proxy_status_of <<<"$out")"
 
+# 4b. an attacker in the box: a target with '#', an underscore-spelled
+# credential header, a body over --max-body; each refused before the
+# vendor, which never sees it
+HOLES=http://$(ip_of "holes-$id"):8080
+vendor_has() { # TASK: the vendor's log has a record of TASK
+    test -n "$(docker logs "vendor-$id" 2>/dev/null |
+        jq -r --arg t "$1" 'select(.task == $t) | 1' 2>/dev/null)"
+}
+out=$(post "$HOLES" t-hash --request-target '/v1/messages#/../../admin')
+check_eq "a target with '#' gets 400" 400 "$(status_of <<<"$out")"
+check_eq "with Proxy-Status naming the byte" \
+    'Proxy-Status: agentctl-gateway; error=http_request_error; details="request target: byte 0x23 at 12 is not allowed (RFC 3986)"' \
+    "$(proxy_status_of <<<"$out")"
+out=$(post "$HOLES" t-underscore -H "X_Api_Key: sk-ant-agents-own-$id")
+check_eq "an underscore-spelled credential header gets 400" 400 \
+    "$(status_of <<<"$out")"
+check_match "with Proxy-Status saying why" \
+    'details="header field name \\"X_Api_Key\\" has \\"_\\": refused, servers read it as \\"-\\""' \
+    "$(proxy_status_of <<<"$out")"
+big_body() { # TASK BYTES: a Messages request of about BYTES
+    jq -cn --arg t "TASK $1" --arg pad "$(head -c "$2" /dev/zero | tr '\0' x)" \
+        '{model: "claude-test", max_tokens: 16,
+          messages: [{role: "user", content: ($t + "\n" + $pad)}]}'
+}
+big_body t-bigok 3000 >"$TEST_TMP/bigok.json"
+big_body t-bigover 8000 >"$TEST_TMP/bigover.json"
+big_body t-bigchunk 8000 >"$TEST_TMP/bigchunk.json"
+out=$(curl -sS -i --max-time 30 "$HOLES/v1/messages" \
+    -H 'content-type: application/json' --data-binary "@$TEST_TMP/bigover.json")
+check_eq "a body over --max-body gets 413" 413 "$(status_of <<<"$out")"
+check_match "with Proxy-Status saying why" \
+    'error=http_request_denied; details="request body over --max-body"' \
+    "$(proxy_status_of <<<"$out")"
+out=$(curl -sS -i --max-time 30 "$HOLES/v1/messages" -H 'Expect:' \
+    -H 'Transfer-Encoding: chunked' -H 'content-type: application/json' \
+    --data-binary "@$TEST_TMP/bigchunk.json")
+check_eq "the same chunked gets 413 as it grows" 413 "$(status_of <<<"$out")"
+check_eq "a body under --max-body passes" 200 \
+    "$(curl -sS -o /dev/null -w '%{http_code}' --max-time 30 "$HOLES/v1/messages" \
+        -H 'content-type: application/json' --data-binary "@$TEST_TMP/bigok.json")"
+for t in t-hash t-underscore t-bigover t-bigchunk; do
+    check "the vendor's log shows no $t" not vendor_has "$t"
+done
+check "control: the vendor's log shows the body under the cap" \
+    vendor_has t-bigok
+check_eq "the holes gateway's audit: one line each, saying why" \
+    "400 request target: byte 0x23 at 12 is not allowed (RFC 3986)|400 header field name \"X_Api_Key\" has \"_\": refused, servers read it as \"-\"|413 request body over --max-body|413 request body over --max-body|200 forwarded" \
+    "$(docker logs "holes-$id" 2>/dev/null | jq -r '"\(.status) \(.reason)"' | paste -sd'|')"
+
 # 5. a certificate from another CA: 502 tls_certificate_error
 out=$(post "http://$(ip_of "tofu-$id"):8080" t-rogue)
 check_eq "a vendor certificate from another CA gets 502" 502 \
@@ -242,7 +299,7 @@ check "and it never listened" not grep -q '"listening"' "$TEST_TMP/open.out"
 # not "docker inspect | grep -q": grep -q exits at the first match, and
 # with pipefail the inspect's SIGPIPE then fails the pipe (a flaky control)
 inspect_has_key() { grep -qF "$KEY" <<<"$(docker inspect "$1")"; }
-for g in gw budget nocred tofu; do
+for g in gw budget nocred tofu holes; do
     check "docker inspect of $g shows no key" not inspect_has_key "$g-$id"
     check "the logs of $g hold no key" \
         not grep -qF "$KEY" <<<"$(docker logs "$g-$id" 2>&1)"
