@@ -186,6 +186,17 @@ gw__conn_deny(struct gw_conn *c, int status, const char *error,
     gw__conn_set_state(c, GW_CS_LINGER);
 }
 
+const char *
+gw__conn_admit_budget(struct gw_conn *c, uint64_t body_len, int *status)
+{
+    struct gw *gw = c->gw;
+    const char *no = gw_budget_admit(&gw->budget, c->bytes_up, body_len, status);
+
+    if (no == NULL)
+        gw_budget_add_bytes(&gw->budget, c->bytes_up);
+    return no;
+}
+
 /* The head is parsed: policy, budget, the vendor's head. */
 static void
 conn_admit(struct gw_conn *c, const struct gw_req_head *h, size_t end)
@@ -203,15 +214,17 @@ conn_admit(struct gw_conn *c, const struct gw_req_head *h, size_t end)
         gw__conn_deny(c, 403, "http_request_denied", no);
         return;
     }
-    no = gw_budget_admit(&gw->budget, c->bytes_up,
-                         h->framing == GW_BODY_LENGTH ? h->length : 0, &status);
-    if (no != NULL) {
+    if (gw__judge_head(c, h) == -1) /* a model endpoint's: refused */
+        return;
+    /* a judged body is counted once it passed (gw_judge.c): a refused
+     * request uses no budget */
+    if (!c->judging &&
+        (no = gw__conn_admit_budget(
+             c, h->framing == GW_BODY_LENGTH ? h->length : 0, &status)) !=
+            NULL) {
         gw__conn_deny(c, status, "http_request_denied", no);
         return;
     }
-    if (gw__judge_head(c, h) == -1) /* a model endpoint's: refused */
-        return;
-    gw_budget_add_bytes(&gw->budget, c->bytes_up);
     buf_reset(&c->uout);
     c->uout_off = 0;
     if (gw_head_build(h, gw->host_header, &gw->cred, &c->uout, &e) == -1) {

@@ -137,6 +137,12 @@ void gw__conn_close(struct gw_conn *c, const char *why);
  * line, with why when the response did not end well. */
 void gw__conn_audit(struct gw_conn *c, const char *why);
 
+/* Count the request and its head's bytes against the budget, with the
+ * body it declares: NULL, or why not with *status (413, 429), nothing
+ * counted. */
+const char *gw__conn_admit_budget(struct gw_conn *c, uint64_t body_len,
+                                  int *status);
+
 /* Refuse the exchange: the answer with Proxy-Status, then linger. */
 void gw__conn_deny(struct gw_conn *c, int status, const char *error,
                    const char *details);

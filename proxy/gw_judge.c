@@ -127,7 +127,7 @@ gw__judge_step(struct gw_conn *c)
 {
     char why[256];
     const char *no;
-    int r = judge_read(c);
+    int r = judge_read(c), status = 403;
 
     if (r == -1)
         return;
@@ -137,10 +137,16 @@ gw__judge_step(struct gw_conn *c)
     }
     no = gw_body_check(&c->gw->cfg->body, c->judged.data, c->judged.len, why,
                        sizeof(why));
+    /* counted once it passed: a refused request uses no budget */
+    if (no == NULL)
+        no = gw__conn_admit_budget(c, c->judge_len, &status);
     if (no != NULL) {
-        gw__conn_deny(c, 403, "http_request_denied", no);
+        /* the rebuilt head holds the key: it goes now, not at the close */
+        explicit_bzero(c->uout.data, c->uout.len);
+        buf_reset(&c->uout);
+        gw__conn_deny(c, status, "http_request_denied", no);
         return;
     }
-    c->judging = false; /* passed: relayed from c->judged */
+    c->judging = false; /* passed, and counted: relayed from c->judged */
     gw__up_start(c);
 }

@@ -274,6 +274,8 @@ up_judged_in(struct gw_conn *c, size_t pending)
     size_t room = GW_BUF > pending ? GW_BUF - pending : 0, used = 0;
     size_t left = c->judged.len - c->judged_off;
     enum gw_feed f;
+    const char *why;
+    int status;
 
     if (room == 0)
         return UP_IDLE;
@@ -282,6 +284,12 @@ up_judged_in(struct gw_conn *c, size_t pending)
                      left < room ? left : room, &used);
     if (f == GW_FEED_FAIL) {
         gw__conn_deny(c, 400, "http_request_error", c->reqb.why);
+        return UP_GONE;
+    }
+    /* other connections may have spent the bytes since its admission */
+    if (used > 0 && (why = gw_budget_body(&c->gw->budget, c->reqb.fed, used,
+                                          &status)) != NULL) {
+        gw__conn_deny(c, status, "http_request_denied", why);
         return UP_GONE;
     }
     if (buf_append(&c->uout, c->judged.data + c->judged_off, used, NULL) ==

@@ -11,7 +11,9 @@
 #     Proxy-Status naming why, an audit line saying it, and never in the
 #     vendor's records; --allow-tool-type widens exactly the type it names;
 #   openai: /v1/responses with function tools passes; web_search, an mcp
-#     tool and background: true are refused.
+#     tool and background: true are refused;
+#   a refused request uses no budget (--max-requests 1: a refusal, then
+#     the one request still goes, then 429).
 # Negative control: the same server-tool request through a gateway without
 # --body-policy reaches the vendor (so the checks above can fail).
 source "$(dirname "$0")/../lib.sh"
@@ -63,6 +65,7 @@ gateway wide --allow 'POST /v1/messages' --body-policy anthropic \
     --allow-tool-type web_fetch_20250910
 gateway oai --allow 'POST /v1/responses' --body-policy openai
 gateway open --allow 'POST /v1/messages' # the control: no policy
+gateway one --allow 'POST /v1/messages' --body-policy anthropic --max-requests 1
 
 # send NAME PATH BODY [CURL-ARGS...]: POST it; prints "STATUS PROXY-STATUS"
 send() {
@@ -130,6 +133,14 @@ out=$(send oai /v1/responses "$(resp omcp ',"tools":[{"type":"mcp","server_label
 refused "openai: a remote MCP tool" omcp 403 'mcp' "$out"
 out=$(send oai /v1/responses "$(resp bg ',"background":true')")
 refused "openai: a background run" bg 403 'background' "$out"
+
+# a refused request uses no budget: one request left, after a refusal
+out=$(send one /v1/messages "$(msg spent ',"mcp_servers":[]')")
+check_match "budget: a refused request (403)" '^403 ' "$out"
+out=$(send one /v1/messages "$(msg afterrefusal '')")
+check_match "budget: the one request allowed still goes (200)" '^200' "$out"
+out=$(send one /v1/messages "$(msg overbudget '')")
+check_match "budget: the next is over it (429, the control)" '^429 ' "$out"
 
 out=$(send open /v1/messages "$(msg control ',"tools":[{"type":"web_fetch_20250910","name":"web_fetch"}]')")
 check_match "control: without --body-policy the server tool goes through" '^200' "$out"
