@@ -161,6 +161,8 @@ struct ctl_inv {
                                (ctl_inv_settle) */
     ev_timer deadline;      /* end of the attempt's deadlineSeconds */
     unsigned failures;      /* consecutive failed steps: backoff exponent */
+    bool status_unreadable;  /* its status exists and cannot be read: held,
+                                nothing done or written (ctl_inv.c) */
     struct ctl_stuck *stuck; /* the step error shown as Ready=False; NULL
                                 while no step fails (ctl_condition.c) */
     /* events of the pass running now, written with its next status

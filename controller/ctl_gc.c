@@ -58,6 +58,18 @@ box_taker(struct ctl *c, const char *uid)
     return NULL;
 }
 
+/* The object is labelled with an invocation whose status cannot be read:
+ * its uid and records are unknown, so nothing of it is garbage. */
+static bool
+held_by_name(struct ctl *c, const cJSON *labels)
+{
+    const char *name = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(labels, "agentctl.dev/invocation"));
+    struct ctl_inv *inv = name != NULL ? ctl_inv_find(c, name) : NULL;
+
+    return inv != NULL && inv->status_unreadable;
+}
+
 /* identity: how status.standIns knows the object - its ID, or a volume's
  * CreatedAt (volumes have no ID). */
 static bool
@@ -73,6 +85,8 @@ orphan(struct ctl *c, const cJSON *labels, const char *id, const char *name,
 
     if (!cJSON_IsString(uid))
         return false; /* not made by an invocation of ours */
+    if (held_by_name(c, labels))
+        return false;
     inv = ctl_inv_by_uid(c, uid->valuestring);
     /* a warm box: the pool's while it waits, then the invocation's that
      * recorded it (ctl_pool.c); one nobody holds is an orphan */

@@ -619,6 +619,44 @@ pass_phase(struct ctl_inv *inv)
     }
 }
 
+/* A status that exists and cannot be read (a truncated or corrupted file,
+ * a document etcd holds garbage in) records an attempt whose objects and
+ * progress are unknown: starting afresh could run the attempt twice and
+ * leave its box unmanaged. The invocation is held instead - no step, no
+ * status written over the evidence, its objects not garbage - until the
+ * status can be read again (each resync tries) or is removed by hand. */
+static void
+hold_unreadable(struct ctl_inv *inv, const struct err *e)
+{
+    if (ctl_test_disabled("status-hold")) { /* the negative control */
+        log_kv(LOG_WARN, "TEST HOOK: status unreadable, starting afresh",
+               "invocation", inv->name, "error", e->msg, NULL);
+        return;
+    }
+    if (!inv->status_unreadable)
+        log_kv(LOG_ERROR,
+               "status unreadable: the invocation is held until it can be "
+               "read or is removed",
+               "invocation", inv->name, "error", e->msg, NULL);
+    inv->status_unreadable = true;
+}
+
+/* A held invocation's status read again: true when it still cannot be. */
+static bool
+still_unreadable(struct ctl_inv *inv)
+{
+    struct err e;
+
+    if (!inv->status_unreadable)
+        return false;
+    if (ctl_status_load(inv, &e) == -1)
+        return true;
+    inv->status_unreadable = false;
+    log_kv(LOG_INFO, "status readable again: the invocation goes on",
+           "invocation", inv->name, NULL);
+    return false;
+}
+
 struct ctl_inv *
 ctl_inv_add(struct ctl *c, const char *name)
 {
@@ -633,8 +671,7 @@ ctl_inv_add(struct ctl *c, const char *name)
     ev_timer_init(&inv->deadline, on_deadline, 0., 0.);
     ctl_canary_init(inv);
     if (ctl_status_load(inv, &e) == -1)
-        log_kv(LOG_WARN, "status unreadable, starting afresh", "invocation",
-               name, "error", e.msg, NULL);
+        hold_unreadable(inv, &e);
     inv->resumed = inv->rec.present && inv->rec.phase == CTL_PREPARING;
     ctl_inv_link(c, inv);
     return inv;
@@ -728,6 +765,10 @@ pass(struct ctl_inv *inv)
      * pass again (nothing the pass reads or writes races with it) */
     if (ctl_write_in_flight(inv))
         return;
+    if (still_unreadable(inv)) {
+        ctl_inv_settle(inv, CTL_STEP_NONE); /* the resync tries again */
+        return;
+    }
     /* scale-out: act only on what this controller claimed (ctl_claim.c) */
     if (!ctl_claim_gate(inv)) {
         ctl_build_release(inv); /* not this controller's to build now */
