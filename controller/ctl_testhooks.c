@@ -18,8 +18,9 @@
  *
  * AGENTCTL_TEST_DISABLE=<name>[,<name>...] switches off a protection that
  * is not a drift rule, for a negative control: "status-hold" starts an
- * invocation whose status cannot be read afresh (ctl_inv.c); "network-adoption" makes
- * the listing of the attempt's networks see none (ctl_network.c);
+ * invocation whose status cannot be read afresh (ctl_inv.c);
+ * "network-adoption" makes the listing of the attempt's networks see none
+ * (ctl_network.c);
  * "standin-sweep" lets cleanup's sweep and garbage collection take a
  * container with the labels of a role whose create answered for an
  * unrecorded one of ours (ctl_cleanup.c, ctl_gc.c); "helper-pin" builds
