@@ -292,6 +292,7 @@ capture_commit(struct ctl_inv *inv)
     /* This version's bodies state Docker's defaults; an attempt an older
      * version captured keeps the bodies its boxes were made from. */
     r->defaults_stated = true;
+    r->forwarding_stated = true; /* its proxy and gateway: ip_forward 0 */
     /* Whether .git gets a read-only storage of its own is fixed here. */
     if (ctl_git_present(inv))
         r->git_metadata = true;
@@ -406,6 +407,7 @@ ensure_captured(struct ctl_inv *inv)
     in.git_metadata = inv->rec.git_metadata;
     in.apparmor = inv->ctl->security.apparmor;
     in.legacy_bodies = !inv->rec.defaults_stated;
+    in.forwarding_unstated = !inv->rec.forwarding_stated;
     /* a warm box taken (ctl_pool.c): its network and proxy are the box's */
     box.owner = ctl_record_box_str(&inv->rec, "owner");
     box.uid = ctl_record_box_str(&inv->rec, "uid");

@@ -512,6 +512,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
         "box",
         "toolPolicy",
         "defaultsStated",
+        "ipForwardOff",
         "helperImages",
         "canaryPending",
     };
@@ -536,6 +537,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
     r->has_generation = false;
     r->git_metadata = false;
     r->defaults_stated = false;
+    r->forwarding_stated = false;
     for (int h = 0; h < RC_HELPER_COUNT; h++) {
         free(r->helper_images[h]);
         r->helper_images[h] = NULL;

@@ -147,6 +147,8 @@ struct ctl_record {
     bool has_exit_code;
     long exit_code;
     bool git_metadata;    /* .git gets a read-only volume of its own */
+    bool forwarding_stated; /* the proxy's and gateway's bodies state
+                               net.ipv4.ip_forward=0 (ipForwardOff) */
     bool defaults_stated; /* the bodies state Docker's defaults
                              (plan/rc_harden.c); false for an attempt an
                              older version captured, whose boxes lack them */

@@ -276,7 +276,8 @@ rc_host_config(struct rc_build *b, cJSON *c, enum rc_role role,
     rc_str(b, lo, "compress", "false");
     /* Docker's defaults, stated so that a drift rule compares each. */
     if (hc != NULL && !b->in->legacy_bodies &&
-        rc_harden_host_config(hc, role, b->in->apparmor) == -1)
+        rc_harden_host_config(hc, role, b->in->apparmor,
+                              b->in->forwarding_unstated) == -1)
         b->nomem = 1;
     return hc;
 }

@@ -188,6 +188,10 @@ struct rc_inputs {
                            plan/rc_harden.c fields, volumes without
                            nosuid,nodev): build them so, or its running
                            boxes would all be drift */
+    bool forwarding_unstated; /* captured by a version whose proxy and
+                                 gateway bodies left net.ipv4.ip_forward
+                                 out: build them so, or their running
+                                 boxes would be drift */
     /* The warm box the attempt took: its network and proxy are named
      * agentctl-<owner>-<box uid8>-net and -proxy and carry the box's
      * labels; every other object keeps the invocation's. NULL: none. */

@@ -50,8 +50,25 @@ add_apparmor(cJSON *hc)
     return 0;
 }
 
+/* The proxy and the gateway sit on two networks: a namespace made by
+ * dockerd inherits the host's net.ipv4.ip_forward=1, which would let them
+ * route a packet from the internal network to the egress one. They
+ * forward at the application layer only. */
+static int
+add_no_forwarding(cJSON *hc)
+{
+    cJSON *s = cJSON_AddObjectToObject(hc, "Sysctls");
+
+    return s != NULL &&
+                   cJSON_AddStringToObject(s, "net.ipv4.ip_forward", "0") !=
+                       NULL
+               ? 0
+               : -1;
+}
+
 int
-rc_harden_host_config(cJSON *hc, enum rc_role role, bool apparmor)
+rc_harden_host_config(cJSON *hc, enum rc_role role, bool apparmor,
+                      bool forwarding_unstated)
 {
     cJSON *ul;
     double shm = (double)(role == RC_ROLE_AGENT ? RC_AGENT_SHM : RC_HELPER_SHM);
@@ -73,6 +90,9 @@ rc_harden_host_config(cJSON *hc, enum rc_role role, bool apparmor)
     if ((role == RC_ROLE_PROXY || role == RC_ROLE_GATEWAY) &&
         cJSON_AddNumberToObject(hc, "NanoCpus", (double)RC_PROXY_NANOCPUS) ==
             NULL)
+        return -1;
+    if ((role == RC_ROLE_PROXY || role == RC_ROLE_GATEWAY) &&
+        !forwarding_unstated && add_no_forwarding(hc) == -1)
         return -1;
     if (role == RC_ROLE_KEEPER &&
         cJSON_AddNumberToObject(hc, "NanoCpus", (double)RC_KEEPER_NANOCPUS) ==

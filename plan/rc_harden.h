@@ -38,9 +38,11 @@
     "\"/proc/sysrq-trigger\"]"
 
 /* Add the role's fields to its HostConfig hc (SecurityOpt must be there
- * already; "apparmor=docker-default" is appended when apparmor). 0, or -1
- * out of memory. */
-int rc_harden_host_config(cJSON *hc, enum rc_role role, bool apparmor);
+ * already; "apparmor=docker-default" is appended when apparmor; the proxy
+ * and the gateway get net.ipv4.ip_forward=0 unless forwarding_unstated).
+ * 0, or -1 out of memory. */
+int rc_harden_host_config(cJSON *hc, enum rc_role role, bool apparmor,
+                          bool forwarding_unstated);
 
 /* The tmpfs mount options every volume gets after its size, inode, owner
  * and mode options: no setuid binaries, no device nodes. */

@@ -215,7 +215,7 @@ static const struct rc_golden golden[] = {
     { RC_ROLE_PROXY, "/HostConfig/NetworkMode", "\"" NET "\"" },
     { RC_ROLE_PROXY, "/HostConfig/Mounts", NULL },
     HARDENED(RC_ROLE_PROXY, "128", "67108864", "1048576", "1000000000"),
-    { RC_ROLE_PROXY, "/HostConfig/Sysctls", NULL },
+    { RC_ROLE_PROXY, "/HostConfig/Sysctls", "{\"net.ipv4.ip_forward\":\"0\"}" },
     { RC_ROLE_PROXY, "/NetworkingConfig",
       "{\"EndpointsConfig\":{\"" NET "\":{\"IPAMConfig\":"
       "{\"IPv4Address\":\"10.213.5.2\"}}}}" },

@@ -261,9 +261,10 @@ static const struct mut muts[] = {
     { A, "container.sysctls", "/HostConfig/Sysctls/net.ipv6.conf.all.disable_ipv6",
       "\"0\"", "HostConfig.Sysctls.net.ipv6.conf.all.disable_ipv6", "\"1\"",
       "\"0\"" },
-    { P, "container.sysctls", "/HostConfig/Sysctls",
-      "{\"net.ipv4.ip_forward\":\"1\"}", "HostConfig.Sysctls", "null",
-      "{\"net.ipv4.ip_forward\":\"1\"}" },
+    /* the proxy routes nothing: forwarding on under it is drift */
+    { P, "container.sysctls", "/HostConfig/Sysctls/net.ipv4.ip_forward",
+      "\"1\"", "HostConfig.Sysctls.net.ipv4.ip_forward", "\"0\"",
+      "\"1\"" },
     { A, "container.ulimits", "/HostConfig/Ulimits/0/Hard", "1048576",
       "HostConfig.Ulimits", NULL, NULL },
     { K, "container.ulimits", "/HostConfig/Ulimits", "[]", "HostConfig.Ulimits",
@@ -482,6 +483,38 @@ test_fixtures_clean(void **state)
         assert_int_equal(r.count, 0);
         assert_true(rc_drift_set_empty(&r.drifted));
     }
+}
+
+/* An attempt captured before the proxy's body stated ip_forward off
+ * (rc_inputs forwarding_unstated): its running proxy, made without the
+ * sysctl, is no drift; the same proxy is drift for an attempt captured
+ * now (the upgrade path of docs/security-defaults.md). */
+static void
+test_forwarding_unstated_clean(void **state)
+{
+    struct drift_fx *fx = *state;
+    struct rc_inputs in;
+    struct err e = { 0 };
+    struct rc_desired *older, *keep = fx->d;
+    cJSON *old = cJSON_Duplicate(fx->obj[RC_ROLE_PROXY], true);
+    struct rc_drift_expect x;
+    struct rc_drift_report r;
+
+    mutate(old, "/HostConfig/Sysctls", "null");
+    expect_for(fx, RC_ROLE_PROXY, &x);
+    assert_int_equal(rc_drift_check(fx->d, RC_ROLE_PROXY, old, &x, &r), 1);
+    assert_string_equal(r.rule, "container.sysctls");
+    drift_fx_inputs(&in);
+    in.forwarding_unstated = true;
+    older = rc_desired_build(fx->inv, fx->cfg, &in, &e);
+    assert_non_null(older);
+    fx->d = older;
+    expect_for(fx, RC_ROLE_PROXY, &x);
+    if (rc_drift_check(older, RC_ROLE_PROXY, old, &x, &r) != 0)
+        fail_msg("older proxy: %s", r.message);
+    fx->d = keep;
+    rc_desired_free(older);
+    cJSON_Delete(old);
 }
 
 /* An attempt an older version captured: its bodies (rc_inputs
@@ -1001,6 +1034,7 @@ main(int argc, char **argv)
         cmocka_unit_test(test_mutations_reported),
         cmocka_unit_test(test_every_rule_mutated),
         cmocka_unit_test(test_before_start_clean),
+        cmocka_unit_test(test_forwarding_unstated_clean),
         cmocka_unit_test(test_legacy_bodies_clean),
         cmocka_unit_test(test_image_pinned),
         cmocka_unit_test(test_endpoints_by_phase),

@@ -11,7 +11,9 @@
 # a name starting agentctl-<name>-<uid8>. Docker's defaults are stated and
 # read back too: masked and read-only /proc paths, ulimits, ShmSize, CPU
 # limits on the helpers, IPv6 off in the agent (no inet6 address in its
-# namespace), nosuid,nodev on the read-write volume mounts, and the live seccomp filter and
+# namespace), ip_forward off in the proxy's (read from the namespace; the
+# control: a container without the sysctl forwards), nosuid,nodev on the
+# read-write volume mounts, and the live seccomp filter and
 # no-new-privileges of each process (/proc/<pid>/status).
 source "$(dirname "$0")/lib_controller.sh"
 ctl_init
@@ -93,6 +95,17 @@ check_eq "proxy: on the internal and the egress network" \
     "$(printf '%s\n' "$net" "$(docker network inspect -f '{{.Id}}' "$EGRESS_NET")" | sort | tr '\n' ' ')" \
     "$(c "$proxy" '{{range .NetworkSettings.Networks}}{{.NetworkID}}
 {{end}}' | grep . | sort | tr '\n' ' ')"
+
+# dual-homed, the proxy routes nothing: a namespace dockerd makes
+# inherits the host's ip_forward=1 (the control: a container made here
+# without the sysctl has it on)
+ppid=$(c "$proxy" '{{.State.Pid}}')
+check_eq "proxy: net.ipv4.ip_forward is 0 in its namespace" 0 \
+    "$(nsenter -t "$ppid" -n cat /proc/sys/net/ipv4/ip_forward)"
+ctrl=$(docker run -d --label "$TEST_LABEL" "$BOX_IMAGE" sleep 60)
+check_eq "control: a container made without it forwards" 1 \
+    "$(nsenter -t "$(c "$ctrl" '{{.State.Pid}}')" -n cat /proc/sys/net/ipv4/ip_forward)"
+docker rm -f "$ctrl" >/dev/null
 
 # the agent
 check_eq "agent: only the internal network" "$net" \
