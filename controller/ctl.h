@@ -223,8 +223,10 @@ struct ctl_inv {
     char drift_message[320];
     unsigned verified;        /* roles checked in this round (1 << rc_role,
                                  CTL_VERIFIED_NEIGHBOURS) */
-    char exec_seen[224];      /* a docker exec on one of the attempt's
-                                 containers, "" = none (ctl_neighbours.c) */
+    const char *foreign_rule; /* the rule of foreign_seen (static) */
+    char foreign_seen[224];   /* a docker exec or cp on one of the
+                                 attempt's containers, Docker's event as
+                                 the finding; "" = none (ctl_neighbours.c) */
     char verify_role[16];     /* role being inspected */
     cJSON *pending_inspect;   /* inspect waiting for its image's config */
     /* the neighbours a listing left to inspect (ctl_neighbours.c) */

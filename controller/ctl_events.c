@@ -87,11 +87,10 @@ on_event_line(struct dk_req *req, const char *data, size_t len, void *arg)
             cJSON_GetObjectItemCaseSensitive(ev, "Action"));
 
         c->events_seen++;
-        /* an exec ends before the next inspect can show it in ExecIDs */
-        if (action != NULL && cJSON_IsString(id) &&
-            (strncmp(action, "exec_create", 11) == 0 ||
-             strncmp(action, "exec_start", 10) == 0))
-            ctl_neighbours_exec_seen(inv, id->valuestring, action);
+        /* an exec ends before the next inspect can show it in ExecIDs, and
+         * a docker cp leaves no trace in any inspect */
+        if (action != NULL && cJSON_IsString(id))
+            ctl_neighbours_event_seen(inv, id->valuestring, action);
         ctl_canary_event(
             inv, cJSON_GetStringValue(type), cJSON_GetStringValue(id),
             cJSON_GetStringValue(

@@ -303,20 +303,32 @@ container_role(const struct ctl_inv *inv, const char *id)
 }
 
 void
-ctl_neighbours_exec_seen(struct ctl_inv *inv, const char *container_id,
-                         const char *action)
+ctl_neighbours_event_seen(struct ctl_inv *inv, const char *container_id,
+                          const char *action)
 {
     const char *role = container_role(inv, container_id);
-    int rule = rc_drift_rule_by_id("container.exec-ids");
+    bool exec = strncmp(action, "exec_create", 11) == 0 ||
+                strncmp(action, "exec_start", 10) == 0;
+    bool copy = strcmp(action, "archive-path") == 0 ||
+                strcmp(action, "extract-to-dir") == 0;
+    const char *id = exec ? "container.exec-ids" : "container.archive";
+    int rule = rc_drift_rule_by_id(id);
 
-    if (role == NULL || rule < 0 ||
+    /* the keeper's archives are the controller's own uploads and
+     * read-backs */
+    if (role == NULL || !(exec || copy) || rule < 0 ||
+        (copy && strcmp(role, "keeper") == 0) ||
         rc_drift_set_has(&inv->ctl->disabled_rules, (size_t)rule) ||
-        inv->exec_seen[0] != '\0')
+        inv->foreign_seen[0] != '\0')
         return;
-    snprintf(inv->exec_seen, sizeof(inv->exec_seen),
-             "%s %.12s: Docker reports \"%.80s\": a process started with "
-             "docker exec, outside the box's user, capabilities and "
-             "no-new-privileges",
+    inv->foreign_rule = id;
+    snprintf(inv->foreign_seen, sizeof(inv->foreign_seen),
+             exec ? "%s %.12s: Docker reports \"%.80s\": a process started "
+                    "with docker exec, outside the box's user, capabilities "
+                    "and no-new-privileges"
+                  : "%s %.12s: Docker reports \"%.80s\": files copied into "
+                    "or out of it with docker cp, past the box's mounts and "
+                    "its egress proxy",
              role, container_id, action);
     ctl_inv_revalidate(inv);
 }

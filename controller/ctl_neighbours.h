@@ -11,10 +11,11 @@
 
 /* The round's last step; CTL_STEP_NONE when it is done. */
 enum ctl_step ctl_neighbours_step(struct ctl_inv *inv);
-/* A Docker exec_create/exec_start event (action) on container_id: when it
- * is one of the attempt's, the next revalidation reports
- * container.exec-ids. */
-void ctl_neighbours_exec_seen(struct ctl_inv *inv, const char *container_id,
-                              const char *action);
+/* A Docker event (action) on container_id: when it is one of the
+ * attempt's, an exec_create/exec_start makes the next revalidation report
+ * container.exec-ids, and an archive-path/extract-to-dir (docker cp) on
+ * the agent, proxy or gateway container.archive. Other actions: nothing. */
+void ctl_neighbours_event_seen(struct ctl_inv *inv, const char *container_id,
+                               const char *action);
 
 #endif

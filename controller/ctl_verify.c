@@ -403,12 +403,12 @@ ctl_verify_step(struct ctl_inv *inv)
         !inv->repairing && !inv->resumed &&
         !ctl_test_disabled("prestart-only-rounds"))
         return CTL_STEP_NONE;
-    if (inv->exec_seen[0] != '\0') {
-        char msg[sizeof(inv->exec_seen)];
+    if (inv->foreign_seen[0] != '\0') {
+        char msg[sizeof(inv->foreign_seen)];
 
-        snprintf(msg, sizeof(msg), "%s", inv->exec_seen);
-        inv->exec_seen[0] = '\0';
-        return ctl_drift_found(inv, "container.exec-ids", msg);
+        snprintf(msg, sizeof(msg), "%s", inv->foreign_seen);
+        inv->foreign_seen[0] = '\0';
+        return ctl_drift_found(inv, inv->foreign_rule, msg);
     }
     inv->round_open = true; /* ctl_inv_revalidate() */
     for (size_t i = 0; verify_roles[i] != NULL; i++)

@@ -314,6 +314,13 @@ static const struct rc_drift_rule rules[] = {
       "exactly one well-formed probe line whose exit code matches its "
       "verdict",
       "a canary that cannot report is a boundary nobody checks" },
+    /* ---- Docker's events about the attempt's containers ---- */
+    { "container.archive", PXAG, "archive-path, extract-to-dir events", NULL,
+      NULL, RC_CMP_NEIGHBOUR,
+      "none: the controller copies files into and out of the keeper only",
+      "docker cp into the agent, proxy or gateway puts files past the box's "
+      "mounts and checks (a binary, a changed allowlist), and out of it "
+      "takes what the agent holds past the egress proxy" },
 };
 
 #define N_RULES (sizeof(rules) / sizeof(rules[0]))

@@ -13,13 +13,16 @@
 #  pid       docker run --pid container:<agent>      -> container.joined
 #  vol       docker run -v <workspace volume>:/x     -> volume.foreign-mount
 #  volfrom   docker run --volumes-from <keeper>      -> volume.foreign-mount
+#  cpout     docker cp <agent>:/demo-agent -         -> container.archive
+#  cpin      docker cp FILE <agent>:/tmp             -> container.archive
 #
 # and `docker run --ipc container:<agent>` never joins: Docker refuses to
 # start a joiner of a private IPC namespace (held by container.ipc-mode),
 # and the joiner it created names the agent: container.joined.
 #
 # Negative control: the same attacks under the test-hooks controller with
-# container.exec-ids, container.joined and volume.foreign-mount switched off
+# container.exec-ids, container.joined, volume.foreign-mount and
+# container.archive switched off
 # (AGENTCTL_TEST_DISABLE_DRIFT_RULES): every attempt is still Running past
 # the slowest positive detection plus 10 s.
 #
@@ -43,6 +46,8 @@ CASES=(
     "pid|container.joined|agent|att_run --pid container:AGENT"
     "vol|volume.foreign-mount|workspace|att_run -v WORKSPACE:/x"
     "volfrom|volume.foreign-mount|workspace/scratch|att_run --volumes-from KEEPER"
+    "cpout|container.archive|agent|att_cp_out"
+    "cpin|container.archive|agent|att_cp_in"
 )
 field() { cut -d'|' -f"$2" <<<"$1"; }
 
@@ -57,6 +62,17 @@ att_exec() { # NAME: a root, privileged exec that ends at once
 att_exec_bg() {
     docker exec -d -u 0 --privileged "$(object_of "$1" agent)" \
         /demo-agent --sleep 600 >/dev/null 2>&1 || true
+}
+
+# NAME: a docker cp out of the agent (archive-path) and into it
+# (extract-to-dir, onto its scratch volume: the root is read-only)
+att_cp_out() {
+    docker cp "$(object_of "$1" agent):/demo-agent" - >/dev/null 2>&1
+}
+att_cp_in() {
+    echo planted >"$TEST_TMP/planted"
+    docker cp "$TEST_TMP/planted" "$(object_of "$1" agent):/tmp/planted" \
+        >/dev/null 2>&1
 }
 
 # att_run FLAGS... NAME: a container of the attacker's with FLAGS, AGENT,
@@ -145,7 +161,7 @@ finish r
 ctl_stop
 
 # ---- negative control: the rules switched off ----
-off=container.exec-ids,container.joined,volume.foreign-mount
+off=container.exec-ids,container.joined,volume.foreign-mount,container.archive
 echo "# switched off: $off"
 CONTROLLER=$TESTHOOKS AGENTCTL_TEST_DISABLE_DRIFT_RULES=$off ctl_start
 check "the test-hooks controller switched the rules off" \
