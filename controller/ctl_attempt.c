@@ -152,9 +152,11 @@ ctl_inv_load_captured(struct ctl_inv *inv)
 
     if (inv->captured != NULL)
         return true;
-    text = cap ? cJSON_PrintUnformatted(cap) : NULL;
-    if (text == NULL ||
-        spec_load_buffer("status.captured", text, strlen(text), &f) == -1) {
+    /* an invocation that never captured (not admitted, never started)
+     * has none: nothing to load, and no f to clean up */
+    if (cap == NULL || (text = cJSON_PrintUnformatted(cap)) == NULL)
+        return false;
+    if (spec_load_buffer("status.captured", text, strlen(text), &f) == -1) {
         cJSON_free(text);
         spec_file_cleanup(&f);
         return false;
