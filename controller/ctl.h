@@ -248,6 +248,7 @@ struct ctl_inv {
     /* boundary probe (before the start) and canary (while running) */
     long probe_exit;
     bool probe_exited;
+    unsigned probe_silent;  /* the pre-start probe's inconclusive runs */
     ev_timer canary;        /* the next canary run on the timer */
     bool canary_due;        /* a run is asked for (timer, Docker event) */
     enum ctl_canary_stage canary_stage;

@@ -81,6 +81,7 @@ forget_built(struct ctl_inv *inv, bool capture_too)
     inv->canary_due = false;
     inv->canary_stage = CTL_CANARY_IDLE;
     inv->canary_passed = inv->canary_silent = 0;
+    inv->probe_silent = 0;
     ctl_egress_free(inv); /* a read half done belongs to the old record */
 }
 
@@ -138,6 +139,7 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
         inv->start_checked = false;
         inv->cleanup_swept = false;
         inv->probe_exited = false;
+        inv->probe_silent = 0;
         ctl_record_reset_progress(&inv->rec);
         break;
     }

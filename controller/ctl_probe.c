@@ -24,6 +24,7 @@
 #include "ctl_objects.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
+#include "ctl_testhooks.h"
 #include "log.h"
 #include "rc_probe.h"
 
@@ -220,7 +221,16 @@ ctl_probe_verdict(struct ctl_inv *inv, const struct dk_response *r,
     return ctl_probe_read(r, inv->probe_exit, ctl_probe_mode(inv), res, e);
 }
 
-static void
+/* Inconclusive runs the pre-start probe may have in a row before the
+ * attempt fails: under load (a busy daemon, two controllers on one host)
+ * a check can go unanswered once; silence twice is a boundary that cannot
+ * be shown to hold, as for the canary (probe.inconclusive). */
+#define PROBE_SILENT_MAX 2
+
+/* judge()'s outcome: go on, or run the probe again. */
+enum judged { JUDGED, RUN_AGAIN };
+
+static enum judged
 judge(struct ctl_inv *inv, const struct dk_response *r)
 {
     struct rc_probe_result res;
@@ -230,7 +240,18 @@ judge(struct ctl_inv *inv, const struct dk_response *r)
         ctl_status_set_condition(inv, "BoundaryVerified", false, "ProbeFailed",
                                  e.msg);
         ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
-        return;
+        return JUDGED;
+    }
+    if (ctl_test_probe_silent())
+        res.verdict = RC_PROBE_INCONCLUSIVE; /* test-hooks build only */
+    if (res.verdict == RC_PROBE_INCONCLUSIVE &&
+        ++inv->probe_silent < PROBE_SILENT_MAX &&
+        !ctl_test_disabled("probe-rerun")) {
+        ctl_event(inv, true, "BoundaryInconclusive",
+                  "the boundary probe got no definite answer (%s): it runs "
+                  "again",
+                  res.finding);
+        return RUN_AGAIN;
     }
     if (res.verdict == RC_PROBE_OK) {
         ctl_status_set_condition(inv, "BoundaryVerified", true,
@@ -240,7 +261,7 @@ judge(struct ctl_inv *inv, const struct dk_response *r)
         ctl_event(inv, !res.vendor_reachable, "BoundaryVerified", "%s",
                   res.finding);
         ctl_record_set_done(&inv->rec, CTL_PROG_BOUNDARY_VERIFIED);
-        return;
+        return JUDGED;
     }
     /* Inconclusive (a silence the probe could not explain) fails closed
      * like a broken proxy: the boundary was not shown to hold. */
@@ -254,15 +275,36 @@ judge(struct ctl_inv *inv, const struct dk_response *r)
              res.verdict == RC_PROBE_BREACH ? CTL_STOP_BOUNDARY_BREACH
                                             : CTL_STOP_PREPARATION_FAILED,
              res.finding);
+    return JUDGED;
+}
+
+/* The silent probe is gone: a new one is created, started and read. */
+static enum ctl_step
+on_removed_for_rerun(struct ctl_inv *inv, struct dk_response *r)
+{
+    if (r->err != NULL && r->err->code != ERR_NOTFOUND)
+        return ctl_step_failed(inv, r->err);
+    ctl_record_drop_role(&inv->rec, CTL_REC_PROBE);
+    ctl_record_clear_done(&inv->rec, CTL_PROG_PROBE_STARTED);
+    ctl_record_clear_done(&inv->rec, CTL_PROG_PROBE_CREATED);
+    inv->probe_exited = false;
+    return CTL_STEP_DONE;
 }
 
 static enum ctl_step
 on_logs(struct ctl_inv *inv, struct dk_response *r)
 {
+    const char *id = ctl_record_role_id(&inv->rec, CTL_REC_PROBE);
+    struct err e;
+
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
-    judge(inv, r);
-    return CTL_STEP_DONE;
+    if (judge(inv, r) == JUDGED)
+        return CTL_STEP_DONE;
+    return ctl_step_request(inv, on_removed_for_rerun,
+                            dk_remove(inv->ctl->dk, DK_CONTAINER, id,
+                                      ctl_step_answered, inv, &e),
+                            &e);
 }
 
 static enum ctl_step

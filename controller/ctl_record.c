@@ -342,6 +342,13 @@ ctl_record_set_done(struct ctl_record *r, enum ctl_progress p)
     r->dirty = true;
 }
 
+void
+ctl_record_clear_done(struct ctl_record *r, enum ctl_progress p)
+{
+    r->progress &= ~(1u << p);
+    r->dirty = true;
+}
+
 bool
 ctl_record_attempt_used(const struct ctl_record *r, const char *attempt)
 {

@@ -254,6 +254,8 @@ bool ctl_record_role_answered(const struct ctl_record *r, const char *role);
 
 bool ctl_record_done(const struct ctl_record *r, enum ctl_progress p);
 void ctl_record_set_done(struct ctl_record *r, enum ctl_progress p);
+/* The action is to be done again (a probe run again). */
+void ctl_record_clear_done(struct ctl_record *r, enum ctl_progress p);
 
 bool ctl_record_attempt_used(const struct ctl_record *r, const char *attempt);
 void ctl_record_mark_used(struct ctl_record *r, const char *attempt);

@@ -11,13 +11,17 @@
  * yet), exited (the agent's exit was seen, not recorded), removed:<role>
  * (a cleanup removal succeeded, not recorded), created:canary, and
  * recorded:<phase> (the status of that phase was just written).
+ * AGENTCTL_TEST_PROBE_SILENT=<N> makes the first N pre-start probe
+ * verdicts of the process inconclusive (ctl_probe.c's rerun, shown).
  * AGENTCTL_TEST_PAUSE_AT=<point> stops the controller there (SIGSTOP)
  * instead, for a test that changes something and then sends SIGCONT;
  * round:neighbours (a revalidation round has checked every object and
  * is about to list the neighbours) is a point only pauses use.
  *
  * AGENTCTL_TEST_DISABLE=<name>[,<name>...] switches off a protection that
- * is not a drift rule, for a negative control: "status-hold" starts an
+ * is not a drift rule, for a negative control: "probe-rerun" fails the
+ * attempt at the pre-start probe's first inconclusive run instead of
+ * running it again (ctl_probe.c); "status-hold" starts an
  * invocation whose status cannot be read afresh (ctl_inv.c);
  * "network-adoption" makes the listing of the attempt's networks see none
  * (ctl_network.c);
@@ -98,6 +102,24 @@ ctl_test_disabled(const char *protection)
     return false;
 #else
     (void)protection;
+    return false;
+#endif
+}
+
+bool
+ctl_test_probe_silent(void)
+{
+#ifdef AGENTCTL_TEST_HOOKS
+    static long used;
+    const char *n = getenv("AGENTCTL_TEST_PROBE_SILENT");
+
+    if (n == NULL || used >= atol(n))
+        return false;
+    used++;
+    log_kv(LOG_WARN, "TEST HOOK: the probe's verdict counts as inconclusive",
+           NULL);
+    return true;
+#else
     return false;
 #endif
 }

@@ -9,5 +9,8 @@
 void ctl_test_point(const char *kind, const char *what);
 /* AGENTCTL_TEST_DISABLE names this protection (test-hooks build only). */
 bool ctl_test_disabled(const char *protection);
+/* AGENTCTL_TEST_PROBE_SILENT=N: the first N pre-start probe verdicts of
+ * the process count as inconclusive (test-hooks build only). */
+bool ctl_test_probe_silent(void);
 
 #endif
