@@ -35,6 +35,8 @@ enum cfg_credential_mode {
 };
 #define CFG_MAX_GATEWAY_RULES   64
 #define CFG_MAX_GATEWAY_WIDEN   32 /* agent-gateway's GW_BODY_EXTRA_MAX */
+#define CFG_MAX_GATEWAY_CA      (32u << 10) /* gateway.caFile: it shares the
+                                               64 KiB key volume */
 #define CFG_DEFAULT_GATEWAY_IMG "agentctl/agent-gateway:" AGENTCTL_VERSION
 
 /* One vendor profile: the only hosts its proxy lets the agent reach. */
@@ -52,6 +54,10 @@ struct cfg_vendor {
     size_t n_gateway_allow;     /* 1..CFG_MAX_GATEWAY_RULES */
     char *gateway_base_url_env; /* env var the agent gets the gateway's URL in,
                                    or NULL */
+    /* gateway.caFile: the PEM bundle the vendor's certificate must chain
+     * to instead of the image's (a private vendor), read at load; NULL:
+     * the image's bundle */
+    char *gateway_ca_pem;
     /* the request policy (agent-gateway --body-policy): "anthropic",
      * "openai" or "off"; by default the authHeader's API */
     char *gateway_body_policy;

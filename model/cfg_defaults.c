@@ -24,6 +24,7 @@ cfg__vendor_cleanup(struct cfg_vendor *v)
     free(v->gateway_allow);
     free(v->gateway_base_url_env);
     free(v->gateway_body_policy);
+    free(v->gateway_ca_pem);
     for (size_t i = 0; i < v->n_gateway_allow_fields; i++)
         free(v->gateway_allow_fields[i]);
     free(v->gateway_allow_fields);

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "file.h"
 #include "hostport.h"
 #include "http_rule.h"
 
@@ -224,6 +226,41 @@ cfg_gateway_body_policy(struct cfg_parse *p, void *dst,
         cfg__set_str(p, v, dst);
 }
 
+/* gateway.caFile: a PEM bundle on the controller's host, read now (the
+ * gateway gets it in its key volume, docs/gateway.md "Private vendors"):
+ * a regular file of at most CFG_MAX_GATEWAY_CA bytes holding a
+ * certificate. */
+static void
+cfg_gateway_ca_file(struct cfg_parse *p, void *dst, const struct spec_node *v,
+                    const char *field)
+{
+    char **pem = dst, *text;
+    struct err e;
+    int fd = file_open_regular(v->value, 0, &e);
+    ssize_t n;
+
+    if (fd == -1) {
+        spec_errors_add(p->es, p->file, v, field, "%s: %s", v->value, e.msg);
+        return;
+    }
+    text = calloc(1, CFG_MAX_GATEWAY_CA + 2);
+    n = text != NULL ? read(fd, text, CFG_MAX_GATEWAY_CA + 1) : -1;
+    close(fd);
+    if (n < 0 || n > (ssize_t)CFG_MAX_GATEWAY_CA ||
+        strstr(text, "-----BEGIN CERTIFICATE-----") == NULL) {
+        spec_errors_add(p->es, p->file, v, field,
+                        n > (ssize_t)CFG_MAX_GATEWAY_CA
+                            ? "%s: more than %u bytes (the key volume is "
+                              "64 KiB)"
+                            : "%s: not a PEM certificate bundle",
+                        v->value, CFG_MAX_GATEWAY_CA);
+        free(text);
+        return;
+    }
+    free(*pem);
+    *pem = text;
+}
+
 /* A name as agent-gateway's --allow-field, --allow-tool-type and
  * --allow-beta take it (common/http_rule.c). */
 static int
@@ -288,6 +325,7 @@ static const struct cfg_key cfg_gateway_keys[] = {
     { "allowFields", cfg_gateway_fields, 0, NULL },
     { "allowServerTools", cfg_gateway_tools, 0, NULL },
     { "allowBetas", cfg_gateway_betas, 0, NULL },
+    { "caFile", cfg_gateway_ca_file, VD_AT(gateway_ca_pem), NULL },
     { NULL, NULL, 0, NULL },
 };
 

@@ -559,6 +559,10 @@ rc_gateway_cmd(struct rc_build *b, cJSON *c)
     rc_push(b, cmd, "--auth-header");
     rc_push(b, cmd,
             v->gateway_auth_header ? v->gateway_auth_header : "x-api-key");
+    if (v->gateway_ca_pem != NULL) { /* a private vendor's CA, beside the key */
+        rc_push(b, cmd, "--ca-file");
+        rc_push(b, cmd, RC_GATEWAY_KEY_DIR "/" RC_GATEWAY_CA_FILE);
+    }
     for (size_t i = 0; i < v->n_gateway_allow; i++) {
         rc_push(b, cmd, "--allow");
         rc_push(b, cmd, v->gateway_allow[i]);
@@ -906,6 +910,10 @@ rc_desired_build(const struct spec_invocation *inv,
     if (in->credential != NULL &&
         (b.d->secret = strdup(in->credential)) == NULL)
         b.nomem = 1;
+    if (b.vendor != NULL && b.vendor->gateway_ca_pem != NULL &&
+        b.vendor->credential_mode == CFG_CREDENTIAL_GATEWAY &&
+        (b.d->gateway_ca = strdup(b.vendor->gateway_ca_pem)) == NULL)
+        b.nomem = 1;
     if (!b.nomem)
         rc_bodies(&b);
     if (!b.nomem)
@@ -938,6 +946,7 @@ rc_desired_free(struct rc_desired *d)
             rc_wipe(d->objects[r].body, d->secret);
         cJSON_Delete(d->objects[r].body);
     }
+    free(d->gateway_ca);
     if (d->secret != NULL) {
         explicit_bzero(d->secret, strlen(d->secret));
         free(d->secret);

@@ -129,6 +129,7 @@ enum rc_kind {
 #define RC_GATEWAY_PORT        8080
 #define RC_GATEWAY_KEY_DIR     "/run/agentctl/gateway"
 #define RC_GATEWAY_KEY_FILE    "api-key"
+#define RC_GATEWAY_CA_FILE     "ca.pem" /* gateway.caFile, beside the key */
 #define RC_GATEWAY_UID         65534u /* the gateway's user owns the key */
 #define RC_GATEWAY_KEY_BYTES   (64ull << 10)
 #define RC_GATEWAY_KEY_INODES  8
@@ -221,6 +222,8 @@ struct rc_desired {
     char gateway_ip[RC_IP_MAX];
     char gateway_url[RC_URL_MAX];
     char *secret;               /* private copy for redaction; may be NULL */
+    char *gateway_ca;           /* the vendor's gateway.caFile bundle, for
+                                   the key volume; NULL: none */
     struct rc_adapter_out *adapter; /* prompt specs: argv, files, policy */
     /* What each helper container is created from: the pinned ID, or the
      * config's tag for an attempt captured before helpers were pinned. */
@@ -258,7 +261,8 @@ cJSON *rc_desired_egress_connect(const struct rc_desired *d,
 
 /* The key file as a tar archive for RC_GATEWAY_KEY_DIR: one entry
  * RC_GATEWAY_KEY_FILE, owner RC_GATEWAY_UID, mode 0400, holding the
- * credential. The caller sends it through the keeper and wipes it
+ * credential, and with the vendor's gateway.caFile a second,
+ * RC_GATEWAY_CA_FILE, mode 0444. The caller sends it through the keeper and wipes it
  * (explicit_bzero) before freeing. -1 with e set when d has no key
  * volume or out of memory. */
 struct buf;

@@ -55,28 +55,54 @@ tar_header(unsigned char h[TAR_BLOCK], const char *name, unsigned uid,
     h[155] = ' ';                              /* and a blank */
 }
 
+/* Bytes one entry of len data bytes takes: its header and the data
+ * padded to a block. */
+static size_t
+entry_size(size_t len)
+{
+    return TAR_BLOCK + len + (TAR_BLOCK - len % TAR_BLOCK) % TAR_BLOCK;
+}
+
+/* One entry, within out's preallocated room (the data never moves). */
+static int
+put_entry(struct buf *out, const char *name, unsigned mode, const char *data,
+          size_t len, struct err *e)
+{
+    static const unsigned char zeros[TAR_BLOCK];
+    unsigned char h[TAR_BLOCK];
+
+    tar_header(h, name, RC_GATEWAY_UID, mode, len);
+    if (buf_append(out, h, TAR_BLOCK, e) == -1 ||
+        buf_append(out, data, len, e) == -1 ||
+        buf_append(out, zeros, (TAR_BLOCK - len % TAR_BLOCK) % TAR_BLOCK,
+                   e) == -1)
+        return -1;
+    return 0;
+}
+
 int
 rc_desired_key_tar(const struct rc_desired *d, struct buf *out, struct err *e)
 {
-    static const unsigned char zeros[3 * TAR_BLOCK];
-    unsigned char h[TAR_BLOCK];
-    size_t len, pad, total;
+    static const unsigned char zeros[2 * TAR_BLOCK];
+    size_t len, ca_len, total;
 
     if (rc_desired_object(d, RC_ROLE_KEY) == NULL || d->secret == NULL)
         return err_set(e, ERR_INVALID, "this attempt has no gateway key");
     len = strlen(d->secret);
-    /* header, the data padded to a block, two zero blocks at the end */
-    pad = (TAR_BLOCK - len % TAR_BLOCK) % TAR_BLOCK + 2 * TAR_BLOCK;
-    total = TAR_BLOCK + len + pad;
-    tar_header(h, RC_GATEWAY_KEY_FILE, RC_GATEWAY_UID, 0400, len);
-    if (len > RC_GATEWAY_KEY_BYTES || buf_preallocate(out, total, e) == -1)
-        return len > RC_GATEWAY_KEY_BYTES
-                   ? err_set(e, ERR_LIMIT, "the credential is too long")
-                   : -1;
-    /* within the preallocated room: the data never moves */
-    if (buf_append(out, h, TAR_BLOCK, e) == -1 ||
-        buf_append(out, d->secret, len, e) == -1 ||
-        buf_append(out, zeros, pad, e) == -1)
+    ca_len = d->gateway_ca != NULL ? strlen(d->gateway_ca) : 0;
+    /* the key, the CA if any, two zero blocks at the end */
+    total = entry_size(len) + (ca_len ? entry_size(ca_len) : 0) +
+            2 * TAR_BLOCK;
+    if (len > RC_GATEWAY_KEY_BYTES)
+        return err_set(e, ERR_LIMIT, "the credential is too long");
+    if (total > RC_GATEWAY_KEY_BYTES)
+        return err_set(e, ERR_LIMIT, "the credential and the vendor's CA "
+                                     "bundle do not fit the key volume");
+    if (buf_preallocate(out, total, e) == -1 ||
+        put_entry(out, RC_GATEWAY_KEY_FILE, 0400, d->secret, len, e) == -1 ||
+        (ca_len > 0 && put_entry(out, RC_GATEWAY_CA_FILE, 0444, d->gateway_ca,
+                                 ca_len, e) == -1) ||
+        buf_append(out, zeros, sizeof(zeros), e) == -1)
         return -1;
     return 0;
 }

@@ -397,6 +397,44 @@ test_cfg_gateway_body_policy(void **state)
                           "printable ASCII without spaces"));
 }
 
+/* gateway.caFile is read at load: a PEM bundle, named in the error
+ * otherwise. */
+static void
+test_cfg_gateway_ca_file(void **state)
+{
+    static const char head[] = "vendors:\n"
+                               "  v:\n"
+                               "    hosts: [\"v.test:443\"]\n"
+                               "    credentialMode: gateway\n"
+                               "    gateway:\n"
+                               "      allow: [\"POST /v1/messages\"]\n"
+                               "      caFile: ";
+    char text[400];
+    struct spec_errors es;
+    struct cfg *cfg;
+    FILE *f = fopen("/tmp/test_cfg_ca.pem", "w");
+
+    (void)state;
+    assert_non_null(f);
+    fputs("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", f);
+    fclose(f);
+    snprintf(text, sizeof(text), "%s/tmp/test_cfg_ca.pem\n", head);
+    cfg = parse(text, &es);
+    assert_non_null(cfg);
+    assert_non_null(strstr(cfg_find_vendor(cfg, "v")->gateway_ca_pem,
+                           "BEGIN CERTIFICATE"));
+    cfg_free(cfg);
+    snprintf(text, sizeof(text), "%s/nonexistent/ca.pem\n", head);
+    assert_null(parse(text, &es));
+    assert_true(has_error(&es, 7, 15, "vendors.v.gateway.caFile",
+                          "/nonexistent/ca.pem: No such file"));
+    snprintf(text, sizeof(text), "%s/etc/hostname\n", head);
+    assert_null(parse(text, &es));
+    assert_true(has_error(&es, 7, 15, "vendors.v.gateway.caFile",
+                          "not a PEM certificate bundle"));
+    unlink("/tmp/test_cfg_ca.pem");
+}
+
 /* 0 says "no cap"; the highest request cap is agent-gateway's own range
  * for --max-requests, the highest byte cap the quantity parser's (under
  * the gateway's 1e18 for --max-bytes). */
@@ -1315,6 +1353,7 @@ main(void)
         cmocka_unit_test(test_cfg_gateway_mode_parses),
         cmocka_unit_test(test_cfg_vendor_limits_zero_and_gateway_maximum),
         cmocka_unit_test(test_cfg_gateway_body_policy),
+        cmocka_unit_test(test_cfg_gateway_ca_file),
         cmocka_unit_test(test_cfg_gateway_allow_agrees_with_agent_gateway),
         cmocka_unit_test(test_cfg_warm_pool_parses),
         cmocka_unit_test(test_cfg_warm_pool_before_vendors),

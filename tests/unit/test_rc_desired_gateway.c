@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -379,6 +380,54 @@ test_key_tar(void **state)
     fx_free(&f);
 }
 
+/* gateway.caFile: the gateway trusts the bundle in its key volume, which
+ * goes in beside the key (a private vendor, docs/gateway.md). */
+static void
+test_private_vendor_ca(void **state)
+{
+    static const char pem[] =
+        "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+    char dir[] = "/tmp/test_gw_ca.XXXXXX", path[64], *cfg_text, *t;
+    struct fx f;
+    struct buf tar;
+    struct err e;
+    FILE *fp;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/ca.pem", dir);
+    fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(pem, fp);
+    fclose(fp);
+    cfg_text = malloc(strlen(cfg_gateway) + 128);
+    assert_non_null(cfg_text);
+    strcpy(cfg_text, cfg_gateway);
+    /* the claude profile's gateway block gains caFile */
+    t = strstr(cfg_text, "baseUrlEnv: ANTHROPIC_BASE_URL}");
+    assert_non_null(t);
+    sprintf(t, "baseUrlEnv: ANTHROPIC_BASE_URL, caFile: \"%s\"}%s", path,
+            strstr(cfg_gateway, "baseUrlEnv: ANTHROPIC_BASE_URL}") +
+                strlen("baseUrlEnv: ANTHROPIC_BASE_URL}"));
+    fx_build(&f, cfg_text, "claude", "command: [/agent]", "");
+    t = body_text(f.d, RC_ROLE_GATEWAY);
+    assert_non_null(
+        strstr(t, "\"--ca-file\",\"/run/agentctl/gateway/ca.pem\""));
+    free(t);
+    buf_init(&tar, 1 << 20);
+    assert_int_equal(rc_desired_key_tar(f.d, &tar, &e), 0);
+    /* the key's header and block, the CA's, two ends */
+    assert_int_equal(tar.len, 512 * 6);
+    assert_string_equal(tar.data + 1024, "ca.pem");
+    assert_string_equal(tar.data + 1024 + 100, "0000444");
+    assert_memory_equal(tar.data + 1536, pem, strlen(pem));
+    buf_cleanup(&tar);
+    fx_free(&f);
+    free(cfg_text);
+    unlink(path);
+    rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -389,6 +438,7 @@ main(void)
         cmocka_unit_test(test_budget_from_the_spec),
         cmocka_unit_test(test_codex_base_url_flag),
         cmocka_unit_test(test_key_tar),
+        cmocka_unit_test(test_private_vendor_ca),
         cmocka_unit_test(test_key_the_gateway_cannot_send),
     };
 

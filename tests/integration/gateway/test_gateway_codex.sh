@@ -13,13 +13,23 @@
 #     no docker inspect taken while it ran shows the key; the agent made
 #     no CONNECT (the proxy runs --deny-all); status, events, output and
 #     the controller's log hold no key; the egress audit lists its
-#     requests as forwarded.
+#     requests as forwarded. The gateway is the stock image: the test
+#     vendor's private CA comes from the profile's gateway.caFile.
 #
 # Negative controls: the env dump shows the placeholder (the dump is
 # real); the digest check finds no request with a wrong key's digest
 # (it can fail).
 source "$(dirname "$0")/lib_gateway_ctl.sh"
 gw_init codex
+# The test vendor is a private one: its CA reaches the stock gateway image
+# through the config (gateway.caFile, docs/gateway.md "Private vendors"),
+# not through an image made FROM the gateway's with the CA added.
+sed -i -e "s|gateway: \"$GW_TEST_IMAGE\"|gateway: \"agentctl/agent-gateway:$VERSION\"|" \
+    -e 's|gateway: {authHeader: bearer, allow: \["POST /v1/responses"\]}|gateway: {authHeader: bearer, allow: ["POST /v1/responses"], caFile: "'"$VD_TLS/ca.pem"'"}|' \
+    "$CONFIG"
+grep -q "caFile: \"$VD_TLS/ca.pem\"" "$CONFIG" || fail "caFile not in the config"
+grep -q "gateway: \"agentctl/agent-gateway:$VERSION\"" "$CONFIG" ||
+    fail "the stock gateway image not in the config"
 ctl_start
 vd_watch_proxies
 BEARER_SHA=$(printf 'Bearer %s' "$CRED_TOKEN" | sha256sum | cut -c1-64)
