@@ -149,10 +149,14 @@ gw_parse_flags(int argc, char **argv, struct gw_config *cfg,
     const char *connect_to = NULL;
     int o;
 
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    opterr = 0; /* px_flags_getopt_error says it, in the log */
+    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         int rc = 0;
 
         switch (o) {
+        case ':':
+        case '?':
+            return px_flags_getopt_error(o, argv, usage, e);
         case 'l':
             rc = px_flags_addr("--listen", optarg, &cfg->listen, e);
             have_listen = true;

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,4 +80,19 @@ px_flags_count(const char *flag, const char *s, double lo, double hi,
                        "%s %s: must be a whole number from %.15g to %.15g",
                        flag, s, lo, hi);
     return 0;
+}
+
+int
+px_flags_getopt_error(int ch, char **argv, const char *usage, struct err *e)
+{
+    const char *arg = argv[optind - 1];
+
+    if (ch == ':')
+        return err_set(e, ERR_SYNTAX, "%s: missing value\n%s", arg, usage);
+    if (optopt != 0 && strncmp(arg, "--", 2) == 0)
+        return err_set(e, ERR_SYNTAX, "%s: the flag takes no value\n%s", arg,
+                       usage);
+    if (optopt > ' ' && optopt < 127)
+        return err_set(e, ERR_SYNTAX, "unknown flag -%c\n%s", optopt, usage);
+    return err_set(e, ERR_SYNTAX, "unknown flag %s\n%s", arg, usage);
 }

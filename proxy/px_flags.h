@@ -20,4 +20,11 @@ int px_flags_num(const char *flag, const char *s, double lo, double hi,
 int px_flags_count(const char *flag, const char *s, double lo, double hi,
                    double *out, struct err *e);
 
+/* getopt_long's answer for a flag it did not take (called with opterr 0
+ * and an optstring that starts with ':'): ch ':' is a missing value, '?'
+ * an unknown flag or a value given to one that takes none. The message
+ * names the flag as written, then the usage text. Returns -1. */
+int px_flags_getopt_error(int ch, char **argv, const char *usage,
+                          struct err *e);
+
 #endif

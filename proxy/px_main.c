@@ -50,7 +50,8 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
     double v;
     int o;
 
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    opterr = 0; /* px_flags_getopt_error says it, in the log */
+    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         int rc = 0;
         switch (o) {
         case 'l':
@@ -91,7 +92,7 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
                               &cfg->drain_timeout, e);
             break;
         default:
-            return err_set(e, ERR_SYNTAX, "unknown flag\n%s", usage);
+            return px_flags_getopt_error(o, argv, usage, e);
         }
         if (rc == -1)
             return -1;
