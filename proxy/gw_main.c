@@ -49,10 +49,12 @@ gw_parse_connect_to(const char *s, struct gw_config *cfg, struct err *e)
     struct hostport name;
 
     if (eq == NULL || hostport_parse(s, (size_t)(eq - s), &name, NULL) == -1)
-        return err_set(e, ERR_SYNTAX, "--connect-to wants HOST:PORT=IP:PORT");
+        return err_set(e, ERR_SYNTAX, "--connect-to %s: want HOST:PORT=IP:PORT",
+                       s);
     if (!hostport_equal(&name, &cfg->upstream))
         return err_set(e, ERR_INVALID,
-                       "--connect-to names another host than --upstream");
+                       "--connect-to %s: names another host than --upstream",
+                       s);
     if (px_flags_addr("--connect-to", eq + 1, &cfg->connect_addr, e) == -1)
         return -1;
     cfg->connect_to = true;
@@ -67,7 +69,8 @@ gw_parse_auth(const char *s, struct gw_config *cfg, struct err *e)
     else if (strcmp(s, "bearer") == 0)
         cfg->auth = GW_AUTH_BEARER;
     else
-        return err_set(e, ERR_SYNTAX, "--auth-header is x-api-key or bearer");
+        return err_set(e, ERR_SYNTAX,
+                       "--auth-header %s: want x-api-key or bearer", s);
     return 0;
 }
 
@@ -163,6 +166,8 @@ gw_parse_flags(int argc, char **argv, struct gw_config *cfg,
             break;
         case 'u':
             rc = hostport_parse(optarg, strlen(optarg), &cfg->upstream, e);
+            if (rc == -1) /* its messages name neither flag nor value */
+                err_prefix(e, "--upstream %s: ", optarg);
             have_up = true;
             break;
         case 'c':
