@@ -39,8 +39,15 @@ file_open_regular(const char *path, int extra_flags, struct err *e)
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | extra_flags);
     struct stat st;
 
-    if (fd == -1)
+    if (fd == -1) {
+        /* O_NOFOLLOW refuses a link with ELOOP, whose text ("Too many
+         * levels of symbolic links") misleads for one plain link */
+        if (errno == ELOOP && (extra_flags & O_NOFOLLOW) != 0 &&
+            lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+            return err_set(e, ERR_INVALID,
+                           "a symbolic link, not a regular file");
         return sys_failed(e);
+    }
     if (fstat(fd, &st) == -1 ||
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == -1) {
         sys_failed(e);

@@ -8,7 +8,8 @@
  * directory is refused at once with "a FIFO, not a regular file" (the
  * message never names the path: callers prefix it with err_prefix()):
  * the open itself never blocks (a FIFO with no writer would stall a start
- * for ever). extra_flags is OR-ed into open()'s (O_NOFOLLOW, say).
+ * for ever). extra_flags is OR-ed into open()'s (O_NOFOLLOW, say; a
+ * link is then refused as "a symbolic link, not a regular file").
  * Returns the descriptor (blocking, close-on-exec), or -1 with e set. */
 int file_open_regular(const char *path, int extra_flags, struct err *e);
 
