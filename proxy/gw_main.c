@@ -82,22 +82,24 @@ gw_parse_number(int o, const char *arg, struct gw_config *cfg,
     double v;
     int rc;
 
+    /* v is set only when the value is good: it is used only then */
     switch (o) {
     case 'R':
-        rc = px_flags_count("--max-requests", arg, 0, 1e15, &v, e);
-        b->max_requests = (uint64_t)v;
+        if ((rc = px_flags_count("--max-requests", arg, 0, 1e15, &v, e)) == 0)
+            b->max_requests = (uint64_t)v;
         return rc;
     case 'B':
-        rc = px_flags_count("--max-bytes", arg, 0, 1e18, &v, e);
-        b->max_bytes = (uint64_t)v;
+        if ((rc = px_flags_count("--max-bytes", arg, 0, 1e18, &v, e)) == 0)
+            b->max_bytes = (uint64_t)v;
         return rc;
     case 'b':
         rc = px_flags_num("--max-body", arg, 0, 1e18, &v, e);
         b->max_body = (uint64_t)v;
         return rc;
     case 'H':
-        rc = px_flags_count("--header-limit", arg, 256, GW_BUF, &v, e);
-        cfg->header_limit = (size_t)v;
+        if ((rc = px_flags_count("--header-limit", arg, 256, GW_BUF, &v, e)) ==
+            0)
+            cfg->header_limit = (size_t)v;
         return rc;
     case 'T':
         return px_flags_num("--header-timeout", arg, 0.01, 3600,
@@ -112,8 +114,8 @@ gw_parse_number(int o, const char *arg, struct gw_config *cfg,
         return px_flags_num("--drain-timeout", arg, 0, 3600,
                             &cfg->drain_timeout, e);
     case 'm':
-        rc = px_flags_count("--max-conns", arg, 1, 100000, &v, e);
-        cfg->max_conns = (unsigned)v;
+        if ((rc = px_flags_count("--max-conns", arg, 1, 100000, &v, e)) == 0)
+            cfg->max_conns = (unsigned)v;
         return rc;
     }
     return err_set(e, ERR_SYNTAX, "unknown flag\n%s", usage);

@@ -69,7 +69,8 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
             break;
         case 'H':
             rc = px_flags_count("--header-limit", optarg, 64, 1 << 20, &v, e);
-            cfg->header_limit = (size_t)v;
+            if (rc == 0) /* v is set only when the value is good */
+                cfg->header_limit = (size_t)v;
             break;
         case 'T':
             rc = px_flags_num("--header-timeout", optarg, 0.01, 3600,
@@ -81,7 +82,8 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
             break;
         case 'm':
             rc = px_flags_count("--max-conns", optarg, 1, 1000000, &v, e);
-            cfg->max_conns = (unsigned)v;
+            if (rc == 0)
+                cfg->max_conns = (unsigned)v;
             break;
         case 'C':
             rc = px_flags_num("--connect-timeout", optarg, 0.01, 3600,
