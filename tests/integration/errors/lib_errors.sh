@@ -100,12 +100,12 @@ err_fixtures() {
 # err_listener: a loopback port that is taken (an egress-proxy of the
 # plain build listens on it) in $ERR_TAKEN_PORT; stopped on exit.
 err_listener() {
-    local log=$TEST_TMP/listener.log pid i
+    local log=$TEST_TMP/listener.log pid
     "$BUILD/proxy/egress-proxy" --listen 127.0.0.1:0 --deny-all 2>"$log" &
     pid=$!
     disown "$pid"
     on_cleanup "kill $pid 2>/dev/null"
-    for i in $(seq 1 100); do
+    for _ in $(seq 1 100); do
         ERR_TAKEN_PORT=$(sed -n 's/.*"addr":"127\.0\.0\.1:\([0-9]*\)".*/\1/p' \
             "$log" | head -n 1)
         [ -n "$ERR_TAKEN_PORT" ] && return 0
@@ -191,6 +191,7 @@ err_mode_cmd() {
             timeout -k 5 "$ERR_TIMEOUT" "$bin" "$@")
         ;;
     valgrind)
+        # shellcheck disable=SC2054 # the commas are valgrind's
         ERR_CMD=(timeout -k 5 "$ERR_VG_TIMEOUT" valgrind -q
             --error-exitcode=99 --leak-check=full --read-inline-info=no
             --errors-for-leak-kinds=definite,indirect
