@@ -93,8 +93,8 @@ gw_parse_number(int o, const char *arg, struct gw_config *cfg,
             b->max_bytes = (uint64_t)v;
         return rc;
     case 'b':
-        rc = px_flags_num("--max-body", arg, 0, 1e18, &v, e);
-        b->max_body = (uint64_t)v;
+        if ((rc = px_flags_count("--max-body", arg, 0, 1e18, &v, e)) == 0)
+            b->max_body = (uint64_t)v;
         return rc;
     case 'H':
         if ((rc = px_flags_count("--header-limit", arg, 256, GW_BUF, &v, e)) ==

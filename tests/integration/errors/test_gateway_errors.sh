@@ -87,8 +87,9 @@ done
 
 # ---- a flag without its value ----
 for f in listen upstream connect-to ca-file key-file auth-header allow \
-    max-requests max-bytes header-limit header-timeout idle-timeout \
-    connect-timeout drain-timeout max-conns; do
+    max-requests max-bytes max-body header-limit header-timeout \
+    idle-timeout connect-timeout drain-timeout max-conns body-policy \
+    allow-field allow-tool-type allow-beta; do
     row "--$f without a value" 2 "--$f: missing value" \
         $GW "${BASE[@]}" "${NC[@]}" --$f
 done
@@ -128,6 +129,7 @@ while read -r f vals; do
 done <<'EOF'
 max-requests -1 x 2.5 1e16
 max-bytes -1 x 1.5
+max-body -1 x 1.5
 header-limit 255 65537 300.5
 header-timeout 0 x 3601
 idle-timeout 0 x
@@ -135,6 +137,16 @@ connect-timeout 0 3601
 drain-timeout -1 x
 max-conns 0 100001 1.5
 EOF
+
+# ---- the request policy's flags ----
+row "--body-policy gemini" 2 "--body-policy gemini: want anthropic or openai" \
+    $GW "${BASE[@]}" "${NC[@]}" --body-policy gemini
+for f in allow-field allow-tool-type allow-beta; do
+    row "--$f 'a b'" 2 "--$f: \\\\\"a b\\\\\": printable ASCII without spaces" \
+        $GW "${BASE[@]}" "${NC[@]}" --body-policy anthropic --$f "a b"
+    row "--$f without --body-policy" 2 "need --body-policy" \
+        $GW "${BASE[@]}" "${NC[@]}" --$f x
+done
 
 # ---- --key-file: every kind of bad file (exit 1), the key never shown ----
 keyrow() { # NAME REGEX FILE
