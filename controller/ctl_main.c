@@ -296,7 +296,12 @@ on_stop_signal(struct ev_loop *loop, ev_signal *w, int revents)
     (void)revents;
     log_kv(LOG_INFO, "stopping; running agents are left to be adopted",
            "signal", w->signum == SIGTERM ? "SIGTERM" : "SIGINT", NULL);
-    c->stopping = true;
+    /* a second signal stops at once */
+    if (!c->stopping) {
+        c->stopping = true;
+        if (ctl_pool_drain_for_stop(c))
+            return; /* the loop ends once the boxes are gone (bounded) */
+    }
     ev_break(loop, EVBREAK_ALL);
 }
 

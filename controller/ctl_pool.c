@@ -30,6 +30,7 @@
 #include "ctl_box.h"
 #include "ctl_observe.h"
 #include "ctl_status.h"
+#include "ctl_testhooks.h"
 #include "log.h"
 #include "store.h"
 
@@ -326,7 +327,37 @@ static void
 on_changed(struct ctl *c)
 {
     pool_doc_touch(c);
+    if (c->stopping && c->boxes == NULL) { /* the stop's drain is done */
+        ev_break(c->loop, EVBREAK_ALL);
+        return;
+    }
     ctl_pool_fill(c);
+}
+
+static void
+on_stop_drain_late(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)w;
+    (void)revents;
+    log_kv(LOG_WARN, "stopping: the warm pool's boxes were not all removed in "
+                     "time; the next start removes them",
+           NULL);
+    ev_break(loop, EVBREAK_ALL);
+}
+
+bool
+ctl_pool_drain_for_stop(struct ctl *c)
+{
+    if (c->boxes == NULL || ctl_test_disabled("pool-stop-drain"))
+        return false;
+    log_kv(LOG_INFO, "stopping: removing the warm pool's boxes first", NULL);
+    /* the pool's timer bounds the stop now: no refill, no age check */
+    ev_timer_stop(c->loop, &c->pool_timer);
+    ev_timer_init(&c->pool_timer, on_stop_drain_late, CTL_POOL_STOP_DRAIN_S,
+                  0.);
+    ev_timer_start(c->loop, &c->pool_timer);
+    ctl_pool_drain(c, "the controller is stopping");
+    return true;
 }
 
 void

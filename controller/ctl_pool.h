@@ -11,9 +11,15 @@
 
 /* Arm the pool's timer (off with --once); the first fill runs at once. */
 void ctl_pool_start(struct ctl *c);
-/* Stop it and forget the boxes, left on the daemon for the next start's
- * garbage collection (nobody recorded them); the pool document goes. */
+/* Stop it and forget the boxes still there (a drain that ran out of
+ * time, a second signal, a kill): left on the daemon for the next start's
+ * garbage collection; the pool document goes. */
 void ctl_pool_stop(struct ctl *c);
+/* A clean stop (SIGTERM, SIGINT): remove every box first, the loop ended
+ * once they are gone or after CTL_POOL_STOP_DRAIN_S. false when the pool
+ * holds none (nothing to wait for). c->stopping must be set. */
+#define CTL_POOL_STOP_DRAIN_S 10.0
+bool ctl_pool_drain_for_stop(struct ctl *c);
 /* Start boxes until each vendor of warmPool has its count, building at
  * most CTL_POOL_BUILDING at a time; none while an invocation's box is
  * being built (ctl_build.c), the daemon is down or after a failure's

@@ -19,7 +19,9 @@
  * is about to list the neighbours) is a point only pauses use.
  *
  * AGENTCTL_TEST_DISABLE=<name>[,<name>...] switches off a protection that
- * is not a drift rule, for a negative control: "probe-rerun" fails the
+ * is not a drift rule, for a negative control: "pool-stop-drain" leaves
+ * the warm pool's boxes on the daemon at a clean stop (ctl_pool.c);
+ * "probe-rerun" fails the
  * attempt at the pre-start probe's first inconclusive run instead of
  * running it again (ctl_probe.c); "status-hold" starts an
  * invocation whose status cannot be read afresh (ctl_inv.c);
