@@ -160,8 +160,10 @@ store__etcd_doc_put(struct store *st, enum store_doc kind, const char *name,
         return -1;
     /* the status is written; a failed upload is tried again with the
      * next status write and only costs `logs` away from this host */
-    if (kind == STORE_DOC_STATUS)
+    if (kind == STORE_DOC_STATUS) {
         store__etcd_output_sync(ETCD_OF(st), name, data, len, NULL);
+        store__etcd_changes_sync(ETCD_OF(st), name, data, len, NULL);
+    }
     return 0;
 }
 
@@ -331,8 +333,9 @@ etcd_output_path(struct store *st, const char *name, char *path, size_t size,
                  struct err *e)
 {
     struct store_etcd *s = ETCD_OF(st);
-    char dir[4096], *status = NULL;
+    char dir[4096], set[4200], *status = NULL;
     size_t len = 0;
+    bool no_log, no_set;
 
     if (store__path(dir, sizeof(dir), e, "%s/output", s->state) == -1)
         return -1;
@@ -345,10 +348,18 @@ etcd_output_path(struct store *st, const char *name, char *path, size_t size,
     (void)mkdir(dir, 0755);
     if (store__path(path, size, e, "%s/%s.log", dir, name) == -1)
         return -1;
-    /* not written on this host: the uploaded copy of a final attempt */
-    if (access(path, F_OK) == -1 &&
-        etcd_doc_get(st, STORE_DOC_STATUS, name, &status, &len, NULL) == 0)
-        store__etcd_output_fetch(s, name, status, len, NULL);
+    /* not written on this host: the uploaded copies of a final attempt
+     * (its output, its change set) */
+    snprintf(set, sizeof(set), "%s/%s.changes.json", dir, name);
+    no_log = access(path, F_OK) == -1;
+    no_set = access(set, F_OK) == -1;
+    if ((no_log || no_set) &&
+        etcd_doc_get(st, STORE_DOC_STATUS, name, &status, &len, NULL) == 0) {
+        if (no_log)
+            store__etcd_output_fetch(s, name, status, len, NULL);
+        if (no_set)
+            store__etcd_changes_fetch(s, name, status, len, NULL);
+    }
     free(status);
     return 0;
 }

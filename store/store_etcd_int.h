@@ -246,6 +246,32 @@ int store__etcd_output_sync(struct store_etcd *s, const char *name,
 int store__etcd_output_fetch(struct store_etcd *s, const char *name,
                              const char *status, size_t len, struct err *e);
 
+/* Bytes kept in etcd as chunks of at most 768 KiB under dir (a key
+ * ending in '/'; what was there first goes), and read back concatenated
+ * into b; *chunks is their number. */
+int store__etcd_chunks_put(struct store_etcd *s, const char *dir,
+                           const char *data, size_t len, size_t *chunks,
+                           struct err *e);
+int store__etcd_chunks_get(struct store_etcd *s, const char *dir,
+                           struct buf *b, struct err *e);
+/* The "sha256" of the JSON marker at key ("" when there is none). */
+int store__etcd_marker_sha(struct store_etcd *s, const char *key,
+                           char sha[65], struct err *e);
+
+/* --- store_etcd_changes.c --- */
+
+/* After a status write: when status.result.changes names a diff sha256
+ * that the local change set has and etcd's copy has not, upload the set
+ * (bounded: STORE_ETCD_CHANGES_MAX, else the marker says so). */
+#define STORE_ETCD_CHANGES_MAX (64u << 20)
+int store__etcd_changes_sync(struct store_etcd *s, const char *name,
+                             const char *status, size_t len, struct err *e);
+
+/* Before reading a change set here without a local copy: fetch the one
+ * uploaded for status, each file checked by its sha256. */
+int store__etcd_changes_fetch(struct store_etcd *s, const char *name,
+                              const char *status, size_t len, struct err *e);
+
 /* --- store_etcd_lease.c --- */
 
 int store__etcd_lease_grant(struct store *s, int ttl_s, int64_t *lease,

@@ -57,8 +57,9 @@ put_raw(struct store_etcd *s, const char *key, const char *data, size_t len,
 }
 
 /* The marker's sha256 ("" when there is none). */
-static int
-marker_sha(struct store_etcd *s, const char *key, char sha[65], struct err *e)
+int
+store__etcd_marker_sha(struct store_etcd *s, const char *key, char sha[65],
+                       struct err *e)
 {
     cJSON *ans = NULL, *m;
     const cJSON *v, *h;
@@ -86,32 +87,43 @@ marker_sha(struct store_etcd *s, const char *key, char sha[65], struct err *e)
     return 0;
 }
 
-static int
-upload(struct store_etcd *s, const char *name, const char *data, size_t len,
-       const char *sha, struct err *e)
+int
+store__etcd_chunks_put(struct store_etcd *s, const char *dir,
+                       const char *data, size_t len, size_t *chunks,
+                       struct err *e)
 {
-    char key[512], dir[512], end[512], marker[256];
+    char key[600], end[512];
     cJSON *ans = NULL;
-    size_t chunks = 0;
 
-    if (store__etcd_key(s, dir, sizeof(dir), e, "output/%s/", name) == -1)
-        return -1;
+    *chunks = 0;
     store__etcd_prefix_end(dir, end, sizeof(end));
     if (store__etcd_call_take(s, "/v3/kv/deleterange",
                               store__etcd_range(dir, end, false), &ans,
                               e) == -1)
         return -1;
     cJSON_Delete(ans);
-    for (size_t at = 0; at < len || chunks == 0; at += OUTPUT_CHUNK) {
+    for (size_t at = 0; at < len || *chunks == 0; at += OUTPUT_CHUNK) {
         size_t n = len - at < OUTPUT_CHUNK ? len - at : OUTPUT_CHUNK;
 
-        if (store__etcd_key(s, key, sizeof(key), e, "output/%s/%06zu", name,
-                            chunks++) == -1 ||
-            put_raw(s, key, data + at, n, e) == -1)
+        snprintf(key, sizeof(key), "%s%06zu", dir, (*chunks)++);
+        if (put_raw(s, key, data + at, n, e) == -1)
             return -1;
         if (len == 0)
             break;
     }
+    return 0;
+}
+
+static int
+upload(struct store_etcd *s, const char *name, const char *data, size_t len,
+       const char *sha, struct err *e)
+{
+    char key[512], dir[512], marker[256];
+    size_t chunks = 0;
+
+    if (store__etcd_key(s, dir, sizeof(dir), e, "output/%s/", name) == -1 ||
+        store__etcd_chunks_put(s, dir, data, len, &chunks, e) == -1)
+        return -1;
     snprintf(marker, sizeof(marker),
              "{\"sha256\":\"%s\",\"bytes\":%zu,\"chunks\":%zu}", sha, len,
              chunks);
@@ -132,7 +144,7 @@ store__etcd_output_sync(struct store_etcd *s, const char *name,
     if (!final_sha(status, len, sha))
         return 0;
     if (store__etcd_key(s, key, sizeof(key), e, "output/%s", name) == -1 ||
-        marker_sha(s, key, have, e) == -1)
+        store__etcd_marker_sha(s, key, have, e) == -1)
         return -1;
     if (strcmp(have, sha) == 0)
         return 0; /* uploaded already */
@@ -147,17 +159,15 @@ store__etcd_output_sync(struct store_etcd *s, const char *name,
     return rc;
 }
 
-/* The chunks under output/<name>/, concatenated, into b. */
-static int
-fetch(struct store_etcd *s, const char *name, struct buf *b, struct err *e)
+int
+store__etcd_chunks_get(struct store_etcd *s, const char *dir, struct buf *b,
+                       struct err *e)
 {
-    char dir[512], end[512];
+    char end[512];
     cJSON *ans = NULL;
     const cJSON *kv;
     int rc = 0;
 
-    if (store__etcd_key(s, dir, sizeof(dir), e, "output/%s/", name) == -1)
-        return -1;
     store__etcd_prefix_end(dir, end, sizeof(end));
     if (store__etcd_call_take(s, "/v3/kv/range",
                               store__etcd_range(dir, end, false), &ans,
@@ -194,12 +204,13 @@ store__etcd_output_fetch(struct store_etcd *s, const char *name,
     if (!final_sha(status, len, sha))
         return 0;
     if (store__etcd_key(s, key, sizeof(key), e, "output/%s", name) == -1 ||
-        marker_sha(s, key, have, e) == -1)
+        store__etcd_marker_sha(s, key, have, e) == -1)
         return -1;
     if (strcmp(have, sha) != 0)
         return 0; /* not uploaded (yet) */
     buf_init(&b, OUTPUT_MAX);
-    if (fetch(s, name, &b, e) == -1) {
+    if (store__etcd_key(s, dir, sizeof(dir), e, "output/%s/", name) == -1 ||
+        store__etcd_chunks_get(s, dir, &b, e) == -1) {
         buf_cleanup(&b);
         return -1;
     }

@@ -139,6 +139,7 @@ status_written(struct store_etcd *s, const char *name, const char *status,
         return;
     store__etcd_write_through(s, STORE_ETCD_STATUS, name, status, len, 0, ans);
     store__etcd_output_sync(s, name, status, len, NULL);
+    store__etcd_changes_sync(s, name, status, len, NULL);
 }
 
 /* An item of a written group taken into the cache (a removal too). */

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test_controller_etcd.sh - agent-controller on the etcd store, end to end
 # on this machine's Docker daemon: apply -> the demo agent runs ->
-# Succeeded; its output is read back by `agentctl logs` from another state
-# dir (uploaded to etcd); delete -> every Docker object of the attempt is
-# removed. The first etcd endpoint is dead, so every request fails over.
+# Succeeded; its output is read back by `agentctl logs` and its change set
+# by `agentctl changes` from another state dir (uploaded to etcd); delete
+# -> every Docker object of the attempt is removed. The first etcd
+# endpoint is dead, so every request fails over.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/etcd_lib.sh"
 
@@ -63,6 +64,18 @@ check_eq "status names this controller" "$ID" \
 check_match "logs from another state dir: the output came through etcd" \
     "vendor_body: vendor-$RUN" \
     "$(AGENTCTL_STATE=$TEST_TMP/elsewhere "$A" logs "demo-$RUN")"
+# the change set too: read back at cleanup, uploaded with the status
+for _ in $(seq 600); do
+    [ "$("$A" get "demo-$RUN" -o json | jq -r .status.progress.changesRead)" = true ] &&
+        break
+    sleep 0.2
+done
+check_match "changes from another state dir: the demo agent's write came through etcd" \
+    ' A demo\.txt' \
+    "$(AGENTCTL_STATE=$TEST_TMP/elsewhere "$A" changes "demo-$RUN" --stat)"
+check_eq "and its diff is the controller's, byte for byte" \
+    "$(sha256sum <"$TEST_TMP/state/output/demo-$RUN.changes.diff")" \
+    "$(sha256sum <"$TEST_TMP/elsewhere/output/demo-$RUN.changes.diff")"
 check "delete" "$A" delete "demo-$RUN"
 for _ in $(seq 600); do # until the controller removed the attempt's objects
     [ "$(docker_count_label "$MANAGED")" = 0 ] &&
