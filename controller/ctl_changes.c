@@ -29,78 +29,12 @@
 #define CHANGES_IDLE_MS  60000 /* the archive stalls this long: failed */
 #define REFUSED_IN_STATUS 10   /* refused entries named in the status */
 
-struct ctl_changes {
-    struct ctl_inv *inv;
-    int fd;           /* the spool, while the archive comes */
-    uint64_t got, max;
-    int write_errno;  /* the spool could not be written */
-    struct rc_bg *job;
-    ev_io io;
-};
-
 /* What the worker is given, and fills. */
 struct build_arg {
     struct rc_changes_opts o;
     char *base, *after, *root, *source, *out;
     struct rc_changes_summary s;
 };
-
-bool
-ctl_changes_wanted(const struct ctl_inv *inv)
-{
-    const struct spec_invocation *s = inv->captured;
-
-    return s != NULL && s->has_workspace && spec_phase_writable(s->phase) &&
-           ctl_record_done(&inv->rec, CTL_PROG_AGENT_STARTED);
-}
-
-static int
-path_of(const struct ctl_inv *inv, const char *ext, char *path, size_t size,
-        struct err *e)
-{
-    return store_beside_output(inv->ctl->store, inv->name, ext, path, size, e);
-}
-
-int
-ctl_changes_base_path(const struct ctl_inv *inv, char *path, size_t size,
-                      struct err *e)
-{
-    return path_of(inv, ".changes.base", path, size, e);
-}
-
-bool
-ctl_changes_in_flight(const struct ctl_inv *inv)
-{
-    return inv->changes != NULL && ev_is_active(&inv->changes->io);
-}
-
-void
-ctl_changes_free(struct ctl_inv *inv)
-{
-    struct ctl_changes *c = inv->changes;
-
-    if (c == NULL)
-        return;
-    ev_io_stop(inv->ctl->loop, &c->io);
-    rc_bg_free(c->job);
-    if (c->fd != -1)
-        close(c->fd);
-    free(c);
-    inv->changes = NULL;
-}
-
-void
-ctl_changes_forget(struct ctl_inv *inv)
-{
-    static const char *const ext[] = { ".changes.tar", ".changes.diff",
-                                       ".changes.json", ".changes.base",
-                                       ".changes.spool" };
-    char path[4096];
-
-    for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
-        if (path_of(inv, ext[i], path, sizeof(path), NULL) == 0)
-            (void)unlink(path);
-}
 
 /* ---- the outcome ------------------------------------------------------ */
 
@@ -122,7 +56,7 @@ done(struct ctl_inv *inv)
 {
     char spool[4096];
 
-    if (path_of(inv, ".changes.spool", spool, sizeof(spool), NULL) == 0)
+    if (ctl_changes_path(inv, ".changes.spool", spool, sizeof(spool), NULL) == 0)
         (void)unlink(spool);
     ctl_changes_free(inv);
     ctl_record_set_done(&inv->rec, CTL_PROG_CHANGES_READ);
@@ -152,7 +86,7 @@ copy_refused(struct ctl_inv *inv, cJSON *changes, char *first, size_t size)
     int n = 0;
 
     first[0] = '\0';
-    if (path_of(inv, ".changes.json", path, sizeof(path), NULL) == -1 ||
+    if (ctl_changes_path(inv, ".changes.json", path, sizeof(path), NULL) == -1 ||
         (f = fopen(path, "re")) == NULL)
         return;
     j = getdelim(&text, &cap, '\0', f) > 0 ? cJSON_Parse(text) : NULL;
@@ -260,8 +194,8 @@ build_start(struct ctl_inv *inv, struct err *e)
     if (b == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
     if (ctl_changes_base_path(inv, base, sizeof(base), e) == -1 ||
-        path_of(inv, ".changes.spool", after, sizeof(after), e) == -1 ||
-        path_of(inv, ".changes", out, sizeof(out), e) == -1) {
+        ctl_changes_path(inv, ".changes.spool", after, sizeof(after), e) == -1 ||
+        ctl_changes_path(inv, ".changes", out, sizeof(out), e) == -1) {
         free(b);
         return -1;
     }
@@ -369,7 +303,7 @@ ctl_changes_step(struct ctl_inv *inv)
     struct err e;
 
     if (ctl_changes_base_path(inv, base, sizeof(base), &e) == -1 ||
-        path_of(inv, ".changes.spool", spool, sizeof(spool), &e) == -1)
+        ctl_changes_path(inv, ".changes.spool", spool, sizeof(spool), &e) == -1)
         return unavailable(inv, e.msg);
     if (access(base, R_OK) == -1)
         return unavailable(inv, "no base manifest: the workspace was "

@@ -4,7 +4,7 @@
  * ctl_prepare.c, ctl_probe.c and ctl_cleanup.c. */
 #include "ctl_plan.h"
 
-#include "ctl_changes.h"
+#include "ctl_changesjob.h"
 #include "ctl_git.h"
 
 /* The record's progress bits and the planner's for them. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl_changes.h"
+#include "ctl_changesjob.h"
 #include "ctl_egress.h"
 #include "ctl_testhooks.h"
 #include "ctl_wsjob.h"

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl_changes.h"
+#include "ctl_changesjob.h"
 #include "ctl_result.h"
 #include "ctl_wsjob.h"
 #include "rc_desired.h"

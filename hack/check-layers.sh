@@ -32,7 +32,7 @@ declare -A LAYERS=(
     [proxy]="common"
     [images]=""
     [controller]="common model store docker hostio plan"
-    [cli]="common model store"
+    [cli]="common model store hostio"
 )
 
 bad=0
