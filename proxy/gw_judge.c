@@ -82,44 +82,46 @@ gw__judge_head(struct gw_conn *c, const struct gw_req_head *h)
     return 0;
 }
 
-/* Take what cin holds of the body, then read the client. 1 once the body
- * is whole, 0 for more, -1 when the connection went (closed). */
+/* Take what cin holds of the body, then read the client until the body
+ * is whole or the socket is drained. 1 once the body is whole, 0 for
+ * more, -1 when the connection went (closed). */
 static int
 judge_read(struct gw_conn *c)
 {
-    size_t want = (size_t)(c->judge_len - c->judged.len);
-    size_t take = c->cin_len < want ? c->cin_len : want;
-    ssize_t n;
+    for (;;) {
+        size_t want = (size_t)(c->judge_len - c->judged.len);
+        size_t take = c->cin_len < want ? c->cin_len : want;
+        ssize_t n;
 
-    if (take > 0) {
-        if (buf_append(&c->judged, c->cin, take, NULL) == -1) {
-            gw__conn_close(c, "out of memory");
+        if (take > 0) {
+            if (buf_append(&c->judged, c->cin, take, NULL) == -1) {
+                gw__conn_close(c, "out of memory");
+                return -1;
+            }
+            memmove(c->cin, c->cin + take, c->cin_len - take);
+            c->cin_len -= take;
+            want -= take;
+        }
+        if (want == 0)
+            return 1;
+        if (c->client_eof) {
+            gw__conn_close(c, "client left during the request body");
             return -1;
         }
-        memmove(c->cin, c->cin + take, c->cin_len - take);
-        c->cin_len -= take;
-        want -= take;
-    }
-    if (want == 0)
-        return 1;
-    if (c->client_eof) {
-        gw__conn_close(c, "client left during the request body");
-        return -1;
-    }
-    n = recv(c->cfd, c->cin, GW_BUF, 0);
-    if (n == 0)
-        c->client_eof = true;
-    else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
-             errno != EINTR) {
-        gw__conn_close(c, "client read failed");
-        return -1;
-    }
-    if (n > 0) {
+        n = recv(c->cfd, c->cin, GW_BUF, 0);
+        if (n == 0) {
+            c->client_eof = true;
+            continue; /* said above, once cin is taken */
+        }
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+                return 0;
+            gw__conn_close(c, "client read failed");
+            return -1;
+        }
         c->cin_len = (size_t)n;
         c->last_active = ev_now(c->gw->loop);
-        return judge_read(c);
     }
-    return 0;
 }
 
 void
