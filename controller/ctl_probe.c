@@ -76,6 +76,7 @@ on_created(struct ctl_inv *inv, struct dk_response *r)
     if (cJSON_IsString(id))
         ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id->valuestring, name);
     inv->probe_exited = false;
+    ctl_test_point("created", "probe");
     return CTL_STEP_DONE;
 }
 
@@ -156,14 +157,77 @@ ctl_probe_body(struct ctl_inv *inv)
                          inv->rec.uid, inv->rec.attempt);
 }
 
+/* A helper's address on the egress network, for the probe's direct
+ * checks: the proxy and the gateway must not be reachable there from the
+ * box. An address-less helper is not yet what the box needs. */
+static enum ctl_step
+egress_learnt(struct ctl_inv *inv, struct dk_response *r, char ip[16],
+              const char *role)
+{
+    struct err e;
+
+    if (r->err != NULL)
+        return ctl_step_failed(inv, r->err);
+    ctl_objects_egress_ip(inv->ctl, r->json, ip);
+    if (ip[0] != '\0')
+        return CTL_STEP_DONE;
+    err_set(&e, ERR_INVALID, "the %s has no address on the egress network "
+            "yet: the boundary probe waits for it", role);
+    return ctl_step_failed(inv, &e);
+}
+
+static enum ctl_step
+on_proxy_inspected(struct ctl_inv *inv, struct dk_response *r)
+{
+    return egress_learnt(inv, r, inv->proxy_egress_ip, "proxy");
+}
+
+static enum ctl_step
+on_gateway_inspected(struct ctl_inv *inv, struct dk_response *r)
+{
+    return egress_learnt(inv, r, inv->gateway_egress_ip, "gateway");
+}
+
+/* The proxy's (and the gateway's) egress address, when no inspect has
+ * shown it yet (the first probe of an attempt runs before the first
+ * revalidation round): CTL_STEP_NONE when both are known. */
+static enum ctl_step
+learn_egress(struct ctl_inv *inv)
+{
+    const char *role = NULL;
+    ctl_answer_fn *answer = NULL;
+    struct err e;
+
+    if (ctl_test_disabled("probe-egress"))
+        return CTL_STEP_NONE;
+    if (inv->proxy_egress_ip[0] == '\0')
+        role = "proxy", answer = on_proxy_inspected;
+    else if (ctl_probe_mode(inv) == RC_PROBE_MODE_GATEWAY &&
+             inv->gateway_egress_ip[0] == '\0')
+        role = "gateway", answer = on_gateway_inspected;
+    if (role == NULL)
+        return CTL_STEP_NONE;
+    return ctl_step_request(
+        inv, answer,
+        dk_inspect(inv->ctl->dk, DK_CONTAINER,
+                   ctl_record_role_id(&inv->rec, strcmp(role, "proxy") == 0
+                                                     ? RC_ROLE_PROXY
+                                                     : RC_ROLE_GATEWAY),
+                   ctl_step_answered, inv, &e),
+        &e);
+}
+
 static enum ctl_step
 step_create(struct ctl_inv *inv)
 {
     char name[RC_NAME_MAX];
-    cJSON *body = ctl_probe_body(inv);
+    cJSON *body;
     struct err e;
     enum ctl_step ok;
 
+    if ((ok = learn_egress(inv)) != CTL_STEP_NONE)
+        return ok;
+    body = ctl_probe_body(inv);
     if (body == NULL) {
         ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED,
                  "cannot build the boundary probe");

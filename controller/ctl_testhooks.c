@@ -19,7 +19,9 @@
  * is about to list the neighbours) is a point only pauses use.
  *
  * AGENTCTL_TEST_DISABLE=<name>[,<name>...] switches off a protection that
- * is not a drift rule, for a negative control: "pool-stop-drain" leaves
+ * is not a drift rule, for a negative control: "probe-egress" creates the
+ * first probe without learning the proxy's egress address first
+ * (ctl_probe.c); "pool-stop-drain" leaves
  * the warm pool's boxes on the daemon at a clean stop (ctl_pool.c);
  * "probe-rerun" fails the
  * attempt at the pre-start probe's first inconclusive run instead of
