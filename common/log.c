@@ -38,31 +38,75 @@ log_time_now(char *out, size_t size)
         memcpy(out + n, ms, strlen(ms) + 1);
 }
 
+/* Bytes of the well-formed UTF-8 sequence at s (RFC 3629: shortest form,
+ * no surrogates, at most U+10FFFF), or 0 when s does not start one. */
+static size_t
+utf8_len(const unsigned char *s)
+{
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xbf;
+
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf)
+        n = 2;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef)
+        n = 3;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+        n = 4;
+    else
+        return 0; /* a continuation byte, 0xc0, 0xc1 or 0xf5-0xff */
+    if (s[0] == 0xe0)
+        lo = 0xa0; /* overlong */
+    else if (s[0] == 0xed)
+        hi = 0x9f; /* UTF-16 surrogates */
+    else if (s[0] == 0xf0)
+        lo = 0x90; /* overlong */
+    else if (s[0] == 0xf4)
+        hi = 0x8f; /* past U+10FFFF */
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return n;
+}
+
 size_t
 log_json_escape(char *out, size_t size, const char *s)
 {
+    const unsigned char *p = (const unsigned char *)s;
     size_t n = 0;
 
     if (size == 0)
         return 0;
-    for (; *s != '\0'; s++) {
-        unsigned char c = (unsigned char)*s;
+    while (p != NULL && *p != '\0') {
         char tmp[8];
-        size_t k;
+        size_t k = utf8_len(p);
+        const char *src = tmp;
 
-        if (c == '"' || c == '\\')
-            k = (size_t)snprintf(tmp, sizeof(tmp), "\\%c", c);
-        else if (c == '\n')
-            k = (size_t)snprintf(tmp, sizeof(tmp), "\\n");
-        else if (c < 0x20 || c == 0x7f)
-            k = (size_t)snprintf(tmp, sizeof(tmp), "\\u%04x", c);
-        else {
-            tmp[0] = (char)c;
-            k = 1;
+        if (k == 0) {
+            memcpy(tmp, "\\ufffd", 6);
+            k = 6;
+            p++;
+        } else if (*p == '"' || *p == '\\') {
+            tmp[0] = '\\';
+            tmp[1] = (char)*p++;
+            k = 2;
+        } else if (*p == '\n') {
+            memcpy(tmp, "\\n", 2);
+            k = 2;
+            p++;
+        } else if (*p < 0x20 || *p == 0x7f) {
+            snprintf(tmp, sizeof(tmp), "\\u%04x", *p++);
+            k = 6;
+        } else {
+            src = (const char *)p;
+            p += k;
         }
         if (n + k >= size)
             break;
-        memcpy(out + n, tmp, k);
+        memcpy(out + n, src, k);
         n += k;
     }
     out[n] = '\0';

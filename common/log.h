@@ -29,9 +29,12 @@ void log_kv(enum log_level lvl, const char *msg, ...)
 #define log_warnx(...) log_msg(LOG_WARN, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 
-/* Append s to out as the inside of a JSON string (no quotes), escaping
- * quotes, backslashes and control bytes; truncates to fit, always
- * NUL-terminated. Returns the length written. */
+/* Append s to out as the inside of a JSON string (no quotes): quotes,
+ * backslashes and control bytes escaped, well-formed UTF-8 kept, every
+ * byte of anything else written as U+FFFD ("\ufffd"), so a line is strict
+ * UTF-8 JSON whatever bytes s holds. Truncates at a character, never inside
+ * one or an escape; always NUL-terminated; s NULL writes "". Returns the
+ * length written. */
 size_t log_json_escape(char *out, size_t size, const char *s);
 
 /* Format the current UTC time as RFC 3339 with milliseconds. */
