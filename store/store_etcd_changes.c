@@ -146,25 +146,11 @@ out:
 static cJSON *
 get_marker(struct store_etcd *s, const char *name, struct err *e)
 {
-    char key[512], *text;
-    cJSON *ans = NULL, *m = NULL;
-    const cJSON *v;
-    size_t n;
+    char key[512];
+    cJSON *m = NULL;
 
-    if (store__etcd_key(s, key, sizeof(key), e, "changes/%s", name) == -1 ||
-        store__etcd_call_take(s, "/v3/kv/range",
-                              store__etcd_range(key, NULL, false), &ans,
-                              e) == -1)
-        return NULL;
-    v = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ans, "kvs"), 0),
-        "value");
-    if (cJSON_IsString(v) &&
-        store__etcd_b64_dec(v->valuestring, &text, &n, NULL) == 0) {
-        m = cJSON_ParseWithLength(text, n);
-        free(text);
-    }
-    cJSON_Delete(ans);
+    if (store__etcd_key(s, key, sizeof(key), e, "changes/%s", name) == 0)
+        (void)store__etcd_marker_get(s, key, &m, e);
     return m;
 }
 
@@ -176,19 +162,16 @@ store__etcd_changes_fetch(struct store_etcd *s, const char *name,
     struct buf b[N_EXTS];
     cJSON *marker;
     const cJSON *files;
+    const char *got;
     int rc = 0;
 
     if (!status_diff_sha(status, len, sha) ||
         (marker = get_marker(s, name, e)) == NULL)
         return 0;
     files = cJSON_GetObjectItemCaseSensitive(marker, "files");
-    if (strcmp(cJSON_GetStringValue(
-                   cJSON_GetObjectItemCaseSensitive(marker, "sha256"))
-                   ? cJSON_GetStringValue(
-                         cJSON_GetObjectItemCaseSensitive(marker, "sha256"))
-                   : "",
-               sha) != 0 ||
-        !cJSON_IsObject(files)) {
+    got = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(marker, "sha256"));
+    if (got == NULL || strcmp(got, sha) != 0 || !cJSON_IsObject(files)) {
         cJSON_Delete(marker);
         return 0; /* not uploaded (yet), or too large to be */
     }

@@ -254,6 +254,10 @@ int store__etcd_chunks_put(struct store_etcd *s, const char *dir,
                            struct err *e);
 int store__etcd_chunks_get(struct store_etcd *s, const char *dir,
                            struct buf *b, struct err *e);
+/* The JSON marker at key, parsed (*marker NULL when there is none or it
+ * is not JSON; the caller deletes it); -1 only when etcd was not read. */
+int store__etcd_marker_get(struct store_etcd *s, const char *key,
+                           cJSON **marker, struct err *e);
 /* The "sha256" of the JSON marker at key ("" when there is none). */
 int store__etcd_marker_sha(struct store_etcd *s, const char *key,
                            char sha[65], struct err *e);

@@ -56,17 +56,16 @@ put_raw(struct store_etcd *s, const char *key, const char *data, size_t len,
     return rc;
 }
 
-/* The marker's sha256 ("" when there is none). */
 int
-store__etcd_marker_sha(struct store_etcd *s, const char *key, char sha[65],
+store__etcd_marker_get(struct store_etcd *s, const char *key, cJSON **marker,
                        struct err *e)
 {
-    cJSON *ans = NULL, *m;
-    const cJSON *v, *h;
+    cJSON *ans = NULL;
+    const cJSON *v;
     char *text;
     size_t n;
 
-    sha[0] = '\0';
+    *marker = NULL;
     if (store__etcd_call_take(s, "/v3/kv/range",
                               store__etcd_range(key, NULL, false), &ans,
                               e) == -1)
@@ -76,14 +75,28 @@ store__etcd_marker_sha(struct store_etcd *s, const char *key, char sha[65],
         "value");
     if (cJSON_IsString(v) &&
         store__etcd_b64_dec(v->valuestring, &text, &n, NULL) == 0) {
-        m = cJSON_ParseWithLength(text, n);
-        h = cJSON_GetObjectItemCaseSensitive(m, "sha256");
-        if (cJSON_IsString(h) && strlen(h->valuestring) == 64)
-            memcpy(sha, h->valuestring, 65);
-        cJSON_Delete(m);
+        *marker = cJSON_ParseWithLength(text, n);
         free(text);
     }
     cJSON_Delete(ans);
+    return 0;
+}
+
+/* The marker's sha256 ("" when there is none). */
+int
+store__etcd_marker_sha(struct store_etcd *s, const char *key, char sha[65],
+                       struct err *e)
+{
+    cJSON *m;
+    const cJSON *h;
+
+    sha[0] = '\0';
+    if (store__etcd_marker_get(s, key, &m, e) == -1)
+        return -1;
+    h = cJSON_GetObjectItemCaseSensitive(m, "sha256");
+    if (cJSON_IsString(h) && strlen(h->valuestring) == 64)
+        memcpy(sha, h->valuestring, 65);
+    cJSON_Delete(m);
     return 0;
 }
 
