@@ -39,6 +39,12 @@ enum cfg_credential_mode {
                                                64 KiB key volume */
 #define CFG_DEFAULT_GATEWAY_IMG "agentctl/agent-gateway:" AGENTCTL_VERSION
 
+/* A list of names a profile sets (0..CFG_MAX_GATEWAY_WIDEN of them). */
+struct cfg_names {
+    char **v;
+    size_t n;
+};
+
 /* One vendor profile: the only hosts its proxy lets the agent reach. */
 struct cfg_vendor {
     char *name;
@@ -61,9 +67,9 @@ struct cfg_vendor {
     /* the request policy (agent-gateway --body-policy): "anthropic",
      * "openai" or "off"; by default the authHeader's API */
     char *gateway_body_policy;
-    char **gateway_allow_fields, **gateway_allow_tools, **gateway_allow_betas;
-    size_t n_gateway_allow_fields, n_gateway_allow_tools,
-        n_gateway_allow_betas; /* each 0..CFG_MAX_GATEWAY_WIDEN */
+    /* allowFields, allowServerTools, allowBetas: the policy widened */
+    struct cfg_names gateway_allow_fields, gateway_allow_tools,
+        gateway_allow_betas;
 };
 
 /* What one spec may ask for (docs/config.md "limits"); every bound a spec

@@ -10,6 +10,14 @@
 
 #include "cfg_int.h"
 
+static void
+cfg_names_free(struct cfg_names *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+}
+
 void
 cfg__vendor_cleanup(struct cfg_vendor *v)
 {
@@ -25,15 +33,9 @@ cfg__vendor_cleanup(struct cfg_vendor *v)
     free(v->gateway_base_url_env);
     free(v->gateway_body_policy);
     free(v->gateway_ca_pem);
-    for (size_t i = 0; i < v->n_gateway_allow_fields; i++)
-        free(v->gateway_allow_fields[i]);
-    free(v->gateway_allow_fields);
-    for (size_t i = 0; i < v->n_gateway_allow_tools; i++)
-        free(v->gateway_allow_tools[i]);
-    free(v->gateway_allow_tools);
-    for (size_t i = 0; i < v->n_gateway_allow_betas; i++)
-        free(v->gateway_allow_betas[i]);
-    free(v->gateway_allow_betas);
+    cfg_names_free(&v->gateway_allow_fields);
+    cfg_names_free(&v->gateway_allow_tools);
+    cfg_names_free(&v->gateway_allow_betas);
     memset(v, 0, sizeof(*v));
 }
 

@@ -276,42 +276,15 @@ cfg_policy_name(struct cfg_parse *p, const struct spec_node *r,
     return 0;
 }
 
+/* allowFields, allowServerTools, allowBetas: ctx is the list. */
 static void
-cfg_gateway_widen(struct cfg_parse *p, const struct spec_node *v,
-                  const char *field, char ***list, size_t *n)
+cfg_gateway_widen(struct cfg_parse *p, void *ctx, const struct spec_node *v,
+                  const char *field)
 {
+    struct cfg_names *l = ctx;
+
     cfg_str_list(p, v, field, CFG_MAX_GATEWAY_WIDEN, "names", cfg_policy_name,
-                 list, n);
-}
-
-static void
-cfg_gateway_fields(struct cfg_parse *p, void *ctx, const struct spec_node *v,
-                   const char *field)
-{
-    struct cfg_vendor *vd = ctx;
-
-    cfg_gateway_widen(p, v, field, &vd->gateway_allow_fields,
-                      &vd->n_gateway_allow_fields);
-}
-
-static void
-cfg_gateway_tools(struct cfg_parse *p, void *ctx, const struct spec_node *v,
-                  const char *field)
-{
-    struct cfg_vendor *vd = ctx;
-
-    cfg_gateway_widen(p, v, field, &vd->gateway_allow_tools,
-                      &vd->n_gateway_allow_tools);
-}
-
-static void
-cfg_gateway_betas(struct cfg_parse *p, void *ctx, const struct spec_node *v,
-                  const char *field)
-{
-    struct cfg_vendor *vd = ctx;
-
-    cfg_gateway_widen(p, v, field, &vd->gateway_allow_betas,
-                      &vd->n_gateway_allow_betas);
+                 &l->v, &l->n);
 }
 
 #define VD_AT(f) offsetof(struct cfg_vendor, f)
@@ -322,9 +295,10 @@ static const struct cfg_key cfg_gateway_keys[] = {
     { "baseUrlEnv", cfg_vendor_env_name, VD_AT(gateway_base_url_env), NULL },
     { "bodyPolicy", cfg_gateway_body_policy, VD_AT(gateway_body_policy),
       NULL },
-    { "allowFields", cfg_gateway_fields, 0, NULL },
-    { "allowServerTools", cfg_gateway_tools, 0, NULL },
-    { "allowBetas", cfg_gateway_betas, 0, NULL },
+    { "allowFields", cfg_gateway_widen, VD_AT(gateway_allow_fields), NULL },
+    { "allowServerTools", cfg_gateway_widen, VD_AT(gateway_allow_tools),
+      NULL },
+    { "allowBetas", cfg_gateway_widen, VD_AT(gateway_allow_betas), NULL },
     { "caFile", cfg_gateway_ca_file, VD_AT(gateway_ca_pem), NULL },
     { NULL, NULL, 0, NULL },
 };

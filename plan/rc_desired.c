@@ -514,10 +514,9 @@ rc_gateway_body_policy(struct rc_build *b, cJSON *cmd)
     const struct cfg_vendor *v = b->vendor;
     static const char *const flags[] = { "--allow-field", "--allow-tool-type",
                                          "--allow-beta" };
-    char *const *lists[] = { v->gateway_allow_fields, v->gateway_allow_tools,
-                             v->gateway_allow_betas };
-    const size_t ns[] = { v->n_gateway_allow_fields, v->n_gateway_allow_tools,
-                          v->n_gateway_allow_betas };
+    const struct cfg_names *lists[] = { &v->gateway_allow_fields,
+                                        &v->gateway_allow_tools,
+                                        &v->gateway_allow_betas };
 
     if (v->gateway_body_policy == NULL ||
         strcmp(v->gateway_body_policy, "off") == 0)
@@ -525,9 +524,9 @@ rc_gateway_body_policy(struct rc_build *b, cJSON *cmd)
     rc_push(b, cmd, "--body-policy");
     rc_push(b, cmd, v->gateway_body_policy);
     for (size_t l = 0; l < 3; l++)
-        for (size_t i = 0; i < ns[l]; i++) {
+        for (size_t i = 0; i < lists[l]->n; i++) {
             rc_push(b, cmd, flags[l]);
-            rc_push(b, cmd, lists[l][i]);
+            rc_push(b, cmd, lists[l]->v[i]);
         }
 }
 

@@ -385,10 +385,10 @@ test_cfg_gateway_body_policy(void **state)
     assert_non_null(cfg);
     v = cfg_find_vendor(cfg, "claude");
     assert_string_equal(v->gateway_body_policy, "off");
-    assert_int_equal(v->n_gateway_allow_tools, 1);
-    assert_string_equal(v->gateway_allow_tools[0], "web_fetch_20250910");
-    assert_string_equal(v->gateway_allow_betas[0], "a-beta");
-    assert_string_equal(v->gateway_allow_fields[0], "container");
+    assert_int_equal(v->gateway_allow_tools.n, 1);
+    assert_string_equal(v->gateway_allow_tools.v[0], "web_fetch_20250910");
+    assert_string_equal(v->gateway_allow_betas.v[0], "a-beta");
+    assert_string_equal(v->gateway_allow_fields.v[0], "container");
     cfg_free(cfg);
     assert_null(parse(bad, &es));
     assert_true(has_error(&es, 7, 19, "vendors.claude.gateway.bodyPolicy",
