@@ -17,49 +17,10 @@
 # Negative control: the same server-tool request through a gateway without
 # --body-policy reaches the vendor (so the checks above can fail).
 source "$(dirname "$0")/../lib.sh"
-for t in openssl python3 curl jq gzip; do
-    command -v "$t" >/dev/null || skip "$t not installed"
-done
-GW_BIN=$BUILD/proxy/agent-gateway
-VENDOR_BIN=$(find "$BUILD/tests" -maxdepth 2 -type f -name tls-vendor 2>/dev/null | head -n 1)
-[ -x "$GW_BIN" ] && [ -n "$VENDOR_BIN" ] ||
-    skip "agent-gateway or tls-vendor not built in $BUILD"
-HOST=llm.vendor.test
-PIDS=()
-on_cleanup 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null'
-
-make_test_ca "$TEST_TMP" "$HOST" "gateway policy test CA"
-
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-VPORT=$(free_port)
-"$VENDOR_BIN" --cert "$TEST_TMP/vendor.pem" --key "$TEST_TMP/vendor.key" \
-    --port "$VPORT" >"$TEST_TMP/vendor.out" 2>"$TEST_TMP/vendor.err" &
-PIDS+=($!)
-for _ in $(seq 1 100); do # readiness, not a timed assertion
-    grep -q 'listening' "$TEST_TMP/vendor.err" && break
-    sleep 0.1
-done
-
-# gateway NAME FLAG...: one on a kernel-chosen port; sets PORT_NAME.
-gateway() {
-    local name=$1 port
-    shift
-    "$GW_BIN" --listen 127.0.0.1:0 --upstream "$HOST:443" \
-        --connect-to "$HOST:443=127.0.0.1:$VPORT" --ca-file "$TEST_TMP/ca.pem" \
-        --no-credential "$@" \
-        >"$TEST_TMP/$name.audit" 2>"$TEST_TMP/$name.err" &
-    PIDS+=($!)
-    for _ in $(seq 1 100); do
-        port=$(jq -r 'select(.msg == "listening") | .addr' \
-            "$TEST_TMP/$name.err" 2>/dev/null | cut -d: -f2)
-        [ -n "$port" ] && break
-        sleep 0.1
-    done
-    [ -n "$port" ] || fail "$name never listened: $(cat "$TEST_TMP/$name.err")"
-    printf -v "PORT_$name" '%s' "$port"
-}
+source "$(dirname "$0")/lib_gateway_local.sh"
+gwl_init "gateway policy test CA" openssl python3 curl jq gzip
+gwl_vendor
+GWL_FLAGS=(--no-credential)
 gateway ant --allow 'POST /v1/messages' --body-policy anthropic
 gateway wide --allow 'POST /v1/messages' --body-policy anthropic \
     --allow-tool-type web_fetch_20250910

@@ -20,55 +20,16 @@
 # Negative control: a request to the vendor that the gateway did not
 # forward is not found in the vendor's records (the record search works).
 source "$(dirname "$0")/../lib.sh"
-for t in openssl python3 curl jq; do
-    command -v "$t" >/dev/null || skip "$t not installed"
-done
-GW_BIN=$BUILD/proxy/agent-gateway
-VENDOR_BIN=$(find "$BUILD/tests" -maxdepth 2 -type f -name tls-vendor 2>/dev/null | head -n 1)
-[ -x "$GW_BIN" ] && [ -n "$VENDOR_BIN" ] ||
-    skip "agent-gateway or tls-vendor not built in $BUILD"
-HOST=llm.vendor.test
-PIDS=()
-on_cleanup 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null'
+source "$(dirname "$0")/lib_gateway_local.sh"
+gwl_init "gateway http test CA" openssl python3 curl jq
 not() { ! "$@"; }
 jq_true() { jq -e "$@" >/dev/null; }
 
-make_test_ca "$TEST_TMP" "$HOST" "gateway http test CA"
 printf 'sk-http-%s\n' "$(openssl rand -hex 8)" >"$TEST_TMP/key"
 chmod 0400 "$TEST_TMP/key"
-
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-VPORT=$(free_port)
 mkdir -p "$TEST_TMP/release"
-TV_RELEASE_FILE=$TEST_TMP/release/go "$VENDOR_BIN" --cert "$TEST_TMP/vendor.pem" \
-    --key "$TEST_TMP/vendor.key" --port "$VPORT" \
-    >"$TEST_TMP/vendor.out" 2>"$TEST_TMP/vendor.err" &
-PIDS+=($!)
-
-# gateway NAME FLAG...: start one on a kernel-chosen port; sets PORT_NAME.
-gateway() {
-    local name=$1 i port
-    shift
-    "$GW_BIN" --listen 127.0.0.1:0 --upstream "$HOST:443" \
-        --connect-to "$HOST:443=127.0.0.1:$VPORT" --ca-file "$TEST_TMP/ca.pem" \
-        --allow 'POST /v1/messages' "$@" \
-        >"$TEST_TMP/$name.audit" 2>"$TEST_TMP/$name.err" &
-    PIDS+=($!)
-    for i in $(seq 1 100); do # readiness, not a timed assertion
-        port=$(jq -r 'select(.msg == "listening") | .addr' \
-            "$TEST_TMP/$name.err" 2>/dev/null | cut -d: -f2)
-        [ -n "$port" ] && break
-        sleep 0.1
-    done
-    [ -n "$port" ] || fail "$name never listened: $(cat "$TEST_TMP/$name.err")"
-    printf -v "PORT_$name" '%s' "$port"
-}
-for i in $(seq 1 100); do
-    grep -q 'listening' "$TEST_TMP/vendor.err" && break
-    sleep 0.1
-done
+gwl_vendor TV_RELEASE_FILE="$TEST_TMP/release/go"
+GWL_FLAGS=(--allow 'POST /v1/messages')
 gateway main --key-file "$TEST_TMP/key" --header-timeout 1
 # 500 bytes: one request (about 240 up) fits; with its answer (about 350
 # down) the budget is spent
