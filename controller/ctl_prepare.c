@@ -29,6 +29,7 @@
 #include "ctl_testhooks.h"
 #include "ctl_verify.h"
 #include "ctl_ws.h"
+#include "launch_blob.h"
 #include "log.h"
 #include "rc_desired.h"
 #include "rc_workspace.h"
@@ -327,8 +328,9 @@ send_to_keeper(struct ctl_inv *inv, const char *dir, struct buf *tar,
     return ok;
 }
 
-/* The adapter's config files go into the keeper's config volume, owned
- * by root and read-only to everyone (the agent mounts it read-only too). */
+/* The adapter's config files and the launcher go into the keeper's config
+ * volume, owned by root and read-only to everyone (the agent mounts it
+ * read-only too). */
 static enum ctl_step
 step_upload_config(struct ctl_inv *inv)
 {
@@ -339,7 +341,9 @@ step_upload_config(struct ctl_inv *inv)
     buf_init(&tar, RC_CONFIG_BYTES);
     return send_to_keeper(inv, RC_ADAPTER_CONFIG_DIR, &tar,
                           rc_adapter_files_tar(inv->desired->adapter,
-                                               RC_ADAPTER_CONFIG_DIR, &tar, &e),
+                                               RC_ADAPTER_CONFIG_DIR,
+                                               launch_blob,
+                                               launch_blob_size(), &tar, &e),
                           false, &e);
 }
 

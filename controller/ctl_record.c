@@ -520,6 +520,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
         "toolPolicy",
         "defaultsStated",
         "ipForwardOff",
+        "launcher",
         "helperImages",
         "canaryPending",
     };
@@ -545,6 +546,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
     r->git_metadata = false;
     r->defaults_stated = false;
     r->forwarding_stated = false;
+    r->launcher_stated = false;
     for (int h = 0; h < RC_HELPER_COUNT; h++) {
         free(r->helper_images[h]);
         r->helper_images[h] = NULL;

@@ -149,6 +149,8 @@ struct ctl_record {
     bool git_metadata;    /* .git gets a read-only volume of its own */
     bool forwarding_stated; /* the proxy's and gateway's bodies state
                                net.ipv4.ip_forward=0 (ipForwardOff) */
+    bool launcher_stated; /* a prompt spec's agent runs its CLI under
+                             agent-launch (status.launcher) */
     bool defaults_stated; /* the bodies state Docker's defaults
                              (plan/rc_harden.c); false for an attempt an
                              older version captured, whose boxes lack them */

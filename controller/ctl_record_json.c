@@ -411,6 +411,8 @@ load_item(struct ctl_record *r, const cJSON *it)
         return load_true(it, &r->defaults_stated);
     if (strcmp(k, "ipForwardOff") == 0)
         return load_true(it, &r->forwarding_stated);
+    if (strcmp(k, "launcher") == 0)
+        return load_true(it, &r->launcher_stated);
     if (strcmp(k, "cleanedUp") == 0)
         return load_true(it, &r->cleaned_up);
     if (strcmp(k, "captured") == 0)
@@ -543,6 +545,8 @@ add_attempt(cJSON *o, const struct ctl_record *r)
         cJSON_AddBoolToObject(o, "defaultsStated", 1);
     if (r->forwarding_stated)
         cJSON_AddBoolToObject(o, "ipForwardOff", 1);
+    if (r->launcher_stated)
+        cJSON_AddBoolToObject(o, "launcher", 1);
     if (r->captured != NULL)
         cJSON_AddItemToObject(o, "captured", cJSON_Duplicate(r->captured, 1));
     if (r->has_generation)

@@ -31,7 +31,7 @@ declare -A LAYERS=(
     [plan]="common model"
     [proxy]="common"
     [images]=""
-    [controller]="common model store docker hostio plan"
+    [controller]="common model store docker hostio plan images"
     [cli]="common model store hostio"
 )
 

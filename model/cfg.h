@@ -86,6 +86,11 @@ struct cfg_limits {
     uint64_t max_scratch_inodes;
     uint64_t max_vendor_requests; /* 0 = no limit */
     uint64_t max_vendor_bytes;    /* 0 = no limit */
+    /* The runner tool (docs/phase-policy.md): the time one run may take
+     * (the default and the cap of spec.runnerTimeoutSeconds) and the
+     * output it returns to the model. */
+    uint32_t max_runner_seconds;      /* 1..86400 */
+    uint64_t max_runner_output_bytes; /* 1 KiB..16 MiB */
 };
 
 /* One warmPool entry: the pool keeps count boxes of vendor ready. */
@@ -116,6 +121,10 @@ struct cfg {
      * network namespace this often (jittered), and on Docker events about
      * the attempt's network or proxy. 0 = never on a timer. */
     double probe_interval_s;
+    /* landlock: optional runs agents without the launcher's Landlock
+     * domain on a kernel that has none (required, the default, fails such
+     * an attempt closed). */
+    bool landlock_optional;
     struct cfg_limits limits;
     /* warmPool: boxes kept ready per vendor (docs/warm-pool.md); sorted by
      * vendor name, counts 1..64 only (0 entries are dropped) */

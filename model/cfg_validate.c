@@ -480,6 +480,46 @@ cfg_max_deadline(struct cfg_parse *p, void *dst, const struct spec_node *v,
     cfg_get_int(p, v, field, 1, 86400, dst);
 }
 
+static void
+cfg_max_runner_seconds(struct cfg_parse *p, void *dst,
+                       const struct spec_node *v, const char *field)
+{
+    cfg_get_int(p, v, field, 1, 86400, dst);
+}
+
+/* What the runner tool hands back to the model: at least a screenful,
+ * at most what one MCP message should carry. */
+static void
+cfg_max_runner_output(struct cfg_parse *p, void *dst,
+                      const struct spec_node *v, const char *field)
+{
+    uint64_t x = 0;
+
+    cfg_quantity_min(p, &x, v, field, 1024);
+    if (x > (16ull << 20))
+        spec_errors_add(p->es, p->file, v, field,
+                        "at most 16Mi (the output goes back to the model in "
+                        "one message)");
+    else if (x != 0)
+        *(uint64_t *)dst = x;
+}
+
+static void
+cfg_landlock(struct cfg_parse *p, void *dst, const struct spec_node *v,
+             const char *field)
+{
+    if (!cfg__is_string(p, v, field))
+        return;
+    if (strcmp(v->value, "required") != 0 &&
+        strcmp(v->value, "optional") != 0) {
+        spec_errors_add(p->es, p->file, v, field,
+                        "expected \"required\" or \"optional\", got \"%s\"",
+                        v->value);
+        return;
+    }
+    *(bool *)dst = strcmp(v->value, "optional") == 0;
+}
+
 #define CFG_AT(f)  offsetof(struct cfg, f)
 #define CFG_LIM(f) offsetof(struct cfg_limits, f)
 
@@ -507,6 +547,10 @@ static const struct cfg_key cfg_limit_keys[] = {
     { "maxVendorRequests", cfg_max_vendor_requests,
       CFG_LIM(max_vendor_requests), NULL },
     { "maxVendorBytes", cfg_max_vendor_bytes, CFG_LIM(max_vendor_bytes), NULL },
+    { "maxRunnerSeconds", cfg_max_runner_seconds,
+      CFG_LIM(max_runner_seconds), NULL },
+    { "maxRunnerOutputBytes", cfg_max_runner_output,
+      CFG_LIM(max_runner_output_bytes), NULL },
     { NULL, NULL, 0, NULL },
 };
 
@@ -520,6 +564,7 @@ static const struct cfg_key cfg_top_keys[] = {
     { "secretsDir", cfg_abs_path, CFG_AT(secrets_dir), NULL },
     { "workspaceRoot", cfg_abs_path, CFG_AT(workspace_root), NULL },
     { "probeInterval", cfg_probe_interval, CFG_AT(probe_interval_s), NULL },
+    { "landlock", cfg_landlock, CFG_AT(landlock_optional), NULL },
     { "warmPool", cfg__warm_pool, 0, NULL },
     { "limits", NULL, CFG_AT(limits), cfg_limit_keys },
     { NULL, NULL, 0, NULL },

@@ -260,6 +260,18 @@ rc_adapter_out_free(struct rc_adapter_out *o)
 
 /* Inputs every adapter relies on; vendor-specific ones are in the vendor
  * files. */
+/* The launcher's policy file holds one runner word per line. */
+static int
+rc_adapter_newline(size_t i, struct err *e)
+{
+    char field[48];
+
+    snprintf(field, sizeof(field), "spec.runner[%zu]", i);
+    return err_set_at(e, ERR_INVALID, NULL, 0, 0, field,
+                      "a runner argument holds a newline; put such a "
+                      "command in a script in the worktree");
+}
+
 static int
 rc_adapter_check(const char *vendor_name, enum spec_phase phase,
                  const char *prompt, const struct spec_argv *runner,
@@ -292,6 +304,8 @@ rc_adapter_check(const char *vendor_name, enum spec_phase phase,
             strlen(runner->argv[i]) > 4096)
             return err_set_at(e, ERR_INVALID, NULL, 0, 0, "spec.runner",
                               "runner[%zu] must be 1..4096 bytes", i);
+        else if (strchr(runner->argv[i], '\n') != NULL)
+            return rc_adapter_newline(i, e);
     return 0;
 }
 
@@ -341,8 +355,8 @@ rc_adapter_out_new(const char *vendor_name, const char *adapter,
 struct rc_adapter_out *
 rc_adapter_build(const char *vendor_name, const char *adapter,
                  enum spec_phase phase, const char *prompt,
-                 const struct spec_argv *runner, const char *gateway_url,
-                 struct err *e)
+                 const struct spec_argv *runner,
+                 const struct rc_adapter_box *box, struct err *e)
 {
     const struct rc_adapter_kind *k = NULL;
     struct rc__adapter b = { 0 };
@@ -362,13 +376,17 @@ rc_adapter_build(const char *vendor_name, const char *adapter,
         return NULL;
     b.out = rc_adapter_out_new(vendor_name, adapter, phase, runner);
     b.prompt = prompt;
-    b.gateway_url = gateway_url;
+    b.box = box;
+    b.gateway_url = box != NULL ? box->gateway_url : NULL;
     b.e = e;
     if (b.out == NULL) {
         err_set(e, ERR_NOMEM, "out of memory building the agent command");
         return NULL;
     }
-    if (k->build(&b) == -1 || b.failed || b.out->summary == NULL) {
+    /* the runner tool runs exactly the argv, for every vendor */
+    b.out->policy.run_exact = b.out->policy.run;
+    if (k->build(&b) == -1 || rc__adapter_launch(&b) == -1 || b.failed ||
+        b.out->summary == NULL) {
         if (!b.failed)
             rc__adapter_fail(&b, ERR_NOMEM, NULL, NULL);
         rc_adapter_out_free(b.out);
@@ -428,7 +446,12 @@ rc_adapter_policy_json(const struct rc_adapter_out *o)
                     ? cJSON_AddStringToObject(j, "runnerLine", p->runner_line)
                     : cJSON_AddNullToObject(j, "runnerLine")) != NULL;
     ok = ok && cJSON_AddBoolToObject(j, "web", false) != NULL;
-    ok = ok && cJSON_AddItemToObject(j, "mcpServers", cJSON_CreateArray());
+    ok = ok && cJSON_AddItemToObject(
+                   j, "mcpServers",
+                   p->run ? cJSON_CreateStringArray(
+                                (const char *const[]){ RC_RUNNER_MCP_SERVER },
+                                1)
+                          : cJSON_CreateArray());
     ok = ok && cJSON_AddStringToObject(j, "stdin", "closed") != NULL;
     ok = ok && cJSON_AddStringToObject(j, "summary", o->summary) != NULL;
     if (!ok) {

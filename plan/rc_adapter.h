@@ -37,6 +37,33 @@
 /* Where the config files of an adapter live inside the agent container. */
 #define RC_ADAPTER_CONFIG_DIR "/etc/agentctl/agent"
 
+/* agent-launch (images/launch.h), the agent's entrypoint: uploaded with
+ * the config files, it confines the CLI (Landlock, seccomp) and serves
+ * the runner tool from outside the CLI's domain on a socket in /dev/shm,
+ * which the domain may not write (so it cannot put another in its place).
+ * docs/phase-policy.md. */
+#define RC_LAUNCH_BIN    RC_ADAPTER_CONFIG_DIR "/bin/agent-launch"
+#define RC_LAUNCH_POLICY RC_ADAPTER_CONFIG_DIR "/launch.policy"
+#define RC_RUNNER_SOCKET "/dev/shm/agentctl-runner.sock"
+/* The runner tool's name as the CLIs see it: MCP server "agentctl", tool
+ * "run". */
+#define RC_RUNNER_MCP_SERVER "agentctl"
+#define RC_RUNNER_MCP_TOOL   "run"
+
+/* What the box around the CLI is, for the adapter and the launcher's
+ * policy: ports the CLI may connect to, the runner's bounds. */
+struct rc_adapter_box {
+    const char *gateway_url; /* "http://IP:PORT" in gateway mode, else NULL */
+    unsigned proxy_port;
+    unsigned gateway_port;   /* 0: no gateway */
+    bool landlock_optional;  /* run without Landlock on a kernel without */
+    unsigned runner_timeout; /* seconds */
+    unsigned long runner_max_bytes;
+    const char *runner_dir;  /* "/work", or "/tmp" without a workspace */
+    bool unlaunched; /* an attempt an older version captured: the CLI
+                        alone, as its agent was created (rc_inputs) */
+};
+
 /* Longest single argv or env string Linux execve() accepts
  * (MAX_ARG_STRLEN = 32 pages, NUL included). A prompt that does not fit
  * is refused with ERR_LIMIT rather than failing at container start. */
@@ -87,16 +114,17 @@ struct rc_adapter_out {
  * a prompt codex would take as "read stdin"; ERR_LIMIT for a prompt or
  * runner over RC_ADAPTER_ARG_MAX; ERR_NOMEM. Free with
  * rc_adapter_out_free().
- * gateway_url: the credential gateway's base URL ("http://IP:PORT") for a
- * vendor in credentialMode gateway, else NULL; an adapter whose CLI takes
- * its base URL as a flag rather than from the environment (codex) points
- * it there. */
+ * box: the box around the CLI (ports, runner bounds, the gateway's URL,
+ * which an adapter whose CLI takes its base URL as a flag rather than from
+ * the environment, codex, points there). The argv starts with the
+ * launcher and its policy file (rc_adapter_launch.c). */
 struct rc_adapter_out *rc_adapter_build(const char *vendor_name,
                                         const char *adapter,
                                         enum spec_phase phase,
                                         const char *prompt,
                                         const struct spec_argv *runner,
-                                        const char *gateway_url, struct err *e);
+                                        const struct rc_adapter_box *box,
+                                        struct err *e);
 
 /* NULL is a no-op. */
 void rc_adapter_out_free(struct rc_adapter_out *o);
@@ -114,9 +142,12 @@ struct buf;
 
 /* The config files as a tar archive for the directory dir they live in
  * (RC_ADAPTER_CONFIG_DIR): relative names, directories included, owner
- * root, each file's mode. Appended to out (capped by out's max: ERR_LIMIT
- * beyond it). In rc_adapter_tar.c (library rcio: it needs libarchive). */
+ * root, each file's mode, and the launcher's bytes (launcher_len of them,
+ * the controller's embedded copy: images/launch_blob.h) at RC_LAUNCH_BIN,
+ * 0555. Appended to out (capped by out's max: ERR_LIMIT beyond it). In
+ * rc_adapter_tar.c (it needs libarchive). */
 int rc_adapter_files_tar(const struct rc_adapter_out *o, const char *dir,
+                         const void *launcher, size_t launcher_len,
                          struct buf *out, struct err *e);
 
 /* argv as one POSIX shell line: words of [A-Za-z0-9_@%+=:,./-] as they

@@ -1,9 +1,12 @@
 /* rc_adapter_claude.c - the Claude Code CLI in print mode (`claude -p`):
  * the phase's tools as --tools (nothing else exists for the model), a
- * settings file whose permissions allow exactly those tools plus
- * Bash(<runner line>) in dontAsk mode (anything not allowed is denied, no
- * prompt), every other settings source off, no MCP servers, and the prompt
- * after `--`. docs/adapters.md cites the Claude Code docs for each flag.
+ * settings file whose permissions allow exactly those tools plus, with a
+ * runner, the agentctl runner tool (mcp__agentctl__run, our MCP server,
+ * the only one) in dontAsk mode (anything not allowed is denied, no
+ * prompt), Bash never (the CLI's own judgement of "read-only" commands let
+ * other commands through an exact Bash rule), every other settings source
+ * off, and the prompt after `--`. docs/adapters.md cites the Claude Code
+ * docs for each flag.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,40 +30,21 @@ static const char *const claude_web_tools[] = { "WebFetch", "WebSearch" };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-/* A permission rule is `Bash(<command>)` where `*` is a wildcard and the
- * rule is one line: a runner argument with either cannot be matched
- * exactly, so it is refused instead of being allowed loosely. */
-static int
-claude_check_runner(struct rc__adapter *b)
-{
-    const struct rc_adapter_policy *p = &b->out->policy;
-    char field[48];
+#define CLAUDE_RUNNER_TOOL \
+    "mcp__" RC_RUNNER_MCP_SERVER "__" RC_RUNNER_MCP_TOOL
 
-    for (size_t i = 0; i < p->runner_n; i++)
-        for (const unsigned char *c = (const unsigned char *)p->runner[i];
-             *c != '\0'; c++)
-            if (*c == '*' || *c < 0x20 || *c == 0x7f) {
-                snprintf(field, sizeof(field), "spec.runner[%zu]", i);
-                return rc__adapter_fail(
-                    b, ERR_INVALID, field,
-                    "claude permission rules cannot match '%s' exactly "
-                    "(a '*' is a wildcard, a control character breaks the "
-                    "rule); use a script in the worktree as the runner",
-                    *c == '*' ? "*" : "control character");
-            }
-    return 0;
-}
-
-/* Comma-joined tool names: the read tools, then the edit tools in
- * writable phases, then Bash when a runner may run. */
+/* Comma-joined built-in tool names: the read tools, then the edit tools in
+ * writable phases; with_runner adds the runner tool (an MCP tool, which
+ * --tools does not list: it names built-in tools only). */
 static char *
-claude_tools(struct rc__adapter *b, bool with_bash)
+claude_tools(struct rc__adapter *b, bool with_runner)
 {
     const struct rc_adapter_policy *p = &b->out->policy;
 
     return rc__adapter_strf(b, "Read,Glob,Grep%s%s",
                             p->edit ? ",Edit,Write,NotebookEdit" : "",
-                            with_bash && p->run ? ",Bash" : "");
+                            with_runner && p->run ? "," CLAUDE_RUNNER_TOOL
+                                                  : "");
 }
 
 static char *
@@ -68,9 +52,8 @@ claude_denied(struct rc__adapter *b)
 {
     const struct rc_adapter_policy *p = &b->out->policy;
 
-    return rc__adapter_strf(b, "WebFetch,WebSearch%s%s",
-                            p->edit ? "" : ",Edit,Write,NotebookEdit",
-                            p->run ? "" : ",Bash");
+    return rc__adapter_strf(b, "WebFetch,WebSearch%s,Bash",
+                            p->edit ? "" : ",Edit,Write,NotebookEdit");
 }
 
 static bool
@@ -89,7 +72,6 @@ claude_permissions(struct rc__adapter *b)
     cJSON *perm = cJSON_CreateObject();
     cJSON *allow = cJSON_AddArrayToObject(perm, "allow");
     cJSON *deny = cJSON_AddArrayToObject(perm, "deny");
-    char *rule = NULL;
     bool ok = allow != NULL && deny != NULL;
 
     ok = ok && cJSON_AddStringToObject(perm, "defaultMode", "dontAsk");
@@ -100,19 +82,15 @@ claude_permissions(struct rc__adapter *b)
     if (ok && p->edit)
         ok = claude_add_names(allow, claude_edit_tools,
                               NELEM(claude_edit_tools));
-    if (ok && p->run) {
-        rule = rc__adapter_strf(b, "Bash(%s)", p->runner_line);
-        ok = rule != NULL &&
-             cJSON_AddItemToArray(allow, cJSON_CreateString(rule));
-    }
+    if (ok && p->run)
+        ok = cJSON_AddItemToArray(allow,
+                                  cJSON_CreateString(CLAUDE_RUNNER_TOOL));
     ok =
         ok && claude_add_names(deny, claude_web_tools, NELEM(claude_web_tools));
     if (ok && !p->edit)
         ok =
             claude_add_names(deny, claude_edit_tools, NELEM(claude_edit_tools));
-    if (ok && !p->run)
-        ok = cJSON_AddItemToArray(deny, cJSON_CreateString("Bash"));
-    free(rule);
+    ok = ok && cJSON_AddItemToArray(deny, cJSON_CreateString("Bash"));
     if (!ok) {
         cJSON_Delete(perm);
         return NULL;
@@ -152,15 +130,16 @@ claude_system_note(struct rc__adapter *b)
 
     if (p->run)
         run = rc__adapter_strf(b,
-                               " You may run exactly one command with the "
-                               "Bash tool, written exactly as `%s`.",
+                               " The one command you can run is `%s`: call "
+                               "the " CLAUDE_RUNNER_TOOL " tool (no "
+                               "arguments) and it runs it in /work and "
+                               "returns its exit code and output.",
                                p->runner_line);
     else
         run = rc__adapter_strf(b, " You cannot run commands.");
     s = rc__adapter_strf(b,
                          "agentctl phase %s: you may read, list and search "
-                         "files%s.%s Web access and MCP servers are off; "
-                         "stdin is closed.",
+                         "files%s.%s Web access is off; stdin is closed.",
                          spec_phase_name(b->out->phase),
                          p->edit ? " and edit files in the worktree"
                                  : " (the worktree is read-only)",
@@ -173,17 +152,32 @@ static void
 claude_summary(struct rc__adapter *b)
 {
     const struct rc_adapter_policy *p = &b->out->policy;
-    char *bash = NULL;
 
-    if (p->run)
-        bash = rc__adapter_strf(b, ", Bash(%s)", p->runner_line);
     b->out->summary = rc__adapter_strf(
-        b, "tools: Read, Glob, Grep%s%s; runner: %s%s; edits: %s; %s",
-        p->edit ? ", Edit, Write, NotebookEdit" : "", bash ? bash : "",
-        p->run ? p->runner_line : "none",
-        p->run ? " (exact, Claude Code permission rule, dontAsk)" : "",
-        p->edit ? "worktree" : "off", RC__ADAPTER_ALWAYS);
-    free(bash);
+        b, "tools: Read, Glob, Grep%s%s; runner: %s%s; edits: %s; mcp: %s; %s",
+        p->edit ? ", Edit, Write, NotebookEdit" : "",
+        p->run ? ", " CLAUDE_RUNNER_TOOL : "", p->run ? p->runner_line : "none",
+        p->run ? " (exact argv, agentctl runner tool)" : "",
+        p->edit ? "worktree" : "off", p->run ? "agentctl runner only" : "none",
+        RC__ADAPTER_ALWAYS);
+}
+
+/* mcp.json, the only MCP source (--strict-mcp-config): the runner tool's
+ * server where there is a runner, no server otherwise. */
+static char *
+claude_mcp(struct rc__adapter *b)
+{
+    char *server, *s;
+
+    if (!b->out->policy.run)
+        return rc__adapter_strf(b, "{\"mcpServers\": {}}\n");
+    server = rc__adapter_runner_mcp_json(b);
+    s = server != NULL ? rc__adapter_strf(b,
+                                          "{\"mcpServers\": {\"%s\": %s}}\n",
+                                          RC_RUNNER_MCP_SERVER, server)
+                       : NULL;
+    free(server);
+    return s;
 }
 
 static void
@@ -199,9 +193,6 @@ claude_flag_value(struct rc__adapter *b, const char *flag, char *value)
 int
 rc__adapter_claude(struct rc__adapter *b)
 {
-    b->out->policy.run_exact = b->out->policy.run;
-    if (claude_check_runner(b) == -1)
-        return -1;
     rc__adapter_arg(b, "claude");
     rc__adapter_arg(b, "-p");
     /* one JSON envelope on stdout: the result text, is_error, the turn
@@ -217,16 +208,15 @@ rc__adapter_claude(struct rc__adapter *b)
     rc__adapter_arg(b, CLAUDE_MCP);
     rc__adapter_arg(b, "--permission-mode");
     rc__adapter_arg(b, "dontAsk");
-    claude_flag_value(b, "--tools", claude_tools(b, true));
-    claude_flag_value(b, "--allowedTools", claude_tools(b, false));
+    claude_flag_value(b, "--tools", claude_tools(b, false));
+    claude_flag_value(b, "--allowedTools", claude_tools(b, true));
     claude_flag_value(b, "--disallowedTools", claude_denied(b));
     claude_flag_value(b, "--append-system-prompt", claude_system_note(b));
     rc__adapter_arg(b, "--");
     rc__adapter_arg(b, b->prompt);
     rc__adapter_env(b, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
     rc__adapter_file(b, CLAUDE_SETTINGS, claude_settings(b), 0444);
-    rc__adapter_file(b, CLAUDE_MCP,
-                     rc__adapter_strf(b, "{\"mcpServers\": {}}\n"), 0444);
+    rc__adapter_file(b, CLAUDE_MCP, claude_mcp(b), 0444);
     claude_summary(b);
     return b->failed ? -1 : 0;
 }

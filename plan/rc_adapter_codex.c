@@ -1,21 +1,17 @@
 /* rc_adapter_codex.c - the OpenAI Codex CLI, non-interactive
- * (`codex exec`): the phase as a sandbox mode, no approvals, web search
- * and analytics off, no MCP servers, CODEX_HOME on the scratch volume,
- * and the prompt after `--`.
- *
- * Codex's own sandbox (bubblewrap, which needs user namespaces) cannot
- * start in the box (no capabilities, no-new-privileges, Docker's seccomp
- * profile), so it refuses every command under read-only and
- * workspace-write alike (measured: docs/vendor-clis.md). Where commands
- * must run (a runner in review, execute, fix) the adapter asks for
- * danger-full-access and the container is the sandbox: /work read-only
- * outside execute and fix, .git read-only, egress only to the vendor.
+ * (`codex exec`): no shell tool in any phase, the runner as the agentctl
+ * runner tool (our MCP server, the only one), no approvals, web search
+ * and analytics off, CODEX_HOME on the scratch volume, and the prompt
+ * after `--`.
  *
  * Codex cannot limit its shell tool to one argv (its rules decide what
- * runs outside the sandbox, not what runs inside it), so: without a
- * runner the shell tool is switched off; with one the shell runs inside
- * the sandbox and the runner is an instruction, which the policy says
- * (run_exact false). docs/adapters.md has the sources.
+ * runs outside its sandbox, not what runs inside it), and its own sandbox
+ * (bubblewrap, which needs user namespaces) cannot start in the box (no
+ * capabilities, no-new-privileges; measured: docs/vendor-clis.md). So the
+ * shell is off everywhere and the sandbox is ours: the launcher's Landlock
+ * domain (rc_adapter_launch.c). codex's sandbox mode then only decides
+ * whether it applies patches: danger-full-access (no codex sandbox) in
+ * execute and fix, read-only elsewhere. docs/adapters.md has the sources.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,17 +57,25 @@ codex_toml_string(struct rc__adapter *b, const char *s)
     return buf_take(&t);
 }
 
-/* The shell tool exists only when the runner may be dispatched. */
-static bool
-codex_shell(const struct rc__adapter *b)
-{
-    return b->out->policy.run;
-}
-
+/* The mode decides only whether apply_patch may write (nothing else runs:
+ * no shell tool); the kernel's confinement is the launcher's. */
 static const char *
 codex_sandbox(const struct rc__adapter *b)
 {
-    return codex_shell(b) ? "danger-full-access" : "read-only";
+    return b->out->policy.edit ? "danger-full-access" : "read-only";
+}
+
+/* mcp_servers as a TOML inline table: the runner tool's server, or none. */
+static char *
+codex_mcp_servers(struct rc__adapter *b)
+{
+    if (!b->out->policy.run)
+        return rc__adapter_strf(b, "{}");
+    return rc__adapter_strf(b,
+                            "{ %s = { command = \"%s\", args = "
+                            "[\"--mcp-runner\", \"%s\"] } }",
+                            RC_RUNNER_MCP_SERVER, RC_LAUNCH_BIN,
+                            RC_RUNNER_SOCKET);
 }
 
 static char *
@@ -82,14 +86,17 @@ codex_instructions(struct rc__adapter *b)
 
     if (p->run)
         run = rc__adapter_strf(b,
-                               " The one command you may run is `%s`. "
-                               "Run no other command.",
-                               p->runner_line);
+                               " The one command you can run is `%s`: call "
+                               "the %s tool of the %s MCP server (no "
+                               "arguments) and it runs it in /work and "
+                               "returns its exit code and output.",
+                               p->runner_line, RC_RUNNER_MCP_TOOL,
+                               RC_RUNNER_MCP_SERVER);
     else
         run = rc__adapter_strf(b, " You cannot run commands.");
     s = rc__adapter_strf(b,
-                         "agentctl phase %s: %s.%s Web access and MCP "
-                         "servers are off; stdin is closed.",
+                         "agentctl phase %s: %s.%s Web access is off; "
+                         "stdin is closed.",
                          spec_phase_name(b->out->phase),
                          p->edit ? "you may edit files in the worktree"
                                  : "the worktree is read-only",
@@ -106,9 +113,10 @@ codex_config(struct rc__adapter *b)
 {
     char *note = codex_instructions(b);
     char *q = note != NULL ? codex_toml_string(b, note) : NULL;
+    char *mcp = codex_mcp_servers(b);
     char *s = NULL;
 
-    if (q != NULL)
+    if (q != NULL && mcp != NULL)
         s = rc__adapter_strf(
             b,
             "# agentctl: codex exec policy for phase %s (generated)\n"
@@ -118,8 +126,10 @@ codex_config(struct rc__adapter *b)
             "developer_instructions = %s\n"
             "check_for_update_on_startup = false\n"
             "\n"
+            "mcp_servers = %s\n"
+            "\n"
             "[features]\n"
-            "shell_tool = %s\n"
+            "shell_tool = false\n"
             "plugins = false\n"
             "remote_plugin = false\n"
             "apps = false\n"
@@ -133,14 +143,24 @@ codex_config(struct rc__adapter *b)
             "network_access = false\n"
             "\n"
             "[analytics]\n"
-            "enabled = false\n"
-            "\n"
-            "# no MCP server tables: no MCP servers\n",
-            spec_phase_name(b->out->phase), codex_sandbox(b), q,
-            codex_shell(b) ? "true" : "false");
+            "enabled = false\n",
+            spec_phase_name(b->out->phase), codex_sandbox(b), q, mcp);
     free(note);
     free(q);
+    free(mcp);
     return s;
+}
+
+static void
+codex_mcp_arg(struct rc__adapter *b)
+{
+    char *mcp = codex_mcp_servers(b);
+
+    if (mcp != NULL) {
+        rc__adapter_arg(b, "-c");
+        rc__adapter_argf(b, "mcp_servers=%s", mcp);
+    }
+    free(mcp);
 }
 
 /* -c developer_instructions="...": the phase policy in words. */
@@ -162,24 +182,17 @@ static void
 codex_summary(struct rc__adapter *b)
 {
     const struct rc_adapter_policy *p = &b->out->policy;
-    const char *tools;
 
-    if (!codex_shell(b))
-        tools = p->edit ? "apply_patch only (shell tool off)"
-                        : "none (shell tool off, writes refused by the "
-                          "read-only sandbox; codex reads files only "
-                          "through its shell)";
-    else
-        tools = p->edit ? "shell, apply_patch (codex cannot limit the "
-                          "shell to one command)"
-                        : "shell (codex cannot limit it to one command)";
     b->out->summary = rc__adapter_strf(
-        b, "tools: %s; sandbox: %s; runner: %s%s; edits: %s; %s", tools,
-        codex_shell(b) ? "the container's (codex's needs user namespaces)"
-                       : "read-only, no commands",
+        b, "tools: %s%s (shell tool off); sandbox: agentctl's (Landlock; "
+           "codex's needs user namespaces); runner: %s%s; edits: %s; mcp: "
+           "%s; %s",
+        p->edit ? "apply_patch" : "none",
+        p->run ? (p->edit ? ", agentctl run" : "agentctl run") : "",
         p->run ? p->runner_line : "none",
-        p->run ? " (by instruction, not enforced by codex)" : "",
-        p->edit ? "worktree" : "off", RC__ADAPTER_ALWAYS);
+        p->run ? " (exact argv, agentctl runner tool)" : "",
+        p->edit ? "worktree" : "off", p->run ? "agentctl runner only" : "none",
+        RC__ADAPTER_ALWAYS);
 }
 
 int
@@ -205,11 +218,9 @@ rc__adapter_codex(struct rc__adapter *b)
     rc__adapter_arg(b, "web_search=\"disabled\"");
     rc__adapter_arg(b, "-c");
     rc__adapter_arg(b, "features.web_search_request=false");
+    codex_mcp_arg(b);
     rc__adapter_arg(b, "-c");
-    rc__adapter_arg(b, "mcp_servers={}");
-    rc__adapter_arg(b, "-c");
-    rc__adapter_argf(b, "features.shell_tool=%s",
-                     codex_shell(b) ? "true" : "false");
+    rc__adapter_arg(b, "features.shell_tool=false");
     rc__adapter_arg(b, "-c");
     rc__adapter_arg(b, "features.unified_exec=false");
     rc__adapter_arg(b, "-c");

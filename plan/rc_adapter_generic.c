@@ -2,9 +2,10 @@
  * gets the prompt, the runner and the phase policy in env variables
  * (AGENT_PROMPT, AGENT_RUNNER as a JSON array, AGENT_TOOL_POLICY as a JSON
  * object) and no arguments, so nothing in the prompt can ever be read as
- * an option. Honouring the policy is the agent's job; agentctl's boundary
- * (read-only /work outside execute and fix, the egress proxy) holds
- * either way.
+ * an option. The agent cannot run the runner itself (the launcher's
+ * Landlock domain lets it execute only its own binary): it asks the
+ * runner socket (AGENT_RUNNER_SOCKET, docs/phase-policy.md "The runner
+ * tool") or starts the MCP server of AGENT_RUNNER_MCP.
  */
 #include <stdlib.h>
 
@@ -49,7 +50,12 @@ generic_policy(const struct rc__adapter *b)
     ok = ok && cJSON_AddBoolToObject(j, "edit", p->edit);
     ok = ok && cJSON_AddItemToObject(j, "runner", generic_runner(p));
     ok = ok && cJSON_AddBoolToObject(j, "web", false);
-    ok = ok && cJSON_AddItemToObject(j, "mcpServers", cJSON_CreateArray());
+    ok = ok && cJSON_AddItemToObject(
+                   j, "mcpServers",
+                   p->run ? cJSON_CreateStringArray(
+                                (const char *const[]){ RC_RUNNER_MCP_SERVER },
+                                1)
+                          : cJSON_CreateArray());
     ok = ok && cJSON_AddStringToObject(j, "stdin", "closed");
     if (!ok) {
         cJSON_Delete(j);
@@ -75,22 +81,29 @@ rc__adapter_generic(struct rc__adapter *b)
     const struct rc_adapter_policy *p = &b->out->policy;
     char *runner = generic_print(b, generic_runner(p));
     char *policy = generic_print(b, generic_policy(b));
+    char *mcp = p->run ? rc__adapter_runner_mcp_json(b) : NULL;
 
     rc__adapter_arg(b, GENERIC_AGENT);
     rc__adapter_env(b, "AGENT_PROMPT", b->prompt);
     if (runner != NULL)
         rc__adapter_env(b, "AGENT_RUNNER", runner);
+    if (mcp != NULL) /* (in the order the box's env is sorted) */
+        rc__adapter_env(b, "AGENT_RUNNER_MCP", mcp);
+    if (p->run)
+        rc__adapter_env(b, "AGENT_RUNNER_SOCKET", RC_RUNNER_SOCKET);
     if (policy != NULL)
         rc__adapter_env(b, "AGENT_TOOL_POLICY", policy);
     b->out->summary = rc__adapter_strf(
         b,
-        "tools: read, list, search%s%s; runner: %s%s; edits: %s; %s "
-        "(policy in AGENT_TOOL_POLICY, kept by the agent)",
+        "tools: read, list, search%s%s; runner: %s%s; edits: %s; mcp: %s; "
+        "%s (policy in AGENT_TOOL_POLICY)",
         p->edit ? ", edit" : "", p->run ? ", run" : "",
         p->run ? p->runner_line : "none",
-        p->run ? " (exact argv in AGENT_RUNNER)" : "",
-        p->edit ? "worktree" : "off", RC__ADAPTER_ALWAYS);
+        p->run ? " (exact argv, agentctl runner tool)" : "",
+        p->edit ? "worktree" : "off", p->run ? "agentctl runner only" : "none",
+        RC__ADAPTER_ALWAYS);
     free(runner);
     free(policy);
+    free(mcp);
     return b->failed ? -1 : 0;
 }

@@ -17,6 +17,7 @@ struct rc__adapter {
     struct rc_adapter_out *out;
     const char *prompt;
     const char *gateway_url; /* credential gateway's base URL, or NULL */
+    const struct rc_adapter_box *box;
     struct err *e;
     bool failed; /* e holds the first error; later calls do nothing */
 };
@@ -48,7 +49,15 @@ int rc__adapter_fail(struct rc__adapter *b, enum err_code c, const char *field,
 char *rc__adapter_strf(struct rc__adapter *b, const char *fmt, ...)
     ERR_PRINTF(2, 3);
 
+/* rc_adapter_launch.c: put the launcher in front of the argv and write
+ * its policy file (after the vendor's function). */
+int rc__adapter_launch(struct rc__adapter *b);
+
+/* The runner tool as MCP server settings: {"command": ..., "args": [...]}
+ * in JSON (claude's mcp.json) or as a TOML inline table (codex). */
+char *rc__adapter_runner_mcp_json(struct rc__adapter *b);
+
 /* The policy line every adapter ends with. */
-#define RC__ADAPTER_ALWAYS "web: off; mcp: none; stdin: closed"
+#define RC__ADAPTER_ALWAYS "web: off; stdin: closed"
 
 #endif

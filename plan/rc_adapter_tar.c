@@ -22,10 +22,8 @@ tar_fail(struct archive *a, const char *what, struct err *e)
 
 static int
 tar_entry(struct archive *a, struct archive_entry *en, const char *name,
-          mode_t mode, const char *content, struct err *e)
+          mode_t mode, const void *content, size_t len, struct err *e)
 {
-    size_t len = content ? strlen(content) : 0;
-
     archive_entry_clear(en);
     archive_entry_copy_pathname(en, name);
     archive_entry_set_mode(en, mode);
@@ -56,7 +54,7 @@ tar_dirs(struct archive *a, struct archive_entry *en, const char *rel,
         d[n + 1] = '\0';
         if (strstr(done, d) != NULL)
             continue;
-        if (tar_entry(a, en, d, AE_IFDIR | 0555, NULL, e) == -1)
+        if (tar_entry(a, en, d, AE_IFDIR | 0555, NULL, 0, e) == -1)
             return -1;
         if (strlen(done) + n + 3 < done_size) {
             strcat(done, d);
@@ -66,11 +64,29 @@ tar_dirs(struct archive *a, struct archive_entry *en, const char *rel,
     return 0;
 }
 
+/* One file at path (absolute, under dir) and the directories above it. */
+static int
+tar_file(struct archive *a, struct archive_entry *en, const char *dir,
+         const char *path, mode_t mode, const void *content, size_t len,
+         char *done, size_t done_size, struct err *e)
+{
+    size_t dl = strlen(dir);
+
+    if (strncmp(path, dir, dl) != 0 || path[dl] != '/' || path[dl + 1] == '\0')
+        return err_set(e, ERR_INVALID, "config file %s is not under %s", path,
+                       dir);
+    if (tar_dirs(a, en, path + dl + 1, done, done_size, e) == -1)
+        return -1;
+    return tar_entry(a, en, path + dl + 1, AE_IFREG | (mode & 0777), content,
+                     len, e);
+}
+
 int
 rc_adapter_files_tar(const struct rc_adapter_out *o, const char *dir,
+                     const void *launcher, size_t launcher_len,
                      struct buf *out, struct err *e)
 {
-    size_t cap = out->max, used = 0, dl = strlen(dir);
+    size_t cap = out->max, used = 0;
     char *mem = malloc(cap), done[1024] = "";
     struct archive *a = archive_write_new();
     struct archive_entry *en = archive_entry_new();
@@ -87,17 +103,17 @@ rc_adapter_files_tar(const struct rc_adapter_out *o, const char *dir,
         goto out;
     }
     for (size_t i = 0; o != NULL && i < o->n_files; i++) {
-        const char *p = o->files[i].path;
+        const struct rc_adapter_file *f = &o->files[i];
 
-        if (strncmp(p, dir, dl) != 0 || p[dl] != '/' || p[dl + 1] == '\0') {
-            err_set(e, ERR_INVALID, "config file %s is not under %s", p, dir);
-            goto out;
-        }
-        if (tar_dirs(a, en, p + dl + 1, done, sizeof(done), e) == -1 ||
-            tar_entry(a, en, p + dl + 1, AE_IFREG | (o->files[i].mode & 0777),
-                      o->files[i].content, e) == -1)
+        if (tar_file(a, en, dir, f->path, f->mode, f->content,
+                     f->content ? strlen(f->content) : 0, done, sizeof(done),
+                     e) == -1)
             goto out;
     }
+    if (launcher != NULL &&
+        tar_file(a, en, dir, RC_LAUNCH_BIN, 0555, launcher, launcher_len,
+                 done, sizeof(done), e) == -1)
+        goto out;
     if (archive_write_close(a) != ARCHIVE_OK) {
         tar_fail(a, "close", e);
         goto out;

@@ -611,13 +611,22 @@ static int
 rc_adapt(struct rc_build *b, struct err *e)
 {
     const struct spec_invocation *inv = b->inv;
+    const struct rc_adapter_box box = {
+        .gateway_url = b->d->gateway_url[0] ? b->d->gateway_url : NULL,
+        .proxy_port = b->cfg->proxy_port,
+        .gateway_port = b->d->gateway_url[0] ? RC_GATEWAY_PORT : 0,
+        .landlock_optional = b->cfg->landlock_optional,
+        .runner_timeout = b->cfg->limits.max_runner_seconds,
+        .runner_max_bytes = b->cfg->limits.max_runner_output_bytes,
+        .runner_dir = inv->has_workspace ? "/work" : "/tmp",
+        .unlaunched = b->in->unlaunched,
+    };
     struct rc_adapter_out *a;
 
     if (inv->prompt == NULL)
         return 0;
     a = rc_adapter_build(inv->vendor, rc_adapter_for_vendor(inv->vendor),
-                         inv->phase, inv->prompt, &inv->runner,
-                         b->d->gateway_url[0] ? b->d->gateway_url : NULL, e);
+                         inv->phase, inv->prompt, &inv->runner, &box, e);
     if (a == NULL) {
         if (e != NULL && e->file[0] == '\0' && inv->file != NULL) {
             snprintf(e->file, sizeof(e->file), "%s", inv->file);

@@ -91,8 +91,8 @@ enum rc_role {
 
 /* Where the git metadata is mounted, read-only in the agent always. */
 #define RC_GIT_TARGET "/work/.git"
-/* The adapter's config volume is small: a few text files. */
-#define RC_CONFIG_BYTES  (1ull << 20)
+/* The adapter's config volume: a few text files and the launcher. */
+#define RC_CONFIG_BYTES  (4ull << 20) /* agent-launch is about 0.8 MiB */
 #define RC_CONFIG_INODES 64
 
 enum rc_kind {
@@ -193,6 +193,9 @@ struct rc_inputs {
                                  gateway bodies left net.ipv4.ip_forward
                                  out: build them so, or their running
                                  boxes would be drift */
+    bool unlaunched; /* captured by a version whose agent ran the vendor
+                        CLI without agent-launch (status.launcher unset):
+                        build it so, for the same reason */
     /* The warm box the attempt took: its network and proxy are named
      * agentctl-<owner>-<box uid8>-net and -proxy and carry the box's
      * labels; every other object keeps the invocation's. NULL: none. */

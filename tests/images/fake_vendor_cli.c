@@ -9,10 +9,17 @@
  *    "files": [{"path", "mode" (octal string), "content"} for every
  *              regular file under /etc/agentctl/agent],
  *    "stdin": "eof" | "data" | "error" (one read of fd 0),
- *    "configWrite": "refused" | "allowed" (a new file in that directory)}
+ *    "configWrite": "refused" | "allowed" (a new file in that directory),
+ *    "confine": {what the phase policy's kernel layer lets it do: each
+ *                attempt "ok" or the errno's name (fake_confine.c)},
+ *    "runner": the runner tool's answer, when its socket exists}
  *
+ * The launcher's executable under bin/ is not text: only its path and
+ * mode are reported.
  * Test-only: built into a test image, never into the product.
  */
+#include "fake_confine.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -49,7 +56,8 @@ static void
 report_file(const char *path, const struct stat *st)
 {
     char buf[65536];
-    int fd = open(path, O_RDONLY | O_NOFOLLOW);
+    int text = strstr(path, CONFIG_DIR "/bin/") != path;
+    int fd = text ? open(path, O_RDONLY | O_NOFOLLOW) : -1;
     ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
 
     printf("%s{\"path\":", first_file ? "" : ",");
@@ -125,8 +133,10 @@ main(int argc, char **argv)
     n = read(0, &c, 1);
     printf("],\"stdin\":\"%s\"", n == 0 ? "eof" : n > 0 ? "data" : "error");
     fd = open(CONFIG_DIR "/planted", O_WRONLY | O_CREAT | O_EXCL, 0644);
-    printf(",\"configWrite\":\"%s\"}\n", fd >= 0 ? "allowed" : "refused");
+    printf(",\"configWrite\":\"%s\"", fd >= 0 ? "allowed" : "refused");
     if (fd >= 0)
         close(fd);
+    fake_confine_report();
+    fputs("}\n", stdout);
     return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -1,10 +1,12 @@
 /* test_rc_adapter.c - vendor adapters: golden argv/env/config per vendor
- * and phase, and the phase policy checked directly on the output: no web
- * tool and no MCP server anywhere; no command tool and no runner in
- * planning and questions; exactly the runner in review, execute and fix;
- * edit tools only in execute and fix; an option-like prompt reaches the
- * CLI as the prompt (after `--`, or in AGENT_PROMPT), never as an option.
- * Each checker has a negative control that proves it bites.
+ * and phase, and the phase policy checked directly on the output: the
+ * launcher in front of every CLI with a policy file that follows the
+ * phase; no web tool anywhere; no CLI command tool (Bash, codex's shell)
+ * in any phase; the runner tool (the one MCP server) exactly where there
+ * is a runner, running exactly its argv; edit tools only in execute and
+ * fix; an option-like prompt reaches the CLI as the prompt (after the
+ * CLI's `--`, or in AGENT_PROMPT), never as an option. Each checker has a
+ * negative control that proves it bites.
  *
  * Golden files: tests/unit/golden/adapter/<adapter>-<phase>.json. To
  * regenerate them after a deliberate change, run the test with
@@ -88,6 +90,9 @@ has_arg(const struct rc_adapter_out *o, const char *s)
             return true;
     return false;
 }
+
+/* The launcher's prefix (rc_adapter_launch.c): argv before the CLI's. */
+#define LAUNCH_ARGS 4
 
 /* An argument that is an option: anything but the prompt at the end. */
 static bool
@@ -191,12 +196,31 @@ generic_policy(const struct rc_adapter_out *o)
 
 /* --- the policy checkers (each returns NULL or why it fails) ------- */
 
+/* The runner tool's server as every adapter names it. */
+static bool
+is_runner_server(const cJSON *srv)
+{
+    const cJSON *args = cJSON_GetObjectItem(srv, "args");
+
+    return cJSON_IsObject(srv) &&
+           strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(srv, "command"))
+                      ? cJSON_GetStringValue(
+                            cJSON_GetObjectItem(srv, "command"))
+                      : "",
+                  RC_LAUNCH_BIN) == 0 &&
+           cJSON_GetArraySize(args) == 2 &&
+           json_array_has(args, "--mcp-runner") &&
+           json_array_has(args, RC_RUNNER_SOCKET);
+}
+
+/* No web tool; MCP: only the runner tool's server, and only with a runner
+ * (run). */
 static const char *
-check_claude_no_web_no_mcp(const struct rc_adapter_out *o)
+check_claude_no_web_no_mcp(const struct rc_adapter_out *o, bool run)
 {
     static const char *const web[] = { "WebFetch", "WebSearch" };
     const char *mcp = file_content(o, "/claude/mcp.json");
-    cJSON *root, *perm = claude_permissions(o, &root), *m;
+    cJSON *root, *perm = claude_permissions(o, &root), *m, *servers;
     const char *why = NULL;
 
     for (int i = 0; i < 2 && why == NULL; i++)
@@ -209,46 +233,59 @@ check_claude_no_web_no_mcp(const struct rc_adapter_out *o)
     if (why == NULL && !has_arg(o, "--strict-mcp-config"))
         why = "no --strict-mcp-config";
     m = mcp != NULL ? cJSON_Parse(mcp) : NULL;
+    servers = cJSON_GetObjectItem(m, "mcpServers");
     if (why == NULL &&
-        (cJSON_GetArraySize(cJSON_GetObjectItem(m, "mcpServers")) != 0 ||
-         !cJSON_IsObject(cJSON_GetObjectItem(m, "mcpServers"))))
-        why = "mcp.json names a server";
+        (!cJSON_IsObject(servers) || cJSON_GetArraySize(servers) != run ||
+         (run && !is_runner_server(cJSON_GetObjectItem(servers, "agentctl")))))
+        why = "mcp.json names a server other than the runner tool's";
     if (why == NULL && (json_array_count_prefix(
-                            cJSON_GetObjectItem(perm, "allow"), "mcp__") != 0 ||
+                            cJSON_GetObjectItem(perm, "allow"), "mcp__") !=
+                            run ||
                         !cJSON_IsFalse(cJSON_GetObjectItem(
                             root, "enableAllProjectMcpServers"))))
-        why = "settings let MCP tools in";
+        why = "settings let other MCP tools in";
     cJSON_Delete(m);
     cJSON_Delete(root);
     return why;
 }
 
 static const char *
-check_codex_no_web_no_mcp(const struct rc_adapter_out *o)
+check_codex_no_web_no_mcp(const struct rc_adapter_out *o, bool run)
 {
     const char *cfg = file_content(o, "/codex/config.toml");
+    char want[256];
 
     if (!has_arg(o, "web_search=\"disabled\"") ||
         !has_arg(o, "features.web_search_request=false"))
         return "web search is not disabled on the command line";
     if (cfg == NULL || strstr(cfg, "\nweb_search = \"disabled\"\n") == NULL)
         return "web search is not disabled in config.toml";
-    if (!has_arg(o, "mcp_servers={}") || strstr(cfg, "[mcp_servers") != NULL)
-        return "an MCP server table is present";
+    snprintf(want, sizeof(want),
+             run ? "mcp_servers={ agentctl = { command = \"%s\", args = "
+                   "[\"--mcp-runner\", \"%s\"] } }"
+                 : "mcp_servers={}",
+             RC_LAUNCH_BIN, RC_RUNNER_SOCKET);
+    if (!has_arg(o, want) || strstr(cfg, want + strlen("mcp_servers=")) == NULL ||
+        strstr(cfg, "[mcp_servers") != NULL)
+        return "an MCP server other than the runner tool's";
     return NULL;
 }
 
 static const char *
-check_generic_no_web_no_mcp(const struct rc_adapter_out *o)
+check_generic_no_web_no_mcp(const struct rc_adapter_out *o, bool run)
 {
     cJSON *p = generic_policy(o);
+    const char *mcp = env_value(o, "AGENT_RUNNER_MCP");
+    cJSON *srv = mcp != NULL ? cJSON_Parse(mcp) : NULL;
     const char *why = NULL;
 
     if (!cJSON_IsFalse(cJSON_GetObjectItem(p, "web")) ||
         json_array_has(cJSON_GetObjectItem(p, "tools"), "web"))
         why = "web is on in AGENT_TOOL_POLICY";
-    else if (cJSON_GetArraySize(cJSON_GetObjectItem(p, "mcpServers")) != 0)
-        why = "an MCP server in AGENT_TOOL_POLICY";
+    else if (cJSON_GetArraySize(cJSON_GetObjectItem(p, "mcpServers")) != run ||
+             (mcp != NULL) != run || (run && !is_runner_server(srv)))
+        why = "an MCP server other than the runner tool's";
+    cJSON_Delete(srv);
     cJSON_Delete(p);
     return why;
 }
@@ -257,37 +294,76 @@ static const char *
 check_no_web_no_mcp(const struct rc_adapter_out *o)
 {
     if (strcmp(o->adapter, "claude") == 0)
-        return check_claude_no_web_no_mcp(o);
+        return check_claude_no_web_no_mcp(o, o->policy.run);
     if (strcmp(o->adapter, "codex") == 0)
-        return check_codex_no_web_no_mcp(o);
-    return check_generic_no_web_no_mcp(o);
+        return check_codex_no_web_no_mcp(o, o->policy.run);
+    return check_generic_no_web_no_mcp(o, o->policy.run);
 }
 
-/* runline: the one command allowed, NULL for none. */
+/* The launcher's policy: the runner argv word for word (runner NULL:
+ * none), /work writable only in execute and fix, Landlock required, the
+ * proxy's port, and the launcher executable only where the CLI starts it
+ * as the runner tool. */
+static const char *
+check_launch(const struct rc_adapter_out *o, const struct spec_argv *runner)
+{
+    const char *pol = file_content(o, "/launch.policy");
+    char want[512];
+    size_t n = 0;
+    bool run = runner != NULL && runner->n > 0;
+
+    if (o->argc < LAUNCH_ARGS + 1 || strcmp(o->argv[0], RC_LAUNCH_BIN) != 0 ||
+        strcmp(o->argv[1], "--policy") != 0 ||
+        strcmp(o->argv[2], RC_LAUNCH_POLICY) != 0 ||
+        strcmp(o->argv[3], "--") != 0)
+        return "the argv does not start with the launcher";
+    if (pol == NULL || strstr(pol, "\nlandlock required\n") == NULL ||
+        strstr(pol, "\nconnect 3128\n") == NULL ||
+        strstr(pol, "\nwrite /tmp\n") == NULL)
+        return "the launcher's policy lacks Landlock, the proxy or /tmp";
+    if ((strstr(pol, "\nwrite /work\n") != NULL) !=
+        spec_phase_writable(o->phase))
+        return "/work is writable outside execute and fix";
+    if ((strstr(pol, "\nexec " RC_LAUNCH_BIN "\n") != NULL) != run)
+        return "the runner tool's executable does not follow the runner";
+    for (const char *l = strstr(pol, "\nrunner-arg "); l != NULL;
+         l = strstr(l + 1, "\nrunner-arg "))
+        n++;
+    if (n != (run ? runner->n : 0))
+        return "runner-arg lines do not match the runner";
+    for (size_t i = 0; run && i < runner->n; i++) {
+        snprintf(want, sizeof(want), "\nrunner-arg %s\n", runner->argv[i]);
+        if (strstr(pol, want) == NULL)
+            return "a runner word is not in the policy as written";
+    }
+    return NULL;
+}
+
+/* runline: the one command allowed, NULL for none. Claude's Bash is off
+ * in every phase; the runner is the runner tool. */
 static const char *
 check_claude_commands(const struct rc_adapter_out *o, const char *runline)
 {
     cJSON *root, *perm = claude_permissions(o, &root);
     cJSON *allow = cJSON_GetObjectItem(perm, "allow");
-    char rule[256];
+    const char *tool = "mcp__agentctl__run";
     const char *why = NULL;
 
-    snprintf(rule, sizeof(rule), "Bash(%s)", runline ? runline : "");
-    if (runline == NULL &&
-        (in_list(flag_value(o, "--tools"), "Bash") ||
-         json_array_count_prefix(allow, "Bash") != 0 ||
-         !json_array_has(cJSON_GetObjectItem(perm, "deny"), "Bash")))
-        why = "a command tool in a phase without a runner";
-    if (runline != NULL && (!in_list(flag_value(o, "--tools"), "Bash") ||
-                            json_array_count_prefix(allow, "Bash") != 1 ||
-                            !json_array_has(allow, rule)))
-        why = "allowed commands are not exactly the runner";
-    if (why == NULL &&
-        (in_list(flag_value(o, "--allowedTools"), "Bash") ||
-         !has_arg(o, "dontAsk") ||
-         strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(perm, "defaultMode")),
-                "dontAsk") != 0))
-        why = "commands beyond the allow rule may run";
+    if (in_list(flag_value(o, "--tools"), "Bash") ||
+        in_list(flag_value(o, "--allowedTools"), "Bash") ||
+        json_array_count_prefix(allow, "Bash") != 0 ||
+        !json_array_has(cJSON_GetObjectItem(perm, "deny"), "Bash") ||
+        !in_list(flag_value(o, "--disallowedTools"), "Bash"))
+        why = "claude's own command tool is offered";
+    else if ((runline != NULL) !=
+                 in_list(flag_value(o, "--allowedTools"), tool) ||
+             (runline != NULL) != json_array_has(allow, tool))
+        why = "the runner tool does not follow the runner";
+    else if (!has_arg(o, "dontAsk") ||
+             strcmp(cJSON_GetStringValue(
+                        cJSON_GetObjectItem(perm, "defaultMode")),
+                    "dontAsk") != 0)
+        why = "tools beyond the allow rules may run";
     cJSON_Delete(root);
     return why;
 }
@@ -296,18 +372,17 @@ static const char *
 check_codex_commands(const struct rc_adapter_out *o, const char *runline)
 {
     const char *cfg = file_content(o, "/codex/config.toml");
-    bool shell = runline != NULL;
 
-    if (!has_arg(o, shell ? "features.shell_tool=true"
-                          : "features.shell_tool=false") ||
-        strstr(cfg, shell ? "shell_tool = true" : "shell_tool = false") ==
-            NULL ||
+    if (!has_arg(o, "features.shell_tool=false") ||
+        strstr(cfg, "shell_tool = false") == NULL ||
+        strstr(cfg, "shell_tool = true") != NULL ||
         !has_arg(o, "features.unified_exec=false"))
-        return "the shell tool does not follow the runner";
-    if (shell && (o->policy.run_exact || strstr(o->summary, runline) == NULL ||
-                  strstr(o->summary, "not enforced") == NULL ||
-                  strstr(cfg, runline) == NULL))
-        return "codex's unenforced runner is not stated as such";
+        return "codex's shell tool is on";
+    /* (the argv itself: check_launch) */
+    if (runline != NULL &&
+        (!o->policy.run_exact || strstr(o->summary, runline) == NULL ||
+         strstr(o->summary, "agentctl runner tool") == NULL))
+        return "codex's runner is not the runner tool";
     return NULL;
 }
 
@@ -315,13 +390,25 @@ static const char *
 check_generic_commands(const struct rc_adapter_out *o, const char *runline)
 {
     const char *r = env_value(o, "AGENT_RUNNER");
+    const char *sock = env_value(o, "AGENT_RUNNER_SOCKET");
     cJSON *p = generic_policy(o);
     bool run = json_array_has(cJSON_GetObjectItem(p, "tools"), "run");
-    const char *want = runline != NULL ? "[\"make\",\"test\"]" : "[]";
+    cJSON *argv = o->policy.runner_n == 0
+                      ? cJSON_CreateArray()
+                      : cJSON_CreateStringArray(
+                            (const char *const *)o->policy.runner,
+                            (int)o->policy.runner_n);
+    char *want = cJSON_PrintUnformatted(argv);
     const char *why = NULL;
 
-    if (r == NULL || strcmp(r, want) != 0 || run != (runline != NULL))
+    cJSON_Delete(argv);
+    if (r == NULL || want == NULL || strcmp(r, want) != 0 ||
+        run != (runline != NULL))
         why = "AGENT_RUNNER/tools do not match the runner";
+    else if ((sock != NULL) != (runline != NULL) ||
+             (sock != NULL && strcmp(sock, RC_RUNNER_SOCKET) != 0))
+        why = "AGENT_RUNNER_SOCKET does not follow the runner";
+    free(want);
     cJSON_Delete(p);
     return why;
 }
@@ -330,8 +417,9 @@ static const char *
 check_commands(const struct rc_adapter_out *o, const char *runline)
 {
     if ((o->policy.run != (runline != NULL)) ||
+        o->policy.run_exact != o->policy.run ||
         (runline != NULL && strcmp(o->policy.runner_line, runline) != 0))
-        return "policy.run/runner_line do not match";
+        return "policy.run/run_exact/runner_line do not match";
     if (strcmp(o->adapter, "claude") == 0)
         return check_claude_commands(o, runline);
     if (strcmp(o->adapter, "codex") == 0)
@@ -359,12 +447,11 @@ check_edit(const struct rc_adapter_out *o, bool edit)
                 why = "claude edit tools do not follow the phase";
         cJSON_Delete(root);
     } else if (strcmp(o->adapter, "codex") == 0) {
-        /* codex's own sandbox cannot start in the box: where commands
-         * run, the container is the sandbox (rc_adapter_codex.c) */
-        bool shell = o->policy.run;
-        if (!has_arg(o, shell ? "danger-full-access" : "read-only") ||
+        /* codex's own sandbox cannot start in the box: its mode only
+         * decides whether apply_patch writes (rc_adapter_codex.c) */
+        if (!has_arg(o, edit ? "danger-full-access" : "read-only") ||
             has_arg(o, "workspace-write") ||
-            has_arg(o, shell ? "read-only" : "danger-full-access"))
+            has_arg(o, edit ? "read-only" : "danger-full-access"))
             why = "codex sandbox does not follow the phase";
     } else {
         p = generic_policy(o);
@@ -375,17 +462,21 @@ check_edit(const struct rc_adapter_out *o, bool edit)
     return why;
 }
 
-/* The prompt is the last argument, right after the only `--`, and no
- * other argument holds it (claude, codex); generic has no arguments and
- * the prompt in AGENT_PROMPT. */
+/* The prompt is the last argument, right after the CLI's only `--` (the
+ * launcher's own ends its options before the CLI), and no other argument
+ * holds it (claude, codex); generic has no arguments and the prompt in
+ * AGENT_PROMPT. */
 static const char *
 check_prompt(const struct rc_adapter_out *o, const char *prompt)
 {
     size_t dashes = 0;
 
+    if (o->argc <= LAUNCH_ARGS || strcmp(o->argv[LAUNCH_ARGS - 1], "--") != 0)
+        return "the launcher's options do not end before the CLI";
     if (strcmp(o->adapter, "generic") == 0) {
-        if (o->argc != 1 || strcmp(o->argv[0], "/agent") != 0)
-            return "generic argv is not [/agent]";
+        if (o->argc != LAUNCH_ARGS + 1 ||
+            strcmp(o->argv[LAUNCH_ARGS], "/agent") != 0)
+            return "generic argv is not the launcher and /agent";
         if (env_value(o, "AGENT_PROMPT") == NULL ||
             strcmp(env_value(o, "AGENT_PROMPT"), prompt) != 0)
             return "AGENT_PROMPT is not the prompt";
@@ -400,7 +491,7 @@ check_prompt(const struct rc_adapter_out *o, const char *prompt)
     if (o->argc < 2 || strcmp(o->argv[o->argc - 1], prompt) != 0 ||
         strcmp(o->argv[o->argc - 2], "--") != 0)
         return "the prompt is not the argument after --";
-    for (size_t i = 0; i + 1 < o->argc; i++) {
+    for (size_t i = LAUNCH_ARGS; i + 1 < o->argc; i++) {
         if (strcmp(o->argv[i], "--") == 0)
             dashes++;
         if (strcmp(o->argv[i], prompt) == 0 && i + 2 != o->argc)
@@ -502,8 +593,12 @@ test_policy_holds_for_every_adapter_and_phase(void **state)
                 check_commands(o, has_runner(phases[p]) ? "make test" : NULL));
             ASSERT_OK(check_edit(o, spec_phase_writable(phases[p])));
             ASSERT_OK(check_prompt(o, PROMPT));
-            assert_non_null(
-                strstr(o->summary, "web: off; mcp: none; stdin: closed"));
+            ASSERT_OK(check_launch(o, has_runner(phases[p]) ? &make_test
+                                                            : NULL));
+            assert_non_null(strstr(o->summary, has_runner(phases[p])
+                                                   ? "mcp: agentctl runner only"
+                                                   : "mcp: none"));
+            assert_non_null(strstr(o->summary, "web: off; stdin: closed"));
             rc_adapter_out_free(o);
         }
 }
@@ -521,6 +616,8 @@ test_review_without_runner_runs_nothing(void **state)
         assert_non_null(o);
         ASSERT_OK(check_commands(o, NULL));
         ASSERT_OK(check_edit(o, false));
+        ASSERT_OK(check_no_web_no_mcp(o));
+        ASSERT_OK(check_launch(o, NULL));
         rc_adapter_out_free(o);
     }
 }
@@ -551,21 +648,28 @@ test_option_like_prompt_arrives_as_the_prompt(void **state)
             }
 }
 
+/* The runner tool runs the argv, never a shell line: quotes, spaces and
+ * a '*' reach it word for word, for every adapter. */
 static void
-test_runner_with_quotes_is_one_exact_rule(void **state)
+test_runner_with_quotes_is_the_exact_argv(void **state)
 {
-    char *argv[] = { "pytest", "-k", "not slow", "it's" };
-    struct spec_argv r = { argv, 4 };
-    struct err e = { 0 };
-    struct rc_adapter_out *o = rc_adapter_build(
-        "claude", "claude", SPEC_PHASE_FIX, PROMPT, &r, NULL, &e);
-    const char *line = "pytest -k 'not slow' 'it'\\''s'";
+    char *argv[] = { "pytest", "-k", "not slow", "it's", "t/*.py" };
+    struct spec_argv r = { argv, 5 };
+    const char *line = "pytest -k 'not slow' 'it'\\''s' 't/*.py'";
 
     (void)state;
-    assert_non_null(o);
-    assert_string_equal(o->policy.runner_line, line);
-    ASSERT_OK(check_commands(o, line));
-    rc_adapter_out_free(o);
+    for (int a = 0; a < N_ADAPTERS; a++) {
+        struct err e = { 0 };
+        struct rc_adapter_out *o =
+            rc_adapter_build(vendor_of(adapters[a]), adapters[a],
+                             SPEC_PHASE_FIX, PROMPT, &r, NULL, &e);
+
+        assert_non_null(o);
+        assert_string_equal(o->policy.runner_line, line);
+        ASSERT_OK(check_commands(o, line));
+        ASSERT_OK(check_launch(o, &r));
+        rc_adapter_out_free(o);
+    }
 }
 
 /* --- negative controls: the checkers can fail ---------------------- */
@@ -584,17 +688,27 @@ replace_arg(struct rc_adapter_out *o, const char *old, const char *new)
     fail_msg("no argument %s", old);
 }
 
+/* Replace old by new in the config file whose path ends in suffix. */
 static void
-replace_file(struct rc_adapter_out *o, const char *old, const char *new)
+replace_in(struct rc_adapter_out *o, const char *suffix, const char *old,
+           const char *new)
 {
-    char *c = o->files[0].content, *at = strstr(c, old);
-    size_t n = strlen(c) - strlen(old) + strlen(new) + 1;
-    char *s = malloc(n);
+    for (size_t i = 0; i < o->n_files; i++) {
+        size_t m = strlen(o->files[i].path), k = strlen(suffix);
+        char *c = o->files[i].content, *at = strstr(c, old), *s;
+        size_t n = strlen(c) - strlen(old) + strlen(new) + 1;
 
-    assert_non_null(at);
-    snprintf(s, n, "%.*s%s%s", (int)(at - c), c, new, at + strlen(old));
-    free(c);
-    o->files[0].content = s;
+        if (m < k || strcmp(o->files[i].path + m - k, suffix) != 0)
+            continue;
+        assert_non_null(at);
+        s = malloc(n);
+        assert_non_null(s);
+        snprintf(s, n, "%.*s%s%s", (int)(at - c), c, new, at + strlen(old));
+        free(c);
+        o->files[i].content = s;
+        return;
+    }
+    fail_msg("no file %s", suffix);
 }
 
 static void
@@ -609,8 +723,19 @@ test_checkers_catch_a_widened_output(void **state)
     rc_adapter_out_free(o);
 
     o = build("claude", SPEC_PHASE_REVIEW, PROMPT);
-    replace_file(o, "\"Bash(make test)\"", "\"Bash(make test)\", \"Bash\"");
+    replace_in(o, "/settings.json", "\"mcp__agentctl__run\"",
+               "\"mcp__agentctl__run\", \"Bash(make test)\"");
     assert_non_null(check_commands(o, "make test"));
+    rc_adapter_out_free(o);
+
+    o = build("claude", SPEC_PHASE_PLANNING, PROMPT);
+    replace_in(o, "/mcp.json", "{}", "{\"x\": {\"command\": \"sh\"}}");
+    assert_non_null(check_no_web_no_mcp(o));
+    rc_adapter_out_free(o);
+
+    o = build("claude", SPEC_PHASE_EXECUTE, PROMPT);
+    replace_in(o, "/mcp.json", "--mcp-runner", "--mcp-other");
+    assert_non_null(check_no_web_no_mcp(o));
     rc_adapter_out_free(o);
 
     o = build("claude", SPEC_PHASE_PLANNING, PROMPT);
@@ -628,9 +753,36 @@ test_checkers_catch_a_widened_output(void **state)
     assert_non_null(check_commands(o, NULL));
     rc_adapter_out_free(o);
 
+    o = build("codex", SPEC_PHASE_REVIEW, PROMPT);
+    replace_arg(o, "features.shell_tool=false", "features.shell_tool=true");
+    assert_non_null(check_commands(o, "make test"));
+    rc_adapter_out_free(o);
+
     o = build("codex", SPEC_PHASE_QUESTIONS, PROMPT);
-    replace_file(o, "# no MCP server tables", "[mcp_servers.x]");
+    replace_in(o, "/config.toml", "mcp_servers = {}",
+               "mcp_servers = {}\n[mcp_servers.x]");
     assert_non_null(check_no_web_no_mcp(o));
+    rc_adapter_out_free(o);
+
+    o = build("generic", SPEC_PHASE_REVIEW, PROMPT);
+    assert_null(check_launch(o, &make_test));
+    replace_in(o, "/launch.policy", "landlock required", "landlock optional");
+    assert_non_null(check_launch(o, &make_test));
+    rc_adapter_out_free(o);
+
+    o = build("claude", SPEC_PHASE_REVIEW, PROMPT);
+    replace_in(o, "/launch.policy", "write /tmp\n", "write /tmp\nwrite /work\n");
+    assert_non_null(check_launch(o, &make_test));
+    rc_adapter_out_free(o);
+
+    o = build("codex", SPEC_PHASE_FIX, PROMPT);
+    replace_in(o, "/launch.policy", "runner-arg test", "runner-arg test-all");
+    assert_non_null(check_launch(o, &make_test));
+    rc_adapter_out_free(o);
+
+    o = build("claude", SPEC_PHASE_PLANNING, PROMPT);
+    replace_arg(o, RC_LAUNCH_BIN, "/bin/sh");
+    assert_non_null(check_launch(o, NULL));
     rc_adapter_out_free(o);
 
     o = build("generic", SPEC_PHASE_EXECUTE, PROMPT);
@@ -671,8 +823,6 @@ expect_error(const char *adapter, enum spec_phase p, const char *prompt,
 static void
 test_bad_inputs_are_refused_with_the_field(void **state)
 {
-    char *star[] = { "sh", "-c", "rm *" };
-    struct spec_argv r_star = { star, 3 };
     char *nl[] = { "make", "a\nb" };
     struct spec_argv r_nl = { nl, 2 };
     char *big = malloc(RC_ADAPTER_ARG_MAX + 2);
@@ -697,10 +847,9 @@ test_bad_inputs_are_refused_with_the_field(void **state)
     expect_error("generic", SPEC_PHASE_PLANNING, big, NULL, ERR_LIMIT,
                  "spec.prompt"); /* "AGENT_PROMPT=" pushes it over */
     free(big);
-    expect_error("claude", SPEC_PHASE_REVIEW, PROMPT, &r_star, ERR_INVALID,
-                 "spec.runner[2]");
-    expect_error("claude", SPEC_PHASE_REVIEW, PROMPT, &r_nl, ERR_INVALID,
-                 "spec.runner[1]");
+    for (int a = 0; a < N_ADAPTERS; a++) /* one word per policy line */
+        expect_error(adapters[a], SPEC_PHASE_REVIEW, PROMPT, &r_nl,
+                     ERR_INVALID, "spec.runner[1]");
     expect_error("codex", SPEC_PHASE_REVIEW, "-", NULL, ERR_INVALID,
                  "spec.prompt");
     expect_error("bard", SPEC_PHASE_REVIEW, PROMPT, NULL, ERR_INVALID,
@@ -741,7 +890,7 @@ main(void)
         cmocka_unit_test(test_policy_holds_for_every_adapter_and_phase),
         cmocka_unit_test(test_review_without_runner_runs_nothing),
         cmocka_unit_test(test_option_like_prompt_arrives_as_the_prompt),
-        cmocka_unit_test(test_runner_with_quotes_is_one_exact_rule),
+        cmocka_unit_test(test_runner_with_quotes_is_the_exact_argv),
         cmocka_unit_test(test_checkers_catch_a_widened_output),
         cmocka_unit_test(test_bad_inputs_are_refused_with_the_field),
         cmocka_unit_test(test_shell_line_quotes_only_what_needs_it),

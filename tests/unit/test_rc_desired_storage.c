@@ -139,12 +139,15 @@ test_prompt_spec_uses_the_adapter(void **state)
     const cJSON *ep = rc_json_at(agent, "/Entrypoint");
     const cJSON *cm = mount_at(d, RC_ROLE_AGENT, RC_ADAPTER_CONFIG_DIR);
     int n = cJSON_GetArraySize(ep);
+    const char *pol;
     char *env;
 
     (void)state;
     assert_non_null(d->adapter);
     assert_int_equal((size_t)n, d->adapter->argc);
-    assert_string_equal(cJSON_GetArrayItem(ep, 0)->valuestring, "claude");
+    /* the launcher first, then the CLI */
+    assert_string_equal(cJSON_GetArrayItem(ep, 0)->valuestring, RC_LAUNCH_BIN);
+    assert_string_equal(cJSON_GetArrayItem(ep, 4)->valuestring, "claude");
     /* the option-like prompt is the last argument, after "--" */
     assert_string_equal(cJSON_GetArrayItem(ep, n - 1)->valuestring, "--help me");
     assert_string_equal(cJSON_GetArrayItem(ep, n - 2)->valuestring, "--");
@@ -160,11 +163,17 @@ test_prompt_spec_uses_the_adapter(void **state)
     assert_true(cJSON_IsFalse(rc_json_at(
         mount_at(d, RC_ROLE_KEEPER, RC_ADAPTER_CONFIG_DIR), "/ReadOnly")));
     assert_non_null(strstr(d->adapter->summary, "make test"));
+    /* the launcher's policy has the config's proxy port and runner bounds */
+    pol = d->adapter->files[d->adapter->n_files - 1].content;
+    assert_non_null(strstr(pol, "\nconnect 3128\n"));
+    assert_non_null(strstr(pol, "\nrunner-timeout 600\n"));
+    assert_non_null(strstr(pol, "\nrunner-max-bytes 1048576\n"));
+    assert_non_null(strstr(pol, "\nlandlock required\n"));
     rc_desired_free(d);
 
-    /* generic adapter: no files, so no config volume */
+    /* generic adapter: the launcher's policy alone needs the volume */
     d = build("acme", "planning", "prompt: fix it", false);
-    assert_null(rc_desired_object(d, RC_ROLE_CONFIG));
+    assert_non_null(rc_desired_object(d, RC_ROLE_CONFIG));
     assert_string_equal(d->adapter->adapter, "generic");
     rc_desired_free(d);
 }

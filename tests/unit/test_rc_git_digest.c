@@ -190,18 +190,20 @@ test_config_tar(void **state)
     struct buf tar;
     struct err e = { 0 };
     const char *want[] = { "claude/", "claude/settings.json",
-                           "claude/mcp.json" };
+                           "claude/mcp.json", "bin/", "bin/agent-launch" };
+    static const char launcher[] = "\x7f" "ELF-launcher";
     size_t n = 0;
     char data[32];
 
     (void)state;
     buf_init(&tar, 1 << 20);
-    assert_int_equal(
-        rc_adapter_files_tar(&o, "/etc/agentctl/agent", &tar, &e), 0);
+    assert_int_equal(rc_adapter_files_tar(&o, "/etc/agentctl/agent", launcher,
+                                          sizeof(launcher) - 1, &tar, &e),
+                     0);
     archive_read_support_format_tar(a);
     assert_int_equal(archive_read_open_memory(a, tar.data, tar.len), ARCHIVE_OK);
     while (archive_read_next_header(a, &en) == ARCHIVE_OK) {
-        assert_true(n < 3);
+        assert_true(n < 5);
         assert_string_equal(archive_entry_pathname(en), want[n]);
         assert_int_equal(archive_entry_uid(en), 0);
         if (n == 1) {
@@ -210,16 +212,24 @@ test_config_tar(void **state)
             assert_int_equal(archive_read_data(a, data, sizeof(data)), 7);
             assert_string_equal(data, "{\"a\":1}");
         }
+        if (n == 4) { /* the launcher: executable, its bytes as given */
+            assert_int_equal(archive_entry_perm(en), 0555);
+            memset(data, 0, sizeof(data));
+            assert_int_equal(archive_read_data(a, data, sizeof(data)),
+                             sizeof(launcher) - 1);
+            assert_memory_equal(data, launcher, sizeof(launcher) - 1);
+        }
         n++;
     }
-    assert_int_equal(n, 3);
+    assert_int_equal(n, 5);
     archive_read_free(a);
     buf_cleanup(&tar);
     /* a file outside the directory is refused, not written elsewhere */
     files[1].path = "/etc/passwd";
     buf_init(&tar, 1 << 20);
-    assert_int_equal(
-        rc_adapter_files_tar(&o, "/etc/agentctl/agent", &tar, &e), -1);
+    assert_int_equal(rc_adapter_files_tar(&o, "/etc/agentctl/agent", NULL, 0,
+                                          &tar, &e),
+                     -1);
     assert_int_equal(e.code, ERR_INVALID);
     buf_cleanup(&tar);
 }

@@ -44,15 +44,22 @@ done
 report() { agent_output "$1" | grep '^{"prog"' | tail -n 1; }
 
 # seen NAME: the report in the golden file's shape (files sorted by path;
-# AGENT_PHASE is the controller's own variable, not the adapter's).
+# AGENT_PHASE is the controller's own variable, not the adapter's; the
+# launcher's executable is no text file of the golden's).
 seen() {
     report "$1" | jq -S '{argv: ([.prog] + .argv),
         env: (.env | map(select(startswith("AGENT_PHASE=") | not))),
-        files: (.files | sort_by(.path))}'
+        files: (.files | map(select(.path | startswith("/etc/agentctl/agent/bin/")
+            | not)) | sort_by(.path))}'
 }
-# golden ADAPTER PHASE: the golden file's argv, env and files.
+# golden ADAPTER PHASE: the golden file's argv after the launcher's four
+# (agent-launch --policy FILE --: the launcher execs the rest, so that is
+# what the CLI sees), env and files; these specs have no workspace, so the
+# launcher's policy runs a runner in /tmp (the golden's box has /work).
 golden() {
-    jq -S '{argv, env, files: (.files | sort_by(.path))}' "$GOLDEN/$1-$2.json"
+    jq -S '{argv: .argv[4:], env, files: (.files | sort_by(.path)
+        | map(.content |= sub("\nrunner-dir /work\n"; "\nrunner-dir /tmp\n")))}' \
+        "$GOLDEN/$1-$2.json"
 }
 
 for v in claude codex acme; do
@@ -67,6 +74,9 @@ for v in claude codex acme; do
         check_eq "$n: stdin is closed" eof "$(jq -r .stdin <<<"$r")"
         check_eq "$n: the config directory is read-only to the agent" \
             refused "$(jq -r .configWrite <<<"$r")"
+        check_eq "$n: the launcher is there, read-only and executable" 0555 \
+            "$(jq -r '.files[] | select(.path == "/etc/agentctl/agent/bin/agent-launch")
+                | .mode' <<<"$r")"
         check_match "$n: describe shows the phase policy" \
             "$(jq -r .policy.summary "$GOLDEN/$a-$p.json" | head -c 40 |
                 sed 's/[][().*+?^$|\\]/\\&/g')" "$(actl describe "$n")"
@@ -91,6 +101,8 @@ done
 wait_phase ad-acme-odd Succeeded 240
 r=$(report ad-acme-odd)
 check_eq "ad-acme-odd: generic gets no arguments" 0 "$(jq '.argv | length' <<<"$r")"
+check_eq "ad-acme-odd: and is /agent, exec'd by the launcher" /agent \
+    "$(jq -r .prog <<<"$r")"
 check_eq "ad-acme-odd: the prompt is AGENT_PROMPT, intact" "AGENT_PROMPT=$odd" \
     "$(jq -r '.env[] | select(startswith("AGENT_PROMPT="))' <<<"$r")"
 for n in $(actl get -o json | jq -r '.items[].metadata.name' 2>/dev/null ||
