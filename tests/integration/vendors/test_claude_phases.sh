@@ -14,12 +14,16 @@
 #     but never its record;
 #   planning, questions: offered exactly Read, Glob, Grep; Bash and Write
 #     asked anyway are refused; the second round finds no file made;
-#   review: Bash offered; the runner ran, the other command did not;
-#     nothing written;
-#   execute, fix: edit tools offered; the Write landed (read back in the
-#     second round), the runner ran, a write into .git was refused and the
-#     .git digests before and after are equal; the Write came back in the
-#     change set (agentctl changes).
+#   review: Bash not offered, the runner tool (mcp__agentctl__run, served
+#     by agent-launch outside the CLI's Landlock domain) is; the runner
+#     ran through it; Bash asked for anyway, with a command Claude Code
+#     would judge read-only (`echo PWNED-$((6*7))`, which ran through an
+#     exact Bash rule before) or another, is refused; nothing written;
+#   execute, fix: edit tools offered, Bash not; the Write landed (read
+#     back in the second round), the runner ran through the runner tool,
+#     Bash was refused, a write into .git was refused and the .git digests
+#     before and after are equal; the Write came back in the change set
+#     (agentctl changes).
 #
 # Negative controls: the checks that find "refused" and "no file" are run
 # on the execute answer too, where the same calls succeed, and must fail
@@ -34,11 +38,13 @@ RO_CALLS=('CALL Read {"file_path":"/work/README.md"}'
     'CALL Write {"file_path":"/work/pwned","content":"x"}'
     'CALL WebFetch {"url":"https://example.com/","prompt":"x"}'
     'CALL2 Glob {"pattern":"pwned*","path":"/work"}')
-REVIEW_CALLS=('CALL Bash {"command":"sh check.sh"}'
+REVIEW_CALLS=('CALL mcp__agentctl__run {}'
     'CALL Bash {"command":"touch /work/pwned; echo OTHER-RAN"}'
+    'CALL Bash {"command":"echo PWNED-$((6*7))"}'
     'CALL2 Glob {"pattern":"pwned*","path":"/work"}')
 RW_CALLS=('CALL Write {"file_path":"/work/NEW.md","content":"written-by-the-agent"}'
-    'CALL Bash {"command":"sh check.sh"}'
+    'CALL mcp__agentctl__run {}'
+    'CALL Bash {"command":"echo PWNED-$((6*7))"}'
     'CALL Write {"file_path":"/work/.git/evil","content":"x"}'
     'CALL2 Read {"file_path":"/work/NEW.md"}')
 for p in planning questions; do
@@ -67,8 +73,9 @@ for p in "${PHASES[@]}"; do
         "$(vd_answer_of "$n")" "$(jq -r .result <<<"$env")"
     tools=$(vd_tools_of "$n")
     echo "# $n offered: $tools"
-    check "$n: no web or MCP tool in any request" \
-        not grep -qE '(^|,)(WebFetch|WebSearch|mcp__[^,]*)(,|$)' <<<"$tools"
+    check "$n: no web tool and no MCP tool but the runner's in any request" \
+        not grep -qE '(^|,)(WebFetch|WebSearch|mcp__[^,]*)(,|$)' \
+        <<<"${tools//mcp__agentctl__run/}"
 done
 
 for p in planning questions; do
@@ -84,10 +91,15 @@ for p in planning questions; do
 done
 
 a=$(vd_answer_of c-review)
-check_eq "c-review: offered Read, Glob, Grep and Bash" \
-    "Bash,DeferredToolPlaceholder,Glob,Grep,Read" "$(vd_tools_of c-review)"
-check_match "c-review: the runner ran" "RUNNER-RAN proj-$CTL_RUN" "$a"
+check_eq "c-review: offered Read, Glob, Grep and the runner tool" \
+    "DeferredToolPlaceholder,Glob,Grep,Read,mcp__agentctl__run" \
+    "$(vd_tools_of c-review)"
+check_match "c-review: the runner ran (the runner tool)" \
+    "RUNNER-RAN proj-$CTL_RUN" "$a"
 check "c-review: the other command did not" lacks "$a" OTHER-RAN
+check "c-review: nor the one Claude Code judged read-only (PWNED-42)" \
+    lacks "$a" PWNED-42
+check_match "c-review: Bash was refused" 'No such tool available: Bash' "$a"
 check_match "c-review: nothing was made in /work" 'No files found' "$a"
 
 for p in execute fix; do
@@ -95,8 +107,12 @@ for p in execute fix; do
     a=$(vd_answer_of "$n")
     check_match "$n: the edit tools were offered" '(^|,)Write(,|$)' \
         "$(vd_tools_of "$n")"
+    check "$n: Bash was not offered" \
+        not grep -qE '(^|,)Bash(,|$)' <<<"$(vd_tools_of "$n")"
     check_match "$n: the Write landed in /work" 'written-by-the-agent' "$a"
-    check_match "$n: the runner ran" "RUNNER-RAN proj-$CTL_RUN" "$a"
+    check_match "$n: the runner ran (the runner tool)" \
+        "RUNNER-RAN proj-$CTL_RUN" "$a"
+    check "$n: the other command did not (PWNED-42)" lacks "$a" PWNED-42
     # Claude Code's own rules refuse a write under .git before the
     # read-only mount would; the digests below are the hard layer
     check_match "$n: the write into .git was refused" \
