@@ -26,6 +26,9 @@
  * The policy file, one directive per line ("key value", '#' comments):
  *   landlock required|optional   required: no Landlock, no start (exit 125)
  *   exec PATH                    an extra file the CLI may execute
+ *   exec-sibling NAME            a file the CLI may execute, in the CLI's
+ *                                own directory (a helper a CLI finds
+ *                                beside its binary, wherever it is)
  *   write PATH                   a file or directory tree it may write
  *   connect PORT                 a TCP port it may connect to
  *   runner-arg WORD              the runner argv, one word per line
@@ -54,6 +57,8 @@ struct launch_policy {
     bool landlock_required;
     char *exec[LAUNCH_MAX_PATHS];
     size_t n_exec;
+    char *exec_sibling[LAUNCH_MAX_PATHS]; /* file names, no '/' */
+    size_t n_exec_sibling;
     char *write[LAUNCH_MAX_PATHS];
     size_t n_write;
     unsigned short connect[LAUNCH_MAX_PORTS];

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -157,19 +158,51 @@ out:
     return rc;
 }
 
+/* Execution of path and of the ELF interpreter it names. */
+static int
+ll_allow_exec(int rs, const char *path, uint64_t handled)
+{
+    char interp[256];
+    int rc = ll_allow_path(rs, path, LL_FS_EXECUTE, handled);
+
+    if (rc == 0 && ll_interpreter(path, interp, sizeof(interp)) == 0 &&
+        interp[0] != '\0')
+        rc = ll_allow_path(rs, interp, LL_FS_EXECUTE, handled);
+    return rc;
+}
+
+/* name in exe's directory. */
+static int
+ll_allow_sibling(int rs, const char *exe, const char *name, uint64_t handled)
+{
+    char real[4096], path[4096];
+    const char *slash;
+
+    /* beside the file itself, as the CLI's own current_exe() sees it
+     * (the PATH entry may be a link) */
+    if (realpath(exe, real) == NULL)
+        return 0;
+    exe = real;
+    slash = strrchr(exe, '/');
+    if (slash == NULL ||
+        snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - exe), exe,
+                 name) >= (int)sizeof(path))
+        return 0;
+    return ll_allow_exec(rs, path, handled);
+}
+
 static int
 ll_rules(int rs, const struct launch_policy *p, const char *exe,
          const struct ll_ruleset_attr *h)
 {
     uint64_t write = h->handled_access_fs & ~LL_FS_EXECUTE;
-    char interp[256];
-    int rc = ll_allow_path(rs, exe, LL_FS_EXECUTE, h->handled_access_fs);
+    int rc = ll_allow_exec(rs, exe, h->handled_access_fs);
 
-    if (rc == 0 && ll_interpreter(exe, interp, sizeof(interp)) == 0 &&
-        interp[0] != '\0')
-        rc = ll_allow_path(rs, interp, LL_FS_EXECUTE, h->handled_access_fs);
     for (size_t i = 0; rc == 0 && i < p->n_exec; i++)
-        rc = ll_allow_path(rs, p->exec[i], LL_FS_EXECUTE, h->handled_access_fs);
+        rc = ll_allow_exec(rs, p->exec[i], h->handled_access_fs);
+    for (size_t i = 0; rc == 0 && i < p->n_exec_sibling; i++)
+        rc = ll_allow_sibling(rs, exe, p->exec_sibling[i],
+                              h->handled_access_fs);
     for (size_t i = 0; rc == 0 && i < p->n_write; i++)
         rc = ll_allow_path(rs, p->write[i], write, h->handled_access_fs);
     for (size_t i = 0; rc == 0 && h->handled_access_net != 0 &&

@@ -91,6 +91,14 @@ policy_directive(struct launch_policy *p, const char *key, char *v,
                    ? policy_push(p->exec, &p->n_exec, LAUNCH_MAX_PATHS, v)
                    : policy_push(p->write, &p->n_write, LAUNCH_MAX_PATHS, v);
     }
+    if (strcmp(key, "exec-sibling") == 0) {
+        *why = "a file name, without '/'";
+        if (strchr(v, '/') != NULL || strcmp(v, ".") == 0 ||
+            strcmp(v, "..") == 0)
+            return -1;
+        return policy_push(p->exec_sibling, &p->n_exec_sibling,
+                           LAUNCH_MAX_PATHS, v);
+    }
     if (strcmp(key, "connect") == 0) {
         *why = "a port is 1-65535";
         if (policy_number(v, 65535, &num) == -1 || num == 0 ||

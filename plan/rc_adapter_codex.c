@@ -65,7 +65,11 @@ codex_sandbox(const struct rc__adapter *b)
     return b->out->policy.edit ? "danger-full-access" : "read-only";
 }
 
-/* mcp_servers as a TOML inline table: the runner tool's server, or none. */
+/* mcp_servers as a TOML inline table: the runner tool's server, or none.
+ * Its tool is approved ahead (default_tools_approval_mode = "approve"):
+ * with approval_policy "never" codex 0.171.0 otherwise refuses every MCP
+ * call ("MCP tool call requires approval, but approval policy is never",
+ * measured); the tool runs only the spec's runner. */
 static char *
 codex_mcp_servers(struct rc__adapter *b)
 {
@@ -73,7 +77,8 @@ codex_mcp_servers(struct rc__adapter *b)
         return rc__adapter_strf(b, "{}");
     return rc__adapter_strf(b,
                             "{ %s = { command = \"%s\", args = "
-                            "[\"--mcp-runner\", \"%s\"] } }",
+                            "[\"--mcp-runner\", \"%s\"], "
+                            "default_tools_approval_mode = \"approve\" } }",
                             RC_RUNNER_MCP_SERVER, RC_LAUNCH_BIN,
                             RC_RUNNER_SOCKET);
 }
@@ -195,6 +200,13 @@ codex_summary(struct rc__adapter *b)
         RC__ADAPTER_ALWAYS);
 }
 
+/* What codex 0.171.0 executes itself, beside its binary: the code-mode
+ * host its one `exec` tool runs JavaScript in (measured: without it every
+ * tool call ends "gRPC code-mode session opening failed: Permission
+ * denied"; hack/images/build-codex.sh ships it). */
+static const char *const codex_exec_siblings[] = { "codex-code-mode-host",
+                                                   NULL };
+
 int
 rc__adapter_codex(struct rc__adapter *b)
 {
@@ -203,6 +215,7 @@ rc__adapter_codex(struct rc__adapter *b)
         return rc__adapter_fail(b, ERR_INVALID, "spec.prompt",
                                 "codex reads a prompt of \"-\" from stdin, "
                                 "which the agent does not have");
+    b->exec_siblings = codex_exec_siblings;
     rc__adapter_arg(b, "codex");
     rc__adapter_arg(b, "exec");
     rc__adapter_arg(b, "--sandbox");

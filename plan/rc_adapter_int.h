@@ -18,6 +18,9 @@ struct rc__adapter {
     const char *prompt;
     const char *gateway_url; /* credential gateway's base URL, or NULL */
     const struct rc_adapter_box *box;
+    /* files beside the CLI's binary it executes itself (measured per
+     * pinned CLI), NULL-terminated; NULL: none (rc_adapter_launch.c) */
+    const char *const *exec_siblings;
     struct err *e;
     bool failed; /* e holds the first error; later calls do nothing */
 };

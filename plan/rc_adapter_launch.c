@@ -4,8 +4,9 @@
  * every adapter, so a vendor's own settings are never the only layer:
  *
  *   exec     the CLI's own binary and loader (the launcher finds them),
- *            plus the launcher itself where the runner tool exists (the
- *            CLI starts it as its MCP server);
+ *            the helpers beside it the adapter names (codex's code-mode
+ *            host), plus the launcher itself where the runner tool exists
+ *            (the CLI starts it as its MCP server);
  *   write    the scratch volume (/tmp, HOME), /dev/null, and /work only in
  *            execute and fix;
  *   connect  the proxy's port and the gateway's;
@@ -86,6 +87,8 @@ launch_policy_text(struct rc__adapter *b)
                     p->edit ? "write /work\n" : "", box->proxy_port);
     if (rc == 0 && box->gateway_port != 0)
         rc = buf_printf(&t, &e, "connect %u\n", box->gateway_port);
+    for (const char *const *s = b->exec_siblings; rc == 0 && s && *s; s++)
+        rc = buf_printf(&t, &e, "exec-sibling %s\n", *s);
     if (rc == 0)
         rc = launch_runner_lines(&t, p, box, &e);
     if (rc != 0) {

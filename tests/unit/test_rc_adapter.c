@@ -262,7 +262,8 @@ check_codex_no_web_no_mcp(const struct rc_adapter_out *o, bool run)
         return "web search is not disabled in config.toml";
     snprintf(want, sizeof(want),
              run ? "mcp_servers={ agentctl = { command = \"%s\", args = "
-                   "[\"--mcp-runner\", \"%s\"] } }"
+                   "[\"--mcp-runner\", \"%s\"], default_tools_approval_mode "
+                   "= \"approve\" } }"
                  : "mcp_servers={}",
              RC_LAUNCH_BIN, RC_RUNNER_SOCKET);
     if (!has_arg(o, want) || strstr(cfg, want + strlen("mcp_servers=")) == NULL ||
