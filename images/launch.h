@@ -54,6 +54,7 @@
 #define LAUNCH_EXIT_NOTFOUND 127 /* the CLI cannot be found */
 
 struct launch_policy {
+    char *text; /* the file; every string below points into it */
     bool landlock_required;
     char *exec[LAUNCH_MAX_PATHS];
     size_t n_exec;
@@ -71,10 +72,12 @@ struct launch_policy {
     char *runner_socket;
 };
 
-/* launch_policy.c: read FILE into p (strings point into p->text-owned
- * memory, never freed: the launcher execs or exits). On error writes
- * "agent-launch: FILE:LINE: problem" to stderr and returns -1. */
+/* launch_policy.c: read FILE into p (its strings point into p->text; the
+ * launcher execs or exits with it, tests free it with
+ * launch_policy_cleanup). On error writes "agent-launch: FILE:LINE:
+ * problem" to stderr and returns -1 with nothing held. */
 int launch_policy_read(const char *file, struct launch_policy *p);
+void launch_policy_cleanup(struct launch_policy *p);
 
 /* launch_seccomp.c: stack the deny filter on this thread (and what it
  * execs or forks). -1 with errno. */

@@ -26,23 +26,38 @@ policy_fail(const char *file, unsigned line, const char *what, const char *v)
     return -1;
 }
 
+/* Why fd (of file) cannot be the policy, or NULL. O_NONBLOCK: a FIFO put
+ * in its place must not hang the box's start. */
+static const char *
+policy_unfit(int fd, struct stat *st)
+{
+    if (fd == -1 || fstat(fd, st) == -1)
+        return strerror(errno);
+    if (!S_ISREG(st->st_mode))
+        return "not a regular file";
+    if (st->st_size >= LAUNCH_POLICY_MAX)
+        return "larger than 64 KiB";
+    return NULL;
+}
+
 static char *
 policy_slurp(const char *file)
 {
     int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
+    const char *why = policy_unfit(fd, &st);
     char *text = NULL;
     ssize_t n = -1;
 
-    if (fd != -1 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-        st.st_size < LAUNCH_POLICY_MAX &&
-        (text = malloc((size_t)st.st_size + 1)) != NULL)
-        n = read(fd, text, (size_t)st.st_size);
+    if (why == NULL && (text = malloc((size_t)st.st_size + 1)) == NULL)
+        why = "out of memory";
+    if (why == NULL && (n = read(fd, text, (size_t)st.st_size)) !=
+                           (ssize_t)st.st_size)
+        why = n == -1 ? strerror(errno) : "changed while read";
     if (fd != -1)
         close(fd);
-    if (text == NULL || n != (ssize_t)st.st_size) {
-        fprintf(stderr, "agent-launch: policy %s: %s\n", file,
-                errno ? strerror(errno) : "not a regular file under 64 KiB");
+    if (why != NULL) {
+        fprintf(stderr, "agent-launch: policy %s: %s\n", file, why);
         free(text);
         return NULL;
     }
@@ -146,17 +161,14 @@ policy_complete(const char *file, const struct launch_policy *p)
     return 0;
 }
 
-int
-launch_policy_read(const char *file, struct launch_policy *p)
+/* The directives of text, line by line. */
+static int
+policy_parse(const char *file, char *text, struct launch_policy *p)
 {
-    char *text = policy_slurp(file), *line, *next, *v;
+    char *line, *next, *v;
     const char *why;
     unsigned n = 0;
 
-    memset(p, 0, sizeof(*p));
-    p->landlock_required = true;
-    if (text == NULL)
-        return -1;
     for (line = text; line != NULL; line = next) {
         next = strchr(line, '\n');
         if (next != NULL)
@@ -173,4 +185,26 @@ launch_policy_read(const char *file, struct launch_policy *p)
     }
     p->runner[p->n_runner] = NULL;
     return policy_complete(file, p);
+}
+
+int
+launch_policy_read(const char *file, struct launch_policy *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->landlock_required = true;
+    p->text = policy_slurp(file);
+    if (p->text == NULL)
+        return -1;
+    if (policy_parse(file, p->text, p) == -1) {
+        launch_policy_cleanup(p);
+        return -1;
+    }
+    return 0;
+}
+
+void
+launch_policy_cleanup(struct launch_policy *p)
+{
+    free(p->text);
+    memset(p, 0, sizeof(*p));
 }

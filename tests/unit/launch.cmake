@@ -1,4 +1,4 @@
-# agent-launch's runner tool (images/launch_runner.c, launch_mcp.c,
+# agent-launch: its runner tool (images/launch_runner.c, launch_mcp.c,
 # launch_json.c): the JSON reader, the MCP dialogue and a real runner
 # service on a unix socket in a temporary directory.
 agentctl_unit_test(test_launch_mcp
@@ -7,3 +7,12 @@ agentctl_unit_test(test_launch_mcp
           ${CMAKE_SOURCE_DIR}/images/launch_mcp.c
           ${CMAKE_SOURCE_DIR}/images/launch_runner.c)
 target_include_directories(test_launch_mcp PRIVATE ${CMAKE_SOURCE_DIR}/images)
+
+# agent-launch's policy file and its confinement (images/launch_policy.c,
+# launch_landlock.c, launch_seccomp.c), applied for real in forked children.
+agentctl_unit_test(test_launch_confine
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_launch_confine.c
+          ${CMAKE_SOURCE_DIR}/images/launch_policy.c
+          ${CMAKE_SOURCE_DIR}/images/launch_landlock.c
+          ${CMAKE_SOURCE_DIR}/images/launch_seccomp.c)
+target_include_directories(test_launch_confine PRIVATE ${CMAKE_SOURCE_DIR}/images)
