@@ -40,6 +40,12 @@
  *            empty, ::1 included): an IPv6 path is one the proxy does not
  *            see, and only sysctls the controller sets keep it off.
  *
+ *   landlock the kernel's Landlock ABI as a process with the agent's
+ *            seccomp profile sees it (detail "ABI N"); with --landlock
+ *            required an ABI of 0 fails (broken): the agent's launcher
+ *            would refuse to start the CLI, so the attempt fails here,
+ *            with the reason, before anything runs.
+ *
  * Only a real answer from outside is a breach, and "no answer yet" is
  * never read as safe by itself. Two facts from the probe's namespace
  * decide what silence means:
@@ -80,6 +86,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define PROBE_ARP_MARGIN_MS 250 /* past the kernel's own ARP give-up */
@@ -566,6 +573,23 @@ probe_check_ipv6(struct probe_report *r)
              dev[0] ? dev : "?");
 }
 
+/* The Landlock ABI this kernel offers a process under the agent's
+ * seccomp profile (0: none, or the calls refused). */
+static void
+probe_check_landlock(struct probe_report *r, bool required)
+{
+    struct probe_check *c = probe_add(r, "landlock", "kernel");
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1u /* VERSION */);
+
+    c->fail = PROBE_FAIL_BROKEN;
+    c->ok = abi > 0 || !required;
+    if (abi > 0)
+        snprintf(c->detail, sizeof(c->detail), "ABI %ld", abi);
+    else
+        snprintf(c->detail, sizeof(c->detail), "none (%s)",
+                 errno == ENOSYS ? "not in this kernel" : strerror(errno));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -588,6 +612,7 @@ main(int argc, char **argv)
         probe_judge_direct(&run, i, &r);
     probe_judge_dns(&run, &r);
     probe_check_ipv6(&r);
+    probe_check_landlock(&r, o.landlock_required);
     verdict = probe_verdict(&r);
     probe_route_text(&run, route, sizeof(route));
     probe_print(&r, verdict, route, probe_now_ms() - run.started);

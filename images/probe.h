@@ -14,7 +14,7 @@
 #define PROBE_MAX_DIRECT         16
 #define PROBE_MAX_TARGET         255 /* host:port in a CONNECT line */
 #define PROBE_MAX_HEAD           4096
-#define PROBE_MAX_CHECKS         (4 + PROBE_MAX_DIRECT) /* + ipv6 */
+#define PROBE_MAX_CHECKS         (5 + PROBE_MAX_DIRECT) /* + ipv6, landlock */
 #define PROBE_IF_INET6           "/proc/net/if_inet6"
 #define PROBE_DETAIL_MAX         96
 /* + PTR, the default route's gateway, and the allowed or gateway check
@@ -61,6 +61,8 @@ struct probe_opts {
     size_t n_direct;
     long timeout_ms;       /* bound of an answer that never comes */
     long proxy_timeout_ms; /* each CONNECT through the proxy */
+    bool landlock_required; /* --landlock required: the agent's launcher
+                               needs the kernel's Landlock */
 };
 
 struct probe_report {

@@ -12,7 +12,7 @@
 static const char probe_usage[] =
     "usage: probe --proxy IP:PORT (--allowed HOST:PORT | --gateway IP:PORT)\n"
     "             --denied HOST:PORT [--direct IP:PORT]... [--timeout-ms N]\n"
-    "             [--proxy-timeout-ms N]\n"
+    "             [--proxy-timeout-ms N] [--landlock required|optional]\n"
     "  --proxy       the egress proxy, by IPv4 address\n"
     "  --allowed     a vendor host the proxy must admit (CONNECT: 200,\n"
     "                or 502/504 when the vendor itself is down)\n"
@@ -27,6 +27,8 @@ static const char probe_usage[] =
     "                (a silent drop; default 3000): past it such a check\n"
     "                is inconclusive, never passed\n"
     "  --proxy-timeout-ms  bound of each CONNECT through the proxy\n"
+    "  --landlock    required: a kernel without Landlock fails the landlock\n"
+    "                check (the agent's launcher would refuse to start)\n"
     "                (default 12000: longer than the proxy's own dial)\n"
     "Prints one JSON line; exit 0 ok, 2 breach, 3 proxy-broken, 4 usage,\n"
     "5 inconclusive.\n";
@@ -118,6 +120,10 @@ probe_parse_flag(struct probe_opts *o, const char *flag, const char *v)
     } else if (strcmp(flag, "--timeout-ms") == 0) {
         if (probe_parse_long(v, 1, 60000, &o->timeout_ms) == -1)
             return probe_usage_error("--timeout-ms needs 1..60000", v);
+    } else if (strcmp(flag, "--landlock") == 0) {
+        if (strcmp(v, "required") != 0 && strcmp(v, "optional") != 0)
+            return probe_usage_error("--landlock is required or optional", v);
+        o->landlock_required = strcmp(v, "required") == 0;
     } else if (strcmp(flag, "--proxy-timeout-ms") == 0) {
         if (probe_parse_long(v, 1, 60000, &o->proxy_timeout_ms) == -1)
             return probe_usage_error("--proxy-timeout-ms needs 1..60000", v);

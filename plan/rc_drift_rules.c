@@ -305,6 +305,12 @@ static const struct rc_drift_rule rules[] = {
     { "probe.ipv6", AGT, "canary check ipv6", NULL, NULL, RC_CMP_CANARY,
       "no inet6 address in the agent's namespace",
       "an IPv6 path is a route the proxy does not see" },
+    { "probe.landlock", AGT, "canary check landlock", NULL, NULL,
+      RC_CMP_CANARY,
+      "the kernel offers the box Landlock (ABI 1 or later) where the agent "
+      "runs under agent-launch and the config requires it",
+      "without it the launcher cannot confine the CLI: no exec, write or "
+      "connect rules below the CLI's own settings (docs/phase-policy.md)" },
     { "probe.inconclusive", AGT, "canary verdict", NULL, NULL, RC_CMP_CANARY,
       "a definite answer to every check, at most one inconclusive run in a "
       "row",

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RC_PROBE_MAX_ARGV (7 + 2 * RC_PROBE_MAX_DIRECT)
+#define RC_PROBE_MAX_ARGV (9 + 2 * RC_PROBE_MAX_DIRECT)
 
 enum rc_probe_exit {
     RC_PROBE_EXIT_OK = 0,
@@ -129,6 +129,17 @@ rc_probe_ipport_ok(const char *s)
            port <= 65535;
 }
 
+/* The agent runs a vendor CLI under agent-launch, which refuses to start
+ * it without Landlock unless the config says landlock: optional: the probe
+ * finds that out before the agent starts (docs/phase-policy.md). */
+static bool
+rc_probe_landlock_required(const struct rc_desired *d, const struct cfg *cfg)
+{
+    return d->adapter != NULL && d->adapter->argc > 0 &&
+           strcmp(d->adapter->argv[0], RC_LAUNCH_BIN) == 0 &&
+           !cfg->landlock_optional;
+}
+
 /* allowed (CONNECT mode) or gateway (gateway mode) is NULL. */
 static bool
 rc_probe_entrypoint(cJSON *c, const struct rc_desired *d, const struct cfg *cfg,
@@ -151,6 +162,10 @@ rc_probe_entrypoint(cJSON *c, const struct rc_desired *d, const struct cfg *cfg,
     for (size_t i = 0; i < n; i++) {
         argv[k++] = "--direct";
         argv[k++] = direct[i];
+    }
+    if (rc_probe_landlock_required(d, cfg)) {
+        argv[k++] = "--landlock";
+        argv[k++] = "required";
     }
     return rc_probe_set(c, "Entrypoint", cJSON_CreateStringArray(argv, (int)k));
 }
@@ -410,6 +425,11 @@ rc_probe_check_text(const cJSON *chk, char *out, size_t size)
                  "an IPv6 address is up in the box (%s): a path the proxy "
                  "does not see",
                  detail);
+    else if (strcmp(name, "landlock") == 0)
+        snprintf(out, size,
+                 "the kernel offers no Landlock (%s), which the agent's "
+                 "launcher needs (config landlock: optional runs without)",
+                 detail);
     else
         snprintf(out, size, "check %s on %s failed (%s)", name, target, detail);
 }
@@ -445,14 +465,18 @@ rc_probe_names(const cJSON *c, enum rc_probe_verdict v)
            strcmp(n->valuestring, "allowed") != 0;
 }
 
+#define RC_PROBE_MUST 5 /* checks every line carries */
+
 /* The checks a line of this mode must carry: [0] is the one that shows
  * the agent's way to the vendor (allowed or gateway). The other mode's
  * is refused: a probe run in the wrong mode checked another boundary. */
 static const char *const *
 rc_probe_must(enum rc_probe_mode mode, const char **foreign)
 {
-    static const char *const connect[] = { "allowed", "denied", "dns", "ipv6" };
-    static const char *const gateway[] = { "gateway", "denied", "dns", "ipv6" };
+    static const char *const connect[] = { "allowed", "denied", "dns", "ipv6",
+                                           "landlock" };
+    static const char *const gateway[] = { "gateway", "denied", "dns", "ipv6",
+                                           "landlock" };
 
     *foreign = mode == RC_PROBE_MODE_GATEWAY ? connect[0] : gateway[0];
     return mode == RC_PROBE_MODE_GATEWAY ? gateway : connect;
@@ -467,7 +491,7 @@ rc_probe_checks(const cJSON *checks, enum rc_probe_mode mode,
 {
     const char *foreign;
     const char *const *must = rc_probe_must(mode, &foreign);
-    bool seen[4] = { false, false, false, false };
+    bool seen[RC_PROBE_MUST] = { false };
     const cJSON *c;
 
     *named = NULL;
@@ -488,7 +512,7 @@ rc_probe_checks(const cJSON *checks, enum rc_probe_mode mode,
         if (strcmp(n->valuestring, foreign) == 0)
             return err_set(e, ERR_INVALID, "probe output: %s check in %s mode",
                            foreign, rc_probe_mode_name(mode));
-        for (size_t i = 0; i < 4; i++)
+        for (size_t i = 0; i < RC_PROBE_MUST; i++)
             seen[i] = seen[i] || strcmp(n->valuestring, must[i]) == 0;
         if (cJSON_IsTrue(ok))
             continue;
@@ -496,7 +520,7 @@ rc_probe_checks(const cJSON *checks, enum rc_probe_mode mode,
         if (*named == NULL && rc_probe_names(c, v))
             *named = c;
     }
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < RC_PROBE_MUST; i++)
         if (!seen[i])
             return err_set(e, ERR_INVALID, "probe output: no %s check",
                            must[i]);
@@ -593,6 +617,25 @@ rc_probe_head(const cJSON *root, long exit_code, enum rc_probe_mode mode,
     return 0;
 }
 
+/* The detail of check name, cleaned for a message, into out. */
+static const char *
+rc_probe_detail_of(const cJSON *checks, const char *name, char *out,
+                   size_t size)
+{
+    const cJSON *c;
+
+    snprintf(out, size, "?");
+    cJSON_ArrayForEach(c, checks)
+    {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(c, "detail");
+
+        if (strcmp(n->valuestring, name) == 0)
+            rc_probe_clean(out, size, d->valuestring, size - 1);
+    }
+    return out;
+}
+
 static int
 rc_probe_read(const cJSON *root, long exit_code, enum rc_probe_mode mode,
               struct rc_probe_result *r, struct err *e)
@@ -618,13 +661,15 @@ rc_probe_read(const cJSON *root, long exit_code, enum rc_probe_mode mode,
     if (named == NULL && mode == RC_PROBE_MODE_GATEWAY) {
         snprintf(r->finding, sizeof(r->finding),
                  "ok: boundary verified, the gateway refuses what its rules "
-                 "do not hold (vendor not tried)");
+                 "do not hold (vendor not tried); Landlock %s",
+                 rc_probe_detail_of(checks, "landlock", text, sizeof(text)));
         return 0;
     }
     if (named == NULL) {
         snprintf(r->finding, sizeof(r->finding),
-                 "ok: boundary verified, vendor %s",
-                 r->vendor_reachable ? "reachable" : "unreachable");
+                 "ok: boundary verified, vendor %s; Landlock %s",
+                 r->vendor_reachable ? "reachable" : "unreachable",
+                 rc_probe_detail_of(checks, "landlock", text, sizeof(text)));
         return 0;
     }
     rc_probe_check_text(named, text, sizeof(text));

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "cfg.h"
+#include "rc_adapter.h"
 #include "rc_desired.h"
 #include "rc_probe.h"
 #include "spec.h"
@@ -212,6 +213,60 @@ test_rc_probe_body_copies_every_agent_hardening_field(void **state)
     assert_string_equal(hardening_diff(agent_body(fx), bad, &same),
                         "Privileged2");
     cJSON_Delete(bad);
+}
+
+/* The last two arguments of the probe's Entrypoint, "a b". */
+static char *
+probe_tail(struct fixture *fx)
+{
+    cJSON *p = rc_probe_body(fx->d, fx->cfg, PROBE, "vendor.test:443", NULL,
+                             DENIED, direct, N_DIRECT, "ctl-a", UID, "a1");
+    const cJSON *ep = rc_json_at(p, "/Entrypoint");
+    int n = cJSON_GetArraySize(ep);
+    char *s = malloc(256);
+
+    assert_non_null(p);
+    snprintf(s, 256, "%s %s", cJSON_GetArrayItem(ep, n - 2)->valuestring,
+             cJSON_GetArrayItem(ep, n - 1)->valuestring);
+    cJSON_Delete(p);
+    return s;
+}
+
+/* An agent under agent-launch: the probe checks the kernel's Landlock
+ * before it starts, unless the config makes Landlock optional; a command
+ * spec's agent (no launcher) and one an older version captured
+ * (unlaunched) need none. */
+static void
+test_rc_probe_landlock_flag(void **state)
+{
+    struct fixture *fx = *state;
+    struct rc_adapter_box box = { .proxy_port = 3128, .runner_timeout = 60,
+                                  .runner_max_bytes = 1024,
+                                  .runner_dir = "/work" };
+    struct err e = { 0 };
+    char *t;
+
+    t = probe_tail(fx);
+    assert_string_not_equal(t, "--landlock required"); /* a command spec */
+    free(t);
+    fx->d->adapter = rc_adapter_build("acme", "generic", SPEC_PHASE_PLANNING,
+                                      "p", NULL, &box, &e);
+    assert_non_null(fx->d->adapter);
+    t = probe_tail(fx);
+    assert_string_equal(t, "--landlock required");
+    free(t);
+    fx->cfg->landlock_optional = true;
+    t = probe_tail(fx);
+    assert_string_not_equal(t, "--landlock required");
+    free(t);
+    fx->cfg->landlock_optional = false;
+    rc_adapter_out_free(fx->d->adapter);
+    box.unlaunched = true;
+    fx->d->adapter = rc_adapter_build("acme", "generic", SPEC_PHASE_PLANNING,
+                                      "p", NULL, &box, &e);
+    t = probe_tail(fx);
+    assert_string_not_equal(t, "--landlock required");
+    free(t);
 }
 
 static void
@@ -454,7 +509,8 @@ test_rc_probe_join_keeps_hardening(void **state)
     ",\"detail\":\"" detail "\"}"
 #define ALLOWED_200 CHK("allowed", "vendor.test:443", "true", "200")
 #define DENIED_403  CHK("denied", "x.invalid:443", "true", "403")
-#define IPV6_OK     CHK("ipv6", "inet6", "true", "no address")
+#define LANDLOCK_OK CHK("landlock", "kernel", "true", "ABI 7")
+#define IPV6_OK     CHK("ipv6", "inet6", "true", "no address") "," LANDLOCK_OK
 #define DNS_OK      CHK("dns", "vendor.test:443", "true", "no answer") "," IPV6_OK
 /* a failed check as the probe prints it now, with its "fail" */
 #define FCHK(name, target, detail, fail)                                       \
@@ -479,20 +535,21 @@ struct parse_case {
 #define VENDOR_403 CHK("denied", "vendor.test:443", "true", "403")
 #define GW_FINDING_OK                                                          \
     "ok: boundary verified, the gateway refuses what its rules do not hold "   \
-    "(vendor not tried)"
+    "(vendor not tried); Landlock ABI 7"
 
 static const struct parse_case parse_cases[] = {
     { "ok, vendor reachable",
       LINE("ok", "reachable",
            ALLOWED_200 "," DENIED_403 "," CHK("direct", "10.213.0.1:443",
                                               "true", "timeout") "," DNS_OK),
-      0, RC_PROBE_OK, true, "ok: boundary verified, vendor reachable", NULL },
+      0, RC_PROBE_OK, true,
+      "ok: boundary verified, vendor reachable; Landlock ABI 7", NULL },
     { "ok, vendor down (504)",
       LINE("ok", "unreachable",
            CHK("allowed", "vendor.test:443", "true", "504") "," DENIED_403
                                                             "," DNS_OK),
-      0, RC_PROBE_OK, false, "ok: boundary verified, vendor unreachable",
-      NULL },
+      0, RC_PROBE_OK, false,
+      "ok: boundary verified, vendor unreachable; Landlock ABI 7", NULL },
     { "breach: direct",
       LINE("breach", "reachable",
            ALLOWED_200 "," DENIED_403 "," CHK("direct", "10.213.0.1:443",
@@ -523,10 +580,29 @@ static const struct parse_case parse_cases[] = {
            ALLOWED_200
            "," DENIED_403
            "," CHK("dns", "vendor.test:443", "true", "no answer") "," CHK(
-               "ipv6", "inet6", "false", "1 addresses, first on lo")),
+               "ipv6", "inet6", "false", "1 addresses, first on lo")
+           "," LANDLOCK_OK),
       2, RC_PROBE_BREACH, true,
       "breach: an IPv6 address is up in the box (1 addresses, first on lo): "
       "a path the proxy does not see",
+      NULL },
+    { "the landlock check missing (an older probe image)",
+      LINE("ok", "reachable",
+           ALLOWED_200 "," DENIED_403
+           "," CHK("dns", "vendor.test:443", "true", "no answer")
+           "," CHK("ipv6", "inet6", "true", "no address")),
+      0, 0, false, NULL, "no landlock check" },
+    { "no Landlock where the launcher needs it",
+      LINE("proxy-broken", "reachable",
+           ALLOWED_200 "," DENIED_403
+           "," CHK("dns", "vendor.test:443", "true", "no answer")
+           "," CHK("ipv6", "inet6", "true", "no address")
+           "," FCHK("landlock", "kernel", "none (not in this kernel)",
+                    "broken")),
+      3, RC_PROBE_PROXY_BROKEN, true,
+      "proxy-broken: the kernel offers no Landlock (none (not in this "
+      "kernel)), which the agent's launcher needs (config landlock: "
+      "optional runs without)",
       NULL },
     { "the ipv6 check missing (an older probe image)",
       LINE("ok", "reachable",
@@ -717,6 +793,7 @@ check_named(const char *finding)
         { "resolver", "dns" },
         { "name resolution", "dns" },
         { "IPv6", "ipv6" },
+        { "Landlock", "landlock" },
     };
 
     if (strncmp(finding, "ok:", 3) == 0)
@@ -834,6 +911,8 @@ main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_rc_probe_join_keeps_hardening,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rc_probe_landlock_flag, setup,
+                                        teardown),
         cmocka_unit_test(test_rc_probe_parse_table),
         cmocka_unit_test(test_rc_probe_parse_gateway_table),
         cmocka_unit_test(test_rc_probe_parse_limits),

@@ -98,7 +98,7 @@ check "tick: canary_runs_total{ok} counts the runs ($ok)" test "$ok" -ge 2
 msg=$(jq -s -r '[.[] | select(.reason == "BoundaryCanary")] | last | .message' \
     "$STATE/events/tick.jsonl")
 check_match "tick: the event says the boundary held" \
-    '^canary: ok: boundary verified, vendor reachable$' "$msg"
+    '^canary: ok: boundary verified, vendor reachable; Landlock ABI [0-9]+$' "$msg"
 uid=$(inv_uid tick)
 passes=$(canary_count tick)
 end_all tick

@@ -17,7 +17,10 @@
 # answer"; (h) IPv6 switched on inside the box (lo gets ::1) -> ipv6
 # breach, where the agent's sysctls (net.ipv6.conf.{all,default}.
 # disable_ipv6=1, which every other run here has, as the controller's probe
-# does) leave no address.
+# does) leave no address; (i) --landlock required where the box's seccomp
+# profile refuses the Landlock calls (as on a kernel without Landlock) ->
+# the landlock check fails (broken, exit 3) naming it, where the first run
+# reported the kernel's ABI.
 # Traffic goes only to the networks and containers made here and to
 # listeners bound to the gateway address of a network made here.
 #
@@ -112,6 +115,7 @@ PROXY_EGR_IP=$(ip_on "proxy-$id" "$EGR")
 ARP_SYSCTL=(--sysctl net.ipv4.neigh.eth0.retrans_time_ms=50)
 SYSCTLS=(--sysctl net.ipv6.conf.all.disable_ipv6=1
     --sysctl net.ipv6.conf.default.disable_ipv6=1)
+SECOPT=()
 probe() {
     local name=$1-$id net=$2 ip=$3 out rc sysctl=("${ARP_SYSCTL[@]}")
     shift 3
@@ -120,7 +124,8 @@ probe() {
         --user 65534:65534 --cap-drop ALL --read-only --init \
         --security-opt no-new-privileges --restart no --pids-limit 16 \
         --memory 16m --dns 0.0.0.0 --dns-option timeout:1 \
-        --dns-option attempts:1 "${sysctl[@]}" "${SYSCTLS[@]}" "$PROBE" \
+        --dns-option attempts:1 "${sysctl[@]}" "${SYSCTLS[@]}" \
+        ${SECOPT[@]+"${SECOPT[@]}"} "$PROBE" \
         "${@:2}" >/dev/null
     [ "$1" != --connect-egress ] || docker network connect "$EGR" "$name"
     rc=0
@@ -179,6 +184,8 @@ check_eq "resolver silent on the vendor's name, explained by the facts" \
     "$(check_of "$out" dns vendor.test:443)"
 check_eq "no inet6 address in the box" "true no address" \
     "$(check_of "$out" ipv6 inet6)"
+check_match "the kernel's Landlock ABI reported" '^true ABI [1-9][0-9]*$' \
+    "$(check_of "$out" landlock kernel)"
 check_eq "the probe ran as the agent does: read-only, no caps" \
     "true [ALL] true" "$(docker inspect -f \
     '{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.CapDrop}} {{.HostConfig.Init}}' \
@@ -320,3 +327,26 @@ check_eq "(h) an inet6 address up: breach" breach \
 check_match "(h) the ipv6 check names it" '^false [1-9][0-9]* addresses, first on [a-z0-9]+$' \
     "$(check_of "$out" ipv6 inet6)"
 check_eq "(h) exit 2" exit=2 "$(exit_of "$out")"
+
+# (i) no Landlock for the box (its seccomp profile answers ENOSYS, as a
+# kernel without Landlock does) while the agent's launcher needs it: the
+# probe fails the attempt before anything runs. Without --landlock
+# required the same box is ok (the control).
+NOLL=$TEST_TMP/no-landlock.json
+printf '%s' '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":
+    ["landlock_create_ruleset"],"action":"SCMP_ACT_ERRNO","errnoRet":38}]}' \
+    >"$NOLL"
+SYSCTLS=(--sysctl net.ipv6.conf.all.disable_ipv6=1
+    --sysctl net.ipv6.conf.default.disable_ipv6=1)
+SECOPT=(--security-opt "seccomp=$NOLL")
+out=$(probe pi "$INT" "$S.4" - "${BASE[@]}" --landlock required)
+echo "# (i) $(head -n 1 <<<"$out")"
+check_eq "(i) no Landlock where required: the landlock check fails" \
+    "false none (not in this kernel)" "$(check_of "$out" landlock kernel)"
+check_eq "(i) as broken" broken "$(fail_of "$out" landlock kernel)"
+check_eq "(i) exit 3" exit=3 "$(exit_of "$out")"
+out=$(probe pj "$INT" "$S.4" - "${BASE[@]}" --landlock optional)
+check_eq "(i) control: optional, the same box is ok" "ok reachable" \
+    "$(verdict "$out")"
+check_eq "(i) control: and says there is none" \
+    "true none (not in this kernel)" "$(check_of "$out" landlock kernel)"
