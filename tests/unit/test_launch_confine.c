@@ -130,8 +130,8 @@ test_policy_refuses_what_it_cannot_apply(void **state)
         "connect 65536\n",
         "connect 80x\n",
         "runner-arg make\n",              /* a runner without its bounds */
-        "runner-arg make\nrunner-dir /work\nrunner-timeout 0\n"
-        "runner-max-bytes 1\nrunner-socket /s\n",
+        /* a runner whose time limit is 0 */
+        "runner-arg make\nrunner-dir /work\nrunner-timeout 0\nrunner-max-bytes 1\nrunner-socket /s\n",
         "runner-timeout -1\n",
     };
     static struct launch_policy p;
