@@ -3,6 +3,7 @@
  * It renders whatever the status holds; the controller fills it. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,43 @@ print_changes(const cJSON *ch)
     field(2, "Changes:", line);
 }
 
+/* The tool policy's summary ("tools: ...; runner: ...; ...; kernel:
+ * Landlock (exec: ...; write: ...), seccomp"), one layer per line:
+ * Tools, Runner, Edits, Mcp, ..., Kernel. A ';' inside parentheses
+ * belongs to its item. */
+static void
+print_tool_policy(const char *summary)
+{
+    char label[32], item[512];
+    const char *p = summary;
+
+    printf("  Tool Policy:\n");
+    while (*p != '\0') {
+        const char *end = p, *colon;
+        int depth = 0;
+        size_t n;
+
+        for (; *end != '\0' && !(depth == 0 && *end == ';'); end++)
+            depth += *end == '(' ? 1 : *end == ')' && depth > 0 ? -1 : 0;
+        n = (size_t)(end - p) < sizeof(item) ? (size_t)(end - p)
+                                               : sizeof(item) - 1;
+        memcpy(item, p, n);
+        item[n] = '\0';
+        colon = strstr(item, ": ");
+        if (colon != NULL && (size_t)(colon - item) + 2 < sizeof(label)) {
+            snprintf(label, sizeof(label), "%.*s:", (int)(colon - item),
+                     item);
+            label[0] = (char)toupper((unsigned char)label[0]);
+            field(4, label, colon + 2);
+        } else {
+            field(4, "", item);
+        }
+        p = *end == ';' ? end + 1 : end;
+        while (*p == ' ')
+            p++;
+    }
+}
+
 static void
 print_status(const cJSON *st, const char *dflt_phase)
 {
@@ -207,9 +245,10 @@ print_status(const cJSON *st, const char *dflt_phase)
           val(st, "phase", tmp, 32) ? val(st, "phase", tmp, 32) : dflt_phase);
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         field(2, keys[i][0], val(st, keys[i][1], tmp, sizeof(tmp)));
-    /* prompt specs: what the vendor CLI may do in this phase */
+    /* prompt specs: what the vendor CLI may do in this phase, and which
+     * layer holds it (docs/phase-policy.md) */
     if (val(st, "toolPolicy", tmp, sizeof(tmp)) != NULL)
-        field(2, "Tool Policy:", val(st, "toolPolicy", tmp, sizeof(tmp)));
+        print_tool_policy(val(st, "toolPolicy", tmp, sizeof(tmp)));
     if (git != NULL) {
         field(2, "Git Digest Before:", val(git, "digestBefore", tmp, 32));
         field(2, "Git Digest After:", val(git, "digestAfter", tmp, 32));

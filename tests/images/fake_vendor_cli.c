@@ -3,7 +3,8 @@
  * reports what it was given as one JSON document on stdout, so a test can
  * check what the vendor adapter and the container handed the agent:
  *
- *   {"prog": argv[0] as given, "argv": [arguments after it],
+ *   {"startedNs": when main began (CLOCK_REALTIME, ns),
+ *    "prog": argv[0] as given, "argv": [arguments after it],
  *    "env": ["KEY=VALUE" for the variables adapters set: CLAUDE_*,
  *            CODEX_*, AGENT_*],
  *    "files": [{"path", "mode" (octal string), "content"} for every
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CONFIG_DIR "/etc/agentctl/agent"
@@ -111,8 +113,12 @@ main(int argc, char **argv)
     int first = 1, fd;
     ssize_t n;
     char c;
+    struct timespec t0;
 
-    fputs("{\"prog\":", stdout);
+    /* first: when the CLI began, for hack/bench/launch (its start-up) */
+    clock_gettime(CLOCK_REALTIME, &t0);
+    printf("{\"startedNs\":%lld,\"prog\":",
+           (long long)t0.tv_sec * 1000000000LL + t0.tv_nsec);
     put_json(argv[0], strlen(argv[0]));
     fputs(",\"argv\":[", stdout);
     for (int i = 1; i < argc; i++) {

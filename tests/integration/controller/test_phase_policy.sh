@@ -50,7 +50,7 @@ specs() {
     done
 }
 # report NAME: the fake CLI's JSON report.
-report() { agent_output "$1" | grep '^{"prog"' | tail -n 1; }
+report() { agent_output "$1" | grep '^{"startedNs"' | tail -n 1; }
 # confine NAME KEY: one probe's answer.
 confine() { report "$1" | jq -r ".confine.$2"; }
 
