@@ -81,6 +81,10 @@ launch_main(const char *policy_file, char **argv)
         return launch_exec(&p, exe, argv);
     if ((lfd = launch_runner_listen(&p)) == -1)
         return LAUNCH_EXIT_CONFINE;
+    /* A SIGTERM between the fork and the serve loop (which takes the
+     * signals over) ends this parent with the default action; the CLI is
+     * then docker-init's child and the container's stop ends it. Blocking
+     * the signals here would hand the block to the runner's children. */
     cli = fork();
     if (cli == -1) {
         fprintf(stderr, "agent-launch: fork: %s\n", strerror(errno));
