@@ -43,6 +43,18 @@ ctl_subnet_alloc(const struct ctl_inv *inv, long from)
     return ctl_subnet_alloc_for(inv->ctl, inv, from);
 }
 
+void
+ctl_attempt_set_subnet(struct ctl_inv *inv, long index)
+{
+    char user[RC_USER_MAX];
+
+    ctl_record_set_subnet(&inv->rec, index);
+    /* an index outside the pool fails the desired build, which names it */
+    if (index >= 0 &&
+        rc_agent_user_for(inv->ctl->cfg, (unsigned)index, user, NULL) == 0)
+        ctl_record_set_str(&inv->rec, &inv->rec.agent_user, user);
+}
+
 /* Docker says the subnet overlaps a network that is not this attempt's
  * (ctl_network.c listed ours first): take the next free index of the pool
  * (nothing exists yet, the network comes first). */
@@ -58,7 +70,7 @@ ctl_attempt_next_subnet(struct ctl_inv *inv)
                  "no free /24 left in subnetPool");
         return CTL_STEP_DONE;
     }
-    ctl_record_set_subnet(&inv->rec, next);
+    ctl_attempt_set_subnet(inv, next);
     ctl_inv_reset_attempt(inv, CTL_RESET_SUBNET);
     return CTL_STEP_DONE;
 }

@@ -25,6 +25,10 @@ long ctl_subnet_alloc_for(const struct ctl *c, const struct ctl_inv *self,
 /* The captured spec (inv->captured), read back from the status after a
  * restart; false when the status holds none or an unreadable one. */
 bool ctl_inv_load_captured(struct ctl_inv *inv);
+/* The attempt's subnet is number index, and its agent's user the one that
+ * goes with it (rc_agent_user_for: status.agentUser, fixed from here on
+ * whatever the config says later). */
+void ctl_attempt_set_subnet(struct ctl_inv *inv, long index);
 /* The subnet overlapped a foreign network before anything existed: move
  * to the next free one, or stop the attempt when the pool is full. */
 enum ctl_step ctl_attempt_next_subnet(struct ctl_inv *inv);

@@ -288,7 +288,7 @@ capture_commit(struct ctl_inv *inv)
             inv->pins->helpers[h][0] ? inv->pins->helpers[h] : NULL);
     ctl_record_set_str(r, &r->spec_hash, s->spec_hash);
     ctl_record_set_str(r, &r->captured_at, now);
-    ctl_record_set_subnet(r, subnet);
+    ctl_attempt_set_subnet(inv, subnet);
     /* This version's bodies state Docker's defaults; an attempt an older
      * version captured keeps the bodies its boxes were made from. */
     r->defaults_stated = true;
@@ -409,6 +409,7 @@ ensure_captured(struct ctl_inv *inv)
     in.apparmor = inv->ctl->security.apparmor;
     in.legacy_bodies = !inv->rec.defaults_stated;
     in.forwarding_unstated = !inv->rec.forwarding_stated;
+    in.agent_user = inv->rec.agent_user; /* NULL: captured before there was one */
     /* (and the negative control of the phase-policy suite: no launcher) */
     in.unlaunched = !inv->rec.launcher_stated || ctl_test_disabled("launcher");
     /* a warm box taken (ctl_pool.c): its network and proxy are the box's */

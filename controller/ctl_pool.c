@@ -152,7 +152,7 @@ record_box(struct ctl_inv *inv, const struct ctl_box *b)
     };
 
     ctl_record_set_box(rec, box_record(b));
-    ctl_record_set_subnet(rec, b->subnet);
+    ctl_attempt_set_subnet(inv, b->subnet);
     ctl_record_set_role(rec, RC_ROLE_NETWORK, b->net_id,
                         b->desired->objects[RC_ROLE_NETWORK].name);
     ctl_record_set_role(rec, RC_ROLE_PROXY, b->proxy_id,

@@ -280,7 +280,7 @@ step_upload_buffered(struct ctl_inv *inv)
      * no git volume (no .git at capture) one that appeared since is left
      * out, never put where the agent could write it. */
     if (rc_workspace_tar(cfg->workspace_root, s->workspace_source,
-                         cfg->agent_uid, cfg->agent_gid,
+                         inv->desired->agent_uid, inv->desired->agent_gid,
                          rc_desired_object(inv->desired, RC_ROLE_GIT) ? NULL
                                                                       : ".git",
                          &tar, &e) == -1 ||

@@ -497,7 +497,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
 {
     char **drop[] = { &r->started_at,  &r->finished_at, &r->image_id,
                       &r->spec_hash,   &r->captured_at, &r->tool_policy,
-                      &r->canary_pending };
+                      &r->canary_pending, &r->agent_user };
 
     static const char *const keys[] = {
         "stopReason",
@@ -518,6 +518,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
         "result",
         "box",
         "toolPolicy",
+        "agentUser",
         "defaultsStated",
         "ipForwardOff",
         "launcher",

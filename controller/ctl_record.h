@@ -136,6 +136,7 @@ struct ctl_record {
     char *started_at;
     char *finished_at;
     char *tool_policy;
+    char *agent_user; /* status.agentUser: "uid:gid" fixed at capture */
     /* status.canaryPending: the name of the canary container about to be
      * created, on disk before its create; cleared when its ID is
      * recorded. Left set, it names a create whose answer a crash lost. */

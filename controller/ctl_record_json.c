@@ -112,6 +112,7 @@ static const struct {
     { "specHash", offsetof(struct ctl_record, spec_hash) },
     { "capturedAt", offsetof(struct ctl_record, captured_at) },
     { "toolPolicy", offsetof(struct ctl_record, tool_policy) },
+    { "agentUser", offsetof(struct ctl_record, agent_user) },
     { "startedAt", offsetof(struct ctl_record, started_at) },
     { "finishedAt", offsetof(struct ctl_record, finished_at) },
     { "canaryPending", offsetof(struct ctl_record, canary_pending) },
@@ -553,6 +554,7 @@ add_attempt(cJSON *o, const struct ctl_record *r)
         cJSON_AddNumberToObject(o, "observedGeneration",
                                 r->observed_generation);
     add_str(o, "toolPolicy", r->tool_policy);
+    add_str(o, "agentUser", r->agent_user);
 }
 
 static void

@@ -122,8 +122,8 @@ ctl_ws_upload(struct ctl_inv *inv, ctl_answer_fn *answer)
         .max_bytes = s->workspace_bytes,
         .max_inodes = s->workspace_inodes,
         .tar = true,
-        .uid = cfg->agent_uid,
-        .gid = cfg->agent_gid,
+        .uid = inv->desired->agent_uid, /* the attempt's own (status.agentUser) */
+        .gid = inv->desired->agent_gid,
         .skip_top = git ? NULL : ".git",
         .digest_top = git ? ".git" : NULL,
     };

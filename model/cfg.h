@@ -28,6 +28,10 @@
 #define CFG_DEFAULT_PROBE_INTERVAL_S 180.0 /* probeInterval: 3m */
 #define CFG_MAX_PROBE_INTERVAL_S     86400.0
 #define CFG_MAX_WARM_PER_VENDOR      64 /* warmPool: boxes per vendor */
+#define CFG_DEFAULT_AGENT_UID_BASE   100000
+/* base + 65535 stays below 2^31 (and below the overflow uid 65534's range
+ * of meanings: a uid of its own is never nobody's) */
+#define CFG_MAX_AGENT_UID_BASE       2147418112u
 
 enum cfg_credential_mode {
     CFG_CREDENTIAL_ENV,     /* the credential goes into credentialEnv (today) */
@@ -115,6 +119,13 @@ struct cfg {
     char *agent_user;     /* "uid:gid" */
     uint32_t agent_uid;   /* never 0 */
     uint32_t agent_gid;   /* never 0 */
+    /* agentUser set: every box runs as it (shared, as before issue 36);
+     * unset: each attempt's agent and keeper get a uid (and gid) of their
+     * own, agentUidBase + the third and fourth octets of its /24's network
+     * address (rc_agent_user_for): unique among the live boxes of every
+     * controller on the daemon, since their subnets cannot overlap. */
+    bool agent_user_fixed;
+    uint32_t agent_uid_base; /* 1..CFG_MAX_AGENT_UID_BASE */
     char *secrets_dir;    /* absolute path */
     char *workspace_root; /* absolute path */
     /* The boundary canary: the probe run again inside a running agent's

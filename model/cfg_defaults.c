@@ -112,6 +112,7 @@ cfg__defaults(void)
     cfg->agent_user = strdup("1000:1000");
     cfg->agent_uid = 1000;
     cfg->agent_gid = 1000;
+    cfg->agent_uid_base = CFG_DEFAULT_AGENT_UID_BASE;
     cfg->secrets_dir = strdup("/etc/agentctl/secrets");
     cfg->workspace_root = strdup("/var/lib/agentctl/workspaces");
     cfg->probe_interval_s = CFG_DEFAULT_PROBE_INTERVAL_S;

@@ -406,7 +406,18 @@ cfg_agent_user(struct cfg_parse *p, void *ctx, const struct spec_node *v,
     }
     cfg->agent_uid = uid;
     cfg->agent_gid = gid;
+    cfg->agent_user_fixed = true;
     cfg__set_str(p, v, &cfg->agent_user);
+}
+
+/* The first uid of the per-attempt range (agentUser unset): high enough to
+ * own nothing on the host (0 and the system range are refused below
+ * 65536), low enough for the whole range to stay below 2^31. */
+static void
+cfg_agent_uid_base(struct cfg_parse *p, void *dst, const struct spec_node *v,
+                   const char *field)
+{
+    cfg_get_int(p, v, field, 65536, CFG_MAX_AGENT_UID_BASE, dst);
 }
 
 static void
@@ -561,6 +572,7 @@ static const struct cfg_key cfg_top_keys[] = {
     { "subnetPool", cfg_subnet_pool, 0, NULL },
     { "proxyPort", cfg_proxy_port, CFG_AT(proxy_port), NULL },
     { "agentUser", cfg_agent_user, 0, NULL },
+    { "agentUidBase", cfg_agent_uid_base, CFG_AT(agent_uid_base), NULL },
     { "secretsDir", cfg_abs_path, CFG_AT(secrets_dir), NULL },
     { "workspaceRoot", cfg_abs_path, CFG_AT(workspace_root), NULL },
     { "probeInterval", cfg_probe_interval, CFG_AT(probe_interval_s), NULL },

@@ -10,6 +10,7 @@
 #include "http_rule.h"
 #include "rc_harden.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,8 +434,8 @@ rc_volume_body(struct rc_build *b, enum rc_role role, uint64_t bytes,
      * others (docs/docker-notes.md section 6). */
     snprintf(o, sizeof(o), "size=%llu,nr_inodes=%llu,uid=%u,gid=%u,mode=%s%s",
              (unsigned long long)bytes, (unsigned long long)inodes,
-             key ? RC_GATEWAY_UID : b->cfg->agent_uid,
-             key ? RC_GATEWAY_UID : b->cfg->agent_gid, key ? "0500" : "0700",
+             key ? RC_GATEWAY_UID : b->d->agent_uid,
+             key ? RC_GATEWAY_UID : b->d->agent_gid, key ? "0500" : "0700",
              b->in->legacy_bodies ? "" : "," RC_VOLUME_MOUNT_FLAGS);
     opts = rc_obj(b, v, "DriverOpts");
     rc_str(b, opts, "type", "tmpfs");
@@ -475,7 +476,7 @@ rc_keeper_body(struct rc_build *b)
     rc_ok(b, c);
     /* its ENTRYPOINT runs */
     rc_str(b, c, "Image", b->d->helper_images[RC_HELPER_KEEPER]);
-    rc_str(b, c, "User", b->cfg->agent_user);
+    rc_str(b, c, "User", b->d->agent_user);
     rc_container_config(b, c, RC_ROLE_KEEPER);
     /* No network at all: it only holds the volumes mounted. */
     hc = rc_host_config(b, c, RC_ROLE_KEEPER, "none", RC_KEEPER_MEMORY,
@@ -778,7 +779,7 @@ rc_agent_body(struct rc_build *b)
     else
         rc_strs(b, c, "Entrypoint", (const char *const *)b->inv->command.argv,
                 b->inv->command.n);
-    rc_str(b, c, "User", b->cfg->agent_user); /* numeric, never root */
+    rc_str(b, c, "User", b->d->agent_user); /* numeric, never root */
     rc_agent_env(b, c);
     rc_str(b, c, "WorkingDir", b->inv->has_workspace ? "/work" : "/tmp");
     rc_container_config(b, c, RC_ROLE_AGENT);
@@ -788,6 +789,32 @@ rc_agent_body(struct rc_build *b)
 }
 
 /* ---- build --------------------------------------------------------------- */
+
+/* The agent's user: the one recorded at capture, or the config's for an
+ * attempt that has none (numeric "uid:gid", neither 0: never root). */
+static int
+rc_agent_user(struct rc_build *b, struct err *e)
+{
+    struct rc_desired *d = b->d;
+    const char *u = b->in->agent_user ? b->in->agent_user : b->cfg->agent_user;
+    unsigned long uid, gid;
+    char *end;
+
+    errno = 0;
+    uid = strtoul(u, &end, 10);
+    gid = *end == ':' ? strtoul(end + 1, &end, 10) : 0;
+    if (errno != 0 || *end != '\0' || uid == 0 || gid == 0 ||
+        uid > 0xfffffffeul || gid > 0xfffffffeul || u[0] < '0' || u[0] > '9' ||
+        strlen(u) >= sizeof(d->agent_user))
+        return err_set(e, ERR_INVALID,
+                       "agent user \"%s\" is not a numeric uid:gid other "
+                       "than root's",
+                       u);
+    snprintf(d->agent_user, sizeof(d->agent_user), "%s", u);
+    d->agent_uid = (uint32_t)uid;
+    d->agent_gid = (uint32_t)gid;
+    return 0;
+}
 
 static int
 rc_names_and_addresses(struct rc_build *b, struct err *e)
@@ -912,8 +939,8 @@ rc_desired_build(const struct spec_invocation *inv,
         err_set(e, ERR_NOMEM, "out of memory");
         return NULL;
     }
-    if (rc_names_and_addresses(&b, e) == -1 || rc_helper_images(&b, e) == -1 ||
-        rc_adapt(&b, e) == -1)
+    if (rc_names_and_addresses(&b, e) == -1 || rc_agent_user(&b, e) == -1 ||
+        rc_helper_images(&b, e) == -1 || rc_adapt(&b, e) == -1)
         goto fail;
     if (in->credential != NULL &&
         (b.d->secret = strdup(in->credential)) == NULL)

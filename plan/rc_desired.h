@@ -104,6 +104,7 @@ enum rc_kind {
 #define RC_NAME_MAX 128 /* "agentctl-" + 63 + "-" + 8 + "-scratch" fits */
 #define RC_IP_MAX   16  /* "255.255.255.255" */
 #define RC_CIDR_MAX 19  /* "255.255.255.255/32" */
+#define RC_USER_MAX 24 /* "uid:gid", numeric */
 #define RC_URL_MAX  40  /* "http://255.255.255.255:65535" */
 
 #define RC_IMAGE_REF_MAX 256 /* an image reference: the config allows 255 */
@@ -193,6 +194,10 @@ struct rc_inputs {
                                  gateway bodies left net.ipv4.ip_forward
                                  out: build them so, or their running
                                  boxes would be drift */
+    /* the agent's "uid:gid" recorded at capture (rc_agent_user_for);
+     * NULL: the config's agentUser (an attempt an older version captured
+     * ran as it) */
+    const char *agent_user;
     bool unlaunched; /* captured by a version whose agent ran the vendor
                         CLI without agent-launch (status.launcher unset):
                         build it so, for the same reason */
@@ -224,6 +229,9 @@ struct rc_desired {
      * agent's CLI is pointed at ("" otherwise) */
     char gateway_ip[RC_IP_MAX];
     char gateway_url[RC_URL_MAX];
+    /* the agent's and keeper's user (rc_inputs agent_user), numeric */
+    char agent_user[RC_USER_MAX];
+    uint32_t agent_uid, agent_gid;
     char *secret;               /* private copy for redaction; may be NULL */
     char *gateway_ca;           /* the vendor's gateway.caFile bundle, for
                                    the key volume; NULL: none */
@@ -311,6 +319,14 @@ int rc_subnet_for(const struct cfg *cfg, unsigned index,
                   char cidr[RC_CIDR_MAX], char gateway[RC_IP_MAX],
                   char proxy_ip[RC_IP_MAX], char agent_ip[RC_IP_MAX],
                   struct err *e);
+
+/* The agent's (and keeper's) "uid:gid" for the attempt on subnet number
+ * index: the config's agentUser when it sets one, else a uid of its own,
+ * agentUidBase + the /24's network address bits 8..23 (the same number as
+ * gid). Recorded at capture (status.agentUser). -1 with ERR_LIMIT for an
+ * index outside the pool. */
+int rc_agent_user_for(const struct cfg *cfg, unsigned index,
+                      char out[RC_USER_MAX], struct err *e);
 
 /* Address .octet (1..254) of d's /24 (the probe's, the gateway's). -1
  * when the subnet is unusable. */

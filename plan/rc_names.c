@@ -169,6 +169,25 @@ rc_subnet_for(const struct cfg *cfg, unsigned index,
 }
 
 int
+rc_agent_user_for(const struct cfg *cfg, unsigned index,
+                  char out[RC_USER_MAX], struct err *e)
+{
+    uint32_t uid;
+
+    if (index >= rc_subnet_count(cfg))
+        return err_set(e, ERR_LIMIT, "subnet index %u is outside subnetPool",
+                       index);
+    if (cfg->agent_user_fixed) {
+        snprintf(out, RC_USER_MAX, "%s", cfg->agent_user);
+        return 0;
+    }
+    uid = cfg->agent_uid_base +
+          (((cfg->pool_addr + ((uint32_t)index << 8)) >> 8) & 0xffffu);
+    snprintf(out, RC_USER_MAX, "%u:%u", (unsigned)uid, (unsigned)uid);
+    return 0;
+}
+
+int
 rc_subnet_host(const struct rc_desired *d, unsigned octet, char ip[RC_IP_MAX])
 {
     unsigned a, b, c, z;

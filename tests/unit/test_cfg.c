@@ -86,6 +86,12 @@ test_cfg_defaults(void **state)
     assert_int_equal(cfg->proxy_port, 3128);
     assert_string_equal(cfg->agent_user, "1000:1000");
     assert_int_equal(cfg->agent_uid, 1000);
+    /* unset: a uid of its own per attempt, from 100000 on */
+    assert_false(cfg->agent_user_fixed);
+    assert_int_equal(cfg->agent_uid_base, 100000);
+    assert_false(cfg->landlock_optional);
+    assert_int_equal(cfg->limits.max_runner_seconds, 600);
+    assert_int_equal(cfg->limits.max_runner_output_bytes, 1u << 20);
     assert_int_equal(cfg->agent_gid, 1000);
     assert_string_equal(cfg->secrets_dir, "/etc/agentctl/secrets");
     assert_string_equal(cfg->workspace_root, "/var/lib/agentctl/workspaces");
@@ -246,6 +252,7 @@ test_cfg_full_values_applied(void **state)
     assert_int_equal(cfg->proxy_port, 8080);
     assert_int_equal(cfg->agent_uid, 2000);
     assert_int_equal(cfg->agent_gid, 3000);
+    assert_true(cfg->agent_user_fixed); /* set: every box runs as it */
     assert_string_equal(cfg->secrets_dir, "/run/secrets");
     assert_string_equal(cfg->workspace_root, "/srv/ws");
     assert_true(cfg->probe_interval_s == 90.0);
@@ -772,6 +779,18 @@ static const struct ecase error_cases[] = {
       "expected numeric \"uid:gid\"" },
     { "agentUser three parts", "agentUser: \"1:2:3\"\n", 1, 12, "agentUser",
       "expected numeric \"uid:gid\"" },
+    { "agentUidBase in the system range", "agentUidBase: 1000\n", 1, 15,
+      "agentUidBase", "from 65536" },
+    { "agentUidBase past 2^31", "agentUidBase: 2147418113\n", 1, 15,
+      "agentUidBase", "to 2147418112" },
+    { "agentUidBase as string", "agentUidBase: \"100000\"\n", 1, 15,
+      "agentUidBase", "expected an integer" },
+    { "landlock unknown", "landlock: maybe\n", 1, 11, "landlock",
+      "expected \"required\" or \"optional\"" },
+    { "maxRunnerSeconds 0", "limits: {maxRunnerSeconds: 0}\n", 1, 28,
+      "limits.maxRunnerSeconds", "from 1 to 86400" },
+    { "maxRunnerOutputBytes too big", "limits: {maxRunnerOutputBytes: 17Mi}\n",
+      1, 32, "limits.maxRunnerOutputBytes", "at most 16Mi" },
     { "proxyPort as string", "proxyPort: \"3128\"\n", 1, 12, "proxyPort",
       "expected an integer, got string" },
     { "proxyPort zero", "proxyPort: 0\n", 1, 12, "proxyPort",

@@ -26,8 +26,51 @@
 static const char *const phases[] = { "planning", "questions", "review",
                                       "execute", "fix" };
 
+static struct rc_desired *build_as(const char *vendor, const char *phase,
+                                   const char *what, bool git,
+                                   const char *agent_user);
+
 static struct rc_desired *
 build(const char *vendor, const char *phase, const char *what, bool git)
+{
+    return build_as(vendor, phase, what, git, NULL);
+}
+
+/* The same build with status.agentUser; NULL when it is refused. */
+static struct rc_desired *
+build_as_fails(const char *agent_user)
+{
+    static const char cfg_text[] = "vendors: {}\n";
+    static const char spec_text[] =
+        "apiVersion: agentctl.dev/v1alpha1\nkind: AgentInvocation\n"
+        "metadata: {name: demo}\nspec:\n  vendor: claude\n  phase: planning\n"
+        "  image: a:1\n  command: [a]\n  deadlineSeconds: 60\n";
+    struct spec_errors es;
+    struct spec_file f;
+    struct cfg *cfg = cfg_parse("c.yaml", cfg_text, strlen(cfg_text), &es);
+    struct rc_inputs in = { .controller_id = "ctl-a",
+                            .uid = "0123abcd-ef45-6789-aaaa-bbbbccccdddd",
+                            .image_id = IMAGEID, .agent_user = agent_user };
+    struct err e = { 0 };
+    struct rc_desired *d;
+    struct spec_invocation *inv;
+
+    assert_int_equal(spec_load_buffer("s.yaml", spec_text, strlen(spec_text),
+                                      &f),
+                     0);
+    inv = spec_file_take(&f, 0);
+    spec_file_cleanup(&f);
+    d = rc_desired_build(inv, cfg, &in, &e);
+    if (d == NULL)
+        assert_non_null(strstr(e.msg, "not a numeric uid:gid"));
+    spec_invocation_free(inv);
+    cfg_free(cfg);
+    return d;
+}
+
+static struct rc_desired *
+build_as(const char *vendor, const char *phase, const char *what, bool git,
+         const char *agent_user)
 {
     static const char cfg_text[] =
         "vendors:\n  acme: {hosts: [\"vendor.test:443\"]}\n";
@@ -41,7 +84,8 @@ build(const char *vendor, const char *phase, const char *what, bool git)
                             .uid = "0123abcd-ef45-6789-aaaa-bbbbccccdddd",
                             .image_id = IMAGEID,
                             .subnet_index = 1,
-                            .git_metadata = git };
+                            .git_metadata = git,
+                            .agent_user = agent_user };
     struct err e = { 0 };
     struct rc_desired *d;
 
@@ -129,6 +173,68 @@ test_no_git_no_volume(void **state)
     rc_desired_free(d);
 }
 
+/* Per attempt: the uid that goes with the subnet (agentUidBase + the
+ * /24's network bits), so two live boxes never share one; a fixed
+ * agentUser for every box when the config sets it. */
+static void
+test_agent_user_per_attempt(void **state)
+{
+    static const char dflt[] = "vendors: {}\n";
+    static const char fixed[] = "agentUser: \"2000:3000\"\n";
+    static const char base[] = "agentUidBase: 70000\nsubnetPool: 10.0.0.0/8\n";
+    struct spec_errors es;
+    struct cfg *c = cfg_parse("c.yaml", dflt, strlen(dflt), &es);
+    char u[RC_USER_MAX], v[RC_USER_MAX];
+
+    (void)state;
+    assert_non_null(c);
+    assert_int_equal(rc_agent_user_for(c, 5, u, NULL), 0);
+    /* 10.213.5.0/24: 213 * 256 + 5 */
+    assert_string_equal(u, "154533:154533");
+    assert_int_equal(rc_agent_user_for(c, 6, v, NULL), 0);
+    assert_string_not_equal(u, v);
+    assert_int_equal(rc_agent_user_for(c, 256, u, NULL), -1); /* past /16 */
+    cfg_free(c);
+    c = cfg_parse("c.yaml", fixed, strlen(fixed), &es);
+    assert_non_null(c);
+    assert_int_equal(rc_agent_user_for(c, 5, u, NULL), 0);
+    assert_string_equal(u, "2000:3000");
+    cfg_free(c);
+    c = cfg_parse("c.yaml", base, strlen(base), &es);
+    assert_non_null(c);
+    assert_int_equal(rc_agent_user_for(c, 65535, u, NULL), 0);
+    assert_string_equal(u, "135535:135535"); /* 10.255.255.0: 70000 + 65535 */
+    cfg_free(c);
+}
+
+/* The recorded user is the agent's and the keeper's, and owns the
+ * volumes; a user that is not numeric, or root's, is refused. */
+static void
+test_agent_user_recorded(void **state)
+{
+    struct rc_desired *d = build_as("acme", "execute", "command: [a]", false,
+                                    "154533:154533");
+    const cJSON *ws = rc_desired_object(d, RC_ROLE_WORKSPACE)->body;
+
+    (void)state;
+    assert_string_equal(d->agent_user, "154533:154533");
+    assert_int_equal(d->agent_uid, 154533);
+    assert_string_equal(
+        rc_json_at(rc_desired_object(d, RC_ROLE_AGENT)->body, "/User")
+            ->valuestring,
+        "154533:154533");
+    assert_string_equal(
+        rc_json_at(rc_desired_object(d, RC_ROLE_KEEPER)->body, "/User")
+            ->valuestring,
+        "154533:154533");
+    assert_non_null(strstr(rc_json_at(ws, "/DriverOpts/o")->valuestring,
+                           "uid=154533,gid=154533"));
+    rc_desired_free(d);
+    assert_null(build_as_fails("0:0"));
+    assert_null(build_as_fails("x:1"));
+    assert_null(build_as_fails("5"));
+}
+
 static void
 test_prompt_spec_uses_the_adapter(void **state)
 {
@@ -184,6 +290,8 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_git_volume_read_only_in_every_phase),
         cmocka_unit_test(test_no_git_no_volume),
+        cmocka_unit_test(test_agent_user_per_attempt),
+        cmocka_unit_test(test_agent_user_recorded),
         cmocka_unit_test(test_prompt_spec_uses_the_adapter),
     };
 

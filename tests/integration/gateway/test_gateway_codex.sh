@@ -8,8 +8,9 @@
 #   x-gw (execute): Succeeded with exit code 0 and the vendor's final text
 #     in the output; every request that reached the vendor carried
 #     "Bearer <the real key>" (its digest in the vendor's record) and none
-#     the placeholder; a command Codex ran in the box dumps every
-#     process's environment: the placeholder is there, the key is not;
+#     the placeholder; the runner, run through the runner tool, dumps
+#     every process's environment: the placeholder is there, the key is
+#     not;
 #     no docker inspect taken while it ran shows the key; the agent made
 #     no CONNECT (the proxy runs --deny-all); status, events, output and
 #     the controller's log hold no key; the egress audit lists its
@@ -38,7 +39,7 @@ cat >"$WS_ROOT/proj/envdump.sh" <<'SH'
 for f in /proc/[0-9]*/environ; do tr '\000' '\n' <"$f"; echo; done 2>/dev/null | sort -u
 echo ENV-DONE
 SH
-CALL=$(printf 'CALL exec %s' "$(jq -cn '{input: "const r = await tools.exec_command({cmd: \"sh envdump.sh\"}); text(JSON.stringify(r));"}')")
+CALL=$(printf 'CALL exec %s' "$(jq -cn '{input: "const r = await tools.mcp__agentctl__run({}); text(JSON.stringify(r));"}')")
 apply_spec x-gw execute "vendor: codex" "image: $VD_TEST_IMAGE" \
     "prompt: $(jq -Rs . <<<"$(vd_prompt x-gw "$CALL")")" \
     "credential: $CRED_NAME" "runner: [sh, envdump.sh]" \

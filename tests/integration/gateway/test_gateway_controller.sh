@@ -9,8 +9,9 @@
 #     Succeeded, exit code 0, the CLI's envelope is a successful turn;
 #     the vendor received the real key as x-api-key (the digest in its
 #       record), never the placeholder the CLI was given;
-#     the CLI's environment inside the box (a Bash tool call dumps every
-#       /proc/*/environ) has the placeholder and the gateway's base URL,
+#     the CLI's environment inside the box (the runner, through the
+#       runner tool, dumps every /proc/*/environ) has the placeholder and
+#       the gateway's base URL,
 #       not the key, and the box has no /run/agentctl;
 #     `docker inspect` of every container of the invocation, taken again
 #       and again while it ran, never shows the key; the gateway's key
@@ -58,7 +59,7 @@ SH
 apply_spec c-gw execute "vendor: claude" "image: $VD_TEST_IMAGE" \
     "prompt: $(jq -Rs . <<<"$(vd_prompt c-gw \
         'CALL Read {"file_path":"/work/README.md"}' \
-        'CALL Bash {"command":"sh envdump.sh"}')")" \
+        'CALL mcp__agentctl__run {}')")" \
     "credential: $CRED_NAME" "runner: [sh, envdump.sh]" \
     "workspace: {source: proj, size: 16Mi, inodes: 1000}" \
     "scratch: {size: 256Mi, inodes: 20000}" \
