@@ -249,9 +249,11 @@ mcp_call_run(struct mcp *m, const struct launch_json *id)
         launch_buf_add(&text, reply.p + 6, (size_t)(nl - reply.p - 6));
     } else if (!nl || (head = (size_t)(nl - reply.p) + 1) >
                           LAUNCH_WIRE_HEADER_MAX ||
+               /* no "\n" in the format: scanf's whitespace would eat an
+                * output that starts with blank lines too */
                sscanf(reply.p, "exit=%d signal=%d timeout=%d truncated=%d "
-                      "bytes=%zu\n%n", &code, &sig, &timeout, &truncated,
-                      &bytes, &used) != 5 || (size_t)used != head ||
+                      "bytes=%zu%n", &code, &sig, &timeout, &truncated,
+                      &bytes, &used) != 5 || (size_t)used + 1 != head ||
                bytes != reply.len - head) {
         launch_buf_adds(&text, "The runner service's reply was cut short "
                                "or malformed; the run's result is unknown.");

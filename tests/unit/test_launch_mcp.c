@@ -416,6 +416,23 @@ test_runner_exit_and_output(void **state)
     assert_int_equal(svc_stop(&v, true), 128 + SIGTERM);
 }
 
+/* An output that starts with blank lines (sort -u of a list with an empty
+ * entry does) is the output, not part of the header. */
+static void
+test_runner_output_starting_blank(void **state)
+{
+    char *argv[] = { "/bin/sh", "-c", "printf '\\n\\nx'", NULL };
+    struct svc v;
+
+    (void)state;
+    svc_start(&v, argv, 10, 1000, 0, 0);
+    expect_mcp(call_run, v.sock,
+               "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"content\":[{"
+               "\"type\":\"text\",\"text\":\"exit code 0\\n\\n\\nx\"}],"
+               "\"isError\":false}}\n");
+    assert_int_equal(svc_stop(&v, true), 128 + SIGTERM);
+}
+
 static void
 test_runner_path_dir_env_fds(void **state)
 {
@@ -584,6 +601,7 @@ main(void)
         cmocka_unit_test(test_runner_path_dir_env_fds),
         cmocka_unit_test(test_runner_timeout),
         cmocka_unit_test(test_runner_truncated_and_bad_utf8),
+        cmocka_unit_test(test_runner_output_starting_blank),
         cmocka_unit_test(test_runner_not_found),
         cmocka_unit_test(test_runner_bad_and_silent_clients),
         cmocka_unit_test(test_runner_cli_exit_code),
