@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,8 +190,9 @@ print_changes(const cJSON *ch)
 
 /* The tool policy's summary ("tools: ...; runner: ...; ...; kernel:
  * Landlock (exec: ...; write: ...), seccomp"), one layer per line:
- * Tools, Runner, Edits, Mcp, ..., Kernel. A ';' inside parentheses
- * belongs to its item. */
+ * Tools, Runner, Edits, Mcp, ..., Kernel. A ';' or a parenthesis inside
+ * parentheses or inside the runner's single quotes (its shell-quoted
+ * line, where \' is a quote outside them) belongs to its item. */
 static void
 print_tool_policy(const char *summary)
 {
@@ -203,8 +205,15 @@ print_tool_policy(const char *summary)
         int depth = 0;
         size_t n;
 
-        for (; *end != '\0' && !(depth == 0 && *end == ';'); end++)
-            depth += *end == '(' ? 1 : *end == ')' && depth > 0 ? -1 : 0;
+        for (bool quoted = false;
+             *end != '\0' && (quoted || depth > 0 || *end != ';'); end++) {
+            if (!quoted && end[0] == '\\' && end[1] == '\'')
+                end++;
+            else if (*end == '\'')
+                quoted = !quoted;
+            else if (!quoted)
+                depth += *end == '(' ? 1 : *end == ')' && depth > 0 ? -1 : 0;
+        }
         n = (size_t)(end - p) < sizeof(item) ? (size_t)(end - p)
                                                : sizeof(item) - 1;
         memcpy(item, p, n);

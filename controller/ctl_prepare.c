@@ -339,11 +339,15 @@ step_upload_config(struct ctl_inv *inv)
 
     inv->lane->action = CTL_PROG_CONFIG_UPLOADED;
     buf_init(&tar, RC_CONFIG_BYTES);
+    bool launched = rc_adapter_launched(inv->desired->adapter);
+
     return send_to_keeper(inv, RC_ADAPTER_CONFIG_DIR, &tar,
                           rc_adapter_files_tar(inv->desired->adapter,
                                                RC_ADAPTER_CONFIG_DIR,
-                                               launch_blob,
-                                               launch_blob_size(), &tar, &e),
+                                               launched ? launch_blob : NULL,
+                                               launched ? launch_blob_size()
+                                                        : 0,
+                                               &tar, &e),
                           false, &e);
 }
 

@@ -32,8 +32,8 @@ launch_resolve(const char *name, char *out, size_t size)
         path = "/usr/local/bin:/usr/bin:/bin";
     for (s = path; *s != '\0'; s = *e == ':' ? e + 1 : e) {
         e = strchrnul(s, ':');
-        if (e == s)
-            continue; /* an empty entry would mean the cwd: never */
+        if (*s != '/')
+            continue; /* an empty or relative entry means the cwd: never */
         if (snprintf(out, size, "%.*s/%s", (int)(e - s), s, name) <
                 (int)size &&
             access(out, X_OK) == 0)

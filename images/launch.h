@@ -32,7 +32,13 @@
  *   write PATH                   a file or directory tree it may write
  *   connect PORT                 a TCP port it may connect to
  *   runner-arg WORD              the runner argv, one word per line
+ *   runner-unset NAME            a variable the runner does not get (the
+ *                                vendor's key in credentialMode env)
  *   runner-dir DIR               its working directory (/work)
+ *   runner-home DIR              its HOME and XDG directories, made empty
+ *                                where the CLI cannot write (not /tmp:
+ *                                config files there would run code
+ *                                outside the domain through the runner)
  *   runner-timeout SECONDS       then its process group is killed
  *   runner-max-bytes N           output kept (the rest counted, dropped)
  *   runner-socket PATH           where the parent listens
@@ -66,7 +72,10 @@ struct launch_policy {
     size_t n_connect;
     char *runner[LAUNCH_MAX_ARGS + 1]; /* NULL-terminated; n_runner 0 = none */
     size_t n_runner;
+    char *runner_unset[LAUNCH_MAX_PATHS];
+    size_t n_runner_unset;
     char *runner_dir;
+    char *runner_home; /* NULL: the runner keeps the launcher's HOME */
     unsigned runner_timeout;   /* seconds */
     size_t runner_max_bytes;
     char *runner_socket;

@@ -105,11 +105,24 @@ ll_allow_path(int rs, const char *path, uint64_t want, uint64_t handled)
 
     pa.parent_fd = open(path, O_PATH | O_CLOEXEC);
     if (pa.parent_fd == -1) {
+        int err = errno;
+
         fprintf(stderr, "agent-launch: landlock: %s: %s (no rule)\n", path,
-                strerror(errno));
-        return errno == ENOENT ? 0 : -1;
+                strerror(err));
+        return err == ENOENT ? 0 : -1;
     }
-    if (fstat(pa.parent_fd, &st) == 0 && !S_ISDIR(st.st_mode))
+    if (fstat(pa.parent_fd, &st) == -1) {
+        close(pa.parent_fd);
+        return -1;
+    }
+    /* execution is granted file by file, never to a tree */
+    if (want == LL_FS_EXECUTE && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "agent-launch: landlock: %s is not a regular file: "
+                "no execute rule for it\n", path);
+        close(pa.parent_fd);
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode))
         want &= LL_FS_EXECUTE | LL_FILE_WRITE;
     pa.allowed_access = want & handled;
     rc = pa.allowed_access == 0
@@ -158,22 +171,52 @@ out:
     return rc;
 }
 
-/* Execution of path and of the ELF interpreter it names. */
+/* Whether path lies on a filesystem the policy lets the domain write (a
+ * device file such as /dev/null aside): an executable there could be
+ * rewritten in place and then run, so it gets no execute rule. */
+static bool
+ll_writable_fs(const struct launch_policy *p, const char *path)
+{
+    struct stat t, w;
+
+    if (stat(path, &t) == -1)
+        return false;
+    for (size_t i = 0; i < p->n_write; i++)
+        if (stat(p->write[i], &w) == 0 && !S_ISCHR(w.st_mode) &&
+            w.st_dev == t.st_dev)
+            return true;
+    return false;
+}
+
+/* Execution of path and of the ELF interpreter it names, never of a file
+ * the domain may write. */
 static int
-ll_allow_exec(int rs, const char *path, uint64_t handled)
+ll_allow_exec(int rs, const struct launch_policy *p, const char *path,
+              uint64_t handled)
 {
     char interp[256];
-    int rc = ll_allow_path(rs, path, LL_FS_EXECUTE, handled);
+    int rc;
+
+    if (ll_writable_fs(p, path)) {
+        fprintf(stderr, "agent-launch: landlock: %s is on a filesystem the "
+                "CLI may write: it will not be executable (put the CLI in "
+                "the image)\n", path);
+        return -1;
+    }
+    rc = ll_allow_path(rs, path, LL_FS_EXECUTE, handled);
 
     if (rc == 0 && ll_interpreter(path, interp, sizeof(interp)) == 0 &&
         interp[0] != '\0')
-        rc = ll_allow_path(rs, interp, LL_FS_EXECUTE, handled);
+        rc = ll_writable_fs(p, interp)
+                 ? -1
+                 : ll_allow_path(rs, interp, LL_FS_EXECUTE, handled);
     return rc;
 }
 
 /* name in exe's directory. */
 static int
-ll_allow_sibling(int rs, const char *exe, const char *name, uint64_t handled)
+ll_allow_sibling(int rs, const struct launch_policy *p, const char *exe,
+                 const char *name, uint64_t handled)
 {
     char real[4096], path[4096];
     const char *slash;
@@ -188,7 +231,7 @@ ll_allow_sibling(int rs, const char *exe, const char *name, uint64_t handled)
         snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - exe), exe,
                  name) >= (int)sizeof(path))
         return 0;
-    return ll_allow_exec(rs, path, handled);
+    return ll_allow_exec(rs, p, path, handled);
 }
 
 static int
@@ -196,12 +239,12 @@ ll_rules(int rs, const struct launch_policy *p, const char *exe,
          const struct ll_ruleset_attr *h)
 {
     uint64_t write = h->handled_access_fs & ~LL_FS_EXECUTE;
-    int rc = ll_allow_exec(rs, exe, h->handled_access_fs);
+    int rc = ll_allow_exec(rs, p, exe, h->handled_access_fs);
 
     for (size_t i = 0; rc == 0 && i < p->n_exec; i++)
-        rc = ll_allow_exec(rs, p->exec[i], h->handled_access_fs);
+        rc = ll_allow_exec(rs, p, p->exec[i], h->handled_access_fs);
     for (size_t i = 0; rc == 0 && i < p->n_exec_sibling; i++)
-        rc = ll_allow_sibling(rs, exe, p->exec_sibling[i],
+        rc = ll_allow_sibling(rs, p, exe, p->exec_sibling[i],
                               h->handled_access_fs);
     for (size_t i = 0; rc == 0 && i < p->n_write; i++)
         rc = ll_allow_path(rs, p->write[i], write, h->handled_access_fs);
@@ -234,8 +277,11 @@ launch_landlock_apply(const struct launch_policy *p, const char *exe)
                 strerror(errno));
         return -1;
     }
-    if (ll_rules(rs, p, exe, &h) == -1 ||
-        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+    if (ll_rules(rs, p, exe, &h) == -1) { /* (each says why) */
+        close(rs);
+        return -1;
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
         syscall(__NR_landlock_restrict_self, rs, 0) == -1) {
         fprintf(stderr, "agent-launch: landlock: %s\n", strerror(errno));
         close(rs);

@@ -1,5 +1,5 @@
 /* launch_policy.c - agent-launch's policy file: what the controller wrote
- * for this phase (plan/rc_launch.c), one "key value" directive per line.
+ * for this phase (plan/rc_adapter_launch.c), one "key value" directive per line.
  * Strict: an unknown key, a missing value or one list too long stops the
  * launcher before anything runs, with the file and line, because a
  * policy read only in part would confine less than it says. */
@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,12 +77,53 @@ policy_number(const char *v, unsigned long max, unsigned long *out)
             *out <= max) ? 0 : -1;
 }
 
+/* The kinds of value a directive takes, and where it goes. */
+enum policy_kind {
+    POLICY_MODE,      /* landlock: required | optional */
+    POLICY_PATH,      /* an absolute path */
+    POLICY_PATHS,     /* an absolute path, one more of a list */
+    POLICY_NAMES,     /* a file name (no '/'), one more of a list */
+    POLICY_WORDS,     /* the rest of the line, one more of a list */
+    POLICY_PORT,      /* 1..65535, one more of the ports */
+    POLICY_NUMBER,    /* 1..UINT_MAX */
+};
+
+struct policy_key {
+    const char *key;
+    enum policy_kind kind;
+    size_t at;        /* offset of the field (of the list) */
+    size_t count_at;  /* lists: offset of the count */
+    size_t max;       /* lists: their capacity */
+};
+
+#define PAT(f) offsetof(struct launch_policy, f)
+
+static const struct policy_key policy_keys[] = {
+    { "landlock", POLICY_MODE, PAT(landlock_required), 0, 0 },
+    { "exec", POLICY_PATHS, PAT(exec), PAT(n_exec), LAUNCH_MAX_PATHS },
+    { "exec-sibling", POLICY_NAMES, PAT(exec_sibling), PAT(n_exec_sibling),
+      LAUNCH_MAX_PATHS },
+    { "write", POLICY_PATHS, PAT(write), PAT(n_write), LAUNCH_MAX_PATHS },
+    { "connect", POLICY_PORT, PAT(connect), PAT(n_connect), LAUNCH_MAX_PORTS },
+    { "runner-arg", POLICY_WORDS, PAT(runner), PAT(n_runner), LAUNCH_MAX_ARGS },
+    { "runner-unset", POLICY_NAMES, PAT(runner_unset), PAT(n_runner_unset),
+      LAUNCH_MAX_PATHS },
+    { "runner-dir", POLICY_PATH, PAT(runner_dir), 0, 0 },
+    { "runner-home", POLICY_PATH, PAT(runner_home), 0, 0 },
+    { "runner-socket", POLICY_PATH, PAT(runner_socket), 0, 0 },
+    { "runner-timeout", POLICY_NUMBER, PAT(runner_timeout), 0, 0 },
+    { "runner-max-bytes", POLICY_NUMBER, PAT(runner_max_bytes), 0, 0 },
+};
+
+/* v into k's list of p; -1 when it is full. */
 static int
-policy_push(char **list, size_t *n, size_t max, char *v)
+policy_push(struct launch_policy *p, const struct policy_key *k, char *v)
 {
-    if (*n >= max)
+    size_t *n = (size_t *)((char *)p + k->count_at);
+
+    if (*n >= k->max)
         return -1;
-    list[(*n)++] = v;
+    ((char **)((char *)p + k->at))[(*n)++] = v;
     return 0;
 }
 
@@ -90,59 +132,57 @@ static int
 policy_directive(struct launch_policy *p, const char *key, char *v,
                  const char **why)
 {
+    const struct policy_key *k = NULL;
+    char *field;
     unsigned long num;
+    size_t *n;
 
+    for (size_t i = 0; i < sizeof(policy_keys) / sizeof(policy_keys[0]); i++)
+        if (strcmp(key, policy_keys[i].key) == 0)
+            k = &policy_keys[i];
+    *why = "unknown directive";
+    if (k == NULL)
+        return -1;
+    field = (char *)p + k->at;
     *why = "too many entries";
-    if (strcmp(key, "landlock") == 0) {
-        p->landlock_required = strcmp(v, "required") == 0;
+    switch (k->kind) {
+    case POLICY_MODE:
         *why = "landlock is \"required\" or \"optional\"";
-        return p->landlock_required || strcmp(v, "optional") == 0 ? 0 : -1;
-    }
-    if (strcmp(key, "exec") == 0 || strcmp(key, "write") == 0) {
+        *(bool *)field = strcmp(v, "required") == 0;
+        return *(bool *)field || strcmp(v, "optional") == 0 ? 0 : -1;
+    case POLICY_PATH:
         *why = "a path is absolute";
+        *(char **)field = v;
+        return v[0] == '/' ? 0 : -1;
+    case POLICY_PATHS:
         if (v[0] != '/')
-            return -1;
-        return key[0] == 'e'
-                   ? policy_push(p->exec, &p->n_exec, LAUNCH_MAX_PATHS, v)
-                   : policy_push(p->write, &p->n_write, LAUNCH_MAX_PATHS, v);
-    }
-    if (strcmp(key, "exec-sibling") == 0) {
-        *why = "a file name, without '/'";
+            return *why = "a path is absolute", -1;
+        return policy_push(p, k, v);
+    case POLICY_NAMES:
         if (strchr(v, '/') != NULL || strcmp(v, ".") == 0 ||
             strcmp(v, "..") == 0)
+            return *why = "a name, without '/'", -1;
+        return policy_push(p, k, v);
+    case POLICY_WORDS:
+        return policy_push(p, k, v);
+    case POLICY_PORT:
+        n = (size_t *)((char *)p + k->count_at);
+        if (policy_number(v, 65535, &num) == -1 || num == 0)
+            return *why = "a port is 1-65535", -1;
+        if (*n >= k->max)
             return -1;
-        return policy_push(p->exec_sibling, &p->n_exec_sibling,
-                           LAUNCH_MAX_PATHS, v);
-    }
-    if (strcmp(key, "connect") == 0) {
-        *why = "a port is 1-65535";
-        if (policy_number(v, 65535, &num) == -1 || num == 0 ||
-            p->n_connect >= LAUNCH_MAX_PORTS)
-            return -1;
-        p->connect[p->n_connect++] = (unsigned short)num;
+        ((unsigned short *)field)[(*n)++] = (unsigned short)num;
         return 0;
-    }
-    if (strcmp(key, "runner-arg") == 0)
-        return policy_push(p->runner, &p->n_runner, LAUNCH_MAX_ARGS, v);
-    if (strcmp(key, "runner-dir") == 0 || strcmp(key, "runner-socket") == 0) {
-        *why = "a path is absolute";
-        if (v[0] != '/')
-            return -1;
-        *(key[7] == 'd' ? &p->runner_dir : &p->runner_socket) = v;
-        return 0;
-    }
-    if (strcmp(key, "runner-timeout") == 0 ||
-        strcmp(key, "runner-max-bytes") == 0) {
-        *why = "a number is expected";
+    case POLICY_NUMBER:
+        *why = "a number from 1 is expected";
         if (policy_number(v, UINT_MAX, &num) == -1 || num == 0)
             return -1;
-        if (key[7] == 't')
+        if (k->at == PAT(runner_timeout))
             p->runner_timeout = (unsigned)num;
         else
             p->runner_max_bytes = num;
         return 0;
     }
-    *why = "unknown directive";
     return -1;
 }
 

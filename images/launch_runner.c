@@ -7,9 +7,12 @@
  * One thread, one poll() loop over the listening socket and a signalfd.
  * Requests are served one at a time, in order; while a run goes on the
  * loop still watches the signalfd, so a signal is forwarded at once and a
- * CLI that exits ends the run (its process group is killed). The launcher
- * may be PID 1 of the container, so every child that ends is reaped, not
- * only ours: orphans of the CLI or of a run reparent to us.
+ * CLI that exits ends the run (its process group is killed). The service
+ * is a child subreaper: whatever a run leaves behind, in its group or
+ * out of it (setsid, a double fork), reparents to us and is killed when
+ * the run ends (serve_kill_orphans), so no process of a run outlives it
+ * outside the CLI's domain. Every child that ends is reaped, not only
+ * ours.
  */
 #include "launch.h"
 
@@ -22,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -37,6 +42,7 @@
 #define RUNNER_PAUSE_MS  1000 /* after EMFILE and the like on accept */
 #define RUNNER_REQ_MAX   16   /* longer than "RUN\n": a bad request */
 #define RUNNER_PATH_DFLT "/usr/local/bin:/usr/bin:/bin" /* PATH unset */
+#define RUNNER_DRAIN_MS  500  /* output read after the run itself ended */
 
 /* The service's state, on launch_runner_serve's stack. */
 struct serve {
@@ -95,6 +101,14 @@ launch_runner_listen(const struct launch_policy *p)
         return -1;
     }
     memcpy(sa.sun_path, path, strlen(path) + 1);
+    /* the runner's home, made before the CLI exists (outside its writable
+     * paths: the controller puts it in /dev/shm beside the socket) */
+    if (p->runner_home != NULL && mkdir(p->runner_home, 0700) == -1 &&
+        errno != EEXIST) {
+        fprintf(stderr, "agent-launch: runner-home %s: %s\n", p->runner_home,
+                strerror(errno));
+        return -1;
+    }
     /* A stale socket of an earlier start is replaced; anything else at the
      * path is not ours to delete. */
     if (lstat(path, &st) == 0) {
@@ -156,6 +170,52 @@ serve_signals(struct serve *s)
             !s->cli_done)
             kill(s->cli, (int)si[i].ssi_signo);
     serve_reap(s);
+}
+
+/* Our children but the CLI: after a run, only what it left (orphans of
+ * the CLI's tree reparent here as well, and go too). Killed and reaped,
+ * again until none is left, since each one's children come next. */
+static void
+serve_kill_orphans(struct serve *s)
+{
+    for (int round = 0; round < 16; round++) {
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        int killed = 0;
+
+        if (d == NULL)
+            return;
+        while ((de = readdir(d)) != NULL) {
+            char path[64], line[256];
+            long pid = strtol(de->d_name, NULL, 10), ppid = -1;
+            FILE *f;
+
+            if (pid <= 0 || pid == s->cli)
+                continue;
+            snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+            if ((f = fopen(path, "re")) == NULL)
+                continue;
+            while (fgets(line, sizeof(line), f) != NULL)
+                if (sscanf(line, "PPid: %ld", &ppid) == 1)
+                    break;
+            fclose(f);
+            if (ppid == (long)getpid() && kill((pid_t)pid, SIGKILL) == 0)
+                killed++;
+        }
+        closedir(d);
+        if (killed == 0)
+            return;
+        /* they are SIGKILLed: reaping waits only for the kernel */
+        for (int i = 0; i < killed; i++) {
+            int st;
+            pid_t pid = waitpid(-1, &st, 0);
+
+            if (pid == s->cli) { /* it ended meanwhile: keep its status */
+                s->cli_done = true;
+                s->cli_status = st;
+            }
+        }
+    }
 }
 
 /* Wait until fd (-1: none) has events, the deadline (-1: none) passes or
@@ -222,6 +282,27 @@ exec_search(char *const argv[])
     errno = eacces ? EACCES : ENOENT;
 }
 
+/* The run's environment: the launcher's, without the variables the
+ * policy names (the vendor's key), and with HOME and the XDG directories
+ * in the runner's own home, which the CLI's domain cannot write: a
+ * toolchain's config there (a .pth, a .gitconfig, a cargo or npm config)
+ * would otherwise let the CLI run code outside its domain. */
+static void
+runner_env(const struct launch_policy *p)
+{
+    static const char *const home_vars[] = {
+        "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
+        "XDG_STATE_HOME",
+    };
+
+    for (size_t i = 0; i < p->n_runner_unset; i++)
+        unsetenv(p->runner_unset[i]);
+    for (size_t i = 0; p->runner_home != NULL &&
+                       i < sizeof(home_vars) / sizeof(home_vars[0]);
+         i++)
+        setenv(home_vars[i], p->runner_home, 1);
+}
+
 /* In the forked child: become the run. Never returns. */
 static void __attribute__((noreturn))
 run_child(const struct serve *s, int out)
@@ -242,6 +323,7 @@ run_child(const struct serve *s, int out)
     if (close_range(3, ~0U, 0) == -1)
         for (int fd = 3; fd < 65536; fd++)
             close(fd);
+    runner_env(p);
     if (p->runner_dir && chdir(p->runner_dir) == -1) {
         fprintf(stderr, "agent-launch: runner-dir %s: %s (check the "
                 "policy's runner-dir)\n", p->runner_dir, strerror(errno));
@@ -295,6 +377,7 @@ run_once(struct serve *s, struct run_result *r)
     int64_t deadline = now_ms() + (int64_t)p->runner_timeout * 1000;
     char chunk[RUNNER_CHUNK];
     int pfd[2], rc;
+    bool drained = false;
     pid_t pid;
 
     memset(r, 0, sizeof(*r));
@@ -320,8 +403,15 @@ run_once(struct serve *s, struct run_result *r)
     while (pfd[0] != -1 || !s->run_reaped) {
         if (s->cli_done)
             break; /* nobody is left to read the answer */
+        if (s->run_reaped && !drained) {
+            /* the run ended: what it left in its group goes now, so the
+             * pipe closes; what holds it outside the group gets a moment */
+            kill(-pid, SIGKILL);
+            drained = true;
+            deadline = now_ms() + RUNNER_DRAIN_MS;
+        }
         if (now_ms() >= deadline) {
-            r->timeout = true;
+            r->timeout = !s->run_reaped;
             break;
         }
         rc = serve_poll(s, pfd[0], POLLIN, deadline);
@@ -352,6 +442,7 @@ run_once(struct serve *s, struct run_result *r)
         s->run_reaped = true;
     }
     s->run_pid = 0;
+    serve_kill_orphans(s);
     if (WIFSIGNALED(s->run_status))
         r->sig = WTERMSIG(s->run_status);
     r->exit_code = status_code(s->run_status);
@@ -482,6 +573,10 @@ launch_runner_serve(const struct launch_policy *p, int listen_fd, pid_t cli)
     sigaddset(&set, SIGCHLD);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    /* what a run leaves behind reparents to us, not to docker-init */
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1)
+        fprintf(stderr, "agent-launch: runner service: subreaper: %s (a run's "
+                "background processes may outlive it)\n", strerror(errno));
     if (sigprocmask(SIG_BLOCK, &set, &s.old_mask) == -1 ||
         (s.sfd = signalfd(-1, &set, SFD_CLOEXEC)) == -1) {
         /* Without the loop, at least wait for the CLI. */

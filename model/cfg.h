@@ -29,9 +29,8 @@
 #define CFG_MAX_PROBE_INTERVAL_S     86400.0
 #define CFG_MAX_WARM_PER_VENDOR      64 /* warmPool: boxes per vendor */
 #define CFG_DEFAULT_AGENT_UID_BASE   100000
-/* base + 65535 stays below 2^31 (and below the overflow uid 65534's range
- * of meanings: a uid of its own is never nobody's) */
-#define CFG_MAX_AGENT_UID_BASE       2147418112u
+/* base + 2^24 - 1 (the largest /24 number) stays below 2^31 */
+#define CFG_MAX_AGENT_UID_BASE       2130706432u
 
 enum cfg_credential_mode {
     CFG_CREDENTIAL_ENV,     /* the credential goes into credentialEnv (today) */
@@ -91,8 +90,7 @@ struct cfg_limits {
     uint64_t max_vendor_requests; /* 0 = no limit */
     uint64_t max_vendor_bytes;    /* 0 = no limit */
     /* The runner tool (docs/phase-policy.md): the time one run may take
-     * (the default and the cap of spec.runnerTimeoutSeconds) and the
-     * output it returns to the model. */
+     * and the output it returns to the model. */
     uint32_t max_runner_seconds;      /* 1..86400 */
     uint64_t max_runner_output_bytes; /* 1 KiB..16 MiB */
 };
@@ -121,9 +119,10 @@ struct cfg {
     uint32_t agent_gid;   /* never 0 */
     /* agentUser set: every box runs as it (shared, as before issue 36);
      * unset: each attempt's agent and keeper get a uid (and gid) of their
-     * own, agentUidBase + the third and fourth octets of its /24's network
-     * address (rc_agent_user_for): unique among the live boxes of every
-     * controller on the daemon, since their subnets cannot overlap. */
+     * own, agentUidBase + the number of its /24 (its network address >> 8,
+     * rc_agent_user_for): unique among the live boxes of every controller
+     * on the daemon that shares the base, since live networks never
+     * overlap. */
     bool agent_user_fixed;
     uint32_t agent_uid_base; /* 1..CFG_MAX_AGENT_UID_BASE */
     char *secrets_dir;    /* absolute path */

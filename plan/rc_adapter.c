@@ -258,8 +258,6 @@ rc_adapter_out_free(struct rc_adapter_out *o)
     free(o);
 }
 
-/* Inputs every adapter relies on; vendor-specific ones are in the vendor
- * files. */
 /* The launcher's policy file holds one runner word per line. */
 static int
 rc_adapter_newline(size_t i, struct err *e)
@@ -272,6 +270,8 @@ rc_adapter_newline(size_t i, struct err *e)
                       "command in a script in the worktree");
 }
 
+/* Inputs every adapter relies on; vendor-specific ones are in the vendor
+ * files. */
 static int
 rc_adapter_check(const char *vendor_name, enum spec_phase phase,
                  const char *prompt, const struct spec_argv *runner,
@@ -299,6 +299,17 @@ rc_adapter_check(const char *vendor_name, enum spec_phase phase,
     if (n > 64)
         return err_set_at(e, ERR_LIMIT, NULL, 0, 0, "spec.runner",
                           "runner has more than 64 arguments");
+    for (size_t i = 0, total = 0; i < n; i++) {
+        /* the launcher's policy file is at most 64 KiB: the runner's
+         * lines keep to half of it */
+        total += runner->argv[i] ? strlen(runner->argv[i]) + 12 : 0;
+        if (total > RC_ADAPTER_RUNNER_MAX)
+            return err_set_at(e, ERR_LIMIT, NULL, 0, 0, "spec.runner",
+                              "the runner's words take more than %u bytes; "
+                              "put such a command in a script in the "
+                              "worktree",
+                              RC_ADAPTER_RUNNER_MAX);
+    }
     for (size_t i = 0; i < n; i++)
         if (runner->argv[i] == NULL || runner->argv[i][0] == '\0' ||
             strlen(runner->argv[i]) > 4096)

@@ -45,6 +45,7 @@
 #define RC_LAUNCH_BIN    RC_ADAPTER_CONFIG_DIR "/bin/agent-launch"
 #define RC_LAUNCH_POLICY RC_ADAPTER_CONFIG_DIR "/launch.policy"
 #define RC_RUNNER_SOCKET "/dev/shm/agentctl-runner.sock"
+#define RC_RUNNER_HOME   "/dev/shm/agentctl-runner-home"
 /* The runner tool's name as the CLIs see it: MCP server "agentctl", tool
  * "run". */
 #define RC_RUNNER_MCP_SERVER "agentctl"
@@ -62,12 +63,17 @@ struct rc_adapter_box {
     const char *runner_dir;  /* "/work", or "/tmp" without a workspace */
     bool unlaunched; /* an attempt an older version captured: the CLI
                         alone, as its agent was created (rc_inputs) */
+    const char *credential_env; /* credentialMode env: the variable with the
+                                   key, which the runner does not get */
 };
 
 /* Longest single argv or env string Linux execve() accepts
  * (MAX_ARG_STRLEN = 32 pages, NUL included). A prompt that does not fit
  * is refused with ERR_LIMIT rather than failing at container start. */
 #define RC_ADAPTER_ARG_MAX 131071
+
+/* The runner's words together (the launcher's policy holds them). */
+#define RC_ADAPTER_RUNNER_MAX 32768u
 
 /* Caps on what one adapter emits (the adapters stay far below). */
 #define RC_ADAPTER_MAX_ARGS  64
@@ -128,6 +134,11 @@ struct rc_adapter_out *rc_adapter_build(const char *vendor_name,
 
 /* NULL is a no-op. */
 void rc_adapter_out_free(struct rc_adapter_out *o);
+
+/* Whether o's argv starts with the launcher (false for an attempt an older
+ * version captured: rc_adapter_box unlaunched), so its bytes go into the
+ * config volume. */
+bool rc_adapter_launched(const struct rc_adapter_out *o);
 
 /* The whole output as pretty-printed JSON (keys in a fixed order), as the
  * golden files hold it. Caller frees; NULL when out of memory. */

@@ -189,11 +189,13 @@ codex_summary(struct rc__adapter *b)
     const struct rc_adapter_policy *p = &b->out->policy;
 
     b->out->summary = rc__adapter_strf(
-        b, "tools: %s%s (shell tool off); sandbox: agentctl's (Landlock; "
+        b, "tools: %s (shell tool off); sandbox: agentctl's (Landlock; "
            "codex's needs user namespaces); runner: %s%s; edits: %s; mcp: "
            "%s; %s",
-        p->edit ? "apply_patch" : "none",
-        p->run ? (p->edit ? ", agentctl run" : "agentctl run") : "",
+        p->edit && p->run ? "apply_patch, agentctl run"
+        : p->edit         ? "apply_patch"
+        : p->run          ? "agentctl run"
+                          : "none",
         p->run ? p->runner_line : "none",
         p->run ? " (exact argv, agentctl runner tool)" : "",
         p->edit ? "worktree" : "off", p->run ? "agentctl runner only" : "none",

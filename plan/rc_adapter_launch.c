@@ -59,11 +59,13 @@ launch_runner_lines(struct buf *t, const struct rc_adapter_policy *p,
     rc = buf_printf(t, e, "exec %s\n", RC_LAUNCH_BIN);
     for (size_t i = 0; rc == 0 && i < p->runner_n; i++)
         rc = buf_printf(t, e, "runner-arg %s\n", p->runner[i]);
+    if (rc == 0 && box->credential_env != NULL)
+        rc = buf_printf(t, e, "runner-unset %s\n", box->credential_env);
     if (rc == 0)
         rc = buf_printf(t, e,
-                        "runner-dir %s\nrunner-timeout %u\n"
+                        "runner-dir %s\nrunner-home %s\nrunner-timeout %u\n"
                         "runner-max-bytes %lu\nrunner-socket %s\n",
-                        box->runner_dir, box->runner_timeout,
+                        box->runner_dir, RC_RUNNER_HOME, box->runner_timeout,
                         box->runner_max_bytes, RC_RUNNER_SOCKET);
     return rc;
 }
@@ -99,23 +101,43 @@ launch_policy_text(struct rc__adapter *b)
     return buf_take(&t);
 }
 
-/* describe's line gets the kernel's layer. */
+bool
+rc_adapter_launched(const struct rc_adapter_out *o)
+{
+    return o != NULL && o->argc > 0 && strcmp(o->argv[0], RC_LAUNCH_BIN) == 0;
+}
+
+/* describe's line gets the kernel's layer: what the domain may execute,
+ * write and connect to, as the policy file says. */
 static void
 launch_summary(struct rc__adapter *b)
 {
-    char *s;
+    const struct rc_adapter_box *box = launch_box(b);
+    struct buf t;
+    struct err e = { 0 };
+    int rc;
 
     if (b->failed || b->out->summary == NULL)
         return;
-    s = rc__adapter_strf(b, "%s; kernel: Landlock (exec: the CLI only; "
-                            "write: %s; connect: the proxy%s), seccomp",
-                         b->out->summary,
-                         b->out->policy.edit ? "/work, /tmp" : "/tmp",
-                         launch_box(b)->gateway_port ? " and gateway" : "");
-    if (s != NULL) {
-        free(b->out->summary);
-        b->out->summary = s;
+    buf_init(&t, RC__ADAPTER_TEXT_MAX);
+    rc = buf_printf(&t, &e, "%s; kernel: Landlock%s (exec: the CLI",
+                    b->out->summary,
+                    box->landlock_optional ? " where the kernel has it" : "");
+    for (const char *const *s = b->exec_siblings; rc == 0 && s && *s; s++)
+        rc = buf_printf(&t, &e, ", %s", *s);
+    if (rc == 0)
+        rc = buf_printf(&t, &e, "%s; write: %s; connect: the proxy%s), "
+                                "seccomp",
+                        b->out->policy.run ? ", the runner tool" : "",
+                        b->out->policy.edit ? "/work, /tmp" : "/tmp",
+                        box->gateway_port ? " and gateway" : "");
+    if (rc != 0) {
+        buf_cleanup(&t);
+        rc__adapter_fail(b, ERR_NOMEM, NULL, NULL);
+        return;
     }
+    free(b->out->summary);
+    b->out->summary = buf_take(&t);
 }
 
 int

@@ -621,6 +621,12 @@ rc_adapt(struct rc_build *b, struct err *e)
         .runner_max_bytes = b->cfg->limits.max_runner_output_bytes,
         .runner_dir = inv->has_workspace ? "/work" : "/tmp",
         .unlaunched = b->in->unlaunched,
+        /* in env mode the key is in the CLI's environment; the runner (the
+         * repository's command) does not need it */
+        .credential_env = b->vendor != NULL && !rc_gateway_mode(b) &&
+                                  b->in->credential != NULL
+                              ? b->vendor->credential_env
+                              : NULL,
     };
     struct rc_adapter_out *a;
 
@@ -906,7 +912,8 @@ rc_bodies(struct rc_build *b)
             b, RC_ROLE_GIT, inv->workspace_bytes, inv->workspace_inodes);
     if (b->d->adapter != NULL && b->d->adapter->n_files > 0)
         o[RC_ROLE_CONFIG].body = rc_volume_body(b, RC_ROLE_CONFIG,
-                                                RC_CONFIG_BYTES,
+                                                b->in->unlaunched ? RC_CONFIG_BYTES_UNLAUNCHED
+                                                                   : RC_CONFIG_BYTES,
                                                 RC_CONFIG_INODES);
     o[RC_ROLE_SCRATCH].body = rc_volume_body(
         b, RC_ROLE_SCRATCH, inv->scratch_bytes, inv->scratch_inodes);

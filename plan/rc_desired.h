@@ -93,6 +93,8 @@ enum rc_role {
 #define RC_GIT_TARGET "/work/.git"
 /* The adapter's config volume: a few text files and the launcher. */
 #define RC_CONFIG_BYTES  (4ull << 20) /* agent-launch is about 0.8 MiB */
+/* ... and as an attempt an older version captured has it (no launcher) */
+#define RC_CONFIG_BYTES_UNLAUNCHED (1ull << 20)
 #define RC_CONFIG_INODES 64
 
 enum rc_kind {
@@ -322,7 +324,7 @@ int rc_subnet_for(const struct cfg *cfg, unsigned index,
 
 /* The agent's (and keeper's) "uid:gid" for the attempt on subnet number
  * index: the config's agentUser when it sets one, else a uid of its own,
- * agentUidBase + the /24's network address bits 8..23 (the same number as
+ * agentUidBase + the /24's network number (its address >> 8) (the same number as
  * gid). Recorded at capture (status.agentUser). -1 with ERR_LIMIT for an
  * index outside the pool. */
 int rc_agent_user_for(const struct cfg *cfg, unsigned index,

@@ -181,8 +181,9 @@ rc_agent_user_for(const struct cfg *cfg, unsigned index,
         snprintf(out, RC_USER_MAX, "%s", cfg->agent_user);
         return 0;
     }
+    /* the /24's own number: no two live networks share it */
     uid = cfg->agent_uid_base +
-          (((cfg->pool_addr + ((uint32_t)index << 8)) >> 8) & 0xffffu);
+          (((cfg->pool_addr + ((uint32_t)index << 8)) >> 8) & 0xffffffu);
     snprintf(out, RC_USER_MAX, "%u:%u", (unsigned)uid, (unsigned)uid);
     return 0;
 }

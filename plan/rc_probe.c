@@ -135,9 +135,7 @@ rc_probe_ipport_ok(const char *s)
 static bool
 rc_probe_landlock_required(const struct rc_desired *d, const struct cfg *cfg)
 {
-    return d->adapter != NULL && d->adapter->argc > 0 &&
-           strcmp(d->adapter->argv[0], RC_LAUNCH_BIN) == 0 &&
-           !cfg->landlock_optional;
+    return rc_adapter_launched(d->adapter) && !cfg->landlock_optional;
 }
 
 /* allowed (CONNECT mode) or gateway (gateway mode) is NULL. */
@@ -465,7 +463,7 @@ rc_probe_names(const cJSON *c, enum rc_probe_verdict v)
            strcmp(n->valuestring, "allowed") != 0;
 }
 
-#define RC_PROBE_MUST 5 /* checks every line carries */
+#define RC_PROBE_MUST 4 /* checks every line carries */
 
 /* The checks a line of this mode must carry: [0] is the one that shows
  * the agent's way to the vendor (allowed or gateway). The other mode's
@@ -473,10 +471,11 @@ rc_probe_names(const cJSON *c, enum rc_probe_verdict v)
 static const char *const *
 rc_probe_must(enum rc_probe_mode mode, const char **foreign)
 {
-    static const char *const connect[] = { "allowed", "denied", "dns", "ipv6",
-                                           "landlock" };
-    static const char *const gateway[] = { "gateway", "denied", "dns", "ipv6",
-                                           "landlock" };
+    /* (not landlock: a probe image an older version pinned has none, and
+     * a line without it is only wrong where --landlock required asked,
+     * which an older probe refuses as an unknown flag) */
+    static const char *const connect[] = { "allowed", "denied", "dns", "ipv6" };
+    static const char *const gateway[] = { "gateway", "denied", "dns", "ipv6" };
 
     *foreign = mode == RC_PROBE_MODE_GATEWAY ? connect[0] : gateway[0];
     return mode == RC_PROBE_MODE_GATEWAY ? gateway : connect;
@@ -617,21 +616,25 @@ rc_probe_head(const cJSON *root, long exit_code, enum rc_probe_mode mode,
     return 0;
 }
 
-/* The detail of check name, cleaned for a message, into out. */
+/* "; Landlock <its detail>" of the landlock check, cleaned for a message,
+ * into out; "" for a line without one (an older probe image). */
 static const char *
-rc_probe_detail_of(const cJSON *checks, const char *name, char *out,
-                   size_t size)
+rc_probe_landlock_note(const cJSON *checks, char *out, size_t size)
 {
     const cJSON *c;
+    char detail[64];
 
-    snprintf(out, size, "?");
+    out[0] = '\0';
     cJSON_ArrayForEach(c, checks)
     {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
         const cJSON *d = cJSON_GetObjectItemCaseSensitive(c, "detail");
 
-        if (strcmp(n->valuestring, name) == 0)
-            rc_probe_clean(out, size, d->valuestring, size - 1);
+        if (strcmp(n->valuestring, "landlock") != 0)
+            continue;
+        rc_probe_clean(detail, sizeof(detail), d->valuestring,
+                       sizeof(detail) - 1);
+        snprintf(out, size, "; Landlock %s", detail);
     }
     return out;
 }
@@ -661,15 +664,15 @@ rc_probe_read(const cJSON *root, long exit_code, enum rc_probe_mode mode,
     if (named == NULL && mode == RC_PROBE_MODE_GATEWAY) {
         snprintf(r->finding, sizeof(r->finding),
                  "ok: boundary verified, the gateway refuses what its rules "
-                 "do not hold (vendor not tried); Landlock %s",
-                 rc_probe_detail_of(checks, "landlock", text, sizeof(text)));
+                 "do not hold (vendor not tried)%s",
+                 rc_probe_landlock_note(checks, text, sizeof(text)));
         return 0;
     }
     if (named == NULL) {
         snprintf(r->finding, sizeof(r->finding),
-                 "ok: boundary verified, vendor %s; Landlock %s",
+                 "ok: boundary verified, vendor %s%s",
                  r->vendor_reachable ? "reachable" : "unreachable",
-                 rc_probe_detail_of(checks, "landlock", text, sizeof(text)));
+                 rc_probe_landlock_note(checks, text, sizeof(text)));
         return 0;
     }
     rc_probe_check_text(named, text, sizeof(text));

@@ -29,11 +29,14 @@
 
 static char dir[64];
 
+/* On a tmpfs of its own (/dev/shm), as the box's writable volumes are:
+ * the launcher refuses to make a file executable on a filesystem the
+ * domain may write, and the root filesystem holds /bin. */
 static int
 setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof(dir), "/tmp/test-launch-XXXXXX");
+    snprintf(dir, sizeof(dir), "/dev/shm/test-launch-XXXXXX");
     return mkdtemp(dir) == NULL ? -1 : 0;
 }
 
@@ -290,6 +293,25 @@ confined_fs(void)
     return 0;
 }
 
+/* A CLI the domain could rewrite in place is not made executable: the
+ * whole ruleset is refused. */
+static int
+exec_on_writable_fs(void)
+{
+    static struct launch_policy p;
+    char text[256];
+
+    snprintf(text, sizeof(text), "write %s\n", dir);
+    if (read_text(text, &p) == -1)
+        return 1;
+    snprintf(text, sizeof(text), "%s/cli", dir);
+    if (try_create(text) != 0 || chmod(text, 0755) != 0)
+        return 2;
+    if (launch_landlock_apply(&p, text) != -1)
+        return 3;
+    return 0;
+}
+
 static int
 confined_net(void)
 {
@@ -347,6 +369,16 @@ test_landlock_writes_and_exec(void **state)
 }
 
 static void
+test_landlock_no_exec_on_writable_fs(void **state)
+{
+    (void)state;
+    if (landlock_here())
+        in_child(exec_on_writable_fs);
+    else
+        skip();
+}
+
+static void
 test_landlock_tcp_connect(void **state)
 {
     (void)state;
@@ -392,6 +424,7 @@ main(void)
         cmocka_unit_test(test_policy_refuses_too_many_entries),
         cmocka_unit_test(test_policy_file_kinds),
         cmocka_unit_test(test_landlock_writes_and_exec),
+        cmocka_unit_test(test_landlock_no_exec_on_writable_fs),
         cmocka_unit_test(test_landlock_tcp_connect),
         cmocka_unit_test(test_seccomp_filter),
         cmocka_unit_test(test_optional_landlock),

@@ -308,10 +308,15 @@ test_mcp_no_service(void **state)
 /* ---- the runner service ---- */
 
 struct svc {
-    char dir[64], sock[128];
+    char dir[64], sock[128], home[128];
     struct launch_policy p;
     pid_t pid; /* the forked launcher parent */
 };
+
+/* For the next svc_start: a runner-unset name, and a runner-home (in the
+ * service's directory) when home is set. */
+static char *svc_unset;
+static bool svc_home;
 
 /* Start a service for argv; the CLI child exits cli_exit after cli_ms, or
  * waits for a signal when cli_ms is 0. */
@@ -328,6 +333,14 @@ svc_start(struct svc *v, char *const *argv, unsigned timeout, size_t max,
     for (size_t i = 0; argv[i]; i++)
         v->p.runner[v->p.n_runner++] = argv[i];
     v->p.runner_dir = v->dir;
+    if (svc_unset != NULL)
+        v->p.runner_unset[v->p.n_runner_unset++] = svc_unset;
+    if (svc_home) {
+        snprintf(v->home, sizeof(v->home), "%s/home", v->dir);
+        v->p.runner_home = v->home;
+    }
+    svc_unset = NULL;
+    svc_home = false;
     v->p.runner_timeout = timeout;
     v->p.runner_max_bytes = max;
     v->p.runner_socket = v->sock;
@@ -413,6 +426,67 @@ test_runner_exit_and_output(void **state)
                "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"content\":[{"
                "\"type\":\"text\",\"text\":\"exit code 3\\nhi\\n\"}],"
                "\"isError\":true}}\n");
+    assert_int_equal(svc_stop(&v, true), 128 + SIGTERM);
+}
+
+/* A run that leaves a process behind, even out of its group (setsid):
+ * the reply comes when the run ends, not at the time limit, and what it
+ * left is killed (the service is a child subreaper). */
+static void
+test_runner_leftovers_killed(void **state)
+{
+    char script[512], pidfile[300], out[256];
+    char *argv[] = { "/bin/sh", "-c", script, NULL };
+    struct svc v;
+    time_t t0;
+    long bg = 0;
+    FILE *f;
+
+    (void)state;
+    /* (before the fork: the service runs its own copy of argv) */
+    snprintf(pidfile, sizeof(pidfile), "/tmp/test-launch-bg.%d", (int)getpid());
+    snprintf(script, sizeof(script),
+             "setsid sleep 60 </dev/null & echo $! >%s; echo started",
+             pidfile);
+    svc_start(&v, argv, 20, 1000, 0, 0);
+    t0 = time(NULL);
+    wire(v.sock, "RUN\n", 4, out, sizeof(out));
+    assert_true(time(NULL) - t0 < 10); /* not the 20 s limit */
+    assert_string_equal(out, "exit=0 signal=0 timeout=0 truncated=0 bytes=8"
+                             "\nstarted\n");
+    f = fopen(pidfile, "r");
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%ld", &bg), 1);
+    fclose(f);
+    unlink(pidfile);
+    assert_int_equal(kill((pid_t)bg, 0), -1); /* gone */
+    assert_int_equal(svc_stop(&v, true), 128 + SIGTERM);
+}
+
+/* The runner's environment: HOME and the XDG directories in runner-home
+ * (made by the service, empty), the runner-unset variable gone, the rest
+ * inherited. */
+static void
+test_runner_home_and_unset(void **state)
+{
+    char *argv[] = { "/bin/sh", "-c",
+                     "echo \"$HOME|$XDG_CONFIG_HOME|${LAUNCH_TEST_KEY-unset}|"
+                     "$LAUNCH_TEST_ENV\"; ls -A \"$HOME\" | wc -l", NULL };
+    struct svc v;
+    char out[512], want[512];
+
+    (void)state;
+    setenv("LAUNCH_TEST_KEY", "the-key", 1);
+    setenv("LAUNCH_TEST_ENV", "inherited", 1);
+    svc_unset = "LAUNCH_TEST_KEY";
+    svc_home = true;
+    svc_start(&v, argv, 10, 1000, 0, 0);
+    wire(v.sock, "RUN\n", 4, out, sizeof(out));
+    snprintf(want, sizeof(want), "%s|%s|unset|inherited\n0\n", v.home,
+             v.home);
+    assert_non_null(strstr(out, want));
+    unsetenv("LAUNCH_TEST_KEY");
+    assert_int_equal(rmdir(v.home), 0); /* made by the service, left empty */
     assert_int_equal(svc_stop(&v, true), 128 + SIGTERM);
 }
 
@@ -602,6 +676,8 @@ main(void)
         cmocka_unit_test(test_runner_timeout),
         cmocka_unit_test(test_runner_truncated_and_bad_utf8),
         cmocka_unit_test(test_runner_output_starting_blank),
+        cmocka_unit_test(test_runner_leftovers_killed),
+        cmocka_unit_test(test_runner_home_and_unset),
         cmocka_unit_test(test_runner_not_found),
         cmocka_unit_test(test_runner_bad_and_silent_clients),
         cmocka_unit_test(test_runner_cli_exit_code),

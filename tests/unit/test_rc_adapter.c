@@ -673,6 +673,55 @@ test_runner_with_quotes_is_the_exact_argv(void **state)
     }
 }
 
+/* An attempt an older version captured is built as its agent was made:
+ * the CLI alone, no policy file, no launcher to upload. */
+static void
+test_unlaunched_is_the_cli_alone(void **state)
+{
+    struct rc_adapter_box box = { .proxy_port = 3128, .runner_timeout = 60,
+                                  .runner_max_bytes = 1024,
+                                  .runner_dir = "/work", .unlaunched = true };
+    struct err e = { 0 };
+
+    (void)state;
+    for (int a = 0; a < N_ADAPTERS; a++) {
+        struct rc_adapter_out *o =
+            rc_adapter_build(vendor_of(adapters[a]), adapters[a],
+                             SPEC_PHASE_REVIEW, PROMPT, &make_test, &box, &e);
+        struct rc_adapter_out *l = build(adapters[a], SPEC_PHASE_REVIEW, PROMPT);
+
+        assert_non_null(o);
+        assert_false(rc_adapter_launched(o));
+        assert_true(rc_adapter_launched(l));
+        assert_string_equal(o->argv[0], l->argv[LAUNCH_ARGS]);
+        assert_null(file_content(o, "/launch.policy"));
+        rc_adapter_out_free(o);
+        rc_adapter_out_free(l);
+    }
+}
+
+/* The runner gets a home the CLI cannot write, and not the vendor's key
+ * (credentialMode env puts it in the CLI's environment). */
+static void
+test_runner_home_and_key(void **state)
+{
+    struct rc_adapter_box box = { .proxy_port = 3128, .runner_timeout = 60,
+                                  .runner_max_bytes = 1024,
+                                  .runner_dir = "/work",
+                                  .credential_env = "ANTHROPIC_API_KEY" };
+    struct err e = { 0 };
+    struct rc_adapter_out *o = rc_adapter_build(
+        "claude", "claude", SPEC_PHASE_REVIEW, PROMPT, &make_test, &box, &e);
+    const char *pol;
+
+    (void)state;
+    assert_non_null(o);
+    pol = file_content(o, "/launch.policy");
+    assert_non_null(strstr(pol, "\nrunner-unset ANTHROPIC_API_KEY\n"));
+    assert_non_null(strstr(pol, "\nrunner-home " RC_RUNNER_HOME "\n"));
+    rc_adapter_out_free(o);
+}
+
 /* --- negative controls: the checkers can fail ---------------------- */
 
 static void
@@ -892,6 +941,8 @@ main(void)
         cmocka_unit_test(test_review_without_runner_runs_nothing),
         cmocka_unit_test(test_option_like_prompt_arrives_as_the_prompt),
         cmocka_unit_test(test_runner_with_quotes_is_the_exact_argv),
+        cmocka_unit_test(test_unlaunched_is_the_cli_alone),
+        cmocka_unit_test(test_runner_home_and_key),
         cmocka_unit_test(test_checkers_catch_a_widened_output),
         cmocka_unit_test(test_bad_inputs_are_refused_with_the_field),
         cmocka_unit_test(test_shell_line_quotes_only_what_needs_it),

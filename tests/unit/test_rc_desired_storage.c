@@ -189,8 +189,8 @@ test_agent_user_per_attempt(void **state)
     (void)state;
     assert_non_null(c);
     assert_int_equal(rc_agent_user_for(c, 5, u, NULL), 0);
-    /* 10.213.5.0/24: 213 * 256 + 5 */
-    assert_string_equal(u, "154533:154533");
+    /* 10.213.5.0/24: (10 << 16) + (213 << 8) + 5 = 709893 */
+    assert_string_equal(u, "809893:809893");
     assert_int_equal(rc_agent_user_for(c, 6, v, NULL), 0);
     assert_string_not_equal(u, v);
     assert_int_equal(rc_agent_user_for(c, 256, u, NULL), -1); /* past /16 */
@@ -203,7 +203,7 @@ test_agent_user_per_attempt(void **state)
     c = cfg_parse("c.yaml", base, strlen(base), &es);
     assert_non_null(c);
     assert_int_equal(rc_agent_user_for(c, 65535, u, NULL), 0);
-    assert_string_equal(u, "135535:135535"); /* 10.255.255.0: 70000 + 65535 */
+    assert_string_equal(u, "790895:790895"); /* 10.255.255.0: 70000 + 720895 */
     cfg_free(c);
 }
 

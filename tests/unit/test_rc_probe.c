@@ -586,12 +586,13 @@ static const struct parse_case parse_cases[] = {
       "breach: an IPv6 address is up in the box (1 addresses, first on lo): "
       "a path the proxy does not see",
       NULL },
-    { "the landlock check missing (an older probe image)",
+    { "no landlock check (a probe image an older version pinned)",
       LINE("ok", "reachable",
            ALLOWED_200 "," DENIED_403
            "," CHK("dns", "vendor.test:443", "true", "no answer")
            "," CHK("ipv6", "inet6", "true", "no address")),
-      0, 0, false, NULL, "no landlock check" },
+      0, RC_PROBE_OK, true, "ok: boundary verified, vendor reachable",
+      NULL },
     { "no Landlock where the launcher needs it",
       LINE("proxy-broken", "reachable",
            ALLOWED_200 "," DENIED_403

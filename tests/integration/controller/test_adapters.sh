@@ -82,7 +82,7 @@ for v in claude codex acme; do
             "^    Tools: +$(jq -r .policy.summary "$GOLDEN/$a-$p.json" |
                 sed 's/;.*//; s/^tools: //; s/[][().*+?^$|\\]/\\&/g')\$" <<<"$d"
         check "$n: and the kernel's layer on another" grep -qE \
-            '^    Kernel: +Landlock \(exec: the CLI only; write: .*\), seccomp$' <<<"$d"
+            '^    Kernel: +Landlock \(exec: the CLI[,;].*write: .*\), seccomp$' <<<"$d"
     done
 done
 check "control: planning differs from the execute golden file" \

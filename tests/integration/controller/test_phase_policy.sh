@@ -15,8 +15,9 @@
 #   execute, fix: create in /work ok;
 #   review, execute, fix: the runner tool's socket answers, and the
 #     runner (a shell, which the CLI itself may not execute) ran outside
-#     the CLI's domain: exit 0, its output, and in execute and fix its
-#     write in /work landed.
+#     the CLI's domain: exit 0, its output, its HOME in /dev/shm (not the
+#     CLI's /tmp, where config files would run code through it), and in
+#     execute and fix its write in /work landed.
 #
 # Negative control (test-hooks build, AGENTCTL_TEST_DISABLE=launcher: the
 # agent runs the CLI without the launcher): the same probes in review and
@@ -33,7 +34,7 @@ sed -i '/^vendors:/a\
 mkdir -p "$WS_ROOT/proj/.git"
 echo "# proj $CTL_RUN" >"$WS_ROOT/proj/README.md"
 echo "ref: refs/heads/main" >"$WS_ROOT/proj/.git/HEAD"
-RUNNER='runner: [sh, -c, "echo RUNNER-RAN; echo x >/work/runner-wrote && echo RUNNER-WROTE; exit 0"]'
+RUNNER='runner: [sh, -c, "echo RUNNER-RAN; echo HOME=$HOME; echo x >/work/runner-wrote && echo RUNNER-WROTE; exit 0"]'
 PHASES=(planning questions review execute fix)
 
 # specs PREFIX: one invocation per phase.
@@ -89,6 +90,8 @@ for p in "${PHASES[@]}"; do
     review)
         check_match "$n: the runner ran outside the domain" \
             '^exit=0 .*RUNNER-RAN' "$(jq -r .runner <<<"$r")"
+        check_match "$n: with a home the CLI cannot write" \
+            'HOME=/dev/shm/agentctl-runner-home' "$(jq -r .runner <<<"$r")"
         check "$n: its write in /work refused (read-only mount)" \
             lacks "$(jq -r .runner <<<"$r")" RUNNER-WROTE ;;
     *)
@@ -98,8 +101,13 @@ for p in "${PHASES[@]}"; do
             "$(jq -r .runner <<<"$r")" ;;
     esac
 done
-check_match "describe shows the kernel layer" 'Landlock' \
-    "$(actl describe pp-review)"
+d=$(actl describe pp-review)
+check_match "describe shows the kernel layer" 'Landlock' "$d"
+check_eq "describe: one Kernel line (the runner's ';' stay on its line)" 1 \
+    "$(grep -c '^    Kernel:' <<<"$d")"
+check "describe: the Runner line holds the whole runner" grep -qE \
+    "^    Runner: +sh -c 'echo RUNNER-RAN; echo HOME=.*exit 0' \(exact argv" \
+    <<<"$d"
 ctl_stop
 
 # The control: the same boxes without the launcher.
