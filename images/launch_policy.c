@@ -19,11 +19,16 @@
  * ours. */
 #define LAUNCH_POLICY_MAX (64 * 1024)
 
+/* file:line: what: the line, its bytes outside printable ASCII shown as
+ * '?' (a policy that is not ours may hold anything). */
 static int
 policy_fail(const char *file, unsigned line, const char *what, const char *v)
 {
-    fprintf(stderr, "agent-launch: %s:%u: %s%s%s\n", file, line, what,
-            v ? ": " : "", v ? v : "");
+    fprintf(stderr, "agent-launch: %s:%u: %s%s", file, line, what,
+            v ? ": " : "");
+    for (const unsigned char *c = (const unsigned char *)v; c && *c; c++)
+        fputc(*c >= 0x20 && *c < 0x7f ? *c : '?', stderr);
+    fputc('\n', stderr);
     return -1;
 }
 
