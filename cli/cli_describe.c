@@ -254,6 +254,12 @@ print_status(const cJSON *st, const char *dflt_phase)
           val(st, "phase", tmp, 32) ? val(st, "phase", tmp, 32) : dflt_phase);
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         field(2, keys[i][0], val(st, keys[i][1], tmp, sizeof(tmp)));
+    /* where the key went (a spec with a credential) */
+    if (val(st, "credentialMode", tmp, sizeof(tmp)) != NULL)
+        field(2, "Credential:",
+              strcmp(val(st, "credentialMode", tmp, sizeof(tmp)), "env") == 0
+                  ? "in the box (credentialMode env: the agent's environment)"
+                  : "held by the attempt's gateway, never in the box");
     /* prompt specs: what the vendor CLI may do in this phase, and which
      * layer holds it (docs/phase-policy.md) */
     if (val(st, "toolPolicy", tmp, sizeof(tmp)) != NULL)

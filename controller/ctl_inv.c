@@ -265,6 +265,21 @@ forget_egress_audit(struct ctl_inv *inv)
         (void)unlink(path);
 }
 
+/* Where the attempt's key goes, for describe: into the box (env) or to
+ * its gateway only (docs/gateway.md). Nothing without a credential. */
+static void
+capture_credential_mode(struct ctl_inv *inv)
+{
+    const struct cfg_vendor *vd =
+        cfg_find_vendor(inv->ctl->cfg, inv->spec->vendor);
+
+    if (inv->spec->credential == NULL || vd == NULL)
+        return;
+    ctl_record_set_str(&inv->rec, &inv->rec.credential_mode,
+                       vd->credential_mode == CFG_CREDENTIAL_GATEWAY ? "gateway"
+                                                                     : "env");
+}
+
 /* Record the capture: from here on the attempt's spec is frozen. */
 static void
 capture_commit(struct ctl_inv *inv)
@@ -288,6 +303,7 @@ capture_commit(struct ctl_inv *inv)
             inv->pins->helpers[h][0] ? inv->pins->helpers[h] : NULL);
     ctl_record_set_str(r, &r->spec_hash, s->spec_hash);
     ctl_record_set_str(r, &r->captured_at, now);
+    capture_credential_mode(inv);
     ctl_attempt_set_subnet(inv, subnet);
     /* This version's bodies state Docker's defaults; an attempt an older
      * version captured keeps the bodies its boxes were made from. */

@@ -305,6 +305,24 @@ on_stop_signal(struct ev_loop *loop, ev_signal *w, int revents)
     ev_break(loop, EVBREAK_ALL);
 }
 
+/* A vendor whose key goes into the box (credentialMode env) is said once
+ * per load: the agent, and the repository's runner, can read it there. */
+static void
+warn_env_mode(const struct cfg *cfg)
+{
+    for (size_t i = 0; cfg != NULL && i < cfg->n_vendors; i++) {
+        const struct cfg_vendor *vd = &cfg->vendors[i];
+
+        if (vd->credential_env != NULL &&
+            vd->credential_mode == CFG_CREDENTIAL_ENV)
+            log_kv(LOG_WARN,
+                   "credentialMode env: a spec's key for this vendor goes "
+                   "into the box (credentialMode: gateway keeps it out, "
+                   "docs/gateway.md)",
+                   "vendor", vd->name, "env", vd->credential_env, NULL);
+    }
+}
+
 static struct cfg *
 load_config(const char *path)
 {
@@ -315,6 +333,7 @@ load_config(const char *path)
     for (size_t i = 0; i < es.n; i++)
         log_kv(LOG_ERROR, "config error", "error",
                err_format(&es.items[i], line, sizeof(line)), NULL);
+    warn_env_mode(cfg);
     return cfg;
 }
 

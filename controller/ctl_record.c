@@ -497,7 +497,8 @@ ctl_record_reset_attempt(struct ctl_record *r)
 {
     char **drop[] = { &r->started_at,  &r->finished_at, &r->image_id,
                       &r->spec_hash,   &r->captured_at, &r->tool_policy,
-                      &r->canary_pending, &r->agent_user };
+                      &r->canary_pending, &r->agent_user,
+                      &r->credential_mode };
 
     static const char *const keys[] = {
         "stopReason",
@@ -519,6 +520,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
         "box",
         "toolPolicy",
         "agentUser",
+        "credentialMode",
         "defaultsStated",
         "ipForwardOff",
         "launcher",

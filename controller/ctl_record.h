@@ -137,6 +137,8 @@ struct ctl_record {
     char *finished_at;
     char *tool_policy;
     char *agent_user; /* status.agentUser: "uid:gid" fixed at capture */
+    char *credential_mode; /* status.credentialMode: "env" | "gateway",
+                              a spec with a credential only */
     /* status.canaryPending: the name of the canary container about to be
      * created, on disk before its create; cleared when its ID is
      * recorded. Left set, it names a create whose answer a crash lost. */

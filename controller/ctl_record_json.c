@@ -113,6 +113,7 @@ static const struct {
     { "capturedAt", offsetof(struct ctl_record, captured_at) },
     { "toolPolicy", offsetof(struct ctl_record, tool_policy) },
     { "agentUser", offsetof(struct ctl_record, agent_user) },
+    { "credentialMode", offsetof(struct ctl_record, credential_mode) },
     { "startedAt", offsetof(struct ctl_record, started_at) },
     { "finishedAt", offsetof(struct ctl_record, finished_at) },
     { "canaryPending", offsetof(struct ctl_record, canary_pending) },
@@ -555,6 +556,7 @@ add_attempt(cJSON *o, const struct ctl_record *r)
                                 r->observed_generation);
     add_str(o, "toolPolicy", r->tool_policy);
     add_str(o, "agentUser", r->agent_user);
+    add_str(o, "credentialMode", r->credential_mode);
 }
 
 static void

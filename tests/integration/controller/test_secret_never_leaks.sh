@@ -5,7 +5,8 @@
 # agentctl get/describe/logs, the metrics endpoint, nor in any Docker
 # object of the invocation but the agent container's environment.
 # Negative controls: the same grep finds the token in the credential
-# file, and finds the vendor's token in the captured output.
+# file, and finds the vendor's token in the captured output. Env mode is
+# said: a warning at config load, and describe's Credential line.
 source "$(dirname "$0")/lib_controller.sh"
 ctl_init
 ctl_start
@@ -44,6 +45,12 @@ check_match "keyed-echo: printed whole" 'whole=.' "$out"
 check_match "keyed-echo: printed split" 'split=.' "$out"
 check "keyed-echo: the output holds no credential" lacks "$out" "$CRED_TOKEN"
 check "keyed-echo: not even its second half" lacks "$out" "${CRED_TOKEN:20}"
+# credentialMode env is said where an operator looks (issue 35): once at
+# config load in the log, and on the invocation in describe
+check_eq "the log says once that vendor fake's key goes into the box" 1 \
+    "$(grep -c '"msg":"credentialMode env: a spec.s key for this vendor goes into the box.*"vendor":"fake"' "$CTL_LOG")"
+check_match "describe: the key is in the box (env mode)" \
+    'Credential: +in the box \(credentialMode env' "$(actl describe keyed-echo)"
 
 # While keyed-long runs: only the agent container holds the value.
 wait_phase keyed-long Running 240

@@ -104,6 +104,11 @@ check "c-gw: the agent does not mount the key" \
 check_eq "c-gw: no CONNECT from the agent's address got through" "" \
     "$(vd_agent_tunnels | grep -v ' 403$' || true)"
 check_no_key_kept c-gw /v1/messages
+check_match "c-gw: describe says the gateway holds the key" \
+    'Credential: +held by the attempt.s gateway, never in the box' \
+    "$(actl describe c-gw)"
+check "c-gw: no env-mode warning for the gateway vendor claude" \
+    not grep -q '"msg":"credentialMode env.*"vendor":"claude"' "$CTL_LOG"
 check_eq "c-gw: logs --egress cannot be followed (usage, 2)" 2 \
     "$(actl logs -f --egress c-gw >/dev/null 2>&1; echo $?)"
 # control: the search finds a key where one is
