@@ -110,7 +110,8 @@ echo "# ok: $(head -n 1 <<<"$out")"
 check_eq "the real gateway refuses: ok, vendor unknown" "ok unknown" \
     "$(verdict "$out")"
 check_eq "and exit 0" exit=0 "$(exit_of "$out")"
-check_eq "the checks of gateway mode, gateway first" "gateway,denied,dns,ipv6" \
+check_eq "the checks of gateway mode, gateway first" \
+    "gateway,denied,dns,ipv6,landlock" \
     "$(names_of "$out")"
 check_eq "gateway: its 403 with Proxy-Status" "true 403 -" \
     "$(check_of "$out" gateway)"
@@ -181,5 +182,6 @@ out=$(probe --proxy 127.0.0.1:3129 --allowed "$VENDOR" \
 echo "# CONNECT mode: $(head -n 1 <<<"$out")"
 check_eq "CONNECT mode as before: ok, the vendor unreachable (502)" \
     "ok unreachable" "$(verdict "$out")"
-check_eq "CONNECT mode's checks, no gateway check" "allowed,denied,dns,ipv6" \
+check_eq "CONNECT mode's checks, no gateway check" \
+    "allowed,denied,dns,ipv6,landlock" \
     "$(names_of "$out")"
