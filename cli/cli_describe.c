@@ -247,6 +247,7 @@ print_status(const cJSON *st, const char *dflt_phase)
     };
     const cJSON *out = cJSON_GetObjectItemCaseSensitive(st, "output");
     const cJSON *git = cJSON_GetObjectItemCaseSensitive(st, "git");
+    const char *mode, *policy;
     char tmp[32], line[160], t2[32];
 
     printf("Status:\n");
@@ -255,15 +256,15 @@ print_status(const cJSON *st, const char *dflt_phase)
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         field(2, keys[i][0], val(st, keys[i][1], tmp, sizeof(tmp)));
     /* where the key went (a spec with a credential) */
-    if (val(st, "credentialMode", tmp, sizeof(tmp)) != NULL)
+    if ((mode = val(st, "credentialMode", tmp, sizeof(tmp))) != NULL)
         field(2, "Credential:",
-              strcmp(val(st, "credentialMode", tmp, sizeof(tmp)), "env") == 0
+              strcmp(mode, "env") == 0
                   ? "in the box (credentialMode env: the agent's environment)"
                   : "held by the attempt's gateway, never in the box");
     /* prompt specs: what the vendor CLI may do in this phase, and which
      * layer holds it (docs/phase-policy.md) */
-    if (val(st, "toolPolicy", tmp, sizeof(tmp)) != NULL)
-        print_tool_policy(val(st, "toolPolicy", tmp, sizeof(tmp)));
+    if ((policy = val(st, "toolPolicy", tmp, sizeof(tmp))) != NULL)
+        print_tool_policy(policy);
     if (git != NULL) {
         field(2, "Git Digest Before:", val(git, "digestBefore", tmp, 32));
         field(2, "Git Digest After:", val(git, "digestAfter", tmp, 32));

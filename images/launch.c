@@ -19,29 +19,6 @@ usage(void)
     return LAUNCH_EXIT_USAGE;
 }
 
-/* name as execvp would find it, into out; -1 when nowhere. */
-static int
-launch_resolve(const char *name, char *out, size_t size)
-{
-    const char *path = getenv("PATH"), *s, *e;
-
-    if (strchr(name, '/') != NULL)
-        return snprintf(out, size, "%s", name) < (int)size &&
-                       access(out, X_OK) == 0 ? 0 : -1;
-    if (path == NULL || path[0] == '\0')
-        path = "/usr/local/bin:/usr/bin:/bin";
-    for (s = path; *s != '\0'; s = *e == ':' ? e + 1 : e) {
-        e = strchrnul(s, ':');
-        if (*s != '/')
-            continue; /* an empty or relative entry means the cwd: never */
-        if (snprintf(out, size, "%.*s/%s", (int)(e - s), s, name) <
-                (int)size &&
-            access(out, X_OK) == 0)
-            return 0;
-    }
-    return -1;
-}
-
 /* In the process that becomes the CLI: the domain, then the exec. */
 static int
 launch_exec(const struct launch_policy *p, const char *exe, char **argv)
@@ -63,7 +40,7 @@ launch_main(const char *policy_file, char **argv)
 
     if (launch_policy_read(policy_file, &p) == -1)
         return LAUNCH_EXIT_USAGE;
-    if (launch_resolve(argv[0], exe, sizeof(exe)) == -1) {
+    if (launch_path_find(argv[0], exe, sizeof(exe)) == -1) {
         fprintf(stderr, "agent-launch: %s: not found or not executable\n",
                 argv[0]);
         return LAUNCH_EXIT_NOTFOUND;

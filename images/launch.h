@@ -88,6 +88,11 @@ struct launch_policy {
 int launch_policy_read(const char *file, struct launch_policy *p);
 void launch_policy_cleanup(struct launch_policy *p);
 
+/* launch_path.c: name (or a path) as exec would run it, into out: PATH's
+ * absolute entries only (unset: /usr/local/bin:/usr/bin:/bin), an
+ * executable file. -1 when there is none. */
+int launch_path_find(const char *name, char *out, size_t size);
+
 /* launch_seccomp.c: stack the deny filter on this thread (and what it
  * execs or forks). -1 with errno. */
 int launch_seccomp_apply(void);

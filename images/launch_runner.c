@@ -41,7 +41,6 @@
 #define RUNNER_CHUNK     65536
 #define RUNNER_PAUSE_MS  1000 /* after EMFILE and the like on accept */
 #define RUNNER_REQ_MAX   16   /* longer than "RUN\n": a bad request */
-#define RUNNER_PATH_DFLT "/usr/local/bin:/usr/bin:/bin" /* PATH unset */
 #define RUNNER_DRAIN_MS  500  /* output read after the run itself ended */
 
 /* The service's state, on launch_runner_serve's stack. */
@@ -243,43 +242,18 @@ serve_poll(struct serve *s, int fd, short events, int64_t deadline)
     return fd >= 0 && pf[1].revents ? 1 : 0;
 }
 
-/* execvp's PATH search, without its fallback to /bin/sh for a file that
- * is not an executable format. Returns only on failure, with errno. */
+/* The runner, found as the CLI is (launch_path_find), never through a
+ * shell. Returns only on failure, with errno. */
 static void
 exec_search(char *const argv[])
 {
-    const char *file = argv[0], *path = getenv("PATH"), *dir, *end;
-    char buf[PATH_MAX];
-    bool eacces = false;
+    char path[PATH_MAX];
 
-    if (strchr(file, '/')) {
-        execv(file, argv);
+    if (launch_path_find(argv[0], path, sizeof(path)) == -1) {
+        errno = ENOENT;
         return;
     }
-    if (!path || !*path)
-        path = RUNNER_PATH_DFLT;
-    for (dir = path;; dir = end + 1) {
-        size_t dlen;
-
-        end = strchr(dir, ':');
-        if (!end)
-            end = dir + strlen(dir);
-        dlen = (size_t)(end - dir);
-        if (dlen + 1 + strlen(file) < sizeof(buf)) {
-            /* an empty entry is the working directory, as for execvp */
-            snprintf(buf, sizeof(buf), "%.*s%s%s", (int)dlen, dir,
-                     dlen ? "/" : "", file);
-            execv(buf, argv);
-            if (errno == EACCES)
-                eacces = true;
-            else if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE &&
-                     errno != ENODEV && errno != ETIMEDOUT)
-                return;
-        }
-        if (*end == '\0')
-            break;
-    }
-    errno = eacces ? EACCES : ENOENT;
+    execv(path, argv);
 }
 
 /* The run's environment: the launcher's, without the variables the

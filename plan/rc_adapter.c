@@ -388,7 +388,6 @@ rc_adapter_build(const char *vendor_name, const char *adapter,
     b.out = rc_adapter_out_new(vendor_name, adapter, phase, runner);
     b.prompt = prompt;
     b.box = box;
-    b.gateway_url = box != NULL ? box->gateway_url : NULL;
     b.e = e;
     if (b.out == NULL) {
         err_set(e, ERR_NOMEM, "out of memory building the agent command");

@@ -256,9 +256,9 @@ rc__adapter_codex(struct rc__adapter *b)
     rc__adapter_arg(b, "features.apps=false");
     /* 0.171.0 ignores OPENAI_BASE_URL in the environment
      * (docs/vendor-clis.md): the gateway's URL goes in as config */
-    if (b->gateway_url != NULL) {
+    if (b->box != NULL && b->box->gateway_url != NULL) {
         rc__adapter_arg(b, "-c");
-        rc__adapter_argf(b, "openai_base_url=\"%s/v1\"", b->gateway_url);
+        rc__adapter_argf(b, "openai_base_url=\"%s/v1\"", b->box->gateway_url);
     }
     codex_instructions_arg(b);
     rc__adapter_arg(b, "--");

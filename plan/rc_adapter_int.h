@@ -16,8 +16,7 @@
 struct rc__adapter {
     struct rc_adapter_out *out;
     const char *prompt;
-    const char *gateway_url; /* credential gateway's base URL, or NULL */
-    const struct rc_adapter_box *box;
+    const struct rc_adapter_box *box; /* NULL: rc_adapter_launch.c's */
     /* files beside the CLI's binary it executes itself (measured per
      * pinned CLI), NULL-terminated; NULL: none (rc_adapter_launch.c) */
     const char *const *exec_siblings;

@@ -5,7 +5,8 @@ agentctl_unit_test(test_launch_mcp
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_launch_mcp.c
           ${CMAKE_SOURCE_DIR}/images/launch_json.c
           ${CMAKE_SOURCE_DIR}/images/launch_mcp.c
-          ${CMAKE_SOURCE_DIR}/images/launch_runner.c)
+          ${CMAKE_SOURCE_DIR}/images/launch_runner.c
+          ${CMAKE_SOURCE_DIR}/images/launch_path.c)
 target_include_directories(test_launch_mcp PRIVATE ${CMAKE_SOURCE_DIR}/images)
 
 # agent-launch's policy file and its confinement (images/launch_policy.c,
