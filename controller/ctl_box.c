@@ -419,6 +419,28 @@ check_proxy(struct ctl_box *b, const cJSON *inspect)
         b->stage = BOX_READY;
 }
 
+bool
+ctl_box_probed(const struct ctl_box *b)
+{
+    return b->desired == NULL || b->desired->gateway_url[0] == '\0';
+}
+
+/* The box waits to be handed; verified_at is when its probe passed, or,
+ * for a box that has none, when it became ready (its age counts from
+ * there, ctl_pool.c). */
+static void
+box_ready(struct ctl_box *b)
+{
+    if (!ctl_box_probed(b))
+        ctl_now(b->verified_at);
+    b->ready = true;
+    b->stage = BOX_READY;
+    b->ctl->pool_backoff = 0;
+    log_kv(LOG_INFO, "warm box ready", "box", b->name, "vendor", b->vendor,
+           NULL);
+    changed(b->ctl);
+}
+
 /* The verdict of the box's probe: anything but a pass removes the box
  * (the invocations build their own meanwhile). */
 static void
@@ -524,6 +546,12 @@ box_answered(struct ctl_box *b, struct dk_response *r)
     case BOX_ADDRESS:
         /* the probe must not reach it */
         ctl_objects_egress_ip(b->ctl, r->json, b->proxy_egress_ip);
+        /* A gateway vendor's boundary includes the invocation's gateway:
+         * the invocation probes it once its gateway is up (ctl_pool.c) */
+        if (!ctl_box_probed(b)) {
+            box_ready(b);
+            return;
+        }
         break;
     case BOX_PROBE:
         copy_id(r, b->probe_id, sizeof(b->probe_id));
@@ -536,12 +564,7 @@ box_answered(struct ctl_box *b, struct dk_response *r)
         return;
     case BOX_PROBE_DROP:
         b->probe_id[0] = '\0';
-        b->ready = true;
-        b->stage = BOX_READY;
-        b->ctl->pool_backoff = 0;
-        log_kv(LOG_INFO, "warm box ready", "box", b->name, "vendor", b->vendor,
-               NULL);
-        changed(b->ctl);
+        box_ready(b);
         return;
     case BOX_CHECK_NETWORK:
         if (ctl_test_disabled("pool-revalidation") ||

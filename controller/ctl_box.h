@@ -20,4 +20,9 @@ void ctl_box_doom(struct ctl_box *b, const char *why, const char *detail);
  * are: handed to an invocation, or left for garbage collection. */
 void ctl_box_free(struct ctl_box *b);
 
+/* The box's boundary probe ran and passed when it became ready. False for
+ * a vendor in credentialMode gateway: the boundary includes the gateway,
+ * which is made at the hand-over, so the invocation probes it then. */
+bool ctl_box_probed(const struct ctl_box *b);
+
 #endif

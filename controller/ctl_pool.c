@@ -146,9 +146,10 @@ record_box(struct ctl_inv *inv, const struct ctl_box *b)
 {
     struct ctl_record *rec = &inv->rec;
     static const enum ctl_progress done[] = {
-        CTL_PROG_NETWORK_CREATED,   CTL_PROG_PROXY_CREATED,
-        CTL_PROG_PROXY_CONNECTED,   CTL_PROG_PROXY_STARTED,
-        CTL_PROG_BOUNDARY_VERIFIED,
+        CTL_PROG_NETWORK_CREATED,
+        CTL_PROG_PROXY_CREATED,
+        CTL_PROG_PROXY_CONNECTED,
+        CTL_PROG_PROXY_STARTED,
     };
 
     ctl_record_set_box(rec, box_record(b));
@@ -163,6 +164,15 @@ record_box(struct ctl_inv *inv, const struct ctl_box *b)
     inv->egress_checked = true;
     snprintf(inv->proxy_egress_ip, sizeof(inv->proxy_egress_ip), "%s",
              b->proxy_egress_ip);
+    if (!ctl_box_probed(b)) {
+        /* the invocation's own probe runs once its gateway is up */
+        ctl_event(inv, false, "WarmBoxTaken",
+                  "took warm box %s (network %.12s, proxy %.12s; the "
+                  "boundary probe runs once the attempt's gateway is up)",
+                  b->name, b->net_id, b->proxy_id);
+        return;
+    }
+    ctl_record_set_done(rec, CTL_PROG_BOUNDARY_VERIFIED);
     ctl_status_set_condition(inv, "BoundaryVerified", true, "WarmBox",
                              "the boundary probe passed on warm box at "
                              "verifiedAt (status.box)");

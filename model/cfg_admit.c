@@ -60,8 +60,10 @@ admit_unknown_vendor(const struct cfg *cfg,
 }
 
 /* The credential and the budget against the vendor's credentialMode: a
- * gateway has nothing to add without a credential, a budget is kept by the
- * gateway only, and in env mode a credential needs a variable to go in. */
+ * budget is kept by the gateway only, and in env mode a credential needs a
+ * variable to go in. A gateway vendor's spec without a credential is
+ * admitted: its gateway adds no key (--no-credential) and still applies
+ * the rules and the request policy. */
 static int
 admit_mode(const struct cfg_vendor *vd, const struct spec_invocation *inv,
            struct err *e)
@@ -73,12 +75,6 @@ admit_mode(const struct cfg_vendor *vd, const struct spec_invocation *inv,
                           "spec.vendorBudget",
                           "vendor \"%s\" uses credentialMode env; a budget "
                           "needs credentialMode gateway",
-                          vd->name);
-    if (gateway && inv->credential == NULL)
-        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
-                          "spec.credential",
-                          "vendor \"%s\" uses credentialMode gateway, which "
-                          "needs a credential",
                           vd->name);
     if (!gateway && inv->credential != NULL && vd->credential_env == NULL)
         return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,

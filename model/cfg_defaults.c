@@ -1,8 +1,8 @@
 /* cfg_defaults.c - the built-in configuration (images, networks, the
  * agent user, paths, limits, no warm pool, and the vendor table: claude
  * and codex with the hosts their APIs answer on, both in credentialMode
- * env), the sorted vendor list a file adds to, and freeing and lookup of
- * a loaded config. */
+ * gateway), the sorted vendor list a file adds to, and freeing and lookup
+ * of a loaded config. */
 #include "cfg.h"
 
 #include <stdlib.h>
@@ -66,36 +66,61 @@ cfg__vendor_put(struct cfg *cfg, struct cfg_vendor *vd)
     return 0;
 }
 
-static int
-cfg_builtin_vendor(struct cfg *cfg, const char *name, const char *const *hosts,
-                   size_t n, const char *env)
-{
-    struct cfg_vendor vd = { 0 };
+/* The versioned vendor profiles, read by the same code as a file's
+ * vendors (cfg_vendor.c), so a built-in profile obeys every rule an
+ * operator's does. The hosts are exactly those the pinned CLI versions
+ * (hack/images/vendor-clis.txt) connect to with an API key and their
+ * non-essential traffic off, as measured by tests/integration/vendors/
+ * (docs/vendor-clis.md). Both hold the key in a gateway of the attempt's
+ * own (credentialMode gateway is the default with a credentialEnv; issue
+ * 35), with the request rules the CLIs need: Claude Code posts to
+ * /v1/messages (and count_tokens below it), Codex to /v1/responses.
+ * Codex exec reads its key from CODEX_API_KEY (0.171.0 sends no key at
+ * all when only OPENAI_API_KEY is set: measured); it ignores
+ * OPENAI_BASE_URL, so its adapter passes the gateway's URL itself. */
+static const char cfg_builtin_vendors_yaml[] =
+    "claude:\n"
+    "  hosts: [\"api.anthropic.com:443\"]\n"
+    "  credentialEnv: ANTHROPIC_API_KEY\n"
+    "  gateway:\n"
+    "    authHeader: x-api-key\n"
+    "    allow: [\"POST /v1/messages\"]\n"
+    "    baseUrlEnv: ANTHROPIC_BASE_URL\n"
+    "codex:\n"
+    "  hosts: [\"api.openai.com:443\"]\n"
+    "  credentialEnv: CODEX_API_KEY\n"
+    "  gateway:\n"
+    "    authHeader: bearer\n"
+    "    allow: [\"POST /v1/responses\"]\n";
 
-    vd.name = strdup(name);
-    vd.credential_env = strdup(env);
-    vd.hosts = calloc(n, sizeof(*vd.hosts));
-    if (vd.name == NULL || vd.credential_env == NULL || vd.hosts == NULL)
-        goto fail;
-    for (; vd.n_hosts < n; vd.n_hosts++)
-        if ((vd.hosts[vd.n_hosts] = strdup(hosts[vd.n_hosts])) == NULL)
-            goto fail;
-    if (cfg__vendor_put(cfg, &vd) == 0)
-        return 0;
-fail:
-    cfg__vendor_cleanup(&vd);
-    return -1;
+/* Put the built-in vendors into cfg; -1 when out of memory (the text is
+ * ours: a profile it holds that the rules refuse is a bug the unit tests
+ * catch, reported the same way). */
+static int
+cfg_builtin_vendors(struct cfg *cfg)
+{
+    struct spec_errors *es = malloc(sizeof(*es));
+    struct cfg_parse p = { .file = "built-in vendors", .es = es, .cfg = cfg };
+    struct spec_stream st;
+    int rc = -1;
+
+    if (es == NULL)
+        return -1;
+    memset(es, 0, sizeof(*es));
+    if (spec_yaml_parse(p.file, cfg_builtin_vendors_yaml,
+                        sizeof(cfg_builtin_vendors_yaml) - 1, &st, es) == 0) {
+        if (st.n == 1)
+            cfg__vendors(&p, NULL, st.docs[0], "vendors");
+        rc = st.n == 1 && es->n == 0 && es->dropped == 0 && !p.nomem ? 0 : -1;
+    }
+    spec_stream_cleanup(&st);
+    free(es);
+    return rc;
 }
 
 struct cfg *
 cfg__defaults(void)
 {
-    /* The versioned egress profiles: exactly the hosts the pinned CLI
-     * versions (hack/images/vendor-clis.txt) connect to with an API key
-     * and their non-essential traffic off, as measured by
-     * tests/integration/vendors/ (docs/vendor-clis.md). */
-    static const char *const claude[] = { "api.anthropic.com:443" };
-    static const char *const codex[] = { "api.openai.com:443" };
     struct cfg *cfg = calloc(1, sizeof(*cfg));
 
     if (cfg == NULL)
@@ -136,14 +161,7 @@ cfg__defaults(void)
         cfg->probe_image == NULL || cfg->gateway_image == NULL ||
         cfg->egress_network == NULL || cfg->subnet_pool == NULL ||
         cfg->agent_user == NULL || cfg->secrets_dir == NULL ||
-        cfg->workspace_root == NULL ||
-        cfg_builtin_vendor(cfg, "claude", claude,
-                           sizeof(claude) / sizeof(claude[0]),
-                           "ANTHROPIC_API_KEY") ||
-        /* codex exec reads its API key from CODEX_API_KEY (0.171.0 sends
-         * no key at all when only OPENAI_API_KEY is set: measured) */
-        cfg_builtin_vendor(cfg, "codex", codex,
-                           sizeof(codex) / sizeof(codex[0]), "CODEX_API_KEY")) {
+        cfg->workspace_root == NULL || cfg_builtin_vendors(cfg) == -1) {
         cfg_free(cfg);
         return NULL;
     }

@@ -337,7 +337,13 @@ cfg_vendor_gateway_rules(struct cfg_parse *p, struct cfg_vendor *vd,
         spec_errors_add(p->es, p->file, gw ? gw->value : v, f,
                         "allow is required with credentialMode: gateway "
                         "(the requests the gateway forwards, such as "
-                        "\"POST /v1/messages\")");
+                        "\"POST /v1/messages\")%s",
+                        spec_node_get(v, "credentialMode") != NULL
+                            ? ""
+                            : "; gateway is the default for a vendor with "
+                              "credentialEnv: say credentialMode: env to "
+                              "put the key into the agent's environment "
+                              "instead");
     if (hosts != NULL && hosts->kind == SPEC_NODE_SEQ && hosts->n > 1) {
         snprintf(f, sizeof(f), "%s.hosts", field);
         spec_errors_add(p->es, p->file, hosts, f,
@@ -382,6 +388,12 @@ cfg_vendor_one(struct cfg_parse *p, const struct spec_node *k,
         return;
     }
     cfg__walk(p, &vd, v, field, cfg_vendor_keys);
+    /* A key the agent need not hold goes through the gateway unless the
+     * profile says otherwise (issue 35): env is an explicit choice. */
+    if (v->kind == SPEC_NODE_MAP &&
+        spec_node_get(v, "credentialMode") == NULL &&
+        (vd.credential_env != NULL || spec_node_get(v, "gateway") != NULL))
+        vd.credential_mode = CFG_CREDENTIAL_GATEWAY;
     if (v->kind == SPEC_NODE_MAP && spec_node_get(v, "hosts") == NULL)
         spec_errors_add(p->es, p->file, v, field,
                         "hosts is required: the proxy of a vendor without "

@@ -104,9 +104,11 @@ cfg__warm_pool(struct cfg_parse *p, void *dst, const struct spec_node *v,
 }
 
 /* The vendors warmPool names, once the whole file is read: each must be a
- * vendor of the config (the file's or a built-in one) not in
- * credentialMode gateway. A name the file's vendors mapping defines but
- * the config lacks had errors in its profile, reported there already. */
+ * vendor of the config (the file's or a built-in one). A name the file's
+ * vendors mapping defines but the config lacks had errors in its profile,
+ * reported there already. A vendor in credentialMode gateway has boxes
+ * too: the gateway, which holds the key, is made at the hand-over
+ * (docs/warm-pool.md). */
 void
 cfg__warm_check(struct cfg_parse *p, const struct spec_node *root)
 {
@@ -124,12 +126,6 @@ cfg__warm_check(struct cfg_parse *p, const struct spec_node *root)
         if (vd == NULL && spec_node_get(vendors, k->value) == NULL)
             spec_errors_add(p->es, p->file, k, f,
                             "vendor \"%s\" is not defined in vendors",
-                            k->value);
-        else if (vd != NULL && vd->credential_mode == CFG_CREDENTIAL_GATEWAY)
-            spec_errors_add(p->es, p->file, k, f,
-                            "vendor \"%s\" uses credentialMode gateway: its "
-                            "box holds a per-invocation key, so it cannot be "
-                            "made ahead",
                             k->value);
     }
 }

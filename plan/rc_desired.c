@@ -108,14 +108,15 @@ rc_image_id_ok(const char *id)
            strpbrk(id + 7, "ghijklmnopqrstuvwxyz") == NULL;
 }
 
-/* The vendor's credential goes through a gateway of the attempt's own
- * (docs/gateway.md): the agent never holds it. */
+/* The vendor's API is reached through a gateway of the attempt's own
+ * (docs/gateway.md), which holds the spec's credential, if any: the agent
+ * never does. A spec without one still gets its gateway (--no-credential):
+ * the rules and the request policy govern the vendor's door either way. */
 static bool
 rc_gateway_mode(const struct rc_build *b)
 {
     return b->vendor != NULL &&
-           b->vendor->credential_mode == CFG_CREDENTIAL_GATEWAY &&
-           b->in->credential != NULL;
+           b->vendor->credential_mode == CFG_CREDENTIAL_GATEWAY;
 }
 
 static int
@@ -554,11 +555,16 @@ rc_gateway_cmd(struct rc_build *b, cJSON *c)
     rc_push(b, cmd, listen);
     rc_push(b, cmd, "--upstream");
     rc_push(b, cmd, v->hosts[0]);
-    rc_push(b, cmd, "--key-file");
-    rc_push(b, cmd, RC_GATEWAY_KEY_DIR "/" RC_GATEWAY_KEY_FILE);
-    rc_push(b, cmd, "--auth-header");
-    rc_push(b, cmd,
-            v->gateway_auth_header ? v->gateway_auth_header : "x-api-key");
+    if (b->in->credential != NULL) {
+        rc_push(b, cmd, "--key-file");
+        rc_push(b, cmd, RC_GATEWAY_KEY_DIR "/" RC_GATEWAY_KEY_FILE);
+        rc_push(b, cmd, "--auth-header");
+        rc_push(b, cmd,
+                v->gateway_auth_header ? v->gateway_auth_header : "x-api-key");
+    } else {
+        /* no key to add; every credential the agent sends is dropped */
+        rc_push(b, cmd, "--no-credential");
+    }
     if (v->gateway_ca_pem != NULL) { /* a private vendor's CA, beside the key */
         rc_push(b, cmd, "--ca-file");
         rc_push(b, cmd, RC_GATEWAY_KEY_DIR "/" RC_GATEWAY_CA_FILE);

@@ -86,20 +86,22 @@ rc_desired_key_tar(const struct rc_desired *d, struct buf *out, struct err *e)
     static const unsigned char zeros[2 * TAR_BLOCK];
     size_t len, ca_len, total;
 
-    if (rc_desired_object(d, RC_ROLE_KEY) == NULL || d->secret == NULL)
-        return err_set(e, ERR_INVALID, "this attempt has no gateway key");
-    len = strlen(d->secret);
+    if (rc_desired_object(d, RC_ROLE_KEY) == NULL)
+        return err_set(e, ERR_INVALID, "this attempt has no gateway");
+    /* a spec without a credential has a gateway without a key */
+    len = d->secret != NULL ? strlen(d->secret) : 0;
     ca_len = d->gateway_ca != NULL ? strlen(d->gateway_ca) : 0;
-    /* the key, the CA if any, two zero blocks at the end */
-    total = entry_size(len) + (ca_len ? entry_size(ca_len) : 0) +
-            2 * TAR_BLOCK;
+    /* the key if any, the CA if any, two zero blocks at the end */
+    total = (d->secret ? entry_size(len) : 0) +
+            (ca_len ? entry_size(ca_len) : 0) + 2 * TAR_BLOCK;
     if (len > RC_GATEWAY_KEY_BYTES)
         return err_set(e, ERR_LIMIT, "the credential is too long");
     if (total > RC_GATEWAY_KEY_BYTES)
         return err_set(e, ERR_LIMIT, "the credential and the vendor's CA "
                                      "bundle do not fit the key volume");
     if (buf_preallocate(out, total, e) == -1 ||
-        put_entry(out, RC_GATEWAY_KEY_FILE, 0400, d->secret, len, e) == -1 ||
+        (d->secret != NULL && put_entry(out, RC_GATEWAY_KEY_FILE, 0400,
+                                        d->secret, len, e) == -1) ||
         (ca_len > 0 && put_entry(out, RC_GATEWAY_CA_FILE, 0444, d->gateway_ca,
                                  ca_len, e) == -1) ||
         buf_append(out, zeros, sizeof(zeros), e) == -1)

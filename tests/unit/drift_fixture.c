@@ -15,7 +15,7 @@
 static const char cfg_text[] =
     "vendors:\n"
     "  fake: {hosts: [\"vendor.test:443\"], credentialEnv: FAKE_API_KEY, "
-    "allowPrivate: true}\n"
+    "credentialMode: env, allowPrivate: true}\n"
     "egressNetwork: " EGRESS "\n"
     "subnetPool: 10.250.0.0/16\n";
 

@@ -61,18 +61,25 @@ test_cfg_defaults(void **state)
     assert_string_equal(v->hosts[0], "api.anthropic.com:443");
     assert_string_equal(v->credential_env, "ANTHROPIC_API_KEY");
     assert_false(v->allow_private);
-    /* Both built-in vendors keep the key in the agent's env. */
-    assert_int_equal(v->credential_mode, CFG_CREDENTIAL_ENV);
-    assert_null(v->gateway_auth_header);
-    assert_null(v->gateway_allow);
-    assert_int_equal(v->n_gateway_allow, 0);
-    assert_null(v->gateway_base_url_env);
+    /* Both built-in vendors keep the key in the attempt's gateway, with
+     * their API's rules and request policy (issue 35). */
+    assert_int_equal(v->credential_mode, CFG_CREDENTIAL_GATEWAY);
+    assert_string_equal(v->gateway_auth_header, "x-api-key");
+    assert_int_equal(v->n_gateway_allow, 1);
+    assert_string_equal(v->gateway_allow[0], "POST /v1/messages");
+    assert_string_equal(v->gateway_base_url_env, "ANTHROPIC_BASE_URL");
+    assert_string_equal(v->gateway_body_policy, "anthropic");
     v = cfg_find_vendor(cfg, "codex");
     assert_non_null(v);
     assert_int_equal(v->n_hosts, 1);
     assert_string_equal(v->hosts[0], "api.openai.com:443");
     assert_string_equal(v->credential_env, "CODEX_API_KEY");
-    assert_int_equal(v->credential_mode, CFG_CREDENTIAL_ENV);
+    assert_int_equal(v->credential_mode, CFG_CREDENTIAL_GATEWAY);
+    assert_string_equal(v->gateway_auth_header, "bearer");
+    assert_int_equal(v->n_gateway_allow, 1);
+    assert_string_equal(v->gateway_allow[0], "POST /v1/responses");
+    assert_null(v->gateway_base_url_env);
+    assert_string_equal(v->gateway_body_policy, "openai");
     assert_null(cfg_find_vendor(cfg, "fake"));
     assert_string_equal(cfg->proxy_image,
                         "agentctl/egress-proxy:" AGENTCTL_VERSION);
@@ -211,7 +218,8 @@ test_cfg_full_values_applied(void **state)
     static const char text[] =
         "vendors:\n"
         "  claude: {hosts: [\"API.Example.com:8443\", \"[::1]:443\"]}\n"
-        "  local: {hosts: [\"10.0.0.5:443\"], credentialEnv: LOCAL_KEY}\n"
+        "  local: {hosts: [\"10.0.0.5:443\"], credentialEnv: LOCAL_KEY,\n"
+        "         credentialMode: env}\n"
         "images: {proxy: \"reg.test/px@sha256:0011\", keeper: k:2,\n"
         "         probe: p:3}\n"
         "egressNetwork: my-egress\n"
@@ -606,7 +614,8 @@ test_cfg_warm_pool_parses(void **state)
 }
 
 /* The vendor checks run once the whole file is read: a vendor defined
- * after warmPool is found, and one in gateway mode is refused there too. */
+ * after warmPool is found, and one in gateway mode has a pool too (its
+ * gateway is made at the hand-over). */
 static void
 test_cfg_warm_pool_before_vendors(void **state)
 {
@@ -629,12 +638,42 @@ test_cfg_warm_pool_before_vendors(void **state)
     assert_int_equal(cfg_warm_count(cfg, "late"), 3);
     cfg_free(cfg);
 
-    assert_null(parse(gw, &es));
-    assert_int_equal(es.n, 1);
-    assert_true(has_error(&es, 2, 3, "warmPool.claude",
-                          "vendor \"claude\" uses credentialMode gateway: "
-                          "its box holds a per-invocation key, so it cannot "
-                          "be made ahead"));
+    cfg = parse(gw, &es);
+    assert_non_null(cfg);
+    assert_int_equal(cfg_warm_count(cfg, "claude"), 1);
+    assert_int_equal(cfg_find_vendor(cfg, "claude")->credential_mode,
+                     CFG_CREDENTIAL_GATEWAY);
+    cfg_free(cfg);
+}
+
+/* credentialMode: gateway is the default for a profile with credentialEnv
+ * or a gateway block; env is said explicitly, and a profile with neither
+ * has no key to hold. */
+static void
+test_cfg_credential_mode_default(void **state)
+{
+    static const char text[] =
+        "vendors:\n"
+        "  a: {hosts: [\"a.test:443\"], credentialEnv: A_KEY,\n"
+        "      gateway: {allow: [\"POST /v1\"]}}\n"
+        "  b: {hosts: [\"b.test:443\"], gateway: {allow: [\"POST /v1\"]}}\n"
+        "  c: {hosts: [\"c.test:443\"], credentialEnv: C_KEY,\n"
+        "      credentialMode: env}\n"
+        "  d: {hosts: [\"d.test:443\"]}\n";
+    struct spec_errors es;
+    struct cfg *cfg = parse(text, &es);
+
+    (void)state;
+    assert_non_null(cfg);
+    assert_int_equal(cfg_find_vendor(cfg, "a")->credential_mode,
+                     CFG_CREDENTIAL_GATEWAY);
+    assert_int_equal(cfg_find_vendor(cfg, "b")->credential_mode,
+                     CFG_CREDENTIAL_GATEWAY);
+    assert_int_equal(cfg_find_vendor(cfg, "c")->credential_mode,
+                     CFG_CREDENTIAL_ENV);
+    assert_int_equal(cfg_find_vendor(cfg, "d")->credential_mode,
+                     CFG_CREDENTIAL_ENV);
+    cfg_free(cfg);
 }
 
 /* A vendor whose profile has errors is reported there once, not again as
@@ -841,10 +880,10 @@ static const struct ecase error_cases[] = {
       "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: env\n"
       "    gateway: {allow: [\"POST /v1\"]}\n",
       5, 5, "vendors.f.gateway", "only with credentialMode: gateway" },
-    { "gateway block without a mode",
-      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n"
+    { "gateway block in env mode",
+      "vendors:\n  f:\n    hosts: [\"a.b:1\"]\n    credentialMode: env\n"
       "    gateway: {allow: [\"POST /v1\"]}\n",
-      4, 5, "vendors.f.gateway", "only with credentialMode: gateway" },
+      5, 5, "vendors.f.gateway", "only with credentialMode: gateway" },
     { "gateway mode with two hosts",
       "vendors:\n  f:\n    hosts: [\"a.b:1\", \"c.d:2\"]\n"
       "    credentialMode: gateway\n    gateway: {allow: [\"POST /v1\"]}\n",
@@ -958,16 +997,18 @@ static const struct ecase error_cases[] = {
       "expected a mapping of vendor name to count, got array" },
     { "warmPool duplicate vendor", "warmPool: {claude: 1, claude: 2}\n", 1, 23,
       "", "duplicate key \"claude\" (first at line 1)" },
-    { "warmPool gateway vendor",
-      "vendors:\n  g:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
-      "    gateway: {allow: [\"POST /v1\"]}\nwarmPool: {g: 1}\n",
-      6, 12, "warmPool.g",
-      "vendor \"g\" uses credentialMode gateway: its box holds a "
-      "per-invocation key, so it cannot be made ahead" },
-    { "warmPool gateway vendor with count 0",
-      "vendors:\n  g:\n    hosts: [\"a.b:1\"]\n    credentialMode: gateway\n"
-      "    gateway: {allow: [\"POST /v1\"]}\nwarmPool: {g: 0}\n",
-      6, 12, "warmPool.g", "uses credentialMode gateway" },
+    { "gateway by default needs allow",
+      "vendors:\n  g: {hosts: [\"a.b:1\"], credentialEnv: K}\n", 2, 6,
+      "vendors.g.gateway",
+      "allow is required with credentialMode: gateway (the requests the "
+      "gateway forwards, such as \"POST /v1/messages\"); gateway is the "
+      "default for a vendor with credentialEnv: say credentialMode: env to "
+      "put the key into the agent's environment instead" },
+    { "gateway by default takes one host",
+      "vendors:\n  g:\n    hosts: [\"a.b:1\", \"c.d:2\"]\n"
+      "    credentialEnv: K\n    gateway: {allow: [\"POST /v1\"]}\n",
+      3, 12, "vendors.g.hosts",
+      "credentialMode gateway takes exactly one host" },
     { "root not a mapping", "- a\n", 1, 1, "", "expected a mapping" },
     { "two documents", "proxyPort: 1\n---\nproxyPort: 2\n", 2, 1, "",
       "one YAML document" },
@@ -1198,10 +1239,12 @@ test_cfg_admit_rules(void **state)
                     sizeof(admit_cases) / sizeof(admit_cases[0]));
 }
 
-/* A config with claude in gateway mode (docs/config.md), codex left in env
+/* A config with claude in gateway mode (docs/config.md), codex in env
  * mode, a gateway vendor without credentialEnv, and vendor budget caps. */
 #define GATEWAY_CFG                                                            \
     "vendors:\n"                                                               \
+    "  codex: {hosts: [\"api.openai.com:443\"], credentialEnv: CODEX_API_KEY,\n" \
+    "          credentialMode: env}\n"                                         \
     "  claude:\n"                                                              \
     "    hosts: [\"api.anthropic.com:443\"]\n"                                 \
     "    credentialEnv: ANTHROPIC_API_KEY\n"                                   \
@@ -1219,9 +1262,8 @@ test_cfg_admit_rules(void **state)
 static const struct acase gateway_admit_cases[] = {
     { "gateway vendor with a credential", GW_SPEC("  credential: k\n"), NULL,
       NULL },
-    { "gateway vendor without a credential", GW_SPEC(""), "spec.credential",
-      "vendor \"claude\" uses credentialMode gateway, which needs a "
-      "credential" },
+    /* its gateway runs with --no-credential (test_rc_desired_gateway) */
+    { "gateway vendor without a credential", GW_SPEC(""), NULL, NULL },
     { "gateway vendor without credentialEnv takes a credential",
       "  vendor: bare\n  deadlineSeconds: 60\n  credential: k\n", NULL, NULL },
     { "env sets the baseUrlEnv",
@@ -1376,6 +1418,7 @@ main(void)
         cmocka_unit_test(test_cfg_gateway_allow_agrees_with_agent_gateway),
         cmocka_unit_test(test_cfg_warm_pool_parses),
         cmocka_unit_test(test_cfg_warm_pool_before_vendors),
+        cmocka_unit_test(test_cfg_credential_mode_default),
         cmocka_unit_test(test_cfg_warm_pool_bad_vendor_reported_once),
         cmocka_unit_test(test_cfg_warm_pool_error_format),
         cmocka_unit_test(test_cfg_warm_pool_more_entries_than_vendors),

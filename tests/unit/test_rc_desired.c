@@ -30,7 +30,8 @@
 static const char cfg_text[] =
     "vendors:\n"
     "  fake: {hosts: [\"vendor.test:443\", \"Alt.Test:8443\"],\n"
-    "         credentialEnv: FAKE_API_KEY, allowPrivate: true}\n";
+    "         credentialEnv: FAKE_API_KEY, credentialMode: env,"
+    "         allowPrivate: true}\n";
 
 #define SPEC_FMT                                                               \
     "apiVersion: agentctl.dev/v1alpha1\n"                                      \

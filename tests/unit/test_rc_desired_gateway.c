@@ -54,7 +54,8 @@ static const char cfg_gateway[] =
 static const char cfg_env[] =
     "vendors:\n"
     "  claude: {hosts: [\"llm.vendor.test:443\"],\n"
-    "           credentialEnv: ANTHROPIC_API_KEY, allowPrivate: true}\n";
+    "           credentialEnv: ANTHROPIC_API_KEY, credentialMode: env,"
+    "           allowPrivate: true}\n";
 
 #define SPEC_FMT                                                               \
     "apiVersion: agentctl.dev/v1alpha1\n"                                      \
@@ -65,7 +66,7 @@ static const char cfg_env[] =
     "  phase: execute\n"                                                       \
     "  image: my-agent:1\n"                                                    \
     "  %s\n"                                                                   \
-    "  credential: key\n"                                                      \
+    "%s"                                                                       \
     "  scratch: {size: 64Mi, inodes: 10000}\n"                                 \
     "  resources: {memory: 1Gi, cpus: \"1\", pids: 256}\n"                     \
     "  deadlineSeconds: 600\n"                                                 \
@@ -78,9 +79,12 @@ struct fx {
     struct rc_desired *d;
 };
 
+/* The desired state of a spec of vendor with `what` (its command or
+ * prompt) and extra lines, with the credential SECRET, or none when
+ * secret is NULL. */
 static void
-fx_build(struct fx *f, const char *cfg, const char *vendor, const char *what,
-         const char *extra)
+fx_build_key(struct fx *f, const char *cfg, const char *vendor,
+             const char *what, const char *extra, const char *secret)
 {
     char text[2048];
     struct spec_file sf;
@@ -90,7 +94,8 @@ fx_build(struct fx *f, const char *cfg, const char *vendor, const char *what,
 
     f->cfg = cfg_parse("c.yaml", cfg, strlen(cfg), &es);
     assert_non_null(f->cfg);
-    snprintf(text, sizeof(text), SPEC_FMT, vendor, what, extra);
+    snprintf(text, sizeof(text), SPEC_FMT, vendor, what,
+             secret ? "  credential: key\n" : "", extra);
     if (spec_load_buffer("s.yaml", text, strlen(text), &sf) != 0) {
         spec_file_print_errors(&sf, stderr);
         fail_msg("test spec does not load");
@@ -101,12 +106,19 @@ fx_build(struct fx *f, const char *cfg, const char *vendor, const char *what,
     in.uid = UID;
     in.image_id = IMAGEID;
     in.subnet_index = 3;
-    in.credential = SECRET;
+    in.credential = secret;
     for (int h = 0; h < RC_HELPER_COUNT; h++)
         in.helper_image_ids[h] = GWIMAGE;
     f->d = rc_desired_build(f->inv, f->cfg, &in, &e);
     if (f->d == NULL)
         fail_msg("build: %s: %s", e.field, e.msg);
+}
+
+static void
+fx_build(struct fx *f, const char *cfg, const char *vendor, const char *what,
+         const char *extra)
+{
+    fx_build_key(f, cfg, vendor, what, extra, SECRET);
 }
 
 static void
@@ -380,6 +392,39 @@ test_key_tar(void **state)
     fx_free(&f);
 }
 
+/* A spec without a credential still reaches the vendor only through its
+ * gateway, which adds no key (--no-credential, no --auth-header): the
+ * rules and the request policy govern the door either way (issue 35). Its
+ * key volume gets an archive without a key. */
+static void
+test_gateway_without_a_credential(void **state)
+{
+    struct fx f;
+    struct buf tar;
+    struct err e;
+    char *t;
+
+    (void)state;
+    fx_build_key(&f, cfg_gateway, "claude", "command: [/agent]", "", NULL);
+    t = body_text(f.d, RC_ROLE_GATEWAY);
+    assert_non_null(
+        strstr(t, "\"--upstream\",\"llm.vendor.test:443\",\"--no-credential\","
+                  "\"--allow\",\"POST /v1/messages\""));
+    assert_null(strstr(t, "--key-file"));
+    assert_null(strstr(t, "--auth-header"));
+    free(t);
+    assert_true(has_str(f.d, RC_ROLE_PROXY, "/Cmd", "--deny-all"));
+    assert_true(has_str(f.d, RC_ROLE_AGENT, "/Env",
+                        "ANTHROPIC_BASE_URL=http://10.213.3.5:8080"));
+    buf_init(&tar, 1 << 20);
+    assert_int_equal(rc_desired_key_tar(f.d, &tar, &e), 0);
+    assert_int_equal(tar.len, 2 * 512); /* the two end blocks only */
+    for (size_t i = 0; i < tar.len; i++)
+        assert_int_equal(tar.data[i], 0);
+    buf_cleanup(&tar);
+    fx_free(&f);
+}
+
 /* gateway.caFile: the gateway trusts the bundle in its key volume, which
  * goes in beside the key (a private vendor, docs/gateway.md). */
 static void
@@ -439,6 +484,7 @@ main(void)
         cmocka_unit_test(test_codex_base_url_flag),
         cmocka_unit_test(test_key_tar),
         cmocka_unit_test(test_private_vendor_ca),
+        cmocka_unit_test(test_gateway_without_a_credential),
         cmocka_unit_test(test_key_the_gateway_cannot_send),
     };
 

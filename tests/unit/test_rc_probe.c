@@ -34,7 +34,7 @@
 static const char cfg_text[] =
     "vendors:\n"
     "  fake: {hosts: [\"vendor.test:443\"], credentialEnv: FAKE_API_KEY,\n"
-    "         allowPrivate: true}\n";
+    "         credentialMode: env, allowPrivate: true}\n";
 
 static const char spec_text[] =
     "apiVersion: agentctl.dev/v1alpha1\n"
