@@ -166,6 +166,7 @@ vendors:
   fake:
     hosts: ["vendor.test:443"]
     credentialEnv: FAKE_API_KEY
+    credentialMode: env
     allowPrivate: true
 images: {proxy: "$PROXY_IMAGE", keeper: "$KEEPER_IMAGE"}
 egressNetwork: $EGRESS_NET

@@ -258,7 +258,7 @@ wait_phase c-switch Running 120
 ctl_stop
 cp "$CONFIG" "$TEST_TMP/config-gateway.yaml"
 sed -i -e '/^  claude:$/,/^    gateway: /d' -e '/^vendors:/a\
-  claude: {hosts: ["'"$VD_HOST"':443"], credentialEnv: ANTHROPIC_API_KEY, allowPrivate: true}' \
+  claude: {hosts: ["'"$VD_HOST"':443"], credentialEnv: ANTHROPIC_API_KEY, credentialMode: env, allowPrivate: true}' \
     "$CONFIG"
 ctl_start
 check_eq "c-switch: the attempt fails closed after the restart" Failed \

@@ -27,7 +27,8 @@ install -d -m 0700 "$TEST_TMP/secrets"
 echo "a workspace file" >"$TEST_TMP/ws/demo/README"
 cat >"$TEST_TMP/controller.yaml" <<YAML
 vendors:
-  fake: {hosts: ["vendor.test:443"], allowPrivate: true, credentialEnv: FAKE_API_KEY}
+  fake: {hosts: ["vendor.test:443"], allowPrivate: true, credentialEnv: FAKE_API_KEY,
+         credentialMode: env}
 egressNetwork: $EG
 workspaceRoot: $TEST_TMP/ws
 secretsDir: $TEST_TMP/secrets

@@ -120,8 +120,8 @@ DOCKERFILE
 # one host is the test vendor.
 vd_write_vendors() {
     sed -i '/^vendors:/a\
-  claude: {hosts: ["'"$VD_HOST"':443"], credentialEnv: ANTHROPIC_API_KEY, allowPrivate: true}\
-  codex: {hosts: ["'"$VD_HOST"':443"], credentialEnv: CODEX_API_KEY, allowPrivate: true}' \
+  claude: {hosts: ["'"$VD_HOST"':443"], credentialEnv: ANTHROPIC_API_KEY, credentialMode: env, allowPrivate: true}\
+  codex: {hosts: ["'"$VD_HOST"':443"], credentialEnv: CODEX_API_KEY, credentialMode: env, allowPrivate: true}' \
         "$CONFIG"
 }
 
