@@ -243,9 +243,12 @@ conn_admit(struct gw_conn *c, const struct gw_req_head *h, size_t end)
     memmove(c->cin, c->cin + end, c->cin_len - end);
     c->cin_len -= end;
     /* The gateway drops Expect: it says "go on" itself, now that the
-     * request is admitted. */
+     * request is admitted, and at once: a body to be judged is read
+     * before anything else is written, and a client waiting for the 100
+     * would otherwise send it only after its own timeout (curl: 1 s). */
     if (h_expect && !c->req_done &&
-        cout_put(c, continue_100, sizeof(continue_100) - 1) == -1) {
+        (cout_put(c, continue_100, sizeof(continue_100) - 1) == -1 ||
+         cout_flush(c) == -1)) {
         gw__conn_close(c, "client write failed");
         return;
     }

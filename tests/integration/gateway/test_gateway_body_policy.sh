@@ -103,6 +103,39 @@ check_match "budget: the one request allowed still goes (200)" '^200' "$out"
 out=$(send one /v1/messages "$(msg overbudget '')")
 check_match "budget: the next is over it (429, the control)" '^429 ' "$out"
 
+# expect_100 PORT TASK: a raw client that sends the head with Expect:
+# 100-continue and waits (up to 10 s) for the 100 before the body, as a
+# client is entitled to; prints the status lines it got.
+expect_100() {
+    python3 - "$1" "$(msg "$2" '')" <<'PY'
+import socket, sys
+body = sys.argv[2].encode()
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(10)
+s.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\n"
+          b"Content-Type: application/json\r\nExpect: 100-continue\r\n"
+          b"Content-Length: %d\r\n\r\n" % len(body))
+try:
+    first = s.recv(4096)
+except socket.timeout:
+    print("no 100 Continue within 10 s")
+    sys.exit(0)
+print(first.split(b"\r\n")[0].decode())
+s.sendall(body)
+data = b""
+while b"\r\n\r\n" not in data:
+    d = s.recv(4096)
+    if not d:
+        break
+    data += d
+print(data.split(b"\r\n")[0].decode())
+PY
+}
+out=$(expect_100 "$PORT_ant" expect)
+check_match "Expect: 100-continue on a judged body: the 100 first, then 200" \
+    $'^HTTP/1.1 100 Continue\nHTTP/1.1 200' "$out"
+check "and it reaches the vendor" arrived expect
+
 out=$(send open /v1/messages "$(msg control ',"tools":[{"type":"web_fetch_20250910","name":"web_fetch"}]')")
 check_match "control: without --body-policy the server tool goes through" '^200' "$out"
 check "control: and reaches the vendor" arrived control
