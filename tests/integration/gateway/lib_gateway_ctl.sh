@@ -90,3 +90,47 @@ inspect_loop() {
         sleep 0.2
     done
 }
+
+# gw_phases PREFIX: the proof that the default request policy is right
+# (issue 35): this run's CLI in every phase through the gateway with the
+# profile's default body policy (no widening), each a full turn. The
+# planning and questions turns get GW_RO_CALLS, the others GW_RW_CALLS
+# (vd_prompt script lines; the runner is `sh check.sh`). Each must
+# succeed with exit code 0 and a vendor answer, and every request the
+# gateway saw from the CLI was forwarded (200): not one refused.
+GW_RO_CALLS=()
+GW_RW_CALLS=()
+gw_phases() {
+    local pfx=$1 p n calls runner audit
+    for p in planning questions review execute fix; do
+        n=$pfx-$p
+        calls=("${GW_RW_CALLS[@]}")
+        runner="runner: [sh, check.sh]"
+        if [ "$p" = planning ] || [ "$p" = questions ]; then
+            calls=("${GW_RO_CALLS[@]}")
+            runner="deadlineSeconds: 240"
+        fi
+        apply_spec "$n" "$p" "vendor: $VD_CLI" "image: $VD_TEST_IMAGE" \
+            "prompt: $(jq -Rs . <<<"$(vd_prompt "$n" "${calls[@]}")")" \
+            "credential: $CRED_NAME" "$runner" \
+            "workspace: {source: proj, size: 16Mi, inodes: 1000}" \
+            "scratch: {size: 256Mi, inodes: 20000}" \
+            "resources: {memory: 2Gi, cpus: \"1\", pids: 512}" \
+            "deadlineSeconds: 240"
+    done
+    for p in planning questions review execute fix; do
+        n=$pfx-$p
+        check_eq "$n: Succeeded" Succeeded "$(wait_terminal "$n" 300)"
+        check_eq "$n: the CLI's exit code" 0 "$(status_field "$n" .exitCode)"
+        check_match "$n: the vendor ended the turn" '^VENDOR-DONE' \
+            "$(vd_answer_of "$n")"
+        wait_no_objects "agentctl.dev/invocation=$n $MANAGED" 90 >/dev/null
+        audit=$(actl logs --egress "$n" | jq -c 'select(.source == "gateway"
+            and (.path | startswith("/agentctl-probe/") | not))')
+        echo "# $n: $(wc -l <<<"$audit") requests through the gateway"
+        check "$n: the gateway forwarded its requests" \
+            grep -q '"status":200' <<<"$audit"
+        check_eq "$n: the gateway refused none of them" "" \
+            "$(jq -c 'select(.status != 200)' <<<"$audit")"
+    done
+}
