@@ -9,7 +9,17 @@
 #               gateway: TCP to the gateway, which does TCP + TLS to the
 #               vendor);
 #   stream    - POST /v1/messages with "stream": true (SSE) kept-alive:
-#               time to the first byte and to the end of the stream.
+#               time to the first byte and to the end of the stream;
+#   100k, 1m  - the request row with a 100 KiB and a 1 MiB body.
+# Three sides: direct (curl to the vendor over TLS), gateway (no request
+# policy) and policy (the gateway with --body-policy anthropic, which
+# reads each model request's body whole and judges it before any of it
+# goes: issue 35). Every request is sent without "Expect: 100-continue"
+# (the test vendor does not answer it, and curl would wait 1 s for it on
+# the direct side at 1 MiB). First, before the rows: 64 connections at
+# once through each gateway (curl --parallel), each posting a 1 KiB body,
+# then 64 with 100 KiB through the policy gateway: the peak RSS after
+# each (a judged body is held whole: 64 x 100 KiB is 6.4 MiB of bodies).
 # Latencies are curl's own (-w time_starttransfer / time_total), p50 and
 # p99 over BENCH_N requests (default 300) per row, the rows interleaved in
 # BENCH_REPS rounds (default 3) so a load change on a shared machine hits
@@ -25,6 +35,7 @@ REPS=${BENCH_REPS:-3}
 HOST=llm.vendor.test
 VPORT=${BENCH_VENDOR_PORT:-18643}
 GPORT=${BENCH_GATEWAY_PORT:-18680}
+PPORT=${BENCH_POLICY_PORT:-18681}
 W=$(mktemp -d /tmp/gwbench.XXXXXX)
 PIDS=()
 cleanup() {
@@ -68,16 +79,27 @@ PIDS+=($!)
     >/dev/null 2>"$W/gw.err" &
 GW_PID=$!
 PIDS+=($GW_PID)
+"$GW_BIN" --listen "127.0.0.1:$PPORT" --upstream "$HOST:443" \
+    --connect-to "$HOST:443=127.0.0.1:$VPORT" --ca-file "$W/ca.pem" \
+    --key-file "$W/key" --allow 'POST /v1/messages' --body-policy anthropic \
+    >/dev/null 2>"$W/policy.err" &
+POLICY_PID=$!
+PIDS+=($POLICY_PID)
 for _ in $(seq 1 50); do
-    grep -q listening "$W/gw.err" && grep -q listening "$W/vendor.err" && break
+    grep -q listening "$W/gw.err" && grep -q listening "$W/policy.err" &&
+        grep -q listening "$W/vendor.err" && break
     sleep 0.1
 done
 
+# body STREAM [PAD-BYTES]: a Messages request, its one message padded
 body() {
-    printf '{"model":"bench","max_tokens":16,"stream":%s,"messages":[{"role":"user","content":"TASK bench"}]}' "$1"
+    printf '{"model":"bench","max_tokens":16,"stream":%s,"messages":[{"role":"user","content":"TASK bench %s"}]}' \
+        "$1" "$(head -c "${2:-0}" /dev/zero | tr '\0' x)"
 }
 body false >"$W/json.body"
 body true >"$W/sse.body"
+body false $((100 * 1024)) >"$W/100k.body"
+body false $((1024 * 1024)) >"$W/1m.body"
 
 # run SIDE KIND: N requests in one curl (kept alive unless cold), one
 # "starttransfer total" line each, appended to $W/SIDE-KIND.
@@ -89,27 +111,50 @@ run() {
         args=(--cacert "$W/ca.pem" --resolve "$HOST:$VPORT:127.0.0.1")
         ;;
     gateway) url=http://127.0.0.1:$GPORT/v1/messages ;;
+    policy) url=http://127.0.0.1:$PPORT/v1/messages ;;
     esac
     case $kind in
     cold) args+=(-H 'Connection: close' --data-binary "@$W/json.body") ;;
     request) args+=(--data-binary "@$W/json.body") ;;
     stream) args+=(--data-binary "@$W/sse.body") ;;
+    100k | 1m) args+=(--data-binary "@$W/$kind.body") ;;
     esac
     for ((i = 0; i < N; i++)); do
         printf 'url = "%s"\noutput = "/dev/null"\n' "$url"
     done >"$W/urls"
-    curl -sS -K "$W/urls" -H 'content-type: application/json' \
+    curl -sS -K "$W/urls" -H 'content-type: application/json' -H 'Expect:' \
         -H 'x-api-key: direct-bench-key' "${args[@]}" \
         -w '%{time_starttransfer} %{time_total}\n' >>"$W/$side-$kind"
 }
 
+rss() { awk '/VmHWM/ { print $2 }' "/proc/$1/status"; }
+# parallel PORT BODY: 64 connections at once, one request each; the
+# answers' status counts go to $W/parallel.
+parallel() {
+    local i
+    for ((i = 0; i < 64; i++)); do
+        printf 'url = "http://127.0.0.1:%s/v1/messages"\noutput = "/dev/null"\n' \
+            "$1"
+    done >"$W/urls64"
+    curl -sS --parallel --parallel-max 64 -K "$W/urls64" -H 'Expect:' \
+        -H 'content-type: application/json' --data-binary "@$W/$2" \
+        -w '%{http_code}\n' >>"$W/parallel"
+}
+parallel "$GPORT" json.body
+RSS_GW64=$(rss "$GW_PID")
+parallel "$PPORT" json.body
+RSS_P64=$(rss "$POLICY_PID")
+parallel "$PPORT" 100k.body
+RSS_P64_100K=$(rss "$POLICY_PID")
+
 for ((r = 1; r <= REPS; r++)); do
-    for kind in request cold stream; do
-        for side in direct gateway; do
+    for kind in request cold stream 100k 1m; do
+        for side in direct gateway policy; do
             run "$side" "$kind"
         done
     done
 done
+
 
 # pct FILE COLUMN P: the P-th percentile of a column, in ms.
 pct() {
@@ -118,27 +163,37 @@ pct() {
             i = int(NR * p / 100 + 0.5); if (i < 1) i = 1; if (i > NR) i = NR
             printf "%.2f", v[i] }'
 }
-cpu=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$GW_PID/stat")
-rss=$(awk '/VmHWM/ { print $2 }' "/proc/$GW_PID/status")
-total=$(grep -c . "$W/gateway-request" "$W/gateway-cold" "$W/gateway-stream" |
-    awk -F: '{ s += $2 } END { print s }')
+cpu() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$1/stat"; }
+total=$(cat "$W"/gateway-* | grep -c .)
 
-echo "| row | direct p50 | gateway p50 | added p50 | direct p99 | gateway p99 |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+echo "| row | direct p50 | gateway p50 | policy p50 | gateway - direct | policy - gateway | policy / gateway | direct p99 | gateway p99 | policy p99 |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 row() { # NAME KIND COLUMN
-    local d50 g50 d99 g99
+    local d50 g50 p50 d99 g99 p99
     d50=$(pct "$W/direct-$2" "$3" 50)
     g50=$(pct "$W/gateway-$2" "$3" 50)
+    p50=$(pct "$W/policy-$2" "$3" 50)
     d99=$(pct "$W/direct-$2" "$3" 99)
     g99=$(pct "$W/gateway-$2" "$3" 99)
-    printf '| %s | %s ms | %s ms | %s ms | %s ms | %s ms |\n' "$1" "$d50" \
-        "$g50" "$(awk -v a="$g50" -v b="$d50" 'BEGIN { printf "%.2f", a - b }')" \
-        "$d99" "$g99"
+    p99=$(pct "$W/policy-$2" "$3" 99)
+    printf '| %s | %s ms | %s ms | %s ms | %s ms | %s ms | %s | %s ms | %s ms | %s ms |\n' \
+        "$1" "$d50" "$g50" "$p50" \
+        "$(awk -v a="$g50" -v b="$d50" 'BEGIN { printf "%.2f", a - b }')" \
+        "$(awk -v a="$p50" -v b="$g50" 'BEGIN { printf "%.2f", a - b }')" \
+        "$(awk -v a="$p50" -v b="$g50" 'BEGIN { printf "%.2fx", (b > 0 ? a / b : 0) }')" \
+        "$d99" "$g99" "$p99"
 }
-row "request, kept alive (total)" request 2
-row "request, new connection (total)" cold 2
+row "1 KiB request, kept alive (total)" request 2
+row "1 KiB request, new connection (total)" cold 2
+row "100 KiB request, kept alive (total)" 100k 2
+row "1 MiB request, kept alive (total)" 1m 2
 row "SSE stream, first byte" stream 1
 row "SSE stream, to the end" stream 2
 echo
-echo "$((N * REPS)) requests per row; gateway: $total requests, $cpu s CPU" \
-    "(user+system), peak RSS $rss KiB; $(nproc) cores, shared."
+echo "$((N * REPS)) requests per row and side; gateway: $total requests," \
+    "$(cpu "$GW_PID") s CPU (user+system), peak RSS $(rss "$GW_PID") KiB;" \
+    "policy gateway: $(cpu "$POLICY_PID") s CPU, peak RSS $(rss "$POLICY_PID") KiB."
+echo "64 connections at once, peak RSS: gateway $RSS_GW64 KiB (1 KiB bodies);" \
+    "policy gateway $RSS_P64 KiB (1 KiB bodies), $RSS_P64_100K KiB (100 KiB" \
+    "bodies); answers: $(sort "$W/parallel" | uniq -c |
+        awk '{ printf "%s%s x %s", (NR > 1 ? ", " : ""), $1, $2 }'); $(nproc) cores, shared."
