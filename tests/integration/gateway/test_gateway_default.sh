@@ -79,7 +79,7 @@ wait_phase g-default Running 120
 check_match "g-default: took the warm box" 'pool\.claude' \
     "$(status_field g-default .box.name)"
 check_eq "g-default: its proxy is the box's" "$box_proxy" \
-    "$(object_of g-default proxy)"
+    "$(status_field g-default .resources.proxy.id)"
 check_match "g-default: WarmBoxTaken says its probe runs after the gateway" \
     'the boundary probe runs once the attempt.s gateway is up' \
     "$(grep -h '"reason":"WarmBoxTaken"' "$STATE/events/g-default.jsonl")"
@@ -115,7 +115,7 @@ check_match "g-nokey: its gateway adds no key" '"--no-credential"' \
 check "g-nokey: ... and has no key file" \
     not grep -q -- '--key-file' <<<"$(cmd_of "$(object_of g-nokey gateway)")"
 check_match "g-nokey: its proxy lets nothing through" '"--deny-all"' \
-    "$(cmd_of "$(object_of g-nokey proxy)")"
+    "$(cmd_of "$(status_field g-nokey .resources.proxy.id)")"
 actl delete g-default g-nokey >/dev/null
 wait_no_objects "agentctl.dev/invocation=g-default" 90 >/dev/null ||
     fail "g-default's objects were not removed"
