@@ -258,7 +258,13 @@ rc__adapter_codex(struct rc__adapter *b)
      * (docs/vendor-clis.md): the gateway's URL goes in as config */
     if (b->box != NULL && b->box->gateway_url != NULL) {
         rc__adapter_arg(b, "-c");
-        rc__adapter_argf(b, "openai_base_url=\"%s/v1\"", b->box->gateway_url);
+        rc__adapter_arg(b, "model_provider=\"agentctl-gateway\"");
+        rc__adapter_arg(b, "-c");
+        rc__adapter_argf(b,
+                         "model_providers.agentctl-gateway={name=\"agentctl "
+                         "gateway\",base_url=\"%s/v1\",wire_api=\"responses\","
+                         "env_key=\"CODEX_API_KEY\",supports_websockets=false}",
+                         b->box->gateway_url);
     }
     codex_instructions_arg(b);
     rc__adapter_arg(b, "--");

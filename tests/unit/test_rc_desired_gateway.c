@@ -336,8 +336,14 @@ test_codex_base_url_flag(void **state)
 
     (void)state;
     fx_build(&f, cfg_gateway, "codex", "prompt: hello", "");
+    /* a provider of its own: the gateway's URL, and no WebSocket */
     assert_true(has_str(f.d, RC_ROLE_AGENT, "/Entrypoint",
-                        "openai_base_url=\"http://10.213.3.5:8080/v1\""));
+                        "model_provider=\"agentctl-gateway\""));
+    assert_true(has_str(
+        f.d, RC_ROLE_AGENT, "/Entrypoint",
+        "model_providers.agentctl-gateway={name=\"agentctl gateway\","
+        "base_url=\"http://10.213.3.5:8080/v1\",wire_api=\"responses\","
+        "env_key=\"CODEX_API_KEY\",supports_websockets=false}"));
     assert_true(has_str(f.d, RC_ROLE_AGENT, "/Env",
                         "CODEX_API_KEY=" RC_GATEWAY_PLACEHOLDER));
     assert_true(has_str(f.d, RC_ROLE_GATEWAY, "/Cmd", "bearer"));

@@ -105,14 +105,14 @@ gw_phases() {
     for p in planning questions review execute fix; do
         n=$pfx-$p
         calls=("${GW_RW_CALLS[@]}")
-        runner="runner: [sh, check.sh]"
+        runner=("runner: [sh, check.sh]")
         if [ "$p" = planning ] || [ "$p" = questions ]; then
             calls=("${GW_RO_CALLS[@]}")
-            runner="deadlineSeconds: 240"
+            runner=()
         fi
         apply_spec "$n" "$p" "vendor: $VD_CLI" "image: $VD_TEST_IMAGE" \
             "prompt: $(jq -Rs . <<<"$(vd_prompt "$n" "${calls[@]}")")" \
-            "credential: $CRED_NAME" "$runner" \
+            "credential: $CRED_NAME" "${runner[@]}" \
             "workspace: {source: proj, size: 16Mi, inodes: 1000}" \
             "scratch: {size: 256Mi, inodes: 20000}" \
             "resources: {memory: 2Gi, cpus: \"1\", pids: 512}" \
@@ -122,7 +122,7 @@ gw_phases() {
         n=$pfx-$p
         check_eq "$n: Succeeded" Succeeded "$(wait_terminal "$n" 300)"
         check_eq "$n: the CLI's exit code" 0 "$(status_field "$n" .exitCode)"
-        check_match "$n: the vendor ended the turn" '^VENDOR-DONE' \
+        check_match "$n: the vendor ended the turn" '^VENDOR-(DONE|OK)' \
             "$(vd_answer_of "$n")"
         wait_no_objects "agentctl.dev/invocation=$n $MANAGED" 90 >/dev/null
         audit=$(actl logs --egress "$n" | jq -c 'select(.source == "gateway"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_gateway_codex.sh - the real Codex CLI (agentctl/codex, pinned)
 # through the credential gateway (credentialMode gateway, docs/gateway.md):
-# the adapter points it at the gateway with -c openai_base_url (0.171.0
+# the adapter points it at the gateway with a model provider of its own
+# (-c model_provider=agentctl-gateway, no WebSocket; 0.171.0
 # ignores OPENAI_BASE_URL), the gateway adds the key as Authorization:
 # Bearer, and Codex never holds it.
 #
