@@ -36,7 +36,8 @@ fuzz_request(const char *p, size_t n)
         (void)gw_policy_check(&pol, h->method, h->method_len, h->target,
                               h->path_len);
         buf_init(&out, 1 << 17);
-        if (gw_head_build(h, "vendor.test", &cred, &out, NULL) == 0 &&
+        if (gw_head_build(h, "vendor.test", &cred, n % 2 == 0, &out,
+                          NULL) == 0 &&
             gw_head_end(out.data, out.len) != out.len)
             abort(); /* the rebuilt head must be one complete head */
         buf_cleanup(&out);
