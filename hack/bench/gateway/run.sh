@@ -9,7 +9,14 @@
 #               gateway: TCP to the gateway, which does TCP + TLS to the
 #               vendor);
 #   stream    - POST /v1/messages with "stream": true (SSE) kept-alive:
-#               time to the first byte and to the end of the stream.
+#               time to the first byte and to the end of the stream;
+#   big       - the same with a 100 KiB streamed answer (a tool call whose
+#               input is 100 KiB);
+#   streamraw, bigraw - the same two through the gateway's usage reader
+#               switched off: the path /raw/v1/messages, which the test
+#               vendor serves as /v1/messages and the gateway does not
+#               read (only the exact model paths are read), so the rows
+#               side by side show what reading the usage costs.
 # Latencies are curl's own (-w time_starttransfer / time_total), p50 and
 # p99 over BENCH_N requests (default 300) per row, the rows interleaved in
 # BENCH_REPS rounds (default 3) so a load change on a shared machine hits
@@ -64,7 +71,7 @@ chmod 0400 "$W/key"
 PIDS+=($!)
 "$GW_BIN" --listen "127.0.0.1:$GPORT" --upstream "$HOST:443" \
     --connect-to "$HOST:443=127.0.0.1:$VPORT" --ca-file "$W/ca.pem" \
-    --key-file "$W/key" --allow 'POST /v1/messages' \
+    --key-file "$W/key" --allow 'POST /v1/messages' --allow 'POST /raw' \
     >/dev/null 2>"$W/gw.err" &
 GW_PID=$!
 PIDS+=($GW_PID)
@@ -78,22 +85,33 @@ body() {
 }
 body false >"$W/json.body"
 body true >"$W/sse.body"
+python3 - "$W/big.body" <<'EOF2'
+import json, sys
+args = json.dumps({"data": "x" * 102400})
+b = {"model": "bench", "max_tokens": 16, "stream": True,
+     "tools": [{"name": "t", "input_schema": {"type": "object"}}],
+     "messages": [{"role": "user", "content": "TASK bench\nCALL t " + args}]}
+open(sys.argv[1], "w").write(json.dumps(b))
+EOF2
 
 # run SIDE KIND: N requests in one curl (kept alive unless cold), one
 # "starttransfer total" line each, appended to $W/SIDE-KIND.
 run() {
-    local side=$1 kind=$2 url args=() i
+    local side=$1 kind=$2 url args=() i path=/v1/messages
+    case $kind in *raw) path=/raw/v1/messages ;; esac
     case $side in
     direct)
-        url=https://$HOST:$VPORT/v1/messages
+        url=https://$HOST:$VPORT$path
         args=(--cacert "$W/ca.pem" --resolve "$HOST:$VPORT:127.0.0.1")
         ;;
-    gateway) url=http://127.0.0.1:$GPORT/v1/messages ;;
+    gateway) url=http://127.0.0.1:$GPORT$path ;;
     esac
     case $kind in
     cold) args+=(-H 'Connection: close' --data-binary "@$W/json.body") ;;
     request) args+=(--data-binary "@$W/json.body") ;;
-    stream) args+=(--data-binary "@$W/sse.body") ;;
+    stream | streamraw) args+=(--data-binary "@$W/sse.body") ;;
+    # no Expect: curl's 100-continue wait would be the "first byte"
+    big | bigraw) args+=(-H 'Expect:' --data-binary "@$W/big.body") ;;
     esac
     for ((i = 0; i < N; i++)); do
         printf 'url = "%s"\noutput = "/dev/null"\n' "$url"
@@ -104,7 +122,7 @@ run() {
 }
 
 for ((r = 1; r <= REPS; r++)); do
-    for kind in request cold stream; do
+    for kind in request cold stream streamraw big bigraw; do
         for side in direct gateway; do
             run "$side" "$kind"
         done
@@ -120,7 +138,7 @@ pct() {
 }
 cpu=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$GW_PID/stat")
 rss=$(awk '/VmHWM/ { print $2 }' "/proc/$GW_PID/status")
-total=$(grep -c . "$W/gateway-request" "$W/gateway-cold" "$W/gateway-stream" |
+total=$(grep -c . "$W"/gateway-* |
     awk -F: '{ s += $2 } END { print s }')
 
 echo "| row | direct p50 | gateway p50 | added p50 | direct p99 | gateway p99 |"
@@ -138,7 +156,13 @@ row() { # NAME KIND COLUMN
 row "request, kept alive (total)" request 2
 row "request, new connection (total)" cold 2
 row "SSE stream, first byte" stream 1
+row "SSE stream, first byte, usage not read" streamraw 1
 row "SSE stream, to the end" stream 2
+row "SSE stream, to the end, usage not read" streamraw 2
+row "100 KiB SSE stream, first byte" big 1
+row "100 KiB SSE stream, first byte, usage not read" bigraw 1
+row "100 KiB SSE stream, to the end" big 2
+row "100 KiB SSE stream, to the end, usage not read" bigraw 2
 echo
 echo "$((N * REPS)) requests per row; gateway: $total requests, $cpu s CPU" \
     "(user+system), peak RSS $rss KiB; $(nproc) cores, shared."
