@@ -190,19 +190,19 @@ ctl_observe_usage(struct ctl *c, const char *vendor, const char *phase,
 
     if (c->metrics == NULL)
         return;
-    ctl_metrics_counter_add(c->metrics, CTL_M_VENDOR_REQUESTS,
-                            CTL_LABELS("vendor", vendor, "phase", phase,
-                                       "result", "answered"),
-                            (double)(u->requests - u->refused));
-    ctl_metrics_counter_add(c->metrics, CTL_M_VENDOR_REQUESTS,
-                            CTL_LABELS("vendor", vendor, "phase", phase,
-                                       "result", "refused"),
-                            (double)u->refused);
+    ctl_metrics_counter_add(
+        c->metrics, CTL_M_VENDOR_REQUESTS,
+        CTL_LABELS("vendor", vendor, "phase", phase, "result", "answered"),
+        (double)(u->requests - u->refused));
+    ctl_metrics_counter_add(
+        c->metrics, CTL_M_VENDOR_REQUESTS,
+        CTL_LABELS("vendor", vendor, "phase", phase, "result", "refused"),
+        (double)u->refused);
     for (size_t i = 0; i < 4; i++)
-        ctl_metrics_counter_add(c->metrics, CTL_M_VENDOR_TOKENS,
-                                CTL_LABELS("vendor", vendor, "phase", phase,
-                                           "kind", kinds[i]),
-                                (double)tokens[i]);
+        ctl_metrics_counter_add(
+            c->metrics, CTL_M_VENDOR_TOKENS,
+            CTL_LABELS("vendor", vendor, "phase", phase, "kind", kinds[i]),
+            (double)tokens[i]);
 }
 
 /* The Docker client's and the etcd store's request latencies. */

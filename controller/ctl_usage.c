@@ -44,7 +44,8 @@ ctl_usage_add_line(struct ctl_usage *u, const char *line)
     }
     usage = cJSON_GetObjectItemCaseSensitive(doc, "usage");
     if (cJSON_IsObject(usage)) {
-        add(&u->input, count_of(cJSON_GetObjectItemCaseSensitive(usage, "input")));
+        add(&u->input,
+            count_of(cJSON_GetObjectItemCaseSensitive(usage, "input")));
         add(&u->output,
             count_of(cJSON_GetObjectItemCaseSensitive(usage, "output")));
         add(&u->cache_read,

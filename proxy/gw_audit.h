@@ -51,7 +51,7 @@ struct gw_audit {
      * "usage":null when the vendor's count could not be read */
     bool has_usage;
     const struct gw_tokens *usage; /* NULL: unknown */
-    const char *reason; /* "forwarded", a refusal's details, ... */
+    const char *reason;            /* "forwarded", a refusal's details, ... */
 };
 
 /* Write the audit line (with its newline). Returns its length; fields

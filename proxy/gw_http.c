@@ -496,11 +496,12 @@ resp_head_done(struct gw_resp *r)
         } else if (gw_field_is(&f, "connection")) {
             r->close |= gw_list_has(f.value, f.value_len, "close");
         } else if (gw_field_is(&f, "content-type")) {
-            r->event_stream = f.value_len >= 17 &&
-                              strncasecmp(f.value, "text/event-stream", 17) == 0;
+            r->event_stream =
+                f.value_len >= 17 &&
+                strncasecmp(f.value, "text/event-stream", 17) == 0;
         } else if (gw_field_is(&f, "content-encoding")) {
-            r->coded = !(f.value_len == 8 &&
-                         strncasecmp(f.value, "identity", 8) == 0);
+            r->coded =
+                !(f.value_len == 8 && strncasecmp(f.value, "identity", 8) == 0);
         }
         eol = line + n - 2;
     }

@@ -67,8 +67,7 @@ leaf_slot(const char *k)
 {
     if (strcmp(k, "input_tokens") == 0 || strcmp(k, "prompt_tokens") == 0)
         return T_IN;
-    if (strcmp(k, "output_tokens") == 0 ||
-        strcmp(k, "completion_tokens") == 0)
+    if (strcmp(k, "output_tokens") == 0 || strcmp(k, "completion_tokens") == 0)
         return T_OUT;
     if (strcmp(k, "cache_read_input_tokens") == 0)
         return T_CR;

@@ -57,25 +57,25 @@ struct gw_tokens {
 /* The counts one JSON document held at the places read (top: usage.*;
  * nested: message.usage.* or response.usage.*). */
 struct gw_usage_found {
-    uint64_t v[4];    /* input, output, cache_read, cache_write */
-    unsigned have;    /* bit i: v[i] was present */
+    uint64_t v[4]; /* input, output, cache_read, cache_write */
+    unsigned have; /* bit i: v[i] was present */
 };
 
 /* The incremental JSON scanner's state (one document). */
 struct gw_usage_json {
     int state;
-    uint32_t depth;                        /* containers open */
-    uint8_t arrays[GW_USAGE_DEPTH / 8];    /* bit set: that level is '[' */
+    uint32_t depth;                     /* containers open */
+    uint8_t arrays[GW_USAGE_DEPTH / 8]; /* bit set: that level is '[' */
     char keys[GW_USAGE_PATH][GW_USAGE_KEY_MAX + 1]; /* "" = none usable */
-    char str[GW_USAGE_KEY_MAX + 1];        /* the key or string being read */
+    char str[GW_USAGE_KEY_MAX + 1]; /* the key or string being read */
     size_t str_len;
-    bool str_bad;     /* too long or escaped: matches nothing */
+    bool str_bad; /* too long or escaped: matches nothing */
     bool str_is_key;
-    unsigned hex;     /* \u digits still to come */
-    const char *lit;  /* the rest of true / false / null */
+    unsigned hex;    /* \u digits still to come */
+    const char *lit; /* the rest of true / false / null */
     uint64_t num;
     unsigned num_digits;
-    bool num_plain;   /* digits only so far */
+    bool num_plain;                  /* digits only so far */
     char type[GW_USAGE_KEY_MAX + 1]; /* the top-level "type" value */
     struct gw_usage_found top, nested;
 };
@@ -90,11 +90,11 @@ struct gw_usage {
     /* SSE: the line being read */
     char field[8];
     size_t field_len;
-    int line;        /* where in the line (gw_usage.c) */
-    bool cr;         /* the last byte was CR: an LF after it is no line */
-    bool ev_data;    /* the event has a data line */
-    bool ev_json;    /* its data is a JSON object being scanned */
-    bool ev_skip;    /* its data is not an object: passed over */
+    int line;     /* where in the line (gw_usage.c) */
+    bool cr;      /* the last byte was CR: an LF after it is no line */
+    bool ev_data; /* the event has a data line */
+    bool ev_json; /* its data is a JSON object being scanned */
+    bool ev_skip; /* its data is not an object: passed over */
 };
 
 /* The API whose usage a response to path (before any '?') carries:

@@ -38,8 +38,8 @@ fuzz_request(const char *p, size_t n)
         (void)gw_policy_check(&pol, h->method, h->method_len, h->target,
                               h->path_len);
         buf_init(&out, 1 << 17);
-        if (gw_head_build(h, "vendor.test", &cred, n % 2 == 0, &out,
-                          NULL) == 0 &&
+        if (gw_head_build(h, "vendor.test", &cred, n % 2 == 0, &out, NULL) ==
+                0 &&
             gw_head_end(out.data, out.len) != out.len)
             abort(); /* the rebuilt head must be one complete head */
         buf_cleanup(&out);
@@ -61,8 +61,7 @@ on_data(void *arg, const char *p, size_t n)
     struct sink *s = arg;
 
     if (!s->started)
-        gw_usage_init(&s->u, GW_API_ANTHROPIC, s->r->event_stream,
-                      s->r->coded);
+        gw_usage_init(&s->u, GW_API_ANTHROPIC, s->r->event_stream, s->r->coded);
     s->started = true;
     gw_usage_feed(&s->u, p, n);
 }

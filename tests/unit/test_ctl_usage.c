@@ -14,7 +14,8 @@
 #include "ctl_usage.h"
 
 #define LINE(status, tail)                                                     \
-    "{\"time\":\"t\",\"msg\":\"request\",\"client\":\"c\",\"method\":\"POST\"," \
+    "{\"time\":\"t\",\"msg\":\"request\",\"client\":\"c\",\"method\":"         \
+    "\"POST\","                                                                \
     "\"path\":\"/v1/messages\",\"status\":" status ",\"bytes_up\":1,"          \
     "\"bytes_down\":1,\"duration_ms\":1,\"requests_left\":-1,"                 \
     "\"bytes_left\":-1,\"tokens_left\":-1" tail "}"

@@ -91,10 +91,17 @@ test_gw_audit_line_usage(void **state)
 {
     const struct gw_tokens t = { 1000, 77, 900, 0 };
     struct gw_audit a = {
-        .time = "t", .client = "c", .method = "POST",
-        .path = "/v1/responses", .status = 200, .requests_left = -1,
-        .bytes_left = -1, .tokens_left = 8923, .has_usage = true,
-        .usage = &t, .reason = "forwarded",
+        .time = "t",
+        .client = "c",
+        .method = "POST",
+        .path = "/v1/responses",
+        .status = 200,
+        .requests_left = -1,
+        .bytes_left = -1,
+        .tokens_left = 8923,
+        .has_usage = true,
+        .usage = &t,
+        .reason = "forwarded",
     };
     char buf[GW_AUDIT_MAX];
 
@@ -119,10 +126,15 @@ test_gw_audit_longest_line_fits(void **state)
                                  UINT64_MAX };
     char path[2048], other[2048], buf[GW_AUDIT_MAX];
     struct gw_audit a = {
-        .status = 999, .bytes_up = UINT64_MAX, .bytes_down = UINT64_MAX,
-        .duration_ms = INT64_MIN, .requests_left = INT64_MIN,
-        .bytes_left = INT64_MIN, .tokens_left = INT64_MIN,
-        .has_usage = true, .usage = &t,
+        .status = 999,
+        .bytes_up = UINT64_MAX,
+        .bytes_down = UINT64_MAX,
+        .duration_ms = INT64_MIN,
+        .requests_left = INT64_MIN,
+        .bytes_left = INT64_MIN,
+        .tokens_left = INT64_MIN,
+        .has_usage = true,
+        .usage = &t,
     };
 
     (void)state;

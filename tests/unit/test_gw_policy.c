@@ -133,12 +133,12 @@ test_gw_budget_counts_tokens(void **state)
     gw_budget_add_tokens(&b, 400);
     assert_int_equal(gw_budget_tokens_left(&b), 100);
     assert_null(gw_budget_admit(&b, 10, 0, &status)); /* 400 < 500 */
-    gw_budget_add_tokens(&b, 200);                   /* overshoot: 600 */
+    gw_budget_add_tokens(&b, 200);                    /* overshoot: 600 */
     assert_int_equal(gw_budget_tokens_left(&b), 0);
     assert_string_equal(gw_budget_admit(&b, 10, 0, &status),
                         "token budget spent");
     assert_int_equal(status, 429);
-    assert_int_equal(b.requests, 2); /* the refusal is not counted */
+    assert_int_equal(b.requests, 2);      /* the refusal is not counted */
     gw_budget_add_tokens(&b, UINT64_MAX); /* saturates */
     assert_int_equal(b.tokens, UINT64_MAX);
     gw_budget_add_tokens(&unlimited, 1u << 30);

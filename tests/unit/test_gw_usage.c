@@ -27,15 +27,20 @@ struct shape {
 };
 
 static const struct shape shapes[] = {
-    { "anthropic json", GW_API_ANTHROPIC, false,
+    { "anthropic json",
+      GW_API_ANTHROPIC,
+      false,
       "{\"id\":\"msg_1\",\"type\":\"message\",\"content\":[{\"type\":\"text\","
       "\"text\":\"usage: {\\\"input_tokens\\\": 99}\"}],\"usage\":{"
       "\"input_tokens\":12,\"cache_creation_input_tokens\":3,"
       "\"cache_read_input_tokens\":40,\"cache_creation\":{"
       "\"ephemeral_5m_input_tokens\":3},\"output_tokens\":7,"
       "\"server_tool_use\":null,\"service_tier\":\"standard\"}}",
-      true, { 12, 7, 40, 3 } },
-    { "anthropic sse", GW_API_ANTHROPIC, true,
+      true,
+      { 12, 7, 40, 3 } },
+    { "anthropic sse",
+      GW_API_ANTHROPIC,
+      true,
       "event: message_start\n"
       "data: {\"type\":\"message_start\",\"message\":{\"id\":\"m\","
       "\"content\":[],\"usage\":{\"input_tokens\":25,"
@@ -54,15 +59,21 @@ static const struct shape shapes[] = {
       "data: {\"type\":\"message_delta\",\"delta\":{},\n"
       "data: \"usage\":{\"output_tokens\":42}}\n\n"
       "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
-      true, { 25, 42, 100, 0 } },
-    { "openai responses json", GW_API_OPENAI, false,
+      true,
+      { 25, 42, 100, 0 } },
+    { "openai responses json",
+      GW_API_OPENAI,
+      false,
       "{\"id\":\"resp_1\",\"object\":\"response\",\"output\":[{\"type\":"
       "\"function_call\",\"arguments\":\"{}\",\"usage\":{\"input_tokens\":1}}],"
       "\"usage\":{\"input_tokens\":300,\"input_tokens_details\":{"
       "\"cached_tokens\":256},\"output_tokens\":20,\"output_tokens_details\":"
       "{\"reasoning_tokens\":8},\"total_tokens\":320}}",
-      true, { 300, 20, 256, 0 } },
-    { "openai responses sse", GW_API_OPENAI, true,
+      true,
+      { 300, 20, 256, 0 } },
+    { "openai responses sse",
+      GW_API_OPENAI,
+      true,
       "event: response.created\n"
       "data: {\"type\":\"response.created\",\"response\":{\"usage\":null}}\n\n"
       "event: response.output_text.delta\n"
@@ -73,47 +84,91 @@ static const struct shape shapes[] = {
       "\"input_tokens\":5}}]}],\"usage\":{\"input_tokens\":1000,"
       "\"input_tokens_details\":{\"cached_tokens\":900},\"output_tokens\":"
       "77,\"total_tokens\":1077}}}\n\n",
-      true, { 1000, 77, 900, 0 } },
-    { "openai responses sse incomplete", GW_API_OPENAI, true,
+      true,
+      { 1000, 77, 900, 0 } },
+    { "openai responses sse incomplete",
+      GW_API_OPENAI,
+      true,
       "data: {\"type\":\"response.incomplete\",\"response\":{\"usage\":{"
       "\"input_tokens\":4,\"output_tokens\":2}}}\n\n",
-      true, { 4, 2, 0, 0 } },
-    { "chat json", GW_API_OPENAI, false,
+      true,
+      { 4, 2, 0, 0 } },
+    { "chat json",
+      GW_API_OPENAI,
+      false,
       "{\"id\":\"c\",\"object\":\"chat.completion\",\"choices\":[],\"usage\":"
       "{\"prompt_tokens\":9,\"completion_tokens\":12,\"total_tokens\":21,"
       "\"prompt_tokens_details\":{\"cached_tokens\":0}}}",
-      true, { 9, 12, 0, 0 } },
-    { "chat sse", GW_API_OPENAI, true,
+      true,
+      { 9, 12, 0, 0 } },
+    { "chat sse",
+      GW_API_OPENAI,
+      true,
       "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":"
       "{\"content\":\"a\"}}],\"usage\":null}\n\n"
       "data: {\"object\":\"chat.completion.chunk\",\"choices\":[],"
       "\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":3,"
       "\"prompt_tokens_details\":{\"cached_tokens\":8}}}\n\n"
       "data: [DONE]\n\n",
-      true, { 11, 3, 8, 0 } },
-    { "anthropic error body", GW_API_ANTHROPIC, false,
-      "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}", false,
+      true,
+      { 11, 3, 8, 0 } },
+    { "anthropic error body",
+      GW_API_ANTHROPIC,
+      false,
+      "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}",
+      false,
       { 0 } },
-    { "a stream without its usage event", GW_API_OPENAI, true,
-      "data: {\"type\":\"response.created\"}\n\n", false, { 0 } },
-    { "malformed json", GW_API_ANTHROPIC, false,
-      "{\"usage\":{\"input_tokens\":1,\"output_tokens\":2}", false, { 0 } },
-    { "closer of the wrong kind", GW_API_ANTHROPIC, false,
-      "{\"usage\":{\"input_tokens\":1,\"output_tokens\":2]}", false, { 0 } },
-    { "bad literal", GW_API_OPENAI, false,
-      "{\"x\":nul,\"usage\":{\"input_tokens\":1}}", false, { 0 } },
-    { "bad escape", GW_API_OPENAI, false,
-      "{\"x\":\"\\q\",\"usage\":{\"input_tokens\":1}}", false, { 0 } },
-    { "trailing bytes", GW_API_OPENAI, false,
-      "{\"usage\":{\"input_tokens\":1}} x", false, { 0 } },
-    { "malformed event", GW_API_ANTHROPIC, true,
+    { "a stream without its usage event",
+      GW_API_OPENAI,
+      true,
+      "data: {\"type\":\"response.created\"}\n\n",
+      false,
+      { 0 } },
+    { "malformed json",
+      GW_API_ANTHROPIC,
+      false,
+      "{\"usage\":{\"input_tokens\":1,\"output_tokens\":2}",
+      false,
+      { 0 } },
+    { "closer of the wrong kind",
+      GW_API_ANTHROPIC,
+      false,
+      "{\"usage\":{\"input_tokens\":1,\"output_tokens\":2]}",
+      false,
+      { 0 } },
+    { "bad literal",
+      GW_API_OPENAI,
+      false,
+      "{\"x\":nul,\"usage\":{\"input_tokens\":1}}",
+      false,
+      { 0 } },
+    { "bad escape",
+      GW_API_OPENAI,
+      false,
+      "{\"x\":\"\\q\",\"usage\":{\"input_tokens\":1}}",
+      false,
+      { 0 } },
+    { "trailing bytes",
+      GW_API_OPENAI,
+      false,
+      "{\"usage\":{\"input_tokens\":1}} x",
+      false,
+      { 0 } },
+    { "malformed event",
+      GW_API_ANTHROPIC,
+      true,
       "data: {\"type\":\"message_start\",\"message\":{\"usage\":{"
       "\"input_tokens\":5}}}\n\n"
       "data: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":}}\n\n",
-      false, { 0 } },
-    { "not a count", GW_API_OPENAI, false,
+      false,
+      { 0 } },
+    { "not a count",
+      GW_API_OPENAI,
+      false,
       "{\"usage\":{\"input_tokens\":1.5,\"output_tokens\":-2,"
-      "\"prompt_tokens\":1234567890123456789012}}", false, { 0 } },
+      "\"prompt_tokens\":1234567890123456789012}}",
+      false,
+      { 0 } },
 };
 
 static bool
