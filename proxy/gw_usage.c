@@ -534,18 +534,46 @@ sse_byte(struct gw_usage *u, char c)
     }
 }
 
+/* Bytes of the inside of a string already known to match nothing (too
+ * long): passed over in bulk, up to the next byte the scanner must see
+ * ('"', '\\', a control character: CR and LF too, which end an SSE line).
+ * Most of an answer is such a string (a model's text, a tool's input):
+ * byte by byte through the SSE and JSON layers it cost about 12 ns a
+ * byte (hack/bench/gateway). Returns how many bytes of p it took. */
+static size_t
+skip_string(struct gw_usage *u, const char *p, size_t n)
+{
+    size_t k = 0;
+
+    if (u->js.state != J_STR || !u->js.str_bad ||
+        (u->sse && (u->line != L_DATA || !u->ev_json || u->ev_skip)))
+        return 0;
+    while (k < n && p[k] != '"' && p[k] != '\\' && (unsigned char)p[k] >= 0x20)
+        k++;
+    if (k > 0)
+        u->cr = false;
+    return k;
+}
+
 void
 gw_usage_feed(struct gw_usage *u, const char *p, size_t n)
 {
-    if (u->failed)
-        return;
-    for (size_t i = 0; i < n && !u->failed; i++) {
+    size_t i = 0;
+
+    while (i < n && !u->failed) {
+        size_t k = skip_string(u, p + i, n - i);
+
+        if (k > 0) {
+            i += k;
+            continue;
+        }
         if (u->sse)
             sse_byte(u, p[i]);
         else
             json_byte(&u->js, p[i]);
         if (u->js.state == J_FAIL)
             u->failed = true;
+        i++;
     }
 }
 

@@ -61,6 +61,19 @@ static const struct shape shapes[] = {
       "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
       true,
       { 25, 42, 100, 0 } },
+    { "anthropic sse, long strings",
+      GW_API_ANTHROPIC,
+      true,
+      "data: {\"type\":\"message_start\",\"message\":{\"usage\":{"
+      "\"input_tokens\":3,\"output_tokens\":1}}}\r\n\r\n"
+      "data: {\"type\":\"content_block_delta\",\"delta\":{\"partial_json\":"
+      "\"a string longer than forty bytes, passed over in bulk: "
+      "\\\"}}\\n\\u0022usage\\\":{\\\"output_tokens\\\":99} and on\"}}\r\n"
+      "\r\n"
+      "data: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":"
+      "8},\"pad\":\"ever so slightly more than forty bytes of padding\"}\n\n",
+      true,
+      { 3, 8, 0, 0 } },
     { "openai responses json",
       GW_API_OPENAI,
       false,
@@ -171,6 +184,16 @@ static const struct shape shapes[] = {
       { 0 } },
 };
 
+static const struct shape *
+shape(const char *name)
+{
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+        if (strcmp(shapes[i].name, name) == 0)
+            return &shapes[i];
+    fail_msg("no shape %s", name);
+    return NULL;
+}
+
 static bool
 run(const struct shape *s, size_t split, struct gw_tokens *t)
 {
@@ -238,7 +261,7 @@ on_data(void *arg, const char *p, size_t n)
 static void
 test_chunked_response_through_the_tracker(void **state)
 {
-    const struct shape *s = &shapes[1]; /* anthropic sse */
+    const struct shape *s = shape("anthropic sse");
     size_t n = strlen(s->body);
     struct buf wire;
     struct gw_resp r;
@@ -332,7 +355,7 @@ test_deep_nesting(void **state)
 static void
 test_coded_or_cut_is_unknown(void **state)
 {
-    const struct shape *s = &shapes[0];
+    const struct shape *s = shape("anthropic json");
     struct gw_usage u;
     struct gw_tokens t = { 0 };
 
@@ -345,7 +368,7 @@ test_coded_or_cut_is_unknown(void **state)
     gw_usage_feed(&u, s->body, strlen(s->body) - 1);
     assert_false(gw_usage_finish(&u, &t));
     /* a stream cut after its usage event counts what came */
-    s = &shapes[3];
+    s = shape("openai responses sse");
     gw_usage_init(&u, s->api, true, false);
     gw_usage_feed(&u, s->body, strlen(s->body));
     gw_usage_feed(&u, "data: {\"type\":", 14);

@@ -159,8 +159,8 @@ row "SSE stream, first byte" stream 1
 row "SSE stream, first byte, usage not read" streamraw 1
 row "SSE stream, to the end" stream 2
 row "SSE stream, to the end, usage not read" streamraw 2
-row "100 KiB SSE stream, first byte" big 1
-row "100 KiB SSE stream, first byte, usage not read" bigraw 1
+# (no first-byte rows for it: with a 100 KiB upload curl's
+# time_starttransfer is not the answer's first byte)
 row "100 KiB SSE stream, to the end" big 2
 row "100 KiB SSE stream, to the end, usage not read" bigraw 2
 echo
