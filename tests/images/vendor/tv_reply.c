@@ -524,7 +524,8 @@ tv_reply_openai(const struct tvj *body, struct tv_reply *r)
     struct tv_turn t = {0};
     struct tvb item = {0}, items = {0}, usage = {0}, ev = {0};
     const struct tvj *stream = tvj_get(body, "stream");
-    int streaming = stream && stream->type == TVJ_BOOL && stream->truth;
+    /* SSE unless "stream": false (as before JSON answers were served) */
+    int streaming = !(stream && stream->type == TVJ_BOOL && !stream->truth);
     int calls;
 
     if (!body || body->type != TVJ_OBJ || !tvj_get(body, "input")) {
