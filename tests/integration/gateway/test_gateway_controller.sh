@@ -31,9 +31,9 @@
 #     400 and 200 tokens (the vendor's USAGE script line), the third
 #     request gets 429 "token budget spent" with Proxy-Status and never
 #     reaches the vendor; status.usage equals the vendor's totals (3
-#     requests, 1 refused); TokenBudgetSpent is an event; the gateway's
-#     command had --max-tokens 500. Control: c-budget, without a token
-#     budget, has no TokenBudgetSpent.
+#     requests, 1 refused); TokenBudgetSpent is an event; /metrics has
+#     its cache writes in agentctl_vendor_tokens_total. Control:
+#     c-budget, without a token budget, has no TokenBudgetSpent.
 #   c-tools (a shell agent): the request policy the controller gives the
 #     gateway refuses a Messages request with a server-side tool and one
 #     with mcp_servers (403 naming the field), neither reaches the vendor;
@@ -243,6 +243,9 @@ check "control: c-budget spent no token budget" \
     not grep -q TokenBudgetSpent "$STATE/events/c-budget.jsonl"
 check_match "c-tokens: the gateway's audit has tokens_left" \
     '"tokens_left":0' "$(actl logs --egress c-tokens)"
+# only c-tokens' answers carried cache writes so far
+check_eq "c-tokens: /metrics counts its cache writes by vendor and phase" 100 \
+    "$(curl -fsS "http://$CTL_METRICS/metrics" | awk '$1 == "agentctl_vendor_tokens_total{kind=\"cacheWrite\",phase=\"execute\",vendor=\"claude\"}" { print $2 + 0 }')"
 
 # --- c-tools: a process in the box asks the vendor to act for it -----------
 # the request policy the controller gives the gateway (bodyPolicy
