@@ -233,6 +233,28 @@ print_tool_policy(const char *summary)
     }
 }
 
+/* status.usage in one line: what the gateway counted for the attempt
+ * (docs/status.md "usage"). */
+static void
+print_usage(const cJSON *u)
+{
+    static const char *const keys[] = { "requests",        "refused",
+                                        "inputTokens",     "outputTokens",
+                                        "cacheReadTokens", "cacheWriteTokens" };
+    char v[6][32], line[256];
+
+    if (!cJSON_IsObject(u))
+        return;
+    for (size_t i = 0; i < 6; i++)
+        if (val(u, keys[i], v[i], sizeof(v[i])) != v[i])
+            snprintf(v[i], sizeof(v[i]), "?");
+    snprintf(line, sizeof(line),
+             "%s requests (%s refused); tokens: %s in, %s out, %s cache "
+             "read, %s cache write",
+             v[0], v[1], v[2], v[3], v[4], v[5]);
+    field(2, "Usage:", line);
+}
+
 static void
 print_status(const cJSON *st, const char *dflt_phase)
 {
@@ -265,6 +287,7 @@ print_status(const cJSON *st, const char *dflt_phase)
      * layer holds it (docs/phase-policy.md) */
     if ((policy = val(st, "toolPolicy", tmp, sizeof(tmp))) != NULL)
         print_tool_policy(policy);
+    print_usage(cJSON_GetObjectItemCaseSensitive(st, "usage"));
     if (git != NULL) {
         field(2, "Git Digest Before:", val(git, "digestBefore", tmp, 32));
         field(2, "Git Digest After:", val(git, "digestAfter", tmp, 32));

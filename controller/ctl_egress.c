@@ -25,6 +25,7 @@
 
 #include "buf.h"
 #include "ctl_status.h"
+#include "ctl_usage.h"
 #include "log.h"
 
 #define EGRESS_TAIL_LINES 20000               /* per container */
@@ -49,6 +50,7 @@ struct ctl_egress {
     struct buf line; /* the line being gathered from the demuxed stream */
     unsigned requests, forwarded, refused, spent; /* gateway lines */
     unsigned tunnels, denied;                     /* proxy lines */
+    struct ctl_usage usage; /* status.usage (ctl_usage.c) */
 };
 
 void
@@ -85,6 +87,7 @@ count(struct ctl_egress *g, size_t src, const char *line)
     if (strstr(line, "\"path\":\"/agentctl-probe/") != NULL)
         return;
     g->requests++;
+    ctl_usage_add_line(&g->usage, line);
     if (strstr(line, "\"reason\":\"forwarded\"") != NULL)
         g->forwarded++;
     else
@@ -196,6 +199,7 @@ finish(struct ctl_inv *inv)
                   "%u requests were refused by the gateway (429): the "
                   "attempt's vendorBudget was spent",
                   g->spent);
+    ctl_usage_finish(inv, &g->usage);
     ctl_egress_free(inv);
     ctl_record_set_done(&inv->rec, CTL_PROG_EGRESS_READ);
     return CTL_STEP_DONE;

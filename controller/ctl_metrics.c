@@ -618,6 +618,23 @@ static const struct family_def agentctl_families[] = {
       NULL,
       { NULL },
       true },
+    { CTL_M_VENDOR_REQUESTS,
+      CTL_METRIC_COUNTER,
+      "Requests the attempts' credential gateways handled, by vendor, spec "
+      "phase and result (answered: by the vendor or cut; refused: the "
+      "gateway's own 4xx), counted when an attempt's audit is read.",
+      NULL,
+      { NULL },
+      true },
+    { CTL_M_VENDOR_TOKENS,
+      CTL_METRIC_COUNTER,
+      "Tokens the vendor billed, as its answers through the attempts' "
+      "gateways reported them, by vendor, spec phase and kind (input, "
+      "output, cacheRead, cacheWrite; OpenAI's cacheRead is part of its "
+      "input).",
+      NULL,
+      { NULL },
+      true },
 };
 
 /* Requests: 1 ms (a local inspect) to 10 s (a create on a busy daemon). */

@@ -146,6 +146,8 @@ int ctl_metrics_render(const struct ctl_metrics *m, struct buf *out,
 #define CTL_M_BOXES             "agentctl_boxes"
 #define CTL_M_POOL_BOXES        "agentctl_pool_boxes"
 #define CTL_M_POOL_HANDOVERS    "agentctl_pool_handovers_total"
+#define CTL_M_VENDOR_REQUESTS   "agentctl_vendor_requests_total"
+#define CTL_M_VENDOR_TOKENS     "agentctl_vendor_tokens_total"
 
 #define CTL_M_PROCESS_CPU     "process_cpu_seconds_total"
 #define CTL_M_PROCESS_RSS     "process_resident_memory_bytes"

@@ -7,6 +7,7 @@
 #include "ctl_observe.h"
 
 #include "ctl_metrics.h"
+#include "ctl_usage.h"
 
 /* Invocations with a pass queued: their kick timer runs. */
 static double
@@ -176,6 +177,32 @@ ctl_observe_gc_removed(struct ctl *c, const char *kind)
     if (c->metrics != NULL)
         ctl_metrics_counter_add(c->metrics, CTL_M_GC_REMOVALS,
                                 CTL_LABELS("kind", kind), 1);
+}
+
+void
+ctl_observe_usage(struct ctl *c, const char *vendor, const char *phase,
+                  const struct ctl_usage *u)
+{
+    static const char *const kinds[] = { "input", "output", "cacheRead",
+                                         "cacheWrite" };
+    const uint64_t tokens[] = { u->input, u->output, u->cache_read,
+                                u->cache_write };
+
+    if (c->metrics == NULL)
+        return;
+    ctl_metrics_counter_add(
+        c->metrics, CTL_M_VENDOR_REQUESTS,
+        CTL_LABELS("vendor", vendor, "phase", phase, "result", "answered"),
+        (double)(u->requests - u->refused));
+    ctl_metrics_counter_add(
+        c->metrics, CTL_M_VENDOR_REQUESTS,
+        CTL_LABELS("vendor", vendor, "phase", phase, "result", "refused"),
+        (double)u->refused);
+    for (size_t i = 0; i < 4; i++)
+        ctl_metrics_counter_add(
+            c->metrics, CTL_M_VENDOR_TOKENS,
+            CTL_LABELS("vendor", vendor, "phase", phase, "kind", kinds[i]),
+            (double)tokens[i]);
 }
 
 /* The Docker client's and the etcd store's request latencies. */

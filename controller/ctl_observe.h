@@ -20,5 +20,12 @@ void ctl_observe_canary(struct ctl *c, const char *result);
 /* What became of a warm box of vendor: "handed", "drifted" (removed while
  * it waited) or "empty" (an invocation found none ready). */
 void ctl_observe_pool(struct ctl *c, const char *vendor, const char *result);
+/* An attempt's gateway usage (ctl_usage.h), by vendor and spec phase:
+ * agentctl_vendor_requests_total{result="answered"|"refused"} and
+ * agentctl_vendor_tokens_total{kind="input"|"output"|"cacheRead"|
+ * "cacheWrite"}. */
+struct ctl_usage;
+void ctl_observe_usage(struct ctl *c, const char *vendor, const char *phase,
+                       const struct ctl_usage *u);
 
 #endif

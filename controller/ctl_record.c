@@ -63,6 +63,7 @@ ctl_record_cleanup(struct ctl_record *r)
     cJSON_Delete(r->captured);
     cJSON_Delete(r->git);
     cJSON_Delete(r->result);
+    cJSON_Delete(r->usage);
     cJSON_Delete(r->box);
     cJSON_Delete(r->progress_extra);
     cJSON_Delete(r->res_extra);
@@ -517,6 +518,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
         "gitMetadata",
         "git",
         "result",
+        "usage",
         "box",
         "toolPolicy",
         "agentUser",
@@ -560,6 +562,8 @@ ctl_record_reset_attempt(struct ctl_record *r)
     r->git = NULL;
     cJSON_Delete(r->result);
     r->result = NULL;
+    cJSON_Delete(r->usage);
+    r->usage = NULL;
     ctl_record_set_box(r, NULL);
     r->dirty = true;
 }

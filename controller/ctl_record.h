@@ -170,6 +170,8 @@ struct ctl_record {
     cJSON *captured;       /* the spec as captured (JSON by nature) */
     cJSON *git;            /* digestBefore/digestAfter (JSON by nature) */
     cJSON *result;         /* status.result: changes (ctl_changes.c) */
+    cJSON *usage;          /* status.usage: the gateway's counts
+                              (ctl_usage.c); NULL before any */
     cJSON *box;            /* the warm box taken (docs/warm-pool.md): name,
                               vendor, uid, attempt, verifiedAt; NULL none */
     cJSON *progress_extra; /* progress keys of a newer version */

@@ -89,6 +89,7 @@ struct cfg_limits {
     uint64_t max_scratch_inodes;
     uint64_t max_vendor_requests; /* 0 = no limit */
     uint64_t max_vendor_bytes;    /* 0 = no limit */
+    uint64_t max_vendor_tokens;   /* 0 = no limit */
     /* The runner tool (docs/phase-policy.md): the time one run may take
      * and the output it returns to the model. */
     uint32_t max_runner_seconds;      /* 1..86400 */

@@ -170,6 +170,9 @@ static const struct admit_cap admit_caps[] = {
       ADMIT_NONZERO },
     { "spec.vendorBudget.bytes", "limits.maxVendorBytes", SPEC_AT(vendor_bytes),
       LIM_AT(max_vendor_bytes), ADMIT_BYTES, ADMIT_NONZERO },
+    { "spec.vendorBudget.tokens", "limits.maxVendorTokens",
+      SPEC_AT(vendor_tokens), LIM_AT(max_vendor_tokens), ADMIT_COUNT,
+      ADMIT_NONZERO },
 };
 
 static void

@@ -155,6 +155,7 @@ cfg__defaults(void)
      * the deadline bounds an attempt already. */
     cfg->limits.max_vendor_requests = 0;
     cfg->limits.max_vendor_bytes = 0;
+    cfg->limits.max_vendor_tokens = 0;
     cfg->limits.max_runner_seconds = 600;
     cfg->limits.max_runner_output_bytes = 1ull << 20;
     if (cfg->proxy_image == NULL || cfg->keeper_image == NULL ||

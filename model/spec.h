@@ -68,6 +68,7 @@ struct spec_invocation {
     bool has_vendor_budget;
     uint64_t vendor_requests; /* spec.vendorBudget.requests; 0 = not set */
     uint64_t vendor_bytes; /* spec.vendorBudget.bytes (quantity); 0 = not set */
+    uint64_t vendor_tokens; /* spec.vendorBudget.tokens; 0 = not set */
     char *attempt;
     bool cancel;
     /* derived */

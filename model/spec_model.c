@@ -192,6 +192,7 @@ fill_spec(struct spec_invocation *inv, const struct spec_node *spec)
     inv->has_vendor_budget = budget != NULL;
     inv->vendor_requests = quantity(spec_node_get(budget, "requests"), false);
     inv->vendor_bytes = quantity(spec_node_get(budget, "bytes"), false);
+    inv->vendor_tokens = quantity(spec_node_get(budget, "tokens"), false);
     inv->cancel = spec_node_is_true(cancel);
     if (inv->vendor == NULL || inv->image == NULL || inv->attempt == NULL)
         return -1;

@@ -547,6 +547,8 @@ rc_gateway_cmd(struct rc_build *b, cJSON *c)
         rc_budget(b->inv->vendor_requests, b->cfg->limits.max_vendor_requests);
     uint64_t bytes =
         rc_budget(b->inv->vendor_bytes, b->cfg->limits.max_vendor_bytes);
+    uint64_t tokens =
+        rc_budget(b->inv->vendor_tokens, b->cfg->limits.max_vendor_tokens);
 
     rc_ok(b, cmd);
     snprintf(listen, sizeof(listen), "%s:%u", b->d->gateway_ip,
@@ -581,6 +583,13 @@ rc_gateway_cmd(struct rc_build *b, cJSON *c)
     if (bytes != 0) {
         snprintf(num, sizeof(num), "%llu", (unsigned long long)bytes);
         rc_push(b, cmd, "--max-bytes");
+        rc_push(b, cmd, num);
+    }
+    /* only when set: a gateway without a token budget keeps the command
+     * an older version gave it (the drift rules compare it) */
+    if (tokens != 0) {
+        snprintf(num, sizeof(num), "%llu", (unsigned long long)tokens);
+        rc_push(b, cmd, "--max-tokens");
         rc_push(b, cmd, num);
     }
     if (v->allow_private)

@@ -51,10 +51,33 @@ gw_answer_format(char *buf, size_t size, const struct gw_denial *d)
     return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
 }
 
+/* ',"usage":{...}' (OpenAI's cached input is its cacheRead and stays
+ * in its input), ',"usage":null', or nothing. */
+static void
+usage_format(char *out, size_t size, const struct gw_audit *a)
+{
+    const struct gw_tokens *t = a->usage;
+
+    out[0] = '\0';
+    if (!a->has_usage)
+        return;
+    if (t == NULL) {
+        snprintf(out, size, ",\"usage\":null");
+        return;
+    }
+    snprintf(out, size,
+             ",\"usage\":{\"input\":%llu,\"output\":%llu,\"cacheRead\":%llu,"
+             "\"cacheWrite\":%llu}",
+             (unsigned long long)t->input, (unsigned long long)t->output,
+             (unsigned long long)t->cache_read,
+             (unsigned long long)t->cache_write);
+}
+
 size_t
 gw_audit_format(char *buf, size_t size, const struct gw_audit *a)
 {
     char time[64], client[128], method[64], path[600], reason[200];
+    char usage[160];
     int n;
 
     log_json_escape(time, sizeof(time), a->time);
@@ -62,15 +85,17 @@ gw_audit_format(char *buf, size_t size, const struct gw_audit *a)
     log_json_escape(method, sizeof(method), a->method);
     log_json_escape(path, sizeof(path), a->path);
     log_json_escape(reason, sizeof(reason), a->reason);
+    usage_format(usage, sizeof(usage), a);
     n = snprintf(buf, size,
                  "{\"time\":\"%s\",\"msg\":\"request\",\"client\":\"%s\","
                  "\"method\":\"%s\",\"path\":\"%s\",\"status\":%d,"
                  "\"bytes_up\":%llu,\"bytes_down\":%llu,\"duration_ms\":%lld,"
                  "\"requests_left\":%lld,\"bytes_left\":%lld,"
-                 "\"reason\":\"%s\"}\n",
+                 "\"tokens_left\":%lld%s,\"reason\":\"%s\"}\n",
                  time, client, method, path, a->status,
                  (unsigned long long)a->bytes_up,
                  (unsigned long long)a->bytes_down, (long long)a->duration_ms,
-                 (long long)a->requests_left, (long long)a->bytes_left, reason);
+                 (long long)a->requests_left, (long long)a->bytes_left,
+                 (long long)a->tokens_left, usage, reason);
     return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
 }

@@ -13,8 +13,11 @@
 #ifndef GW_AUDIT_H
 #define GW_AUDIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "gw_usage.h"
 
 /* The name the gateway gives itself in Proxy-Status. */
 #define GW_PROXY_NAME "agentctl-gateway"
@@ -43,8 +46,12 @@ struct gw_audit {
     int status;         /* answered status, 0 when none */
     uint64_t bytes_up, bytes_down;
     int64_t duration_ms;
-    int64_t requests_left, bytes_left; /* -1: unlimited */
-    const char *reason; /* "forwarded", a refusal's details, ... */
+    int64_t requests_left, bytes_left, tokens_left; /* -1: unlimited */
+    /* a model endpoint's answer: "usage":{...} with usage, or
+     * "usage":null when the vendor's count could not be read */
+    bool has_usage;
+    const struct gw_tokens *usage; /* NULL: unknown */
+    const char *reason;            /* "forwarded", a refusal's details, ... */
 };
 
 /* Write the audit line (with its newline). Returns its length; fields

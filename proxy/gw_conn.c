@@ -92,16 +92,52 @@ gw__conn_set_state(struct gw_conn *c, enum gw_conn_state s)
     gw__conn_watch(c);
 }
 
+/* The body of a model endpoint's answer as it passes to the client: the
+ * usage reader sees it too (its head is known by the first byte). */
+static void
+conn_usage_data(void *arg, const char *p, size_t n)
+{
+    struct gw_conn *c = arg;
+
+    if (!c->usage_started) {
+        gw_usage_init(&c->usage, c->usage_api, c->resp.event_stream,
+                      c->resp.coded);
+        c->usage_started = true;
+    }
+    gw_usage_feed(&c->usage, p, n);
+}
+
+/* The exchange ended: a model endpoint's successful answer says what the
+ * vendor billed (or could not be read: a->usage stays NULL), and the
+ * tokens are counted against the budget whether the answer ended well or
+ * was cut (the vendor bills what it sent). */
+static void
+conn_usage_count(struct gw_conn *c, struct gw_audit *a, struct gw_tokens *t)
+{
+    if (c->usage_api == GW_API_NONE || c->resp.status < 200 ||
+        c->resp.status > 299)
+        return;
+    a->has_usage = true;
+    if (c->usage_started && gw_usage_finish(&c->usage, t)) {
+        a->usage = t;
+        gw_budget_add_tokens(&c->gw->budget,
+                             gw_tokens_billed(c->usage_api, t));
+    }
+    c->usage_api = GW_API_NONE;
+}
+
 void
 gw__conn_audit(struct gw_conn *c, const char *why)
 {
     struct gw_audit a = { 0 };
+    struct gw_tokens t = { 0 };
     char when[40], line[GW_AUDIT_MAX];
     size_t n;
 
     if (!c->in_exchange)
         return;
     c->in_exchange = false;
+    conn_usage_count(c, &a, &t);
     log_time_now(when, sizeof(when));
     a.time = when;
     a.client = c->client;
@@ -113,6 +149,7 @@ gw__conn_audit(struct gw_conn *c, const char *why)
     a.duration_ms = (int64_t)((ev_time() - c->started) * 1000.0);
     a.requests_left = gw_budget_requests_left(&c->gw->budget);
     a.bytes_left = gw_budget_bytes_left(&c->gw->budget);
+    a.tokens_left = gw_budget_tokens_left(&c->gw->budget);
     a.reason = why;
     n = gw_audit_format(line, sizeof(line), &a);
     if (n > 0 && write(STDOUT_FILENO, line, n) < 0)
@@ -227,7 +264,9 @@ conn_admit(struct gw_conn *c, const struct gw_req_head *h, size_t end)
     }
     buf_reset(&c->uout);
     c->uout_off = 0;
-    if (gw_head_build(h, gw->host_header, &gw->cred, &c->uout, &e) == -1) {
+    c->usage_api = gw_usage_api(h->target, h->path_len);
+    if (gw_head_build(h, gw->host_header, &gw->cred,
+                      c->usage_api != GW_API_NONE, &c->uout, &e) == -1) {
         explicit_bzero(c->uout.data, c->uout.len);
         buf_reset(&c->uout);
         gw__conn_deny(c, 431, "http_request_error", "request head too large");
@@ -238,6 +277,11 @@ conn_admit(struct gw_conn *c, const struct gw_req_head *h, size_t end)
     c->req_done = h->framing == GW_BODY_NONE;
     gw_resp_init(&c->resp, head_req);
     c->resp_done = false;
+    c->usage_started = false;
+    if (c->usage_api != GW_API_NONE) {
+        c->resp.on_data = conn_usage_data;
+        c->resp.data_arg = c;
+    }
     /* The head's bytes are in uout now; what follows is body (h points
      * into cin and is not used after this). */
     memmove(c->cin, c->cin + end, c->cin_len - end);
@@ -286,6 +330,7 @@ conn_try_head(struct gw_conn *c)
     c->bytes_down = 0;
     c->method[0] = c->path[0] = '\0';
     memset(&c->resp, 0, sizeof(c->resp));
+    c->usage_api = GW_API_NONE;
     h = malloc(sizeof(*h)); /* large (the field table): not on the stack */
     if (h == NULL) {
         gw__conn_close(c, "out of memory");

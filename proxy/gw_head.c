@@ -86,7 +86,8 @@ gw_head_drops(const struct gw_req_head *h, const char *name, size_t name_len)
 
 int
 gw_head_build(const struct gw_req_head *h, const char *host,
-              const struct gw_cred *cred, struct buf *out, struct err *e)
+              const struct gw_cred *cred, bool identity, struct buf *out,
+              struct err *e)
 {
     if (buf_printf(out, e, "%.*s %.*s HTTP/1.1\r\nHost: %s\r\n",
                    (int)h->method_len, h->method, (int)h->target_len, h->target,
@@ -95,12 +96,15 @@ gw_head_build(const struct gw_req_head *h, const char *host,
     for (size_t i = 0; i < h->nfields; i++) {
         const struct gw_field *f = &h->fields[i];
 
-        if (gw_head_drops(h, f->name, f->name_len))
+        if (gw_head_drops(h, f->name, f->name_len) ||
+            (identity && gw_field_is(f, "accept-encoding")))
             continue;
         if (buf_printf(out, e, "%.*s: %.*s\r\n", (int)f->name_len, f->name,
                        (int)f->value_len, f->value) == -1)
             return -1;
     }
+    if (identity && buf_puts(out, "Accept-Encoding: identity\r\n", e) == -1)
+        return -1;
     switch (cred->kind) {
     case GW_AUTH_API_KEY:
         if (buf_puts(out, "x-api-key: ", e) == -1)

@@ -45,8 +45,14 @@ bool gw_head_drops(const struct gw_req_head *h, const char *name,
                    size_t name_len);
 
 /* Append the vendor's head for h to out: host is the Host value. The
- * credential's bytes end up in out: the caller wipes out after use. */
+ * credential's bytes end up in out: the caller wipes out after use. With
+ * identity (a model endpoint, whose response the gateway reads for its
+ * usage, gw_usage.h), the client's Accept-Encoding is dropped and
+ * "Accept-Encoding: identity" sent: a compressed answer could not be
+ * read, and a request without the field accepts any coding (RFC 9110
+ * 12.5.3). */
 int gw_head_build(const struct gw_req_head *h, const char *host,
-                  const struct gw_cred *cred, struct buf *out, struct err *e);
+                  const struct gw_cred *cred, bool identity, struct buf *out,
+                  struct err *e);
 
 #endif

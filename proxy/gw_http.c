@@ -393,6 +393,8 @@ chunked_feed(struct gw_body *b, const char *p, size_t n, size_t *used)
         if (b->ck == GW_CK_DATA) {
             size_t take = n - i < b->left ? n - i : (size_t)b->left;
 
+            if (b->on_data != NULL && take > 0)
+                b->on_data(b->data_arg, p + i, take);
             i += take;
             b->left -= take;
             if (b->left == 0)
@@ -419,11 +421,15 @@ body_feed(struct gw_body *b, const char *p, size_t n, size_t *used)
         return GW_FEED_DONE;
     case GW_BODY_EOF:
         *used = n;
+        if (b->on_data != NULL && n > 0)
+            b->on_data(b->data_arg, p, n);
         return GW_FEED_MORE;
     case GW_BODY_LENGTH:
         take = n < b->left ? n : (size_t)b->left;
         b->left -= take;
         *used = take;
+        if (b->on_data != NULL && take > 0)
+            b->on_data(b->data_arg, p, take);
         return b->left == 0 ? GW_FEED_DONE : GW_FEED_MORE;
     case GW_BODY_CHUNKED:
         return chunked_feed(b, p, n, used);
@@ -489,6 +495,13 @@ resp_head_done(struct gw_resp *r)
             chunked = gw_list_has(f.value, f.value_len, "chunked");
         } else if (gw_field_is(&f, "connection")) {
             r->close |= gw_list_has(f.value, f.value_len, "close");
+        } else if (gw_field_is(&f, "content-type")) {
+            r->event_stream =
+                f.value_len >= 17 &&
+                strncasecmp(f.value, "text/event-stream", 17) == 0;
+        } else if (gw_field_is(&f, "content-encoding")) {
+            r->coded =
+                !(f.value_len == 8 && strncasecmp(f.value, "identity", 8) == 0);
         }
         eol = line + n - 2;
     }
@@ -496,6 +509,7 @@ resp_head_done(struct gw_resp *r)
         if (status == 101)
             return r->why = "vendor switched protocols", GW_FEED_FAIL;
         buf_reset(&r->head); /* an interim answer: the real one follows */
+        r->event_stream = r->coded = false;
         return GW_FEED_MORE;
     }
     r->status = status;
@@ -510,6 +524,8 @@ resp_head_done(struct gw_resp *r)
         gw_body_init(&r->body, GW_BODY_EOF, 0, false);
     if (r->body.kind == GW_BODY_LENGTH && len == 0)
         r->body.kind = GW_BODY_NONE;
+    r->body.on_data = r->on_data;
+    r->body.data_arg = r->data_arg;
     return GW_FEED_MORE;
 }
 

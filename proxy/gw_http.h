@@ -98,16 +98,22 @@ enum gw_chunk_state {
     GW_CK_DONE,
 };
 
+/* Where a body's data goes besides the wire: its bytes with the transfer
+ * coding removed, as they are fed (a second reader, gw_usage.h). */
+typedef void gw_data_fn(void *arg, const char *p, size_t n);
+
 /* Where a body ends. Initialise with gw_body_init(). */
 struct gw_body {
     enum gw_framing kind;
     uint64_t left; /* LENGTH: bytes to come; chunked: of this chunk */
     enum gw_chunk_state ck;
-    unsigned digits;  /* hex digits of the current size */
-    size_t meta;      /* extension and trailer bytes seen */
-    bool no_trailers; /* refuse trailer fields (requests) */
-    const char *why;  /* static text when FAIL */
-    uint64_t fed;     /* body bytes so far, chunk framing included */
+    unsigned digits;     /* hex digits of the current size */
+    size_t meta;         /* extension and trailer bytes seen */
+    bool no_trailers;    /* refuse trailer fields (requests) */
+    const char *why;     /* static text when FAIL */
+    uint64_t fed;        /* body bytes so far, chunk framing included */
+    gw_data_fn *on_data; /* NULL, or given the data (not the framing) */
+    void *data_arg;
 };
 
 void gw_body_init(struct gw_body *b, enum gw_framing kind, uint64_t length,
@@ -125,7 +131,11 @@ struct gw_resp {
     int status;        /* of the final (non-1xx) head, 0 before */
     bool close;        /* the vendor will close after this response */
     struct gw_body body;
-    const char *why; /* static text when FAIL */
+    const char *why;     /* static text when FAIL */
+    bool event_stream;   /* Content-Type: text/event-stream */
+    bool coded;          /* a Content-Encoding other than identity */
+    gw_data_fn *on_data; /* set by the caller: the body's data, decoded */
+    void *data_arg;
 };
 
 void gw_resp_init(struct gw_resp *r, bool head_request);

@@ -19,6 +19,7 @@
 #include "gw_head.h"
 #include "gw_key.h"
 #include "gw_policy.h"
+#include "gw_usage.h"
 #include "hostport.h"
 #include "px_dns.h"
 
@@ -98,6 +99,10 @@ struct gw_conn {
     size_t judged_off;
     struct gw_resp resp;
     bool resp_done;
+    /* a model endpoint's answer, read for its usage (gw_usage.h) */
+    enum gw_api usage_api; /* GW_API_NONE: not read */
+    bool usage_started;    /* the first body byte came: usage set up */
+    struct gw_usage usage;
     uint64_t bytes_up, bytes_down;
     int status; /* our answer's, when we answered */
     char client[56];

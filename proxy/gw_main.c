@@ -5,7 +5,8 @@
  *   (--key-file FILE [--auth-header x-api-key|bearer] | --no-credential)
  *   --allow 'METHOD /prefix' [--allow ...]
  *   [--ca-file FILE] [--connect-to HOST:PORT=IP:PORT] [--allow-private]
- *   [--max-requests N] [--max-bytes N] [--header-limit BYTES]
+ *   [--max-requests N] [--max-bytes N] [--max-tokens N]
+ *   [--header-limit BYTES]
  *   [--body-policy anthropic|openai [--allow-field F] [--allow-tool-type T]
  *    [--allow-beta B]]
  *   [--header-timeout S] [--idle-timeout S] [--connect-timeout S]
@@ -33,7 +34,8 @@ static const char usage[] =
     " --no-credential)\n"
     "       --allow 'METHOD /prefix' [--allow ...] [--ca-file FILE]\n"
     "       [--connect-to HOST:PORT=IP:PORT] [--allow-private]\n"
-    "       [--max-requests N] [--max-bytes N] [--max-body BYTES]\n"
+    "       [--max-requests N] [--max-bytes N] [--max-tokens N]\n"
+    "       [--max-body BYTES]\n"
     "       [--header-limit BYTES]\n"
     "       [--header-timeout S] [--idle-timeout S] [--connect-timeout S]\n"
     "       [--drain-timeout S] [--max-conns N]\n"
@@ -88,6 +90,10 @@ gw_parse_number(int o, const char *arg, struct gw_config *cfg,
         if ((rc = px_flags_count("--max-requests", arg, 0, 1e15, &v, e)) == 0)
             b->max_requests = (uint64_t)v;
         return rc;
+    case 'K':
+        if ((rc = px_flags_count("--max-tokens", arg, 0, 1e15, &v, e)) == 0)
+            b->max_tokens = (uint64_t)v;
+        return rc;
     case 'B':
         if ((rc = px_flags_count("--max-bytes", arg, 0, 1e18, &v, e)) == 0)
             b->max_bytes = (uint64_t)v;
@@ -137,6 +143,7 @@ gw_parse_flags(int argc, char **argv, struct gw_config *cfg,
         { "allow-private", no_argument, NULL, 'p' },
         { "max-requests", required_argument, NULL, 'R' },
         { "max-bytes", required_argument, NULL, 'B' },
+        { "max-tokens", required_argument, NULL, 'K' },
         { "max-body", required_argument, NULL, 'b' },
         { "header-limit", required_argument, NULL, 'H' },
         { "header-timeout", required_argument, NULL, 'T' },

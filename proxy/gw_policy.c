@@ -76,6 +76,8 @@ gw_budget_admit(struct gw_budget *b, uint64_t head, uint64_t body, int *status)
     }
     if (b->max_requests != 0 && b->requests >= b->max_requests)
         return "request budget spent";
+    if (b->max_tokens != 0 && b->tokens >= b->max_tokens)
+        return "token budget spent";
     if (b->max_bytes != 0 && b->bytes >= b->max_bytes)
         return bytes_spent;
     if (bytes_past(b, UINT64_MAX - head < body ? UINT64_MAX : head + body))
@@ -103,6 +105,21 @@ void
 gw_budget_add_bytes(struct gw_budget *b, uint64_t n)
 {
     b->bytes = UINT64_MAX - b->bytes < n ? UINT64_MAX : b->bytes + n;
+}
+
+void
+gw_budget_add_tokens(struct gw_budget *b, uint64_t n)
+{
+    b->tokens = UINT64_MAX - b->tokens < n ? UINT64_MAX : b->tokens + n;
+}
+
+int64_t
+gw_budget_tokens_left(const struct gw_budget *b)
+{
+    if (b->max_tokens == 0)
+        return -1;
+    return b->tokens >= b->max_tokens ? 0
+                                      : (int64_t)(b->max_tokens - b->tokens);
 }
 
 int64_t

@@ -1,7 +1,7 @@
 /* gw_policy.h - what the gateway forwards: methods and path prefixes
  * (--allow "POST /v1/messages", repeatable) and the attempt's budget
- * (--max-requests, --max-bytes) with the cap on one request body
- * (--max-body).
+ * (--max-requests, --max-bytes, --max-tokens) with the cap on one request
+ * body (--max-body).
  *
  * Pure code. A prefix admits the path itself and everything below it at a
  * segment boundary: "/v1/messages" admits "/v1/messages",
@@ -55,8 +55,10 @@ const char *gw_policy_check(const struct gw_policy *p, const char *method,
  * unlimited. */
 struct gw_budget {
     uint64_t max_requests, max_bytes;
+    uint64_t max_tokens;      /* the vendor's billed tokens (gw_usage.h) */
     uint64_t max_body;        /* bytes of one request body (--max-body) */
     uint64_t requests, bytes; /* used so far */
+    uint64_t tokens;          /* counted when each response ends */
 };
 
 /* Admit one more request whose head is head bytes and whose body
@@ -64,8 +66,11 @@ struct gw_budget {
  * it fits, and it is counted as a request (its bytes are counted as they
  * move, gw_budget_add_bytes()). Else why not, with *status, and nothing
  * is counted: 413 "request body over --max-body" (body > max_body), 429
- * "request budget spent", 429 "byte budget spent" (the budget is used
- * up, or head + body would take it past max_bytes). */
+ * "request budget spent", 429 "token budget spent" (the tokens counted
+ * so far reached max_tokens: tokens are known only once a response ends,
+ * so the responses in flight then may take the count past it), 429 "byte
+ * budget spent" (the budget is used up, or head + body would take it past
+ * max_bytes). */
 const char *gw_budget_admit(struct gw_budget *b, uint64_t head, uint64_t body,
                             int *status);
 
@@ -82,8 +87,12 @@ const char *gw_budget_body(const struct gw_budget *b, uint64_t body, uint64_t n,
 /* Count bytes moved (either way) by an admitted request. */
 void gw_budget_add_bytes(struct gw_budget *b, uint64_t n);
 
+/* Count the tokens a response said the vendor billed. */
+void gw_budget_add_tokens(struct gw_budget *b, uint64_t n);
+
 /* What is left, or -1 when unlimited. */
 int64_t gw_budget_requests_left(const struct gw_budget *b);
 int64_t gw_budget_bytes_left(const struct gw_budget *b);
+int64_t gw_budget_tokens_left(const struct gw_budget *b);
 
 #endif

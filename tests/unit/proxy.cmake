@@ -4,7 +4,7 @@ foreach(t px_allow px_addr px_answer px_request)
   agentctl_unit_test(test_${t}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_${t}.c LIBS px_core)
 endforeach()
-foreach(t gw_http gw_policy gw_head gw_audit gw_key gw_json gw_body)
+foreach(t gw_http gw_policy gw_head gw_audit gw_key gw_json gw_body gw_usage)
   agentctl_unit_test(test_${t}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_${t}.c LIBS gw_core)
 endforeach()

@@ -113,6 +113,7 @@ test_cfg_defaults(void **state)
     assert_int_equal(cfg->limits.max_scratch_bytes, 4ull << 30);
     assert_int_equal(cfg->limits.max_scratch_inodes, 1000000);
     assert_int_equal(cfg->limits.max_vendor_requests, 0); /* no cap */
+    assert_int_equal(cfg->limits.max_vendor_tokens, 0);   /* no cap */
     assert_int_equal(cfg->limits.max_vendor_bytes, 0);
     /* No warm pool unless configured. */
     assert_null(cfg->warm_pool);
@@ -326,7 +327,8 @@ test_cfg_gateway_mode_parses(void **state)
         "    gateway: {allow: [\"POST /v1/messages\", \"GET /v1/models/\"]}\n"
         "  plain: {hosts: [\"a.test:443\"], credentialMode: env}\n"
         "images: {gateway: \"reg.test/gw:2\"}\n"
-        "limits: {maxVendorRequests: 1000, maxVendorBytes: 1Gi}\n";
+        "limits: {maxVendorRequests: 1000, maxVendorBytes: 1Gi,\n"
+        "         maxVendorTokens: 2000000}\n";
     struct spec_errors es;
     struct cfg *cfg = parse(text, &es);
     const struct cfg_vendor *v;
@@ -364,6 +366,7 @@ test_cfg_gateway_mode_parses(void **state)
     assert_string_equal(cfg->gateway_image, "reg.test/gw:2");
     assert_int_equal(cfg->limits.max_vendor_requests, 1000);
     assert_int_equal(cfg->limits.max_vendor_bytes, 1ull << 30);
+    assert_int_equal(cfg->limits.max_vendor_tokens, 2000000);
     cfg_free(cfg);
 }
 
@@ -459,7 +462,8 @@ test_cfg_vendor_limits_zero_and_gateway_maximum(void **state)
     static const char *const ok[] = {
         "limits: {maxVendorRequests: 0, maxVendorBytes: 0}\n",
         ("limits: {maxVendorRequests: 1000000000000000,\n"
-         "         maxVendorBytes: 16Pi}\n"),
+         "         maxVendorBytes: 16Pi, maxVendorTokens: 1000000000000000}\n"),
+        "limits: {maxVendorTokens: 0}\n",
         "limits: {maxVendorBytes: \"0\"}\n",
     };
 
@@ -968,6 +972,14 @@ static const struct ecase error_cases[] = {
       "limits.maxVendorRequests", "from 0 to 1000000000000000" },
     { "maxVendorRequests a quantity", "limits: {maxVendorRequests: 1k}\n", 1,
       29, "limits.maxVendorRequests", "expected an integer, got string" },
+    { "maxVendorTokens negative", "limits: {maxVendorTokens: -1}\n", 1, 27,
+      "limits.maxVendorTokens",
+      "must be an integer from 0 to 1000000000000000, got -1" },
+    { "maxVendorTokens over the gateway's range",
+      "limits: {maxVendorTokens: 1000000000000001}\n", 1, 27,
+      "limits.maxVendorTokens", "from 0 to 1000000000000000" },
+    { "maxVendorTokens a quantity", "limits: {maxVendorTokens: 1M}\n", 1, 27,
+      "limits.maxVendorTokens", "expected an integer, got string" },
     { "maxVendorBytes over the quantity range",
       "limits: {maxVendorBytes: 1Ei}\n", 1, 26, "limits.maxVendorBytes",
       "quantity is too large" },
@@ -1282,8 +1294,12 @@ static const struct acase gateway_admit_cases[] = {
       NULL, NULL },
     { "budget at the limits",
       GW_SPEC("  credential: k\n"
-              "  vendorBudget: {requests: 100, bytes: 1Mi}\n"),
+              "  vendorBudget: {requests: 100, bytes: 1Mi, tokens: 100}\n"),
       NULL, NULL },
+    { "tokens over the limit",
+      GW_SPEC("  credential: k\n  vendorBudget: {tokens: 101}\n"),
+      "spec.vendorBudget.tokens",
+      "101 is over the controller's limit of 100 (limits.maxVendorTokens)" },
     { "requests over the limit",
       GW_SPEC("  credential: k\n  vendorBudget: {requests: 101}\n"),
       "spec.vendorBudget.requests",
@@ -1305,7 +1321,8 @@ static void
 test_cfg_admit_gateway_rules(void **state)
 {
     static const char cfg_text[] =
-        GATEWAY_CFG "limits: {maxVendorRequests: 100, maxVendorBytes: 1Mi}\n";
+        GATEWAY_CFG "limits: {maxVendorRequests: 100, maxVendorBytes: 1Mi,\n"
+                    "         maxVendorTokens: 100}\n";
 
     (void)state;
     run_admit_cases(cfg_text, gateway_admit_cases,
@@ -1321,6 +1338,7 @@ test_cfg_admit_budget_without_limits(void **state)
         { "the CRD's largest budget",
           GW_SPEC("  credential: k\n  vendorBudget:\n"
                   "    requests: 1000000000000000\n"
+                  "    tokens: 1000000000000000\n"
                   "    bytes: 1000000000000000000\n"),
           NULL, NULL },
     };

@@ -265,7 +265,7 @@ test_ctl_record_reset_attempt_clears_the_run_only(void **state)
         "output",      "progress",  "cleanedUp",          "imageID",
         "subnetIndex", "captured",  "specHash",           "capturedAt",
         "gitMetadata", "git",       "observedGeneration", "toolPolicy",
-        "helperImages", "canaryPending",
+        "helperImages", "canaryPending", "usage",
     };
     static const char *const kept[] = { "phase",      "controller",
                                         "uid",        "resources",

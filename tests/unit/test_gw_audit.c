@@ -66,6 +66,7 @@ test_gw_audit_line_has_every_field(void **state)
         .duration_ms = 42,
         .requests_left = 7,
         .bytes_left = -1,
+        .tokens_left = -1,
         .reason = "forwarded",
     };
     char buf[GW_AUDIT_MAX];
@@ -79,8 +80,72 @@ test_gw_audit_line_has_every_field(void **state)
              "\"client\":\"172.30.0.3:40000\",\"method\":\"POST\","
              "\"path\":\"/v1/\\\"messages\\n\",\"status\":200,"
              "\"bytes_up\":1234,\"bytes_down\":5678,\"duration_ms\":42,"
-             "\"requests_left\":7,\"bytes_left\":-1,"
+             "\"requests_left\":7,\"bytes_left\":-1,\"tokens_left\":-1,"
              "\"reason\":\"forwarded\"}\n");
+}
+
+/* A model endpoint's answer: its usage (OpenAI's cached input as
+ * cacheRead), or null when it could not be read. */
+static void
+test_gw_audit_line_usage(void **state)
+{
+    const struct gw_tokens t = { 1000, 77, 900, 0 };
+    struct gw_audit a = {
+        .time = "t",
+        .client = "c",
+        .method = "POST",
+        .path = "/v1/responses",
+        .status = 200,
+        .requests_left = -1,
+        .bytes_left = -1,
+        .tokens_left = 8923,
+        .has_usage = true,
+        .usage = &t,
+        .reason = "forwarded",
+    };
+    char buf[GW_AUDIT_MAX];
+
+    (void)state;
+    assert_true(gw_audit_format(buf, sizeof(buf), &a) > 0);
+    assert_non_null(strstr(buf, "\"tokens_left\":8923,\"usage\":{\"input\":"
+                                "1000,\"output\":77,\"cacheRead\":900,"
+                                "\"cacheWrite\":0},\"reason\":"));
+    a.usage = NULL;
+    assert_true(gw_audit_format(buf, sizeof(buf), &a) > 0);
+    assert_non_null(strstr(buf, "\"tokens_left\":8923,\"usage\":null,"));
+}
+
+static bool utf8_ok(const char *str);
+
+/* Every field at its longest, every byte escaped to six: the line still
+ * fits in GW_AUDIT_MAX, so no line is lost to its size. */
+static void
+test_gw_audit_longest_line_fits(void **state)
+{
+    const struct gw_tokens t = { UINT64_MAX, UINT64_MAX, UINT64_MAX,
+                                 UINT64_MAX };
+    char path[2048], other[2048], buf[GW_AUDIT_MAX];
+    struct gw_audit a = {
+        .status = 999,
+        .bytes_up = UINT64_MAX,
+        .bytes_down = UINT64_MAX,
+        .duration_ms = INT64_MIN,
+        .requests_left = INT64_MIN,
+        .bytes_left = INT64_MIN,
+        .tokens_left = INT64_MIN,
+        .has_usage = true,
+        .usage = &t,
+    };
+
+    (void)state;
+    memset(path, 0x01, sizeof(path) - 1);
+    path[sizeof(path) - 1] = '\0';
+    memset(other, 0xff, sizeof(other) - 1);
+    other[sizeof(other) - 1] = '\0';
+    a.time = a.client = a.method = a.reason = other;
+    a.path = path;
+    assert_true(gw_audit_format(buf, sizeof(buf), &a) > 0);
+    assert_true(utf8_ok(buf));
 }
 
 /* True when s is well-formed UTF-8 (RFC 3629), checked apart from the
@@ -135,6 +200,7 @@ test_gw_audit_line_is_strict_utf8(void **state)
         .status = 400,
         .requests_left = -1,
         .bytes_left = -1,
+        .tokens_left = -1,
         .reason = "bad \xf5\x80\x80\x80 byte\x01",
     };
     char buf[GW_AUDIT_MAX], reason[400];
@@ -188,6 +254,8 @@ main(void)
         cmocka_unit_test(test_gw_answer_escapes_details),
         cmocka_unit_test(test_gw_audit_line_has_every_field),
         cmocka_unit_test(test_gw_audit_line_is_strict_utf8),
+        cmocka_unit_test(test_gw_audit_line_usage),
+        cmocka_unit_test(test_gw_audit_longest_line_fits),
         cmocka_unit_test(test_gw_answer_is_strict_too),
     };
 

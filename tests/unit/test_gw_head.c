@@ -18,7 +18,8 @@ build(const char *in, const struct gw_cred *cred, struct buf *out)
 
     assert_int_equal(gw_req_parse(in, strlen(in), &h, &status, NULL), 0);
     buf_init(out, 1 << 16);
-    assert_int_equal(gw_head_build(&h, "llm.vendor.test", cred, out, NULL), 0);
+    assert_int_equal(
+        gw_head_build(&h, "llm.vendor.test", cred, false, out, NULL), 0);
 }
 
 static void
@@ -52,6 +53,32 @@ test_gw_head_replaces_the_agents_credentials(void **state)
     (void)state;
     build(in, &cred, &out);
     assert_string_equal(out.data, want);
+    buf_cleanup(&out);
+}
+
+/* A model endpoint's answer is read for its usage: the vendor is asked
+ * for it uncompressed, whatever the agent accepts. */
+static void
+test_gw_head_identity_for_a_model_endpoint(void **state)
+{
+    static const char in[] = "POST /v1/messages HTTP/1.1\r\n"
+                             "accept-encoding: gzip, br\r\n"
+                             "Content-Length: 2\r\n\r\n";
+    struct gw_cred cred = { GW_AUTH_NONE, NULL, 0 };
+    struct gw_req_head h;
+    struct buf out;
+    int status;
+
+    (void)state;
+    assert_int_equal(gw_req_parse(in, strlen(in), &h, &status, NULL), 0);
+    buf_init(&out, 1 << 16);
+    assert_int_equal(gw_head_build(&h, "v", &cred, true, &out, NULL), 0);
+    assert_string_equal(out.data, "POST /v1/messages HTTP/1.1\r\nHost: v\r\n"
+                                  "Content-Length: 2\r\n"
+                                  "Accept-Encoding: identity\r\n\r\n");
+    buf_reset(&out);
+    assert_int_equal(gw_head_build(&h, "v", &cred, false, &out, NULL), 0);
+    assert_non_null(strstr(out.data, "accept-encoding: gzip, br\r\n"));
     buf_cleanup(&out);
 }
 
@@ -151,7 +178,7 @@ test_gw_head_fails_past_the_buffer_cap(void **state)
     (void)state;
     assert_int_equal(gw_req_parse(in, strlen(in), &h, &status, NULL), 0);
     buf_init(&out, 20);
-    assert_int_equal(gw_head_build(&h, "h", &cred, &out, &e), -1);
+    assert_int_equal(gw_head_build(&h, "h", &cred, false, &out, &e), -1);
     assert_int_equal(e.code, ERR_LIMIT);
     buf_cleanup(&out);
 }
@@ -162,6 +189,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gw_head_replaces_the_agents_credentials),
         cmocka_unit_test(test_gw_head_bearer_and_none),
+        cmocka_unit_test(test_gw_head_identity_for_a_model_endpoint),
         cmocka_unit_test(test_gw_head_keeps_framing_that_connection_names),
         cmocka_unit_test(test_gw_head_drops_rewrites_forwarding_and_org),
         cmocka_unit_test(test_gw_head_fails_past_the_buffer_cap),

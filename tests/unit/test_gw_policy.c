@@ -117,6 +117,35 @@ test_gw_budget_counts_requests_and_bytes(void **state)
     assert_int_equal(gw_budget_bytes_left(&unlimited), -1);
 }
 
+/* Tokens are counted as answers end: requests are admitted while the
+ * count is under the budget (the one that reaches it may take it past),
+ * then refused with 429, a refusal counting nothing. */
+static void
+test_gw_budget_counts_tokens(void **state)
+{
+    struct gw_budget b = { .max_tokens = 500 };
+    struct gw_budget unlimited = { 0 };
+    int status = 0;
+
+    (void)state;
+    assert_int_equal(gw_budget_tokens_left(&b), 500);
+    assert_null(gw_budget_admit(&b, 10, 0, &status));
+    gw_budget_add_tokens(&b, 400);
+    assert_int_equal(gw_budget_tokens_left(&b), 100);
+    assert_null(gw_budget_admit(&b, 10, 0, &status)); /* 400 < 500 */
+    gw_budget_add_tokens(&b, 200);                    /* overshoot: 600 */
+    assert_int_equal(gw_budget_tokens_left(&b), 0);
+    assert_string_equal(gw_budget_admit(&b, 10, 0, &status),
+                        "token budget spent");
+    assert_int_equal(status, 429);
+    assert_int_equal(b.requests, 2);      /* the refusal is not counted */
+    gw_budget_add_tokens(&b, UINT64_MAX); /* saturates */
+    assert_int_equal(b.tokens, UINT64_MAX);
+    gw_budget_add_tokens(&unlimited, 1u << 30);
+    assert_null(gw_budget_admit(&unlimited, 10, 0, &status));
+    assert_int_equal(gw_budget_tokens_left(&unlimited), -1);
+}
+
 /* A declared body is held to --max-body (413) and to what is left of the
  * byte budget (429) before anything is forwarded, and a refusal counts
  * nothing: one 5 MB body does not go through a 1,000-byte budget. */
@@ -200,6 +229,7 @@ main(void)
         cmocka_unit_test(test_gw_policy_refuses_paths_read_two_ways),
         cmocka_unit_test(test_gw_policy_add_refuses_bad_rules),
         cmocka_unit_test(test_gw_budget_counts_requests_and_bytes),
+        cmocka_unit_test(test_gw_budget_counts_tokens),
         cmocka_unit_test(test_gw_budget_admits_a_declared_body),
         cmocka_unit_test(test_gw_budget_holds_a_growing_body),
     };

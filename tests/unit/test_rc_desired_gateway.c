@@ -328,6 +328,37 @@ test_budget_from_the_spec(void **state)
     fx_free(&f);
 }
 
+/* A token budget: the spec's, else the config's cap; none, no flag (the
+ * command an older version gave the gateway, test_gateway_body). */
+static void
+test_token_budget(void **state)
+{
+    static const char cfg_tokens[] =
+        "vendors:\n"
+        "  claude:\n"
+        "    hosts: [\"llm.vendor.test:443\"]\n"
+        "    credentialMode: gateway\n"
+        "    gateway: {allow: [\"POST /v1/messages\"]}\n"
+        "limits: {maxVendorTokens: 5000}\n";
+    struct fx f;
+    char *t;
+
+    (void)state;
+    fx_build(&f, cfg_gateway, "claude", "command: [/agent]",
+             "  vendorBudget: {tokens: 900}\n");
+    t = body_text(f.d, RC_ROLE_GATEWAY);
+    assert_non_null(strstr(t, "\"--max-requests\",\"500\",\"--max-bytes\","
+                              "\"1073741824\",\"--max-tokens\",\"900\","));
+    free(t);
+    fx_free(&f);
+    fx_build(&f, cfg_tokens, "claude", "command: [/agent]", "");
+    t = body_text(f.d, RC_ROLE_GATEWAY);
+    assert_non_null(strstr(t, "\"--max-tokens\",\"5000\""));
+    assert_null(strstr(t, "--max-requests"));
+    free(t);
+    fx_free(&f);
+}
+
 static void
 test_codex_base_url_flag(void **state)
 {
@@ -487,6 +518,7 @@ main(void)
         cmocka_unit_test(test_key_volume_and_proxy),
         cmocka_unit_test(test_agent_env_and_no_key_anywhere),
         cmocka_unit_test(test_budget_from_the_spec),
+        cmocka_unit_test(test_token_budget),
         cmocka_unit_test(test_codex_base_url_flag),
         cmocka_unit_test(test_key_tar),
         cmocka_unit_test(test_private_vendor_ca),

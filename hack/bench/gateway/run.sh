@@ -10,6 +10,13 @@
 #               vendor);
 #   stream    - POST /v1/messages with "stream": true (SSE) kept-alive:
 #               time to the first byte and to the end of the stream;
+#   big       - the same with a 100 KiB streamed answer (a tool call whose
+#               input is 100 KiB);
+#   streamraw, bigraw - the same two through the gateway's usage reader
+#               switched off: the path /raw/v1/messages, which the test
+#               vendor serves as /v1/messages and the gateway does not
+#               read (only the exact model paths are read), so the rows
+#               side by side show what reading the usage costs;
 #   100k, 1m  - the request row with a 100 KiB and a 1 MiB body.
 # Three sides: direct (curl to the vendor over TLS), gateway (no request
 # policy) and policy (the gateway with --body-policy anthropic, which
@@ -75,13 +82,14 @@ chmod 0400 "$W/key"
 PIDS+=($!)
 "$GW_BIN" --listen "127.0.0.1:$GPORT" --upstream "$HOST:443" \
     --connect-to "$HOST:443=127.0.0.1:$VPORT" --ca-file "$W/ca.pem" \
-    --key-file "$W/key" --allow 'POST /v1/messages' \
+    --key-file "$W/key" --allow 'POST /v1/messages' --allow 'POST /raw' \
     >/dev/null 2>"$W/gw.err" &
 GW_PID=$!
 PIDS+=($GW_PID)
 "$GW_BIN" --listen "127.0.0.1:$PPORT" --upstream "$HOST:443" \
     --connect-to "$HOST:443=127.0.0.1:$VPORT" --ca-file "$W/ca.pem" \
-    --key-file "$W/key" --allow 'POST /v1/messages' --body-policy anthropic \
+    --key-file "$W/key" --allow 'POST /v1/messages' --allow 'POST /raw' \
+    --body-policy anthropic \
     >/dev/null 2>"$W/policy.err" &
 POLICY_PID=$!
 PIDS+=($POLICY_PID)
@@ -100,23 +108,33 @@ body false >"$W/json.body"
 body true >"$W/sse.body"
 body false $((100 * 1024)) >"$W/100k.body"
 body false $((1024 * 1024)) >"$W/1m.body"
+python3 - "$W/big.body" <<'EOF2'
+import json, sys
+args = json.dumps({"data": "x" * 102400})
+b = {"model": "bench", "max_tokens": 16, "stream": True,
+     "tools": [{"name": "t", "input_schema": {"type": "object"}}],
+     "messages": [{"role": "user", "content": "TASK bench\nCALL t " + args}]}
+open(sys.argv[1], "w").write(json.dumps(b))
+EOF2
 
 # run SIDE KIND: N requests in one curl (kept alive unless cold), one
 # "starttransfer total" line each, appended to $W/SIDE-KIND.
 run() {
-    local side=$1 kind=$2 url args=() i
+    local side=$1 kind=$2 url args=() i path=/v1/messages
+    case $kind in *raw) path=/raw/v1/messages ;; esac
     case $side in
     direct)
-        url=https://$HOST:$VPORT/v1/messages
+        url=https://$HOST:$VPORT$path
         args=(--cacert "$W/ca.pem" --resolve "$HOST:$VPORT:127.0.0.1")
         ;;
-    gateway) url=http://127.0.0.1:$GPORT/v1/messages ;;
-    policy) url=http://127.0.0.1:$PPORT/v1/messages ;;
+    gateway) url=http://127.0.0.1:$GPORT$path ;;
+    policy) url=http://127.0.0.1:$PPORT$path ;;
     esac
     case $kind in
     cold) args+=(-H 'Connection: close' --data-binary "@$W/json.body") ;;
     request) args+=(--data-binary "@$W/json.body") ;;
-    stream) args+=(--data-binary "@$W/sse.body") ;;
+    stream | streamraw) args+=(--data-binary "@$W/sse.body") ;;
+    big | bigraw) args+=(--data-binary "@$W/big.body") ;;
     100k | 1m) args+=(--data-binary "@$W/$kind.body") ;;
     esac
     for ((i = 0; i < N; i++)); do
@@ -148,7 +166,7 @@ parallel "$PPORT" 100k.body
 RSS_P64_100K=$(rss "$POLICY_PID")
 
 for ((r = 1; r <= REPS; r++)); do
-    for kind in request cold stream 100k 1m; do
+    for kind in request cold stream streamraw big bigraw 100k 1m; do
         for side in direct gateway policy; do
             run "$side" "$kind"
         done
@@ -188,7 +206,13 @@ row "1 KiB request, new connection (total)" cold 2
 row "100 KiB request, kept alive (total)" 100k 2
 row "1 MiB request, kept alive (total)" 1m 2
 row "SSE stream, first byte" stream 1
+row "SSE stream, first byte, usage not read" streamraw 1
 row "SSE stream, to the end" stream 2
+row "SSE stream, to the end, usage not read" streamraw 2
+# (no first-byte rows for it: with a 100 KiB upload curl's
+# time_starttransfer is not the answer's first byte)
+row "100 KiB SSE stream, to the end" big 2
+row "100 KiB SSE stream, to the end, usage not read" bigraw 2
 echo
 echo "$((N * REPS)) requests per row and side; gateway: $total requests," \
     "$(cpu "$GW_PID") s CPU (user+system), peak RSS $(rss "$GW_PID") KiB;" \

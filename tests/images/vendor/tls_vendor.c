@@ -8,7 +8,7 @@
  * CA), one process per connection with keep-alive, and answers
  *   POST .../v1/messages               Anthropic Messages (SSE or JSON)
  *   POST .../v1/messages/count_tokens  a token count
- *   POST .../responses                 OpenAI Responses (SSE)
+ *   POST .../responses                 OpenAI Responses (SSE or JSON)
  *   anything else                      404
  * following the script in the prompt (tv_reply.h). Every request is
  * recorded as one JSON line on stdout (`docker logs`):
@@ -24,6 +24,12 @@
  * its answer chunked: the first SSE event, then nothing until that file
  * exists (bounded), then the rest. A test sees the first event arrive
  * while the stream is still open (tests/integration/gateway/).
+ *
+ * "tv-chunk: N" sends the answer chunked in N-byte pieces, "tv-chunk:
+ * close" without a length, ended by the close. Each model answer carries
+ * usage ("USAGE in out cacheRead cacheWrite" in the prompt, else 10 10 0
+ * 0), also in the record: "usage":{"input","output","cacheRead",
+ * "cacheWrite"} (OpenAI: cacheRead is the cached part of input).
  */
 #include "tv_json.h"
 #include "tv_reply.h"
@@ -287,6 +293,44 @@ send_held(SSL *ssl, const struct tv_req *q, const struct tv_reply *r)
     return ok ? 0 : -1;
 }
 
+/* "tv-chunk: N": the answer chunked in pieces of N bytes; "tv-chunk:
+ * close": no length, the end is the close. The gateway's usage reader
+ * must read every framing (tests/integration/gateway/). */
+static int
+send_framed(SSL *ssl, const struct tv_req *q, const struct tv_reply *r,
+            const char *how)
+{
+    const char *body = r->body.p ? r->body.p : "";
+    long size = strtol(how, NULL, 10);
+    int close_ = !strcmp(how, "close");
+    struct tvb out = {0};
+    int ok;
+
+    tvb_printf(&out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n%s"
+                     "Connection: %s\r\n\r\n",
+               r->status, r->status == 200 ? "OK" : "Error", r->type,
+               close_ ? "" : "Transfer-Encoding: chunked\r\n",
+               close_ || !q->keep_alive ? "close" : "keep-alive");
+    if (close_) {
+        tvb_add(&out, body, r->body.len);
+    } else {
+        if (size < 1)
+            size = 1;
+        for (size_t off = 0; off < r->body.len; off += (size_t)size) {
+            size_t k = r->body.len - off < (size_t)size ? r->body.len - off
+                                                        : (size_t)size;
+
+            tvb_printf(&out, "%zx\r\n", k);
+            tvb_add(&out, body + off, k);
+            tvb_puts(&out, "\r\n");
+        }
+        tvb_puts(&out, "0\r\n\r\n");
+    }
+    ok = SSL_write(ssl, out.p, (int)out.len) == (int)out.len;
+    tvb_free(&out);
+    return ok ? 0 : -1;
+}
+
 static int
 ends_with(const char *path, const char *suffix)
 {
@@ -325,7 +369,7 @@ serve(SSL *ssl, struct tv_req *q)
     struct tv_reply r = {0};
     struct tvj *body = NULL;
     struct tvb out = {0}, rec = {0};
-    char hold[8];
+    char hold[8], chunk[16];
     int ok;
 
     if (!strcmp(q->method, "POST"))
@@ -350,6 +394,10 @@ serve(SSL *ssl, struct tv_req *q)
     if (getenv("TV_RELEASE_FILE") &&
         header(q, "tv-hold", hold, sizeof(hold)) && !strcmp(hold, "1")) {
         ok = send_held(ssl, q, &r) == 0;
+    } else if (header(q, "tv-chunk", chunk, sizeof(chunk))) {
+        ok = send_framed(ssl, q, &r, chunk) == 0;
+        if (!strcmp(chunk, "close"))
+            ok = 0; /* the close ends the answer */
     } else {
         tvb_printf(&out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
                          "Content-Length: %zu\r\nrequest-id: req_vendor\r\n"

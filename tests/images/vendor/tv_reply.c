@@ -28,6 +28,9 @@ struct tv_turn {
     struct tvb tools;      /* JSON array elements: "name",... */
     int ntools;
     char task[64];         /* the word after "TASK " in the prompt */
+    /* what the answer says it billed: "USAGE <in> <out> <cacheRead>
+     * <cacheWrite>" in the prompt, else 10 10 0 0 */
+    long long usage[4];
 };
 
 static void
@@ -94,6 +97,9 @@ scan_text(struct tv_turn *t, const char *text)
             take_call(t, 1, s + 5, n - 5);
         else if (n > 6 && !strncmp(s, "CALL2 ", 6))
             take_call(t, 2, s + 6, n - 6);
+        else if (n > 6 && !strncmp(s, "USAGE ", 6))
+            sscanf(s + 6, "%lld %lld %lld %lld", &t->usage[0], &t->usage[1],
+                   &t->usage[2], &t->usage[3]);
         else if (n > 5 && !strncmp(s, "TASK ", 5) && !t->task[0])
             snprintf(t->task, sizeof(t->task), "%.*s", (int)(n - 5), s + 5);
         text = eol ? eol + 1 : NULL;
@@ -212,7 +218,12 @@ record_turn(struct tv_reply *r, const char *api, const struct tvj *body,
             tvb_json_str(&r->record, type ? type : "(none)");
         }
     }
-    tvb_puts(&r->record, "],\"answer\":");
+    /* the counts the answer carried, as the gateway's audit line names
+     * them (OpenAI: cacheRead is the cached part of input) */
+    tvb_printf(&r->record, "],\"usage\":{\"input\":%lld,\"output\":%lld,"
+                           "\"cacheRead\":%lld,\"cacheWrite\":%lld",
+               t->usage[0], t->usage[1], t->usage[2], t->usage[3]);
+    tvb_puts(&r->record, "},\"answer\":");
     tvb_json_str(&r->record, t->results.p ? t->results.p
                              : calls_sent ? "tool calls" : "VENDOR-OK");
 }
@@ -237,6 +248,7 @@ anthropic_scan(const struct tvj *body, struct tv_turn *t)
     const struct tvj *msgs = tvj_get(body, "messages");
     const struct tvj *tools = tvj_get(body, "tools");
 
+    t->usage[0] = t->usage[1] = 10;
     for (const struct tvj *tl = tools ? tools->child : NULL; tl; tl = tl->next) {
         const char *name = tvj_str(tl, "name");
 
@@ -357,13 +369,16 @@ tv_reply_anthropic(const struct tvj *body, struct tv_reply *r)
         tvb_printf(&ev, "{\"type\":\"message_start\",\"message\":%s,"
                         "\"content\":[],\"stop_reason\":null,"
                         "\"stop_sequence\":null,\"usage\":{\"input_tokens\":"
-                        "10,\"output_tokens\":1}}}", msg.p);
+                        "%lld,\"cache_creation_input_tokens\":%lld,"
+                        "\"cache_read_input_tokens\":%lld,\"output_tokens\":1}}}",
+                   msg.p, t.usage[0], t.usage[3], t.usage[2]);
         sse(&r->body, "message_start", ev.p);
         anthropic_blocks(&r->body, &t, calls, text, 1);
         ev.len = 0;
         tvb_printf(&ev, "{\"type\":\"message_delta\",\"delta\":{"
                         "\"stop_reason\":\"%s\",\"stop_sequence\":null},"
-                        "\"usage\":{\"output_tokens\":10}}", stop);
+                        "\"usage\":{\"output_tokens\":%lld}}", stop,
+                   t.usage[1]);
         sse(&r->body, "message_delta", ev.p);
         sse(&r->body, "message_stop", "{\"type\":\"message_stop\"}");
         tvb_free(&ev);
@@ -373,8 +388,11 @@ tv_reply_anthropic(const struct tvj *body, struct tv_reply *r)
         tvb_puts(&r->body, ",\"content\":[");
         anthropic_blocks(&r->body, &t, calls, text, 0);
         tvb_printf(&r->body, "],\"stop_reason\":\"%s\",\"stop_sequence\":"
-                             "null,\"usage\":{\"input_tokens\":10,"
-                             "\"output_tokens\":10}}", stop);
+                             "null,\"usage\":{\"input_tokens\":%lld,"
+                             "\"cache_creation_input_tokens\":%lld,"
+                             "\"cache_read_input_tokens\":%lld,"
+                             "\"output_tokens\":%lld}}",
+                   stop, t.usage[0], t.usage[3], t.usage[2], t.usage[1]);
     }
     record_turn(r, "anthropic", body, &t, calls);
     tvb_free(&msg);
@@ -433,6 +451,7 @@ openai_scan(const struct tvj *body, struct tv_turn *t)
     const struct tvj *input = tvj_get(body, "input");
     const struct tvj *tools = tvj_get(body, "tools");
 
+    t->usage[0] = t->usage[1] = 10;
     for (const struct tvj *tl = tools ? tools->child : NULL; tl; tl = tl->next) {
         const char *name = tvj_str(tl, "name");
 
@@ -503,7 +522,10 @@ void
 tv_reply_openai(const struct tvj *body, struct tv_reply *r)
 {
     struct tv_turn t = {0};
-    struct tvb item = {0};
+    struct tvb item = {0}, items = {0}, usage = {0}, ev = {0};
+    const struct tvj *stream = tvj_get(body, "stream");
+    /* SSE unless "stream": false (as before JSON answers were served) */
+    int streaming = !(stream && stream->type == TVJ_BOOL && !stream->truth);
     int calls;
 
     if (!body || body->type != TVJ_OBJ || !tvj_get(body, "input")) {
@@ -513,8 +535,9 @@ tv_reply_openai(const struct tvj *body, struct tv_reply *r)
     openai_scan(body, &t);
     calls = pick_round(&t) != 0;
     r->status = 200;
-    r->type = "text/event-stream";
-    sse(&r->body, "response.created",
+    r->type = streaming ? "text/event-stream" : "application/json";
+    if (streaming)
+        sse(&r->body, "response.created",
         "{\"type\":\"response.created\",\"response\":{\"id\":"
         "\"resp_vendor\",\"status\":\"in_progress\"}}");
     for (int i = 0; i < (calls ? t.ncalls : 1); i++) {
@@ -548,16 +571,36 @@ tv_reply_openai(const struct tvj *body, struct tv_reply *r)
             tvb_json_str(&item, t.results.p ? t.results.p : "VENDOR-OK");
             tvb_puts(&item, "}]}");
         }
-        openai_item(&r->body, i, item.p);
+        if (streaming)
+            openai_item(&r->body, i, item.p);
+        tvb_puts(&items, i ? "," : "");
+        tvb_add(&items, item.p, item.len);
     }
-    sse(&r->body, "response.completed",
-        "{\"type\":\"response.completed\",\"response\":{\"id\":"
-        "\"resp_vendor\",\"status\":\"completed\",\"usage\":{"
-        "\"input_tokens\":10,\"input_tokens_details\":{\"cached_tokens\":0},"
-        "\"output_tokens\":10,\"output_tokens_details\":{"
-        "\"reasoning_tokens\":0},\"total_tokens\":20}}}");
+    tvb_printf(&usage, "\"usage\":{\"input_tokens\":%lld,"
+                       "\"input_tokens_details\":{\"cached_tokens\":%lld},"
+                       "\"output_tokens\":%lld,\"output_tokens_details\":{"
+                       "\"reasoning_tokens\":0},\"total_tokens\":%lld}",
+               t.usage[0], t.usage[2], t.usage[1], t.usage[0] + t.usage[1]);
+    /* the completed response holds its output too, as the API's does:
+     * a model's text in it must not read as a count */
+    tvb_printf(&ev, "{\"id\":\"resp_vendor\",\"object\":\"response\","
+                    "\"status\":\"completed\",\"output\":[%s],%s}",
+               items.p ? items.p : "", usage.p);
+    if (streaming) {
+        struct tvb done = {0};
+
+        tvb_printf(&done, "{\"type\":\"response.completed\",\"response\":%s}",
+                   ev.p);
+        sse(&r->body, "response.completed", done.p);
+        tvb_free(&done);
+    } else {
+        tvb_add(&r->body, ev.p, ev.len);
+    }
     record_turn(r, "openai", body, &t, calls);
     tvb_free(&item);
+    tvb_free(&items);
+    tvb_free(&usage);
+    tvb_free(&ev);
     turn_free(&t);
 }
 

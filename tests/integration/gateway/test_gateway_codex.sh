@@ -17,6 +17,8 @@
 #     the controller's log hold no key; the egress audit lists its
 #     requests as forwarded. The gateway is the stock image: the test
 #     vendor's private CA comes from the profile's gateway.caFile.
+#     status.usage's tokens (the Responses API's SSE usage, read by the
+#     gateway) equal the vendor's own records of x-gw's requests.
 #
 # Negative controls: the env dump shows the placeholder (the dump is
 # real); the digest check finds no request with a wrong key's digest
@@ -74,4 +76,15 @@ check "x-gw: no docker inspect of any container showed the key" \
 check_eq "x-gw: no CONNECT from the agent's address got through" "" \
     "$(vd_agent_tunnels | grep -v ' 403$' || true)"
 check_no_key_kept x-gw /v1/responses
+# x-gw is the vendor's only client: the status adds up to its records
+wait_no_objects "agentctl.dev/invocation=x-gw $MANAGED" 60 >/dev/null
+check_eq "x-gw: status.usage's tokens equal the vendor's records" \
+    "$(vd_records | jq -s -c '[.[] | .usage // empty] |
+        {inputTokens: (map(.input) | add), outputTokens: (map(.output) | add),
+         cacheReadTokens: (map(.cacheRead) | add),
+         cacheWriteTokens: (map(.cacheWrite) | add)}')" \
+    "$(status_field x-gw '.usage | {inputTokens, outputTokens,
+        cacheReadTokens, cacheWriteTokens}' | jq -c .)"
+check "x-gw: and some were counted" \
+    test "$(status_field x-gw .usage.inputTokens)" -gt 0
 ctl_finish

@@ -18,13 +18,22 @@
 #       volume is mounted read-only in the gateway only;
 #     the agent made no CONNECT at all (the proxy runs --deny-all);
 #     the status, the events and the output hold no key;
-#     the gateway is gone with the rest at cleanup.
+#     the gateway is gone with the rest at cleanup;
+#     status.usage's tokens equal the vendor's own records (every model
+#       request so far was c-gw's), and describe shows them.
 #   c-budget (a shell agent, vendorBudget.requests 2): three requests
 #     through the gateway; the third gets 429 with Proxy-Status; a path
 #     outside the profile gets 403 with Proxy-Status; a request straight
 #     to the vendor through the CONNECT proxy gets 403.
 #     The egress audit (agentctl logs --egress) holds each request with
 #     its status and the proxy's refusal; the spent budget is an event.
+#   c-tokens (a shell agent, vendorBudget.tokens 500): two answers bill
+#     400 and 200 tokens (the vendor's USAGE script line), the third
+#     request gets 429 "token budget spent" with Proxy-Status and never
+#     reaches the vendor; status.usage equals the vendor's totals (3
+#     requests, 1 refused); TokenBudgetSpent is an event; /metrics has
+#     its cache writes in agentctl_vendor_tokens_total. Control:
+#     c-budget, without a token budget, has no TokenBudgetSpent.
 #   c-tools (a shell agent): the request policy the controller gives the
 #     gateway refuses a Messages request with a server-side tool and one
 #     with mcp_servers (403 naming the field), neither reaches the vendor;
@@ -104,6 +113,21 @@ check "c-gw: the agent does not mount the key" \
 check_eq "c-gw: no CONNECT from the agent's address got through" "" \
     "$(vd_agent_tunnels | grep -v ' 403$' || true)"
 check_no_key_kept c-gw /v1/messages
+# every model request the vendor has seen so far is c-gw's (the probe's
+# checks never reach it): the status must add up to the vendor's records
+wait_no_objects "agentctl.dev/invocation=c-gw $MANAGED" 60 >/dev/null
+vsum=$(vd_records | jq -s -c '[.[] | .usage // empty] |
+    {inputTokens: (map(.input) | add), outputTokens: (map(.output) | add),
+     cacheReadTokens: (map(.cacheRead) | add),
+     cacheWriteTokens: (map(.cacheWrite) | add)}')
+check_eq "c-gw: status.usage's tokens equal the vendor's records" "$vsum" \
+    "$(status_field c-gw '.usage | {inputTokens, outputTokens,
+        cacheReadTokens, cacheWriteTokens}' | jq -c .)"
+check_eq "c-gw: its requests that were not refused are the vendor's records" \
+    "$(vd_records | grep -c .)" \
+    "$(status_field c-gw '.usage.requests - .usage.refused')"
+check_match "c-gw: describe shows the usage" \
+    'Usage: +[0-9]+ requests \(0 refused\); tokens: [1-9]' "$(actl describe c-gw)"
 check_match "c-gw: describe says the gateway holds the key" \
     'Credential: +held by the attempt.s gateway, never in the box' \
     "$(actl describe c-gw)"
@@ -175,6 +199,53 @@ check_match "c-budget: the spent budget raised an event" \
     '"reason":"VendorBudgetSpent"' "$(cat "$STATE/events/c-budget.jsonl")"
 check "control: c-gw spent no budget, and no such event" \
     not grep -q VendorBudgetSpent "$STATE/events/c-gw.jsonl"
+
+# --- c-tokens: the token budget and status.usage ----------------------------
+read -r -d '' SCRIPT <<SH || true
+u=\${ANTHROPIC_BASE_URL#http://}
+askb() {
+    printf 'POST /v1/messages HTTP/1.1\\r\\nHost: x\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n%s' "\${#1}" "\$1" |
+        busybox nc -w 5 \${u%:*} \${u##*:} | tr -d '\\r' |
+        grep -E '^(HTTP/1.1|Proxy-Status:)' | tr '\\n' ' '
+    echo
+}
+m='"model":"m","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"TASK'
+echo "T1 \$(askb "{\$m c-tokens-1\\nUSAGE 100 100 100 100\"}]}")"
+echo "T2 \$(askb "{\$m c-tokens-2\\nUSAGE 100 100 0 0\"}]}")"
+echo "T3 \$(askb "{\$m c-tokens-3\\nUSAGE 1 1 0 0\"}]}")"
+SH
+apply_spec c-tokens execute "vendor: claude" "image: $VD_TEST_IMAGE" \
+    "command: [sh, -c, $(jq -Rs . <<<"$SCRIPT")]" "credential: $CRED_NAME" \
+    "vendorBudget: {tokens: 500}" "deadlineSeconds: 120"
+check_eq "c-tokens: Succeeded" Succeeded "$(wait_terminal c-tokens 180)"
+out=$(agent_output c-tokens)
+echo "# c-tokens output:"
+sed 's/^/#   /' <<<"$out"
+check_match "c-tokens: 400 tokens billed" 'T1 HTTP/1.1 200 ' "$out"
+check_match "c-tokens: admitted at 400 of 500, 200 more billed" \
+    'T2 HTTP/1.1 200 ' "$out"
+check_match "c-tokens: then 429 with Proxy-Status" \
+    'T3 HTTP/1.1 429 .*Proxy-Status: agentctl-gateway; error=http_request_denied; details="token budget spent"' "$out"
+check "c-tokens: the refused request never reached the vendor" \
+    test -z "$(vd_records_of c-tokens-3)"
+wait_no_objects "agentctl.dev/invocation=c-tokens $MANAGED" 60 >/dev/null
+check_eq "c-tokens: status.usage equals the vendor's totals" \
+    '{"requests":3,"refused":1,"inputTokens":200,"outputTokens":200,"cacheReadTokens":100,"cacheWriteTokens":100}' \
+    "$(status_field c-tokens .usage | jq -c .)"
+check_eq "c-tokens: ... which are" '200 200 100 100' \
+    "$( (vd_records_of c-tokens-1; vd_records_of c-tokens-2) | jq -s -r \
+        '[(map(.usage.input) | add), (map(.usage.output) | add),
+          (map(.usage.cacheRead) | add), (map(.usage.cacheWrite) | add)]
+         | map(tostring) | join(" ")')"
+check_match "c-tokens: the spent token budget raised an event" \
+    '"reason":"TokenBudgetSpent"' "$(cat "$STATE/events/c-tokens.jsonl")"
+check "control: c-budget spent no token budget" \
+    not grep -q TokenBudgetSpent "$STATE/events/c-budget.jsonl"
+check_match "c-tokens: the gateway's audit has tokens_left" \
+    '"tokens_left":0' "$(actl logs --egress c-tokens)"
+# only c-tokens' answers carried cache writes so far
+check_eq "c-tokens: /metrics counts its cache writes by vendor and phase" 100 \
+    "$(curl -fsS "http://$CTL_METRICS/metrics" | awk '$1 == "agentctl_vendor_tokens_total{kind=\"cacheWrite\",phase=\"execute\",vendor=\"claude\"}" { print $2 + 0 }')"
 
 # --- c-tools: a process in the box asks the vendor to act for it -----------
 # the request policy the controller gives the gateway (bodyPolicy

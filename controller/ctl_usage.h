@@ -1,0 +1,44 @@
+/* ctl_usage.h - status.usage: what an attempt's credential gateway says
+ * the vendor did for it, summed from the gateway's audit lines
+ * (docs/gateway.md "Token accounting", docs/status.md "usage").
+ *
+ * ctl_usage.c is pure (one audit line in, counts added; the counts as
+ * the status object); ctl_usage_record.c puts them in the status, the
+ * events and the metrics. Kept apart from ctl_egress.c, which only hands
+ * each gateway line over, so the way the lines are read can change
+ * without touching how they are counted.
+ */
+#ifndef CTL_USAGE_H
+#define CTL_USAGE_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+struct ctl_inv;
+
+struct ctl_usage {
+    uint64_t requests; /* every request line (the probe's left out) */
+    uint64_t refused;  /* the gateway's own 4xx answers: not forwarded */
+    uint64_t input, output, cache_read, cache_write; /* tokens */
+    uint64_t token_spent; /* refused with "token budget spent" */
+};
+
+/* Add one gateway request line (its JSON text, "msg":"request"; the
+ * boundary probe's lines already left out). A line that is not a JSON
+ * object counts as a request and nothing else; a "usage" object adds
+ * its counts (OpenAI's cached input is in both input and cacheRead, as
+ * the gateway writes it). */
+void ctl_usage_add_line(struct ctl_usage *u, const char *line);
+
+/* The status object {requests, refused, inputTokens, outputTokens,
+ * cacheReadTokens, cacheWriteTokens} (caller deletes); NULL on no
+ * memory. */
+cJSON *ctl_usage_to_json(const struct ctl_usage *u);
+
+/* The attempt's audit has been read: status.usage (for an attempt with
+ * a gateway), a TokenBudgetSpent Warning when the token budget refused a
+ * request, and the vendor's counters on /metrics. */
+void ctl_usage_finish(struct ctl_inv *inv, const struct ctl_usage *u);
+
+#endif

@@ -1,0 +1,34 @@
+/* ctl_usage_record.c - an attempt's usage, once its gateway's audit is
+ * read: into status.usage, a TokenBudgetSpent event, and the vendor's
+ * counters on /metrics (see ctl_usage.h). */
+#include "ctl_usage.h"
+
+#include "ctl.h"
+#include "ctl_observe.h"
+#include "ctl_status.h"
+
+void
+ctl_usage_finish(struct ctl_inv *inv, const struct ctl_usage *u)
+{
+    const struct spec_invocation *s =
+        inv->captured != NULL ? inv->captured : inv->spec;
+    cJSON *o;
+
+    /* env mode: no gateway, nothing counted (not "zero requests") */
+    if (ctl_record_role_id(&inv->rec, RC_ROLE_GATEWAY) == NULL)
+        return;
+    o = ctl_usage_to_json(u);
+    if (o != NULL) {
+        cJSON_Delete(inv->rec.usage);
+        inv->rec.usage = o;
+        inv->rec.dirty = true;
+    }
+    if (u->token_spent > 0)
+        ctl_event(inv, true, "TokenBudgetSpent",
+                  "%llu requests were refused by the gateway (429): the "
+                  "attempt's token budget (vendorBudget.tokens or "
+                  "limits.maxVendorTokens) was spent",
+                  (unsigned long long)u->token_spent);
+    if (s != NULL)
+        ctl_observe_usage(inv->ctl, s->vendor, spec_phase_name(s->phase), u);
+}
