@@ -117,11 +117,27 @@ gw_body_judged(const struct gw_body_policy *p, const char *path, size_t len)
                                : p->api == GW_API_OPENAI  ? openai_paths
                                                           : NULL;
 
-    /* exact paths: a prefix rule admits what lies below them, which the
-     * vendor does not serve (404), and the rules would judge it too */
+    /* exact paths; what lies below them and is not one of them is
+     * refused (gw_body_below) */
     for (size_t i = 0; paths != NULL && paths[i] != NULL; i++)
         if (strlen(paths[i]) == len && memcmp(paths[i], path, len) == 0)
             return true;
+    return false;
+}
+
+bool
+gw_body_below(const struct gw_body_policy *p, const char *path, size_t len)
+{
+    const char *const *paths = p->api == GW_API_ANTHROPIC ? anthropic_paths
+                               : p->api == GW_API_OPENAI  ? openai_paths
+                                                          : NULL;
+
+    for (size_t i = 0; paths != NULL && paths[i] != NULL; i++) {
+        size_t n = strlen(paths[i]);
+
+        if (len > n && memcmp(paths[i], path, n) == 0 && path[n] == '/')
+            return !gw_body_judged(p, path, len);
+    }
     return false;
 }
 

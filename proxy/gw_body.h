@@ -56,6 +56,14 @@ int gw_body_allow(struct gw_body_policy *p, char which, const char *name,
 bool gw_body_judged(const struct gw_body_policy *p, const char *path,
                     size_t len);
 
+/* The path lies below a model endpoint of the API and is not one itself
+ * ("/v1/messages/batches", "/v1/messages/", "/v1/responses/compact"): a
+ * prefix rule admits it, the vendor may serve it (Anthropic's Message
+ * Batches take the same tools), and its body would go unjudged and its
+ * usage uncounted, so the gateway refuses it. */
+bool gw_body_below(const struct gw_body_policy *p, const char *path,
+                   size_t len);
+
 /* NULL when the body may be forwarded, else why, written into why (a
  * sentence the model can read: 'tools[2].type "web_search_20250305" is a
  * server-side tool, not allowed'). */

@@ -38,7 +38,15 @@ gw__judge_head(struct gw_conn *c, const struct gw_req_head *h)
     char why[256];
 
     c->judging = false;
-    if (p->api == GW_API_NONE || !gw_body_judged(p, h->target, h->path_len))
+    if (p->api == GW_API_NONE)
+        return 0;
+    if (gw_body_below(p, h->target, h->path_len)) {
+        gw__conn_deny(c, 403, "http_request_denied",
+                      "a path below a model endpoint: the request policy "
+                      "judges the model endpoints themselves only");
+        return -1;
+    }
+    if (!gw_body_judged(p, h->target, h->path_len))
         return 0;
     /* no body, nothing to judge (Codex's GET of /v1/responses, a
      * WebSocket upgrade the head rebuild drops; the path rules judged the

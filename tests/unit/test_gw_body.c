@@ -30,6 +30,15 @@ test_anthropic(void **state)
     assert_true(gw_body_judged(&p, "/v1/messages", 12));
     assert_true(gw_body_judged(&p, "/v1/messages/count_tokens", 25));
     assert_false(gw_body_judged(&p, "/v1/models", 10));
+    /* below a model endpoint and not one: refused (the Message Batches
+     * take server-side tools too), the endpoints and others are not */
+    assert_true(gw_body_below(&p, "/v1/messages/batches", 20));
+    assert_true(gw_body_below(&p, "/v1/messages/", 13));
+    assert_true(gw_body_below(&p, "/v1/messages/count_tokens/x", 27));
+    assert_false(gw_body_below(&p, "/v1/messages/count_tokens", 25));
+    assert_false(gw_body_below(&p, "/v1/messages", 12));
+    assert_false(gw_body_below(&p, "/v1/messagesX", 13));
+    assert_false(gw_body_below(&p, "/v1/models", 10));
     assert_null(check(&p,
                       "{\"model\":\"m\",\"max_tokens\":8,\"stream\":true,"
                       "\"system\":[{\"type\":\"text\",\"text\":\"s\"}],"
@@ -78,6 +87,9 @@ test_openai(void **state)
     assert_true(gw_body_judged(&p, "/v1/responses", 13));
     assert_true(gw_body_judged(&p, "/v1/chat/completions", 20));
     assert_false(gw_body_judged(&p, "/v1/messages", 12));
+    assert_true(gw_body_below(&p, "/v1/responses/compact", 21));
+    assert_true(gw_body_below(&p, "/v1/chat/completions/", 21));
+    assert_false(gw_body_below(&p, "/v1/messages/batches", 20));
     assert_null(check(&p,
                       "{\"model\":\"m\",\"input\":[],\"stream\":true,"
                       "\"tools\":[{\"type\":\"function\",\"name\":\"shell\"},"

@@ -41,6 +41,9 @@ send() {
 }
 # arrived TASK: the vendor recorded a request whose prompt said TASK
 arrived() { jq -e --arg t "$1" 'select(.task == $t)' "$TEST_TMP/vendor.out" >/dev/null; }
+# path_arrived PATH: the vendor recorded a request for PATH (it records
+# every request, a 404 too)
+path_arrived() { jq -e --arg p "$1" 'select(.path == $p)' "$TEST_TMP/vendor.out" >/dev/null; }
 msg() { # TASK EXTRA-JSON-MEMBERS
     printf '{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"TASK %s"}]%s}' "$1" "$2"
 }
@@ -135,6 +138,19 @@ out=$(expect_100 "$PORT_ant" expect)
 check_match "Expect: 100-continue on a judged body: the 100 first, then 200" \
     $'^HTTP/1.1 100 Continue\nHTTP/1.1 200' "$out"
 check "and it reaches the vendor" arrived expect
+
+# below a model endpoint: a prefix rule admits it, the vendor may serve it
+# (the Message Batches take server-side tools), its body would not be
+# judged: refused
+SRV=',"tools":[{"type":"web_fetch_20250910","name":"web_fetch"}]'
+for path in /v1/messages/batches /v1/messages/; do
+    out=$(send ant "$path" "$(msg below "$SRV")")
+    check_match "$path: refused (403)" '^403 .*below a model endpoint' "$out"
+    check "$path: never reached the vendor" not path_arrived "$path"
+done
+out=$(send open /v1/messages/batches "$(msg below "$SRV")")
+check "control: without --body-policy /v1/messages/batches reaches the vendor" \
+    path_arrived /v1/messages/batches
 
 out=$(send open /v1/messages "$(msg control ',"tools":[{"type":"web_fetch_20250910","name":"web_fetch"}]')")
 check_match "control: without --body-policy the server tool goes through" '^200' "$out"
