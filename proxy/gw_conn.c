@@ -108,9 +108,10 @@ conn_usage_data(void *arg, const char *p, size_t n)
 }
 
 /* The exchange ended: a model endpoint's successful answer says what the
- * vendor billed (or could not be read: a->usage stays NULL), and the
- * tokens are counted against the budget whether the answer ended well or
- * was cut (the vendor bills what it sent). */
+ * vendor billed, and the tokens are counted against the budget whether
+ * the answer ended well or was cut (the vendor bills what it sent). One
+ * that could not be read (a->usage stays NULL) spends what is left of a
+ * token budget (gw_budget_spend_unknown). */
 static void
 conn_usage_count(struct gw_conn *c, struct gw_audit *a, struct gw_tokens *t)
 {
@@ -122,6 +123,8 @@ conn_usage_count(struct gw_conn *c, struct gw_audit *a, struct gw_tokens *t)
         a->usage = t;
         gw_budget_add_tokens(&c->gw->budget,
                              gw_tokens_billed(c->usage_api, t));
+    } else {
+        gw_budget_spend_unknown(&c->gw->budget);
     }
     c->usage_api = GW_API_NONE;
 }

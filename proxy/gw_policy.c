@@ -113,6 +113,13 @@ gw_budget_add_tokens(struct gw_budget *b, uint64_t n)
     b->tokens = UINT64_MAX - b->tokens < n ? UINT64_MAX : b->tokens + n;
 }
 
+void
+gw_budget_spend_unknown(struct gw_budget *b)
+{
+    if (b->max_tokens != 0 && b->tokens < b->max_tokens)
+        b->tokens = b->max_tokens;
+}
+
 int64_t
 gw_budget_tokens_left(const struct gw_budget *b)
 {

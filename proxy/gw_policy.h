@@ -90,6 +90,14 @@ void gw_budget_add_bytes(struct gw_budget *b, uint64_t n);
 /* Count the tokens a response said the vendor billed. */
 void gw_budget_add_tokens(struct gw_budget *b, uint64_t n);
 
+/* A model endpoint's successful answer whose usage could not be read
+ * (a stream the agent asked to carry none, one cut before its count, a
+ * body that is not what the API documents): with a token budget it
+ * spends what is left, since what the vendor billed is unknown and the
+ * agent may have chosen that (fail closed); without one it counts
+ * nothing. */
+void gw_budget_spend_unknown(struct gw_budget *b);
+
 /* What is left, or -1 when unlimited. */
 int64_t gw_budget_requests_left(const struct gw_budget *b);
 int64_t gw_budget_bytes_left(const struct gw_budget *b);

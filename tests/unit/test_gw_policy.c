@@ -146,6 +146,30 @@ test_gw_budget_counts_tokens(void **state)
     assert_int_equal(gw_budget_tokens_left(&unlimited), -1);
 }
 
+/* An answer whose usage is unknown spends what is left of a token budget
+ * (fail closed: the agent can ask for a stream without usage) and counts
+ * nothing without one. */
+static void
+test_gw_budget_unknown_usage_spends(void **state)
+{
+    struct gw_budget b = { .max_tokens = 500 };
+    struct gw_budget unlimited = { 0 };
+    int status = 0;
+
+    (void)state;
+    gw_budget_add_tokens(&b, 100);
+    gw_budget_spend_unknown(&b);
+    assert_int_equal(gw_budget_tokens_left(&b), 0);
+    assert_string_equal(gw_budget_admit(&b, 10, 0, &status),
+                        "token budget spent");
+    gw_budget_add_tokens(&b, 700); /* 1200: what was counted is not lowered */
+    gw_budget_spend_unknown(&b);
+    assert_int_equal(b.tokens, 1200);
+    gw_budget_spend_unknown(&unlimited);
+    assert_int_equal(unlimited.tokens, 0);
+    assert_null(gw_budget_admit(&unlimited, 10, 0, &status));
+}
+
 /* A declared body is held to --max-body (413) and to what is left of the
  * byte budget (429) before anything is forwarded, and a refusal counts
  * nothing: one 5 MB body does not go through a 1,000-byte budget. */
@@ -230,6 +254,7 @@ main(void)
         cmocka_unit_test(test_gw_policy_add_refuses_bad_rules),
         cmocka_unit_test(test_gw_budget_counts_requests_and_bytes),
         cmocka_unit_test(test_gw_budget_counts_tokens),
+        cmocka_unit_test(test_gw_budget_unknown_usage_spends),
         cmocka_unit_test(test_gw_budget_admits_a_declared_body),
         cmocka_unit_test(test_gw_budget_holds_a_growing_body),
     };
