@@ -263,7 +263,7 @@ rc__adapter_codex(struct rc__adapter *b)
         rc__adapter_argf(b,
                          "model_providers.agentctl-gateway={name=\"agentctl "
                          "gateway\",base_url=\"%s/v1\",wire_api=\"responses\","
-                         "env_key=\"CODEX_API_KEY\",supports_websockets=false}",
+                         "supports_websockets=false}",
                          b->box->gateway_url);
     }
     codex_instructions_arg(b);

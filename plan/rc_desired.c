@@ -154,6 +154,16 @@ rc_check_inputs(const struct rc_build *b, struct err *e)
                           "this attempt was captured without a gateway (the "
                           "config changed since): start a new attempt",
                           inv->vendor);
+    /* ... and the other way: built in env mode now, the agent's body
+     * would carry the key that the attempt was captured to keep out */
+    if (!rc_helper_needed(b->vendor, RC_HELPER_GATEWAY) &&
+        in->helper_image_ids[RC_HELPER_GATEWAY] != NULL)
+        return err_set_at(e, ERR_INVALID, inv->file, inv->line, 0,
+                          "spec.vendor",
+                          "vendor \"%s\" uses credentialMode env, but this "
+                          "attempt was captured with a gateway (the config "
+                          "changed since): start a new attempt",
+                          inv->vendor);
     for (int h = 0; h < RC_HELPER_COUNT; h++)
         if ((rc_helper_needed(b->vendor, (enum rc_helper)h) &&
              (in->helper_image_ids[h] != NULL) !=

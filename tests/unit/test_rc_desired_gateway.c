@@ -107,8 +107,11 @@ fx_build_key(struct fx *f, const char *cfg, const char *vendor,
     in.image_id = IMAGEID;
     in.subnet_index = 3;
     in.credential = secret;
+    /* pinned as a capture pins them: the gateway's for a gateway vendor */
     for (int h = 0; h < RC_HELPER_COUNT; h++)
-        in.helper_image_ids[h] = GWIMAGE;
+        if (rc_helper_needed(cfg_find_vendor(f->cfg, vendor),
+                             (enum rc_helper)h))
+            in.helper_image_ids[h] = GWIMAGE;
     f->d = rc_desired_build(f->inv, f->cfg, &in, &e);
     if (f->d == NULL)
         fail_msg("build: %s: %s", e.field, e.msg);
@@ -374,7 +377,7 @@ test_codex_base_url_flag(void **state)
         f.d, RC_ROLE_AGENT, "/Entrypoint",
         "model_providers.agentctl-gateway={name=\"agentctl gateway\","
         "base_url=\"http://10.213.3.5:8080/v1\",wire_api=\"responses\","
-        "env_key=\"CODEX_API_KEY\",supports_websockets=false}"));
+        "supports_websockets=false}"));
     assert_true(has_str(f.d, RC_ROLE_AGENT, "/Env",
                         "CODEX_API_KEY=" RC_GATEWAY_PLACEHOLDER));
     assert_true(has_str(f.d, RC_ROLE_GATEWAY, "/Cmd", "bearer"));
@@ -462,6 +465,31 @@ test_gateway_without_a_credential(void **state)
     fx_free(&f);
 }
 
+/* An attempt captured with a gateway is not built again in env mode (the
+ * config switched since): its agent body would carry the key. */
+static void
+test_captured_with_a_gateway_stays_so(void **state)
+{
+    struct fx f;
+    struct rc_inputs in = { 0 };
+    struct err e = { 0 };
+
+    (void)state;
+    fx_build(&f, cfg_env, "claude", "command: [/agent]", "");
+    in.controller_id = "ctl-a";
+    in.uid = UID;
+    in.image_id = IMAGEID;
+    in.credential = SECRET;
+    for (int h = 0; h < RC_HELPER_COUNT; h++)
+        in.helper_image_ids[h] = GWIMAGE; /* the gateway's too */
+    assert_null(rc_desired_build(f.inv, f.cfg, &in, &e));
+    assert_string_equal(e.field, "spec.vendor");
+    assert_non_null(strstr(e.msg, "uses credentialMode env, but this "
+                                  "attempt was captured with a gateway"));
+    assert_null(strstr(e.msg, SECRET));
+    fx_free(&f);
+}
+
 /* gateway.caFile: the gateway trusts the bundle in its key volume, which
  * goes in beside the key (a private vendor, docs/gateway.md). */
 static void
@@ -523,6 +551,7 @@ main(void)
         cmocka_unit_test(test_key_tar),
         cmocka_unit_test(test_private_vendor_ca),
         cmocka_unit_test(test_gateway_without_a_credential),
+        cmocka_unit_test(test_captured_with_a_gateway_stays_so),
         cmocka_unit_test(test_key_the_gateway_cannot_send),
     };
 

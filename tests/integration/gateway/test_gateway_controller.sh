@@ -44,8 +44,9 @@
 #   c-deadline (a shell agent that keeps asking, deadline 8 s): the attempt
 #     ends at its deadline and the gateway container is removed with it.
 #   c-switch: the vendor leaves gateway mode while an attempt runs and
-#     the controller restarts: the recorded gateway has no desired body
-#     any more, and the attempt fails closed naming it; all is removed.
+#     the controller restarts: the attempt's desired state is not built in
+#     env mode (its agent body would hold the key), the attempt fails
+#     closed saying it was captured with a gateway; all is removed.
 #
 # Negative controls: the inspect search finds the key in a container made
 # with the key in its env (the search can fail); the env-dump check finds
@@ -334,11 +335,14 @@ sed -i -e '/^  claude:$/,/^    gateway: /d' -e '/^vendors:/a\
 ctl_start
 check_eq "c-switch: the attempt fails closed after the restart" Failed \
     "$(wait_terminal c-switch 60)"
-check_eq "c-switch: as boundary drift" boundary-drift \
-    "$(status_field c-switch .stopReason)"
-check_match "c-switch: the message names the recorded gateway" \
-    'gateway agentctl-c-switch-[0-9a-f]+-gateway is recorded but the config no longer makes one' \
+# (its desired state is not built in env mode: that body would hold the key)
+check_eq "c-switch: before anything is built from the new config" \
+    preparation-failed "$(status_field c-switch .stopReason)"
+check_match "c-switch: the message says it was captured with a gateway" \
+    'uses credentialMode env, but this attempt was captured with a gateway' \
     "$(condition_field c-switch Ready message) $(grep -h '"reason":"Stopped"' "$STATE/events/c-switch.jsonl")"
+check "c-switch: no agent body with the key was made" \
+    not grep -qF "$CRED_TOKEN" "$CTL_LOG"
 check_no_objects "c-switch: everything of it is removed, the gateway too" \
     "agentctl.dev/invocation=c-switch $MANAGED" 60
 ctl_finish
