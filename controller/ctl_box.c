@@ -422,7 +422,8 @@ check_proxy(struct ctl_box *b, const cJSON *inspect)
 bool
 ctl_box_probed(const struct ctl_box *b)
 {
-    return b->desired == NULL || b->desired->gateway_url[0] == '\0';
+    /* unknown is "not probed": the invocation then probes it itself */
+    return b->desired != NULL && b->desired->gateway_url[0] == '\0';
 }
 
 /* The box waits to be handed; verified_at is when its probe passed, or,
