@@ -465,22 +465,16 @@ cfg_probe_interval(struct cfg_parse *p, void *dst, const struct spec_node *v,
 
 /* The caps of a gateway vendor's budget: 0 (none) up to agent-gateway's
  * own range for --max-requests and --max-tokens (proxy/gw_main.c: 1e15),
- * so the gateway never refuses a budget the config allowed. Its --max-bytes goes to 1e18,
- * past any quantity spec_quantity_parse() reads (about 1.8e16). */
-#define CFG_GW_MAX_REQUESTS 1000000000000000ull
+ * so the gateway never refuses a budget the config allowed. Its
+ * --max-bytes goes to 1e18, past any quantity spec_quantity_parse() reads
+ * (about 1.8e16). */
+#define CFG_GW_MAX_COUNT 1000000000000000ull
 
 static void
-cfg_max_vendor_requests(struct cfg_parse *p, void *dst,
-                        const struct spec_node *v, const char *field)
+cfg_max_vendor_count(struct cfg_parse *p, void *dst, const struct spec_node *v,
+                     const char *field)
 {
-    cfg_get_u64(p, v, field, 0, CFG_GW_MAX_REQUESTS, dst);
-}
-
-static void
-cfg_max_vendor_tokens(struct cfg_parse *p, void *dst,
-                      const struct spec_node *v, const char *field)
-{
-    cfg_get_u64(p, v, field, 0, CFG_GW_MAX_REQUESTS, dst);
+    cfg_get_u64(p, v, field, 0, CFG_GW_MAX_COUNT, dst);
 }
 
 static void
@@ -562,10 +556,10 @@ static const struct cfg_key cfg_limit_keys[] = {
     { "maxPids", cfg_max_pids, CFG_LIM(max_pids), NULL },
     { "maxScratchBytes", cfg_get_quantity, CFG_LIM(max_scratch_bytes), NULL },
     { "maxScratchInodes", cfg_get_quantity, CFG_LIM(max_scratch_inodes), NULL },
-    { "maxVendorRequests", cfg_max_vendor_requests,
+    { "maxVendorRequests", cfg_max_vendor_count,
       CFG_LIM(max_vendor_requests), NULL },
     { "maxVendorBytes", cfg_max_vendor_bytes, CFG_LIM(max_vendor_bytes), NULL },
-    { "maxVendorTokens", cfg_max_vendor_tokens, CFG_LIM(max_vendor_tokens),
+    { "maxVendorTokens", cfg_max_vendor_count, CFG_LIM(max_vendor_tokens),
       NULL },
     { "maxRunnerSeconds", cfg_max_runner_seconds,
       CFG_LIM(max_runner_seconds), NULL },
