@@ -59,6 +59,10 @@ check_eq "control: same_fields names every changed field" \
 
 CONTROLLER_NEW=$CONTROLLER
 CONTROLLER=$PREV_CONTROLLER
+# the older controller knows no credentialMode (env was its only mode);
+# this one wants it said for a vendor with credentialEnv (docs/config.md)
+cp "$CONFIG" "$TEST_TMP/config-new.yaml"
+sed -i '/^    credentialMode: env$/d' "$CONFIG"
 ctl_start
 apply_spec finished execute "command: [/demo-agent]"
 wait_phase finished Succeeded 240
@@ -79,6 +83,7 @@ sleep 1
 since=$(date +%s)
 
 CONTROLLER=$CONTROLLER_NEW
+cp "$TEST_TMP/config-new.yaml" "$CONFIG"
 ctl_start
 wait_phase survivor Succeeded 240
 check_eq "survivor: exit code 0" 0 "$(status_field survivor .exitCode)"
