@@ -423,6 +423,8 @@ load_item(struct ctl_record *r, const cJSON *it)
         return load_json(it, &r->git, true);
     if (strcmp(k, "result") == 0)
         return load_json(it, &r->result, true);
+    if (strcmp(k, "egress") == 0)
+        return load_json(it, &r->egress, true);
     if (strcmp(k, "box") == 0)
         return load_json(it, &r->box, true);
     return false;
@@ -582,6 +584,8 @@ add_run(cJSON *o, const struct ctl_record *r)
         cJSON_AddItemToObject(o, "git", cJSON_Duplicate(r->git, 1));
     if (r->result != NULL)
         cJSON_AddItemToObject(o, "result", cJSON_Duplicate(r->result, 1));
+    if (r->egress != NULL)
+        cJSON_AddItemToObject(o, "egress", cJSON_Duplicate(r->egress, 1));
     if (r->box != NULL)
         cJSON_AddItemToObject(o, "box", cJSON_Duplicate(r->box, 1));
     if (r->nstandins > 0) {

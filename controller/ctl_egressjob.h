@@ -1,0 +1,48 @@
+/* ctl_egressjob.h - an invocation's live egress audit as the controller
+ * holds it (ctl_egressjob.c): its follows, its file and queue, its
+ * counts; freed and forgotten. Below ctl_attempt and ctl_queue, which
+ * free it; the steps that follow and drain the logs are ctl_egress.h. */
+#ifndef CTL_EGRESSJOB_H
+#define CTL_EGRESSJOB_H
+
+#include <stdbool.h>
+
+#include "buf.h"
+#include "ctl.h"
+#include "ctl_auditline.h"
+
+/* The containers whose logs are audited: the gateway and the proxy. */
+#define CTL_EGRESS_SOURCES 2
+
+/* One container's log being read. */
+struct ctl_egress_src {
+    struct ctl_inv *inv;
+    size_t idx;            /* which source (ctl_egress.c sources[]) */
+    struct dk_req *follow; /* the follow in flight, or NULL */
+    bool ended;            /* the follow reached the end: it stopped */
+    char id[72];           /* the container pos is of ("" none yet) */
+    struct ctl_audit_pos pos;
+    struct dk_logs_demux dm;
+    struct ctl_audit_framer fr;
+};
+
+/* inv->egress: made at the first start of a source, or at cleanup. */
+struct ctl_egress {
+    struct ctl_egress_src src[CTL_EGRESS_SOURCES];
+    int fd;                /* egress.jsonl, appended; -1 unwritable */
+    struct buf q;          /* rendered lines not yet written: empty
+                              between two chunks of a log */
+    unsigned long q_lines; /* lines in q */
+    unsigned long long bytes, lines, dropped; /* the file; lost lines */
+    bool no_key;           /* the credential is unreadable */
+    bool write_warned;     /* EgressAuditUnwritten said once */
+    size_t next;           /* cleanup: the source drained next */
+    unsigned requests, forwarded, refused, spent; /* gateway lines */
+    unsigned tunnels, denied;                     /* proxy lines */
+};
+
+/* Stop the follows, close the file, free. What the file holds is what
+ * the record says (status.egress). NULL-safe (inv->egress NULL). */
+void ctl_egress_free(struct ctl_inv *inv);
+
+#endif
