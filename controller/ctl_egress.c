@@ -286,6 +286,8 @@ flush(struct ctl_inv *inv)
         g->bytes += g->q.len;
         g->lines += g->q_lines;
     } else {
+        int err = g->fd >= 0 ? errno : 0;
+
         if (g->fd >= 0 && off > 0 && /* no half line left behind */
             ftruncate(g->fd, (off_t)g->bytes) == -1)
             log_kv(LOG_WARN, "egress audit: a half line stays", "invocation",
@@ -294,7 +296,7 @@ flush(struct ctl_inv *inv)
             ctl_event(inv, true, "EgressAuditUnwritten",
                       "the egress audit could not be written (%s): its "
                       "lines are counted as dropped",
-                      g->fd >= 0 ? strerror(errno) : "not open");
+                      err != 0 ? strerror(err) : "not open");
         g->write_warned = true;
         g->dropped += g->q_lines;
     }
