@@ -62,6 +62,66 @@ digits(const char *s, size_t n)
     return v;
 }
 
+static bool
+is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* "+HH:MM" or "-HH:MM" at s (6 bytes there): its seconds east of UTC. */
+static bool
+zone_offset(const char *s, long *off)
+{
+    if ((s[0] != '+' && s[0] != '-') || !is_digit(s[1]) || !is_digit(s[2]) ||
+        s[3] != ':' || !is_digit(s[4]) || !is_digit(s[5]))
+        return false;
+    *off = (digits(s + 1, 2) * 60L + digits(s + 4, 2)) * 60L;
+    if (s[0] == '-')
+        *off = -*off;
+    return true;
+}
+
+size_t
+ctl_audit_ts_take(const char *line, size_t len,
+                  char out[CTL_AUDIT_TS_LEN + 1])
+{
+    const size_t n = CTL_AUDIT_TS_LEN - 1; /* up to the 'Z' */
+    struct tm tm;
+    long off = 0;
+    size_t end;
+    time_t t;
+    char z[CTL_AUDIT_TS_LEN + 1];
+
+    if (len < n + 2)
+        return 0;
+    memcpy(z, line, n);
+    z[n] = 'Z';
+    z[n + 1] = '\0';
+    if (!ctl_audit_ts_valid(z, CTL_AUDIT_TS_LEN))
+        return 0;
+    if (line[n] == 'Z')
+        end = n + 1;
+    else if (len >= n + 7 && zone_offset(line + n, &off))
+        end = n + 6;
+    else
+        return 0;
+    if (end >= len || line[end] != ' ')
+        return 0;
+    memset(&tm, 0, sizeof(tm));
+    tm.tm_year = digits(z, 4) - 1900;
+    tm.tm_mon = digits(z + 5, 2) - 1;
+    tm.tm_mday = digits(z + 8, 2);
+    tm.tm_hour = digits(z + 11, 2);
+    tm.tm_min = digits(z + 14, 2);
+    tm.tm_sec = digits(z + 17, 2);
+    t = timegm(&tm) - off;
+    if (gmtime_r(&t, &tm) == NULL ||
+        strftime(out, CTL_AUDIT_TS_LEN + 1, "%Y-%m-%dT%H:%M:%S", &tm) != 19)
+        return 0;
+    snprintf(out + 19, CTL_AUDIT_TS_LEN + 1 - 19, ".%.9sZ", z + 20);
+    return end + 1;
+}
+
 int
 ctl_audit_since(const char *ts, char *out, size_t size, struct err *e)
 {

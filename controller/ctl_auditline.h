@@ -28,8 +28,8 @@
 /* The longest audit line kept (the proxy's are at most 2400 bytes, the
  * gateway's 1536); longer is dropped and counted. */
 #define CTL_AUDIT_LINE_MAX 4096
-/* With Docker's timestamp and its space in front. */
-#define CTL_AUDIT_FRAME_MAX (CTL_AUDIT_LINE_MAX + CTL_AUDIT_TS_LEN + 1)
+/* With Docker's timestamp (a zone "+HH:MM" at most) and its space. */
+#define CTL_AUDIT_FRAME_MAX (CTL_AUDIT_LINE_MAX + CTL_AUDIT_TS_LEN + 6)
 
 /* Where a source's log was read up to (the resume rule above). */
 struct ctl_audit_pos {
@@ -47,8 +47,16 @@ void ctl_audit_pos_begin(struct ctl_audit_pos *p);
  * was taken), false when it was taken before (passed over). */
 bool ctl_audit_pos_take(struct ctl_audit_pos *p, const char *ts);
 
-/* ts is a timestamp as Docker writes it (CTL_AUDIT_TS_LEN bytes, UTC). */
+/* ts starts with a timestamp in the canonical form above
+ * (CTL_AUDIT_TS_LEN bytes, UTC, "Z"). */
 bool ctl_audit_ts_valid(const char *ts, size_t len);
+
+/* The timestamp Docker put in front of a log line (timestamps=1): RFC
+ * 3339 with 9 decimals, in the daemon's time zone ("Z" or "+HH:MM"),
+ * then a space. Writes its canonical UTC form to out and returns the
+ * bytes it took, space included; 0 when line does not start with one. */
+size_t ctl_audit_ts_take(const char *line, size_t len,
+                         char out[CTL_AUDIT_TS_LEN + 1]);
 
 /* Docker's since= for ts: "SECONDS.NANOSECONDS". -1 (ERR_INVALID) when ts
  * is not valid. */

@@ -342,18 +342,16 @@ on_line(const char *line, size_t len, bool over, void *arg)
     const char *msg = sources[s->idx].msg;
     char ts[CTL_AUDIT_TS_LEN + 1];
     enum ctl_audit_verdict v;
+    size_t took = ctl_audit_ts_take(line, len, ts);
 
-    if (len <= CTL_AUDIT_TS_LEN || !ctl_audit_ts_valid(line, len) ||
-        line[CTL_AUDIT_TS_LEN] != ' ') {
+    if (took == 0) {
         g->dropped += strstr(line, msg) != NULL; /* cannot be placed */
         return;
     }
-    memcpy(ts, line, CTL_AUDIT_TS_LEN);
-    ts[CTL_AUDIT_TS_LEN] = '\0';
     if (!ctl_audit_pos_take(&s->pos, ts))
         return; /* taken before a restart */
-    line += CTL_AUDIT_TS_LEN + 1;
-    len -= CTL_AUDIT_TS_LEN + 1;
+    line += took;
+    len -= took;
     v = over ? (strstr(line, msg) ? CTL_AUDIT_BAD : CTL_AUDIT_OTHER)
              : ctl_audit_judge(line, len, msg);
     if (v == CTL_AUDIT_BAD)

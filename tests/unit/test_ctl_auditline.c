@@ -96,6 +96,40 @@ test_since_is_seconds_dot_nanoseconds(void **state)
     assert_int_equal(e.code, ERR_LIMIT);
 }
 
+/* Docker's prefix, in UTC or in the daemon's zone: one canonical form. */
+static void
+test_ts_take_canonical_utc(void **state)
+{
+    static const struct {
+        const char *line;
+        size_t took;
+        const char *want;
+    } cases[] = {
+        { "2026-12-07T12:13:58.123456789Z {}", 31,
+          "2026-12-07T12:13:58.123456789Z" },
+        { "2026-12-07T13:13:58.123456789+01:00 {}", 36,
+          "2026-12-07T12:13:58.123456789Z" },
+        { "2026-12-31T23:30:00.000000001-01:00 x", 36,
+          "2027-01-01T00:30:00.000000001Z" },
+        { "2026-12-07T12:13:58.123456789Z{}", 0, NULL },
+        { "2026-12-07T12:13:58.12345678Z {}", 0, NULL },
+        { "2026-12-07T12:13:58.123456789+0100 {}", 0, NULL },
+        { "{\"msg\":\"tunnel\"}", 0, NULL },
+        { "2026-12-07T12:13:58.123456789Z", 0, NULL },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char out[CTL_AUDIT_TS_LEN + 1] = "";
+
+        assert_int_equal(ctl_audit_ts_take(cases[i].line,
+                                           strlen(cases[i].line), out),
+                         cases[i].took);
+        if (cases[i].want != NULL)
+            assert_string_equal(out, cases[i].want);
+    }
+}
+
 struct lines {
     char got[8][64];
     bool over[8];
@@ -234,6 +268,7 @@ main(void)
         cmocka_unit_test(test_resume_takes_every_line_once),
         cmocka_unit_test(test_resume_older_line_passed_over),
         cmocka_unit_test(test_since_is_seconds_dot_nanoseconds),
+        cmocka_unit_test(test_ts_take_canonical_utc),
         cmocka_unit_test(test_framer_any_chunking),
         cmocka_unit_test(test_framer_long_line_reported_once_as_over),
         cmocka_unit_test(test_judge),
