@@ -9,10 +9,14 @@
  * were taken (`seen`). A read starts with since=`at`: Docker gives every
  * line at or after it, in the log's order, so the first `seen` lines at
  * `at` are the ones already taken and are passed over, and every other
- * line is new. Limits: the timestamps are Docker's (nanoseconds, the
- * daemon's clock when it got the line); a clock stepped back between two
- * lines of one container puts the later one before `at`, and it is passed
- * over as already taken (never written twice, but lost). */
+ * line is new. Within a read the same holds: Docker's follow re-sends
+ * lines across a log rotation (with their own, older timestamps); a line
+ * before `at` means it reads from an earlier point again, so it and the
+ * `seen` lines at `at` that come again are passed over. Limits: the
+ * timestamps are Docker's (nanoseconds, the daemon's clock when it got
+ * the line); a clock stepped back between two lines of one container
+ * puts the later one before `at`, and it is passed over as already taken
+ * (never written twice, but lost). */
 #ifndef CTL_AUDITLINE_H
 #define CTL_AUDITLINE_H
 
