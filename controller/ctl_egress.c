@@ -8,10 +8,17 @@
  * events), and a request the budget refused raises VendorBudgetSpent.
  *
  * Followed, not read once: from the start of each container on, its log
- * is followed (timestamps=1) and every audit line is appended as it comes
+ * is followed, and whenever the follow shows new bytes (EGRESS_WAKE_S
+ * later, coalesced) the log is read from the position to its end
+ * (timestamps=1, in the log's order) and every audit line is appended
  * through a bounded queue (EGRESS_QUEUE_MAX, written at the end of each
  * chunk Docker sends), so a flood cannot push lines out of the log's
- * rotation before they are read. The file is capped (EGRESS_FILE_MAX per
+ * rotation before they are read. The follow's own lines are not taken:
+ * read slower than written, Docker's follow sends lines out of order and
+ * leaves some out across a rotation (measured: 38,760 of 100,000 with a
+ * reader at 1.5 MB/s), while a read that ends at the log's end is in
+ * order. A read that finds its first line after the position (the lines
+ * in between rotated out first) says so (EgressAuditGap). The file is capped (EGRESS_FILE_MAX per
  * attempt); a line over the cap, over CTL_AUDIT_LINE_MAX, not strict
  * UTF-8 JSON, or that the queue or the disk could not take is counted in
  * status.egress.dropped, never lost unsaid.
@@ -56,6 +63,7 @@
 #define EGRESS_DRAIN_MS   60000L              /* cleanup's last read, each */
 #define EGRESS_TAIL_LINES 20000u /* the read before (test hook live-audit) */
 #define EGRESS_RECORD_S   1.0    /* a status write at most this often */
+#define EGRESS_WAKE_S     0.2    /* data seen: read after this long */
 
 /* The containers read, in order, and what is kept of each. */
 static const struct {
@@ -72,6 +80,8 @@ static const struct {
 };
 #define N_SOURCES (sizeof(sources) / sizeof(sources[0]))
 _Static_assert(N_SOURCES == CTL_EGRESS_SOURCES, "ctl_egressjob.h");
+
+static void on_wake(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* "status":N of a line, or -1. */
 static int
@@ -134,6 +144,8 @@ record(struct ctl_inv *inv)
     cJSON_AddNumberToObject(o, "lines", (double)g->lines);
     cJSON_AddNumberToObject(o, "dropped", (double)g->dropped);
     cJSON_AddNumberToObject(o, "bytes", (double)g->bytes);
+    if (g->gaps > 0)
+        cJSON_AddNumberToObject(o, "gaps", g->gaps);
     c = cJSON_AddObjectToObject(o, "counts");
 #define ADD(n) cJSON_AddNumberToObject(c, #n, g->n);
     COUNTERS(ADD)
@@ -165,6 +177,7 @@ restore(struct ctl_egress *g, const cJSON *o)
     g->lines = num(o, "lines");
     g->dropped = num(o, "dropped");
     g->bytes = num(o, "bytes");
+    g->gaps = (unsigned)num(o, "gaps");
 #define GET(n) g->n = (unsigned)num(c, #n);
     COUNTERS(GET)
 #undef GET
@@ -258,6 +271,8 @@ egress_open(struct ctl_inv *inv, struct err *e)
     for (size_t i = 0; i < N_SOURCES; i++) {
         g->src[i].inv = inv;
         g->src[i].idx = i;
+        ev_init(&g->src[i].wake, on_wake);
+        g->src[i].wake.repeat = EGRESS_WAKE_S;
     }
     if (rec != NULL)
         restore(g, rec);
@@ -333,6 +348,26 @@ keep(struct ctl_inv *inv, size_t src, const char *line)
     g->q_lines++;
 }
 
+/* A read from the position starts with the last line taken (since= is
+ * inclusive); a later one means Docker rotated the lines in between out
+ * before they were read: not in the file and not countable, said. */
+static void
+check_gap(struct ctl_egress_src *s, const char *ts)
+{
+    struct ctl_egress *g = s->inv->egress;
+
+    s->first = false;
+    if (s->pos.at[0] == '\0' || s->pos.seen == 0 || strcmp(ts, s->pos.at) <= 0)
+        return;
+    if (g->gaps++ == 0)
+        ctl_event(s->inv, true, "EgressAuditGap",
+                  "the %s's log lost lines between %s and %s to its rotation "
+                  "before they were read: they are not in the egress audit "
+                  "and cannot be counted",
+                  rc_role_name((enum rc_role)sources[s->idx].role),
+                  s->pos.at, ts);
+}
+
 /* One whole line of a source's log, Docker's timestamp in front. */
 static void
 on_line(const char *line, size_t len, bool over, void *arg)
@@ -348,6 +383,8 @@ on_line(const char *line, size_t len, bool over, void *arg)
         g->dropped += strstr(line, msg) != NULL; /* cannot be placed */
         return;
     }
+    if (s->first)
+        check_gap(s, ts);
     if (!ctl_audit_pos_take(&s->pos, ts))
         return; /* taken before a restart */
     line += took;
@@ -400,6 +437,7 @@ read_query(struct ctl_egress_src *s, const char *id, struct dk_logs_query *q,
     dk_logs_demux_init(&s->dm);
     ctl_audit_framer_init(&s->fr);
     ctl_audit_pos_begin(&s->pos);
+    s->first = true;
     memset(q, 0, sizeof(*q));
     q->stream = sources[s->idx].stream;
     q->timestamps = true;
@@ -415,11 +453,86 @@ read_query(struct ctl_egress_src *s, const char *id, struct dk_logs_query *q,
     return 0;
 }
 
+static void start_read(struct ctl_egress_src *s);
+
 static void
-on_follow_data(struct dk_req *req, const char *data, size_t len, void *arg)
+on_read_data(struct dk_req *req, const char *data, size_t len, void *arg)
 {
     (void)req;
     feed(arg, data, len);
+}
+
+static void
+on_read_done(struct dk_req *req, struct dk_response *r, void *arg)
+{
+    struct ctl_egress_src *s = arg;
+
+    (void)req;
+    s->read = NULL;
+    if (r->err != NULL && r->err->code != ERR_NOTFOUND) {
+        log_kv(LOG_WARN, "egress audit: read failed, tried again",
+               "invocation", s->inv->name, "source", sources[s->idx].source,
+               "error", r->err->msg, NULL);
+        s->wanted = true;
+    }
+    if (s->wanted)
+        ev_timer_again(s->inv->ctl->loop, &s->wake);
+}
+
+static void
+on_wake(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct ctl_egress_src *s = container_of(w, struct ctl_egress_src, wake);
+
+    (void)revents;
+    ev_timer_stop(loop, w);
+    if (s->read == NULL)
+        start_read(s);
+}
+
+/* Take what the log holds from the position on: a read that ends at the
+ * log's end, in the log's order. (Docker's follow is not that: read
+ * slower than written, it sends lines out of order and leaves some out
+ * across a rotation - measured, 38,760 of 100,000 - so its bytes only
+ * say when to read.) */
+static void
+start_read(struct ctl_egress_src *s)
+{
+    struct ctl_inv *inv = s->inv;
+    const char *id = ctl_record_role_id(&inv->rec, sources[s->idx].role);
+    struct dk_logs_query q;
+    char since[40];
+    struct err e;
+
+    s->wanted = false;
+    if (id == NULL)
+        return;
+    if (read_query(s, id, &q, since, sizeof(since), &e) == 0) {
+        q.timeout_ms = EGRESS_DRAIN_MS;
+        s->read = dk_container_read_logs(inv->ctl->dk, id, &q, on_read_data,
+                                         on_read_done, s, &e);
+    }
+    if (s->read == NULL) {
+        log_kv(LOG_WARN, "egress audit: cannot read", "invocation",
+               inv->name, "source", sources[s->idx].source, "error", e.msg,
+               NULL);
+        s->wanted = true;
+        ev_timer_again(inv->ctl->loop, &s->wake);
+    }
+}
+
+/* The follow wrote: a read soon (coalesced), or after the one under way. */
+static void
+on_follow_data(struct dk_req *req, const char *data, size_t len, void *arg)
+{
+    struct ctl_egress_src *s = arg;
+
+    (void)req;
+    (void)data;
+    (void)len;
+    s->wanted = true;
+    if (s->read == NULL && !ev_is_active(&s->wake))
+        ev_timer_again(s->inv->ctl->loop, &s->wake);
 }
 
 static void
@@ -429,12 +542,13 @@ on_follow_done(struct dk_req *req, struct dk_response *r, void *arg)
 
     (void)req;
     s->follow = NULL;
-    /* the end of the stream: the container stopped, all of it is read */
+    /* the end of the stream: the container stopped; one more read */
     s->ended = r->err == NULL || r->err->code == ERR_NOTFOUND;
     if (r->err != NULL && r->err->code != ERR_NOTFOUND)
         log_kv(LOG_WARN, "egress audit: follow ended, resumed next pass",
                "invocation", s->inv->name, "source",
                sources[s->idx].source, "error", r->err->msg, NULL);
+    on_follow_data(NULL, NULL, 0, s);
     ctl_inv_kick(s->inv, s->ended ? EGRESS_RECORD_S : 5.0);
 }
 
@@ -450,8 +564,9 @@ ctl_egress_follow(struct ctl_inv *inv)
         return;
     for (size_t i = 0; i < N_SOURCES; i++) {
         const char *id = ctl_record_role_id(&inv->rec, sources[i].role);
-        struct dk_logs_query q;
-        char since[40];
+        struct dk_logs_query q = { .stream = sources[i].stream,
+                                   .follow = true,
+                                   .tail = 1 };
         struct ctl_egress_src *s;
 
         if (id == NULL || !ctl_record_done(&inv->rec, sources[i].started) ||
@@ -461,16 +576,16 @@ ctl_egress_follow(struct ctl_inv *inv)
         if (s->follow != NULL || (s->ended && strcmp(s->id, id) == 0))
             continue;
         s->ended = false;
-        if (read_query(s, id, &q, since, sizeof(since), &e) == 0) {
-            q.follow = true;
-            s->follow = dk_container_read_logs(inv->ctl->dk, id, &q,
-                                               on_follow_data, on_follow_done,
-                                               s, &e);
-        }
+        /* (tail=1: what was written before is the read's, below) */
+        s->follow = dk_container_read_logs(inv->ctl->dk, id, &q,
+                                           on_follow_data, on_follow_done, s,
+                                           &e);
         if (s->follow == NULL)
             log_kv(LOG_WARN, "egress audit: cannot follow", "invocation",
                    inv->name, "source", sources[i].source, "error", e.msg,
                    NULL);
+        else
+            on_follow_data(NULL, NULL, 0, s); /* what is there already */
     }
 }
 
@@ -549,6 +664,9 @@ drain_next(struct ctl_inv *inv)
             continue;
         dk_cancel(s->follow);
         s->follow = NULL;
+        dk_cancel(s->read);
+        s->read = NULL;
+        ev_timer_stop(inv->ctl->loop, &s->wake);
         if (read_query(s, id, &q, since, sizeof(since), &e) == -1)
             return ctl_step_failed(inv, &e);
         q.timeout_ms = EGRESS_DRAIN_MS;

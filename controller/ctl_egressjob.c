@@ -12,8 +12,12 @@ ctl_egress_free(struct ctl_inv *inv)
 
     if (g == NULL)
         return;
-    for (size_t i = 0; i < CTL_EGRESS_SOURCES; i++)
+    for (size_t i = 0; i < CTL_EGRESS_SOURCES; i++) {
         dk_cancel(g->src[i].follow);
+        dk_cancel(g->src[i].read);
+        if (ev_cb(&g->src[i].wake) != NULL)
+            ev_timer_stop(inv->ctl->loop, &g->src[i].wake);
+    }
     if (g->fd >= 0)
         close(g->fd);
     buf_cleanup(&g->q);

@@ -18,8 +18,13 @@
 struct ctl_egress_src {
     struct ctl_inv *inv;
     size_t idx;            /* which source (ctl_egress.c sources[]) */
-    struct dk_req *follow; /* the follow in flight, or NULL */
+    struct dk_req *follow; /* the follow in flight (a wake-up only: its
+                              lines are not taken), or NULL */
     bool ended;            /* the follow reached the end: it stopped */
+    struct dk_req *read;   /* the ordered read from pos in flight */
+    bool wanted;           /* the follow saw data since that read began */
+    bool first;            /* the read's first line is still to come */
+    ev_timer wake;         /* the next read, a little after the data */
     char id[72];           /* the container pos is of ("" none yet) */
     struct ctl_audit_pos pos;
     struct dk_logs_demux dm;
@@ -36,6 +41,7 @@ struct ctl_egress {
     unsigned long long bytes, lines, dropped; /* the file; lost lines */
     bool no_key;           /* the credential is unreadable */
     bool write_warned;     /* EgressAuditUnwritten said once */
+    unsigned gaps;         /* reads that found lines rotated out */
     size_t next;           /* cleanup: the source drained next */
     unsigned requests, forwarded, refused, spent; /* gateway lines */
     unsigned tunnels, denied;                     /* proxy lines */
