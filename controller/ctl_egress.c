@@ -64,6 +64,7 @@
 #define EGRESS_TAIL_LINES 20000u /* the read before (test hook live-audit) */
 #define EGRESS_RECORD_S   1.0    /* a status write at most this often */
 #define EGRESS_WAKE_S     0.2    /* data seen: read after this long */
+#define EGRESS_RETRY_S    5.0    /* a read failed: again after this long */
 
 /* The containers read, in order, and what is kept of each. */
 static const struct {
@@ -455,6 +456,18 @@ read_query(struct ctl_egress_src *s, const char *id, struct dk_logs_query *q,
 
 static void start_read(struct ctl_egress_src *s);
 
+/* A read that failed goes again, later (the daemon may be away). */
+static void
+retry_later(struct ctl_egress_src *s)
+{
+    struct ev_loop *loop = s->inv->ctl->loop;
+
+    s->wanted = true;
+    ev_timer_stop(loop, &s->wake);
+    ev_timer_set(&s->wake, EGRESS_RETRY_S, EGRESS_WAKE_S);
+    ev_timer_start(loop, &s->wake);
+}
+
 static void
 on_read_data(struct dk_req *req, const char *data, size_t len, void *arg)
 {
@@ -473,10 +486,10 @@ on_read_done(struct dk_req *req, struct dk_response *r, void *arg)
         log_kv(LOG_WARN, "egress audit: read failed, tried again",
                "invocation", s->inv->name, "source", sources[s->idx].source,
                "error", r->err->msg, NULL);
-        s->wanted = true;
-    }
-    if (s->wanted)
+        retry_later(s);
+    } else if (s->wanted) {
         ev_timer_again(s->inv->ctl->loop, &s->wake);
+    }
 }
 
 static void
@@ -516,8 +529,7 @@ start_read(struct ctl_egress_src *s)
         log_kv(LOG_WARN, "egress audit: cannot read", "invocation",
                inv->name, "source", sources[s->idx].source, "error", e.msg,
                NULL);
-        s->wanted = true;
-        ev_timer_again(inv->ctl->loop, &s->wake);
+        retry_later(s);
     }
 }
 
