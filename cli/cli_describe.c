@@ -165,13 +165,18 @@ print_spec(const struct spec_invocation *inv)
 static void
 print_egress(const cJSON *eg)
 {
-    char a[32], b[32], line[120];
+    char a[32], b[32], c[32], line[160];
+    int n;
 
     if (eg == NULL)
         return;
-    snprintf(line, sizeof(line), "%s lines, %s dropped",
-             val(eg, "lines", a, sizeof(a)) ? a : "0",
-             val(eg, "dropped", b, sizeof(b)) ? b : "0");
+    n = snprintf(line, sizeof(line), "%s lines, %s dropped",
+                 val(eg, "lines", a, sizeof(a)) ? a : "0",
+                 val(eg, "dropped", b, sizeof(b)) ? b : "0");
+    /* lines a log rotated out before they were read: not countable */
+    if (n > 0 && (size_t)n < sizeof(line) && val(eg, "gaps", c, sizeof(c)))
+        snprintf(line + n, sizeof(line) - (size_t)n,
+                 ", %s reads found lines rotated out first", c);
     field(2, "Egress Audit:", line);
 }
 
