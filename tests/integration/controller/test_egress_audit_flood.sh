@@ -16,6 +16,10 @@
 #       says them;
 #     the controller's RSS during the flood is printed (a figure, not a
 #       check).
+#   gap: the same flood with the controller stopped (SIGSTOP) until the
+#     agent has exited: the log rotates lines out before they are read;
+#     they cannot be counted, and status.egress.gaps, an EgressAuditGap
+#     Warning and describe say so.
 #   Negative control (the test-hooks controller with
 #   AGENTCTL_TEST_DISABLE=live-audit: the last 20,000 lines of each log
 #   read once at cleanup, as before): the same flood leaves fewer than
@@ -92,6 +96,33 @@ check_match "flood: describe shows the audit's counts" \
 check_match "flood: the EgressAudit event says them" \
     "\"reason\":\"EgressAudit\".*$lines lines kept, $dropped dropped" \
     "$(cat "$STATE/events/flood.jsonl")"
+
+# --- gap: lines the log rotated out before they were read are said --------
+# The controller is stopped (SIGSTOP) while a flood of 100,000 runs to its
+# end: the proxy's log (2 files of 10 MB) rotates its first lines out
+# before they are read, which the next read sees and says.
+apply_spec gap execute "image: $FLOOD_IMAGE" \
+    "command: [/connect-flood, \"$N\", gap-, \"8\"]" "deadlineSeconds: 900"
+wait_phase gap Running 240
+for _ in $(seq 1 240); do
+    [ "$(flood_lines gap gap-)" -gt 0 ] && break
+    sleep 0.25
+done
+kill -STOP "$CTL_PID"
+docker wait "$(object_of gap agent)" >/dev/null 2>&1 || true
+kill -CONT "$CTL_PID"
+check_eq "gap: Succeeded" Succeeded "$(wait_terminal gap 300)"
+wait_egress_read gap
+echo "# gap: status.egress $(status_field gap .egress | jq -c '{lines,dropped,gaps}')"
+check "gap: lines were lost to the rotation (the scenario works)" \
+    test "$(kept_or_counted gap)" -lt "$N"
+check "gap: and that is said: status.egress.gaps" \
+    test "$(status_field gap .egress.gaps)" -ge 1
+check_match "gap: and an EgressAuditGap Warning" \
+    '"type":"Warning","reason":"EgressAuditGap"' \
+    "$(cat "$STATE/events/gap.jsonl")"
+check_match "gap: describe says it" "reads found lines rotated out first" \
+    "$(actl describe gap)"
 ctl_finish
 
 # --- negative control: the old tail read -----------------------------------
