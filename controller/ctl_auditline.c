@@ -86,8 +86,7 @@ zone_offset(const char *s, long *off)
 }
 
 size_t
-ctl_audit_ts_take(const char *line, size_t len,
-                  char out[CTL_AUDIT_TS_LEN + 1])
+ctl_audit_ts_take(const char *line, size_t len, char out[CTL_AUDIT_TS_LEN + 1])
 {
     const size_t n = CTL_AUDIT_TS_LEN - 1; /* up to the 'Z' */
     struct tm tm;

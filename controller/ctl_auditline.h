@@ -79,8 +79,8 @@ struct ctl_audit_framer {
 };
 
 void ctl_audit_framer_init(struct ctl_audit_framer *f);
-void ctl_audit_framer_feed(struct ctl_audit_framer *f, const char *p,
-                           size_t n, ctl_audit_line_fn *cb, void *arg);
+void ctl_audit_framer_feed(struct ctl_audit_framer *f, const char *p, size_t n,
+                           ctl_audit_line_fn *cb, void *arg);
 
 enum ctl_audit_verdict {
     CTL_AUDIT_OTHER, /* not an audit line (another log line): ignored */

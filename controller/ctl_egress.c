@@ -18,10 +18,10 @@
  * leaves some out across a rotation (measured: 38,760 of 100,000 with a
  * reader at 1.5 MB/s), while a read that ends at the log's end is in
  * order. A read that finds its first line after the position (the lines
- * in between rotated out first) says so (EgressAuditGap). The file is capped (EGRESS_FILE_MAX per
- * attempt); a line over the cap, over CTL_AUDIT_LINE_MAX, not strict
- * UTF-8 JSON, or that the queue or the disk could not take is counted in
- * status.egress.dropped, never lost unsaid.
+ * in between rotated out first) says so (EgressAuditGap). The file is capped
+ * (EGRESS_FILE_MAX per attempt); a line over the cap, over CTL_AUDIT_LINE_MAX,
+ * not strict UTF-8 JSON, or that the queue or the disk could not take is
+ * counted in status.egress.dropped, never lost unsaid.
  *
  * Restart: after each chunk the record gets the counts, the file's length
  * and, per container, the position read up to (ctl_auditline.h: the
@@ -76,8 +76,7 @@ static const struct {
 } sources[] = {
     { RC_ROLE_GATEWAY, CTL_PROG_GATEWAY_STARTED, 1, "\"msg\":\"request\"",
       "gateway" },
-    { RC_ROLE_PROXY, CTL_PROG_PROXY_STARTED, 2, "\"msg\":\"tunnel\"",
-      "proxy" },
+    { RC_ROLE_PROXY, CTL_PROG_PROXY_STARTED, 2, "\"msg\":\"tunnel\"", "proxy" },
 };
 #define N_SOURCES (sizeof(sources) / sizeof(sources[0]))
 _Static_assert(N_SOURCES == CTL_EGRESS_SOURCES, "ctl_egressjob.h");
@@ -183,12 +182,11 @@ restore(struct ctl_egress *g, const cJSON *o)
     COUNTERS(GET)
 #undef GET
     for (size_t i = 0; i < N_SOURCES; i++) {
-        const cJSON *p =
-            cJSON_GetObjectItemCaseSensitive(o, sources[i].source);
-        const char *id = cJSON_GetStringValue(
-            cJSON_GetObjectItemCaseSensitive(p, "id"));
-        const char *at = cJSON_GetStringValue(
-            cJSON_GetObjectItemCaseSensitive(p, "at"));
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, sources[i].source);
+        const char *id =
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "id"));
+        const char *at =
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "at"));
 
         if (id == NULL || at == NULL ||
             (at[0] != '\0' && !ctl_audit_ts_valid(at, strlen(at))))
@@ -209,8 +207,8 @@ open_file(struct ctl_inv *inv, bool resume)
     struct stat st;
     struct err e;
 
-    if (store_egress_path(inv->ctl->store, inv->name, path, sizeof(path),
-                          &e) == -1)
+    if (store_egress_path(inv->ctl->store, inv->name, path, sizeof(path), &e) ==
+        -1)
         return;
     g->fd = open(path,
                  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
@@ -365,8 +363,8 @@ check_gap(struct ctl_egress_src *s, const char *ts)
                   "the %s's log lost lines between %s and %s to its rotation "
                   "before they were read: they are not in the egress audit "
                   "and cannot be counted",
-                  rc_role_name((enum rc_role)sources[s->idx].role),
-                  s->pos.at, ts);
+                  rc_role_name((enum rc_role)sources[s->idx].role), s->pos.at,
+                  ts);
 }
 
 /* One whole line of a source's log, Docker's timestamp in front. */
@@ -483,9 +481,9 @@ on_read_done(struct dk_req *req, struct dk_response *r, void *arg)
     (void)req;
     s->read = NULL;
     if (r->err != NULL && r->err->code != ERR_NOTFOUND) {
-        log_kv(LOG_WARN, "egress audit: read failed, tried again",
-               "invocation", s->inv->name, "source", sources[s->idx].source,
-               "error", r->err->msg, NULL);
+        log_kv(LOG_WARN, "egress audit: read failed, tried again", "invocation",
+               s->inv->name, "source", sources[s->idx].source, "error",
+               r->err->msg, NULL);
         retry_later(s);
     } else if (s->wanted) {
         ev_timer_again(s->inv->ctl->loop, &s->wake);
@@ -526,9 +524,8 @@ start_read(struct ctl_egress_src *s)
                                          on_read_done, s, &e);
     }
     if (s->read == NULL) {
-        log_kv(LOG_WARN, "egress audit: cannot read", "invocation",
-               inv->name, "source", sources[s->idx].source, "error", e.msg,
-               NULL);
+        log_kv(LOG_WARN, "egress audit: cannot read", "invocation", inv->name,
+               "source", sources[s->idx].source, "error", e.msg, NULL);
         retry_later(s);
     }
 }
@@ -558,8 +555,8 @@ on_follow_done(struct dk_req *req, struct dk_response *r, void *arg)
     s->ended = r->err == NULL || r->err->code == ERR_NOTFOUND;
     if (r->err != NULL && r->err->code != ERR_NOTFOUND)
         log_kv(LOG_WARN, "egress audit: follow ended, resumed next pass",
-               "invocation", s->inv->name, "source",
-               sources[s->idx].source, "error", r->err->msg, NULL);
+               "invocation", s->inv->name, "source", sources[s->idx].source,
+               "error", r->err->msg, NULL);
     on_follow_data(NULL, NULL, 0, s);
     ctl_inv_kick(s->inv, s->ended ? EGRESS_RECORD_S : 5.0);
 }
@@ -589,9 +586,8 @@ ctl_egress_follow(struct ctl_inv *inv)
             continue;
         s->ended = false;
         /* (tail=1: what was written before is the read's, below) */
-        s->follow = dk_container_read_logs(inv->ctl->dk, id, &q,
-                                           on_follow_data, on_follow_done, s,
-                                           &e);
+        s->follow = dk_container_read_logs(inv->ctl->dk, id, &q, on_follow_data,
+                                           on_follow_done, s, &e);
         if (s->follow == NULL)
             log_kv(LOG_WARN, "egress audit: cannot follow", "invocation",
                    inv->name, "source", sources[i].source, "error", e.msg,
@@ -682,12 +678,11 @@ drain_next(struct ctl_inv *inv)
         if (read_query(s, id, &q, since, sizeof(since), &e) == -1)
             return ctl_step_failed(inv, &e);
         q.timeout_ms = EGRESS_DRAIN_MS;
-        return ctl_step_request(inv, on_drained,
-                                dk_container_read_logs(inv->ctl->dk, id, &q,
-                                                       on_drain_data,
-                                                       ctl_step_answered, inv,
-                                                       &e),
-                                &e);
+        return ctl_step_request(
+            inv, on_drained,
+            dk_container_read_logs(inv->ctl->dk, id, &q, on_drain_data,
+                                   ctl_step_answered, inv, &e),
+            &e);
     }
     return finish(inv);
 }

@@ -38,7 +38,8 @@ struct ctl_egress {
     struct buf q;          /* rendered lines not yet written: empty
                               between two chunks of a log */
     unsigned long q_lines; /* lines in q */
-    unsigned long long bytes, lines, dropped; /* the file; lost lines */
+    /* the file's bytes and lines; the lines lost, counted */
+    unsigned long long bytes, lines, dropped;
     bool no_key;           /* the credential is unreadable */
     bool write_warned;     /* EgressAuditUnwritten said once */
     unsigned gaps;         /* reads that found lines rotated out */

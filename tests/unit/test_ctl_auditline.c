@@ -80,21 +80,21 @@ test_since_is_seconds_dot_nanoseconds(void **state)
     struct err e = { 0 };
 
     (void)state;
-    assert_int_equal(ctl_audit_since("1970-01-01T00:00:00.000000000Z", out,
-                                     sizeof(out), &e),
-                     0);
+    assert_int_equal(
+        ctl_audit_since("1970-01-01T00:00:00.000000000Z", out, sizeof(out), &e),
+        0);
     assert_string_equal(out, "0.000000000");
-    assert_int_equal(ctl_audit_since("2026-12-07T12:13:58.123456789Z", out,
-                                     sizeof(out), &e),
-                     0);
+    assert_int_equal(
+        ctl_audit_since("2026-12-07T12:13:58.123456789Z", out, sizeof(out), &e),
+        0);
     assert_string_equal(out, "1796645638.123456789");
-    assert_int_equal(ctl_audit_since("2026-12-07T12:13:58.12345678Z", out,
-                                      sizeof(out), &e),
-                     -1);
+    assert_int_equal(
+        ctl_audit_since("2026-12-07T12:13:58.12345678Z", out, sizeof(out), &e),
+        -1);
     assert_int_equal(e.code, ERR_INVALID);
-    assert_int_equal(ctl_audit_since("2026-12-07 12:13:58.123456789Z", out,
-                                     sizeof(out), &e),
-                     -1);
+    assert_int_equal(
+        ctl_audit_since("2026-12-07 12:13:58.123456789Z", out, sizeof(out), &e),
+        -1);
     assert_int_equal(ctl_audit_since(NULL, out, sizeof(out), &e), -1);
     assert_int_equal(
         ctl_audit_since("2026-12-07T12:13:58.123456789Z", out, 8, &e), -1);
@@ -127,9 +127,9 @@ test_ts_take_canonical_utc(void **state)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char out[CTL_AUDIT_TS_LEN + 1] = "";
 
-        assert_int_equal(ctl_audit_ts_take(cases[i].line,
-                                           strlen(cases[i].line), out),
-                         cases[i].took);
+        assert_int_equal(
+            ctl_audit_ts_take(cases[i].line, strlen(cases[i].line), out),
+            cases[i].took);
         if (cases[i].want != NULL)
             assert_string_equal(out, cases[i].want);
     }
