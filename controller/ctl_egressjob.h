@@ -40,10 +40,10 @@ struct ctl_egress {
     unsigned long q_lines; /* lines in q */
     /* the file's bytes and lines; the lines lost, counted */
     unsigned long long bytes, lines, dropped;
-    bool no_key;           /* the credential is unreadable */
-    bool write_warned;     /* EgressAuditUnwritten said once */
-    unsigned gaps;         /* reads that found lines rotated out */
-    size_t next;           /* cleanup: the source drained next */
+    bool no_key;       /* the credential is unreadable */
+    bool write_warned; /* EgressAuditUnwritten said once */
+    unsigned gaps;     /* reads that found lines rotated out */
+    size_t next;       /* cleanup: the source drained next */
     unsigned requests, forwarded, refused, spent; /* gateway lines */
     unsigned tunnels, denied;                     /* proxy lines */
 };
