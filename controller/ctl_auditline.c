@@ -252,10 +252,10 @@ ctl_audit_judge(const char *line, size_t len, const char *marker)
     return strict_object(line, len) ? CTL_AUDIT_KEEP : CTL_AUDIT_BAD;
 }
 
-/* The line with every occurrence of secret replaced. */
+/* The line with every occurrence of secret replaced; *n counts them. */
 static int
 append_redacted(struct buf *out, const char *line, const char *secret,
-                struct err *e)
+                unsigned *n, struct err *e)
 {
     size_t klen = secret != NULL ? strlen(secret) : 0;
     const char *at;
@@ -265,6 +265,7 @@ append_redacted(struct buf *out, const char *line, const char *secret,
             buf_puts(out, "<redacted>", e) == -1)
             return -1;
         line = at + klen;
+        (*n)++;
     }
     return buf_puts(out, line, e);
 }
@@ -274,12 +275,14 @@ ctl_audit_render(struct buf *out, const char *source, const char *line,
                  const char *secret, struct err *e)
 {
     size_t was = out->len;
+    unsigned redacted = 0;
 
     if (buf_printf(out, e, "{\"source\":\"%s\",", source) == -1 ||
-        append_redacted(out, line + 1, secret, e) == -1)
+        append_redacted(out, line + 1, secret, &redacted, e) == -1)
         goto undo;
-    /* a secret that spanned the line's syntax leaves no JSON: not kept */
-    if (!strict_object(out->data + was, out->len - was)) {
+    /* a secret that spanned the line's syntax leaves no JSON: not kept
+     * (a line left as it was is the strict one the judge kept) */
+    if (redacted > 0 && !strict_object(out->data + was, out->len - was)) {
         err_set(e, ERR_SYNTAX, "the line is no JSON object once redacted");
         goto undo;
     }

@@ -94,10 +94,11 @@ enum ctl_audit_verdict {
 enum ctl_audit_verdict ctl_audit_judge(const char *line, size_t len,
                                        const char *marker);
 
-/* Append the line as egress.jsonl holds it: {"source":"<source>", then
- * the line after its '{', every occurrence of secret (may be NULL)
- * replaced by <redacted>, then '\n'. -1 when out does not take it
- * (ERR_LIMIT: out is as it was). */
+/* Append the line (one ctl_audit_judge() kept) as egress.jsonl holds it:
+ * {"source":"<source>", then the line after its '{', every occurrence of
+ * secret (may be NULL) replaced by <redacted>, then '\n'. -1 when out
+ * does not take it (ERR_LIMIT) or the redaction left no JSON object
+ * (ERR_SYNTAX); out is then as it was. */
 int ctl_audit_render(struct buf *out, const char *source, const char *line,
                      const char *secret, struct err *e);
 
