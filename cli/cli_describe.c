@@ -160,6 +160,26 @@ print_spec(const struct spec_invocation *inv)
 }
 
 /* status.result.changes, on one line (agentctl changes has the rest). */
+/* status.egress: the audit lines kept so far and those dropped
+ * (agentctl logs --egress). */
+static void
+print_egress(const cJSON *eg)
+{
+    char a[32], b[32], c[32], line[160];
+    int n;
+
+    if (eg == NULL)
+        return;
+    n = snprintf(line, sizeof(line), "%s lines, %s dropped",
+                 val(eg, "lines", a, sizeof(a)) ? a : "0",
+                 val(eg, "dropped", b, sizeof(b)) ? b : "0");
+    /* lines a log rotated out before they were read: not countable */
+    if (n > 0 && (size_t)n < sizeof(line) && val(eg, "gaps", c, sizeof(c)))
+        snprintf(line + n, sizeof(line) - (size_t)n,
+                 ", %s reads found lines rotated out first", c);
+    field(2, "Egress Audit:", line);
+}
+
 static void
 print_changes(const cJSON *ch)
 {
@@ -302,6 +322,7 @@ print_status(const cJSON *st, const char *dflt_phase)
         field(2, "Output:", line);
         field(2, "Output SHA256:", val(out, "sha256", t2, 32));
     }
+    print_egress(cJSON_GetObjectItemCaseSensitive(st, "egress"));
     print_changes(cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(st, "result"), "changes"));
 }

@@ -358,12 +358,12 @@ cli_logs(struct cli *c, const struct cli_args *a)
     if ((rc = parse_logs(a, &o)) != CLI_OK)
         return rc;
     name = a->pos[0];
-    /* the audit is written once, when the box is removed: nothing to
-     * follow */
+    /* the audit grows while the attempt runs and is completed when its
+     * box is removed, after the phase is final: -f would stop short */
     if (o.follow && cli_args_has(a, "egress"))
         return cli_usage_error(a->cmd, "--egress cannot be followed (-f): "
-                                       "it is written when the attempt's "
-                                       "box is removed");
+                                       "run it again, the audit grows while "
+                                       "the attempt runs");
     if (!store_name_ok(name) || store_get(c->store, name, &sp, NULL) == -1)
         return cli_not_found(name);
     store_spec_cleanup(&sp);

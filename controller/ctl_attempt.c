@@ -3,7 +3,7 @@
  * that starts it over, and the subnet it runs on (ctl_attempt.h). */
 #include "ctl_attempt.h"
 
-#include "ctl_egress.h"
+#include "ctl_egressjob.h"
 #include "ctl_stop.h"
 #include "rc_credential.h"
 #include "rc_desired.h"

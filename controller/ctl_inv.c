@@ -24,12 +24,14 @@
 #include "ctl_cleanup.h"
 #include "ctl_condition.h"
 #include "ctl_drift.h"
+#include "ctl_egress.h"
 #include "ctl_git.h"
 #include "ctl_observe.h"
 #include "ctl_pool.h"
 #include "ctl_prepare.h"
 #include "ctl_queue.h"
 #include "ctl_run.h"
+#include "ctl_secret.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
@@ -401,10 +403,7 @@ ensure_captured(struct ctl_inv *inv)
                  "the captured spec in the status is unreadable");
         return false;
     }
-    if (inv->captured->credential != NULL && inv->credential == NULL &&
-        rc_credential_read(inv->ctl->cfg->secrets_dir,
-                           inv->captured->credential, &inv->credential,
-                           &e) == -1) {
+    if (inv->captured->credential != NULL && ctl_inv_secret(inv, &e) == NULL) {
         ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
         return false;
     }
@@ -621,6 +620,9 @@ pass_phase(struct ctl_inv *inv)
         if (inv->desired == NULL)
             return CTL_STEP_DONE; /* a warm box went: built anew next pass */
     }
+    /* the audit follows each helper from its start on (ctl_egress.c) */
+    if (phase == CTL_PREPARING || phase == CTL_RUNNING)
+        ctl_egress_follow(inv);
     if ((phase == CTL_PREPARING || phase == CTL_RUNNING) &&
         (s = ctl_verify_step(inv)) != CTL_STEP_NONE)
         return s;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "ctl_changesjob.h"
-#include "ctl_egress.h"
+#include "ctl_egressjob.h"
 #include "ctl_testhooks.h"
 #include "ctl_wsjob.h"
 #include "log.h"

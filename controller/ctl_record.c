@@ -64,6 +64,7 @@ ctl_record_cleanup(struct ctl_record *r)
     cJSON_Delete(r->git);
     cJSON_Delete(r->result);
     cJSON_Delete(r->usage);
+    cJSON_Delete(r->egress);
     cJSON_Delete(r->box);
     cJSON_Delete(r->progress_extra);
     cJSON_Delete(r->res_extra);
@@ -458,6 +459,24 @@ ctl_record_set_box(struct ctl_record *r, cJSON *box)
     r->dirty = true;
 }
 
+/* --- egress ------------------------------------------------------------ */
+
+const cJSON *
+ctl_record_egress(const struct ctl_record *r)
+{
+    return r->egress;
+}
+
+void
+ctl_record_set_egress(struct ctl_record *r, cJSON *egress)
+{
+    if (egress == NULL && r->egress == NULL)
+        return;
+    cJSON_Delete(r->egress);
+    r->egress = egress;
+    r->dirty = true;
+}
+
 /* --- git --------------------------------------------------------------- */
 
 const char *
@@ -519,6 +538,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
         "git",
         "result",
         "usage",
+        "egress",
         "box",
         "toolPolicy",
         "agentUser",
@@ -564,6 +584,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
     r->result = NULL;
     cJSON_Delete(r->usage);
     r->usage = NULL;
+    ctl_record_set_egress(r, NULL);
     ctl_record_set_box(r, NULL);
     r->dirty = true;
 }

@@ -172,6 +172,9 @@ struct ctl_record {
     cJSON *result;         /* status.result: changes (ctl_changes.c) */
     cJSON *usage;          /* status.usage: the gateway's counts
                               (ctl_usage.c); NULL before any */
+    cJSON *egress;         /* status.egress: the live audit's counts and
+                              where each log was read up to
+                              (ctl_egress.c); NULL before its first line */
     cJSON *box;            /* the warm box taken (docs/warm-pool.md): name,
                               vendor, uid, attempt, verifiedAt; NULL none */
     cJSON *progress_extra; /* progress keys of a newer version */
@@ -285,6 +288,11 @@ const char *ctl_record_box_str(const struct ctl_record *r, const char *key);
 /* Record the warm box the attempt took (taken: an object of the keys
  * above), or forget it (NULL). */
 void ctl_record_set_box(struct ctl_record *r, cJSON *box);
+
+/* status.egress (ctl_egress.c owns its keys), or NULL. */
+const cJSON *ctl_record_egress(const struct ctl_record *r);
+/* Replace it (taken; NULL drops it); marks r dirty. */
+void ctl_record_set_egress(struct ctl_record *r, cJSON *egress);
 
 /* status.git.<key> (digestBefore, digestAfter), or NULL. */
 const char *ctl_record_git_str(const struct ctl_record *r, const char *key);

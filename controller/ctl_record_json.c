@@ -425,6 +425,8 @@ load_item(struct ctl_record *r, const cJSON *it)
         return load_json(it, &r->result, true);
     if (strcmp(k, "usage") == 0)
         return load_json(it, &r->usage, true);
+    if (strcmp(k, "egress") == 0)
+        return load_json(it, &r->egress, true);
     if (strcmp(k, "box") == 0)
         return load_json(it, &r->box, true);
     return false;
@@ -586,6 +588,8 @@ add_run(cJSON *o, const struct ctl_record *r)
         cJSON_AddItemToObject(o, "result", cJSON_Duplicate(r->result, 1));
     if (r->usage != NULL)
         cJSON_AddItemToObject(o, "usage", cJSON_Duplicate(r->usage, 1));
+    if (r->egress != NULL)
+        cJSON_AddItemToObject(o, "egress", cJSON_Duplicate(r->egress, 1));
     if (r->box != NULL)
         cJSON_AddItemToObject(o, "box", cJSON_Duplicate(r->box, 1));
     if (r->nstandins > 0) {

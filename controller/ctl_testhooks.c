@@ -53,7 +53,10 @@
  * "pool-revalidation" skips the drift rules on a warm box while it
  * waits (ctl_box.c), so a changed box is handed; "warm-box-gc" lets
  * garbage collection take a handed warm box's objects, which carry the
- * box's uid and not the invocation's (ctl_gc.c).
+ * box's uid and not the invocation's (ctl_gc.c); "live-audit" follows
+ * no gateway or proxy log and reads the last 20,000 lines of each once at
+ * cleanup, as before the live audit (ctl_egress.c): a flood pushes lines
+ * out, uncounted.
  */
 #include "ctl_testhooks.h"
 

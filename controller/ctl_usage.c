@@ -56,20 +56,51 @@ ctl_usage_add_line(struct ctl_usage *u, const char *line)
     cJSON_Delete(doc);
 }
 
+/* The status object's keys, in the order of usage_fields(). */
+static const char *const usage_keys[] = { "requests",        "refused",
+                                          "inputTokens",     "outputTokens",
+                                          "cacheReadTokens", "cacheWriteTokens" };
+#define N_USAGE_KEYS (sizeof(usage_keys) / sizeof(usage_keys[0]))
+
+static void
+usage_fields(struct ctl_usage *u, uint64_t *f[N_USAGE_KEYS])
+{
+    f[0] = &u->requests;
+    f[1] = &u->refused;
+    f[2] = &u->input;
+    f[3] = &u->output;
+    f[4] = &u->cache_read;
+    f[5] = &u->cache_write;
+}
+
 cJSON *
 ctl_usage_to_json(const struct ctl_usage *u)
 {
-    static const char *const keys[] = { "requests",        "refused",
-                                        "inputTokens",     "outputTokens",
-                                        "cacheReadTokens", "cacheWriteTokens" };
-    const uint64_t v[] = { u->requests, u->refused,    u->input,
-                           u->output,   u->cache_read, u->cache_write };
+    uint64_t *f[N_USAGE_KEYS];
     cJSON *o = cJSON_CreateObject();
 
-    for (size_t i = 0; o != NULL && i < sizeof(keys) / sizeof(keys[0]); i++)
-        if (cJSON_AddNumberToObject(o, keys[i], (double)v[i]) == NULL) {
+    usage_fields((struct ctl_usage *)u, f);
+    for (size_t i = 0; o != NULL && i < N_USAGE_KEYS; i++)
+        if (cJSON_AddNumberToObject(o, usage_keys[i], (double)*f[i]) == NULL) {
             cJSON_Delete(o);
             return NULL;
         }
     return o;
+}
+
+void
+ctl_usage_from_json(struct ctl_usage *u, const cJSON *o)
+{
+    uint64_t *f[N_USAGE_KEYS];
+
+    if (!cJSON_IsObject(o))
+        return;
+    usage_fields(u, f);
+    for (size_t i = 0; i < N_USAGE_KEYS; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, usage_keys[i]);
+
+        if (cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+            v->valuedouble < 1.8e19)
+            *f[i] = (uint64_t)v->valuedouble;
+    }
 }

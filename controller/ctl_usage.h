@@ -36,9 +36,17 @@ void ctl_usage_add_line(struct ctl_usage *u, const char *line);
  * memory. */
 cJSON *ctl_usage_to_json(const struct ctl_usage *u);
 
-/* The attempt's audit has been read: status.usage (for an attempt with
- * a gateway), a TokenBudgetSpent Warning when the token budget refused a
- * request, and the vendor's counters on /metrics. */
+/* The counts of a status object ctl_usage_to_json() made (token_spent
+ * is not in it); a missing or foreign object leaves u as it is. */
+void ctl_usage_from_json(struct ctl_usage *u, const cJSON *o);
+
+/* status.usage of an attempt with a gateway, as counted so far (written
+ * with status.egress, ctl_egress.c); nothing in env mode. */
+void ctl_usage_record(struct ctl_inv *inv, const struct ctl_usage *u);
+
+/* The attempt's audit has been read: status.usage, a TokenBudgetSpent
+ * Warning when the token budget refused a request, and the vendor's
+ * counters on /metrics. */
 void ctl_usage_finish(struct ctl_inv *inv, const struct ctl_usage *u);
 
 #endif

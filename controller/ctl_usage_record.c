@@ -8,21 +8,30 @@
 #include "ctl_status.h"
 
 void
-ctl_usage_finish(struct ctl_inv *inv, const struct ctl_usage *u)
+ctl_usage_record(struct ctl_inv *inv, const struct ctl_usage *u)
 {
-    const struct spec_invocation *s =
-        inv->captured != NULL ? inv->captured : inv->spec;
     cJSON *o;
 
     /* env mode: no gateway, nothing counted (not "zero requests") */
     if (ctl_record_role_id(&inv->rec, RC_ROLE_GATEWAY) == NULL)
         return;
     o = ctl_usage_to_json(u);
-    if (o != NULL) {
-        cJSON_Delete(inv->rec.usage);
-        inv->rec.usage = o;
-        inv->rec.dirty = true;
-    }
+    if (o == NULL)
+        return; /* out of memory: the last record stands */
+    cJSON_Delete(inv->rec.usage);
+    inv->rec.usage = o;
+    inv->rec.dirty = true;
+}
+
+void
+ctl_usage_finish(struct ctl_inv *inv, const struct ctl_usage *u)
+{
+    const struct spec_invocation *s =
+        inv->captured != NULL ? inv->captured : inv->spec;
+
+    if (ctl_record_role_id(&inv->rec, RC_ROLE_GATEWAY) == NULL)
+        return;
+    ctl_usage_record(inv, u);
     if (u->token_spent > 0)
         ctl_event(inv, true, "TokenBudgetSpent",
                   "%llu requests were refused by the gateway (429): the "

@@ -96,6 +96,28 @@ struct dk_req *dk_container_follow_logs(struct dk *dk, const char *id,
                                         dk_done_fn *on_done, void *arg,
                                         struct err *e);
 
+/* What dk_container_read_logs() asks for: one stream of a Tty:false
+ * container's log, each line prefixed with Docker's timestamp
+ * (RFC3339Nano, 9 digits, and a space) when timestamps is set. */
+struct dk_logs_query {
+    int stream;        /* 1 stdout, 2 stderr */
+    bool follow;       /* keep the stream open for what is written next */
+    bool timestamps;   /* timestamps=1 */
+    const char *since; /* "SECONDS.NANOSECONDS" (Docker keeps lines at or
+                          after it), or NULL: from the first line */
+    unsigned tail;     /* the last `tail` lines only; 0: all (after since) */
+    long timeout_ms;   /* 0: none (DK_NO_TIMEOUT) */
+};
+
+/* GET one stream of the log as it is read (on_data: the multiplexed
+ * bytes), with no body held: a log of any size is read in bounded
+ * memory. on_done runs at the end (followed: the container stopped) or
+ * on error. */
+struct dk_req *dk_container_read_logs(struct dk *dk, const char *id,
+                                      const struct dk_logs_query *q,
+                                      dk_data_fn *on_data, dk_done_fn *on_done,
+                                      void *arg, struct err *e);
+
 /* PUT a tar archive into the directory dir of the container. */
 struct dk_req *dk_container_put_archive(struct dk *dk, const char *id,
                                         const char *dir, const void *tar,

@@ -266,6 +266,7 @@ test_ctl_record_reset_attempt_clears_the_run_only(void **state)
         "subnetIndex", "captured",  "specHash",           "capturedAt",
         "gitMetadata", "git",       "observedGeneration", "toolPolicy",
         "helperImages", "canaryPending", "usage",
+        "helperImages", "canaryPending", "egress",
     };
     static const char *const kept[] = { "phase",      "controller",
                                         "uid",        "resources",
@@ -280,10 +281,16 @@ test_ctl_record_reset_attempt_clears_the_run_only(void **state)
     ctl_record_set_exit_code(&r, 1);
     ctl_record_set_output(&r, 10, true, "abc");
     ctl_record_set_str(&r, &r.canary_pending, "x-canary");
+    ctl_record_set_egress(&r, cJSON_Parse("{\"lines\":3,\"dropped\":1}"));
     out = ctl_record_to_json(&r);
     assert_string_equal(
         cJSON_GetStringValue(cJSON_GetObjectItem(out, "canaryPending")),
         "x-canary");
+    /* status.egress rides the document as written (ctl_egress.c) */
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(out, "egress"),
+                                         "dropped")
+                         ->valueint,
+                     1);
     cJSON_Delete(out);
     r.cleaned_up = true;
     r.dirty = false;

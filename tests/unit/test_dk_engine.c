@@ -208,6 +208,27 @@ test_dk_container_calls(void **state)
              dk_container_follow_logs(t->dk, "c1", t_on_data, t_on_done, t, &e),
              &e);
     SENT(t, "GET", "/containers/c1/logs?stdout=1&stderr=1&follow=1");
+    {
+        struct dk_logs_query q = { .stream = 2,
+                                   .follow = true,
+                                   .timestamps = true,
+                                   .since = "1796000000.000000042" };
+
+        t_finish(t,
+                 dk_container_read_logs(t->dk, "c1", &q, t_on_data, t_on_done,
+                                        t, &e),
+                 &e);
+        SENT(t, "GET",
+             "/containers/c1/logs?stderr=1&follow=1&timestamps=1"
+             "&since=1796000000.000000042");
+        /* a since that is not a number is not sent; tail is */
+        q = (struct dk_logs_query){ .stream = 1, .since = "1&x=2", .tail = 7 };
+        t_finish(t,
+                 dk_container_read_logs(t->dk, "c1", &q, t_on_data, t_on_done,
+                                        t, &e),
+                 &e);
+        SENT(t, "GET", "/containers/c1/logs?stdout=1&tail=7");
+    }
     t_finish(t,
              dk_container_put_archive(t->dk, "k1", "/work", "tar", 3, t_on_done,
                                       t, &e),
