@@ -23,8 +23,9 @@ source "$(dirname "$0")/lib_controller.sh"
 source "$(dirname "$0")/lib_flood.sh"
 ctl_init
 flood_image
-# the agent holds the key: credentialMode env, said explicitly
-sed -i 's/^    credentialEnv: FAKE_API_KEY$/&\n    credentialMode: env/' "$CONFIG"
+# the agent holds the key: the harness's fake vendor is in credentialMode
+# env (lib_controller.sh says so)
+grep -q '^    credentialMode: env$' "$CONFIG" || fail "the fake vendor is not in env mode"
 N=20000
 
 key_absent() { ! grep -qF -e "$CRED_TOKEN" "$1"; }
