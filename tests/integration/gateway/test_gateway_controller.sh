@@ -201,8 +201,9 @@ check_match "c-budget: the spent budget raised an event" \
 check "control: c-gw spent no budget, and no such event" \
     not grep -q VendorBudgetSpent "$STATE/events/c-gw.jsonl"
 
-# --- c-tokens: the token budget and status.usage ----------------------------
-read -r -d '' SCRIPT <<SH || true
+# ASKB: shell for an agent that posts a Messages body ($1) to the gateway
+# (ANTHROPIC_BASE_URL) and prints the answer's status and Proxy-Status
+read -r -d '' ASKB <<SH || true
 u=\${ANTHROPIC_BASE_URL#http://}
 askb() {
     printf 'POST /v1/messages HTTP/1.1\\r\\nHost: x\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n%s' "\${#1}" "\$1" |
@@ -210,6 +211,11 @@ askb() {
         grep -E '^(HTTP/1.1|Proxy-Status:)' | tr '\\n' ' '
     echo
 }
+SH
+
+# --- c-tokens: the token budget and status.usage ----------------------------
+read -r -d '' SCRIPT <<SH || true
+$ASKB
 m='"model":"m","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"TASK'
 echo "T1 \$(askb "{\$m c-tokens-1\\nUSAGE 100 100 100 100\"}]}")"
 echo "T2 \$(askb "{\$m c-tokens-2\\nUSAGE 100 100 0 0\"}]}")"
@@ -253,13 +259,7 @@ check_eq "c-tokens: /metrics counts its cache writes by vendor and phase" 100 \
 # anthropic, the authHeader's): a server-side tool and an MCP connector
 # are refused before anything reaches the vendor, an ordinary request goes
 read -r -d '' SCRIPT <<SH || true
-u=\${ANTHROPIC_BASE_URL#http://}
-askb() {
-    printf 'POST /v1/messages HTTP/1.1\\r\\nHost: x\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n%s' "\${#1}" "\$1" |
-        busybox nc -w 5 \${u%:*} \${u##*:} | tr -d '\\r' |
-        grep -E '^(HTTP/1.1|Proxy-Status:)' | tr '\\n' ' '
-    echo
-}
+$ASKB
 m='"model":"m","max_tokens":8,"messages":[{"role":"user","content":"TASK'
 echo "SERVER \$(askb "{\$m c-tools-server\"}],\"tools\":[{\"type\":\"web_fetch_20250910\",\"name\":\"web_fetch\"}]}")"
 echo "MCP \$(askb "{\$m c-tools-mcp\"}],\"mcp_servers\":[{\"type\":\"url\",\"url\":\"https://x.invalid/\",\"name\":\"x\"}]}")"
