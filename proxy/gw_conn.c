@@ -129,6 +129,35 @@ conn_usage_count(struct gw_conn *c, struct gw_audit *a, struct gw_tokens *t)
     c->usage_api = GW_API_NONE;
 }
 
+/* With a token budget, one model exchange at a time (issue 35: the
+ * overshoot is at most one answer). The tokens are known only when an
+ * answer ends; answers in flight together, one per connection a process
+ * in the box opens, would all run past the budget. The CLIs send one
+ * model request at a time and retry a 429. */
+static bool
+conn_model_busy(struct gw_conn *c, const struct gw_req_head *h)
+{
+    struct gw *gw = c->gw;
+
+    if (gw->budget.max_tokens == 0 ||
+        gw_usage_api(h->target, h->path_len) == GW_API_NONE)
+        return false;
+    if (gw->model_in_flight > 0)
+        return true;
+    gw->model_in_flight++;
+    c->model_slot = true;
+    return false;
+}
+
+static void
+conn_model_release(struct gw_conn *c)
+{
+    if (!c->model_slot)
+        return;
+    c->model_slot = false;
+    c->gw->model_in_flight--;
+}
+
 void
 gw__conn_audit(struct gw_conn *c, const char *why)
 {
@@ -137,6 +166,7 @@ gw__conn_audit(struct gw_conn *c, const char *why)
     char when[40], line[GW_AUDIT_MAX];
     size_t n;
 
+    conn_model_release(c); /* every end of an exchange comes here */
     if (!c->in_exchange)
         return;
     c->in_exchange = false;
@@ -252,6 +282,12 @@ conn_admit(struct gw_conn *c, const struct gw_req_head *h, size_t end)
                          h->path_len);
     if (no != NULL) {
         gw__conn_deny(c, 403, "http_request_denied", no);
+        return;
+    }
+    if (conn_model_busy(c, h)) {
+        gw__conn_deny(c, 429, "http_request_denied",
+                      "token budget: one model request at a time, and "
+                      "another is in flight");
         return;
     }
     if (gw__judge_head(c, h) == -1) /* a model endpoint's: refused */

@@ -102,6 +102,7 @@ struct gw_conn {
     /* a model endpoint's answer, read for its usage (gw_usage.h) */
     enum gw_api usage_api; /* GW_API_NONE: not read */
     bool usage_started;    /* the first body byte came: usage set up */
+    bool model_slot;       /* holds gw->model_in_flight (--max-tokens) */
     struct gw_usage usage;
     uint64_t bytes_up, bytes_down;
     int status; /* our answer's, when we answered */
@@ -125,6 +126,7 @@ struct gw {
     ev_timer drain;
     bool draining;
     unsigned nconns;
+    unsigned model_in_flight; /* model exchanges under a token budget */
     struct gw_conn *conns;
 };
 

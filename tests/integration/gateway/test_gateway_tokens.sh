@@ -15,6 +15,11 @@
 #     with Proxy-Status and the vendor's records do not have it;
 #   --max-tokens 1001 against OpenAI: 1000 input (900 of them cached)
 #     spend 1000, not 1900: the next request still goes.
+#   --max-tokens: one model request at a time (the overshoot is at most one
+#     answer): while an answer is held in flight, a second model request
+#     gets 429 "one model request at a time" and never reaches the vendor;
+#     once the first has ended, the next goes. Control: without
+#     --max-tokens the second request goes while the first is held.
 # Negative control: the same third request through a gateway without
 # --max-tokens arrives (the record search works).
 source "$(dirname "$0")/../lib.sh"
@@ -23,13 +28,15 @@ gwl_init "gateway tokens test CA" openssl python3 curl jq
 
 printf 'sk-tok-%s\n' "$(openssl rand -hex 8)" >"$TEST_TMP/key"
 chmod 0400 "$TEST_TMP/key"
-gwl_vendor
+mkdir -p "$TEST_TMP/release"
+gwl_vendor TV_RELEASE_FILE="$TEST_TMP/release/go"
 GWL_FLAGS=(--key-file "$TEST_TMP/key" --allow 'POST /v1/messages'
     --allow 'POST /v1/responses')
 gateway acct
 gateway budget --max-tokens 500
 gateway obudget --max-tokens 1001
 gateway open
+gateway conc --max-tokens 100000
 
 # ask GW PATH TASK USAGE STREAM [curl args...]: one model request; prints
 # the status
@@ -132,3 +139,32 @@ check_eq "1000 of 1001 spent: the next goes" 200 \
 check_eq "then 429" 429 "$(ask obudget /v1/responses o-3 '1 1 0 0' 1)"
 sleep 0.3
 check_eq "o-3 never arrived" 0 "$(recorded o-3)"
+
+# one model exchange at a time under a token budget: an answer held in
+# flight on each gateway (the vendor sends its first event and waits for
+# release/go), then a second request to each
+held() { # GW TASK: a held model request, in the background
+    ask "$1" /v1/messages "$2" '1 1 0 0' 1 -N -H 'tv-hold: 1' >"$TEST_TMP/$2.code" &
+}
+held conc h-conc
+HELD_CONC=$!
+held acct h-acct
+HELD_ACCT=$!
+for _ in $(seq 1 100); do # readiness: both first events reached curl
+    [ -s "$TEST_TMP/h-conc.out" ] && [ -s "$TEST_TMP/h-acct.out" ] && break
+    sleep 0.1
+done
+check "both held answers are in flight" test -s "$TEST_TMP/h-conc.out"
+check_eq "a second model request under the budget: 429" 429 \
+    "$(ask conc /v1/messages c-second '1 1 0 0' 0)"
+check_match "one model request at a time" 'details="token budget: one model request at a time' \
+    "$(tr -d '\r' <"$TEST_TMP/c-second.head")"
+check_eq "control: without a budget the second goes" 200 \
+    "$(ask acct /v1/messages a-second '1 1 0 0' 0)"
+touch "$TEST_TMP/release/go"
+wait "$HELD_CONC" "$HELD_ACCT"
+check_eq "the held answer ended well" 200 "$(cat "$TEST_TMP/h-conc.code")"
+check_eq "then the next model request goes" 200 \
+    "$(ask conc /v1/messages c-third '1 1 0 0' 0)"
+check_eq "c-second never arrived" 0 "$(recorded c-second)"
+check_eq "and the control's did" 1 "$(recorded a-second)"
