@@ -66,6 +66,23 @@ digits(const char *s, size_t n)
     return v;
 }
 
+/* The whole seconds since the epoch of "YYYY-MM-DDTHH:MM:SS" at z, read
+ * as UTC (the caller checked the form). */
+static time_t
+ts_seconds(const char *z)
+{
+    struct tm tm;
+
+    memset(&tm, 0, sizeof(tm));
+    tm.tm_year = digits(z, 4) - 1900;
+    tm.tm_mon = digits(z + 5, 2) - 1;
+    tm.tm_mday = digits(z + 8, 2);
+    tm.tm_hour = digits(z + 11, 2);
+    tm.tm_min = digits(z + 14, 2);
+    tm.tm_sec = digits(z + 17, 2);
+    return timegm(&tm);
+}
+
 static bool
 is_digit(char c)
 {
@@ -110,14 +127,7 @@ ctl_audit_ts_take(const char *line, size_t len, char out[CTL_AUDIT_TS_LEN + 1])
         return 0;
     if (end >= len || line[end] != ' ')
         return 0;
-    memset(&tm, 0, sizeof(tm));
-    tm.tm_year = digits(z, 4) - 1900;
-    tm.tm_mon = digits(z + 5, 2) - 1;
-    tm.tm_mday = digits(z + 8, 2);
-    tm.tm_hour = digits(z + 11, 2);
-    tm.tm_min = digits(z + 14, 2);
-    tm.tm_sec = digits(z + 17, 2);
-    t = timegm(&tm) - off;
+    t = ts_seconds(z) - off;
     if (gmtime_r(&t, &tm) == NULL ||
         strftime(out, CTL_AUDIT_TS_LEN + 1, "%Y-%m-%dT%H:%M:%S", &tm) != 19)
         return 0;
@@ -128,21 +138,13 @@ ctl_audit_ts_take(const char *line, size_t len, char out[CTL_AUDIT_TS_LEN + 1])
 int
 ctl_audit_since(const char *ts, char *out, size_t size, struct err *e)
 {
-    struct tm tm;
     time_t t;
     int n;
 
     if (ts == NULL || !ctl_audit_ts_valid(ts, strlen(ts)))
         return err_set(e, ERR_INVALID, "not a Docker log timestamp: %.40s",
                        ts != NULL ? ts : "(none)");
-    memset(&tm, 0, sizeof(tm));
-    tm.tm_year = digits(ts, 4) - 1900;
-    tm.tm_mon = digits(ts + 5, 2) - 1;
-    tm.tm_mday = digits(ts + 8, 2);
-    tm.tm_hour = digits(ts + 11, 2);
-    tm.tm_min = digits(ts + 14, 2);
-    tm.tm_sec = digits(ts + 17, 2);
-    t = timegm(&tm);
+    t = ts_seconds(ts);
     n = snprintf(out, size, "%lld.%.9s", (long long)t, ts + 20);
     if (n < 0 || (size_t)n >= size)
         return err_set(e, ERR_LIMIT, "no room for the since of %s", ts);

@@ -76,10 +76,11 @@ usage_fields(struct ctl_usage *u, uint64_t *f[N_USAGE_KEYS])
 cJSON *
 ctl_usage_to_json(const struct ctl_usage *u)
 {
+    struct ctl_usage copy = *u; /* usage_fields() hands out pointers */
     uint64_t *f[N_USAGE_KEYS];
     cJSON *o = cJSON_CreateObject();
 
-    usage_fields((struct ctl_usage *)u, f);
+    usage_fields(&copy, f);
     for (size_t i = 0; o != NULL && i < N_USAGE_KEYS; i++)
         if (cJSON_AddNumberToObject(o, usage_keys[i], (double)*f[i]) == NULL) {
             cJSON_Delete(o);

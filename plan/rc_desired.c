@@ -115,8 +115,7 @@ rc_image_id_ok(const char *id)
 static bool
 rc_gateway_mode(const struct rc_build *b)
 {
-    return b->vendor != NULL &&
-           b->vendor->credential_mode == CFG_CREDENTIAL_GATEWAY;
+    return rc_helper_needed(b->vendor, RC_HELPER_GATEWAY);
 }
 
 static int

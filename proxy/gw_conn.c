@@ -133,20 +133,22 @@ conn_usage_count(struct gw_conn *c, struct gw_audit *a, struct gw_tokens *t)
  * overshoot is at most one answer). The tokens are known only when an
  * answer ends; answers in flight together, one per connection a process
  * in the box opens, would all run past the budget. The CLIs send one
- * model request at a time and retry a 429. */
+ * model request at a time and retry a 429. False when another model
+ * exchange holds the one slot; else true, with the slot taken when the
+ * request needs it (released by gw__conn_audit). */
 static bool
-conn_model_busy(struct gw_conn *c, const struct gw_req_head *h)
+conn_model_slot_take(struct gw_conn *c, const struct gw_req_head *h)
 {
     struct gw *gw = c->gw;
 
     if (gw->budget.max_tokens == 0 ||
         gw_usage_api(h->target, h->path_len) == GW_API_NONE)
-        return false;
-    if (gw->model_in_flight > 0)
         return true;
+    if (gw->model_in_flight > 0)
+        return false;
     gw->model_in_flight++;
     c->model_slot = true;
-    return false;
+    return true;
 }
 
 static void
@@ -284,7 +286,7 @@ conn_admit(struct gw_conn *c, const struct gw_req_head *h, size_t end)
         gw__conn_deny(c, 403, "http_request_denied", no);
         return;
     }
-    if (conn_model_busy(c, h)) {
+    if (!conn_model_slot_take(c, h)) {
         gw__conn_deny(c, 429, "http_request_denied",
                       "token budget: one model request at a time, and "
                       "another is in flight");

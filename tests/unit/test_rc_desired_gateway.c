@@ -79,6 +79,20 @@ struct fx {
     struct rc_desired *d;
 };
 
+/* The inputs of a capture with credential secret, every helper pinned. */
+static void
+fx_inputs(struct rc_inputs *in, const char *secret)
+{
+    memset(in, 0, sizeof(*in));
+    in->controller_id = "ctl-a";
+    in->uid = UID;
+    in->image_id = IMAGEID;
+    in->subnet_index = 3;
+    in->credential = secret;
+    for (int h = 0; h < RC_HELPER_COUNT; h++)
+        in->helper_image_ids[h] = GWIMAGE;
+}
+
 /* The desired state of a spec of vendor with `what` (its command or
  * prompt) and extra lines, with the credential SECRET, or none when
  * secret is NULL. */
@@ -102,16 +116,12 @@ fx_build_key(struct fx *f, const char *cfg, const char *vendor,
     }
     f->inv = spec_file_take(&sf, 0);
     spec_file_cleanup(&sf);
-    in.controller_id = "ctl-a";
-    in.uid = UID;
-    in.image_id = IMAGEID;
-    in.subnet_index = 3;
-    in.credential = secret;
+    fx_inputs(&in, secret);
     /* pinned as a capture pins them: the gateway's for a gateway vendor */
     for (int h = 0; h < RC_HELPER_COUNT; h++)
-        if (rc_helper_needed(cfg_find_vendor(f->cfg, vendor),
-                             (enum rc_helper)h))
-            in.helper_image_ids[h] = GWIMAGE;
+        if (!rc_helper_needed(cfg_find_vendor(f->cfg, vendor),
+                              (enum rc_helper)h))
+            in.helper_image_ids[h] = NULL;
     f->d = rc_desired_build(f->inv, f->cfg, &in, &e);
     if (f->d == NULL)
         fail_msg("build: %s: %s", e.field, e.msg);
@@ -143,16 +153,11 @@ test_key_the_gateway_cannot_send(void **state)
 
     (void)state;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        struct rc_inputs in = { 0 };
+        struct rc_inputs in;
         struct err e = { 0 };
 
         fx_build(&f, cfg_gateway, "claude", "command: [/agent]", "");
-        in.controller_id = "ctl-a";
-        in.uid = UID;
-        in.image_id = IMAGEID;
-        in.credential = bad[i];
-        for (int h = 0; h < RC_HELPER_COUNT; h++)
-            in.helper_image_ids[h] = GWIMAGE;
+        fx_inputs(&in, bad[i]);
         assert_null(rc_desired_build(f.inv, f.cfg, &in, &e));
         assert_string_equal(e.field, "spec.credential");
         assert_non_null(strstr(e.msg, "cannot go into a header"));
@@ -471,17 +476,12 @@ static void
 test_captured_with_a_gateway_stays_so(void **state)
 {
     struct fx f;
-    struct rc_inputs in = { 0 };
+    struct rc_inputs in;
     struct err e = { 0 };
 
     (void)state;
     fx_build(&f, cfg_env, "claude", "command: [/agent]", "");
-    in.controller_id = "ctl-a";
-    in.uid = UID;
-    in.image_id = IMAGEID;
-    in.credential = SECRET;
-    for (int h = 0; h < RC_HELPER_COUNT; h++)
-        in.helper_image_ids[h] = GWIMAGE; /* the gateway's too */
+    fx_inputs(&in, SECRET); /* the gateway's image pinned too */
     assert_null(rc_desired_build(f.inv, f.cfg, &in, &e));
     assert_string_equal(e.field, "spec.vendor");
     assert_non_null(strstr(e.msg, "uses credentialMode env, but this "

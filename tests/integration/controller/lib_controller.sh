@@ -435,15 +435,19 @@ status_field() {
         else tojson end" "$f" 2>/dev/null || true
 }
 
-# wait_changes NAME: the change set is read, or found unavailable
-# (bounded: the read follows the terminal phase, at cleanup).
-wait_changes() {
+# wait_progress NAME KEY WHAT: status.progress.KEY of NAME is true
+# (bounded: 240 s); else fail saying WHAT never happened.
+wait_progress() {
     for _ in $(seq 1 960); do
-        [ "$(status_field "$1" .progress.changesRead)" == true ] && return 0
+        [ "$(status_field "$1" ".progress.$2")" == true ] && return 0
         sleep 0.25
     done
-    fail "$1: the change set was never read"
+    fail "$1: $3"
 }
+
+# wait_changes NAME: the change set is read, or found unavailable
+# (the read follows the terminal phase, at cleanup).
+wait_changes() { wait_progress "$1" changesRead "the change set was never read"; }
 
 # condition_field NAME TYPE FIELD: a field of the status condition TYPE.
 condition_field() {

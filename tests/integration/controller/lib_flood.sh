@@ -34,33 +34,21 @@ flood_image() {
 egress_file() { echo "$STATE/output/$1.egress.jsonl"; }
 
 wait_egress_read() {
-    for _ in $(seq 1 960); do
-        [ "$(status_field "$1" .progress.egressRead)" == true ] && return 0
-        sleep 0.25
-    done
-    fail "$1: the egress audit was never finished"
+    wait_progress "$1" egressRead "the egress audit was never finished"
 }
 
-flood_lines() {
+# flood_targets NAME PREFIX: the flood's targets in NAME's egress file,
+# one per line (none while there is no file)
+flood_targets() {
     local f
     f=$(egress_file "$1")
-    [ -e "$f" ] || {
-        echo 0
-        return 0
-    }
-    grep -c "\"target\":\"$2[0-9]*\\.test:443\"" "$f" || true
+    [ -e "$f" ] || return 0
+    grep -o "\"target\":\"$2[0-9]*\\.test:443\"" "$f" || true
 }
 
-flood_unique() {
-    local f
-    f=$(egress_file "$1")
-    [ -e "$f" ] || {
-        echo 0
-        return 0
-    }
-    grep -o "\"target\":\"$2[0-9]*\\.test:443\"" "$f" | sort -u |
-        grep -c . || true
-}
+flood_lines() { flood_targets "$@" | grep -c . || true; }
+
+flood_unique() { flood_targets "$@" | sort -u | grep -c . || true; }
 
 ctl_rss_kib() {
     awk '/^VmRSS:/ { print $2 }' "/proc/$CTL_PID/status" 2>/dev/null ||
