@@ -29,6 +29,7 @@ report_rows() {
     none=$(awk '$3 == "none" { print $2 }' "$SOAK/faults" 2>/dev/null | sort |
         uniq -c | awk '{ print $2, $1 }' | joined)
     echo "| run | ${SOAK_SECONDS} s of load, a fault every ${SOAK_FAULT_EVERY} s, $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null), $(date -u +%Y-%m-%d) |"
+    echo "| controllers | directory lane d and etcd's b: ${SAN_CONTROLLER#"$ROOT"/}; etcd's a: ${CONTROLLER#"$ROOT"/} |"
     echo "| faults injected | $(count_lines "$SOAK/faults"): ${faults:-none} |"
     [ -z "$none" ] || echo "| faults with nothing to hit | $none |"
     echo "| actions | $(tally "$SOAK/actions" 3 | joined) |"
