@@ -29,8 +29,11 @@ dk_event_parse(const char *line, size_t len, struct dk_event *ev)
     ev->role = str(attrs, "agentctl.dev/role");
     ev->name = str(attrs, "name");
     ev->container = str(attrs, "container");
+    /* Unix seconds. A number a long cannot hold (inf, 1e300; NaN fails
+     * both tests) would make the cast undefined, and none before 1970 is
+     * Docker's: either is no time at all. */
     t = cJSON_GetObjectItemCaseSensitive(ev->root, "time");
-    if (cJSON_IsNumber(t)) {
+    if (cJSON_IsNumber(t) && t->valuedouble >= 0 && t->valuedouble < 9.2e18) {
         ev->has_time = true;
         ev->time = (long)t->valuedouble;
     }

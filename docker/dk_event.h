@@ -25,7 +25,8 @@ struct dk_event {
     const char *name;      /* Attributes.name; NULL */
     const char *container; /* Attributes.container (network events); NULL */
     bool has_time;
-    long time; /* Unix seconds, when has_time */
+    long time; /* Unix seconds, when has_time (a "time" that is no
+                  number, below 0 or past what a long holds is none) */
 };
 
 /* Read one line (len bytes, no NUL needed). The strings are borrowed from
