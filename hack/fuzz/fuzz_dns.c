@@ -130,7 +130,8 @@ fuzz_dns_answer(struct px_dns *d, enum px_dns_status status,
     d->pending--;
     if (naddrs > PX_DNS_MAX_ADDRS)
         naddrs = PX_DNS_MAX_ADDRS;
-    memcpy(out, addrs, naddrs * sizeof(*addrs));
+    if (naddrs > 0)
+        memcpy(out, addrs, naddrs * sizeof(*addrs));
     if (status == PX_DNS_OK && naddrs == 0)
         status = PX_DNS_NOTFOUND; /* OK promises naddrs >= 1 */
     /* as after a real answer: the query is the resolver's to free, and
