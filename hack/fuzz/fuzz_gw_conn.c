@@ -10,7 +10,9 @@
  * with its argument bytes: the client sends raw bytes or a canned
  * request, half-closes or closes; the vendor sends raw bytes or a canned
  * answer, closes tidily or cuts; the lookup is answered; the deadline
- * runs out; the gateway drains; the client stops or starts reading.
+ * runs out; the gateway drains; the client stops or starts reading; a
+ * second client connects, sends a canned request or leaves (two
+ * connections contend for the model slot of a token budget).
  *
  * Checked after each step: every buffer of the connection within its
  * cap. At the end, after both ends are closed and every deadline has run
@@ -53,9 +55,10 @@ struct run {
     struct gw *gw;
     int cli;       /* our end of the client's socket pair; -1 closed */
     bool cli_read; /* the client reads what the gateway sends */
+    int cli2;      /* a second client (another process in the box); -1 */
     struct fuzz_vendor v;
     unsigned forwarded; /* request heads the vendor received */
-    struct buf sent, cli_got, vendor_sent;
+    struct buf sent, cli_got, cli2_got, vendor_sent;
     uint64_t fds_before;
 };
 
@@ -166,14 +169,11 @@ slurp(int fd, struct buf *b)
 static void
 check_bounds(const struct run *r)
 {
-    const struct gw_conn *c = r->gw->conns;
-
-    if (c == NULL)
-        return;
-    if (c->cin_len > GW_BUF || c->cout_off + c->cout_len > GW_BUF ||
-        c->uout_off > c->uout.len || c->uout.len > GW_UOUT_CAP ||
-        (c->judging && c->judged.len > c->judge_len))
-        abort(); /* a buffer past its cap */
+    for (const struct gw_conn *c = r->gw->conns; c != NULL; c = c->next)
+        if (c->cin_len > GW_BUF || c->cout_off + c->cout_len > GW_BUF ||
+            c->uout_off > c->uout.len || c->uout.len > GW_UOUT_CAP ||
+            (c->judging && c->judged.len > c->judge_len))
+            abort(); /* a buffer past its cap */
 }
 
 /* Let the loop, the client and the vendor move until a round moves
@@ -189,6 +189,8 @@ settle(struct run *r)
         moved = fuzz_vendor_step(&r->v, on_vendor_end, r);
         if (r->cli >= 0 && r->cli_read)
             moved |= slurp(r->cli, &r->cli_got);
+        if (r->cli2 >= 0)
+            moved |= slurp(r->cli2, &r->cli2_got);
         check_bounds(r);
         if (!moved && i >= 2)
             return;
@@ -257,17 +259,50 @@ answer_dns(struct run *r)
 }
 
 static void
-close_client(struct run *r)
+close_fd(int *fd)
 {
-    if (r->cli >= 0)
-        close(r->cli);
-    r->cli = -1;
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* The gateway accepts a client; our end in *fd. */
+static void
+connect_client(struct run *r, int *fd)
+{
+    union px_sockaddr peer = { 0 };
+    int sv[2];
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+                   sv) == -1)
+        abort();
+    *fd = sv[0];
+    peer.in4.sin_family = AF_INET;
+    gw__conn_accept(r->gw, sv[1], &peer);
+}
+
+/* The second client: connects, sends a canned request, or leaves. */
+static void
+second_client(struct run *r, uint8_t op)
+{
+    size_t n;
+    const char *s;
+
+    if (op == 13 && r->cli2 < 0) {
+        connect_client(r, &r->cli2);
+    } else if (op == 14 && r->cli2 >= 0) {
+        s = gw_script_request(arg(r), &n);
+        if (send(r->cli2, s, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+            return; /* the gateway closed it: nothing more to send */
+    } else if (op == 15) {
+        close_fd(&r->cli2);
+    }
 }
 
 static void
 play_one(struct run *r, uint8_t op)
 {
-    switch (op % 13) {
+    switch (op % 16) {
     case 0:
         raw_chunk(r, false);
         break;
@@ -279,7 +314,7 @@ play_one(struct run *r, uint8_t op)
             shutdown(r->cli, SHUT_WR);
         break;
     case 3:
-        close_client(r);
+        close_fd(&r->cli);
         break;
     case 4:
         raw_chunk(r, true);
@@ -289,7 +324,7 @@ play_one(struct run *r, uint8_t op)
         break;
     case 6:
     case 7:
-        fuzz_vendor_close(&r->v, op % 13 == 6, on_vendor_end, r);
+        fuzz_vendor_close(&r->v, op % 16 == 6, on_vendor_end, r);
         break;
     case 8:
         answer_dns(r);
@@ -308,6 +343,9 @@ play_one(struct run *r, uint8_t op)
     case 12:
         if (arg(r) & 1)
             fuzz_dns_fail_next(r->gw->dns);
+        break;
+    default:
+        second_client(r, op % 16);
         break;
     }
     settle(r);
@@ -340,11 +378,12 @@ finish(struct run *r)
 {
     r->cli_read = true;
     settle(r);
-    close_client(r);
+    close_fd(&r->cli);
+    close_fd(&r->cli2);
     fuzz_vendor_close(&r->v, false, on_vendor_end, r);
     fuzz_dns_answer(r->gw->dns, PX_DNS_NOTFOUND, NULL, 0);
     settle(r);
-    for (int i = 0; i < 4 && r->gw->conns != NULL; i++) {
+    for (int i = 0; i < 8 && r->gw->conns != NULL; i++) {
         gw__conn_timeout(r->gw->conns);
         settle(r);
     }
@@ -357,17 +396,14 @@ finish(struct run *r)
         abort(); /* more requests reached the vendor than the budget */
     if (!answer_first(r))
         abort(); /* the client's first bytes are no answer */
-    if (holds_key(&r->cli_got) && !holds_key(&r->sent) &&
-        !holds_key(&r->vendor_sent))
+    if ((holds_key(&r->cli_got) || holds_key(&r->cli2_got)) &&
+        !holds_key(&r->sent) && !holds_key(&r->vendor_sent))
         abort(); /* the key reached the client */
 }
 
 static void
 run_setup(struct run *r, uint8_t a, uint8_t b)
 {
-    int sv[2];
-    union px_sockaddr peer = { 0 };
-
     r->fds_before = open_fds();
     r->cfg = proto;
     r->cfg.auth = (a & 1) ? GW_AUTH_BEARER : GW_AUTH_API_KEY;
@@ -395,13 +431,10 @@ run_setup(struct run *r, uint8_t a, uint8_t b)
     fuzz_vendor_init(&r->v);
     buf_init(&r->sent, 1 << 22);
     buf_init(&r->cli_got, 1 << 22);
+    buf_init(&r->cli2_got, 1 << 22);
     buf_init(&r->vendor_sent, 1 << 22);
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
-                   sv) == -1)
-        abort();
-    r->cli = sv[0];
-    peer.in4.sin_family = AF_INET;
-    gw__conn_accept(r->gw, sv[1], &peer);
+    r->cli2 = -1;
+    connect_client(r, &r->cli);
 }
 
 static void
@@ -412,6 +445,7 @@ run_cleanup(struct run *r)
     free(r->gw);
     buf_cleanup(&r->sent);
     buf_cleanup(&r->cli_got);
+    buf_cleanup(&r->cli2_got);
     buf_cleanup(&r->vendor_sent);
     if (open_fds() & ~r->fds_before)
         abort(); /* a descriptor the run left open */
