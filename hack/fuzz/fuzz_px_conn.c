@@ -8,7 +8,8 @@
  * its argument bytes: the client sends a chunk, half-closes or closes;
  * the upstream sends, half-closes or closes; the lookup is answered (any
  * status, addresses that answer or refuse); the deadline runs out; the
- * proxy drains (SIGTERM); the client stops or starts reading. The loop
+ * proxy drains (SIGTERM); the client stops or starts reading; a second
+ * client, one over --max-conns 1, connects, sends or leaves. The loop
  * runs after each.
  *
  * Checked at the end, after both ends are closed and every deadline has
@@ -18,7 +19,8 @@
  * px_allow_match over the whole stream, allow_private for our loopback
  * answer), it received exactly a prefix of the payload after the
  * header, and the client got one answer: "200" then a prefix of what
- * the upstream sent, or a refusal. Leaks and UB: the sanitizers.
+ * the upstream sent, or a refusal; the second client got a 503 and
+ * nothing else. Leaks and UB: the sanitizers.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -51,11 +53,12 @@ struct run {
     struct px_config cfg;
     struct px *px;
     int cli;        /* our end of the client's socket pair; -1 closed */
+    int cli2;       /* a second client, over --max-conns 1; -1 none */
     bool cli_read;  /* the client reads what the proxy sends */
     int up;         /* our end of the dialled connection; -1 none */
     unsigned dials; /* connections our listener accepted */
     bool dns_ok;    /* a lookup was answered with addresses */
-    struct buf sent, up_got, up_sent, cli_got;
+    struct buf sent, up_got, up_sent, cli_got, cli2_got, ignored;
     uint64_t fds_before; /* which of fd_floor.. were open at the start */
 };
 
@@ -148,6 +151,8 @@ settle(struct run *r)
             moved |= slurp(r->up, &r->up_got);
         if (r->cli >= 0 && r->cli_read)
             moved |= slurp(r->cli, &r->cli_got);
+        if (r->cli2 >= 0)
+            moved |= slurp(r->cli2, &r->cli2_got);
         if (!moved && i >= 1)
             return;
     }
@@ -206,10 +211,28 @@ expire(struct run *r)
         px__conn_timeout(r->px->conns);
 }
 
+/* The proxy accepts a client; our end in *fd. small: a small send
+ * buffer on the proxy's end, so the proxy must hold back. */
+static void
+connect_client(struct run *r, int *fd, bool small)
+{
+    union px_sockaddr peer = { 0 };
+    int sv[2], sndbuf = 1024;
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+                   sv) == -1)
+        abort();
+    if (small)
+        setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+    *fd = sv[0];
+    peer.in4.sin_family = AF_INET;
+    px__conn_accept(r->px, sv[1], &peer);
+}
+
 static void
 play_one(struct run *r, uint8_t op)
 {
-    switch (op % 11) {
+    switch (op % 14) {
     case 0:
     case 1:
         send_chunk(r, r->cli, &r->sent);
@@ -245,6 +268,16 @@ play_one(struct run *r, uint8_t op)
         r->cli_read = !r->cli_read;
         if (r->p < r->end && (*r->p++ & 1))
             fuzz_dns_fail_next(r->px->dns);
+        break;
+    case 11: /* only while it is one too many */
+        if (r->cli2 < 0 && r->px->nconns >= r->cfg.max_conns)
+            connect_client(r, &r->cli2, false);
+        break;
+    case 12:
+        send_chunk(r, r->cli2, &r->ignored);
+        break;
+    case 13:
+        close_fd(&r->cli2);
         break;
     }
     settle(r);
@@ -310,17 +343,21 @@ finish(struct run *r)
     r->cli_read = true;
     settle(r);
     close_fd(&r->cli);
+    close_fd(&r->cli2);
     close_fd(&r->up);
     fuzz_dns_answer(r->px->dns, PX_DNS_NOTFOUND, NULL, 0);
     settle(r);
-    for (int i = 0; i < 3 && r->px->conns != NULL; i++) {
+    for (int i = 0; i < 6 && r->px->conns != NULL; i++) {
         expire(r);
         settle(r);
     }
     close_fd(&r->up); /* a dial accepted just now */
-    if (r->px->conns != NULL || r->px->nconns != 0 ||
+    if (r->px->conns != NULL || r->px->nconns != 0 || r->px->nreject != 0 ||
         fuzz_dns_pending(r->px->dns) != 0)
         abort(); /* a connection that never ends, or a lookup left */
+    if (r->cli2_got.len > 0 &&
+        (r->cli2_got.len < 12 || memcmp(r->cli2_got.data, "HTTP/1.1 503", 12)))
+        abort(); /* over --max-conns, and not answered 503 */
     check_bytes(r);
 }
 
@@ -350,6 +387,8 @@ run_cleanup(struct run *r)
     buf_cleanup(&r->up_got);
     buf_cleanup(&r->up_sent);
     buf_cleanup(&r->cli_got);
+    buf_cleanup(&r->cli2_got);
+    buf_cleanup(&r->ignored);
     if (open_fds() & ~r->fds_before)
         abort(); /* a descriptor the run left open */
 }
@@ -357,16 +396,13 @@ run_cleanup(struct run *r)
 static void
 run_setup(struct run *r, uint8_t conf)
 {
-    int sv[2];
-    union px_sockaddr peer = { 0 };
-
     r->fds_before = open_fds();
 
     r->cfg.allow_private = conf & 1;
     r->cfg.header_limit = 64 + (size_t)(conf >> 3) * 64;
     r->cfg.header_timeout = r->cfg.idle_timeout = 600;
     r->cfg.connect_timeout = r->cfg.drain_timeout = 600;
-    r->cfg.max_conns = 4;
+    r->cfg.max_conns = 1; /* the second client is one too many */
     px_allow_init(&r->cfg.allow);
     if (px_allow_add(&r->cfg.allow, allow_list, NULL) == -1)
         abort();
@@ -386,16 +422,10 @@ run_setup(struct run *r, uint8_t conf)
     buf_init(&r->up_got, 1 << 20);
     buf_init(&r->up_sent, 1 << 20);
     buf_init(&r->cli_got, 1 << 20);
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
-                   sv) == -1)
-        abort();
-    if (conf & 4) { /* a small send buffer: the proxy must hold back */
-        int small = 1024;
-        setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
-    }
-    r->cli = sv[0];
-    peer.in4.sin_family = AF_INET;
-    px__conn_accept(r->px, sv[1], &peer);
+    buf_init(&r->cli2_got, 1 << 20);
+    buf_init(&r->ignored, 1 << 20);
+    r->cli2 = -1;
+    connect_client(r, &r->cli, conf & 4);
 }
 
 int
