@@ -24,6 +24,7 @@
 #include "ctl_neighbours.h"
 #include "ctl_pool.h"
 #include "ctl_queue.h"
+#include "dk_event.h"
 #include "log.h"
 
 #define EVENTS_RETRY_S 1.0
@@ -38,68 +39,53 @@ inv_by_object(struct ctl *c, const char *id, const char *name)
     return NULL;
 }
 
+/* The invocation an event is about: by the uid label (container events),
+ * by a recorded ID or name, or for a network event about another network
+ * (the agent connected to a route out) by the container it names. */
+static struct ctl_inv *
+inv_of_event(struct ctl *c, const struct dk_event *ev)
+{
+    struct ctl_inv *inv = NULL;
+    bool volume = ev->type != NULL && strcmp(ev->type, "volume") == 0;
+
+    if (ev->uid != NULL)
+        inv = ctl_inv_by_uid(c, ev->uid);
+    if (inv == NULL && ev->id != NULL)
+        inv = inv_by_object(c, ev->id, volume ? ev->id : NULL);
+    if (inv == NULL && ev->name != NULL)
+        inv = inv_by_object(c, NULL, ev->name);
+    if (inv == NULL && ev->type != NULL && strcmp(ev->type, "network") == 0 &&
+        ev->container != NULL)
+        inv = inv_by_object(c, ev->container, NULL);
+    return inv;
+}
+
 static void
 on_event_line(struct dk_req *req, const char *data, size_t len, void *arg)
 {
     struct ctl *c = arg;
-    cJSON *ev = cJSON_ParseWithLength(data, len);
-    const cJSON *actor, *attrs, *id, *type, *uid, *name, *t;
-    struct ctl_inv *inv = NULL;
+    struct dk_event ev;
+    struct ctl_inv *inv;
 
     (void)req;
-    if (ev == NULL)
+    if (dk_event_parse(data, len, &ev) == -1)
         return;
-    t = cJSON_GetObjectItemCaseSensitive(ev, "time");
-    if (cJSON_IsNumber(t) && (long)t->valuedouble > c->events_since)
-        c->events_since = (long)t->valuedouble;
-    type = cJSON_GetObjectItemCaseSensitive(ev, "Type");
-    actor = cJSON_GetObjectItemCaseSensitive(ev, "Actor");
-    attrs = cJSON_GetObjectItemCaseSensitive(actor, "Attributes");
-    id = cJSON_GetObjectItemCaseSensitive(actor, "ID");
-    uid = cJSON_GetObjectItemCaseSensitive(attrs, "agentctl.dev/uid");
-    name = cJSON_GetObjectItemCaseSensitive(attrs, "name");
-    if (cJSON_IsString(uid))
-        inv = ctl_inv_by_uid(c, uid->valuestring);
-    if (inv == NULL && cJSON_IsString(id))
-        inv = inv_by_object(c, id->valuestring,
-                            cJSON_IsString(type) &&
-                                    strcmp(type->valuestring, "volume") == 0
-                                ? id->valuestring
-                                : NULL);
-    if (inv == NULL && cJSON_IsString(name))
-        inv = inv_by_object(c, NULL, name->valuestring);
-    /* A network event about another network (the agent connected to a
-     * route out) names the container only in its attributes. */
-    if (inv == NULL && cJSON_IsString(type) &&
-        strcmp(type->valuestring, "network") == 0 &&
-        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-            attrs, "container")) != NULL)
-        inv = inv_by_object(
-            c,
-            cJSON_GetStringValue(
-                cJSON_GetObjectItemCaseSensitive(attrs, "container")),
-            NULL);
-    /* a box of the warm pool, not handed yet */
-    if (inv == NULL)
-        ctl_pool_event(c, cJSON_GetStringValue(uid), cJSON_GetStringValue(id));
-    if (inv != NULL) {
-        const char *action = cJSON_GetStringValue(
-            cJSON_GetObjectItemCaseSensitive(ev, "Action"));
-
+    if (ev.has_time && ev.time > c->events_since)
+        c->events_since = ev.time;
+    inv = inv_of_event(c, &ev);
+    if (inv == NULL) {
+        /* a box of the warm pool, not handed yet */
+        ctl_pool_event(c, ev.uid, ev.id);
+    } else {
         c->events_seen++;
         /* an exec ends before the next inspect can show it in ExecIDs, and
          * a docker cp leaves no trace in any inspect */
-        if (action != NULL && cJSON_IsString(id))
-            ctl_neighbours_event_seen(inv, id->valuestring, action);
-        ctl_canary_event(
-            inv, cJSON_GetStringValue(type), cJSON_GetStringValue(id),
-            cJSON_GetStringValue(
-                cJSON_GetObjectItemCaseSensitive(attrs, "agentctl.dev/role")),
-            cJSON_GetStringValue(
-                cJSON_GetObjectItemCaseSensitive(attrs, "container")));
+        if (ev.action != NULL && ev.id != NULL)
+            ctl_neighbours_event_seen(inv, ev.id, ev.action);
+        ctl_canary_event(inv, ev.type, ev.id, ev.role, ev.container);
         ctl_inv_revalidate(inv);
     }
-    cJSON_Delete(ev);
+    dk_event_cleanup(&ev);
 }
 
 static void events_schedule(struct ctl *c);

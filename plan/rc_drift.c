@@ -82,13 +82,12 @@ dr_scrub(char **s, const char *secret)
     return 0;
 }
 
-/* Copy src (scrubbed) into dst, ending in "..." when it does not fit. */
-static int
-dr_put(const struct rc_drift_ctx *c, char *dst, size_t n, const char *src)
+int
+rc_drift__put(const struct rc_desired *d, char *dst, size_t n, const char *src)
 {
     char *s = strdup(src);
 
-    if (s == NULL || dr_scrub(&s, c->d->secret) == -1) {
+    if (s == NULL || dr_scrub(&s, d->secret) == -1) {
         free(s);
         return -1;
     }
@@ -98,6 +97,12 @@ dr_put(const struct rc_drift_ctx *c, char *dst, size_t n, const char *src)
         snprintf(dst, n, "%s", s);
     free(s);
     return 0;
+}
+
+static int
+dr_put(const struct rc_drift_ctx *c, char *dst, size_t n, const char *src)
+{
+    return rc_drift__put(c->d, dst, n, src);
 }
 
 /* Compact JSON of j ("null" when absent) into dst. */

@@ -226,7 +226,9 @@ struct rc_drift_neighbours {
  * PidMode and IpcMode need the inspect (rc_drift_neighbour_needs_inspect).
  * Returns 1 with out filled, 0 when it touches nothing of ours (or the
  * rule that would report it is set in disabled_rules), -1 on a bad
- * argument. */
+ * argument or out of memory. The report is scrubbed of d's secret as
+ * rc_drift_check()'s is: other is the daemon's reply, and the mount path
+ * in it is whatever the other container's creator wrote. */
 int rc_drift_check_neighbour(const struct rc_desired *d, const cJSON *other,
                              const struct rc_drift_neighbours *ours,
                              const struct rc_drift_set *disabled_rules,

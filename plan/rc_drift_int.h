@@ -1,6 +1,7 @@
 /* rc_drift_int.h - what rc_drift.c shares with rc_drift_net.c (the
- * comparators for network topology and mounts): the check context, one
- * rule's finding, and the JSON helpers both use. Not for other modules. */
+ * comparators for network topology and mounts) and rc_drift_neighbour.c:
+ * the check context, one rule's finding, the JSON helpers and the
+ * scrubbed copy into a report. Not for other modules. */
 #ifndef RC_DRIFT_INT_H
 #define RC_DRIFT_INT_H
 
@@ -38,6 +39,12 @@ bool rc_drift__equal(const cJSON *a, const cJSON *b);
 
 /* The string of j, or NULL when j is no string. */
 const char *rc_drift__str(const cJSON *j);
+
+/* Copy src into dst (a report's field of n bytes) with every copy of d's
+ * credential replaced, ending in "..." when it does not fit: the one way
+ * text reaches a report. -1 out of memory. */
+int rc_drift__put(const struct rc_desired *d, char *dst, size_t n,
+                  const char *src);
 
 /* Fill f: field, expected and observed as short scrubbed JSON text.
  * Returns 1 (drift) or -1 (out of memory). */

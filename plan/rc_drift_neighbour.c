@@ -60,7 +60,9 @@ mounted_role(const cJSON *mounts, const struct rc_desired *d,
 }
 
 /* Fill out for rule `id` about our role `role`. -1 when the rule is
- * unknown or out of memory. */
+ * unknown or out of memory. What holds the other container's ID and mount
+ * path (the daemon's reply; the path its creator's text) is scrubbed of
+ * the credential, as every report is. */
 static int
 neighbour_report(const struct rc_desired *d, const char *id, int role,
                  const char *field, const char *expected, const char *observed,
@@ -74,10 +76,12 @@ neighbour_report(const struct rc_desired *d, const char *id, int role,
     out->rule = rc_drift_rule_id((size_t)i);
     out->role = (enum rc_role)role;
     snprintf(out->object, sizeof(out->object), "%s", d->objects[role].name);
-    snprintf(out->field, sizeof(out->field), "%s", field);
     snprintf(out->expected, sizeof(out->expected), "%s", expected);
-    snprintf(out->observed, sizeof(out->observed), "%s", observed);
-    snprintf(out->message, sizeof(out->message), "%s", message);
+    if (rc_drift__put(d, out->field, sizeof(out->field), field) == -1 ||
+        rc_drift__put(d, out->observed, sizeof(out->observed), observed) ==
+            -1 ||
+        rc_drift__put(d, out->message, sizeof(out->message), message) == -1)
+        return -1;
     rc_drift_set_add(&out->drifted, (size_t)i);
     out->count = 1;
     return 1;

@@ -507,13 +507,26 @@ conn_on_upstream(struct ev_loop *loop, ev_io *w, int revents)
         gw__up_connect_event(c);
 }
 
-static void
-conn_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+/* Activity only stamps last_active: the timer is re-armed for what is
+ * left (ev.pod "Be smart about timeouts"). ev_timer_again, as it holds
+ * whether the timer has run out or is still pending. False when the
+ * time is up. */
+static bool
+conn_rearm(struct gw_conn *c)
 {
-    struct gw_conn *c = container_of(w, struct gw_conn, timer);
-    ev_tstamp left;
+    struct ev_loop *loop = c->gw->loop;
+    ev_tstamp left = c->last_active + c->gw->cfg->idle_timeout - ev_now(loop);
 
-    (void)revents;
+    if (left <= 0)
+        return false;
+    c->timer.repeat = left;
+    ev_timer_again(loop, &c->timer);
+    return true;
+}
+
+void
+gw__conn_timeout(struct gw_conn *c)
+{
     switch (c->state) {
     case GW_CS_HEAD:
         if (c->cin_len == 0)
@@ -529,31 +542,31 @@ conn_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
                       "no connection to the vendor in time");
         break;
     case GW_CS_RELAY:
-        left = c->last_active + c->gw->cfg->idle_timeout - ev_now(loop);
-        if (left > 0) {
-            ev_timer_set(w, left, 0.);
-            ev_timer_start(loop, w);
-        } else if (c->bytes_down == 0) {
+        if (conn_rearm(c))
+            break;
+        if (c->bytes_down == 0)
             gw__conn_deny(c, 504, "http_response_timeout",
                           "the vendor did not answer in time");
-        } else {
+        else
             gw__conn_close(c, "idle timeout");
-        }
         break;
     case GW_CS_LINGER:
         gw__conn_close(c, "answered");
         break;
     case GW_CS_JUDGE:
-        left = c->last_active + c->gw->cfg->idle_timeout - ev_now(loop);
-        if (left > 0) {
-            ev_timer_set(w, left, 0.);
-            ev_timer_start(loop, w);
-        } else {
+        if (!conn_rearm(c))
             gw__conn_deny(c, 408, "http_request_error",
                           "request body not complete in time");
-        }
         break;
     }
+}
+
+static void
+conn_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    gw__conn_timeout(container_of(w, struct gw_conn, timer));
 }
 
 void

@@ -140,6 +140,13 @@ void gw__conn_close_idle(struct gw *gw);
 /* Tear a connection down (stops watchers, closes, frees). */
 void gw__conn_close(struct gw_conn *c, const char *why);
 
+/* The connection's timer ran out: what the deadline of its state means
+ * (408 for a head or a judged body, 504 for the vendor's connection or
+ * answer, the end of a linger or of an idle kept-alive connection; an
+ * exchange still moving waits for the rest). The timer's callback; may
+ * free c. */
+void gw__conn_timeout(struct gw_conn *c);
+
 /* The exchange is over (response sent or connection lost): one audit
  * line, with why when the response did not end well. */
 void gw__conn_audit(struct gw_conn *c, const char *why);

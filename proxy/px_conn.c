@@ -157,6 +157,22 @@ px_pipe_send(struct px_pipe *p, int fd, const char *data, size_t n)
     return 0;
 }
 
+void
+px__pipe_reset(struct px *px)
+{
+    int fds[2];
+
+    if (px->pipe_rd >= 0) {
+        close(px->pipe_rd);
+        close(px->pipe_wr);
+    }
+    px->pipe_rd = px->pipe_wr = -1;
+    if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) == -1)
+        return;
+    px->pipe_rd = fds[0];
+    px->pipe_wr = fds[1];
+}
+
 /* Keep the n bytes still in the shared pipe for later: copy them out so
  * the pipe is empty for the next tunnel. */
 static int
@@ -559,13 +575,12 @@ px_conn_on_upstream(struct ev_loop *loop, ev_io *w, int revents)
         px_conn_watch(c);
 }
 
-static void
-px_conn_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+void
+px__conn_timeout(struct px_conn *c)
 {
-    struct px_conn *c = container_of(w, struct px_conn, timer);
+    struct ev_loop *loop = c->px->loop;
     ev_tstamp left;
 
-    (void)revents;
     switch (c->state) {
     case PX_CS_HEADER:
         px_conn_fail(c, 408, NULL, "header not complete in time");
@@ -581,11 +596,12 @@ px_conn_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
         break;
     case PX_CS_TUNNEL:
         /* Activity only stamps last_active; re-arm for what is left
-         * (ev.pod "Be smart about timeouts"). */
+         * (ev.pod "Be smart about timeouts"). ev_timer_again, as it
+         * holds whether the timer has run out or is still pending. */
         left = c->last_active + c->px->cfg->idle_timeout - ev_now(loop);
         if (left > 0) {
-            ev_timer_set(w, left, 0.);
-            ev_timer_start(loop, w);
+            c->timer.repeat = left;
+            ev_timer_again(loop, &c->timer);
         } else {
             px__conn_close(c, "idle timeout");
         }
@@ -594,6 +610,14 @@ px_conn_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
         px__conn_close(c, "answered");
         break;
     }
+}
+
+static void
+px_conn_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    px__conn_timeout(container_of(w, struct px_conn, timer));
 }
 
 static void

@@ -76,6 +76,12 @@ void px__conn_refuse_unopened(struct px *px);
 /* Tear a connection down (stops watchers, closes, logs, frees). */
 void px__conn_close(struct px_conn *c, const char *why);
 
+/* The connection's timer ran out: what the deadline of its state means
+ * (408 for a header, 504 for a lookup or dial, the end of a linger; a
+ * tunnel closes when idle that long and otherwise waits for the rest).
+ * The timer's callback; may free c. */
+void px__conn_timeout(struct px_conn *c);
+
 /* Make (or remake) the shared splice pipe; on failure pumps fall back to
  * recv/send through scratch. */
 void px__pipe_reset(struct px *px);

@@ -10,7 +10,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -191,22 +190,6 @@ px_on_signal(struct ev_loop *loop, ev_signal *w, int revents)
     ev_timer_start(loop, &px->drain);
     px__conn_refuse_unopened(px);
     px__maybe_done(px);
-}
-
-void
-px__pipe_reset(struct px *px)
-{
-    int fds[2];
-
-    if (px->pipe_rd >= 0) {
-        close(px->pipe_rd);
-        close(px->pipe_wr);
-    }
-    px->pipe_rd = px->pipe_wr = -1;
-    if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) == -1)
-        return;
-    px->pipe_rd = fds[0];
-    px->pipe_wr = fds[1];
 }
 
 static int

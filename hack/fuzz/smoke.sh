@@ -4,6 +4,11 @@
 # a real campaign) from its seed corpus in
 # hack/fuzz/seeds/<target>/ (if any). A crash, leak or sanitizer report
 # fails the run and leaves the reproducer in build-fuzz/crash-<target>-*.
+# Every target agentctl_fuzz_target() registers runs (fuzz-targets.txt).
+# The target's own stdout and stderr are closed (-close_fd_mask=3): the
+# loop targets (fuzz_px_conn, fuzz_gw_conn) log a line per connection or
+# request as the daemons do; libFuzzer's lines and the sanitizers'
+# reports still reach the log.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build-fuzz
@@ -24,6 +29,7 @@ while read -r t; do
     [ -d "$ROOT/hack/fuzz/seeds/$name" ] && seeds=("$ROOT/hack/fuzz/seeds/$name")
     echo "== $name for ${SECS}s"
     if ! "$t" -max_total_time="$SECS" -rss_limit_mb=1024 -timeout=10 \
+        -close_fd_mask=3 \
         -artifact_prefix="$B/crash-$name-" "$corpus" "${seeds[@]}" \
         2>"$B/$name.log"; then
         tail -n 30 "$B/$name.log"

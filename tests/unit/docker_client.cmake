@@ -10,6 +10,9 @@ agentctl_unit_test(test_dk_stream
   LIBS docker)
 agentctl_unit_test(test_dk_logs
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_logs.c LIBS docker)
+# One line of the event stream read (docker/dk_event.c).
+agentctl_unit_test(test_dk_event
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dk_event.c LIBS docker)
 # The typed Engine API calls (docker/dk_engine.c): method, path, query and
 # body of each, against the fake daemon.
 agentctl_unit_test(test_dk_engine

@@ -11,32 +11,6 @@
 
 #include "drift_fixture.h"
 
-/* The config and spec the fixtures were made from (README.md there). */
-static const char cfg_text[] =
-    "vendors:\n"
-    "  fake: {hosts: [\"vendor.test:443\"], credentialEnv: FAKE_API_KEY, "
-    "credentialMode: env, allowPrivate: true}\n"
-    "egressNetwork: " EGRESS "\n"
-    "subnetPool: 10.250.0.0/16\n";
-
-static const char spec_text[] =
-    "apiVersion: agentctl.dev/v1alpha1\n"
-    "kind: AgentInvocation\n"
-    "metadata: {name: driftfx}\n"
-    "spec:\n"
-    "  vendor: fake\n"
-    "  phase: execute\n"
-    "  image: agentctl/demo-agent:0.1.0\n"
-    "  command: [/demo-agent, --write-work, --sleep, \"300\"]\n"
-    "  env: {LOG_LEVEL: debug}\n"
-    "  workspace: {source: repos/web, size: 8Mi, inodes: 1000}\n"
-    "  credential: fk\n"
-    "  scratch: {size: 16Mi, inodes: 1000}\n"
-    "  resources: {memory: 256Mi, cpus: \"0.5\", pids: 64}\n"
-    "  deadlineSeconds: 600\n"
-    "  output: {maxBytes: 1048576}\n"
-    "  attempt: a1\n";
-
 /* Captured from dockerd 20.10 for a spec without .git and prompt: no git
  * or config volume (rc_desired builds the same body for them as for the
  * scratch volume). */
@@ -93,17 +67,6 @@ drift_read_fixture(const char *name)
     return j;
 }
 
-void
-drift_fx_inputs(struct rc_inputs *in)
-{
-    memset(in, 0, sizeof(*in));
-    in->controller_id = "ctl-fx";
-    in->uid = "5eedf00d-0000-4000-8000-000000000001";
-    in->image_id = AGENT_IMAGE;
-    in->subnet_index = 7;
-    in->credential = SECRET;
-}
-
 int
 drift_fx_setup(void **state)
 {
@@ -116,9 +79,10 @@ drift_fx_setup(void **state)
     drift_fx_inputs(&in);
 
     assert_non_null(fx);
-    fx->cfg = cfg_parse("c.yaml", cfg_text, strlen(cfg_text), &es);
+    fx->cfg = cfg_parse("c.yaml", DRIFT_FX_CFG, strlen(DRIFT_FX_CFG), &es);
     assert_non_null(fx->cfg);
-    if (spec_load_buffer("s.yaml", spec_text, strlen(spec_text), &f) != 0)
+    if (spec_load_buffer("s.yaml", DRIFT_FX_SPEC, strlen(DRIFT_FX_SPEC), &f) !=
+        0)
         fail_msg("fixture spec does not load");
     fx->inv = spec_file_take(&f, 0);
     spec_file_cleanup(&f);

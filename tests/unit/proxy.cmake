@@ -8,3 +8,10 @@ foreach(t gw_http gw_policy gw_head gw_audit gw_key gw_json gw_body gw_usage)
   agentctl_unit_test(test_${t}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_${t}.c LIBS gw_core)
 endforeach()
+# The proxy's connection deadline on a real loop (proxy/px_conn.c; the
+# loop is fuzzed whole by hack/fuzz/fuzz_px_conn.c).
+agentctl_unit_test(test_px_conn
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_px_conn.c
+          ${CMAKE_SOURCE_DIR}/proxy/px_conn.c ${CMAKE_SOURCE_DIR}/proxy/px_dns.c
+          ${CMAKE_SOURCE_DIR}/proxy/px_listen.c
+  LIBS px_core libev PkgConfig::CARES)

@@ -6,8 +6,9 @@
  * the volume's role; an unrelated container, one that joins another
  * container, and one that mounts another volume are not reported; each
  * rule's bit switches its finding off (the negative control the
- * integration tests rely on). The entries are shaped as dockerd 20.10's
- * GET /containers/json and inspect show them. */
+ * integration tests rely on); the report never holds the credential. The
+ * entries are shaped as dockerd 20.10's GET /containers/json and inspect
+ * show them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -135,6 +136,35 @@ test_workspace_volume_mounted_elsewhere(void **state)
                     "volume.foreign-mount", RC_ROLE_WORKSPACE);
 }
 
+/* Found by fuzz_rc_drift: the other container's ID and mount path went
+ * into the report as the reply had them, so a reply holding the
+ * credential put it into the Drifted condition. */
+static void
+test_report_is_scrubbed_of_the_credential(void **state)
+{
+    const struct drift_fx *fx = *state;
+    struct rc_drift_neighbours n = ours();
+    struct rc_drift_report r;
+    char buf[1024];
+    cJSON *j;
+
+    snprintf(buf, sizeof(buf),
+             "{\"Id\":\"0123456789ab" SECRET "\",\"HostConfig\":{},"
+             "\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"%s\","
+             "\"Destination\":\"/" SECRET "\"}]}",
+             rc_desired_object(fx->d, RC_ROLE_WORKSPACE)->name);
+    j = cJSON_Parse(buf);
+    assert_non_null(j);
+    assert_int_equal(rc_drift_check_neighbour(fx->d, j, &n, &none, &r), 1);
+    assert_string_equal(r.rule, "volume.foreign-mount");
+    assert_null(strstr(r.observed, SECRET));
+    assert_null(strstr(r.message, SECRET));
+    assert_null(strstr(r.field, SECRET));
+    assert_non_null(strstr(r.observed, "0123456789ab<redacted>"));
+    assert_non_null(strstr(r.message, "mounts it at /<redacted>"));
+    cJSON_Delete(j);
+}
+
 static void
 test_unrelated_containers_are_quiet(void **state)
 {
@@ -187,6 +217,7 @@ main(void)
         cmocka_unit_test(test_pid_namespace_of_the_agent_is_joined),
         cmocka_unit_test(test_ipc_namespace_of_the_proxy_is_joined),
         cmocka_unit_test(test_workspace_volume_mounted_elsewhere),
+        cmocka_unit_test(test_report_is_scrubbed_of_the_credential),
         cmocka_unit_test(test_unrelated_containers_are_quiet),
         cmocka_unit_test(test_list_entry_needs_inspect_for_pid_mode),
         cmocka_unit_test(test_bad_arguments),
