@@ -44,7 +44,9 @@
  * per unclaimed invocation per pass; "storage-verify" skips the volumes'
  * identity check before the keeper's create (ctl_verify.c); "canary"
  * runs no boundary canary and "canary-pending" creates it without its
- * name on disk first (ctl_canary.c); "storage-lane" takes the ladder on
+ * name on disk first (ctl_canary.c); "canary-cleanup" leaves a
+ * pending canary name to cleanup's sweep, which takes the canary a crash
+ * left for a stand-in (ctl_canary.c, ctl_cleanup.c); "storage-lane" takes the ladder on
  * one lane and "prestart-only-rounds" runs rounds between the steps of a
  * box being built, as before the two lanes (ctl_prepare.c, ctl_verify.c);
  * "verify-again" lets a round under way absorb the revalidation an event
