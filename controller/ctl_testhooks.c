@@ -13,8 +13,9 @@
  * recorded:<phase> (the status of that phase was just written).
  * AGENTCTL_TEST_PROBE_SILENT=<N> makes the first N pre-start probe
  * verdicts of the process inconclusive (ctl_probe.c's rerun, shown).
- * AGENTCTL_TEST_PAUSE_AT=<point> stops the controller there (SIGSTOP)
- * instead, for a test that changes something and then sends SIGCONT;
+ * AGENTCTL_TEST_PAUSE_AT=<point>[,<point>...] stops the controller there
+ * (SIGSTOP) instead, for a test that changes something and then sends
+ * SIGCONT, at each of the points named, every time it passes one;
  * round:neighbours (a revalidation round has checked every object and
  * is about to list the neighbours) is a point only pauses use.
  *
@@ -44,14 +45,16 @@
  * per unclaimed invocation per pass; "storage-verify" skips the volumes'
  * identity check before the keeper's create (ctl_verify.c); "canary"
  * runs no boundary canary and "canary-pending" creates it without its
- * name on disk first (ctl_canary.c); "canary-cleanup" leaves a
- * pending canary name to cleanup's sweep, which takes the canary a crash
- * left for a stand-in (ctl_canary.c, ctl_cleanup.c); "storage-lane" takes the ladder on
- * one lane and "prestart-only-rounds" runs rounds between the steps of a
- * box being built, as before the two lanes (ctl_prepare.c, ctl_verify.c);
- * "verify-again" lets a round under way absorb the revalidation an event
- * asks for (ctl_queue.c); "drift-confirmation" acts on drift without
- * asking the daemon over a new connection first (ctl_drift.c);
+ * name on disk first (ctl_canary.c); "network-standin" lets the network step
+ * adopt or remove a network by its labels alone, also when no create of ours
+ * was sent (ctl_network.c): a look-alike that copied them is adopted;
+ * "canary-cleanup" leaves a pending canary name to cleanup's sweep, which takes
+ * the canary a crash left for a stand-in (ctl_canary.c, ctl_cleanup.c);
+ * "storage-lane" takes the ladder on one lane and "prestart-only-rounds" runs
+ * rounds between the steps of a box being built, as before the two lanes
+ * (ctl_prepare.c, ctl_verify.c); "verify-again" lets a round under way absorb
+ * the revalidation an event asks for (ctl_queue.c); "drift-confirmation" acts
+ * on drift without asking the daemon over a new connection first (ctl_drift.c);
  * "pool-revalidation" skips the drift rules on a warm box while it
  * waits (ctl_box.c), so a changed box is handed; "warm-box-gc" lets
  * garbage collection take a handed warm box's objects, which carry the
@@ -69,16 +72,34 @@
 
 #include "log.h"
 
+#ifdef AGENTCTL_TEST_HOOKS
+/* name is one of the comma-separated list's entries (list may be NULL). */
+static bool
+in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = list; p != NULL && *p != '\0';) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p = end ? end + 1 : NULL;
+    }
+    return false;
+}
+#endif
+
 void
 ctl_test_point(const char *kind, const char *what)
 {
 #ifdef AGENTCTL_TEST_HOOKS
     const char *at = getenv("AGENTCTL_TEST_CRASH_AT");
-    const char *pause = getenv("AGENTCTL_TEST_PAUSE_AT");
     char point[96];
 
     snprintf(point, sizeof(point), "%s:%s", kind, what);
-    if (pause != NULL && strcmp(pause, point) == 0) {
+    if (in_list(getenv("AGENTCTL_TEST_PAUSE_AT"), point)) {
         /* the test changes something while nothing moves, then SIGCONT */
         log_kv(LOG_WARN, "TEST HOOK: pausing", "point", point, NULL);
         raise(SIGSTOP);
@@ -97,18 +118,7 @@ bool
 ctl_test_disabled(const char *protection)
 {
 #ifdef AGENTCTL_TEST_HOOKS
-    const char *list = getenv("AGENTCTL_TEST_DISABLE");
-    size_t n = strlen(protection);
-
-    for (const char *p = list; p != NULL && *p != '\0';) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-
-        if (len == n && strncmp(p, protection, n) == 0)
-            return true;
-        p = end ? end + 1 : NULL;
-    }
-    return false;
+    return in_list(getenv("AGENTCTL_TEST_DISABLE"), protection);
 #else
     (void)protection;
     return false;
