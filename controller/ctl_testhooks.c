@@ -48,6 +48,8 @@
  * name on disk first (ctl_canary.c); "network-standin" lets the network step
  * adopt or remove a network by its labels alone, also when no create of ours
  * was sent (ctl_network.c): a look-alike that copied them is adopted;
+ * "state-check" keeps a state directory that cannot be written out of
+ * /readyz and the log's one line about it (ctl_status.c), as before;
  * "canary-cleanup" leaves a pending canary name to cleanup's sweep, which takes
  * the canary a crash left for a stand-in (ctl_canary.c, ctl_cleanup.c);
  * "storage-lane" takes the ladder on one lane and "prestart-only-rounds" runs
