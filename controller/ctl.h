@@ -267,6 +267,8 @@ struct ctl_inv {
     /* build slots (ctl_build.c) */
     bool build_slot;            /* it holds one: its box is being built */
     bool build_waiting;         /* it waits in c->build_line */
+    bool build_uploading;       /* its workspace upload is in flight: it holds
+                                   no slot meanwhile (ctl_build.c) */
     struct ctl_inv *build_next; /* the next in that line */
 };
 

@@ -202,7 +202,7 @@ step_connect_egress(struct ctl_inv *inv, enum rc_role role)
     inv->lane->action = role == RC_ROLE_GATEWAY ? CTL_PROG_GATEWAY_CONNECTED
                                                 : CTL_PROG_PROXY_CONNECTED;
     body = rc_desired_egress_connect(inv->desired,
-                                    ctl_record_role_id(&inv->rec, role));
+                                     ctl_record_role_id(&inv->rec, role));
     ok = action_request(inv,
                         dk_network_connect(inv->ctl->dk,
                                            inv->ctl->cfg->egress_network, body,
@@ -223,6 +223,7 @@ on_workspace_uploaded(struct ctl_inv *inv, struct dk_response *r)
     struct err e;
     int walk = ctl_ws_upload_outcome(inv, digest, &e);
 
+    ctl_build_uploading(inv, false); /* its next step takes a slot again */
     ctl_ws_free(inv);
     if (walk == -1 && rc_workspace_reason(&e) != RC_WS_ERROR) {
         ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
@@ -248,10 +249,15 @@ on_workspace_uploaded(struct ctl_inv *inv, struct dk_response *r)
 static enum ctl_step
 step_upload(struct ctl_inv *inv)
 {
+    enum ctl_step s;
+
     inv->lane->action = CTL_PROG_WORKSPACE_UPLOADED;
     if (ctl_test_disabled("workspace-stream"))
         return step_upload_buffered(inv);
-    return ctl_ws_upload(inv, on_workspace_uploaded);
+    s = ctl_ws_upload(inv, on_workspace_uploaded);
+    if (s == CTL_STEP_STARTED)
+        ctl_build_uploading(inv, true); /* no slot held while it streams */
+    return s;
 }
 
 /* The upload as it was before it streamed: walk and pack on the loop
@@ -305,13 +311,12 @@ step_upload_buffered(struct ctl_inv *inv)
  * sent with the client's copy wiped at the end and wiped here, whatever
  * the answer. */
 static enum ctl_step
-send_to_keeper(struct ctl_inv *inv, const char *dir, struct buf *tar,
-               int built, bool secret, struct err *e)
+send_to_keeper(struct ctl_inv *inv, const char *dir, struct buf *tar, int built,
+               bool secret, struct err *e)
 {
     const char *keeper = ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER);
-    struct dk_req *(*put)(struct dk *, const char *, const char *,
-                          const void *, size_t, dk_done_fn *, void *,
-                          struct err *) =
+    struct dk_req *(*put)(struct dk *, const char *, const char *, const void *,
+                          size_t, dk_done_fn *, void *, struct err *) =
         secret ? dk_container_put_secret : dk_container_put_archive;
     enum ctl_step ok = CTL_STEP_DONE;
 
@@ -319,8 +324,8 @@ send_to_keeper(struct ctl_inv *inv, const char *dir, struct buf *tar,
         ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e->msg);
     else
         ok = action_request(inv,
-                            put(inv->ctl->dk, keeper, dir, tar->data,
-                                tar->len, ctl_step_answered, inv, e),
+                            put(inv->ctl->dk, keeper, dir, tar->data, tar->len,
+                                ctl_step_answered, inv, e),
                             e);
     if (secret && tar->data != NULL)
         explicit_bzero(tar->data, tar->len);
@@ -341,14 +346,12 @@ step_upload_config(struct ctl_inv *inv)
     buf_init(&tar, RC_CONFIG_BYTES);
     bool launched = rc_adapter_launched(inv->desired->adapter);
 
-    return send_to_keeper(inv, RC_ADAPTER_CONFIG_DIR, &tar,
-                          rc_adapter_files_tar(inv->desired->adapter,
-                                               RC_ADAPTER_CONFIG_DIR,
-                                               launched ? launch_blob : NULL,
-                                               launched ? launch_blob_size()
-                                                        : 0,
-                                               &tar, &e),
-                          false, &e);
+    return send_to_keeper(
+        inv, RC_ADAPTER_CONFIG_DIR, &tar,
+        rc_adapter_files_tar(inv->desired->adapter, RC_ADAPTER_CONFIG_DIR,
+                             launched ? launch_blob : NULL,
+                             launched ? launch_blob_size() : 0, &tar, &e),
+        false, &e);
 }
 
 /* The gateway's key file goes into the key volume through the keeper
@@ -363,8 +366,7 @@ step_upload_key(struct ctl_inv *inv)
     inv->lane->action = CTL_PROG_KEY_UPLOADED;
     buf_init(&tar, RC_GATEWAY_KEY_BYTES + 4096);
     return send_to_keeper(inv, RC_GATEWAY_KEY_DIR, &tar,
-                          rc_desired_key_tar(inv->desired, &tar, &e), true,
-                          &e);
+                          rc_desired_key_tar(inv->desired, &tar, &e), true, &e);
 }
 
 /* The progress a start of role records. */

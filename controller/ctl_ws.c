@@ -20,6 +20,7 @@
 
 #include "ctl_changesjob.h"
 #include "ctl_result.h"
+#include "ctl_testhooks.h"
 #include "ctl_wsjob.h"
 #include "rc_desired.h"
 
@@ -122,10 +123,12 @@ ctl_ws_upload(struct ctl_inv *inv, ctl_answer_fn *answer)
         .max_bytes = s->workspace_bytes,
         .max_inodes = s->workspace_inodes,
         .tar = true,
-        .uid = inv->desired->agent_uid, /* the attempt's own (status.agentUser) */
+        .uid =
+            inv->desired->agent_uid, /* the attempt's own (status.agentUser) */
         .gid = inv->desired->agent_gid,
         .skip_top = git ? NULL : ".git",
         .digest_top = git ? ".git" : NULL,
+        .slow_ms = ctl_test_slow_upload_ms(),
     };
     struct dk_call call = { .timeout_ms = CTL_WS_UPLOAD_TIMEOUT_MS };
     struct dk_body_stream src = { .end = ws_upload_end };
@@ -155,8 +158,7 @@ ctl_ws_upload(struct ctl_inv *inv, ctl_answer_fn *answer)
 }
 
 int
-ctl_ws_upload_outcome(const struct ctl_inv *inv, char digest[65],
-                      struct err *e)
+ctl_ws_upload_outcome(const struct ctl_inv *inv, char digest[65], struct err *e)
 {
     struct err je = { 0 };
 
