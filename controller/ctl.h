@@ -142,27 +142,28 @@ struct ctl_inv {
     char name[STORE_NAME_MAX + 1];
     struct spec_invocation *spec; /* latest valid spec; NULL if none */
     bool spec_invalid;            /* the store holds an invalid version */
-    bool meta_unwritten;          /* its metadata could not be written: the spec
-                                     is read again on every resync (ctl_sync.c) */
+    bool meta_unwritten;          /* its metadata could not be written: the
+                                     spec is read again on every resync
+                                     (ctl_sync.c) */
     bool deleted;                 /* the spec is gone: stop and clean */
     struct store_meta meta;
-    struct ctl_record rec;            /* the status; rec.dirty: write it before
-                                         the next Docker call */
+    struct ctl_record rec;  /* the status; rec.dirty: write it before
+                               the next Docker call */
     struct ctl_lane lanes[CTL_LANES]; /* the step requests in flight */
-    struct ctl_lane *lane;   /* the lane of the step or answer running */
-    struct err *step_err;    /* why the last failed step failed; NULL
-                                while steps go through (ctl_result.c) */
-    struct ctl_ws *ws;       /* workspace worker: a check in flight, or the
-                                upload behind `call` (ctl_ws.c) */
-    char ws_checked[65];     /* spec hash whose workspace passed the check
-                                for the capture to come; "" none */
-    char ws_checking[65];    /* spec hash of the check in flight */
-    ev_timer kick;           /* run the next pass (0 s, or backoff) */
-    bool pass_asked;         /* a pass was turned away while a request was
-                                in flight: the last answer runs it
-                                (ctl_inv_settle) */
-    ev_timer deadline;       /* end of the attempt's deadlineSeconds */
-    unsigned failures;       /* consecutive failed steps: backoff exponent */
+    struct ctl_lane *lane;  /* the lane of the step or answer running */
+    struct err *step_err;   /* why the last failed step failed; NULL
+                               while steps go through (ctl_result.c) */
+    struct ctl_ws *ws;      /* workspace worker: a check in flight, or the
+                               upload behind `call` (ctl_ws.c) */
+    char ws_checked[65];    /* spec hash whose workspace passed the check
+                               for the capture to come; "" none */
+    char ws_checking[65];   /* spec hash of the check in flight */
+    ev_timer kick;          /* run the next pass (0 s, or backoff) */
+    bool pass_asked;        /* a pass was turned away while a request was
+                               in flight: the last answer runs it
+                               (ctl_inv_settle) */
+    ev_timer deadline;      /* end of the attempt's deadlineSeconds */
+    unsigned failures;      /* consecutive failed steps: backoff exponent */
     bool status_unreadable;  /* its status exists and cannot be read: held,
                                 nothing done or written (ctl_inv.c) */
     struct ctl_stuck *stuck; /* the step error shown as Ready=False; NULL
@@ -183,7 +184,7 @@ struct ctl_inv {
     bool pass_after_write; /* a pass waits for that write (ctl_write_first) */
     struct err *write_failed; /* the last group write of it failed: the
                                  next pass fails with it and backs off */
-    char *credential;         /* the attempt's secret; never logged */
+    char *credential;       /* the attempt's secret; never logged */
     /* a running agent */
     struct dk_req *logs; /* follow stream */
     struct dk_req *wait; /* POST /wait */
@@ -193,13 +194,13 @@ struct ctl_inv {
     bool exited; /* wait answered */
     long exit_code;
     bool logs_done;
-    bool exit_confirmed; /* the daemon still accepts connections after
-                            the exit: the exit is the agent's own */
-    bool daemon_lost;    /* Docker was unreachable while it ran */
-    bool freeing;        /* done: free when the pass returns */
-    bool seen;           /* found in the last full listing */
-    char *invalid_msg;   /* first error of the invalid version; NULL:
-                            none known */
+    bool exit_confirmed;   /* the daemon still accepts connections after
+                              the exit: the exit is the agent's own */
+    bool daemon_lost;      /* Docker was unreachable while it ran */
+    bool freeing;          /* done: free when the pass returns */
+    bool seen;             /* found in the last full listing */
+    char *invalid_msg;     /* first error of the invalid version; NULL:
+                              none known */
     /* capture in progress: the image IDs found so far; NULL outside
      * a capture (most invocations are not capturing) */
     struct ctl_pins *pins;
@@ -213,12 +214,12 @@ struct ctl_inv {
     bool network_listed;      /* no network of this attempt: create next */
     enum ctl_net_retry network_retry; /* why the networks are listed */
     /* revalidation */
-    bool verify_due;   /* re-inspect every object before going on */
-    bool round_open;   /* a round's first inspect went out: an
-                          event from now on may be newer than an
-                          answer the round checks */
-    bool verify_again; /* an event came while the round was open:
-                          one more round after it */
+    bool verify_due;          /* re-inspect every object before going on */
+    bool round_open;          /* a round's first inspect went out: an
+                                 event from now on may be newer than an
+                                 answer the round checks */
+    bool verify_again;        /* an event came while the round was open:
+                                 one more round after it */
     /* drift a round found, counted once the daemon takes a new
      * connection (ctl_drift.c); rule "" = none */
     char drift_rule[48];
@@ -234,25 +235,25 @@ struct ctl_inv {
     /* the neighbours a listing left to inspect (ctl_neighbours.c) */
     char (*ns_queue)[65];
     unsigned ns_queue_n, ns_queue_at;
-    bool ns_queue_more;         /* more than the queue holds: list again */
-    bool repairing;             /* drift before start: tear down, rebuild */
-    bool resumed;               /* a box this process did not see built
-                                   (a restart): inspected before any step */
-    bool prestart_verified;     /* the round right before the agent start ran */
-    bool storage_verified;      /* the volumes' identity was inspected before
-                                   the keeper's create (ctl_verify.c) */
-    bool start_checked;         /* Docker says the run-once container about
-                                 * to be started never ran (ctl_prepare.c) */
-    char proxy_egress_ip[16];   /* the proxy's address on the egress net */
+    bool ns_queue_more;       /* more than the queue holds: list again */
+    bool repairing;           /* drift before start: tear down, rebuild */
+    bool resumed;             /* a box this process did not see built
+                                 (a restart): inspected before any step */
+    bool prestart_verified;   /* the round right before the agent start ran */
+    bool storage_verified;    /* the volumes' identity was inspected before
+                                 the keeper's create (ctl_verify.c) */
+    bool start_checked;       /* Docker says the run-once container about
+                               * to be started never ran (ctl_prepare.c) */
+    char proxy_egress_ip[16]; /* the proxy's address on the egress net */
     char gateway_egress_ip[16]; /* the credential gateway's, likewise */
     struct ctl_egress *egress;  /* the egress audit being read (cleanup) */
     struct ctl_changes *changes; /* the change set being read (cleanup) */
     /* boundary probe (before the start) and canary (while running) */
     long probe_exit;
     bool probe_exited;
-    unsigned probe_silent; /* the pre-start probe's inconclusive runs */
-    ev_timer canary;       /* the next canary run on the timer */
-    bool canary_due;       /* a run is asked for (timer, Docker event) */
+    unsigned probe_silent;  /* the pre-start probe's inconclusive runs */
+    ev_timer canary;        /* the next canary run on the timer */
+    bool canary_due;        /* a run is asked for (timer, Docker event) */
     enum ctl_canary_stage canary_stage;
     unsigned canary_passed; /* runs in a row that verified the boundary */
     unsigned canary_silent; /* inconclusive runs in a row */
@@ -311,8 +312,8 @@ struct ctl_opts {
     char controller_id[CTL_ID_MAX + 1];
     double resync_s;
     bool once;
-    unsigned max_running;  /* --max-running: unfinished claims, 0 = any */
-    double lease_ttl_s;    /* --lease-ttl (etcd), default 15 s */
+    unsigned max_running; /* --max-running: unfinished claims, 0 = any */
+    double lease_ttl_s;   /* --lease-ttl (etcd), default 15 s */
     unsigned max_building; /* --max-building: boxes built at once, 0 = any
                               (ctl_build.h) */
 };
@@ -328,12 +329,12 @@ struct ctl {
     struct ctl_inv *invs;
     struct ctl_inv **by_name; /* name hash buckets over invs; NULL: none */
     size_t buckets, ninvs;
-    double slice_start;  /* when this loop iteration's passes began */
-    unsigned slice_iter; /* ev_iteration() of slice_start */
+    double slice_start;       /* when this loop iteration's passes began */
+    unsigned slice_iter;      /* ev_iteration() of slice_start */
     struct ctl_inv *backlog, *backlog_last; /* due passes, FIFO */
-    ev_timer backlog_timer; /* runs the backlog in the next iteration */
+    ev_timer backlog_timer;   /* runs the backlog in the next iteration */
     ev_io store_watch;
-    ev_prepare status_writer; /* writes c->writes before the loop waits */
+    ev_prepare status_writer;  /* writes c->writes before the loop waits */
     struct ctl_inv *writes, *writes_last; /* whose status waits for it, FIFO */
     struct ctl_write_group *write_sent;   /* the one etcd has not answered */
     /* ctl_write.c's queueing, set when the store groups writes: an event
@@ -341,8 +342,8 @@ struct ctl {
      * than taking a request of its own (ctl_status.c, which sits under
      * ctl_write.c and so reaches it only through this) */
     void (*join_group)(struct ctl_inv *inv);
-    ev_idle writes_left; /* more than one group queued: the loop does
-                            not wait before the next one goes */
+    ev_idle writes_left;       /* more than one group queued: the loop does
+                                  not wait before the next one goes */
     ev_timer resync;
     ev_signal sigterm, sigint, sighup;
     bool docker_up;
@@ -351,10 +352,10 @@ struct ctl {
     struct dk_security security; /* GET /info after each negotiation */
     char security_error[256];    /* why boxes cannot run ("" = they can) */
     bool stopping;
-    bool listed;          /* the store has been listed once (ctl_sync_all) */
-    unsigned once_stalls; /* --once: resyncs in a row without the daemon
-                             or the store's list (ctl_once_gave_up) */
-    int exit_code;        /* main()'s, once the loop has ended */
+    bool listed;           /* the store has been listed once (ctl_sync_all) */
+    unsigned once_stalls;  /* --once: resyncs in a row without the daemon
+                              or the store's list (ctl_once_gave_up) */
+    int exit_code;         /* main()'s, once the loop has ended */
     struct ctl_metrics *metrics;
     struct ctl_http *http;
     uint64_t reconciles_ok, reconciles_error;
@@ -374,19 +375,19 @@ struct ctl {
     struct ctl_nscache *ns_modes;
     struct rc_drift_set disabled_rules; /* test-hooks build only: drift
                                            rules off */
-    int64_t lease; /* etcd lease of our claims; 0 = none yet */
+    int64_t lease;         /* etcd lease of our claims; 0 = none yet */
     struct ctl_claim_req *claims, **claims_tail; /* claims and releases for
                               the group at the iteration's end, FIFO */
     struct ctl_claim_batch *claims_sent; /* the group etcd has not answered
                               yet (one at a time); NULL: none */
-    ev_timer lease_timer;                /* keepalive every lease_ttl_s / 3 */
+    ev_timer lease_timer;  /* keepalive every lease_ttl_s / 3 */
     bool keepalive_busy;   /* one keep-alive in flight (not blocking) */
     int64_t keepalive_of;  /* the lease it renews */
     char store_error[256]; /* why etcd is unreachable ("" = it is not) */
     /* why the last status write to the directory store failed ("" = it
      * went): /readyz names it (ctl_status.c, ctl_observe.c) */
     char state_error[256];
-    unsigned building; /* build slots held (ctl_build.c) */
+    unsigned building;     /* build slots held (ctl_build.c) */
     struct ctl_inv *build_line, *build_last; /* waiting for one, FIFO */
     unsigned build_waiters;                  /* in build_line */
     /* the warm pool (ctl_pool.c): off with --once and without warmPool */

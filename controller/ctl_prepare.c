@@ -202,7 +202,7 @@ step_connect_egress(struct ctl_inv *inv, enum rc_role role)
     inv->lane->action = role == RC_ROLE_GATEWAY ? CTL_PROG_GATEWAY_CONNECTED
                                                 : CTL_PROG_PROXY_CONNECTED;
     body = rc_desired_egress_connect(inv->desired,
-                                     ctl_record_role_id(&inv->rec, role));
+                                    ctl_record_role_id(&inv->rec, role));
     ok = action_request(inv,
                         dk_network_connect(inv->ctl->dk,
                                            inv->ctl->cfg->egress_network, body,
@@ -311,12 +311,13 @@ step_upload_buffered(struct ctl_inv *inv)
  * sent with the client's copy wiped at the end and wiped here, whatever
  * the answer. */
 static enum ctl_step
-send_to_keeper(struct ctl_inv *inv, const char *dir, struct buf *tar, int built,
-               bool secret, struct err *e)
+send_to_keeper(struct ctl_inv *inv, const char *dir, struct buf *tar,
+               int built, bool secret, struct err *e)
 {
     const char *keeper = ctl_record_role_id(&inv->rec, RC_ROLE_KEEPER);
-    struct dk_req *(*put)(struct dk *, const char *, const char *, const void *,
-                          size_t, dk_done_fn *, void *, struct err *) =
+    struct dk_req *(*put)(struct dk *, const char *, const char *,
+                          const void *, size_t, dk_done_fn *, void *,
+                          struct err *) =
         secret ? dk_container_put_secret : dk_container_put_archive;
     enum ctl_step ok = CTL_STEP_DONE;
 
@@ -324,8 +325,8 @@ send_to_keeper(struct ctl_inv *inv, const char *dir, struct buf *tar, int built,
         ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e->msg);
     else
         ok = action_request(inv,
-                            put(inv->ctl->dk, keeper, dir, tar->data, tar->len,
-                                ctl_step_answered, inv, e),
+                            put(inv->ctl->dk, keeper, dir, tar->data,
+                                tar->len, ctl_step_answered, inv, e),
                             e);
     if (secret && tar->data != NULL)
         explicit_bzero(tar->data, tar->len);
@@ -346,12 +347,14 @@ step_upload_config(struct ctl_inv *inv)
     buf_init(&tar, RC_CONFIG_BYTES);
     bool launched = rc_adapter_launched(inv->desired->adapter);
 
-    return send_to_keeper(
-        inv, RC_ADAPTER_CONFIG_DIR, &tar,
-        rc_adapter_files_tar(inv->desired->adapter, RC_ADAPTER_CONFIG_DIR,
-                             launched ? launch_blob : NULL,
-                             launched ? launch_blob_size() : 0, &tar, &e),
-        false, &e);
+    return send_to_keeper(inv, RC_ADAPTER_CONFIG_DIR, &tar,
+                          rc_adapter_files_tar(inv->desired->adapter,
+                                               RC_ADAPTER_CONFIG_DIR,
+                                               launched ? launch_blob : NULL,
+                                               launched ? launch_blob_size()
+                                                        : 0,
+                                               &tar, &e),
+                          false, &e);
 }
 
 /* The gateway's key file goes into the key volume through the keeper
@@ -366,7 +369,8 @@ step_upload_key(struct ctl_inv *inv)
     inv->lane->action = CTL_PROG_KEY_UPLOADED;
     buf_init(&tar, RC_GATEWAY_KEY_BYTES + 4096);
     return send_to_keeper(inv, RC_GATEWAY_KEY_DIR, &tar,
-                          rc_desired_key_tar(inv->desired, &tar, &e), true, &e);
+                          rc_desired_key_tar(inv->desired, &tar, &e), true,
+                          &e);
 }
 
 /* The progress a start of role records. */

@@ -515,10 +515,10 @@ ctl_record_reset_progress(struct ctl_record *r)
 void
 ctl_record_reset_attempt(struct ctl_record *r)
 {
-    char **drop[] = { &r->started_at,     &r->finished_at,     &r->image_id,
-                      &r->spec_hash,      &r->captured_at,     &r->tool_policy,
-                      &r->canary_pending, &r->network_pending, &r->agent_user,
-                      &r->credential_mode };
+    char **drop[] = { &r->started_at,  &r->finished_at, &r->image_id,
+                      &r->spec_hash,   &r->captured_at, &r->tool_policy,
+                      &r->canary_pending, &r->network_pending,
+                      &r->agent_user, &r->credential_mode };
 
     static const char *const keys[] = {
         "stopReason",

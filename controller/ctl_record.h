@@ -136,7 +136,7 @@ struct ctl_record {
     char *started_at;
     char *finished_at;
     char *tool_policy;
-    char *agent_user;      /* status.agentUser: "uid:gid" fixed at capture */
+    char *agent_user; /* status.agentUser: "uid:gid" fixed at capture */
     char *credential_mode; /* status.credentialMode: "env" | "gateway",
                               a spec with a credential only */
     /* status.canaryPending: the name of the canary container about to be
@@ -155,14 +155,14 @@ struct ctl_record {
     long subnet_index;
     bool has_exit_code;
     long exit_code;
-    bool git_metadata;      /* .git gets a read-only volume of its own */
+    bool git_metadata;    /* .git gets a read-only volume of its own */
     bool forwarding_stated; /* the proxy's and gateway's bodies state
                                net.ipv4.ip_forward=0 (ipForwardOff) */
-    bool launcher_stated;   /* a prompt spec's agent runs its CLI under
-                               agent-launch (status.launcher) */
-    bool defaults_stated;   /* the bodies state Docker's defaults
-                               (plan/rc_harden.c); false for an attempt an
-                               older version captured, whose boxes lack them */
+    bool launcher_stated; /* a prompt spec's agent runs its CLI under
+                             agent-launch (status.launcher) */
+    bool defaults_stated; /* the bodies state Docker's defaults
+                             (plan/rc_harden.c); false for an attempt an
+                             older version captured, whose boxes lack them */
     bool cleaned_up;
     unsigned progress; /* 1 << enum ctl_progress */
     struct ctl_record_res res[CTL_REC_ROLES];

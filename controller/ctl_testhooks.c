@@ -14,7 +14,7 @@
  * AGENTCTL_TEST_PROBE_SILENT=<N> makes the first N pre-start probe
  * verdicts of the process inconclusive (ctl_probe.c's rerun, shown).
  * AGENTCTL_TEST_SLOW_UPLOAD=<ms> makes every workspace upload wait that
- * long before its walk, as from a slow disk (test_build_slots.sh).
+ * long before its walk, as from a slow disk (test_build_slots_upload.sh).
  * AGENTCTL_TEST_PAUSE_AT=<point>[,<point>...] stops the controller there
  * (SIGSTOP) instead, for a test that changes something and then sends
  * SIGCONT, at each of the points named, every time it passes one;
@@ -47,26 +47,27 @@
  * per unclaimed invocation per pass; "storage-verify" skips the volumes'
  * identity check before the keeper's create (ctl_verify.c); "canary"
  * runs no boundary canary and "canary-pending" creates it without its
- * name on disk first (ctl_canary.c); "network-standin" lets the network step
- * adopt or remove a network by its labels alone, also when no create of ours
- * was sent (ctl_network.c): a look-alike that copied them is adopted;
- * "upload-slot" keeps the build slot of a box
- * whose workspace upload is in flight (ctl_build.c), as before; "state-check"
- * keeps a state directory that cannot be written out of /readyz and the log's
- * one line about it (ctl_status.c), as before; "canary-cleanup" leaves a
- * pending canary name to cleanup's sweep, which takes the canary a crash left
- * for a stand-in (ctl_canary.c, ctl_cleanup.c); "storage-lane" takes the ladder
- * on one lane and "prestart-only-rounds" runs rounds between the steps of a box
- * being built, as before the two lanes (ctl_prepare.c, ctl_verify.c);
- * "verify-again" lets a round under way absorb the revalidation an event asks
- * for (ctl_queue.c); "drift-confirmation" acts on drift without asking the
- * daemon over a new connection first (ctl_drift.c); "pool-revalidation" skips
- * the drift rules on a warm box while it waits (ctl_box.c), so a changed box is
- * handed; "warm-box-gc" lets garbage collection take a handed warm box's
- * objects, which carry the box's uid and not the invocation's (ctl_gc.c);
- * "live-audit" follows no gateway or proxy log and reads the last 20,000 lines
- * of each once at cleanup, as before the live audit (ctl_egress.c): a flood
- * pushes lines out, uncounted.
+ * name on disk first (ctl_canary.c); "canary-cleanup" leaves a pending
+ * canary name to cleanup's sweep, which takes the canary a crash left for
+ * a stand-in (ctl_canary.c, ctl_cleanup.c); "network-standin" lets the
+ * network step adopt or remove a network by its labels alone, also when
+ * no create of ours was sent (ctl_network.c): a look-alike that copied
+ * them is adopted; "upload-slot" keeps the build slot of a box whose
+ * workspace upload is in flight (ctl_build.c), as before; "state-check"
+ * keeps a state directory that cannot be written out of /readyz and the
+ * log's one line about it (ctl_observe.c); "storage-lane" takes the ladder on
+ * one lane and "prestart-only-rounds" runs rounds between the steps of a
+ * box being built, as before the two lanes (ctl_prepare.c, ctl_verify.c);
+ * "verify-again" lets a round under way absorb the revalidation an event
+ * asks for (ctl_queue.c); "drift-confirmation" acts on drift without
+ * asking the daemon over a new connection first (ctl_drift.c);
+ * "pool-revalidation" skips the drift rules on a warm box while it
+ * waits (ctl_box.c), so a changed box is handed; "warm-box-gc" lets
+ * garbage collection take a handed warm box's objects, which carry the
+ * box's uid and not the invocation's (ctl_gc.c); "live-audit" follows
+ * no gateway or proxy log and reads the last 20,000 lines of each once at
+ * cleanup, as before the live audit (ctl_egress.c): a flood pushes lines
+ * out, uncounted.
  */
 #include "ctl_testhooks.h"
 

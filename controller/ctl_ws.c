@@ -123,8 +123,7 @@ ctl_ws_upload(struct ctl_inv *inv, ctl_answer_fn *answer)
         .max_bytes = s->workspace_bytes,
         .max_inodes = s->workspace_inodes,
         .tar = true,
-        .uid =
-            inv->desired->agent_uid, /* the attempt's own (status.agentUser) */
+        .uid = inv->desired->agent_uid, /* the attempt's own (status.agentUser) */
         .gid = inv->desired->agent_gid,
         .skip_top = git ? NULL : ".git",
         .digest_top = git ? ".git" : NULL,
@@ -158,7 +157,8 @@ ctl_ws_upload(struct ctl_inv *inv, ctl_answer_fn *answer)
 }
 
 int
-ctl_ws_upload_outcome(const struct ctl_inv *inv, char digest[65], struct err *e)
+ctl_ws_upload_outcome(const struct ctl_inv *inv, char digest[65],
+                      struct err *e)
 {
     struct err je = { 0 };
 

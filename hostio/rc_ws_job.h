@@ -36,8 +36,8 @@ struct rc_ws_job_opts {
     const char *root;   /* the controller's workspaceRoot */
     const char *source; /* relative to root (rc_workspace_check()) */
     uint64_t max_bytes, max_inodes;
-    bool tar;  /* false: check only; true: check, then tar */
-    uid_t uid; /* tar: owner of every entry */
+    bool tar;             /* false: check only; true: check, then tar */
+    uid_t uid;            /* tar: owner of every entry */
     gid_t gid;
     const char *skip_top; /* tar: top-level name left out, or NULL */
     /* tar: digest the entries under this top-level directory (".git") as
@@ -62,11 +62,10 @@ struct rc_ws_job *rc_ws_job_start(const struct rc_ws_job_opts *o,
 int rc_ws_job_fd(const struct rc_ws_job *j);
 
 /* The worker's outcome, once the fd said end-of-file: 0 with st (and
- * digest, NUL-terminated hex; "" when there was no digest_top) filled, or -1
- * with e holding the walk's error (rc_workspace.h's classes: ERR_INVALID
- * unsafe, ERR_LIMIT too large, ERR_CONFLICT changed while read,
- * ERR_IO/ERR_NOMEM). Before the worker is done: -1 with ERR_IO. st and digest
- * may be NULL. Never blocks. */
+ * digest, NUL-terminated hex; "" when there was no digest_top) filled, or -1 with e holding the walk's error (rc_workspace.h's
+ * classes: ERR_INVALID unsafe, ERR_LIMIT too large, ERR_CONFLICT changed
+ * while read, ERR_IO/ERR_NOMEM). Before the worker is done: -1 with
+ * ERR_IO. st and digest may be NULL. Never blocks. */
 int rc_ws_job_result(struct rc_ws_job *j, struct rc_workspace_stats *st,
                      char digest[65], struct err *e);
 
