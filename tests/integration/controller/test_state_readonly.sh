@@ -3,9 +3,8 @@
 # running controller (issue 34: it retried status writes forever, and
 # nothing said why nothing moved). What is expected (docs/design.md
 # "Status writes"):
-#   - nothing is done in Docker for an invocation whose status cannot be
-#     written (record, then act): a spec applied meanwhile gets no object;
-#     a running agent goes on;
+#   - a spec applied meanwhile is not started (its metadata cannot be
+#     written): nothing is made for it in Docker; a running agent goes on;
 #   - /readyz answers 503 with a "state" line naming the directory and
 #     the error; the log says it once (not once per retry);
 #   - the writes are retried with the step backoff (up to 30 s), not in
