@@ -142,6 +142,9 @@ struct ctl_inv {
     char name[STORE_NAME_MAX + 1];
     struct spec_invocation *spec; /* latest valid spec; NULL if none */
     bool spec_invalid;            /* the store holds an invalid version */
+    bool meta_unwritten;          /* its metadata could not be written: the
+                                     spec is read again on every resync
+                                     (ctl_sync.c) */
     bool deleted;                 /* the spec is gone: stop and clean */
     struct store_meta meta;
     struct ctl_record rec;  /* the status; rec.dirty: write it before
@@ -265,6 +268,8 @@ struct ctl_inv {
     /* build slots (ctl_build.c) */
     bool build_slot;            /* it holds one: its box is being built */
     bool build_waiting;         /* it waits in c->build_line */
+    bool build_uploading;       /* its workspace upload is in flight: it holds
+                                   no slot meanwhile (ctl_build.c) */
     struct ctl_inv *build_next; /* the next in that line */
 };
 
@@ -379,6 +384,9 @@ struct ctl {
     bool keepalive_busy;   /* one keep-alive in flight (not blocking) */
     int64_t keepalive_of;  /* the lease it renews */
     char store_error[256]; /* why etcd is unreachable ("" = it is not) */
+    /* why the last status write to the directory store failed ("" = it
+     * went): /readyz names it (ctl_status.c, ctl_observe.c) */
+    char state_error[256];
     unsigned building;     /* build slots held (ctl_build.c) */
     struct ctl_inv *build_line, *build_last; /* waiting for one, FIFO */
     unsigned build_waiters;                  /* in build_line */

@@ -153,6 +153,9 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
         inv->probe_exited = false;
         inv->probe_silent = 0;
         ctl_record_reset_progress(&inv->rec);
+        /* the old network went by ID; the rebuild's creates are new, and
+         * a network with our labels found before them is not ours */
+        ctl_record_set_str(&inv->rec, &inv->rec.network_pending, NULL);
         break;
     }
 }

@@ -4,6 +4,7 @@
 #include <limits.h>
 
 #include "ctl_queue.h"
+#include "ctl_testhooks.h"
 
 static void
 line_up(struct ctl_inv *inv)
@@ -71,8 +72,8 @@ ctl_build_admit(struct ctl_inv *inv, bool begun)
 {
     struct ctl *c = inv->ctl;
 
-    if (inv->build_slot)
-        return true;
+    if (inv->build_slot || inv->build_uploading)
+        return true; /* an uploading box is begun: its other steps go on */
     if (!begun) {
         /* first come, first served: a free slot is the first waiter's */
         if (!inv->build_waiting)
@@ -105,8 +106,20 @@ ctl_build_yield(struct ctl_inv *inv)
 }
 
 void
+ctl_build_uploading(struct ctl_inv *inv, bool on)
+{
+    if (!on || ctl_test_disabled("upload-slot")) {
+        inv->build_uploading = false;
+        return;
+    }
+    inv->build_uploading = true;
+    ctl_build_yield(inv);
+}
+
+void
 ctl_build_release(struct ctl_inv *inv)
 {
+    inv->build_uploading = false;
     if (inv->build_waiting)
         leave_line(inv);
     ctl_build_yield(inv);

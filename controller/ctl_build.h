@@ -12,7 +12,8 @@
  * go runs the pass of the invocation that waited longest. A box that
  * already has objects (a controller restarted while building it) always
  * gets a slot, even over the limit: what is half built is finished, not
- * left waiting. A step that fails gives the slot up until its retry.
+ * left waiting. A step that fails gives the slot up until its retry, and
+ * so does a workspace upload while it is in flight.
  * --max-building 0 switches the limit off.
  */
 #ifndef CTL_BUILD_H
@@ -31,6 +32,14 @@ bool ctl_build_admit(struct ctl_inv *inv, bool begun);
  * it holds one, goes to the first in line; it leaves the line if it is
  * in it. */
 void ctl_build_release(struct ctl_inv *inv);
+
+/* inv's workspace upload started (on) or answered (off). While it is in
+ * flight the box holds no slot: an upload waits on the disk and the
+ * socket, not on the daemon's cores, and a few slow or huge ones would
+ * otherwise hold every slot and stall every other invocation while their
+ * deadlines run. Its other steps meanwhile go on as a begun box's; after
+ * the answer it takes a slot again (a begun box always gets one). */
+void ctl_build_uploading(struct ctl_inv *inv, bool on);
 
 /* inv's step failed and waits for its retry: its slot, if it holds one,
  * goes to the first in line meanwhile, so that boxes whose steps keep

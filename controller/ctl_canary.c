@@ -180,6 +180,22 @@ joins_agent(const struct ctl_inv *inv, const cJSON *inspect)
            strcmp(mode + 10, agent) == 0;
 }
 
+/* The attempt stopped (cleanup asks, ctl_canary_settle()): a stranger
+ * under the canary's name is nothing to fail any more, but it is not
+ * ours either: reported, remembered as a stand-in, left in place. */
+static enum ctl_step
+stranger_left(struct ctl_inv *inv, const char *name, const char *id)
+{
+    ctl_event(inv, true, "StandInFound",
+              "the canary's name %s is held by container %.12s, not this "
+              "attempt's: a stand-in, left in place, never removed",
+              name, id ? id : "?");
+    if (id != NULL)
+        ctl_record_add_standin(&inv->rec, id, RC_PROBE_ROLE);
+    ctl_record_set_str(&inv->rec, &inv->rec.canary_pending, NULL);
+    return CTL_STEP_DONE;
+}
+
 static enum ctl_step
 on_pending_inspected(struct ctl_inv *inv, struct dk_response *r)
 {
@@ -194,8 +210,11 @@ on_pending_inspected(struct ctl_inv *inv, struct dk_response *r)
         return ctl_step_failed(inv, r->err);
     id = ctl_objects_identity(r->json, false);
     if (id == NULL || !ctl_objects_ours(inv, r->json, RC_PROBE_ROLE) ||
-        !joins_agent(inv, r->json))
+        !joins_agent(inv, r->json)) {
+        if (inv->rec.phase != CTL_RUNNING)
+            return stranger_left(inv, name, id);
         return name_taken(inv, name, id);
+    }
     ctl_event(inv, false, "Adopted",
               "canary %s was created before a restart: adopted, removed", name);
     ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id, name);
@@ -410,6 +429,19 @@ ctl_canary_step(struct ctl_inv *inv)
     if (!inv->canary_due || ctl_test_disabled("canary"))
         return CTL_STEP_NONE;
     return create(inv, agent);
+}
+
+/* Cleanup comes first here: the agent is still recorded, so the canary's
+ * namespace can be checked against it before the agent goes. Without
+ * this an attempt that stopped while the controller was down (a deadline,
+ * a cancel, the agent's exit) never adopted its canary, and cleanup's
+ * sweep took the orphan for a stand-in and left it on the daemon. */
+enum ctl_step
+ctl_canary_settle(struct ctl_inv *inv)
+{
+    if (inv->rec.canary_pending == NULL || ctl_test_disabled("canary-cleanup"))
+        return CTL_STEP_NONE;
+    return adopt(inv);
 }
 
 void

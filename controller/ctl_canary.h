@@ -12,6 +12,13 @@ void ctl_canary_init(struct ctl_inv *inv);
  * nothing is due (or the phase is not Running: the timer is stopped). */
 enum ctl_step ctl_canary_step(struct ctl_inv *inv);
 
+/* Cleanup's first step: a canary whose create answer a crash lost
+ * (status.canaryPending left set) is looked up by that name; one of this
+ * attempt's, in the recorded agent's namespace, is recorded as the probe
+ * (cleanup removes it next), a stranger is a stand-in left in place.
+ * CTL_STEP_NONE when no canary name is pending. */
+enum ctl_step ctl_canary_settle(struct ctl_inv *inv);
+
 /* A Docker event about one of inv's objects (ctl_events.c): one about its
  * network or its proxy, or one of its containers joining or leaving
  * another network, asks for a run. type is "container", "network" or

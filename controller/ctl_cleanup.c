@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ctl_attempt.h"
+#include "ctl_canary.h"
 #include "ctl_changes.h"
 #include "ctl_egress.h"
 #include "ctl_git.h"
@@ -251,7 +252,10 @@ ctl_cleanup_step(struct ctl_inv *inv)
 {
     struct plan_view v;
     struct plan_step s;
+    enum ctl_step st;
 
+    if ((st = ctl_canary_settle(inv)) != CTL_STEP_NONE)
+        return st;
     /* after a restart: the capture says what the read-backs need (the
      * phase, the workspace's limits) */
     (void)ctl_inv_load_captured(inv);

@@ -185,7 +185,7 @@ void ctl_metrics_process_refresh(struct ctl_metrics *m);
 
 struct ctl_health_check {
     char name[32];    /* "docker", "store" */
-    char detail[200]; /* "ok" or "unreachable: <why>" */
+    char detail[512]; /* "ok" or "unreachable: <why>" (a path or two) */
     bool ok;
 };
 

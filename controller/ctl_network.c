@@ -9,6 +9,15 @@
  * failed: one with the desired name is adopted, every other one is
  * removed by ID, and a conflict or an overlap that is not ours is
  * believed only when the list is empty.
+ *
+ * Labels stand for a create of ours whose answer was lost, nothing else:
+ * the name goes on disk (status.networkPending) before the first create
+ * of a build, and only then may a listed network be adopted or removed
+ * as a twin. A network with the attempt's labels that the list finds
+ * before that (the first build, or the rebuild after a repair, which
+ * forgets the old creates) was made by someone who copied the labels: a
+ * stand-in, reported, remembered and left in place; holding the name, it
+ * fails the attempt (NameConflict).
  */
 #include "ctl_network.h"
 
@@ -31,8 +40,29 @@ str_of(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* A create of ours was sent this build (status.networkPending): only
+ * then can a listed network be one it made. The test-hooks build's
+ * "network-standin" believes the labels alone, as before. */
+static bool
+creates_sent(const struct ctl_inv *inv)
+{
+    return inv->rec.network_pending != NULL ||
+           ctl_test_disabled("network-standin");
+}
+
+/* Listed, with this attempt's labels, and no recorded stand-in. */
+static bool
+candidate(const struct ctl_inv *inv, const cJSON *n)
+{
+    const char *id = str_of(n, "Id");
+
+    return id != NULL && ctl_objects_ours(inv, n, "network") &&
+           !ctl_record_is_standin(&inv->rec, id);
+}
+
 /* The one to keep: the recorded network when there is one (a sweep after
- * "ambiguous"), else the oldest with the desired name. */
+ * "ambiguous"), else, when a create of ours may have made it, the oldest
+ * with the desired name. */
 static const cJSON *
 pick_keeper(const struct ctl_inv *inv, const cJSON *list)
 {
@@ -45,14 +75,14 @@ pick_keeper(const struct ctl_inv *inv, const cJSON *list)
         const char *id = str_of(n, "Id"), *name = str_of(n, "Name");
         const char *created = str_of(n, "Created");
 
-        if (!ctl_objects_ours(inv, n, "network") || id == NULL)
+        if (!candidate(inv, n))
             continue;
         if (recorded != NULL) {
             if (strcmp(id, recorded) == 0)
                 return n;
             continue;
         }
-        if (name == NULL || strcmp(name, want) != 0)
+        if (!creates_sent(inv) || name == NULL || strcmp(name, want) != 0)
             continue;
         if (best == NULL || (created != NULL && str_of(best, "Created") &&
                              strcmp(created, str_of(best, "Created")) < 0))
@@ -82,6 +112,19 @@ remove_extra(struct ctl_inv *inv, const char *id, const char *name)
         inv, on_extra_removed,
         dk_remove(inv->ctl->dk, DK_NETWORK, id, ctl_step_answered, inv, &e),
         &e);
+}
+
+/* A network with the attempt's labels while no create of ours was sent:
+ * someone copied them. Remembered (no path removes or adopts it), left. */
+static void
+standin_seen(struct ctl_inv *inv, const char *id, const char *name)
+{
+    ctl_event(inv, true, "StandInFound",
+              "network %s (%.12s) carries the labels of this attempt's "
+              "network, which no create of ours made: a stand-in, left in "
+              "place, never adopted nor removed",
+              name ? name : "?", id);
+    ctl_record_add_standin(&inv->rec, id, "network");
 }
 
 static enum ctl_step
@@ -135,8 +178,11 @@ on_listed(struct ctl_inv *inv, struct dk_response *r)
     keep = pick_keeper(inv, r->json);
     cJSON_ArrayForEach(n, r->json)
     {
-        if (n != keep && ctl_objects_ours(inv, n, "network") &&
-            str_of(n, "Id") != NULL)
+        if (n == keep || !candidate(inv, n))
+            continue;
+        if (!creates_sent(inv))
+            standin_seen(inv, str_of(n, "Id"), str_of(n, "Name"));
+        else
             return remove_extra(inv, str_of(n, "Id"), str_of(n, "Name"));
     }
     return keep != NULL ? adopt(inv, keep) : none_found(inv);
@@ -161,8 +207,16 @@ on_created(struct ctl_inv *inv, struct dk_response *r)
 enum ctl_step
 ctl_network_step(struct ctl_inv *inv)
 {
+    const char *want = rc_desired_object(inv->desired, RC_ROLE_NETWORK)->name;
+
     if (!inv->network_listed || inv->network_retry == CTL_NET_SWEEP)
         return ctl_objects_list_ours(inv, DK_NETWORK, "network", on_listed);
+    if (inv->rec.network_pending == NULL) {
+        /* on disk before the create: the next pass writes it, then
+         * creates (a crash after the create then finds it adoptable) */
+        ctl_record_set_str(&inv->rec, &inv->rec.network_pending, want);
+        return CTL_STEP_DONE;
+    }
     inv->network_listed = false; /* a failed create lists again first */
     return ctl_create_request(inv, RC_ROLE_NETWORK, on_created);
 }

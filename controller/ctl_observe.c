@@ -3,11 +3,17 @@
  * stats and /proc/self at scrape time, the observation points the loop
  * calls (pass duration, attempts finished, drift, GC removals) and the
  * request latencies the Docker client and the etcd store report; and the
- * /readyz checks (Docker daemon, store). */
+ * /readyz checks (Docker daemon, the directory store's state directory,
+ * etcd). */
 #include "ctl_observe.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "ctl_metrics.h"
+#include "ctl_testhooks.h"
 #include "ctl_usage.h"
+#include "log.h"
 
 /* Invocations with a pass queued: their kick timer runs. */
 static double
@@ -94,6 +100,47 @@ refresh(struct ctl_metrics *m, void *arg)
     ctl_metrics_gauge_set(m, CTL_M_STORE_UP, NULL, c->store_error[0] ? 0 : 1);
 }
 
+void
+ctl_state_dir(const struct ctl *c, char *out, size_t n)
+{
+    if (c->opts.state_dir != NULL)
+        snprintf(out, n, "%s", c->opts.state_dir);
+    else /* the directory store's default (ctl_main.c open_dir_store) */
+        snprintf(out, n, "%s/.agentctl",
+                 c->opts.specs_dir ? c->opts.specs_dir : ".");
+}
+
+/* The directory store's writes failed or went again. A state directory
+ * that cannot be written (read-only, full, its permissions changed) holds
+ * every invocation where it is: nothing is done in Docker that is not on
+ * disk first, and each write is retried with the step's backoff (100 ms
+ * doubling to 30 s), not in a loop. Said once when it starts and once
+ * when it ends, and in /readyz meanwhile, so an operator sees why nothing
+ * moves. */
+void
+ctl_observe_state_write(struct ctl *c, const struct err *e)
+{
+    char dir[4096];
+
+    ctl_state_dir(c, dir, sizeof(dir));
+    if (strcmp(c->store->backend, "dir") != 0 ||
+        ctl_test_disabled("state-check"))
+        return;
+    if (e != NULL) {
+        if (c->state_error[0] == '\0')
+            log_kv(LOG_ERROR,
+                   "cannot write the state directory: every status write "
+                   "waits and is retried (backoff up to 30 s) until it can",
+                   "state", dir, "error", e->msg, NULL);
+        snprintf(c->state_error, sizeof(c->state_error), "%s", e->msg);
+        return;
+    }
+    if (c->state_error[0] != '\0')
+        log_kv(LOG_INFO, "the state directory can be written again", "state",
+               dir, NULL);
+    c->state_error[0] = '\0';
+}
+
 static void
 health(struct ctl_health *h, void *arg)
 {
@@ -115,6 +162,18 @@ health(struct ctl_health *h, void *arg)
                            ? c->security.seccomp_profile
                            : "(unnamed)",
                        c->security.apparmor ? "yes" : "no (not on this host)");
+    if (strcmp(c->store->backend, "dir") == 0) {
+        char dir[4096];
+
+        ctl_state_dir(c, dir, sizeof(dir));
+        if (c->state_error[0] != '\0')
+            ctl_health_add(h, "state", false,
+                           "cannot write %s: %s (status writes wait and are "
+                           "retried)",
+                           dir, c->state_error);
+        else
+            ctl_health_add(h, "state", true, "ok (%s)", dir);
+    }
     /* store_error: etcd's lease keepalive or a claim could not reach it */
     if (c->store_error[0] != '\0')
         ctl_health_add(h, "store", false, "unreachable (%s): %s",

@@ -11,6 +11,13 @@ void ctl_observe_stop(struct ctl *c);
  * took seconds; an attempt reached its final phase; the revalidation
  * found drift by rule; the garbage collection removed an object. */
 void ctl_observe_pass(struct ctl *c, double seconds);
+/* The directory store's state directory, as the flags say (--state, else
+ * <specs>/.agentctl), into out (n bytes). */
+void ctl_state_dir(const struct ctl *c, char *out, size_t n);
+/* A write under the directory store's state directory (a status, an
+ * invocation's metadata) failed (e) or went (e NULL): /readyz's "state"
+ * check and one log line at each change. */
+void ctl_observe_state_write(struct ctl *c, const struct err *e);
 void ctl_observe_attempt_finished(struct ctl_inv *inv);
 void ctl_observe_drift(struct ctl *c, const char *rule);
 void ctl_observe_gc_removed(struct ctl *c, const char *kind);

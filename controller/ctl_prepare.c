@@ -223,6 +223,7 @@ on_workspace_uploaded(struct ctl_inv *inv, struct dk_response *r)
     struct err e;
     int walk = ctl_ws_upload_outcome(inv, digest, &e);
 
+    ctl_build_uploading(inv, false); /* its next step takes a slot again */
     ctl_ws_free(inv);
     if (walk == -1 && rc_workspace_reason(&e) != RC_WS_ERROR) {
         ctl_stop(inv, CTL_FAILED, CTL_STOP_PREPARATION_FAILED, e.msg);
@@ -248,10 +249,15 @@ on_workspace_uploaded(struct ctl_inv *inv, struct dk_response *r)
 static enum ctl_step
 step_upload(struct ctl_inv *inv)
 {
+    enum ctl_step s;
+
     inv->lane->action = CTL_PROG_WORKSPACE_UPLOADED;
     if (ctl_test_disabled("workspace-stream"))
         return step_upload_buffered(inv);
-    return ctl_ws_upload(inv, on_workspace_uploaded);
+    s = ctl_ws_upload(inv, on_workspace_uploaded);
+    if (s == CTL_STEP_STARTED)
+        ctl_build_uploading(inv, true); /* no slot held while it streams */
+    return s;
 }
 
 /* The upload as it was before it streamed: walk and pack on the loop

@@ -517,8 +517,8 @@ ctl_record_reset_attempt(struct ctl_record *r)
 {
     char **drop[] = { &r->started_at,  &r->finished_at, &r->image_id,
                       &r->spec_hash,   &r->captured_at, &r->tool_policy,
-                      &r->canary_pending, &r->agent_user,
-                      &r->credential_mode };
+                      &r->canary_pending, &r->network_pending,
+                      &r->agent_user, &r->credential_mode };
 
     static const char *const keys[] = {
         "stopReason",
@@ -548,6 +548,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
         "launcher",
         "helperImages",
         "canaryPending",
+        "networkPending",
     };
 
     /* the same keys in a form this version could not read go too */

@@ -143,6 +143,12 @@ struct ctl_record {
      * created, on disk before its create; cleared when its ID is
      * recorded. Left set, it names a create whose answer a crash lost. */
     char *canary_pending;
+    /* status.networkPending: the network's name, on disk before its first
+     * create since the attempt (or its last repair) began: creates of it
+     * were sent, and one whose answer was lost may have made a network
+     * with this attempt's labels. Unset, such a network is not ours (a
+     * stand-in that copied the labels) and is never adopted. */
+    char *network_pending;
     bool has_generation;
     double observed_generation;
     bool has_subnet;

@@ -117,6 +117,7 @@ static const struct {
     { "startedAt", offsetof(struct ctl_record, started_at) },
     { "finishedAt", offsetof(struct ctl_record, finished_at) },
     { "canaryPending", offsetof(struct ctl_record, canary_pending) },
+    { "networkPending", offsetof(struct ctl_record, network_pending) },
 };
 #define STR_FIELDS (sizeof(str_fields) / sizeof(str_fields[0]))
 
@@ -609,6 +610,7 @@ add_run(cJSON *o, const struct ctl_record *r)
         cJSON_AddNumberToObject(o, "exitCode", (double)r->exit_code);
     add_str(o, "finishedAt", r->finished_at);
     add_str(o, "canaryPending", r->canary_pending);
+    add_str(o, "networkPending", r->network_pending);
     if (r->cleaned_up)
         cJSON_AddBoolToObject(o, "cleanedUp", 1);
 }

@@ -143,6 +143,7 @@ ctl_status_flush(struct ctl_inv *inv, struct err *e)
                    : 0;
     rc = write_with_events(inv, text, e);
     cJSON_free(text);
+    ctl_observe_state_write(inv->ctl, rc == 0 ? NULL : e);
     if (rc == 0)
         ctl_status_written(inv, true, NULL);
     return rc;

@@ -11,6 +11,7 @@
 #include "ctl_docker.h"
 #include "ctl_gc.h"
 #include "ctl_inv.h"
+#include "ctl_observe.h"
 #include "ctl_queue.h"
 #include "log.h"
 
@@ -43,9 +44,13 @@ ctl_sync_spec(struct ctl *c, struct store_spec *sp)
         inv->spec_invalid = false;
         if (!known && store_meta_observe(c->store, sp->name, sp->inv->spec_hash,
                                          &inv->meta, &e) == -1) {
+            /* the watch will not say it again: the resync reads it */
+            inv->meta_unwritten = true;
+            ctl_observe_state_write(c, &e);
             ctl_inv_settle(inv, ctl_step_failed(inv, &e));
             return;
         }
+        inv->meta_unwritten = false;
         spec_invocation_free(inv->spec);
         inv->spec = sp->inv;
         sp->inv = NULL;
@@ -171,9 +176,12 @@ ctl_sync_on_watch(struct ev_loop *loop, ev_io *w, int revents)
 void
 ctl_sync_requeue(struct ctl *c)
 {
-    for (struct ctl_inv *inv = c->invs; inv != NULL; inv = inv->next)
-        if (!inv->deleted)
+    for (struct ctl_inv *inv = c->invs; inv != NULL; inv = inv->next) {
+        if (inv->meta_unwritten && !inv->deleted)
+            ctl_sync_one(c, inv->name); /* a state dir that was read-only */
+        else if (!inv->deleted)
             ctl_inv_resync(inv);
+    }
 }
 
 static void

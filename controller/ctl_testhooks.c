@@ -13,8 +13,11 @@
  * recorded:<phase> (the status of that phase was just written).
  * AGENTCTL_TEST_PROBE_SILENT=<N> makes the first N pre-start probe
  * verdicts of the process inconclusive (ctl_probe.c's rerun, shown).
- * AGENTCTL_TEST_PAUSE_AT=<point> stops the controller there (SIGSTOP)
- * instead, for a test that changes something and then sends SIGCONT;
+ * AGENTCTL_TEST_SLOW_UPLOAD=<ms> makes every workspace upload wait that
+ * long before its walk, as from a slow disk (test_build_slots_upload.sh).
+ * AGENTCTL_TEST_PAUSE_AT=<point>[,<point>...] stops the controller there
+ * (SIGSTOP) instead, for a test that changes something and then sends
+ * SIGCONT, at each of the points named, every time it passes one;
  * round:neighbours (a revalidation round has checked every object and
  * is about to list the neighbours) is a point only pauses use.
  *
@@ -44,7 +47,15 @@
  * per unclaimed invocation per pass; "storage-verify" skips the volumes'
  * identity check before the keeper's create (ctl_verify.c); "canary"
  * runs no boundary canary and "canary-pending" creates it without its
- * name on disk first (ctl_canary.c); "storage-lane" takes the ladder on
+ * name on disk first (ctl_canary.c); "canary-cleanup" leaves a pending
+ * canary name to cleanup's sweep, which takes the canary a crash left for
+ * a stand-in (ctl_canary.c, ctl_cleanup.c); "network-standin" lets the
+ * network step adopt or remove a network by its labels alone, also when
+ * no create of ours was sent (ctl_network.c): a look-alike that copied
+ * them is adopted; "upload-slot" keeps the build slot of a box whose
+ * workspace upload is in flight (ctl_build.c), as before; "state-check"
+ * keeps a state directory that cannot be written out of /readyz and the
+ * log's one line about it (ctl_observe.c); "storage-lane" takes the ladder on
  * one lane and "prestart-only-rounds" runs rounds between the steps of a
  * box being built, as before the two lanes (ctl_prepare.c, ctl_verify.c);
  * "verify-again" lets a round under way absorb the revalidation an event
@@ -60,6 +71,7 @@
  */
 #include "ctl_testhooks.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,16 +79,34 @@
 
 #include "log.h"
 
+#ifdef AGENTCTL_TEST_HOOKS
+/* name is one of the comma-separated list's entries (list may be NULL). */
+static bool
+in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = list; p != NULL && *p != '\0';) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p = end ? end + 1 : NULL;
+    }
+    return false;
+}
+#endif
+
 void
 ctl_test_point(const char *kind, const char *what)
 {
 #ifdef AGENTCTL_TEST_HOOKS
     const char *at = getenv("AGENTCTL_TEST_CRASH_AT");
-    const char *pause = getenv("AGENTCTL_TEST_PAUSE_AT");
     char point[96];
 
     snprintf(point, sizeof(point), "%s:%s", kind, what);
-    if (pause != NULL && strcmp(pause, point) == 0) {
+    if (in_list(getenv("AGENTCTL_TEST_PAUSE_AT"), point)) {
         /* the test changes something while nothing moves, then SIGCONT */
         log_kv(LOG_WARN, "TEST HOOK: pausing", "point", point, NULL);
         raise(SIGSTOP);
@@ -95,18 +125,7 @@ bool
 ctl_test_disabled(const char *protection)
 {
 #ifdef AGENTCTL_TEST_HOOKS
-    const char *list = getenv("AGENTCTL_TEST_DISABLE");
-    size_t n = strlen(protection);
-
-    for (const char *p = list; p != NULL && *p != '\0';) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-
-        if (len == n && strncmp(p, protection, n) == 0)
-            return true;
-        p = end ? end + 1 : NULL;
-    }
-    return false;
+    return in_list(getenv("AGENTCTL_TEST_DISABLE"), protection);
 #else
     (void)protection;
     return false;
@@ -128,5 +147,23 @@ ctl_test_probe_silent(void)
     return true;
 #else
     return false;
+#endif
+}
+
+unsigned
+ctl_test_slow_upload_ms(void)
+{
+#ifdef AGENTCTL_TEST_HOOKS
+    const char *v = getenv("AGENTCTL_TEST_SLOW_UPLOAD");
+    char *end;
+    unsigned long ms;
+
+    if (v == NULL || *v == '\0')
+        return 0;
+    errno = 0;
+    ms = strtoul(v, &end, 10);
+    return errno == 0 && *end == '\0' && ms <= 3600000UL ? (unsigned)ms : 0;
+#else
+    return 0;
 #endif
 }

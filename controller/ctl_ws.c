@@ -20,6 +20,7 @@
 
 #include "ctl_changesjob.h"
 #include "ctl_result.h"
+#include "ctl_testhooks.h"
 #include "ctl_wsjob.h"
 #include "rc_desired.h"
 
@@ -126,6 +127,7 @@ ctl_ws_upload(struct ctl_inv *inv, ctl_answer_fn *answer)
         .gid = inv->desired->agent_gid,
         .skip_top = git ? NULL : ".git",
         .digest_top = git ? ".git" : NULL,
+        .slow_ms = ctl_test_slow_upload_ms(),
     };
     struct dk_call call = { .timeout_ms = CTL_WS_UPLOAD_TIMEOUT_MS };
     struct dk_body_stream src = { .end = ws_upload_end };

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rc_workspace_int.h"
@@ -33,6 +34,7 @@ struct rc_ws_job {
     char *root, *source, *skip_top, *digest_top, *base_manifest;
     uint64_t max_bytes, max_inodes;
     bool tar;
+    unsigned slow_ms;
     uid_t uid;
     gid_t gid;
     /* under mu: the outcome, and who frees */
@@ -115,6 +117,19 @@ job_tar(struct rc_ws_job *j, struct err *e)
     return rc;
 }
 
+/* The test-hooks build's slow disk: 50 ms naps until slow_ms have passed
+ * or the job is freed. */
+static void
+job_slow(struct rc_ws_job *j)
+{
+    const struct timespec nap = { 0, 50 * 1000 * 1000 };
+
+    for (unsigned t = 0;
+         t < j->slow_ms && !__atomic_load_n(&j->cancel, __ATOMIC_SEQ_CST);
+         t += 50)
+        nanosleep(&nap, NULL);
+}
+
 static void *
 job_main(void *arg)
 {
@@ -123,6 +138,8 @@ job_main(void *arg)
     int rc, wfd = j->wfd;
     bool orphan;
 
+    if (j->tar && j->slow_ms > 0)
+        job_slow(j);
     rc = rc_workspace_check(j->root, j->source, j->max_bytes, j->max_inodes,
                             &j->st, &e);
     if (rc == 0 && j->tar)
@@ -197,6 +214,7 @@ rc_ws_job_start(const struct rc_ws_job_opts *o, struct err *e)
     j->max_bytes = o->max_bytes;
     j->max_inodes = o->max_inodes;
     j->tar = o->tar;
+    j->slow_ms = o->slow_ms;
     j->uid = o->uid;
     j->gid = o->gid;
     if (job_socket(j, e) == -1) {

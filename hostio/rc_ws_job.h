@@ -47,6 +47,9 @@ struct rc_ws_job_opts {
     /* tar: write the change set's base manifest here (rc_changes.h),
      * committed when the archive is whole; NULL: none */
     const char *base_manifest;
+    /* tar: wait this long before the walk, as a slow disk would (the
+     * controller's test-hooks build only: AGENTCTL_TEST_SLOW_UPLOAD) */
+    unsigned slow_ms;
 };
 
 /* Start the worker. The strings are copied. NULL with e (ERR_NOMEM,

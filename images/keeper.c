@@ -7,17 +7,48 @@
  * when it is stopped, so `docker stop` never has to fall back to SIGKILL.
  *
  * It runs with no network, no capabilities, a read-only root and a
- * non-root user, and it never forks, opens files or logs anything.
+ * non-root user, and it never forks, opens files or logs anything. It
+ * takes no argument: one given is a mistake (an image's CMD, a hand-run
+ * test), said on stderr with exit 2, never a keeper that waits forever
+ * for a stop nobody will send.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
+
+/* The first argument, printable ASCII as is, other bytes as \xNN, at
+ * most 64 bytes of it. */
+static int
+keeper_usage(const char *arg)
+{
+    fputs("keeper: takes no arguments (got \"", stderr);
+    for (size_t i = 0; arg[i] != '\0'; i++) {
+        unsigned char ch = (unsigned char)arg[i];
+
+        if (i == 64) {
+            fputs("...", stderr);
+            break;
+        }
+        if (ch >= ' ' && ch <= '~' && ch != '"' && ch != '\\')
+            fputc(ch, stderr);
+        else
+            fprintf(stderr, "\\x%02x", ch);
+    }
+    fputs("\")\nusage: keeper (runs until SIGTERM or SIGINT, then exits "
+          "0)\n",
+          stderr);
+    return 2;
+}
 
 int
-main(void)
+main(int argc, char **argv)
 {
     sigset_t stop;
     int sig;
+
+    if (argc > 1)
+        return keeper_usage(argv[1]);
 
     /* Block the stop signals and wait for them synchronously instead of
      * installing handlers: no global state, and blocked signals are queued

@@ -83,10 +83,37 @@ probe_check_target(const char *s)
     return 0;
 }
 
+/* arg as it goes into a message: printable ASCII as is, any other byte
+ * as \xNN, and at most 64 bytes of it (then "..."), so a bad value never
+ * puts raw bytes or an endless line on the terminal. */
+static void
+probe_quote(const char *arg, char *out, size_t n)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; arg[i] != '\0' && k + 8 < n; i++) {
+        unsigned char ch = (unsigned char)arg[i];
+
+        if (i == 64) {
+            k += (size_t)snprintf(out + k, n - k, "...");
+            break;
+        }
+        if (ch >= ' ' && ch <= '~')
+            out[k++] = (char)ch;
+        else
+            k += (size_t)snprintf(out + k, n - k, "\\x%02x", ch);
+    }
+    out[k] = '\0';
+}
+
 static int
 probe_usage_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "probe: %s%s%s\n%s", what, arg ? ": " : "", arg ? arg : "",
+    char shown[300] = "";
+
+    if (arg != NULL)
+        probe_quote(arg, shown, sizeof(shown));
+    fprintf(stderr, "probe: %s%s%s\n%s", what, arg ? ": " : "", shown,
             probe_usage);
     return -1;
 }

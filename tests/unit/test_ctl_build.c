@@ -3,7 +3,7 @@
  * in the order they asked, a box already begun always gets one, and a
  * slot let go runs the pass of the first in line (only the first: the
  * others would be turned away); a failing step gives its slot up until
- * its retry. */
+ * its retry, and a workspace upload while it is in flight. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,6 +155,33 @@ test_a_failing_step_gives_its_slot_up(void **state)
 }
 
 static void
+test_an_upload_in_flight_holds_no_slot(void **state)
+{
+    struct fx *f = *state;
+    struct ctl_inv **v = f->inv;
+
+    two_build(f, 2);
+    ctl_build_uploading(v[0], true); /* a's workspace streams */
+    assert_int_equal(f->c.building, 1);
+    assert_true(kicked(v[2])); /* its slot is c's at once */
+    assert_true(ctl_build_admit(v[2], false));
+    /* a's other steps go on meanwhile, without a slot */
+    assert_true(ctl_build_admit(v[0], true));
+    assert_int_equal(f->c.building, 2);
+    ctl_build_uploading(v[1], true);
+    assert_true(kicked(v[3]));
+    assert_true(ctl_build_admit(v[3], false));
+    assert_int_equal(f->c.build_waiters, 0);
+    /* a's upload answered: its next step takes a slot, over the cap */
+    ctl_build_uploading(v[0], false);
+    assert_true(ctl_build_admit(v[0], true));
+    assert_int_equal(f->c.building, 3);
+    ctl_build_release(v[1]); /* b stopped mid-upload: nothing to give */
+    assert_int_equal(f->c.building, 3);
+    assert_false(v[1]->build_uploading);
+}
+
+static void
 test_leaving_the_line_and_no_cap(void **state)
 {
     struct fx *f = *state;
@@ -183,6 +210,8 @@ main(void)
         cmocka_unit_test_setup_teardown(test_a_begun_box_always_gets_a_slot,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_failing_step_gives_its_slot_up,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_an_upload_in_flight_holds_no_slot,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_leaving_the_line_and_no_cap, setup,
                                         teardown),

@@ -266,7 +266,7 @@ test_ctl_record_reset_attempt_clears_the_run_only(void **state)
         "subnetIndex", "captured",  "specHash",           "capturedAt",
         "gitMetadata", "git",       "observedGeneration", "toolPolicy",
         "helperImages", "canaryPending", "usage",
-        "helperImages", "canaryPending", "egress",
+        "helperImages", "canaryPending", "egress",      "networkPending",
     };
     static const char *const kept[] = { "phase",      "controller",
                                         "uid",        "resources",
@@ -281,11 +281,15 @@ test_ctl_record_reset_attempt_clears_the_run_only(void **state)
     ctl_record_set_exit_code(&r, 1);
     ctl_record_set_output(&r, 10, true, "abc");
     ctl_record_set_str(&r, &r.canary_pending, "x-canary");
+    ctl_record_set_str(&r, &r.network_pending, "x-net");
     ctl_record_set_egress(&r, cJSON_Parse("{\"lines\":3,\"dropped\":1}"));
     out = ctl_record_to_json(&r);
     assert_string_equal(
         cJSON_GetStringValue(cJSON_GetObjectItem(out, "canaryPending")),
         "x-canary");
+    assert_string_equal(
+        cJSON_GetStringValue(cJSON_GetObjectItem(out, "networkPending")),
+        "x-net");
     /* status.egress rides the document as written (ctl_egress.c) */
     assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(out, "egress"),
                                          "dropped")
