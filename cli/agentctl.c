@@ -171,6 +171,9 @@ run(struct cli *c, const struct cli_command *cmd, int argc, char **argv)
     if (a.help) {
         command_help(cmd);
         rc = CLI_OK;
+    } else if (cmd->needs_store && cmd->args == CLI_COMPLETE_WORDS &&
+               (rc = cli_resource_names(a.pos, a.npos)) != CLI_OK) {
+        /* a TYPE/NAME of another type: nothing is asked of the store */
     } else if (cmd->needs_store && (rc = cli_open_store(c)) != CLI_OK) {
         /* diff's 1 means "different": a store it cannot open is an error */
         rc = cmd->fn == cli_diff ? CLI_USAGE : rc;

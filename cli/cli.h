@@ -136,7 +136,13 @@ void cli_names_cleanup(struct cli_names *l);
  * when tmpl is malformed. */
 char *cli_jsonpath(const char *tmpl, const cJSON *root);
 /* Whether tmpl parses (checked before anything is printed). */
-bool cli_jsonpath_ok(const char *tmpl);
+/* NULL when tmpl is a template cli_jsonpath() can render, else why not
+ * ("unclosed action \"{.a\""). */
+const char *cli_jsonpath_check(const char *tmpl);
+/* The filter test of a [?(TEST)] step (cli_jpfilter.c) on one node: -1
+ * when TEST is malformed. */
+int cli_jp_filter(const cJSON *node, const char *test, size_t len,
+                  bool *match);
 
 /* --- cli_yaml.c --- */
 
@@ -167,6 +173,12 @@ enum cli_resource {
  * cli_invocation_words), as kubectl's `get TYPE [NAME...]`, is that type
  * and *skip is 1; else the arguments are invocation names (*skip 0). */
 enum cli_resource cli_get_resource(char *const *pos, size_t npos, size_t *skip);
+
+/* kubectl's TYPE/NAME arguments ("agentinvocation.agentctl.dev/demo", as
+ * get -o name prints them, "ai/demo", ...) made plain names in place.
+ * CLI_FAIL (1) naming a type that is not an invocation's, CLI_USAGE (2)
+ * for "TYPE/" without a name. */
+int cli_resource_names(char **pos, size_t npos);
 
 /* --- cli_pool.c: pool documents as rows --- */
 

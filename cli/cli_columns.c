@@ -33,7 +33,7 @@ cli_columns_parse(const char *spec, struct cli_columns *cols)
         else if (asprintf(&v->path, "{%.*s}", (int)(len - (size_t)(colon - p)),
                           colon) == -1)
             v->path = NULL;
-        if (v->head == NULL || v->path == NULL || !cli_jsonpath_ok(v->path))
+        if (v->head == NULL || v->path == NULL || cli_jsonpath_check(v->path) != NULL)
             goto bad;
         p = end ? end + 1 : p + len;
     }

@@ -99,8 +99,8 @@ static const struct cli_opt logs_opts[] = {
     { "tail", 0, CLI_OPT_VALUE, "N",
       "print only the last N lines first (-1: all)", CLI_COMPLETE_NONE, NULL },
     { "since", 0, CLI_OPT_VALUE, "DURATION",
-      "only when the attempt started less than DURATION ago (else "
-      "nothing)",
+      "only when the output was last written less than DURATION ago "
+      "(else nothing: no time is kept per line)",
       CLI_COMPLETE_NONE, NULL },
     { "timeout", 0, CLI_OPT_VALUE, "DURATION",
       "with -f: give up (exit 1) after DURATION; 0 waits forever",

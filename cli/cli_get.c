@@ -361,7 +361,7 @@ parse_output(const char *o, struct cli_get *g)
     /* an empty template, as an empty custom-columns=, is refused (kubectl:
      * "template format specified but no template given") */
     if (strncmp(o, "jsonpath=", 9) == 0 && o[9] != '\0' &&
-        cli_jsonpath_ok(o + 9)) {
+        cli_jsonpath_check(o + 9) == NULL) {
         g->tmpl = o + 9;
         return g->out = GET_OUT_JSONPATH, 0;
     }
@@ -441,6 +441,14 @@ cli_get(struct cli *c, const struct cli_args *whole)
     size_t skip;
     int rc, listed;
 
+    const char *o = cli_args_get(a, "output", "");
+    const char *why;
+
+    /* kubectl: "error parsing jsonpath {.a, unclosed action" */
+    if (strncmp(o, "jsonpath=", 9) == 0 && o[9] != '\0' &&
+        (why = cli_jsonpath_check(o + 9)) != NULL)
+        return cli_usage_error(a->cmd, "error parsing jsonpath %s: %s", o + 9,
+                               why);
     if (parse_output(cli_args_get(a, "output", NULL), &g) == -1)
         return cli_usage_error(a->cmd, "unable to match a printer suitable "
                                        "for the output format \"%s\": "

@@ -1,6 +1,7 @@
 /* cli_jsonpath.c - the kubectl JSONPath templates of `get -o jsonpath=`
  * and `-o custom-columns=`: literal text with {...} expressions, each a
- * path (.a.b, [0], [*], .*, ['k'] relative to the current node), a quoted
+ * path (.a.b, [0], [*], .*, ['k'], [?(@.a=="x")] relative to the current
+ * node; the filter is cli_jpfilter.c's), a quoted
  * string ({"\n"}), or {range PATH}...{end} repeating its body for each
  * node. Several results of one expression print space-separated; strings
  * raw, other values as compact JSON (kubectl's rules). */
@@ -63,16 +64,60 @@ step_index(const struct jp_set *in, long idx, struct jp_set *out)
     }
 }
 
+/* Why the last template failed, for the user (cli_jsonpath_check). */
+static char jp_why[160];
+
+static int
+failed(const char *what, const char *at, size_t len)
+{
+    snprintf(jp_why, sizeof(jp_why), "%s%s%.*s%s", what, at ? " \"" : "",
+             at ? (int)(len > 60 ? 60 : len) : 0, at ? at : "",
+             at ? "\"" : "");
+    return -1;
+}
+
+/* [?(TEST)] at s (after the '['): the elements of each array in cur that
+ * pass the test (cli_jpfilter.c); *p moves past the ']'. */
+static int
+filter(const char **p, const struct jp_set *cur, struct jp_set *next)
+{
+    const char *s = *p, *close = strstr(s, ")]");
+    bool match;
+
+    if (s[1] != '(' || close == NULL)
+        return failed("unclosed filter", s, strlen(s));
+    /* checked once on no node, so a malformed test is found also where
+     * nothing is there to filter (cli_jsonpath_check's empty object) */
+    if (cli_jp_filter(NULL, s + 2, (size_t)(close - s - 2), &match) == -1)
+        return failed("malformed filter", s, (size_t)(close - s + 1));
+    for (size_t i = 0; i < cur->n; i++) {
+        const cJSON *c;
+
+        if (!cJSON_IsArray(cur->v[i]))
+            continue;
+        cJSON_ArrayForEach(c, cur->v[i])
+        {
+            if (cli_jp_filter(c, s + 2, (size_t)(close - s - 2), &match) == 0 &&
+                match)
+                set_add(next, c);
+        }
+    }
+    *p = close + 2;
+    return 0;
+}
+
 /* One [...] step at *p (after the '['). */
 static int
 bracket(const char **p, const struct jp_set *cur, struct jp_set *next)
 {
-    const char *s = *p, *end = strchr(s, ']');
+    const char *s = *p, *end;
     char *num_end;
     long idx;
 
-    if (end == NULL)
-        return -1;
+    if (*s == '?')
+        return filter(p, cur, next);
+    if ((end = strchr(s, ']')) == NULL)
+        return failed("unclosed [", s, strlen(s));
     if (end - s == 1 && *s == '*')
         step_children(cur, next);
     else if ((*s == '\'' || *s == '"') && end - s >= 2 && end[-1] == *s)
@@ -80,7 +125,8 @@ bracket(const char **p, const struct jp_set *cur, struct jp_set *next)
     else {
         idx = strtol(s, &num_end, 10);
         if (num_end != end)
-            return -1;
+            return failed("not an index, a quoted key, * or a filter:", s,
+                          (size_t)(end - s));
         step_index(cur, idx, next);
     }
     *p = end + 1;
@@ -114,10 +160,12 @@ eval_path(const char *expr, size_t len, const cJSON *root, struct jp_set *out)
             step_key(cur, k, (size_t)(p - k), next);
         } else if (*p == '[') {
             p++;
-            if (bracket(&p, cur, next) == -1 || p > end)
+            if (bracket(&p, cur, next) == -1)
                 return -1;
+            if (p > end)
+                return failed("unclosed [", expr, len);
         } else {
-            return -1;
+            return failed("unrecognized identifier", p, (size_t)(end - p));
         }
         struct jp_set *t = cur;
         cur = next;
@@ -180,7 +228,9 @@ render_range(const char *expr, size_t len, const char **t, const char *end,
     const char *body = *t, *stop = range_end(body, end);
     struct jp_set items;
 
-    if (stop == NULL || eval_path(expr, len, root, &items) == -1)
+    if (stop == NULL)
+        return failed("{range} without its {end}", NULL, 0);
+    if (eval_path(expr, len, root, &items) == -1)
         return -1;
     /* eval_path's sets are reused: copy the items out first */
     const cJSON **v = calloc(items.n + 1, sizeof(*v));
@@ -211,7 +261,7 @@ render(const char *t, size_t len, const cJSON *root, struct buf *b)
             return buf_append(b, t, (size_t)(end - t), NULL) == -1 ? -1 : 0;
         buf_append(b, t, (size_t)(open - t), NULL);
         if ((close = memchr(open, '}', (size_t)(end - open))) == NULL)
-            return -1;
+            return failed("unclosed action", open, (size_t)(end - open));
         const char *e = open + 1;
         size_t elen = (size_t)(close - e);
 
@@ -221,6 +271,8 @@ render(const char *t, size_t len, const cJSON *root, struct buf *b)
         } else if (elen > 6 && strncmp(e, "range ", 6) == 0) {
             if (render_range(e + 6, elen - 6, &t, end, root, b) == -1)
                 return -1;
+        } else if (elen == 3 && strncmp(e, "end", 3) == 0) {
+            return failed("{end} without its {range}", NULL, 0);
         } else if (eval_path(e, elen, root, &r) == 0) {
             for (size_t i = 0; i < r.n; i++) {
                 if (i > 0)
@@ -249,14 +301,18 @@ cli_jsonpath(const char *tmpl, const cJSON *root)
     return out;
 }
 
-bool
-cli_jsonpath_ok(const char *tmpl)
+const char *
+cli_jsonpath_check(const char *tmpl)
 {
     cJSON *empty = cJSON_CreateObject();
-    char *s = cli_jsonpath(tmpl, empty);
-    bool ok = s != NULL;
+    char *s;
 
-    free(s);
+    jp_why[0] = '\0';
+    s = cli_jsonpath(tmpl, empty);
     cJSON_Delete(empty);
-    return ok;
+    if (s != NULL) {
+        free(s);
+        return NULL;
+    }
+    return jp_why[0] != '\0' ? jp_why : "malformed template";
 }

@@ -4,6 +4,7 @@
  * get's arguments ask for. */
 #include "cli.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *const cli_invocation_words[] = {
@@ -12,6 +13,7 @@ const char *const cli_invocation_words[] = {
     "ai",
     "ainv",
     "agentinvocations.agentctl.dev",
+    "agentinvocation.agentctl.dev", /* what get -o name prints */
     NULL,
 };
 
@@ -41,4 +43,42 @@ cli_get_resource(char *const *pos, size_t npos, size_t *skip)
         return CLI_RES_INVOCATION;
     *skip = 0;
     return CLI_RES_INVOCATION;
+}
+
+/* true when the n bytes at w are one of words. */
+static bool
+prefix_in(const char *const *words, const char *w, size_t n)
+{
+    for (size_t i = 0; words[i] != NULL; i++)
+        if (strlen(words[i]) == n && strncmp(words[i], w, n) == 0)
+            return true;
+    return false;
+}
+
+int
+cli_resource_names(char **pos, size_t npos)
+{
+    for (size_t i = 0; i < npos; i++) {
+        const char *slash = strchr(pos[i], '/');
+        size_t n;
+
+        if (slash == NULL)
+            continue;
+        n = (size_t)(slash - pos[i]);
+        if (!prefix_in(cli_invocation_words, pos[i], n)) {
+            fprintf(stderr,
+                    "error: agentctl has no resource type \"%.*s\": a "
+                    "TYPE/NAME argument names an agentinvocation "
+                    "(agentinvocations, ai, ainv)\n",
+                    (int)(n > 64 ? 64 : n), pos[i]);
+            return CLI_FAIL;
+        }
+        if (slash[1] == '\0') {
+            fprintf(stderr, "error: arguments in resource/name form must "
+                            "have a single resource and name\n");
+            return CLI_USAGE;
+        }
+        pos[i] = (char *)(slash + 1);
+    }
+    return CLI_OK;
 }

@@ -65,6 +65,21 @@ struct wait_for {
     char status[16];  /* the condition status wanted ("True") */
 };
 
+/* The phases of docs/status.md: a wait for any other would only run out
+ * its timeout. */
+static const char *const wait_phases[] = {
+    "Pending", "Preparing", "Running", "Succeeded", "Failed", "Cancelled", NULL,
+};
+
+static bool
+known_phase(const char *p)
+{
+    for (size_t i = 0; wait_phases[i] != NULL; i++)
+        if (strcasecmp(wait_phases[i], p) == 0)
+            return true;
+    return false;
+}
+
 static int
 parse_for(const char *cmd, const char *s, struct wait_for *w)
 {
@@ -78,8 +93,12 @@ parse_for(const char *cmd, const char *s, struct wait_for *w)
         w->kind = WAIT_DELETE;
         return CLI_OK;
     }
-    if (strncmp(s, "phase=", 6) == 0 && s[6] != '\0' &&
-        strlen(s + 6) < sizeof(w->what)) {
+    if (strncmp(s, "phase=", 6) == 0 && !known_phase(s + 6))
+        return cli_usage_error(cmd, "--for=%s: no such phase (Pending, "
+                                    "Preparing, Running, Succeeded, Failed, "
+                                    "Cancelled)",
+                               s);
+    if (strncmp(s, "phase=", 6) == 0) {
         w->kind = WAIT_PHASE;
         strcpy(w->what, s + 6);
         return CLI_OK;
@@ -345,6 +364,23 @@ follow(struct cli *c, const char *name, const char *path,
     return rc;
 }
 
+/* Nothing was captured for name (yet): kubectl's logs of a container
+ * that has not started is an error ("is waiting to start"), not an empty
+ * success a script would take for an agent that printed nothing. */
+static int
+no_output(struct cli *c, const char *name, bool egress)
+{
+    char *phase = cli_status_phase(c, name);
+
+    fprintf(stderr, "error: %s has no %s yet (phase %s)%s\n", name,
+            egress ? "egress audit" : "output", phase ? phase : "Pending",
+            terminal(phase) ? ": its attempt ended before anything was captured"
+            : egress        ? ""
+                            : "; -f waits for it");
+    free(phase);
+    return CLI_FAIL;
+}
+
 int
 cli_logs(struct cli *c, const struct cli_args *a)
 {
@@ -375,7 +411,7 @@ cli_logs(struct cli *c, const struct cli_args *a)
     if (o.follow)
         return follow(c, name, path, &o);
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-        return CLI_OK; /* no output yet */
+        return no_output(c, name, cli_args_has(a, "egress"));
     off = first_offset(fd, &o);
     copy_out(fd, &off);
     close(fd);

@@ -233,8 +233,56 @@ test_jsonpath(void **state)
     free(s);
     assert_null(jp("{.items[x]}", list));
     assert_null(jp("{.items", list));
-    assert_false(cli_jsonpath_ok("{range .items[*]}{.a}"));
-    assert_true(cli_jsonpath_ok("{.a}"));
+    assert_string_equal(cli_jsonpath_check("{range .items[*]}{.a}"),
+                        "{range} without its {end}");
+    assert_null(cli_jsonpath_check("{.a}"));
+    assert_string_equal(cli_jsonpath_check("{.a"), "unclosed action \"{.a\"");
+}
+
+/* [?(TEST)]: kubectl's filters, on the names of the matching items. */
+static void
+test_jsonpath_filter(void **state)
+{
+    static const char list[] =
+        "{\"items\":[{\"metadata\":{\"name\":\"a\",\"labels\":{\"team\":"
+        "\"web\"}},\"spec\":{\"n\":3,\"on\":true}},{\"metadata\":{\"name\":"
+        "\"b\"},\"spec\":{\"n\":30}},{\"metadata\":{\"name\":\"c\","
+        "\"labels\":{\"team\":\"ops\"}},\"spec\":{\"n\":300}}]}";
+    static const struct {
+        const char *tmpl, *want;
+    } rows[] = {
+        { "{.items[?(@.metadata.labels.team==\"web\")].metadata.name}", "a" },
+        { "{.items[?(@.metadata.labels.team == 'ops')].metadata.name}", "c" },
+        /* an item without the path matches no comparison, != included */
+        { "{.items[?(@.metadata.labels.team!=\"web\")].metadata.name}", "c" },
+        { "{.items[?(@.spec.n>3)].metadata.name}", "b c" },
+        { "{.items[?(@.spec.n>=3)].metadata.name}", "a b c" },
+        { "{.items[?(@.spec.n<30)].metadata.name}", "a" },
+        { "{.items[?(@.spec.n<=30)].metadata.name}", "a b" },
+        { "{.items[?(@.spec.on==true)].metadata.name}", "a" },
+        { "{.items[?(@.metadata.labels)].metadata.name}", "a c" },
+        { "{.items[?(@.metadata['name']=='b')].spec.n}", "30" },
+        /* a string is never equal to a number */
+        { "{.items[?(@.spec.n==\"3\")].metadata.name}", "" },
+        { "{range .items[?(@.spec.n>10)]}{.metadata.name};{end}", "b;c;" },
+    };
+    char *s;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        s = jp(rows[i].tmpl, list);
+        assert_non_null(s);
+        if (strcmp(s, rows[i].want) != 0)
+            fail_msg("%s: got [%s], want [%s]", rows[i].tmpl, s, rows[i].want);
+        free(s);
+    }
+    /* malformed tests are refused even where there is nothing to filter */
+    assert_string_equal(cli_jsonpath_check("{.items[?(@.x=)]}"),
+                        "malformed filter \"?(@.x=)\"");
+    assert_non_null(cli_jsonpath_check("{.items[?(x==1)]}"));
+    assert_non_null(cli_jsonpath_check("{.items[?(@.x==1]}"));
+    assert_non_null(cli_jsonpath_check("{.items[?(@.x==bare)]}"));
+    assert_null(cli_jsonpath_check("{.items[?(@.x==1)]}"));
 }
 
 /* get's resource: pos (after the command and its flags) as parsed. */
@@ -390,6 +438,7 @@ main(void)
         cmocka_unit_test(test_durations_go_style),
         cmocka_unit_test(test_selectors),
         cmocka_unit_test(test_jsonpath),
+        cmocka_unit_test(test_jsonpath_filter),
         cmocka_unit_test(test_get_pool_is_the_pool_not_a_name),
         cmocka_unit_test(test_get_invocation_called_pool),
         cmocka_unit_test(test_pool_rows_sorted_across_documents),

@@ -5,7 +5,9 @@
 # --no-headers, -w, several names, delete NAME... | -f | -l | --all,
 # apply -R and .json files, --prune refused without -l or --all,
 # completion generated from the command table, explain from the CRD,
-# --version. Negative controls: a prune without --all deletes nothing; a
+# --version, TYPE/NAME arguments (get -o name's form) for every verb,
+# jsonpath filters and named syntax errors. Negative controls: a prune
+# without --all deletes nothing; a
 # flag no command has is refused; completion of a command that does not
 # exist offers nothing.
 source "$(dirname "$0")/../lib.sh"
@@ -155,3 +157,37 @@ check_match "explain spec: required children" "vendor	<string> -required-" "$("$
 rc=0; "$A" explain spec.nope >/dev/null 2>&1 || rc=$?
 check_eq "explain of a missing field: 1" 1 "$rc"
 check_eq "--version" "agentctl version 0.1.0" "$("$A" --version)"
+
+# TYPE/NAME, as get -o name prints it, is taken by every verb that takes a
+# name (once NotFound everywhere: `get -o name | xargs agentctl delete`
+# failed, and `wait TYPE/NAME --for=delete` passed at once)
+name=$(ctl get web -o name)
+check_eq "describe TYPE/NAME" "Name:                   web" "$(ctl describe "$name" | head -n1)"
+check_eq "get ai/NAME" "web" "$(ctl get ai/web -o jsonpath='{.metadata.name}')"
+check_eq "get agentinvocations/NAME" "web" "$(ctl get agentinvocations/web -o jsonpath='{.metadata.name}')"
+rc=0; ctl wait "$name" --for=delete --timeout=300ms >/dev/null 2>&1 || rc=$?
+check_eq "wait TYPE/NAME --for=delete waits while it exists (times out)" 1 "$rc"
+rc=0; out=$(ctl get pods/web 2>&1) || rc=$?
+check_eq "another type: exit 1" 1 "$rc"
+check_match "it names the type" 'agentctl has no resource type "pods"' "$out"
+rc=0; out=$(ctl get ai/ 2>&1) || rc=$?
+check_eq "TYPE/ without a name: usage" 2 "$rc"
+spec gone '{team: gone}' | ctl apply -f - >/dev/null
+spec front '{team: kept, tier: front}' | ctl apply -f - >/dev/null
+ctl get -o name -l team=gone | xargs "$A" --specs "$S" delete >/dev/null
+rc=0; ctl get gone >/dev/null 2>&1 || rc=$?
+check_eq "get -o name | xargs delete deleted it" 1 "$rc"
+check_eq "control: the others are still there" "front web" "$(ctl get -o jsonpath='{.items[*].metadata.name}')"
+
+# jsonpath filters, and syntax errors named as kubectl names them
+check_eq "jsonpath filter ==" "front" \
+    "$(ctl get -o jsonpath='{.items[?(@.metadata.labels.tier=="front")].metadata.name}')"
+check_eq "jsonpath filter, existence" "front" \
+    "$(ctl get -o jsonpath='{.items[?(@.metadata.labels.tier)].metadata.name}')"
+check_eq "control: a filter nothing passes prints nothing" "" \
+    "$(ctl get -o jsonpath='{.items[?(@.metadata.labels.tier=="back")].metadata.name}')"
+rc=0; out=$(ctl get -o 'jsonpath={.metadata.name' 2>&1) || rc=$?
+check_eq "jsonpath syntax error: usage" 2 "$rc"
+check_match "it is named as kubectl names it" 'error parsing jsonpath \{\.metadata\.name: unclosed action' "$out"
+rc=0; out=$(ctl get -o 'jsonpath={.items[?(@.x=)]}' 2>&1) || rc=$?
+check_match "a malformed filter is named" 'malformed filter "\?\(@\.x=\)"' "$out"

@@ -5,8 +5,10 @@
 # stop reason, when a final phase cannot become the one asked for;
 # --for=condition=TYPE[=STATUS] and --for=delete; Go-style durations;
 # logs -f says it waits for the attempt and honours --timeout; --tail and
-# --since. Negative controls: the same waits on a phase that is not final
-# run into their timeout instead of exiting early.
+# --since; logs of an attempt with nothing captured is an error; a phase
+# that does not exist is refused at once. Negative controls: the same
+# waits on a phase that is not final run into their timeout instead of
+# exiting early; an agent that printed nothing is no error.
 source "$(dirname "$0")/../lib.sh"
 
 A=$BUILD/cli/agentctl
@@ -87,6 +89,26 @@ rc=0; ctl logs done --tail x >/dev/null 2>&1 || rc=$?
 check_eq "logs --tail x: usage" 2 "$rc"
 
 spec pend | ctl apply -f - >/dev/null
+# logs of an attempt that captured nothing: an error, as kubectl's logs of
+# a container still waiting to start, never an empty success
+rc=0; out=$(ctl logs pend 2>&1) || rc=$?
+check_eq "logs with no output yet: exit 1" 1 "$rc"
+check_match "it says so and what -f does" "pend has no output yet \(phase Pending\); -f waits for it" "$out"
+rc=0; out=$(ctl logs failed 2>&1) || rc=$?
+check_eq "logs of a final attempt without output: exit 1" 1 "$rc"
+check_match "it says the attempt ended before a capture" "failed has no output yet \(phase Failed\): its attempt ended before anything was captured" "$out"
+rc=0; out=$(ctl logs pend --egress 2>&1) || rc=$?
+check_eq "logs --egress with no audit yet: exit 1" 1 "$rc"
+check_match "and no word of -f, which --egress refuses" "pend has no egress audit yet \(phase Pending\)$" "$out"
+: >"$ST/output/empty.log"
+spec empty | ctl apply -f - >/dev/null
+status empty '{"phase":"Succeeded"}'
+rc=0; out=$(ctl logs empty 2>&1) || rc=$?
+check_eq "control: an agent that printed nothing: exit 0, nothing" "0 " "$rc $out"
+# a phase that does not exist: refused at once, not waited for
+rc=0; out=$(ctl wait run --for=phase=Bogus --timeout=1h 2>&1) || rc=$?
+check_eq "wait --for=phase=Bogus: usage error at once" 2 "$rc"
+check_match "it names the phases there are" "no such phase \(Pending, Preparing, Running, Succeeded, Failed, Cancelled\)" "$out"
 rc=0; out=$(ctl logs pend -f --timeout=400ms 2>&1) || rc=$?
 check_eq "logs -f on a Pending invocation gives up at --timeout" 1 "$rc"
 check_match "logs -f says it waits for the attempt" \

@@ -133,7 +133,7 @@ while IFS=$'\t' read -r name re args; do
 done <<'EOF'
 get -o bogus	output format "bogus"	get -o bogus
 get -o jsonpath=	output format "jsonpath="	get -o jsonpath=
-get -o jsonpath={.bad	output format "jsonpath=\{\.bad"	get -o jsonpath={.bad
+get -o jsonpath={.bad	error parsing jsonpath \{\.bad: unclosed action	get -o jsonpath={.bad
 get -o custom-columns=	output format "custom-columns="	get -o custom-columns=
 get -l !!!	unable to parse selector "!!!"	get -l !!!
 get -l a_in_(b	unable to parse selector "a in \(b"	get -l a&in&(b
@@ -145,7 +145,10 @@ logs --since x	invalid --since "x"	logs x --since x
 logs --since -1s	invalid --since "-1s"	logs x --since -1s
 logs --timeout x	invalid --timeout "x"	logs x -f --timeout x
 wait --for=bogus	unrecognized condition: "bogus"	wait x --for=bogus
-wait --for=phase=	unrecognized condition: "phase="	wait x --for=phase=
+wait --for=phase=	--for=phase=: no such phase	wait x --for=phase=
+wait --for=phase=Bogus	--for=phase=Bogus: no such phase	wait x --for=phase=Bogus
+get ai/	resource/name form must have a single resource and name	get ai/
+get jsonpath filter	malformed filter	get -o jsonpath={.items[?(@.x=)]}
 wait --timeout=x	invalid --timeout "x"	wait x --for=delete --timeout=x
 wait --timeout=-1s	invalid --timeout "-1s"	wait x --for=delete --timeout=-1s
 version -o xml	--output must be json or yaml	version -o xml
@@ -163,6 +166,8 @@ for cmd in get describe delete cancel logs; do
 done
 row "wait for a name not there" 1 '"nope" not found' \
     $AC --specs "$S" wait nope --for=phase=Running --timeout=2s
+row "a TYPE/NAME of another type" 1 'agentctl has no resource type "pods"' \
+    $AC --specs "$S" describe pods/x
 row "explain a field not there" 1 'field "spec.nope" does not exist' \
     $AC explain spec.nope
 
