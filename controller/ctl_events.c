@@ -24,6 +24,7 @@
 #include "ctl_neighbours.h"
 #include "ctl_pool.h"
 #include "ctl_queue.h"
+#include "ctl_record.h"
 #include "log.h"
 
 #define EVENTS_RETRY_S 1.0

@@ -7,6 +7,7 @@
 #include "ctl_observe.h"
 
 #include "ctl_metrics.h"
+#include "ctl_record.h"
 #include "ctl_usage.h"
 
 /* Invocations with a pass queued: their kick timer runs. */
