@@ -45,8 +45,7 @@
 
 #include "cfg.h"
 #include "container_of.h"
-#include "ctl_record.h"
-#include "ctl_result.h"
+#include "ctl_record_types.h"
 #include "dk.h"
 #include "dk_engine.h"
 #include "err.h"
@@ -64,6 +63,7 @@
 #define CTL_MAX_BUILDING  6 /* --max-building's default (ctl_build.h) */
 
 struct ctl;
+struct ctl_inv;
 struct ctl_ws;
 struct ctl_changes;
 struct ctl_egress;
@@ -90,6 +90,17 @@ enum ctl_canary_stage {
     CTL_CANARY_EXITED,  /* read its verdict */
     CTL_CANARY_JUDGED,  /* remove it */
 };
+
+/* What a step did (ctl_result.h interprets it). */
+enum ctl_step {
+    CTL_STEP_NONE,    /* nothing to do at this point: go on (or idle) */
+    CTL_STEP_STARTED, /* a request is in flight: its answer decides */
+    CTL_STEP_DONE,    /* progress (or a terminal decision): pass again now */
+    CTL_STEP_FAILED,  /* may pass: retry with backoff (inv->step_err) */
+};
+
+/* Reads the answer of a step's request (r->err set when it failed). */
+typedef enum ctl_step ctl_answer_fn(struct ctl_inv *inv, struct dk_response *r);
 
 /* One step request in flight (ctl_result.h). An invocation has one lane
  * for every step, and while its box is built a second one for the

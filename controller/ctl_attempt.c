@@ -4,6 +4,7 @@
 #include "ctl_attempt.h"
 
 #include "ctl_egressjob.h"
+#include "ctl_record.h"
 #include "ctl_stop.h"
 #include "rc_credential.h"
 #include "rc_desired.h"

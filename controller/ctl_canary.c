@@ -28,6 +28,8 @@
 #include "ctl_observe.h"
 #include "ctl_probe.h"
 #include "ctl_queue.h"
+#include "ctl_record.h"
+#include "ctl_result.h"
 #include "ctl_status.h"
 #include "ctl_testhooks.h"
 #include "log.h"

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctl_record.h"
 #include "ctl_result.h"
 #include "ctl_status.h"
 #include "log.h"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "ctl_record.h"
 #include "rc_bg.h"
 
 bool

@@ -40,6 +40,7 @@
 
 #include "ctl_attempt.h"
 #include "ctl_queue.h"
+#include "ctl_record.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "log.h"

@@ -20,6 +20,8 @@
 #include "ctl_git.h"
 #include "ctl_objects.h"
 #include "ctl_plan.h"
+#include "ctl_record.h"
+#include "ctl_result.h"
 #include "ctl_status.h"
 #include "ctl_testhooks.h"
 #include "log.h"

@@ -13,6 +13,7 @@
  * An invocation whose steps never failed gets no StepFailed. */
 #include "ctl_condition.h"
 
+#include "ctl_record.h"
 #include "ctl_status.h"
 #include "ctl_write.h"
 

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "ctl_objects.h"
+#include "ctl_record.h"
+#include "ctl_result.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"

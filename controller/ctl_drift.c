@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "ctl_observe.h"
+#include "ctl_record.h"
 #include "ctl_result.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"

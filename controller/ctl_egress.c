@@ -53,6 +53,8 @@
 #include "ctl_auditline.h"
 #include "ctl_egressjob.h"
 #include "ctl_queue.h"
+#include "ctl_record.h"
+#include "ctl_result.h"
 #include "ctl_secret.h"
 #include "ctl_status.h"
 #include "ctl_testhooks.h"

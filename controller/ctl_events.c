@@ -24,6 +24,7 @@
 #include "ctl_neighbours.h"
 #include "ctl_pool.h"
 #include "ctl_queue.h"
+#include "ctl_record.h"
 #include "dk_event.h"
 #include "log.h"
 

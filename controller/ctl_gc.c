@@ -19,6 +19,7 @@
 #include "ctl_observe.h"
 #include "ctl_pool.h"
 #include "ctl_queue.h"
+#include "ctl_record.h"
 #include "ctl_testhooks.h"
 #include "log.h"
 

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 
 #include "buf.h"
+#include "ctl_record.h"
+#include "ctl_result.h"
 #include "ctl_status.h"
 #include "rc_workspace.h"
 

@@ -30,6 +30,8 @@
 #include "ctl_pool.h"
 #include "ctl_prepare.h"
 #include "ctl_queue.h"
+#include "ctl_record.h"
+#include "ctl_result.h"
 #include "ctl_run.h"
 #include "ctl_secret.h"
 #include "ctl_status.h"

@@ -28,6 +28,8 @@
 #include "ctl_nscache.h"
 #include "ctl_objects.h"
 #include "ctl_queue.h"
+#include "ctl_record.h"
+#include "ctl_result.h"
 #include "ctl_testhooks.h"
 #include "log.h"
 #include "rc_drift.h"

@@ -27,6 +27,8 @@
 #include "ctl_attempt.h"
 #include "ctl_create.h"
 #include "ctl_objects.h"
+#include "ctl_record.h"
+#include "ctl_result.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"

@@ -1,6 +1,9 @@
 /* ctl_objects.c - which Docker objects are this attempt's (ctl_objects.h). */
 #include "ctl_objects.h"
 
+#include "ctl_record.h"
+#include "ctl_result.h"
+
 #include <stdio.h>
 #include <string.h>
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ctl_metrics.h"
+#include "ctl_record.h"
 #include "ctl_testhooks.h"
 #include "ctl_usage.h"
 #include "log.h"

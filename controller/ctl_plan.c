@@ -6,6 +6,7 @@
 
 #include "ctl_changesjob.h"
 #include "ctl_git.h"
+#include "ctl_record.h"
 
 /* The record's progress bits and the planner's for them. */
 static const struct {

@@ -29,6 +29,7 @@
 #include "ctl_attempt.h"
 #include "ctl_box.h"
 #include "ctl_observe.h"
+#include "ctl_record.h"
 #include "ctl_status.h"
 #include "ctl_testhooks.h"
 #include "log.h"

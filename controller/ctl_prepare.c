@@ -24,6 +24,8 @@
 #include "ctl_plan.h"
 #include "ctl_pool.h"
 #include "ctl_probe.h"
+#include "ctl_record.h"
+#include "ctl_result.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"

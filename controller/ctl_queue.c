@@ -6,6 +6,7 @@
 
 #include "ctl_changesjob.h"
 #include "ctl_egressjob.h"
+#include "ctl_record.h"
 #include "ctl_testhooks.h"
 #include "ctl_wsjob.h"
 #include "log.h"

@@ -15,21 +15,12 @@
 
 #include <stdbool.h>
 
+#include "ctl.h"
 #include "err.h"
 
 struct ctl_inv;
 struct dk_req;
 struct dk_response;
-
-enum ctl_step {
-    CTL_STEP_NONE,    /* nothing to do at this point: go on (or idle) */
-    CTL_STEP_STARTED, /* a request is in flight: its answer decides */
-    CTL_STEP_DONE,    /* progress (or a terminal decision): pass again now */
-    CTL_STEP_FAILED,  /* may pass: retry with backoff (inv->step_err) */
-};
-
-/* Reads the answer of a step's request (r->err set when it failed). */
-typedef enum ctl_step ctl_answer_fn(struct ctl_inv *inv, struct dk_response *r);
 
 /* The step failed for now: keep why (logs, /healthz, the backoff) and
  * return CTL_STEP_FAILED. */

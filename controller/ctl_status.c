@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "ctl_observe.h"
+#include "ctl_record.h"
 #include "ctl_testhooks.h"
 #include "log.h"
 

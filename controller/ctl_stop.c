@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "ctl_queue.h"
+#include "ctl_record.h"
 #include "ctl_status.h"
 #include "log.h"
 

@@ -13,6 +13,7 @@
 #include "ctl_inv.h"
 #include "ctl_observe.h"
 #include "ctl_queue.h"
+#include "ctl_result.h"
 #include "log.h"
 
 /* Take in what the store says about one name. */

@@ -5,6 +5,7 @@
 
 #include "ctl.h"
 #include "ctl_observe.h"
+#include "ctl_record.h"
 #include "ctl_status.h"
 
 void

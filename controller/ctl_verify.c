@@ -34,6 +34,8 @@
 #include "ctl_drift.h"
 #include "ctl_neighbours.h"
 #include "ctl_objects.h"
+#include "ctl_record.h"
+#include "ctl_result.h"
 #include "ctl_status.h"
 #include "ctl_testhooks.h"
 #include "log.h"

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ctl_changesjob.h"
+#include "ctl_record.h"
 #include "ctl_result.h"
 #include "ctl_testhooks.h"
 #include "ctl_wsjob.h"

@@ -12,8 +12,10 @@
 # It also fails on an Engine API request path written outside docker/,
 # and inside controller/ on a cycle between its modules: a module (ctl_X.c
 # with its header ctl_X.h) includes only the headers of modules under it,
-# so the include graph is the call graph, and it must sort; ctl.h, the
-# shared types every module includes, must declare no function.
+# so the include graph is the call graph, and it must sort. Every include
+# counts, also one made through another header; ctl.h (the shared types
+# every module includes) and the *_types.h headers declare no function
+# and include only types-only headers.
 # Prints one line per violation ("model/spec_json.c:7: includes
 # controller/ctl.h: model may use common") and exits 1 if there is any.
 set -euo pipefail
@@ -135,36 +137,69 @@ for dir in "${!LAYERS[@]}"; do
         "$dir"/*.[ch] 2>/dev/null | cut -d: -f1,2)
 done
 
-# controller/ modules: ctl_record_json.c and ctl_record_int.h are the
-# record module's, ctl_metrics_http.c the metrics module's.
-ctl_module() {
-    local m=${1##*/}
-    m=${m%.[ch]}
-    case $m in
-    ctl_record_json | ctl_record_int) m=ctl_record ;;
-    ctl_metrics_http) m=ctl_metrics ;;
-    esac
-    echo "$m"
+# ctl_includes FILE: the controller headers FILE includes.
+ctl_includes() {
+    sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(ctl[a-z_]*\.h\)".*/\1/p' "$1"
 }
+
+# ctl_edges: "<module> <module>" for every controller module and every
+# module whose header it reaches, through headers that include headers
+# (an umbrella header is expanded, however deep), so a module cannot hide
+# an edge behind a header it includes. One pass over the includes. A
+# module is ctl_X.c with its header ctl_X.h; ctl_record_json.c and
+# ctl_record_int.h are the record module's, ctl_metrics_http.c the
+# metrics module's. ctl.h and the *_types.h headers are types only
+# (checked below), so they are leaves.
+ctl_edges() {
+    grep -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*"ctl[a-z_]*\.h"' \
+        controller/ctl*.[ch] | awk '
+        function module(f,   m) {
+            m = f; sub(/.*\//, "", m); sub(/\.[ch]$/, "", m)
+            if (m == "ctl_record_json" || m == "ctl_record_int") m = "ctl_record"
+            if (m == "ctl_metrics_http") m = "ctl_metrics"
+            return m
+        }
+        {
+            f = $0; sub(/:.*/, "", f); sub(/.*\//, "", f)
+            h = $0; sub(/^[^"]*"/, "", h); sub(/".*/, "", h)
+            inc[f] = inc[f] " " h; files[f] = 1
+        }
+        END {
+            for (f in files) {
+                delete seen; n = split(inc[f], todo, " "); i = 1
+                while (i <= n) {
+                    h = todo[i++]
+                    if (h == "" || (h in seen)) continue
+                    seen[h] = 1
+                    if (module(h) != module(f)) print module(f), module(h)
+                    if (h in files) { k = split(inc[h], more, " ")
+                        for (j = 1; j <= k; j++) todo[++n] = more[j] }
+                }
+            }
+        }' | sort -u
+}
+
 if [ -d controller ]; then
-    edges=$(for f in controller/ctl*.[ch]; do
-        from=$(ctl_module "$f")
-        [ "$from" = ctl ] && continue
-        sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(ctl_[a-z_]*\.h\)".*/\1/p' "$f" |
-            while read -r h; do
-                to=$(ctl_module "$h")
-                [ "$to" = "$from" ] || echo "$from $to"
-            done
-    done)
+    edges=$(ctl_edges)
     if ! loop=$(tsort <<<"$edges" 2>&1 >/dev/null) || [ -n "$loop" ]; then
         report "controller/: modules call each other in a cycle:" \
             $(awk '/input contains a loop/ { n++; next } n == 1' <<<"$loop" |
                 sed 's/^tsort: //')
     fi
-    while IFS= read -r hit; do
-        report "controller/ctl.h:$hit: a function declared in the shared" \
-            "types header (declare it in its module's header)"
-    done < <(grep -nE '^[a-z][a-z_ ]*[ *]ctl_[a-z_]+\(' controller/ctl.h | cut -d: -f1)
+    for h in controller/ctl.h controller/*_types.h; do
+        [ -e "$h" ] || continue
+        while IFS= read -r hit; do
+            report "$h:$hit: a function declared in a types-only header" \
+                "(declare it in its module's header)"
+        done < <(grep -nE '^[a-z][a-z_ ]*[ *]ctl_[a-z_]+\(' "$h" | grep -v ':typedef ' | cut -d: -f1)
+        for inc in $(ctl_includes "$h"); do
+            case $inc in
+            *_types.h) ;;
+            *) report "$h: includes $inc: a types-only header includes only" \
+                "other types-only headers" ;;
+            esac
+        done
+    done
 fi
 
 if [ "$bad" -ne 0 ]; then

@@ -18,6 +18,7 @@
 #include "ctl.h"
 #include "ctl_inv.h"
 #include "ctl_queue.h"
+#include "ctl_record.h"
 #include "ctl_result.h"
 #include "ctl_sync.h"
 

@@ -28,6 +28,7 @@
 #include "ctl_fixture.h"
 #include "ctl_inv.h"
 #include "ctl_queue.h"
+#include "ctl_record.h"
 #include "ctl_run.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
