@@ -13,6 +13,7 @@ set(ctl_libs ctlmetrics plan hostio store docker model common launch_blob
   m)
 add_executable(agent-controller ${ctl_sources})
 target_link_libraries(agent-controller PRIVATE ${ctl_libs})
+install(TARGETS agent-controller RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The same daemon with test-only hooks (AGENTCTL_TEST_HOOKS): the drift
 # suite's negative control switches single rules off through it. Never
