@@ -61,14 +61,16 @@ build() {
 # The Release build a packager makes, with gcc and with clang: -O3 finds
 # warnings (maybe-uninitialized) that the other builds do not. Only the
 # installed programs, not the tests: the stage is about the optimiser, and
-# the units already ran twice.
+# the units already ran twice. Configured as the package is
+# (tests/integration/package/test_deb_install.sh reuses build-release-gcc).
 PRODUCT_TARGETS=(agentctl agent-controller egress-proxy agent-gateway)
 build_release() {
     local cc
     for cc in gcc clang; do
         echo "== Release with $cc"
         CC=$cc cmake -S "$ROOT" -B "$ROOT/build-release-$cc" \
-            -DCMAKE_BUILD_TYPE=Release -DAGENTCTL_WERROR=ON &&
+            -DCMAKE_BUILD_TYPE=Release -DAGENTCTL_WERROR=ON \
+            -DCMAKE_INSTALL_PREFIX=/usr &&
             cmake --build "$ROOT/build-release-$cc" -j "$(nproc)" \
                 --target "${PRODUCT_TARGETS[@]}" || return 1
     done
