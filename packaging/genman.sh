@@ -27,12 +27,49 @@ mkdir -p "$out"
 LC_ALL=C
 export LC_ALL
 
-# verbatim: help text as a no-fill block; roff's escape character and a
-# leading control character made literal.
-verbatim() {
-    echo ".nf"
-    sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"
-    echo ".fi"
+# help_roff: a --help text as man(7): "Heading:" lines bold, flag and
+# command rows (agentctl's "  -o, --output FORMAT   what", the
+# controller's "  --resync D" over an indented meaning, "  get   what")
+# as tagged paragraphs, the rest as filled text; roff's escape character
+# and a leading control character made literal, dashes as minus signs.
+help_roff() {
+    awk '
+function esc(s) {
+    gsub(/\\/, "\\e", s)
+    gsub(/-/, "\\-", s)
+    if (s ~ /^[.\047]/)
+        s = "\\&" s
+    return s
+}
+/^$/ { print ".PP"; tp = 0; next }
+/^[A-Z][A-Za-z ]*:$/ { print ".PP"; print "\\fB" esc($0) "\\fR"; tp = 0; next }
+# a row: a flag at indent 2, a flag at 6 with its meaning beside it (a
+# line of a meaning may start with a flag too, but has no wide gap), or
+# a command and its summary
+/^  (-[a-zA-Z], )?--[a-z]/ || /^      --[a-z][^ ]*( [^ ]+)?  +[^ ]/ ||
+/^  [a-z][a-z-]*  +[^ ]/ {
+    row = $0
+    sub(/^ +/, "", row)
+    if (match(row, /  +/)) {            # the meaning on the same line
+        tag = substr(row, 1, RSTART - 1)
+        what = substr(row, RSTART + RLENGTH)
+    } else {                            # the meaning on the lines below
+        tag = row
+        what = ""
+    }
+    print ".TP"
+    print "\\fB" esc(tag) "\\fR"
+    if (what != "")
+        print esc(what)
+    tp = 1
+    next
+}
+# the meaning of a flag row above, on lines of its own: filled with it
+tp && /^      [^ ]/ { sub(/^ +/, ""); print esc($0); next }
+# other indented lines (under "Exit codes:", say) keep their line breaks
+/^  / { sub(/^ +/, ""); print ".br"; print esc($0); tp = 0; next }
+{ tp = 0; print esc($0) }
+'
 }
 
 # help_body: a --help output without its "usage:" lines (the page has its
@@ -56,14 +93,14 @@ help_body() {
     echo "(\\fB\\-\\-etcd\\fR). It never talks to Docker. Exit codes: 0"
     echo "success, 1 failure (invalid, not found, timed out), 2 usage."
     echo ".PP"
-    "$agentctl" --help | help_body | verbatim
+    "$agentctl" --help | help_body | help_roff
     echo ".SH COMMANDS"
     # the command names: the lines under "Commands:" in the help
     for cmd in $("$agentctl" --help |
         awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1; next }
              on { exit }'); do
         echo ".SS \"agentctl $cmd\""
-        "$agentctl" "$cmd" --help | verbatim
+        "$agentctl" "$cmd" --help | help_roff
     done
     echo ".SH ENVIRONMENT"
     echo "AGENTCTL_SPECS, AGENTCTL_STATE, AGENTCTL_ETCD, AGENTCTL_ETCD_PREFIX,"
@@ -82,7 +119,7 @@ help_body() {
     echo ".B agent-controller"
     echo "\\fB\\-\\-specs\\fR \\fIDIR\\fR | \\fB\\-\\-etcd\\fR \\fIURL\\fR[,\\fIURL\\fR] [\\fIFLAGS\\fR]"
     echo ".SH DESCRIPTION"
-    "$controller" --help | help_body | verbatim
+    "$controller" --help | help_body | help_roff
     echo ".SH FILES"
     echo "/etc/agentctl/controller.yaml, the configuration (agent-controller.yaml(5));"
     echo "/etc/agentctl/secrets, the credential files;"

@@ -27,19 +27,26 @@ version=$("$BUILD/cli/agentctl" version | awk '{print $3}')
 check "the built pages are what genman.sh makes now" \
     diff -r "$MAN" "$TEST_TMP/man"
 
+# plain PAGE: the page's text without roff's minus signs and font changes
+plain() { sed -e 's/\\-/-/g' -e 's/\\f[BIR]//g' "$1"; }
+ctl_page=$(plain "$MAN/agent-controller.8")
+
 # Every flag of the table is in agent-controller(8), with its default.
 flags=$(sed -n 's/^    { "\([a-z-]*\)", .*/\1/p' "$ROOT/controller/ctl_flags.c")
 n=0
 for f in $flags; do
-    grep -q -- "--$f" "$MAN/agent-controller.8" || fail "--$f not in agent-controller.8"
+    grep -q -- "^--$f\b" <<<"$ctl_page" || fail "--$f not in agent-controller.8"
     n=$((n + 1))
 done
 check_eq "all 20 controller flags are in agent-controller.8" 20 "$n"
-check "agent-controller.8 gives --resync's default" \
-    grep -q -- '--resync D' "$MAN/agent-controller.8"
-check "agent-controller.8 gives the defaults" \
-    grep -q 'period: 5s, 500ms, 2m, or seconds (default: 5s)' \
-    "$MAN/agent-controller.8"
+# flag_means PAGE_TEXT FLAG TEXT: the line after the flag's tag holds TEXT
+flag_means() { grep -A1 -x -- "$2" <<<"$1" | grep -q -- "$3"; }
+check "agent-controller.8: --resync with its meaning and default" \
+    flag_means "$ctl_page" "--resync D" \
+    'period: 5s, 500ms, 2m, or seconds (default: 5s)'
+check "agentctl.1: get's --watch with its meaning" \
+    flag_means "$(plain "$MAN/agentctl.1")" "-w, --watch" \
+    "print a row each time"
 
 # Every command of agentctl has its section in agentctl(1).
 cmds=$("$BUILD/cli/agentctl" --help |
