@@ -19,6 +19,10 @@ set -euo pipefail
 root=${AGENTCTL_DEBROOT:-/var/cache/agentctl/debian12-minbase}
 mirror=${AGENTCTL_DEBMIRROR:-http://deb.debian.org/debian}
 
+mkdir -p "$(dirname "$root")"
+# One bootstrap at a time: test runs of other checkouts share the cache.
+exec 9>"$root.lock"
+flock 9
 # The marker is written last: a bootstrap cut short is redone, never used.
 if [ -f "$root/.agentctl-complete" ]; then
     echo "$root"
@@ -30,7 +34,6 @@ command -v debootstrap >/dev/null || {
 }
 tmp="$root.partial"
 rm -rf "$tmp"
-mkdir -p "$(dirname "$root")"
 if ! debootstrap --variant=minbase bookworm "$tmp" "$mirror" \
     >"$tmp.log" 2>&1; then
     echo "debroot: debootstrap bookworm from $mirror failed; last lines of" \
