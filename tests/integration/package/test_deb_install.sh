@@ -113,6 +113,17 @@ check_eq "the secrets directory is the service user's, mode 0700" \
 check_match "the installed unit runs the installed binary" \
     'ExecStart=/usr/bin/agent-controller' \
     "$(cat "$R/usr/lib/systemd/system/agent-controller.service")"
+if command -v systemd-analyze >/dev/null; then
+    # as tests/integration/gitops/test_manifests.sh does for the source:
+    # verify wants ExecStart's binary on this host, so point it there
+    mkdir -p "$TEST_TMP/units"
+    sed "s|=/usr/bin/agent-controller|=$R/usr/bin/agent-controller|" \
+        "$R/usr/lib/systemd/system/agent-controller.service" \
+        >"$TEST_TMP/units/agent-controller.service"
+    check_eq "systemd-analyze verify: the installed unit, no complaint" "" \
+        "$(systemd-analyze verify "$TEST_TMP/units/agent-controller.service" 2>&1 |
+            grep -F "$TEST_TMP/units" || true)"
+fi
 
 # The config as installed is a valid config: the controller starts on it
 # (and, with nothing to do, --once ends it; Docker is not needed for that).
