@@ -2,7 +2,8 @@
 # test_cmake_install.sh - `cmake --install` of the test build (prefix
 # /usr/local, the default) into a DESTDIR puts each file in its FHS place
 # (docs/install.md's table), the unit's paths are those of the install,
-# and nothing but the four programs goes into bin/.
+# and nothing but the four programs goes into bin/; cpack -G DEB of it is
+# refused (a package installs under /usr).
 source "$(dirname "$0")/../lib.sh"
 
 prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$BUILD/CMakeCache.txt")
@@ -43,3 +44,10 @@ check_match "the etcd drop-in example too" \
 check_match "the bash completion is agentctl's" 'complete .*agentctl' \
     "$(cat "$L/share/bash-completion/completions/agentctl")"
 check "the installed agentctl runs" "$L/bin/agentctl" version
+
+# A Debian package of this build would put files under /usr/local:
+# refused, naming the way out.
+out=$(cd "$BUILD" && cpack -G DEB -B "$TEST_TMP/pkg" 2>&1) &&
+    fail "cpack -G DEB of a /usr/local build succeeded"
+check_match "cpack -G DEB of a /usr/local build: refused with the fix" \
+    'configure with -DCMAKE_INSTALL_PREFIX=/usr' "$(tr '\n' ' ' <<<"$out" | tr -s ' ')"
