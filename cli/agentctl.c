@@ -27,8 +27,8 @@ usage(FILE *out)
                 cli_commands[i].summary);
     cli_args_print_opts(NULL, out);
     fprintf(out, "  %-30s %s\n", "    --version", "print the version");
-    fprintf(out, "\nRun 'agentctl COMMAND --help' for a command's "
-                 "flags.\n");
+    fprintf(out, "\nRun 'agentctl help COMMAND' (or 'agentctl COMMAND --help') "
+                 "for a command's\nflags.\n");
 }
 
 static void
@@ -37,6 +37,36 @@ command_help(const struct cli_command *cmd)
     printf("usage: agentctl %s %s\n\n%s", cmd->name, cmd->synopsis,
            cmd->about);
     cli_args_print_opts(cmd->opts, stdout);
+}
+
+static const struct cli_command *
+find_command(const char *name)
+{
+    for (size_t i = 0; i < cli_ncommands; i++)
+        if (strcmp(name, cli_commands[i].name) == 0)
+            return &cli_commands[i];
+    return NULL;
+}
+
+/* agentctl help [COMMAND]: what --help and COMMAND --help print. */
+int
+cli_help(struct cli *c, const struct cli_args *a)
+{
+    const struct cli_command *cmd;
+
+    (void)c;
+    if (a->npos == 0) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (a->npos > 1)
+        return cli_usage_error("help", "expected at most one command");
+    if ((cmd = find_command(a->pos[0])) == NULL)
+        return cli_usage_error("help",
+                               "unknown command \"%s\" for \"agentctl\"",
+                               a->pos[0]);
+    command_help(cmd);
+    return CLI_OK;
 }
 
 /* --etcd-cacert/-cert/-key/-user and the password (from its file, else
@@ -201,10 +231,7 @@ main(int argc, char **argv)
     at = parse_globals(argc, argv, &c);
     if (at <= 0)
         return at == 0 ? CLI_OK : CLI_USAGE;
-    for (size_t i = 0; i < cli_ncommands; i++)
-        if (strcmp(argv[at], cli_commands[i].name) == 0)
-            cmd = &cli_commands[i];
-    if (cmd == NULL)
+    if ((cmd = find_command(argv[at])) == NULL)
         return cli_usage_error(NULL, "unknown command \"%s\" for \"agentctl\"",
                                argv[at]);
     rc = run(&c, cmd, argc - at, argv + at);

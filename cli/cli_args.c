@@ -222,12 +222,19 @@ print_table(const struct cli_opt *t, FILE *out)
 void
 cli_args_print_opts(const struct cli_opt *opts, FILE *out)
 {
-    if (opts != NULL && opts->name != NULL) {
+    if (opts == NULL) {
+        fprintf(out, "\nGlobal options:\n");
+        print_table(cli_global_opts, out);
+        return;
+    }
+    if (opts->name != NULL) {
         fprintf(out, "\nOptions:\n");
         print_table(opts, out);
     }
-    fprintf(out, "\nGlobal options:\n");
-    print_table(cli_global_opts, out);
+    /* One line, not the table again: a command's help is about the
+     * command (kubectl's "Use kubectl options ..."). */
+    fprintf(out, "\nGlobal options: --specs, --etcd and the rest of "
+                 "'agentctl help'; they may\nfollow the command too.\n");
 }
 
 int

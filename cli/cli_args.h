@@ -73,7 +73,8 @@ const char *cli_args_get(const struct cli_args *a, const char *name,
 char *const *cli_args_list(const struct cli_args *a, const char *name,
                            size_t *n);
 
-/* The "options:" block of a --help text, generated from a table. */
+/* The options block of a --help text, generated from a table: opts and a
+ * line pointing at the global ones; with opts NULL, the global ones. */
 void cli_args_print_opts(const struct cli_opt *opts, FILE *out);
 
 #endif

@@ -225,6 +225,11 @@ const struct cli_command cli_commands[] = {
       "Print a completion script for bash or zsh, generated from this\n"
       "command table:  source <(agentctl completion bash)\n",
       no_opts, CLI_COMPLETE_WORDS },
+    { "help", cli_help, false, "[COMMAND]",
+      "print this help, or a command's",
+      "Print the commands and the global options, or with COMMAND its help\n"
+      "(the same as agentctl COMMAND --help).\n",
+      no_opts, CLI_COMPLETE_NONE },
     { "version", cli_version, false, "[-o json|yaml]", "print the version",
       "Print agentctl's version (also: agentctl --version).\n", version_opts,
       CLI_COMPLETE_NONE },

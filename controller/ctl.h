@@ -5,6 +5,7 @@
  * (docs/architecture.md draws the order; hack/check-layers.sh checks it):
  *
  *   ctl_main.c      flags, start-up, signals, the loop
+ *   ctl_flags.c     the flag table: getopt_long's options and --help
  *   ctl_sync.c      the store watch and resync: specs into invocations
  *   ctl_events.c    Docker events: a revalidation for the invocation
  *   ctl_gc.c        objects of this controller that nobody owns

@@ -1,9 +1,8 @@
 /* ctl_main.c - agent-controller: flags, start-up, signals and the loop.
  *
- *   agent-controller --specs DIR [--state DIR] [--config FILE]
- *                    [--docker unix:///var/run/docker.sock] [--resync 5s]
- *                    [--metrics 127.0.0.1:9464] [--controller-id ID] [--once]
- *                    [--max-running N] [--lease-ttl 15s]   (etcd: claims)
+ *   agent-controller --specs DIR | --etcd URL[,URL] [FLAGS]
+ *
+ * The flags, their meanings and defaults are the table in ctl_flags.c.
  *
  * SIGTERM and SIGINT stop the loop and leave running agents in place: the
  * next start adopts them from their status. SIGHUP reloads the config; a
@@ -20,6 +19,7 @@
 #include "ctl_claim.h"
 #include "ctl_docker.h"
 #include "ctl_events.h"
+#include "ctl_flags.h"
 #include "ctl_gc.h"
 #include "ctl_inv.h"
 #include "ctl_nscache.h"
@@ -32,25 +32,6 @@
 #include "duration.h"
 #include "log.h"
 #include "rc_drift.h"
-
-static void
-usage(FILE *out)
-{
-    fprintf(out,
-            "usage: agent-controller --specs DIR | --etcd URL[,URL] "
-            "[--etcd-prefix P]\n"
-            "                        [--state DIR] [--config FILE]\n"
-            "                        [--docker unix:///var/run/docker.sock] "
-            "[--resync 5s]\n"
-            "                        [--metrics 127.0.0.1:9464] "
-            "[--controller-id ID] [--once]\n"
-            "                        [--max-running N] [--lease-ttl 15s] "
-            "[--max-building 6]\n"
-            "                        [--etcd-cacert FILE] [--etcd-cert FILE "
-            "--etcd-key FILE]\n"
-            "                        [--etcd-user NAME "
-            "[--etcd-password-file FILE]]\n");
-}
 
 /* A positive Go-style duration ("5s", "500ms", "1h", "1.5" seconds). */
 static int
@@ -149,28 +130,9 @@ struct ctl_etcd_opts {
 static int
 parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
 {
-    static const struct option longopts[] = {
-        { "specs", required_argument, NULL, 's' },
-        { "state", required_argument, NULL, 'S' },
-        { "config", required_argument, NULL, 'c' },
-        { "docker", required_argument, NULL, 'd' },
-        { "resync", required_argument, NULL, 'r' },
-        { "metrics", required_argument, NULL, 'm' },
-        { "controller-id", required_argument, NULL, 'i' },
-        { "once", no_argument, NULL, 'o' },
-        { "etcd", required_argument, NULL, 'e' },
-        { "etcd-prefix", required_argument, NULL, 'p' },
-        { "etcd-cacert", required_argument, NULL, 'A' },
-        { "etcd-cert", required_argument, NULL, 'C' },
-        { "etcd-key", required_argument, NULL, 'K' },
-        { "etcd-user", required_argument, NULL, 'U' },
-        { "etcd-password-file", required_argument, NULL, 'P' },
-        { "max-running", required_argument, NULL, 'M' },
-        { "lease-ttl", required_argument, NULL, 'L' },
-        { "max-building", required_argument, NULL, 'B' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
+    /* getopt_long's view of the table (ctl_flags.c); the last row stays
+     * zero, as getopt_long wants. */
+    struct option longopts[CTL_NFLAGS + 1] = { 0 };
     int ch, idx;
 
     memset(o, 0, sizeof(*o));
@@ -178,6 +140,12 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
     o->lease_ttl_s = 15;
     o->max_building = CTL_MAX_BUILDING;
     default_id(o->controller_id);
+    for (size_t i = 0; ctl_flags[i].name != NULL; i++) {
+        const struct ctl_flag *f = &ctl_flags[i];
+        int has_arg = f->arg != NULL ? required_argument : no_argument;
+
+        longopts[i] = (struct option){ f->name, has_arg, NULL, f->code };
+    }
     while ((ch = getopt_long(argc, argv, "", longopts, &idx)) != -1) {
         /* No flag takes "": an empty value (an unset variable in a unit
          * file, say) would otherwise mean the default, or nothing. */
@@ -255,23 +223,26 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
                 return -1;
             break;
         case 'h':
-            usage(stdout);
+            ctl_flags_help(stdout);
+            exit(0);
+        case 'V':
+            printf("agent-controller version %s\n", AGENTCTL_VERSION);
             exit(0);
         default:
-            usage(stderr);
+            ctl_flags_usage(stderr);
             return -1;
         }
     }
     if (optind != argc) {
         fprintf(stderr, "agent-controller: unexpected argument \"%s\"\n",
                 argv[optind]);
-        usage(stderr);
+        ctl_flags_usage(stderr);
         return -1;
     }
     if ((o->specs_dir == NULL) == (eo->urls == NULL)) {
         fprintf(stderr, "agent-controller: give exactly one of --specs and "
                         "--etcd\n");
-        usage(stderr);
+        ctl_flags_usage(stderr);
         return -1;
     }
     return 0;

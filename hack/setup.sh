@@ -20,6 +20,9 @@ PACKAGES=(
     curl jq procps iproute2 psmisc
     # the independent checks of the CRD and of /metrics (tests/integration/crd/)
     python3-yaml python3-jsonschema prometheus
+    # the package and its man pages (tests/integration/package/): cpack's
+    # dpkg-shlibdeps, groff -ww, and the fresh Debian 12 root (hack/debroot.sh)
+    dpkg-dev groff-base debootstrap
 )
 # npm fetches the pinned vendor CLIs (hack/images/vendor-clis.txt); any npm
 # will do, so one that is already there (not from Debian) is kept

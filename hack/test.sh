@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# test.sh - build everything twice (plain and ASan/UBSan) and run every test:
+# test.sh - build everything twice (plain and ASan/UBSan), the programs in
+# Release with gcc and clang, and run every test:
 # cmocka units in both builds, the units again under valgrind, the fuzz
 # smoke runs, the image builds, and every integration scenario against the
 # real Docker daemon (and etcd where a scenario needs it).
@@ -48,10 +49,31 @@ run_stage() {
     return 0
 }
 
+# Development builds: warnings are errors here (and in CI, which runs this
+# script), not in a user's build (CMakeLists.txt AGENTCTL_WERROR).
 build() {
     local dir=$1
     shift
-    cmake -S "$ROOT" -B "$dir" "$@" && cmake --build "$dir" -j "$(nproc)"
+    cmake -S "$ROOT" -B "$dir" -DAGENTCTL_WERROR=ON "$@" &&
+        cmake --build "$dir" -j "$(nproc)"
+}
+
+# The Release build a packager makes, with gcc and with clang: -O3 finds
+# warnings (maybe-uninitialized) that the other builds do not. Only the
+# installed programs, not the tests: the stage is about the optimiser, and
+# the units already ran twice. Configured as the package is
+# (tests/integration/package/test_deb_install.sh reuses build-release-gcc).
+PRODUCT_TARGETS=(agentctl agent-controller egress-proxy agent-gateway)
+build_release() {
+    local cc
+    for cc in gcc clang; do
+        echo "== Release with $cc"
+        CC=$cc cmake -S "$ROOT" -B "$ROOT/build-release-$cc" \
+            -DCMAKE_BUILD_TYPE=Release -DAGENTCTL_WERROR=ON \
+            -DCMAKE_INSTALL_PREFIX=/usr &&
+            cmake --build "$ROOT/build-release-$cc" -j "$(nproc)" \
+                --target "${PRODUCT_TARGETS[@]}" || return 1
+    done
 }
 
 valgrind_units() {
@@ -69,6 +91,7 @@ valgrind_units() {
 run_stage build build "$ROOT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 run_stage build-asan build "$ROOT/build-asan" -DAGENTCTL_SANITIZE=ON \
     -DCMAKE_BUILD_TYPE=Debug
+run_stage build-release build_release
 run_stage unit ctest --test-dir "$ROOT/build" -L unit --output-on-failure
 run_stage unit-asan ctest --test-dir "$ROOT/build-asan" -L unit \
     --output-on-failure

@@ -147,6 +147,16 @@ for c in validate apply diff get describe delete cancel logs wait explain comple
     out=$("$A" $c --help)
     check_match "$c --help lists its flags from the table" "Global options:" "$out"
 done
+# agentctl help [COMMAND] (issue 38); a command's help names the global
+# options in one line instead of repeating their table
+out=$("$A" help)
+check_match "help lists the commands" "Commands:.*  wait " "$(tr '\n' ' ' <<<"$out")"
+check_match "help lists the global options" "--etcd-cacert FILE" "$out"
+check_eq "help get is get --help" "$("$A" get --help)" "$("$A" help get)"
+check "get --help does not repeat the global options' table" \
+    bash -c '! "$1" get --help | grep -q -- --etcd-cacert' _ "$A"
+rc=0; "$A" help frob >/dev/null 2>&1 || rc=$?
+check_eq "help of an unknown command: usage, 2" 2 "$rc"
 
 # explain and --version
 out=$("$A" explain agentinvocation.spec.resources.cpus)
