@@ -16,11 +16,13 @@
 #include "gw_json.h"
 #include "http_rule.h"
 
-static const char *const anthropic_paths[] = { "/v1/messages",
-                                               "/v1/messages/count_tokens",
-                                               NULL };
-static const char *const openai_paths[] = { "/v1/responses",
-                                            "/v1/chat/completions", NULL };
+static const struct gw_endpoint endpoints[] = {
+    { "/v1/messages", GW_API_ANTHROPIC, true },
+    { "/v1/messages/count_tokens", GW_API_ANTHROPIC, false },
+    { "/v1/responses", GW_API_OPENAI, true },
+    { "/v1/chat/completions", GW_API_OPENAI, true },
+    { NULL, GW_API_NONE, false },
+};
 
 /* Claude Code 2.1.332 sends model, messages, system, tools, metadata,
  * max_tokens, thinking, context_management, output_config, stream */
@@ -110,32 +112,34 @@ in(const char *const *builtin, const char (*extra)[GW_BODY_NAME_MAX + 1],
     return false;
 }
 
+const struct gw_endpoint *
+gw_endpoint_find(const char *path, size_t len)
+{
+    for (size_t i = 0; endpoints[i].path != NULL; i++)
+        if (strlen(endpoints[i].path) == len &&
+            memcmp(endpoints[i].path, path, len) == 0)
+            return &endpoints[i];
+    return NULL;
+}
+
 bool
 gw_body_judged(const struct gw_body_policy *p, const char *path, size_t len)
 {
-    const char *const *paths = p->api == GW_API_ANTHROPIC ? anthropic_paths
-                               : p->api == GW_API_OPENAI  ? openai_paths
-                                                          : NULL;
+    const struct gw_endpoint *ep = gw_endpoint_find(path, len);
 
     /* exact paths; what lies below them and is not one of them is
      * refused (gw_body_below) */
-    for (size_t i = 0; paths != NULL && paths[i] != NULL; i++)
-        if (strlen(paths[i]) == len && memcmp(paths[i], path, len) == 0)
-            return true;
-    return false;
+    return p->api != GW_API_NONE && ep != NULL && ep->api == p->api;
 }
 
 bool
 gw_body_below(const struct gw_body_policy *p, const char *path, size_t len)
 {
-    const char *const *paths = p->api == GW_API_ANTHROPIC ? anthropic_paths
-                               : p->api == GW_API_OPENAI  ? openai_paths
-                                                          : NULL;
+    for (size_t i = 0; endpoints[i].path != NULL; i++) {
+        size_t n = strlen(endpoints[i].path);
 
-    for (size_t i = 0; paths != NULL && paths[i] != NULL; i++) {
-        size_t n = strlen(paths[i]);
-
-        if (len > n && memcmp(paths[i], path, n) == 0 && path[n] == '/')
+        if (endpoints[i].api == p->api && len > n &&
+            memcmp(endpoints[i].path, path, n) == 0 && path[n] == '/')
             return !gw_body_judged(p, path, len);
     }
     return false;

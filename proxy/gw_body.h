@@ -43,6 +43,20 @@ struct gw_body_policy {
     size_t nfields, ntools, nbetas;
 };
 
+/* A model endpoint: one table (gw_body.c) for the request policy (the
+ * bodies judged), the usage reader (the answers read for their tokens)
+ * and the head rebuild (the answers asked for identity coding), so the
+ * three cannot disagree on which paths those are. */
+struct gw_endpoint {
+    const char *path;
+    enum gw_api api;
+    bool bills; /* its answers carry the tokens billed (count_tokens: no) */
+};
+
+/* The endpoint whose path is exactly path (len bytes, before any '?'),
+ * or NULL. */
+const struct gw_endpoint *gw_endpoint_find(const char *path, size_t len);
+
 /* "anthropic" or "openai" (-1 with e otherwise). */
 int gw_body_set_api(struct gw_body_policy *p, const char *name, struct err *e);
 

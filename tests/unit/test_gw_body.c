@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "gw_body.h"
+#include "gw_usage.h"
 
 static const char *
 check(const struct gw_body_policy *p, const char *body, char *why)
@@ -129,6 +130,42 @@ test_betas(void **state)
     assert_int_equal(gw_body_set_api(&p, "gemini", &e), -1);
 }
 
+/* One table of model endpoints: the paths whose bodies are judged are
+ * the paths whose answers are read for their tokens, count_tokens apart
+ * (it bills nothing), each under its own API only. */
+static void
+test_endpoints_one_table(void **state)
+{
+    struct gw_body_policy a = { .api = GW_API_ANTHROPIC };
+    struct gw_body_policy o = { .api = GW_API_OPENAI };
+    struct gw_body_policy none = { .api = GW_API_NONE };
+    static const struct {
+        const char *path;
+        enum gw_api api, usage;
+    } t[] = {
+        { "/v1/messages", GW_API_ANTHROPIC, GW_API_ANTHROPIC },
+        { "/v1/messages/count_tokens", GW_API_ANTHROPIC, GW_API_NONE },
+        { "/v1/responses", GW_API_OPENAI, GW_API_OPENAI },
+        { "/v1/chat/completions", GW_API_OPENAI, GW_API_OPENAI },
+        { "/v1/models", GW_API_NONE, GW_API_NONE },
+        { "/v1/messages/batches", GW_API_NONE, GW_API_NONE },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        size_t n = strlen(t[i].path);
+
+        assert_int_equal(gw_usage_api(t[i].path, n), t[i].usage);
+        assert_int_equal(gw_body_judged(&a, t[i].path, n),
+                         t[i].api == GW_API_ANTHROPIC);
+        assert_int_equal(gw_body_judged(&o, t[i].path, n),
+                         t[i].api == GW_API_OPENAI);
+        assert_false(gw_body_judged(&none, t[i].path, n));
+    }
+    assert_false(gw_body_below(&o, "/v1/messages/batches", 20));
+    assert_true(gw_body_below(&o, "/v1/responses/compact", 21));
+}
+
 int
 main(void)
 {
@@ -136,6 +173,7 @@ main(void)
         cmocka_unit_test(test_anthropic),
         cmocka_unit_test(test_openai),
         cmocka_unit_test(test_betas),
+        cmocka_unit_test(test_endpoints_one_table),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
