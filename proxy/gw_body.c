@@ -68,6 +68,13 @@ static const char *const anthropic_betas[] = {
     NULL,
 };
 
+/* OpenAI-Beta values: Codex 0.171.0 sends none through the gateway (its
+ * provider there has no WebSocket; with one it sends
+ * "responses_websockets=2026-02-06" on the upgrade, which the gateway
+ * does not carry). The others name APIs the path rules refuse anyway
+ * (assistants, realtime), so nothing is admitted unless widened. */
+static const char *const openai_betas[] = { NULL };
+
 int
 gw_body_set_api(struct gw_body_policy *p, const char *name, struct err *e)
 {
@@ -251,9 +258,19 @@ bad:
 }
 
 const char *
+gw_body_beta_header(const struct gw_body_policy *p)
+{
+    return p->api == GW_API_ANTHROPIC ? "anthropic-beta"
+           : p->api == GW_API_OPENAI  ? "openai-beta"
+                                      : NULL;
+}
+
+const char *
 gw_body_check_betas(const struct gw_body_policy *p, const char *value,
                     size_t n, char *why, size_t size)
 {
+    const char *const *betas =
+        p->api == GW_API_ANTHROPIC ? anthropic_betas : openai_betas;
     size_t i = 0;
 
     while (i < n) {
@@ -267,12 +284,12 @@ gw_body_check_betas(const struct gw_body_policy *p, const char *value,
         e = i;
         while (e > s && (value[e - 1] == ' ' || value[e - 1] == '\t'))
             e--;
-        if (e > s &&
-            !in(anthropic_betas, p->betas,
-                p->nbetas, value + s, e - s)) {
+        if (e > s && !in(betas, p->betas, p->nbetas, value + s, e - s)) {
             snprintf(why, size,
-                     "anthropic-beta \"%.*s\" is not allowed (it may let the "
-                     "vendor act for the agent)",
+                     "%s \"%.*s\" is not allowed (it may let the vendor "
+                     "act for the agent)",
+                     p->api == GW_API_ANTHROPIC ? "anthropic-beta"
+                                                : "OpenAI-Beta",
                      (int)(e - s > 64 ? 64 : e - s), value + s);
             return why;
         }

@@ -128,6 +128,36 @@ test_betas(void **state)
     assert_null(gw_body_check_betas(&p, bad, strlen(bad), why, sizeof(why)));
     assert_int_equal(gw_body_allow(&p, 'b', "a b", &e), -1);
     assert_int_equal(gw_body_set_api(&p, "gemini", &e), -1);
+    assert_string_equal(gw_body_beta_header(&p), "anthropic-beta");
+}
+
+/* OpenAI-Beta: nothing on the list (Codex 0.171.0 sends none through the
+ * gateway); each flag compared whole, date included; a widening admits
+ * exactly what it names, and Anthropic's flags are not OpenAI's. */
+static void
+test_openai_betas(void **state)
+{
+    struct gw_body_policy p = { .api = GW_API_OPENAI };
+    const char *ws = "responses_websockets=2026-02-06";
+    const char *two = "responses_websockets=2026-02-06, assistants=v2";
+    const char *ant = "claude-code-20250219";
+    char why[256];
+    struct err e;
+
+    (void)state;
+    assert_string_equal(gw_body_beta_header(&p), "openai-beta");
+    assert_non_null(gw_body_check_betas(&p, ws, strlen(ws), why, sizeof(why)));
+    assert_non_null(strstr(why, "OpenAI-Beta \"responses_websockets="));
+    assert_non_null(
+        gw_body_check_betas(&p, ant, strlen(ant), why, sizeof(why)));
+    assert_null(gw_body_check_betas(&p, " , ", 3, why, sizeof(why)));
+    assert_int_equal(gw_body_allow(&p, 'b', ws, &e), 0);
+    assert_null(gw_body_check_betas(&p, ws, strlen(ws), why, sizeof(why)));
+    assert_non_null(
+        gw_body_check_betas(&p, two, strlen(two), why, sizeof(why)));
+    assert_non_null(strstr(why, "\"assistants=v2\""));
+    assert_non_null(gw_body_check_betas(&p, "responses_websockets", 20, why,
+                                        sizeof(why)));
 }
 
 /* One table of model endpoints: the paths whose bodies are judged are
@@ -173,6 +203,7 @@ main(void)
         cmocka_unit_test(test_anthropic),
         cmocka_unit_test(test_openai),
         cmocka_unit_test(test_betas),
+        cmocka_unit_test(test_openai_betas),
         cmocka_unit_test(test_endpoints_one_table),
     };
 
