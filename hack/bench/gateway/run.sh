@@ -200,9 +200,11 @@ parallel() {
         printf 'url = "http://127.0.0.1:%s/v1/messages"\noutput = "/dev/null"\n' \
             "$1"
     done >"$W/urls64"
-    curl -sS --parallel --parallel-max 64 -K "$W/urls64" -H 'Expect:' \
-        -H 'content-type: application/json' --data-binary "@$W/$2" \
-        -w '%{http_code}\n' >>"$W/parallel"
+    # --parallel-immediate: all 64 connections open at once (without it
+    # curl waits for the first one before it opens more)
+    curl -sS --parallel --parallel-immediate --parallel-max 64 \
+        -K "$W/urls64" -H 'Expect:' -H 'content-type: application/json' \
+        --data-binary "@$W/$2" -w '%{http_code}\n' >>"$W/parallel" 2>/dev/null
 }
 # burst_one PID PORT: 64 connections at once through one gateway, its
 # peak RSS reset before; prints that peak.
