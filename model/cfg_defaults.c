@@ -33,6 +33,8 @@ cfg__vendor_cleanup(struct cfg_vendor *v)
     free(v->gateway_base_url_env);
     free(v->gateway_body_policy);
     free(v->gateway_ca_pem);
+    free(v->gateway_organization);
+    free(v->gateway_project);
     cfg_names_free(&v->gateway_allow_fields);
     cfg_names_free(&v->gateway_allow_tools);
     cfg_names_free(&v->gateway_allow_betas);

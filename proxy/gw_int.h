@@ -39,6 +39,7 @@ struct gw_config {
     const char *ca_file;
     const char *key_file; /* NULL with --no-credential */
     enum gw_auth auth;
+    const char *org, *project; /* --organization, --project, or NULL */
     bool allow_private;
     struct gw_policy policy;
     struct gw_body_policy body; /* --body-policy: the model endpoints' */

@@ -3,6 +3,7 @@
  *
  * agent-gateway --listen ADDR:PORT --upstream HOST:PORT
  *   (--key-file FILE [--auth-header x-api-key|bearer] | --no-credential)
+ *   [--organization ID] [--project ID]
  *   --allow 'METHOD /prefix' [--allow ...]
  *   [--ca-file FILE] [--connect-to HOST:PORT=IP:PORT] [--allow-private]
  *   [--max-requests N] [--max-bytes N] [--max-tokens N]
@@ -25,6 +26,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "http_rule.h"
 #include "log.h"
 #include "px_flags.h"
 #include "px_listen.h"
@@ -33,6 +35,7 @@ static const char usage[] =
     "usage: agent-gateway --listen ADDR:PORT --upstream HOST:PORT\n"
     "       (--key-file FILE [--auth-header x-api-key|bearer] |"
     " --no-credential)\n"
+    "       [--organization ID] [--project ID]\n"
     "       --allow 'METHOD /prefix' [--allow ...] [--ca-file FILE]\n"
     "       [--connect-to HOST:PORT=IP:PORT] [--allow-private]\n"
     "       [--max-requests N] [--max-bytes N] [--max-tokens N]\n"
@@ -61,6 +64,22 @@ gw_parse_connect_to(const char *s, struct gw_config *cfg, struct err *e)
     if (px_flags_addr("--connect-to", eq + 1, &cfg->connect_addr, e) == -1)
         return -1;
     cfg->connect_to = true;
+    return 0;
+}
+
+/* --organization, --project: the operator's OpenAI-Organization and
+ * OpenAI-Project, sent in place of the agent's (dropped); checked with
+ * the code the controller checks a profile's with (common/http_rule.c),
+ * so nothing the config accepted is refused here. */
+static int
+gw_parse_header_id(const char *flag, const char *s, const char **dst,
+                   struct err *e)
+{
+    const char *why = http_header_id_check(s);
+
+    if (why != NULL)
+        return err_set(e, ERR_SYNTAX, "%s %s: %s", flag, s, why);
+    *dst = s;
     return 0;
 }
 
@@ -140,6 +159,8 @@ gw_parse_flags(int argc, char **argv, struct gw_config *cfg,
         { "key-file", required_argument, NULL, 'k' },
         { "no-credential", no_argument, NULL, 'n' },
         { "auth-header", required_argument, NULL, 'h' },
+        { "organization", required_argument, NULL, 'O' },
+        { "project", required_argument, NULL, 'J' },
         { "allow", required_argument, NULL, 'a' },
         { "allow-private", no_argument, NULL, 'p' },
         { "max-requests", required_argument, NULL, 'R' },
@@ -194,6 +215,12 @@ gw_parse_flags(int argc, char **argv, struct gw_config *cfg,
             break;
         case 'h':
             rc = gw_parse_auth(optarg, cfg, e);
+            break;
+        case 'O':
+            rc = gw_parse_header_id("--organization", optarg, &cfg->org, e);
+            break;
+        case 'J':
+            rc = gw_parse_header_id("--project", optarg, &cfg->project, e);
             break;
         case 'a':
             rc = gw_policy_add(&cfg->policy, optarg, e);
@@ -361,6 +388,8 @@ gw_setup(struct gw *gw, struct err *e)
     gw->cred.kind = cfg->auth;
     gw->cred.key = gw->key.data;
     gw->cred.key_len = gw->key.len;
+    gw->cred.org = cfg->org;
+    gw->cred.project = cfg->project;
     if (u->port == 443)
         snprintf(gw->host_header, sizeof(gw->host_header), "%s", u->host);
     else
