@@ -198,7 +198,7 @@ void gw__up_drop(struct gw_conn *c);
 void gw__maybe_done(struct gw *gw);
 
 /* A connection closed: give the heap's free pages back to the system a
- * moment later (once per burst of closes). */
+ * second later (at most once a second; not while draining). */
 void gw__trim_soon(struct gw *gw);
 
 /* The client TLS context of gw: verify against ca_file, TLS 1.2 or

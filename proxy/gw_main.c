@@ -310,8 +310,8 @@ gw__maybe_done(struct gw *gw)
 /* glibc's malloc trims only the top of its heap; what a burst of
  * connections freed in the middle (OpenSSL's state for each, the request
  * heads) stays resident until malloc_trim gives the free pages back. A
- * second after the last of a burst of closes: the walk is cheap at this
- * heap's size and never runs per request. */
+ * second after a close, at most once a second however many close: the
+ * walk is cheap at this heap's size and never runs per request. */
 static void
 gw_on_trim(struct ev_loop *loop, ev_timer *w, int revents)
 {
