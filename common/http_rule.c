@@ -104,3 +104,20 @@ http_policy_name_check(const char *name)
             return "printable ASCII without spaces, commas or quotes";
     return NULL;
 }
+
+const char *
+http_header_id_check(const char *id)
+{
+    size_t len = strlen(id);
+
+    if (len == 0 || len > HTTP_HEADER_ID_MAX)
+        return "1 to 128 characters";
+    for (size_t i = 0; i < len; i++) {
+        char c = id[i];
+
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '-' || c == '_'))
+            return "letters, digits, '-' and '_' only";
+    }
+    return NULL;
+}

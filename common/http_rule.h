@@ -42,6 +42,15 @@ bool http_path_is_normal(const char *path, size_t len);
 #define HTTP_POLICY_NAME_MAX 64
 const char *http_policy_name_check(const char *name);
 
+/* An identifier the gateway sends for the operator in a header of its
+ * own (agent-gateway --organization, --project; a vendor's
+ * gateway.organization, gateway.project): 1-HTTP_HEADER_ID_MAX letters,
+ * digits, '-' or '_' (OpenAI's "org-..." and "proj_..." IDs; nothing
+ * that could end or fold a header line). NULL when it is one, else why
+ * not. */
+#define HTTP_HEADER_ID_MAX 128
+const char *http_header_id_check(const char *id);
+
 /* The longest credential the gateway sends. */
 #define HTTP_KEY_MAX 2048
 

@@ -26,11 +26,9 @@ cfg_parse(const char *name, const char *data, size_t len,
     const struct spec_node *root;
 
     memset(es, 0, sizeof(*es));
-    p.cfg = cfg__defaults();
-    if (p.cfg == NULL) {
-        spec_errors_add_at(es, name, 0, 0, NULL, "out of memory");
+    p.cfg = cfg__defaults(es);
+    if (p.cfg == NULL)
         return NULL;
-    }
     if (spec_yaml_parse(name, data, len, &st, es) == 0) {
         if (st.n > 1)
             spec_errors_add_at(es, name, st.doc_line[1], 1, NULL,
@@ -94,10 +92,7 @@ cfg_load_all(const char *path, struct spec_errors *es)
 
     memset(es, 0, sizeof(*es));
     if (path == NULL) {
-        cfg = cfg__defaults();
-        if (cfg == NULL)
-            spec_errors_add_at(es, NULL, 0, 0, NULL, "out of memory");
-        return cfg;
+        return cfg__defaults(es);
     }
     buf_init(&b, SPEC_MAX_FILE_BYTES);
     if (cfg_read_file(path, &b, es) == -1) {

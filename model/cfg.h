@@ -73,6 +73,11 @@ struct cfg_vendor {
     /* allowFields, allowServerTools, allowBetas: the policy widened */
     struct cfg_names gateway_allow_fields, gateway_allow_tools,
         gateway_allow_betas;
+    /* gateway.organization, gateway.project: the OpenAI-Organization and
+     * OpenAI-Project the gateway sends for the operator (agent-gateway
+     * --organization, --project); NULL: none (the agent's are dropped
+     * either way) */
+    char *gateway_organization, *gateway_project;
 };
 
 /* What one spec may ask for (docs/config.md "limits"); every bound a spec

@@ -33,6 +33,8 @@ cfg__vendor_cleanup(struct cfg_vendor *v)
     free(v->gateway_base_url_env);
     free(v->gateway_body_policy);
     free(v->gateway_ca_pem);
+    free(v->gateway_organization);
+    free(v->gateway_project);
     cfg_names_free(&v->gateway_allow_fields);
     cfg_names_free(&v->gateway_allow_tools);
     cfg_names_free(&v->gateway_allow_betas);
@@ -93,38 +95,36 @@ static const char cfg_builtin_vendors_yaml[] =
     "    authHeader: bearer\n"
     "    allow: [\"POST /v1/responses\"]\n";
 
-/* Put the built-in vendors into cfg; -1 when out of memory (the text is
- * ours: a profile it holds that the rules refuse is a bug the unit tests
- * catch, reported the same way). */
-static int
-cfg_builtin_vendors(struct cfg *cfg)
+int
+cfg__builtin_vendors_read(struct cfg *cfg, const char *yaml, size_t len,
+                          struct spec_errors *es)
 {
-    struct spec_errors *es = malloc(sizeof(*es));
     struct cfg_parse p = { .file = "built-in vendors", .es = es, .cfg = cfg };
     struct spec_stream st;
-    int rc = -1;
+    size_t before = es->n + es->dropped;
 
-    if (es == NULL)
-        return -1;
-    memset(es, 0, sizeof(*es));
-    if (spec_yaml_parse(p.file, cfg_builtin_vendors_yaml,
-                        sizeof(cfg_builtin_vendors_yaml) - 1, &st, es) == 0) {
+    if (spec_yaml_parse(p.file, yaml, len, &st, es) == 0) {
         if (st.n == 1)
             cfg__vendors(&p, NULL, st.docs[0], "vendors");
-        rc = st.n == 1 && es->n == 0 && es->dropped == 0 && !p.nomem ? 0 : -1;
+        else
+            spec_errors_add_at(es, p.file, 1, 1, "vendors",
+                               "want one YAML document, got %zu", st.n);
     }
     spec_stream_cleanup(&st);
-    free(es);
-    return rc;
+    if (p.nomem && es->n + es->dropped == before)
+        spec_errors_add_at(es, p.file, 0, 0, NULL, "out of memory");
+    return es->n + es->dropped == before ? 0 : -1;
 }
 
 struct cfg *
-cfg__defaults(void)
+cfg__defaults(struct spec_errors *es)
 {
     struct cfg *cfg = calloc(1, sizeof(*cfg));
 
-    if (cfg == NULL)
+    if (cfg == NULL) {
+        spec_errors_add_at(es, NULL, 0, 0, NULL, "out of memory");
         return NULL;
+    }
     cfg->proxy_image = strdup(CFG_DEFAULT_PROXY_IMG);
     cfg->keeper_image = strdup(CFG_DEFAULT_KEEPER_IMG);
     cfg->probe_image = strdup(CFG_DEFAULT_PROBE_IMG);
@@ -162,7 +162,16 @@ cfg__defaults(void)
         cfg->probe_image == NULL || cfg->gateway_image == NULL ||
         cfg->egress_network == NULL || cfg->subnet_pool == NULL ||
         cfg->agent_user == NULL || cfg->secrets_dir == NULL ||
-        cfg->workspace_root == NULL || cfg_builtin_vendors(cfg) == -1) {
+        cfg->workspace_root == NULL) {
+        spec_errors_add_at(es, NULL, 0, 0, NULL, "out of memory");
+        cfg_free(cfg);
+        return NULL;
+    }
+    /* The table is ours, so a profile the rules refuse is a bug the unit
+     * tests catch; it is still said as what it is, not as out of memory. */
+    if (cfg__builtin_vendors_read(cfg, cfg_builtin_vendors_yaml,
+                                  sizeof(cfg_builtin_vendors_yaml) - 1,
+                                  es) == -1) {
         cfg_free(cfg);
         return NULL;
     }

@@ -22,8 +22,17 @@ struct cfg_parse {
 };
 
 /* The built-in config (the one an empty file or no file gives), or NULL
- * when out of memory. Free with cfg_free(). */
-struct cfg *cfg__defaults(void);
+ * with the reason in es: out of memory, or a built-in vendor profile the
+ * rules refuse, named like a file's error ("built-in vendors:LINE:COL:
+ * field: problem"). Free with cfg_free(). */
+struct cfg *cfg__defaults(struct spec_errors *es);
+
+/* Read the vendor profiles of yaml (a `vendors` mapping's value) into
+ * cfg with the rules a file's obey, each problem into es under the file
+ * name "built-in vendors". 0, or -1 with es holding why. What
+ * cfg__defaults() reads its table with; a test feeds it a bad one. */
+int cfg__builtin_vendors_read(struct cfg *cfg, const char *yaml, size_t len,
+                              struct spec_errors *es);
 
 /* A key's handler: check the value node and store it at dst. */
 typedef void cfg_key_fn(struct cfg_parse *p, void *dst,

@@ -287,6 +287,26 @@ cfg_gateway_widen(struct cfg_parse *p, void *ctx, const struct spec_node *v,
                  &l->v, &l->n);
 }
 
+/* gateway.organization, gateway.project: an ID the gateway sends in a
+ * header of its own, checked with the gateway's code (common/http_rule.c)
+ * so the gateway never refuses at start what the config accepted. */
+static void
+cfg_gateway_header_id(struct cfg_parse *p, void *dst, const struct spec_node *v,
+                      const char *field)
+{
+    const char *why;
+
+    if (!cfg__is_string(p, v, field))
+        return;
+    why = http_header_id_check(v->value);
+    if (why != NULL) {
+        spec_errors_add(p->es, p->file, v, field, "\"%.140s\": %s", v->value,
+                        why);
+        return;
+    }
+    cfg__set_str(p, v, dst);
+}
+
 #define VD_AT(f) offsetof(struct cfg_vendor, f)
 
 static const struct cfg_key cfg_gateway_keys[] = {
@@ -300,6 +320,9 @@ static const struct cfg_key cfg_gateway_keys[] = {
       NULL },
     { "allowBetas", cfg_gateway_widen, VD_AT(gateway_allow_betas), NULL },
     { "caFile", cfg_gateway_ca_file, VD_AT(gateway_ca_pem), NULL },
+    { "organization", cfg_gateway_header_id, VD_AT(gateway_organization),
+      NULL },
+    { "project", cfg_gateway_header_id, VD_AT(gateway_project), NULL },
     { NULL, NULL, 0, NULL },
 };
 

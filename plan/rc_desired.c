@@ -576,6 +576,16 @@ rc_gateway_cmd(struct rc_build *b, cJSON *c)
         /* no key to add; every credential the agent sends is dropped */
         rc_push(b, cmd, "--no-credential");
     }
+    /* the operator's OpenAI organization and project, only when set (a
+     * gateway without them keeps the command an older version gave it) */
+    if (v->gateway_organization != NULL) {
+        rc_push(b, cmd, "--organization");
+        rc_push(b, cmd, v->gateway_organization);
+    }
+    if (v->gateway_project != NULL) {
+        rc_push(b, cmd, "--project");
+        rc_push(b, cmd, v->gateway_project);
+    }
     if (v->gateway_ca_pem != NULL) { /* a private vendor's CA, beside the key */
         rc_push(b, cmd, "--ca-file");
         rc_push(b, cmd, RC_GATEWAY_KEY_DIR "/" RC_GATEWAY_CA_FILE);

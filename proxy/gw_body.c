@@ -16,11 +16,13 @@
 #include "gw_json.h"
 #include "http_rule.h"
 
-static const char *const anthropic_paths[] = { "/v1/messages",
-                                               "/v1/messages/count_tokens",
-                                               NULL };
-static const char *const openai_paths[] = { "/v1/responses",
-                                            "/v1/chat/completions", NULL };
+static const struct gw_endpoint endpoints[] = {
+    { "/v1/messages", GW_API_ANTHROPIC, true },
+    { "/v1/messages/count_tokens", GW_API_ANTHROPIC, false },
+    { "/v1/responses", GW_API_OPENAI, true },
+    { "/v1/chat/completions", GW_API_OPENAI, true },
+    { NULL, GW_API_NONE, false },
+};
 
 /* Claude Code 2.1.332 sends model, messages, system, tools, metadata,
  * max_tokens, thinking, context_management, output_config, stream */
@@ -66,6 +68,13 @@ static const char *const anthropic_betas[] = {
     NULL,
 };
 
+/* OpenAI-Beta values: Codex 0.171.0 sends none through the gateway (its
+ * provider there has no WebSocket; with one it sends
+ * "responses_websockets=2026-02-06" on the upgrade, which the gateway
+ * does not carry). The others name APIs the path rules refuse anyway
+ * (assistants, realtime), so nothing is admitted unless widened. */
+static const char *const openai_betas[] = { NULL };
+
 int
 gw_body_set_api(struct gw_body_policy *p, const char *name, struct err *e)
 {
@@ -110,32 +119,34 @@ in(const char *const *builtin, const char (*extra)[GW_BODY_NAME_MAX + 1],
     return false;
 }
 
+const struct gw_endpoint *
+gw_endpoint_find(const char *path, size_t len)
+{
+    for (size_t i = 0; endpoints[i].path != NULL; i++)
+        if (strlen(endpoints[i].path) == len &&
+            memcmp(endpoints[i].path, path, len) == 0)
+            return &endpoints[i];
+    return NULL;
+}
+
 bool
 gw_body_judged(const struct gw_body_policy *p, const char *path, size_t len)
 {
-    const char *const *paths = p->api == GW_API_ANTHROPIC ? anthropic_paths
-                               : p->api == GW_API_OPENAI  ? openai_paths
-                                                          : NULL;
+    const struct gw_endpoint *ep = gw_endpoint_find(path, len);
 
     /* exact paths; what lies below them and is not one of them is
      * refused (gw_body_below) */
-    for (size_t i = 0; paths != NULL && paths[i] != NULL; i++)
-        if (strlen(paths[i]) == len && memcmp(paths[i], path, len) == 0)
-            return true;
-    return false;
+    return p->api != GW_API_NONE && ep != NULL && ep->api == p->api;
 }
 
 bool
 gw_body_below(const struct gw_body_policy *p, const char *path, size_t len)
 {
-    const char *const *paths = p->api == GW_API_ANTHROPIC ? anthropic_paths
-                               : p->api == GW_API_OPENAI  ? openai_paths
-                                                          : NULL;
+    for (size_t i = 0; endpoints[i].path != NULL; i++) {
+        size_t n = strlen(endpoints[i].path);
 
-    for (size_t i = 0; paths != NULL && paths[i] != NULL; i++) {
-        size_t n = strlen(paths[i]);
-
-        if (len > n && memcmp(paths[i], path, n) == 0 && path[n] == '/')
+        if (endpoints[i].api == p->api && len > n &&
+            memcmp(endpoints[i].path, path, n) == 0 && path[n] == '/')
             return !gw_body_judged(p, path, len);
     }
     return false;
@@ -247,9 +258,19 @@ bad:
 }
 
 const char *
+gw_body_beta_header(const struct gw_body_policy *p)
+{
+    return p->api == GW_API_ANTHROPIC ? "anthropic-beta"
+           : p->api == GW_API_OPENAI  ? "openai-beta"
+                                      : NULL;
+}
+
+const char *
 gw_body_check_betas(const struct gw_body_policy *p, const char *value,
                     size_t n, char *why, size_t size)
 {
+    const char *const *betas =
+        p->api == GW_API_ANTHROPIC ? anthropic_betas : openai_betas;
     size_t i = 0;
 
     while (i < n) {
@@ -263,12 +284,12 @@ gw_body_check_betas(const struct gw_body_policy *p, const char *value,
         e = i;
         while (e > s && (value[e - 1] == ' ' || value[e - 1] == '\t'))
             e--;
-        if (e > s &&
-            !in(anthropic_betas, p->betas,
-                p->nbetas, value + s, e - s)) {
+        if (e > s && !in(betas, p->betas, p->nbetas, value + s, e - s)) {
             snprintf(why, size,
-                     "anthropic-beta \"%.*s\" is not allowed (it may let the "
-                     "vendor act for the agent)",
+                     "%s \"%.*s\" is not allowed (it may let the vendor "
+                     "act for the agent)",
+                     p->api == GW_API_ANTHROPIC ? "anthropic-beta"
+                                                : "OpenAI-Beta",
                      (int)(e - s > 64 ? 64 : e - s), value + s);
             return why;
         }

@@ -9,7 +9,8 @@
  * judged before any byte of it is forwarded: every top-level field must
  * be one the API's list admits, every tool a client-side one (no "type",
  * or "custom" / "function" and the like: the agent runs those itself),
- * and every anthropic-beta flag one the list admits. The lists are what
+ * and every flag of the API's beta header (anthropic-beta, OpenAI-Beta)
+ * one the list admits. The lists are what
  * the pinned Claude Code and Codex send (measured, docs/gateway.md); an
  * operator widens them on purpose (--allow-field, --allow-tool-type,
  * --allow-beta).
@@ -43,6 +44,20 @@ struct gw_body_policy {
     size_t nfields, ntools, nbetas;
 };
 
+/* A model endpoint: one table (gw_body.c) for the request policy (the
+ * bodies judged), the usage reader (the answers read for their tokens)
+ * and the head rebuild (the answers asked for identity coding), so the
+ * three cannot disagree on which paths those are. */
+struct gw_endpoint {
+    const char *path;
+    enum gw_api api;
+    bool bills; /* its answers carry the tokens billed (count_tokens: no) */
+};
+
+/* The endpoint whose path is exactly path (len bytes, before any '?'),
+ * or NULL. */
+const struct gw_endpoint *gw_endpoint_find(const char *path, size_t len);
+
 /* "anthropic" or "openai" (-1 with e otherwise). */
 int gw_body_set_api(struct gw_body_policy *p, const char *name, struct err *e);
 
@@ -70,7 +85,12 @@ bool gw_body_below(const struct gw_body_policy *p, const char *path,
 const char *gw_body_check(const struct gw_body_policy *p, const char *body,
                           size_t n, char *why, size_t size);
 
-/* The same for an anthropic-beta header's value (a comma list). */
+/* The header that carries the API's beta flags: "anthropic-beta" or
+ * "openai-beta" (lower case, as gw_field_is compares); NULL for none. */
+const char *gw_body_beta_header(const struct gw_body_policy *p);
+
+/* The same for a value of that header (a comma list; each flag compared
+ * whole, "responses_websockets=2026-02-06" with its date). */
 const char *gw_body_check_betas(const struct gw_body_policy *p,
                                 const char *value, size_t n, char *why,
                                 size_t size);

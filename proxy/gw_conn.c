@@ -303,6 +303,7 @@ conn_admit(struct gw_conn *c, const struct gw_req_head *h, size_t end)
         gw__conn_deny(c, status, "http_request_denied", no);
         return;
     }
+    explicit_bzero(c->uout.data, c->uout.len); /* normally empty here */
     buf_reset(&c->uout);
     c->uout_off = 0;
     c->usage_api = gw_usage_api(h->target, h->path_len);
@@ -580,8 +581,12 @@ gw__conn_close(struct gw_conn *c, const char *why)
     ev_timer_stop(gw->loop, &c->timer);
     if (c->cfd >= 0)
         close(c->cfd);
+    /* Only what uout holds: every place that shortens it wipes what it
+     * drops (gw_int.h), so past its length there is nothing to wipe, and
+     * wiping the whole 130 KiB made every page of it resident just
+     * before the free (hack/bench/gateway: RSS over bursts). */
     if (c->uout.data != NULL)
-        explicit_bzero(c->uout.data, c->uout.cap);
+        explicit_bzero(c->uout.data, c->uout.len);
     buf_cleanup(&c->uout);
     buf_cleanup(&c->judged);
     gw_resp_cleanup(&c->resp);
@@ -595,6 +600,7 @@ gw__conn_close(struct gw_conn *c, const char *why)
         c->next->prev = c->prev;
     gw->nconns--;
     free(c);
+    gw__trim_soon(gw);
     gw__maybe_done(gw);
 }
 

@@ -105,6 +105,12 @@ gw_head_build(const struct gw_req_head *h, const char *host,
     }
     if (identity && buf_puts(out, "Accept-Encoding: identity\r\n", e) == -1)
         return -1;
+    if (cred->org != NULL &&
+        buf_printf(out, e, "OpenAI-Organization: %s\r\n", cred->org) == -1)
+        return -1;
+    if (cred->project != NULL &&
+        buf_printf(out, e, "OpenAI-Project: %s\r\n", cred->project) == -1)
+        return -1;
     switch (cred->kind) {
     case GW_AUTH_API_KEY:
         if (buf_puts(out, "x-api-key: ", e) == -1)

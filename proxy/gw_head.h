@@ -15,7 +15,8 @@
  * X-Rewrite-URL (the rules judge the request line's path), Forwarded,
  * X-Real-IP and every X-Forwarded-* field (the agent does not say who the
  * client is), and OpenAI-Organization and OpenAI-Project (the agent does
- * not pick which organization or project the operator's key bills).
+ * not pick which organization or project the operator's key bills; the
+ * operator's own are sent instead when set: struct gw_cred).
  */
 #ifndef GW_HEAD_H
 #define GW_HEAD_H
@@ -33,10 +34,15 @@ enum gw_auth {
     GW_AUTH_BEARER,  /* "Authorization: Bearer KEY" (OpenAI) */
 };
 
+/* What the gateway adds for the operator: the credential, and OpenAI's
+ * organization and project when the operator set them (the agent's own
+ * OpenAI-Organization and OpenAI-Project are dropped either way). */
 struct gw_cred {
     enum gw_auth kind;
     const char *key; /* borrowed; no CR, LF or NUL */
     size_t key_len;
+    const char *org;     /* OpenAI-Organization, or NULL; http_header_id_check */
+    const char *project; /* OpenAI-Project, or NULL; http_header_id_check */
 };
 
 /* True when the gateway drops the field named name (see above); h gives

@@ -39,6 +39,7 @@ struct gw_config {
     const char *ca_file;
     const char *key_file; /* NULL with --no-credential */
     enum gw_auth auth;
+    const char *org, *project; /* --organization, --project, or NULL */
     bool allow_private;
     struct gw_policy policy;
     struct gw_body_policy body; /* --body-policy: the model endpoints' */
@@ -78,7 +79,10 @@ struct gw_conn {
     unsigned naddrs, addr_i;
     char *cin; /* from the client (GW_BUF) */
     size_t cin_len;
-    struct buf uout; /* to the vendor; holds the key while a head is out */
+    /* to the vendor; holds the key while a head is out. Whatever shortens
+     * it wipes the bytes it drops, so nothing past uout.len is a secret
+     * (gw__conn_close wipes only up to it). */
+    struct buf uout;
     size_t uout_off;
     char *cout; /* to the client (GW_BUF) */
     size_t cout_off, cout_len;
@@ -124,6 +128,7 @@ struct gw {
     ev_timer accept_retry;
     ev_signal sigterm, sigint;
     ev_timer drain;
+    ev_timer trim; /* gives freed memory back after connections close */
     bool draining;
     unsigned nconns;
     unsigned model_in_flight; /* model exchanges under a token budget */
@@ -198,6 +203,10 @@ void gw__up_drop(struct gw_conn *c);
 
 /* Break the loop when draining and no connection is left. */
 void gw__maybe_done(struct gw *gw);
+
+/* A connection closed: give the heap's free pages back to the system a
+ * second later (at most once a second; not while draining). */
+void gw__trim_soon(struct gw *gw);
 
 /* The client TLS context of gw: verify against ca_file, TLS 1.2 or
  * later, the vendor's last session kept in gw->session. */

@@ -48,19 +48,20 @@ gw__judge_head(struct gw_conn *c, const struct gw_req_head *h)
     }
     if (!gw_body_judged(p, h->target, h->path_len))
         return 0;
-    /* no body, nothing to judge (Codex's GET of /v1/responses, a
-     * WebSocket upgrade the head rebuild drops; the path rules judged the
-     * request itself) */
-    if (h->framing == GW_BODY_NONE)
-        return 0;
+    /* The beta flags, every field of the API's header, with a body or
+     * without: a flag is the vendor's to read whatever the body says. */
     for (size_t i = 0; i < h->nfields; i++) {
         f = &h->fields[i];
-        if (gw_field_is(f, "anthropic-beta") &&
+        if (gw_field_is(f, gw_body_beta_header(p)) &&
             gw_body_check_betas(p, f->value, f->value_len, why, sizeof(why))) {
             gw__conn_deny(c, 403, "http_request_denied", why);
             return -1;
         }
     }
+    /* no body, nothing more to judge (a WebSocket upgrade the head
+     * rebuild drops; the path rules judged the request itself) */
+    if (h->framing == GW_BODY_NONE)
+        return 0;
     f = field(h, "content-encoding");
     if (f != NULL && !(f->value_len == 8 &&
                        strncasecmp(f->value, "identity", 8) == 0)) {

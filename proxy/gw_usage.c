@@ -33,20 +33,9 @@ enum { T_IN, T_OUT, T_CR, T_CW, T_NONE };
 enum gw_api
 gw_usage_api(const char *path, size_t len)
 {
-    static const struct {
-        const char *path;
-        enum gw_api api;
-    } paths[] = {
-        { "/v1/messages", GW_API_ANTHROPIC },
-        { "/v1/responses", GW_API_OPENAI },
-        { "/v1/chat/completions", GW_API_OPENAI },
-    };
+    const struct gw_endpoint *ep = gw_endpoint_find(path, len);
 
-    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
-        if (strlen(paths[i].path) == len &&
-            memcmp(paths[i].path, path, len) == 0)
-            return paths[i].api;
-    return GW_API_NONE;
+    return ep != NULL && ep->bills ? ep->api : GW_API_NONE;
 }
 
 static void

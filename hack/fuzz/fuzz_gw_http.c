@@ -23,7 +23,7 @@ fuzz_request(const char *p, size_t n)
 {
     size_t end = gw_head_end(p, n);
     struct gw_req_head *h;
-    struct gw_cred cred = { GW_AUTH_BEARER, "k", 1 };
+    struct gw_cred cred = { .kind = GW_AUTH_BEARER, .key = "k", .key_len = 1 };
     struct gw_policy pol = { 0 };
     struct buf out;
     int status;

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "gw_body.h"
+#include "gw_usage.h"
 
 static const char *
 check(const struct gw_body_policy *p, const char *body, char *why)
@@ -127,6 +128,72 @@ test_betas(void **state)
     assert_null(gw_body_check_betas(&p, bad, strlen(bad), why, sizeof(why)));
     assert_int_equal(gw_body_allow(&p, 'b', "a b", &e), -1);
     assert_int_equal(gw_body_set_api(&p, "gemini", &e), -1);
+    assert_string_equal(gw_body_beta_header(&p), "anthropic-beta");
+}
+
+/* OpenAI-Beta: nothing on the list (Codex 0.171.0 sends none through the
+ * gateway); each flag compared whole, date included; a widening admits
+ * exactly what it names, and Anthropic's flags are not OpenAI's. */
+static void
+test_openai_betas(void **state)
+{
+    struct gw_body_policy p = { .api = GW_API_OPENAI };
+    const char *ws = "responses_websockets=2026-02-06";
+    const char *two = "responses_websockets=2026-02-06, assistants=v2";
+    const char *ant = "claude-code-20250219";
+    char why[256];
+    struct err e;
+
+    (void)state;
+    assert_string_equal(gw_body_beta_header(&p), "openai-beta");
+    assert_non_null(gw_body_check_betas(&p, ws, strlen(ws), why, sizeof(why)));
+    assert_non_null(strstr(why, "OpenAI-Beta \"responses_websockets="));
+    assert_non_null(
+        gw_body_check_betas(&p, ant, strlen(ant), why, sizeof(why)));
+    assert_null(gw_body_check_betas(&p, " , ", 3, why, sizeof(why)));
+    assert_int_equal(gw_body_allow(&p, 'b', ws, &e), 0);
+    assert_null(gw_body_check_betas(&p, ws, strlen(ws), why, sizeof(why)));
+    assert_non_null(
+        gw_body_check_betas(&p, two, strlen(two), why, sizeof(why)));
+    assert_non_null(strstr(why, "\"assistants=v2\""));
+    assert_non_null(gw_body_check_betas(&p, "responses_websockets", 20, why,
+                                        sizeof(why)));
+}
+
+/* One table of model endpoints: the paths whose bodies are judged are
+ * the paths whose answers are read for their tokens, count_tokens apart
+ * (it bills nothing), each under its own API only. */
+static void
+test_endpoints_one_table(void **state)
+{
+    struct gw_body_policy a = { .api = GW_API_ANTHROPIC };
+    struct gw_body_policy o = { .api = GW_API_OPENAI };
+    struct gw_body_policy none = { .api = GW_API_NONE };
+    static const struct {
+        const char *path;
+        enum gw_api api, usage;
+    } t[] = {
+        { "/v1/messages", GW_API_ANTHROPIC, GW_API_ANTHROPIC },
+        { "/v1/messages/count_tokens", GW_API_ANTHROPIC, GW_API_NONE },
+        { "/v1/responses", GW_API_OPENAI, GW_API_OPENAI },
+        { "/v1/chat/completions", GW_API_OPENAI, GW_API_OPENAI },
+        { "/v1/models", GW_API_NONE, GW_API_NONE },
+        { "/v1/messages/batches", GW_API_NONE, GW_API_NONE },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        size_t n = strlen(t[i].path);
+
+        assert_int_equal(gw_usage_api(t[i].path, n), t[i].usage);
+        assert_int_equal(gw_body_judged(&a, t[i].path, n),
+                         t[i].api == GW_API_ANTHROPIC);
+        assert_int_equal(gw_body_judged(&o, t[i].path, n),
+                         t[i].api == GW_API_OPENAI);
+        assert_false(gw_body_judged(&none, t[i].path, n));
+    }
+    assert_false(gw_body_below(&o, "/v1/messages/batches", 20));
+    assert_true(gw_body_below(&o, "/v1/responses/compact", 21));
 }
 
 int
@@ -136,6 +203,8 @@ main(void)
         cmocka_unit_test(test_anthropic),
         cmocka_unit_test(test_openai),
         cmocka_unit_test(test_betas),
+        cmocka_unit_test(test_openai_betas),
+        cmocka_unit_test(test_endpoints_one_table),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

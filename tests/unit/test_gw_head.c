@@ -47,7 +47,9 @@ test_gw_head_replaces_the_agents_credentials(void **state)
                                "anthropic-version: 2023-06-01\r\n"
                                "Content-Length: 2\r\n"
                                "x-api-key: sk-real\r\n\r\n";
-    struct gw_cred cred = { GW_AUTH_API_KEY, "sk-real", 7 };
+    struct gw_cred cred = { .kind = GW_AUTH_API_KEY,
+                            .key = "sk-real",
+                            .key_len = 7 };
     struct buf out;
 
     (void)state;
@@ -64,7 +66,7 @@ test_gw_head_identity_for_a_model_endpoint(void **state)
     static const char in[] = "POST /v1/messages HTTP/1.1\r\n"
                              "accept-encoding: gzip, br\r\n"
                              "Content-Length: 2\r\n\r\n";
-    struct gw_cred cred = { GW_AUTH_NONE, NULL, 0 };
+    struct gw_cred cred = { .kind = GW_AUTH_NONE, .key = NULL, .key_len = 0 };
     struct gw_req_head h;
     struct buf out;
     int status;
@@ -87,8 +89,10 @@ test_gw_head_bearer_and_none(void **state)
 {
     static const char in[] = "GET /v1/responses HTTP/1.0\r\n"
                              "Authorization: Bearer placeholder\r\n\r\n";
-    struct gw_cred bearer = { GW_AUTH_BEARER, "sk-openai", 9 };
-    struct gw_cred none = { GW_AUTH_NONE, NULL, 0 };
+    struct gw_cred bearer = { .kind = GW_AUTH_BEARER,
+                              .key = "sk-openai",
+                              .key_len = 9 };
+    struct gw_cred none = { .kind = GW_AUTH_NONE, .key = NULL, .key_len = 0 };
     struct buf out;
 
     (void)state;
@@ -112,7 +116,7 @@ test_gw_head_keeps_framing_that_connection_names(void **state)
                              "Connection: content-length, x-hop\r\n"
                              "X-Hop: 1\r\n"
                              "Content-Length: 40\r\n\r\n";
-    struct gw_cred none = { GW_AUTH_NONE, NULL, 0 };
+    struct gw_cred none = { .kind = GW_AUTH_NONE, .key = NULL, .key_len = 0 };
     struct buf out;
 
     (void)state;
@@ -156,7 +160,9 @@ test_gw_head_drops_rewrites_forwarding_and_org(void **state)
                                "Forwarded-For: kept\r\n"
                                "Content-Length: 2\r\n"
                                "Authorization: Bearer sk-op\r\n\r\n";
-    struct gw_cred cred = { GW_AUTH_BEARER, "sk-op", 5 };
+    struct gw_cred cred = { .kind = GW_AUTH_BEARER,
+                            .key = "sk-op",
+                            .key_len = 5 };
     struct buf out;
 
     (void)state;
@@ -165,11 +171,45 @@ test_gw_head_drops_rewrites_forwarding_and_org(void **state)
     buf_cleanup(&out);
 }
 
+/* The operator's organization and project (a profile's
+ * gateway.organization, gateway.project) are sent once each, in place of
+ * whatever the agent sent; without them nothing is added. */
+static void
+test_gw_head_adds_the_operators_org_and_project(void **state)
+{
+    static const char in[] = "POST /v1/responses HTTP/1.1\r\n"
+                             "OpenAI-Organization: org-agents-pick\r\n"
+                             "OpenAI-Project: proj_agents\r\n"
+                             "Content-Length: 2\r\n\r\n";
+    static const char want[] = "POST /v1/responses HTTP/1.1\r\n"
+                               "Host: llm.vendor.test\r\n"
+                               "Content-Length: 2\r\n"
+                               "OpenAI-Organization: org-operator\r\n"
+                               "OpenAI-Project: proj_operator\r\n"
+                               "Authorization: Bearer sk-op\r\n\r\n";
+    struct gw_cred cred = { .kind = GW_AUTH_BEARER,
+                            .key = "sk-op",
+                            .key_len = 5,
+                            .org = "org-operator",
+                            .project = "proj_operator" };
+    struct buf out;
+
+    (void)state;
+    build(in, &cred, &out);
+    assert_string_equal(out.data, want);
+    buf_cleanup(&out);
+    cred.org = NULL;
+    build(in, &cred, &out);
+    assert_null(strstr(out.data, "OpenAI-Organization"));
+    assert_non_null(strstr(out.data, "OpenAI-Project: proj_operator\r\n"));
+    buf_cleanup(&out);
+}
+
 static void
 test_gw_head_fails_past_the_buffer_cap(void **state)
 {
     static const char in[] = "GET / HTTP/1.1\r\nA: b\r\n\r\n";
-    struct gw_cred cred = { GW_AUTH_API_KEY, "k", 1 };
+    struct gw_cred cred = { .kind = GW_AUTH_API_KEY, .key = "k", .key_len = 1 };
     struct gw_req_head h;
     struct buf out;
     struct err e = { 0 };
@@ -192,6 +232,7 @@ main(void)
         cmocka_unit_test(test_gw_head_identity_for_a_model_endpoint),
         cmocka_unit_test(test_gw_head_keeps_framing_that_connection_names),
         cmocka_unit_test(test_gw_head_drops_rewrites_forwarding_and_org),
+        cmocka_unit_test(test_gw_head_adds_the_operators_org_and_project),
         cmocka_unit_test(test_gw_head_fails_past_the_buffer_cap),
     };
 

@@ -91,6 +91,29 @@ test_http_rule_lengths_at_the_bounds(void **state)
     assert_non_null(http_rule_check(rule, &ml));
 }
 
+/* The operator's organization and project IDs: OpenAI's forms pass; a
+ * byte that could end, fold or split a header line does not. */
+static void
+test_http_header_id(void **state)
+{
+    char id[HTTP_HEADER_ID_MAX + 2];
+
+    (void)state;
+    assert_null(http_header_id_check("org-AbC123xyz"));
+    assert_null(http_header_id_check("proj_0123456789abcdef"));
+    assert_string_equal(http_header_id_check(""), "1 to 128 characters");
+    assert_non_null(http_header_id_check("org x"));
+    assert_non_null(http_header_id_check("org\r\nX-Api-Key: k"));
+    assert_non_null(http_header_id_check("org,proj"));
+    assert_non_null(http_header_id_check("org\xc3\xa9"));
+    memset(id, 'a', HTTP_HEADER_ID_MAX);
+    id[HTTP_HEADER_ID_MAX] = '\0';
+    assert_null(http_header_id_check(id));
+    id[HTTP_HEADER_ID_MAX] = 'a';
+    id[HTTP_HEADER_ID_MAX + 1] = '\0';
+    assert_non_null(http_header_id_check(id));
+}
+
 int
 main(void)
 {
@@ -99,6 +122,7 @@ main(void)
             test_http_rule_accepts_rules_and_gives_the_method_length),
         cmocka_unit_test(test_http_rule_refuses_each_broken_part),
         cmocka_unit_test(test_http_rule_lengths_at_the_bounds),
+        cmocka_unit_test(test_http_header_id),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

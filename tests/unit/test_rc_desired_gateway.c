@@ -538,6 +538,37 @@ test_private_vendor_ca(void **state)
     rmdir(dir);
 }
 
+/* gateway.organization, gateway.project: the gateway is told to send
+ * them (--organization, --project); a profile without them gives a
+ * command without the flags, as before (the drift rules compare it). */
+static void
+test_operator_org_and_project(void **state)
+{
+    static const char cfg_org[] =
+        "vendors:\n"
+        "  codex:\n"
+        "    hosts: [\"api.openai.com:443\"]\n"
+        "    credentialEnv: CODEX_API_KEY\n"
+        "    gateway: {authHeader: bearer, allow: [\"POST /v1/responses\"],\n"
+        "              organization: org-operator, project: proj_operator}\n";
+    struct fx f;
+    char *t;
+
+    (void)state;
+    fx_build(&f, cfg_org, "codex", "prompt: hello", "");
+    t = body_text(f.d, RC_ROLE_GATEWAY);
+    assert_non_null(strstr(t, "\"--organization\",\"org-operator\","
+                              "\"--project\",\"proj_operator\""));
+    free(t);
+    fx_free(&f);
+    fx_build(&f, cfg_gateway, "codex", "prompt: hello", "");
+    t = body_text(f.d, RC_ROLE_GATEWAY);
+    assert_null(strstr(t, "--organization"));
+    assert_null(strstr(t, "--project"));
+    free(t);
+    fx_free(&f);
+}
+
 int
 main(void)
 {
@@ -553,6 +584,7 @@ main(void)
         cmocka_unit_test(test_gateway_without_a_credential),
         cmocka_unit_test(test_captured_with_a_gateway_stays_so),
         cmocka_unit_test(test_key_the_gateway_cannot_send),
+        cmocka_unit_test(test_operator_org_and_project),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

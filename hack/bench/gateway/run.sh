@@ -23,17 +23,30 @@
 # reads each model request's body whole and judges it before any of it
 # goes: issue 35). Every request is sent without "Expect: 100-continue"
 # (the test vendor does not answer it, and curl would wait 1 s for it on
-# the direct side at 1 MiB). First, before the rows: 64 connections at
-# once through each gateway (curl --parallel), each posting a 1 KiB body,
-# then 64 with 100 KiB through the policy gateway: the peak RSS after
-# each (a judged body is held whole: 64 x 100 KiB is 6.4 MiB of bodies).
+# the direct side at 1 MiB). First, before the rows: the burst rounds
+# (below; the first is the gateway's 64 connections at once, curl
+# --parallel, each posting a 1 KiB body), then 64 with 1 KiB and 64 with
+# 100 KiB through the policy gateway: the peak RSS after each (a judged
+# body is held whole: 64 x 100 KiB is 6.4 MiB of bodies).
+# Bursts (the last table): BENCH_BURSTS rounds (default 5) of 64
+# connections at once, each posting a 1 KiB body, through two gateways
+# side by side: this tree's and a "before" one (BENCH_BASE_GW, a built
+# agent-gateway; else built here from the git revision BENCH_BASE_REV,
+# default main), with the peak RSS of each round (VmHWM reset before it
+# through /proc/PID/clear_refs) and 1.5 s between rounds, as after a
+# burst of an agent's requests (the gateway gives freed memory back a
+# second after connections close). A third column: this tree's static
+# binary, the one the image runs (build-static/, built here as
+# hack/images.sh does), whose RSS holds only the library code it links
+# (the dynamic build's holds some 5.5 MiB of shared libraries' pages).
 # Latencies are curl's own (-w time_starttransfer / time_total), p50 and
 # p99 over BENCH_N requests (default 300) per row, the rows interleaved in
 # BENCH_REPS rounds (default 3) so a load change on a shared machine hits
 # both sides alike. Also the gateway's peak RSS and CPU seconds.
 # Not a test: numbers, no pass/fail. Only loopback is used: the vendor is
 # on 127.0.0.1 and the gateway dials it through --connect-to.
-# Env: BENCH_N, BENCH_REPS, BENCH_BUILD (a built tree, default build/).
+# Env: BENCH_N, BENCH_REPS, BENCH_BUILD (a built tree, default build/),
+# BENCH_BURSTS, BENCH_BASE_GW, BENCH_BASE_REV.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 B=${BENCH_BUILD:-$ROOT/build}
@@ -43,6 +56,8 @@ HOST=llm.vendor.test
 VPORT=${BENCH_VENDOR_PORT:-18643}
 GPORT=${BENCH_GATEWAY_PORT:-18680}
 PPORT=${BENCH_POLICY_PORT:-18681}
+BPORT=${BENCH_BASE_PORT:-18682}
+BURSTS=${BENCH_BURSTS:-5}
 W=$(mktemp -d /tmp/gwbench.XXXXXX)
 PIDS=()
 cleanup() {
@@ -59,6 +74,24 @@ if [ ! -x "$GW_BIN" ] || [ -z "$VENDOR_BIN" ]; then
     cmake --build "$B" -j2 --target agent-gateway tls-vendor >/dev/null
     VENDOR_BIN=$(find "$B/tests" -maxdepth 2 -type f -name tls-vendor | head -n 1)
 fi
+
+# The "before" gateway of the burst rounds: given, or built from a
+# revision of this repository (only its agent-gateway target).
+BASE_GW=${BENCH_BASE_GW:-}
+if [ -z "$BASE_GW" ]; then
+    mkdir -p "$W/base/src"
+    git -C "$ROOT" archive "${BENCH_BASE_REV:-main}" | tar -x -C "$W/base/src"
+    cmake -S "$W/base/src" -B "$W/base/build" \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build "$W/base/build" -j2 --target agent-gateway >/dev/null
+    BASE_GW=$W/base/build/proxy/agent-gateway
+fi
+
+# shellcheck source=../../images/lib.sh
+source "$ROOT/hack/images/lib.sh"
+static_build agent-gateway >/dev/null 2>&1
+STATIC_GW=$(static_bin agent-gateway)
+SPORT=${BENCH_STATIC_PORT:-18683}
 
 # --- a CA, the vendor's certificate, the key ----------------------------
 (
@@ -86,6 +119,18 @@ PIDS+=($!)
     >/dev/null 2>"$W/gw.err" &
 GW_PID=$!
 PIDS+=($GW_PID)
+"$BASE_GW" --listen "127.0.0.1:$BPORT" --upstream "$HOST:443" \
+    --connect-to "$HOST:443=127.0.0.1:$VPORT" --ca-file "$W/ca.pem" \
+    --key-file "$W/key" --allow 'POST /v1/messages' \
+    >/dev/null 2>"$W/base.err" &
+BASE_PID=$!
+PIDS+=($BASE_PID)
+"$STATIC_GW" --listen "127.0.0.1:$SPORT" --upstream "$HOST:443" \
+    --connect-to "$HOST:443=127.0.0.1:$VPORT" --ca-file "$W/ca.pem" \
+    --key-file "$W/key" --allow 'POST /v1/messages' \
+    >/dev/null 2>"$W/static.err" &
+STATIC_PID=$!
+PIDS+=($STATIC_PID)
 "$GW_BIN" --listen "127.0.0.1:$PPORT" --upstream "$HOST:443" \
     --connect-to "$HOST:443=127.0.0.1:$VPORT" --ca-file "$W/ca.pem" \
     --key-file "$W/key" --allow 'POST /v1/messages' --allow 'POST /raw' \
@@ -95,6 +140,7 @@ POLICY_PID=$!
 PIDS+=($POLICY_PID)
 for _ in $(seq 1 50); do
     grep -q listening "$W/gw.err" && grep -q listening "$W/policy.err" &&
+        grep -q listening "$W/base.err" && grep -q listening "$W/static.err" &&
         grep -q listening "$W/vendor.err" && break
     sleep 0.1
 done
@@ -154,17 +200,39 @@ parallel() {
         printf 'url = "http://127.0.0.1:%s/v1/messages"\noutput = "/dev/null"\n' \
             "$1"
     done >"$W/urls64"
-    curl -sS --parallel --parallel-max 64 -K "$W/urls64" -H 'Expect:' \
-        -H 'content-type: application/json' --data-binary "@$W/$2" \
-        -w '%{http_code}\n' >>"$W/parallel"
+    # --parallel-immediate: all 64 connections open at once (without it
+    # curl waits for the first one before it opens more)
+    curl -sS --parallel --parallel-immediate --parallel-max 64 \
+        -K "$W/urls64" -H 'Expect:' -H 'content-type: application/json' \
+        --data-binary "@$W/$2" -w '%{http_code}\n' >>"$W/parallel" 2>/dev/null
 }
-parallel "$GPORT" json.body
-RSS_GW64=$(rss "$GW_PID")
+# burst_one PID PORT: 64 connections at once through one gateway, its
+# peak RSS reset before; prints that peak.
+burst_one() {
+    echo 5 >"/proc/$1/clear_refs"
+    parallel "$2" json.body
+    rss "$1"
+}
+# burst ROUND: the "before" gateway, this one, this one's static binary;
+# one "round before after static" line to $W/bursts.
+burst() {
+    echo "$1 $(burst_one "$BASE_PID" "$BPORT") $(burst_one "$GW_PID" "$GPORT")" \
+        "$(burst_one "$STATIC_PID" "$SPORT")" >>"$W/bursts"
+}
+for ((r = 1; r <= BURSTS; r++)); do
+    burst "$r"
+    sleep 1.5
+done
+
+RSS_GW64=$(awk 'NR == 1 { print $3 }' "$W/bursts")
 parallel "$PPORT" json.body
 RSS_P64=$(rss "$POLICY_PID")
 parallel "$PPORT" 100k.body
 RSS_P64_100K=$(rss "$POLICY_PID")
 
+# the peak RSS of the rows below is their own
+echo 5 >"/proc/$GW_PID/clear_refs"
+echo 5 >"/proc/$POLICY_PID/clear_refs"
 for ((r = 1; r <= REPS; r++)); do
     for kind in request cold stream streamraw big bigraw 100k 1m; do
         for side in direct gateway policy; do
@@ -221,3 +289,10 @@ echo "64 connections at once, peak RSS: gateway $RSS_GW64 KiB (1 KiB bodies);" \
     "policy gateway $RSS_P64 KiB (1 KiB bodies), $RSS_P64_100K KiB (100 KiB" \
     "bodies); answers: $(sort "$W/parallel" | uniq -c |
         awk '{ printf "%s%s x %s", (NR > 1 ? ", " : ""), $1, $2 }'); $(nproc) cores, shared."
+echo
+echo "| burst of 64 connections | peak RSS, before ($(basename "${BENCH_BASE_GW:-${BENCH_BASE_REV:-main}}")) | peak RSS, this tree | this tree, static (the image's) |"
+echo "| ---: | ---: | ---: | ---: |"
+while read -r round before after static; do
+    printf '| %s | %s KiB | %s KiB | %s KiB |\n' "$round" "$before" "$after" \
+        "$static"
+done <"$W/bursts"

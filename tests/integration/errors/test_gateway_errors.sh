@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # test_gateway_errors.sh - agent-gateway's bad invocations (issue 34, item
-# 2): no flags, every flag without its value and with an invalid one,
+# 2): no flags, every flag without its value and with an invalid one
+# (--organization and --project too: IDs only, nothing that could end a
+# header line),
 # unknown flags, a value for a flag that takes none, a stray argument, the
 # flags it needs missing or doubled; --key-file and --ca-file missing, a
 # directory, a FIFO, a symlink, a symlink loop, empty, garbage, a key of
@@ -89,7 +91,7 @@ done
 for f in listen upstream connect-to ca-file key-file auth-header allow \
     max-requests max-bytes max-body header-limit header-timeout \
     idle-timeout connect-timeout drain-timeout max-conns body-policy \
-    allow-field allow-tool-type allow-beta; do
+    allow-field allow-tool-type allow-beta organization project; do
     row "--$f without a value" 2 "--$f: missing value" \
         $GW "${BASE[@]}" "${NC[@]}" --$f
 done
@@ -146,6 +148,15 @@ for f in allow-field allow-tool-type allow-beta; do
         $GW "${BASE[@]}" "${NC[@]}" --body-policy anthropic --$f "a b"
     row "--$f without --body-policy" 2 "need --body-policy" \
         $GW "${BASE[@]}" "${NC[@]}" --$f x
+done
+
+# ---- the operator's organization and project: IDs only ----
+for f in organization project; do
+    for v in '' 'org a' 'org,b' "$(printf 'org\r\nX-Api-Key: k')" \
+        "$(head -c 129 /dev/zero | tr '\0' a)"; do
+        row "--$f $(q "$v")" 2 "--$f .*: (1 to 128 characters|letters, digits)" \
+            $GW "${BASE[@]}" "${NC[@]}" --$f "$v"
+    done
 done
 
 # ---- --key-file: every kind of bad file (exit 1), the key never shown ----

@@ -11,11 +11,13 @@
 #     Proxy-Status naming why, an audit line saying it, and never in the
 #     vendor's records; --allow-tool-type widens exactly the type it names;
 #   openai: /v1/responses with function tools passes; web_search, an mcp
-#     tool and background: true are refused;
+#     tool, background: true and an unlisted OpenAI-Beta flag are refused;
+#     --allow-beta admits exactly the OpenAI-Beta flag it names;
 #   a refused request uses no budget (--max-requests 1: a refusal, then
 #     the one request still goes, then 429).
-# Negative control: the same server-tool request through a gateway without
-# --body-policy reaches the vendor (so the checks above can fail).
+# Negative controls: the same server-tool request and the same OpenAI-Beta
+# request through a gateway without --body-policy reach the vendor (so the
+# checks above can fail).
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/lib_gateway_local.sh"
 gwl_init "gateway policy test CA" openssl python3 curl jq gzip
@@ -25,7 +27,10 @@ gateway ant --allow 'POST /v1/messages' --body-policy anthropic
 gateway wide --allow 'POST /v1/messages' --body-policy anthropic \
     --allow-tool-type web_fetch_20250910
 gateway oai --allow 'POST /v1/responses' --body-policy openai
+gateway oaiwide --allow 'POST /v1/responses' --body-policy openai \
+    --allow-beta assistants=v2
 gateway open --allow 'POST /v1/messages' # the control: no policy
+gateway oaiopen --allow 'POST /v1/responses' # the control: no policy
 gateway one --allow 'POST /v1/messages' --body-policy anthropic --max-requests 1
 
 # send NAME PATH BODY [CURL-ARGS...]: POST it; prints "STATUS PROXY-STATUS"
@@ -97,6 +102,31 @@ out=$(send oai /v1/responses "$(resp omcp ',"tools":[{"type":"mcp","server_label
 refused "openai: a remote MCP tool" omcp 403 'mcp' "$out"
 out=$(send oai /v1/responses "$(resp bg ',"background":true')")
 refused "openai: a background run" bg 403 'background' "$out"
+# OpenAI-Beta, judged as anthropic-beta is: nothing on the list (Codex
+# 0.171.0 sends none through the gateway), a widening admits its flag
+OWS='OpenAI-Beta: responses_websockets=2026-02-06'
+out=$(send oai /v1/responses "$(resp obeta '')" -H "$OWS")
+refused "openai: an unlisted OpenAI-Beta" obeta 403 \
+    'OpenAI-Beta .*responses_websockets=2026-02-06' "$out"
+check_eq "openai: one audit line says it" 1 \
+    "$(grep -c 'OpenAI-Beta .*responses_websockets' "$TEST_TMP/oai.audit")"
+out=$(send oai /v1/responses "$(resp obeta2 '')" -H 'openai-beta: assistants=v2')
+refused "openai: a lower-case openai-beta" obeta2 403 'assistants=v2' "$out"
+out=$(send oaiwide /v1/responses "$(resp owide '')" -H 'OpenAI-Beta: assistants=v2')
+check_match "--allow-beta admits the OpenAI-Beta flag it names (200)" '^200' "$out"
+check "and it reaches the vendor" arrived owide
+out=$(send oaiwide /v1/responses "$(resp oother '')" \
+    -H 'OpenAI-Beta: assistants=v2, realtime=v1')
+refused "and no other" oother 403 'realtime=v1' "$out"
+out=$(send oaiopen /v1/responses "$(resp obetaopen '')" -H "$OWS")
+check_match "control: without --body-policy the OpenAI-Beta request goes (200)" \
+    '^200' "$out"
+# beta_arrived TASK: the vendor recorded TASK's request with its OpenAI-Beta
+beta_arrived() {
+    jq -e --arg t "$1" 'select(.task == $t) | .headers["openai-beta"]
+        | test("responses_websockets")' "$TEST_TMP/vendor.out" >/dev/null
+}
+check "control: and reaches the vendor with its header" beta_arrived obetaopen
 
 # a refused request uses no budget: one request left, after a refusal
 out=$(send one /v1/messages "$(msg spent ',"mcp_servers":[]')")

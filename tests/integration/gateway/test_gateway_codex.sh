@@ -18,7 +18,12 @@
 #     requests as forwarded. The gateway is the stock image: the test
 #     vendor's private CA comes from the profile's gateway.caFile.
 #     status.usage's tokens (the Responses API's SSE usage, read by the
-#     gateway) equal the vendor's own records of x-gw's requests.
+#     gateway) equal the vendor's own records of x-gw's requests; every
+#     request carried the profile's gateway.organization and
+#     gateway.project as OpenAI-Organization and OpenAI-Project.
+#   x-org (a shell agent of the codex vendor): a request that names the
+#     box's own organization and project reaches the vendor with the
+#     operator's, never the box's.
 #
 # Negative controls: the env dump shows the placeholder (the dump is
 # real); the digest check finds no request with a wrong key's digest
@@ -29,9 +34,11 @@ gw_init codex
 # through the config (gateway.caFile, docs/gateway.md "Private vendors"),
 # not through an image made FROM the gateway's with the CA added.
 sed -i -e "s|gateway: \"$GW_TEST_IMAGE\"|gateway: \"agentctl/agent-gateway:$VERSION\"|" \
-    -e 's|gateway: {authHeader: bearer, allow: \["POST /v1/responses"\]}|gateway: {authHeader: bearer, allow: ["POST /v1/responses"], caFile: "'"$VD_TLS/ca.pem"'"}|' \
+    -e 's|gateway: {authHeader: bearer, allow: \["POST /v1/responses"\]}|gateway: {authHeader: bearer, allow: ["POST /v1/responses"], caFile: "'"$VD_TLS/ca.pem"'", organization: org-operator1, project: proj_operator1}|' \
     "$CONFIG"
 grep -q "caFile: \"$VD_TLS/ca.pem\"" "$CONFIG" || fail "caFile not in the config"
+grep -q "organization: org-operator1" "$CONFIG" ||
+    fail "gateway.organization not in the config"
 grep -q "gateway: \"agentctl/agent-gateway:$VERSION\"" "$CONFIG" ||
     fail "the stock gateway image not in the config"
 ctl_start
@@ -87,4 +94,31 @@ check_eq "x-gw: status.usage's tokens equal the vendor's records" \
         cacheReadTokens, cacheWriteTokens}' | jq -c .)"
 check "x-gw: and some were counted" \
     test "$(status_field x-gw .usage.inputTokens)" -gt 0
+check_eq "x-gw: every request carried the operator's organization and project" \
+    "org-operator1 proj_operator1" \
+    "$(jq -r '"\(.headers["openai-organization"]) \(.headers["openai-project"])"' \
+        <<<"$recs" | sort -u | paste -sd, -)"
+
+# --- x-org: a process in the box names an organization and project ------
+# (a shell agent posting to the gateway, at its NO_PROXY address): the
+# vendor sees the operator's (gateway.organization, gateway.project),
+# never the box's
+read -r -d '' SCRIPT <<'SH' || true
+b='{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"TASK x-org"}]}]}'
+printf 'POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nOpenAI-Organization: org-box\r\nOpenAI-Project: proj_box\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' "${#b}" "$b" |
+    busybox nc -w 5 "$NO_PROXY" 8080 | head -n 1
+SH
+apply_spec x-org execute "vendor: codex" "image: $VD_TEST_IMAGE" \
+    "command: [sh, -c, $(jq -Rs . <<<"$SCRIPT")]" "credential: $CRED_NAME" \
+    "deadlineSeconds: 120"
+check_eq "x-org: Succeeded" Succeeded "$(wait_terminal x-org 180)"
+check_match "x-org: its request went" '^HTTP/1.1 200' "$(agent_output x-org)"
+check_eq "x-org: the vendor saw the operator's organization and project" \
+    "org-operator1 proj_operator1" \
+    "$(vd_records_of x-org | jq -r \
+        '"\(.headers["openai-organization"]) \(.headers["openai-project"])"')"
+all=$(vd_records)
+check "x-org: no request reached the vendor with the box's organization" \
+    lacks "$all" org-box
+check "x-org: ... nor its project" lacks "$all" proj_box
 ctl_finish

@@ -14,6 +14,10 @@
 #   a body over --max-body gets 413 (Content-Length at admission, chunked
 #     as it grows); a 5 MB body against a 1,000-byte budget gets 429 and
 #     reaches nothing, by length and chunked;
+#   --organization / --project: the vendor sees the operator's
+#     OpenAI-Organization and OpenAI-Project, never the box's (control:
+#     without them it sees neither); a value that is not an ID stops the
+#     gateway at start;
 #   a key file of mode 0640 stops the gateway at start;
 #   SIGTERM while a stream is held: no new connection is accepted, the
 #     stream in flight still ends whole, then the gateway exits 0.
@@ -37,6 +41,8 @@ gateway bytes --key-file "$TEST_TMP/key" --max-bytes 500
 gateway tiny --key-file "$TEST_TMP/key" --max-bytes 1000
 gateway tinyc --key-file "$TEST_TMP/key" --max-bytes 1000
 gateway cap --key-file "$TEST_TMP/key" --max-body 4096
+gateway org --key-file "$TEST_TMP/key" --auth-header bearer \
+    --organization org-operator1 --project proj_operator1
 gateway drain --key-file "$TEST_TMP/key" --drain-timeout 60
 DRAIN_PID=${PIDS[-1]}
 URL=http://127.0.0.1:$PORT_main/v1/messages
@@ -211,6 +217,35 @@ check "and what went up stayed within the budget" \
     jq_true -s '.[-1].bytes_up <= 1000' "$TEST_TMP/tinyc.audit"
 check "the 5 MB body never reached the vendor" \
     test -z "$(jq -r 'select(.task == "huge" or .bodyBytes > 4000000) | 1' "$TEST_TMP/vendor.out")"
+
+# the operator's organization and project (--organization, --project):
+# sent for every request, in place of the ones the box sends
+org_box() { # PORT TASK: a request naming the box's own org and project
+    curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/v1/messages" \
+        -H 'content-type: application/json' -H 'OpenAI-Organization: org-box' \
+        -H 'openai-project: proj_box' --data-binary "$(body "$2")"
+}
+# vendor_org TASK: the org and project the vendor saw for TASK's request
+vendor_org() {
+    jq -r --arg t "$1" 'select(.task == $t)
+        | "\(.headers["openai-organization"]) \(.headers["openai-project"])"' \
+        "$TEST_TMP/vendor.out"
+}
+check_eq "--organization: the request goes" 200 "$(org_box "$PORT_org" orgop)"
+check_eq "the vendor sees the operator's organization and project" \
+    "org-operator1 proj_operator1" "$(vendor_org orgop)"
+check "and never the box's" \
+    not grep -q 'org-box\|proj_box' "$TEST_TMP/vendor.out"
+check_eq "control: without the flags the request goes" 200 \
+    "$(org_box "$PORT_main" orgnone)"
+check_eq "control: and the vendor sees neither (the box's are dropped)" \
+    "null null" "$(vendor_org orgnone)"
+rc=0
+"$GW_BIN" --listen 127.0.0.1:0 --upstream "$HOST:443" --ca-file "$TEST_TMP/ca.pem" \
+    --allow 'POST /v1/messages' --no-credential \
+    --organization $'org-a\r\nX-Api-Key: k' >/dev/null 2>"$TEST_TMP/orgbad.err" || rc=$?
+check_eq "an --organization that is not an ID stops the gateway (2)" 2 "$rc"
+check "saying why" grep -q "letters, digits" "$TEST_TMP/orgbad.err"
 
 cp "$TEST_TMP/key" "$TEST_TMP/key0640"
 chmod 0640 "$TEST_TMP/key0640"
