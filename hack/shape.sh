@@ -29,7 +29,7 @@ LIMIT=800
 # The files over the limit when the rule came back (2026-12-07), with
 # their length then: none may grow, none may join them.
 declare -A OVER_800=(
-    [plan/rc_desired.c]=1060
+    [plan/rc_desired.c]=917
     [controller/ctl_inv.c]=862
 )
 

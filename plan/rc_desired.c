@@ -7,6 +7,7 @@
  * of the desired state (rc_desired.h).
  */
 #include "rc_desired.h"
+#include "rc_desired_int.h"
 #include "http_rule.h"
 #include "rc_harden.h"
 
@@ -19,26 +20,14 @@
 #define RC_MAX_EXACT (1ull << 53) /* largest integer a JSON double holds */
 #define RC_ENV_MAX   160          /* spec env (<= 128) + ours */
 
-/* Building context: the first allocation failure is sticky, so builders
- * can run straight through and the caller checks once (cJSON_Add*()
- * return NULL on failure and accept a NULL parent). */
-struct rc_build {
-    const struct spec_invocation *inv;
-    const struct cfg *cfg;
-    const struct rc_inputs *in;
-    const struct cfg_vendor *vendor;
-    struct rc_desired *d;
-    int nomem;
-};
-
-static void
+void
 rc_ok(struct rc_build *b, const void *p)
 {
     if (p == NULL)
         b->nomem = 1;
 }
 
-static void
+void
 rc_str(struct rc_build *b, cJSON *o, const char *k, const char *v)
 {
     rc_ok(b, cJSON_AddStringToObject(o, k, v));
@@ -230,7 +219,7 @@ rc_labels(struct rc_build *b, cJSON *o, enum rc_role role)
 
 /* Config fields of every container: no terminal, stdin closed, and a
  * short stop so cleanup never waits Docker's default 10 s. */
-static void
+void
 rc_container_config(struct rc_build *b, cJSON *c, enum rc_role role)
 {
     rc_labels(b, c, role);
@@ -242,7 +231,7 @@ rc_container_config(struct rc_build *b, cJSON *c, enum rc_role role)
 }
 
 /* HostConfig fields every container shares. */
-static cJSON *
+cJSON *
 rc_host_config(struct rc_build *b, cJSON *c, enum rc_role role,
                const char *network_mode, uint64_t memory, uint64_t pids,
                const char *log_size, const char *log_files)
@@ -295,7 +284,7 @@ rc_host_config(struct rc_build *b, cJSON *c, enum rc_role role,
 
 /* One endpoint only: API 1.41 refuses two at create (docs/docker-notes.md
  * section 2), and a static address so the proxy URL is known in advance. */
-static void
+void
 rc_one_endpoint(struct rc_build *b, cJSON *c, const char *ip)
 {
     cJSON *nc = rc_obj(b, c, "NetworkingConfig");
@@ -308,7 +297,7 @@ rc_one_endpoint(struct rc_build *b, cJSON *c, const char *ip)
 
 /* A volume mount; NoCopy so the volume holds exactly what the controller
  * put there, never files copied up from an image. */
-static void
+void
 rc_mount(struct rc_build *b, cJSON *mounts, enum rc_role vol,
          const char *target, bool read_only)
 {
@@ -494,148 +483,6 @@ rc_keeper_body(struct rc_build *b)
     mounts = cJSON_AddArrayToObject(hc, "Mounts");
     rc_ok(b, mounts);
     rc_storage_mounts(b, mounts, false);
-    return c;
-}
-
-/* Append one string to a JSON array. */
-static void
-rc_push(struct rc_build *b, cJSON *a, const char *v)
-{
-    cJSON *s = cJSON_CreateString(v);
-
-    rc_ok(b, s);
-    if (s != NULL && a != NULL)
-        cJSON_AddItemToArray(a, s);
-    else
-        cJSON_Delete(s);
-}
-
-/* A budget part: the spec's value, else the config's limit (0: none). */
-static uint64_t
-rc_budget(uint64_t spec, uint64_t limit)
-{
-    return spec != 0 ? spec : limit;
-}
-
-/* The request policy of the model endpoints (docs/gateway.md "Request
- * policy"): the API's lists, widened by the profile on purpose. */
-static void
-rc_gateway_body_policy(struct rc_build *b, cJSON *cmd)
-{
-    const struct cfg_vendor *v = b->vendor;
-    static const char *const flags[] = { "--allow-field", "--allow-tool-type",
-                                         "--allow-beta" };
-    const struct cfg_names *lists[] = { &v->gateway_allow_fields,
-                                        &v->gateway_allow_tools,
-                                        &v->gateway_allow_betas };
-
-    if (v->gateway_body_policy == NULL ||
-        strcmp(v->gateway_body_policy, "off") == 0)
-        return;
-    rc_push(b, cmd, "--body-policy");
-    rc_push(b, cmd, v->gateway_body_policy);
-    for (size_t l = 0; l < 3; l++)
-        for (size_t i = 0; i < lists[l]->n; i++) {
-            rc_push(b, cmd, flags[l]);
-            rc_push(b, cmd, lists[l]->v[i]);
-        }
-}
-
-/* agent-gateway's flags (docs/gateway.md "Flags"): it listens on its
- * internal address only (the egress bridge is shared by every
- * invocation's gateway), forwards to the vendor's one host with the key
- * from the read-only key volume, and admits the profile's rules within
- * the attempt's budget. */
-static void
-rc_gateway_cmd(struct rc_build *b, cJSON *c)
-{
-    const struct cfg_vendor *v = b->vendor;
-    cJSON *cmd = cJSON_AddArrayToObject(c, "Cmd");
-    char listen[RC_IP_MAX + 8], num[32];
-    uint64_t requests =
-        rc_budget(b->inv->vendor_requests, b->cfg->limits.max_vendor_requests);
-    uint64_t bytes =
-        rc_budget(b->inv->vendor_bytes, b->cfg->limits.max_vendor_bytes);
-    uint64_t tokens =
-        rc_budget(b->inv->vendor_tokens, b->cfg->limits.max_vendor_tokens);
-
-    rc_ok(b, cmd);
-    snprintf(listen, sizeof(listen), "%s:%u", b->d->gateway_ip,
-             (unsigned)RC_GATEWAY_PORT);
-    rc_push(b, cmd, "--listen");
-    rc_push(b, cmd, listen);
-    rc_push(b, cmd, "--upstream");
-    rc_push(b, cmd, v->hosts[0]);
-    if (b->in->credential != NULL) {
-        rc_push(b, cmd, "--key-file");
-        rc_push(b, cmd, RC_GATEWAY_KEY_DIR "/" RC_GATEWAY_KEY_FILE);
-        rc_push(b, cmd, "--auth-header");
-        rc_push(b, cmd,
-                v->gateway_auth_header ? v->gateway_auth_header : "x-api-key");
-    } else {
-        /* no key to add; every credential the agent sends is dropped */
-        rc_push(b, cmd, "--no-credential");
-    }
-    /* the operator's OpenAI organization and project, only when set (a
-     * gateway without them keeps the command an older version gave it) */
-    if (v->gateway_organization != NULL) {
-        rc_push(b, cmd, "--organization");
-        rc_push(b, cmd, v->gateway_organization);
-    }
-    if (v->gateway_project != NULL) {
-        rc_push(b, cmd, "--project");
-        rc_push(b, cmd, v->gateway_project);
-    }
-    if (v->gateway_ca_pem != NULL) { /* a private vendor's CA, beside the key */
-        rc_push(b, cmd, "--ca-file");
-        rc_push(b, cmd, RC_GATEWAY_KEY_DIR "/" RC_GATEWAY_CA_FILE);
-    }
-    for (size_t i = 0; i < v->n_gateway_allow; i++) {
-        rc_push(b, cmd, "--allow");
-        rc_push(b, cmd, v->gateway_allow[i]);
-    }
-    if (requests != 0) {
-        snprintf(num, sizeof(num), "%llu", (unsigned long long)requests);
-        rc_push(b, cmd, "--max-requests");
-        rc_push(b, cmd, num);
-    }
-    if (bytes != 0) {
-        snprintf(num, sizeof(num), "%llu", (unsigned long long)bytes);
-        rc_push(b, cmd, "--max-bytes");
-        rc_push(b, cmd, num);
-    }
-    /* only when set: a gateway without a token budget keeps the command
-     * an older version gave it (the drift rules compare it) */
-    if (tokens != 0) {
-        snprintf(num, sizeof(num), "%llu", (unsigned long long)tokens);
-        rc_push(b, cmd, "--max-tokens");
-        rc_push(b, cmd, num);
-    }
-    if (v->allow_private)
-        rc_push(b, cmd, "--allow-private");
-    rc_gateway_body_policy(b, cmd);
-}
-
-/* The credential gateway: the proxy's hardening and limits, on the
- * internal network at .5 (joined to the egress network after create, like
- * the proxy), with the key volume read-only as its only storage. */
-static cJSON *
-rc_gateway_body(struct rc_build *b)
-{
-    cJSON *c = cJSON_CreateObject(), *hc, *mounts;
-
-    rc_ok(b, c);
-    rc_str(b, c, "Image", b->d->helper_images[RC_HELPER_GATEWAY]);
-    rc_gateway_cmd(b, c);
-    rc_str(b, c, "User", RC_PROXY_USER); /* the key's owner, nobody else */
-    rc_container_config(b, c, RC_ROLE_GATEWAY);
-    hc = rc_host_config(b, c, RC_ROLE_GATEWAY,
-                        b->d->objects[RC_ROLE_NETWORK].name, RC_PROXY_MEMORY,
-                        RC_PROXY_PIDS, "10m", "2");
-    mounts = cJSON_AddArrayToObject(hc, "Mounts");
-    rc_ok(b, mounts);
-    rc_mount(b, mounts, RC_ROLE_KEY, RC_GATEWAY_KEY_DIR, true);
-    rc_one_endpoint(b, c, b->d->gateway_ip);
     return c;
 }
 
