@@ -6,6 +6,7 @@
  * `?(@.x=="y")` skips items without x). */
 #include "cli.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +53,8 @@ walk(const cJSON *v, const char *p, const char *end, bool *bad)
 
                 if (num_end != close || num_end == p + 1)
                     return *bad = true, NULL;
-                v = cJSON_IsArray(v) && i >= 0
+                /* an index past int is past every array (not wrapped) */
+                v = cJSON_IsArray(v) && i >= 0 && i <= INT_MAX
                         ? cJSON_GetArrayItem(v, (int)i)
                         : NULL;
             }
@@ -96,7 +98,8 @@ compare(const cJSON *v, const char *lit, size_t len, bool *bad)
         size_t n = strlen(v->valuestring);
         int c = memcmp(v->valuestring, lit + 1, n < len - 2 ? n : len - 2);
 
-        return c != 0 ? c : (n > len - 2) - (n < len - 2);
+        /* -1, 0 or 1: memcmp's byte difference could be 2, "unordered" */
+        return c != 0 ? (c > 0) - (c < 0) : (n > len - 2) - (n < len - 2);
     }
     if (len == 4 && memcmp(lit, "true", 4) == 0)
         return cJSON_IsTrue(v) ? 0 : 2;

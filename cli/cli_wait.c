@@ -100,7 +100,7 @@ parse_for(const char *cmd, const char *s, struct wait_for *w)
                                s);
     if (strncmp(s, "phase=", 6) == 0) {
         w->kind = WAIT_PHASE;
-        strcpy(w->what, s + 6);
+        snprintf(w->what, sizeof(w->what), "%s", s + 6);
         return CLI_OK;
     }
     if (strncmp(s, "condition=", 10) == 0 && s[10] != '\0' && s[10] != '=') {
@@ -410,8 +410,12 @@ cli_logs(struct cli *c, const struct cli_args *a)
         return CLI_FAIL;
     if (o.follow)
         return follow(c, name, path, &o);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-        return no_output(c, name, cli_args_has(a, "egress"));
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+        if (errno == ENOENT)
+            return no_output(c, name, cli_args_has(a, "egress"));
+        fprintf(stderr, "error: %s: %s\n", path, strerror(errno));
+        return CLI_FAIL;
+    }
     off = first_offset(fd, &o);
     copy_out(fd, &off);
     close(fd);

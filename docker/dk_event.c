@@ -1,6 +1,7 @@
 /* dk_event.c - one line of Docker's event stream read (dk_event.h). */
 #include "dk_event.h"
 
+#include <limits.h>
 #include <string.h>
 
 static const char *
@@ -33,7 +34,8 @@ dk_event_parse(const char *line, size_t len, struct dk_event *ev)
      * both tests) would make the cast undefined, and none before 1970 is
      * Docker's: either is no time at all. */
     t = cJSON_GetObjectItemCaseSensitive(ev->root, "time");
-    if (cJSON_IsNumber(t) && t->valuedouble >= 0 && t->valuedouble < 9.2e18) {
+    if (cJSON_IsNumber(t) && t->valuedouble >= 0 &&
+        t->valuedouble < (double)LONG_MAX) { /* 2^63 (or 2^31): above all */
         ev->has_time = true;
         ev->time = (long)t->valuedouble;
     }

@@ -179,6 +179,25 @@ ctl_edges() {
         }' | sort -u
 }
 
+# file_scope_functions HEADER: the line numbers of function declarations
+# or definitions at file scope, however written (one line, or the type on
+# the line before as STYLE.md has it, static inline too): a line at file
+# scope (not indented, not inside a struct, enum or union body, not a
+# typedef, a preprocessor line or a comment) with a '(' in it.
+file_scope_functions() {
+    awk '
+        { line = $0 }
+        incomment { if (sub(/.*\*\//, "", line)) incomment = 0; else next }
+        { gsub(/\/\*.*\*\//, "", line)
+          if (sub(/\/\*.*/, "", line)) incomment = 1 }
+        line ~ /^[ \t]/ || line ~ /^#/ || line == "" { next }
+        line ~ /^(struct|enum|union)[^;(]*\{/ { body = 1 }
+        body { if (line ~ /^}/) body = 0; next }
+        line ~ /^typedef/ { next }
+        line ~ /\(/ { print NR }
+    ' "$1"
+}
+
 if [ -d controller ]; then
     edges=$(ctl_edges)
     if ! loop=$(tsort <<<"$edges" 2>&1 >/dev/null) || [ -n "$loop" ]; then
@@ -191,7 +210,7 @@ if [ -d controller ]; then
         while IFS= read -r hit; do
             report "$h:$hit: a function declared in a types-only header" \
                 "(declare it in its module's header)"
-        done < <(grep -nE '^[a-z][a-z_ ]*[ *]ctl_[a-z_]+\(' "$h" | grep -v ':typedef ' | cut -d: -f1)
+        done < <(file_scope_functions "$h")
         for inc in $(ctl_includes "$h"); do
             case $inc in
             *_types.h) ;;

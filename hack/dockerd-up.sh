@@ -13,7 +13,13 @@ ping_daemon() {
 
 ping_daemon && exit 0
 
-if ! pgrep -x dockerd >/dev/null; then
+# Only the daemon of this socket counts: a test's private dockerd (its own
+# --host and --pidfile) runs under the same name, and `pgrep -x dockerd`
+# took it for this one and never started the machine's (seen: every
+# scenario after it failed on a dead socket).
+PIDFILE=${DOCKER_PIDFILE:-/var/run/docker.pid}
+pid=$(cat "$PIDFILE" 2>/dev/null || true)
+if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then
     echo "setup: starting dockerd (log: $LOG)"
     nohup dockerd >>"$LOG" 2>&1 </dev/null &
 fi

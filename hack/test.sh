@@ -99,18 +99,66 @@ run_stage unit-valgrind valgrind_units
 [ -x hack/fuzz/smoke.sh ] && run_stage fuzz-smoke hack/fuzz/smoke.sh
 [ -x hack/images.sh ] && run_stage images hack/images.sh
 
+# test_objects: "<kind> <id>" of every object on the shared daemon that a
+# scenario made: its own carry agentctl.test=<run>, its controllers'
+# agentctl.dev/managed-by=test-<run>.
+test_objects() {
+    local kind labels
+    for kind in container network volume; do
+        labels=.Labels
+        [ "$kind" != container ] || labels=.Config.Labels
+        docker "$kind" ls -q --filter label=agentctl.test 2>/dev/null |
+            sed "s/^/$kind /"
+        docker "$kind" ls -q --filter label=agentctl.dev/managed-by 2>/dev/null |
+            while read -r id; do
+                docker "$kind" inspect -f \
+                    "{{index $labels \"agentctl.dev/managed-by\"}}" \
+                    "$id" 2>/dev/null | grep -q '^test-' && echo "$kind $id"
+            done
+    done
+}
+
+# left_behind NAME: what scenario NAME left on the daemon (every scenario
+# removes what it made, also when it fails), named in the output and
+# removed, so the next one starts clean. A network that will not go
+# because of Docker 20.10's stale endpoint ("has active endpoints" with
+# nothing attached; only a dockerd restart clears it, docs/docker-notes.md)
+# is named as Docker's.
+left_behind() {
+    local objs kind id err
+    objs=$(test_objects | sort -u)
+    [ -n "$objs" ] || return 0
+    leftovers+=("$1")
+    while read -r kind id; do
+        if [ "$kind" = container ]; then
+            err=$(docker rm -f -v "$id" 2>&1 >/dev/null)
+        else
+            err=$(docker "$kind" rm "$id" 2>&1 >/dev/null)
+        fi
+        case $err in
+        *"active endpoints"*) echo "        | left: $kind $id (Docker's stale endpoint: it stays until dockerd restarts)" ;;
+        *) echo "        | left: $kind $id, removed${err:+ ($err)}" ;;
+        esac
+    done <<<"$objs"
+}
+
 export AGENTCTL_ROOT=$ROOT AGENTCTL_BUILD=$ROOT/build
+leftovers=()
 for t in $(find tests/integration -name 'test_*.sh' | sort); do
     if [ -n "${AGENTCTL_TEST_ONLY:-}" ] &&
         ! [[ $t =~ $AGENTCTL_TEST_ONLY ]]; then
         continue
     fi
     run_stage "${t#tests/integration/}" bash "$t"
+    left_behind "${t#tests/integration/}"
 done
 
 echo
 if [ ${#failures[@]} -gt 0 ]; then
     echo "failed: ${failures[*]}"
+fi
+if [ ${#leftovers[@]} -gt 0 ]; then
+    echo "left objects behind (removed after them): ${leftovers[*]}"
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -258,6 +258,10 @@ check_final() {
         sleep 2
     done
     (lane_list d; lane_list e) >"$SOAK/final-list"
+    for lane in d e; do # an empty list must be one the store gave
+        lane_ctl "$lane" get -o name >/dev/null 2>&1 ||
+            violation "lane $lane: the store could not be listed at the end"
+    done
     LOST=$( (lane_unsettled d; lane_unsettled e) | tee "$SOAK/lost" | grep -c . || true)
     [ "$LOST" -eq 0 ] || violation "never settled: $(tr '\n' ';' <"$SOAK/lost")"
     check_round "end of load"

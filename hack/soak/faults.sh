@@ -13,6 +13,18 @@ SOAK_KILLS=0
 
 note_fault() { echo "$(date +%s) $*" >>"$SOAK/faults"; }
 
+# expect_ended AGENT FAULT NAME: the agent whose box the fault broke must
+# not go on running in it: within 90 s the container is stopped or gone
+# (the attempt failed closed, or was deleted meanwhile).
+expect_ended() {
+    for _ in $(seq 1 180); do
+        [ "$(docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = true ] ||
+            return 0
+        sleep 0.5
+    done
+    violation "$2: $3: its agent still runs 90 s after the fault"
+}
+
 fault_next() {
     local kind=${SOAK_FAULT_KINDS[($1 + SOAK_FAULT_OFFSET) % ${#SOAK_FAULT_KINDS[@]}]}
     echo "# fault $(($1 + 1)): $kind"
@@ -96,7 +108,7 @@ running_agent() {
 # status"). A running controller never reads its statuses back (it
 # writes what it holds), so the cut is made while it is down.
 fault_status_corrupt() {
-    local f name uid copy=$SOAK/status-copy.json starts half
+    local f name uid copy=$SOAK/status-copy.json starts half logged
     f=$(find "$STATE/status" -name 's-d-*.json' 2>/dev/null | shuf -n 1)
     [ -n "$f" ] || { note_fault status-corrupt none && return 0; }
     kill -KILL "$CTL_PID" 2>/dev/null
@@ -108,13 +120,14 @@ fault_status_corrupt() {
     half=$(($(stat -c %s "$copy") / 2))
     truncate -s "$half" "$f"
     note_fault status-corrupt "$name"
+    logged=$(stat -c %s "$CTL_LOG")
     start_d
     sleep 6 # several resyncs (1 s)
     [ "$(stat -c %s "$f")" -eq "$half" ] ||
         violation "status-corrupt: $name: the cut status file was written over"
     [ "$(starts_of_uid "$uid")" = "$starts" ] ||
         violation "status-corrupt: $name: an agent started while its status was unreadable"
-    grep -q "status unreadable.*\"$name\"" "$CTL_LOG" ||
+    tail -c +"$((logged + 1))" "$CTL_LOG" | grep -q "status unreadable.*\"$name\"" ||
         violation "status-corrupt: $name: the controller did not say it holds it"
     cp "$copy" "$f.soak" && mv "$f.soak" "$f"
 }
@@ -137,6 +150,7 @@ fault_proxy_rm() {
     [ -n "$proxy" ] || { note_fault proxy-rm none && return 0; }
     docker rm -f $proxy >/dev/null 2>&1
     note_fault proxy-rm "$name"
+    expect_ended "$id" proxy-rm "$name"
 }
 
 # fault_network_cut: a running agent disconnected from its network by hand,
@@ -151,4 +165,5 @@ fault_network_cut() {
     docker network disconnect -f "$net" "$id" >/dev/null 2>&1
     docker network rm "$net" >/dev/null 2>&1
     note_fault network-cut "$name"
+    expect_ended "$id" network-cut "$name"
 }

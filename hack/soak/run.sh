@@ -89,9 +89,6 @@ soak_setup() {
     export DOCKER_HOST=$PD_SOCK
     EGRESS_SUBNET=${PD_POOL%.0.0/16}.1.0/24
     sc_init
-    # pd_init registered the daemon's cleanup first: it must go last,
-    # after the controllers and their objects.
-    TEST_CLEANUP_HOOKS=("${TEST_CLEANUP_HOOKS[@]:1}" "${TEST_CLEANUP_HOOKS[0]}")
     on_cleanup soak_keep
     soak_state_disk
     soak_configs
@@ -100,6 +97,10 @@ soak_setup() {
     on_cleanup "pkill -P $! 2>/dev/null; kill $! 2>/dev/null || true"
     sample_controllers &
     on_cleanup "kill $! 2>/dev/null || true"
+    # pd_init registered the daemon's cleanup first: it must go last,
+    # after the controllers, their objects and the logs kept (hooks run
+    # in the order registered).
+    TEST_CLEANUP_HOOKS=("${TEST_CLEANUP_HOOKS[@]:1}" "${TEST_CLEANUP_HOOKS[0]}")
     start_d
     start_e a
     start_e b
@@ -148,6 +149,14 @@ soak_stop_all() {
         violation "the directory lane's controller ended $CTL_STOPPED at SIGTERM: $(tail -n 5 "$CTL_LOG")"
     for n in a b; do
         kill -TERM "${SC_PID[$n]}" 2>/dev/null
+        for _ in $(seq 1 300); do # 30 s, as ctl_stop gives lane d
+            kill -0 "${SC_PID[$n]}" 2>/dev/null || break
+            sleep 0.1
+        done
+        if kill -0 "${SC_PID[$n]}" 2>/dev/null; then
+            kill -KILL "${SC_PID[$n]}" 2>/dev/null
+            violation "etcd controller $n did not exit within 30 s of SIGTERM"
+        fi
         rc=0
         wait "${SC_PID[$n]}" 2>/dev/null || rc=$?
         SC_PID[$n]=

@@ -265,6 +265,12 @@ test_jsonpath_filter(void **state)
         /* a string is never equal to a number */
         { "{.items[?(@.spec.n==\"3\")].metadata.name}", "" },
         { "{range .items[?(@.spec.n>10)]}{.metadata.name};{end}", "b;c;" },
+        /* strings order by bytes ('c' - 'a' is 2: no "unordered" slip) */
+        { "{.items[?(@.metadata.name>'a')].metadata.name}", "b c" },
+        { "{.items[?(@.metadata.name<'c')].metadata.name}", "a b" },
+        { "{.items[?(@.metadata.name>='b')].metadata.name}", "b c" },
+        /* an index past int is past the array, not wrapped to [0] */
+        { "{.items[?(@.metadata.name[4294967296]=='a')].metadata.name}", "" },
     };
     char *s;
 

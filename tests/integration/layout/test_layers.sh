@@ -96,4 +96,14 @@ copy
 printf '%s\n' 'void ctl_record_sneak(void);' >>"$S/tree/controller/ctl_record_types.h"
 expect_refused "a function in a module's types header" \
     'controller/ctl_record_types.h:[0-9]*: a function declared in a types-only header'
+# STYLE.md's two-line form, and a static inline one, are seen too
+copy
+printf '%s\n' 'int' 'ctl_record_sneak(void);' >>"$S/tree/controller/ctl_record_types.h"
+expect_refused "a two-line declaration in a types header" \
+    'controller/ctl_record_types.h:[0-9]*: a function declared in a types-only header'
+copy
+printf '%s\n' 'static inline int' 'sneak(int x)' '{' '    return x;' '}' \
+    >>"$S/tree/controller/ctl.h"
+expect_refused "a static inline function in ctl.h" \
+    'controller/ctl.h:[0-9]*: a function declared in a types-only header'
 echo "PASS: layering check and its negative controls"
