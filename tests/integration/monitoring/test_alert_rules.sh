@@ -135,13 +135,14 @@ if ! [ -S /var/run/docker.sock ] || ! [ -x "$CONTROLLER" ]; then
     exit 0
 fi
 mkdir -p "$TEST_TMP/specs"
+echo '{}' >"$TEST_TMP/controller.yaml" # every default
 ctl_log=$TEST_TMP/controller.log
 metrics=
 for _ in $(seq 1 10); do
     port=$((12000 + RANDOM % 20000))
     ss -tanH "sport = :$port" 2>/dev/null | grep -q . && continue
     "$CONTROLLER" --specs "$TEST_TMP/specs" --state "$TEST_TMP/state" \
-        --metrics "127.0.0.1:$port" --controller-id "mon-$$" \
+        --config "$TEST_TMP/controller.yaml" --metrics "127.0.0.1:$port" --controller-id "mon-$$" \
         >"$ctl_log" 2>&1 &
     ctl_pid=$!
     on_cleanup "kill $ctl_pid 2>/dev/null; wait $ctl_pid 2>/dev/null"
@@ -163,3 +164,24 @@ done
 check_eq "a running controller declares every metric the rules and the dashboard use" "" "$missing"
 check_match "  and reports its config as loaded" \
     $'\nagentctl_config_last_reload_successful 1\n' "$metrics"
+
+# the reload gauge follows SIGHUP: a broken config 0, a good one 1 again
+# reload_gauge: the value of agentctl_config_last_reload_successful once
+# it equals $1 (or the last one seen, after 5 s)
+reload_gauge() {
+    local v
+    for _ in $(seq 1 50); do
+        v=$(curl -fsS --max-time 2 "http://127.0.0.1:$port/metrics" |
+            awk '$1 == "agentctl_config_last_reload_successful" { print $2 }')
+        [ "$v" = "$1" ] && break
+        sleep 0.1
+    done
+    echo "$v"
+}
+echo 'vendors: [' >"$TEST_TMP/controller.yaml"
+kill -HUP "$ctl_pid"
+check_eq "a SIGHUP with a broken config sets the reload gauge to 0" 0 "$(reload_gauge 0)"
+check "  and the controller says why" grep -q '"config reload failed' "$ctl_log"
+echo '{}' >"$TEST_TMP/controller.yaml"
+kill -HUP "$ctl_pid"
+check_eq "a SIGHUP with a good config sets it back to 1" 1 "$(reload_gauge 1)"
