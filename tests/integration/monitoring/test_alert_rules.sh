@@ -6,11 +6,12 @@
 # dashboard query is one the code exports (the CTL_M_ names of
 # controller/ctl_metrics.h, a `# TYPE` in proxy/ sources, and `up`, which
 # Prometheus adds) and, with the Docker daemon here, one a controller
-# started on an empty specs dir serves on /metrics. Negative controls: a
-# rule unit test expecting silence where the alert fires fails, a rule
-# with a syntax error is refused, and a dashboard panel on a metric that
-# does not exist (on a scratch copy) is caught, as is a dashboard that is
-# not JSON.
+# started on an empty specs dir serves on /metrics, where a SIGHUP with a
+# broken config turns agentctl_config_last_reload_successful to 0 and a
+# good one back to 1. Negative controls: a reload rule that cannot fire
+# fails its unit test, a rule with a syntax error is refused, a dashboard
+# panel and a rule on a metric that does not exist (scratch copies) are
+# caught, and so is a dashboard that is not JSON.
 source "$(dirname "$0")/../lib.sh"
 
 MON=$ROOT/manifests/monitoring
