@@ -131,10 +131,11 @@ check_eq "negative control: a rule on a renamed metric is caught" \
 # A controller on an empty specs dir, scraped once: the families the rules
 # and the dashboard use are declared on /metrics (those whose series come
 # with their first count are declared too: # TYPE lines).
-if ! [ -S /var/run/docker.sock ] || ! [ -x "$CONTROLLER" ]; then
-    echo "# no Docker daemon or no $CONTROLLER: the runtime check is left out"
+if ! [ -S /var/run/docker.sock ]; then
+    echo "# no Docker daemon: the runtime checks are left out"
     exit 0
 fi
+[ -x "$CONTROLLER" ] || fail "$CONTROLLER is not built"
 mkdir -p "$TEST_TMP/specs"
 echo '{}' >"$TEST_TMP/controller.yaml" # every default
 ctl_log=$TEST_TMP/controller.log
