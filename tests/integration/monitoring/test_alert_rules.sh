@@ -5,13 +5,14 @@
 # should not); the dashboard is JSON (jq); every metric the rules and the
 # dashboard query is one the code exports (the CTL_M_ names of
 # controller/ctl_metrics.h, a `# TYPE` in proxy/ sources, and `up`, which
-# Prometheus adds) and, with the Docker daemon here, one a controller
-# started on an empty specs dir serves on /metrics, where a SIGHUP with a
+# Prometheus adds), and promtool parses every dashboard query; with the
+# Docker daemon here, every metric is also one that a controller started
+# on an empty specs dir declares on /metrics, where a SIGHUP with a
 # broken config turns agentctl_config_last_reload_successful to 0 and a
 # good one back to 1. Negative controls: a reload rule that cannot fire
-# fails its unit test, a rule with a syntax error is refused, a dashboard
-# panel and a rule on a metric that does not exist (scratch copies) are
-# caught, and so is a dashboard that is not JSON.
+# fails its unit test, a rule or a dashboard query with a syntax error is
+# refused, a dashboard panel and a rule on a metric that does not exist
+# (scratch copies) are caught, and so is a dashboard that is not JSON.
 source "$(dirname "$0")/../lib.sh"
 
 MON=$ROOT/manifests/monitoring
@@ -77,6 +78,30 @@ n_panels=$(jq '[.panels[] | select(.type != "row")] | length' "$DASH")
 check "the dashboard has panels ($n_panels)" test "$n_panels" -ge 10
 check_eq "every panel has a query" 0 \
     "$(jq '[.panels[] | select(.type != "row") | select((.targets // []) | length == 0)] | length' "$DASH")"
+# dashboard_as_rules DASHBOARD OUT: every panel query as a recording rule,
+# Grafana's variables replaced, so that promtool parses its PromQL
+dashboard_as_rules() {
+    jq '{groups: [{name: "dashboard", rules: ([.. | objects | select(has("expr"))]
+            | to_entries | map({record: "dashboard:query_\(.key)", expr: (.value.expr
+                | gsub("\\$__rate_interval|\\$__range"; "5m")
+                | gsub("\\$job"; "agent-controller")
+                | gsub("\\$instance"; ".*"))}))}]}' "$1" >"$2"
+}
+dashboard_as_rules "$DASH" "$TEST_TMP/dashboard-rules.json"
+n_q=$(jq '.groups[0].rules | length' "$TEST_TMP/dashboard-rules.json")
+out=$(promtool check rules "$TEST_TMP/dashboard-rules.json" 2>&1) ||
+    fail "the dashboard's queries: $out"
+check_match "promtool parses all $n_q queries of the dashboard" "SUCCESS: $n_q rules found" "$out"
+jq '.panels[1].targets[0].expr = "sum by (phase (agentctl_invocations)"' "$DASH" \
+    >"$TEST_TMP/badquery.json"
+dashboard_as_rules "$TEST_TMP/badquery.json" "$TEST_TMP/badquery-rules.json"
+out=$(promtool check rules "$TEST_TMP/badquery-rules.json" 2>&1) && rc=0 || rc=$?
+check "negative control: a dashboard query that does not parse is refused" \
+    test "$rc" -ne 0
+check_match "  as that query's parse error, and only that one" \
+    '^[^:]*: [0-9:]+ group "dashboard", rule 1, [^
+]*parse error: unexpected "\(" in grouping opts[^
+]*$' "$(grep 'parse error' <<<"$out")"
 echo '{"panels": [' >"$TEST_TMP/notjson.json"
 check "negative control: jq refuses a dashboard that is not JSON" \
     bash -c '! jq -e . "$1" >/dev/null 2>&1' _ "$TEST_TMP/notjson.json"
