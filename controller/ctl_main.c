@@ -320,6 +320,7 @@ on_hup(struct ev_loop *loop, ev_signal *w, int revents)
     if (cfg == NULL) {
         log_kv(LOG_WARN, "config reload failed: keeping the old config",
                "config", c->opts.config_path ? c->opts.config_path : "-", NULL);
+        ctl_observe_config_reload(c, false);
         return;
     }
     /* Captured attempts keep the desired state built from the old config
@@ -327,6 +328,7 @@ on_hup(struct ev_loop *loop, ev_signal *w, int revents)
     cfg_free(c->cfg);
     c->cfg = cfg;
     log_kv(LOG_INFO, "config reloaded", NULL);
+    ctl_observe_config_reload(c, true);
     /* Boxes of the warm pool were made from the old config (a vendor's
      * hosts, the helper images): they go, and the pool fills anew. */
     ctl_pool_drain(c, "the config was reloaded");

@@ -635,6 +635,23 @@ static const struct family_def agentctl_families[] = {
       NULL,
       { NULL },
       true },
+    { CTL_M_TOKEN_BUDGET,
+      CTL_METRIC_COUNTER,
+      "Requests the attempts' credential gateways refused (429) because the "
+      "token budget (vendorBudget.tokens, else limits.maxVendorTokens) was "
+      "spent, by vendor and spec phase, counted when an attempt's audit is "
+      "read.",
+      NULL,
+      { NULL },
+      true },
+    { CTL_M_CONFIG_RELOAD_OK,
+      CTL_METRIC_GAUGE,
+      "1 when the last config load (the start, or a SIGHUP reload) "
+      "succeeded, 0 when the last SIGHUP reload failed and the old config "
+      "is kept.",
+      NULL,
+      { 0 },
+      false },
 };
 
 /* Requests: 1 ms (a local inspect) to 10 s (a create on a busy daemon). */
@@ -689,6 +706,12 @@ ctl_metrics_register_agentctl(struct ctl_metrics *m, const char *version,
         return -1;
     s = ctl_metrics_series(m, CTL_M_BUILD_INFO, CTL_LABELS("version", version),
                            e);
+    if (s == NULL)
+        return -1;
+    ctl_series_set(s, 1);
+    /* The controller does not start on a config that fails to load, so
+     * the first load succeeded; a failed SIGHUP reload sets it to 0. */
+    s = ctl_metrics_series(m, CTL_M_CONFIG_RELOAD_OK, NULL, e);
     if (s == NULL)
         return -1;
     ctl_series_set(s, 1);

@@ -148,6 +148,8 @@ int ctl_metrics_render(const struct ctl_metrics *m, struct buf *out,
 #define CTL_M_POOL_HANDOVERS    "agentctl_pool_handovers_total"
 #define CTL_M_VENDOR_REQUESTS   "agentctl_vendor_requests_total"
 #define CTL_M_VENDOR_TOKENS     "agentctl_vendor_tokens_total"
+#define CTL_M_TOKEN_BUDGET      "agentctl_vendor_token_budget_refusals_total"
+#define CTL_M_CONFIG_RELOAD_OK  "agentctl_config_last_reload_successful"
 
 #define CTL_M_PROCESS_CPU     "process_cpu_seconds_total"
 #define CTL_M_PROCESS_RSS     "process_resident_memory_bytes"
@@ -162,7 +164,9 @@ int ctl_metrics_render(const struct ctl_metrics *m, struct buf *out,
  * reconcile_duration_seconds (buckets 0.005 .. 10),
  * docker_requests_total{result=ok|4xx|5xx|transport|timeout|cancelled},
  * docker_requests_in_flight, invocations{phase=...}, docker_up, store_up,
- * build_info{version} = 1, workqueue_depth, workqueue_retries_total,
+ * build_info{version} = 1, config_last_reload_successful = 1 (the config
+ * loaded at start; a failed SIGHUP reload sets it to 0, the next good one
+ * to 1), workqueue_depth, workqueue_retries_total,
  * boxes{state=building|waiting},
  * canary_runs_total{result=ok|vendor-unreachable|breach|proxy-broken|
  * inconclusive|unreadable}; and
@@ -170,7 +174,9 @@ int ctl_metrics_render(const struct ctl_metrics *m, struct buf *out,
  * docker_request_duration_seconds{operation} and
  * etcd_request_duration_seconds{operation} (buckets 0.001 .. 10),
  * attempts_finished_total{phase,reason}, drift_detections_total{rule},
- * gc_removals_total{kind}. */
+ * gc_removals_total{kind}, vendor_requests_total{vendor,phase,result},
+ * vendor_tokens_total{vendor,phase,kind} and
+ * vendor_token_budget_refusals_total{vendor,phase}. */
 int ctl_metrics_register_agentctl(struct ctl_metrics *m, const char *version,
                                   struct err *e);
 

@@ -263,6 +263,17 @@ ctl_observe_usage(struct ctl *c, const char *vendor, const char *phase,
             c->metrics, CTL_M_VENDOR_TOKENS,
             CTL_LABELS("vendor", vendor, "phase", phase, "kind", kinds[i]),
             (double)tokens[i]);
+    ctl_metrics_counter_add(c->metrics, CTL_M_TOKEN_BUDGET,
+                            CTL_LABELS("vendor", vendor, "phase", phase),
+                            (double)u->token_spent);
+}
+
+void
+ctl_observe_config_reload(struct ctl *c, bool ok)
+{
+    if (c->metrics != NULL)
+        ctl_metrics_gauge_set(c->metrics, CTL_M_CONFIG_RELOAD_OK, NULL,
+                              ok ? 1 : 0);
 }
 
 /* The Docker client's and the etcd store's request latencies. */

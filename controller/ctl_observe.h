@@ -28,11 +28,14 @@ void ctl_observe_canary(struct ctl *c, const char *result);
  * it waited) or "empty" (an invocation found none ready). */
 void ctl_observe_pool(struct ctl *c, const char *vendor, const char *result);
 /* An attempt's gateway usage (ctl_usage.h), by vendor and spec phase:
- * agentctl_vendor_requests_total{result="answered"|"refused"} and
+ * agentctl_vendor_requests_total{result="answered"|"refused"},
  * agentctl_vendor_tokens_total{kind="input"|"output"|"cacheRead"|
- * "cacheWrite"}. */
+ * "cacheWrite"} and agentctl_vendor_token_budget_refusals_total. */
 struct ctl_usage;
 void ctl_observe_usage(struct ctl *c, const char *vendor, const char *phase,
                        const struct ctl_usage *u);
+/* A SIGHUP reload of the config succeeded (ok) or failed and the old
+ * config stays: agentctl_config_last_reload_successful 1 or 0. */
+void ctl_observe_config_reload(struct ctl *c, bool ok);
 
 #endif

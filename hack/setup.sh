@@ -18,7 +18,8 @@ PACKAGES=(
     docker.io etcd-server etcd-client busybox-static
     # test tooling
     curl jq procps iproute2 psmisc
-    # the independent checks of the CRD and of /metrics (tests/integration/crd/)
+    # the independent checks of the CRD and of /metrics (tests/integration/crd/),
+    # promtool for the alert rules (tests/integration/monitoring/)
     python3-yaml python3-jsonschema prometheus
     # the package and its man pages (tests/integration/package/): cpack's
     # dpkg-shlibdeps, groff -ww, and the fresh Debian 12 root (hack/debroot.sh)

@@ -371,6 +371,9 @@ test_agentctl_families_all_appear_at_zero(void **state)
         "\nagentctl_docker_up 1\n", /* set by the hook */
         "\nagentctl_store_up 0\n",
         "\nagentctl_build_info{version=\"9.8.7\"} 1\n",
+        "# TYPE agentctl_config_last_reload_successful gauge\n",
+        "\nagentctl_config_last_reload_successful 1\n",
+        "# TYPE agentctl_vendor_token_budget_refusals_total counter\n",
     };
 
     (void)state;
@@ -386,6 +389,8 @@ test_agentctl_families_all_appear_at_zero(void **state)
             fail_msg("missing %s in:\n%s", want[i], out);
     /* Negative control: a series nobody made is not there. */
     assert_null(strstr(out, "phase=\"Unknown\""));
+    /* The budget refusals appear with their first count, not before. */
+    assert_null(strstr(out, "\nagentctl_vendor_token_budget_refusals_total{"));
     assert_int_equal(
         ctl_metrics_observe(m, CTL_M_RECONCILE_SECONDS, NULL, 0.02), 0);
     free(out);
