@@ -115,7 +115,7 @@ ctl_state_dir(const struct ctl *c, char *out, size_t n)
  * that cannot be written (read-only, full, its permissions changed) holds
  * every invocation where it is: nothing is done in Docker that is not on
  * disk first, and each write is retried with the step's backoff (100 ms
- * doubling to 30 s), not in a loop. Said once when it starts and once
+ * doubling to 30 s) and at each resync, not in a loop. Said once when it starts and once
  * when it ends, and in /readyz meanwhile, so an operator sees why nothing
  * moves. */
 void
@@ -131,7 +131,8 @@ ctl_observe_state_write(struct ctl *c, const struct err *e)
         if (c->state_error[0] == '\0')
             log_kv(LOG_ERROR,
                    "cannot write the state directory: every status write "
-                   "waits and is retried (backoff up to 30 s) until it can",
+                   "waits and is retried (backoff up to 30 s, and at each "
+                   "resync) until it can",
                    "state", dir, "error", e->msg, NULL);
         snprintf(c->state_error, sizeof(c->state_error), "%s", e->msg);
         return;

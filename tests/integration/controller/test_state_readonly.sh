@@ -101,7 +101,12 @@ sleep 10
 failed=$(($(log_count '"step failed, will retry"') - failed))
 ticks=$(($(cpu_ticks) - ticks))
 echo "# over 10 s: $failed failed writes retried, $ticks CPU ticks"
-check "no busy loop: at most 20 retries in 10 s ($failed)" test "$failed" -le 20
+# Two invocations fail their writes here (run's status, held's
+# metadata). Each is retried by its backoff (100 ms doubling: about 7
+# in 10 s) and by every resync (1 s: 10 in 10 s), so up to about 34; a
+# loop would make thousands (measured: 23-24 on a loaded machine, where a
+# bound of 20 failed once).
+check "no busy loop: at most 40 retries in 10 s ($failed)" test "$failed" -le 40
 check "no busy loop: under 1 s of CPU in 10 s ($ticks ticks)" \
     test "$ticks" -lt "$(getconf CLK_TCK)"
 check_eq "the log says it once" 1 \
