@@ -113,7 +113,7 @@ choose_store(struct cli *c)
 }
 
 int
-cli_open_store(struct cli *c)
+cli_open_store(struct cli *c, enum cli_store_use use)
 {
     struct err e = { 0 };
     bool etcd;
@@ -130,7 +130,9 @@ cli_open_store(struct cli *c)
         store_close(c->store);
         c->store = NULL;
     } else if (!etcd)
-        c->store = store_dir_open(c->specs, c->state, &e);
+        c->store = use == CLI_STORE_READ
+                       ? store_dir_open_read(c->specs, c->state, &e)
+                       : store_dir_open(c->specs, c->state, &e);
     if (c->store == NULL) {
         fprintf(stderr, "error: %s\n", e.msg);
         return CLI_FAIL;
@@ -234,10 +236,12 @@ run(struct cli *c, const struct cli_command *cmd, int argc, char **argv)
     if (a.help) {
         command_help(cmd);
         rc = CLI_OK;
-    } else if (cmd->needs_store && cmd->args == CLI_COMPLETE_WORDS &&
+    } else if (cmd->store != CLI_STORE_NONE &&
+               cmd->args == CLI_COMPLETE_WORDS &&
                (rc = cli_resource_names(a.pos, a.npos)) != CLI_OK) {
         /* a TYPE/NAME of another type: nothing is asked of the store */
-    } else if (cmd->needs_store && (rc = cli_open_store(c)) != CLI_OK) {
+    } else if (cmd->store != CLI_STORE_NONE &&
+               (rc = cli_open_store(c, cmd->store)) != CLI_OK) {
         /* diff's 1 means "different": a store it cannot open is an error */
         rc = cmd->fn == cli_diff ? CLI_USAGE : rc;
     } else {

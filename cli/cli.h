@@ -50,10 +50,18 @@ cli_cmd_fn cli_validate, cli_apply, cli_diff, cli_get, cli_describe, cli_delete,
 
 /* --- cli_commands.c: the command table --- */
 
+/* What a command does with the store: a reader opens it without creating
+ * anything, so it works where the state directory may only be read. */
+enum cli_store_use {
+    CLI_STORE_NONE,
+    CLI_STORE_READ,
+    CLI_STORE_WRITE,
+};
+
 struct cli_command {
     const char *name;
     cli_cmd_fn *fn;
-    bool needs_store;
+    enum cli_store_use store;
     const char *synopsis; /* after "agentctl NAME " in --help */
     const char *summary;  /* one line for `agentctl --help` */
     const char *about;    /* the paragraph of `agentctl NAME --help` */
@@ -64,8 +72,8 @@ struct cli_command {
 extern const struct cli_command cli_commands[];
 extern const size_t cli_ncommands;
 
-/* Open c->store from the global options (prints the error). */
-int cli_open_store(struct cli *c);
+/* Open c->store from the global options, for use (prints the error). */
+int cli_open_store(struct cli *c, enum cli_store_use use);
 
 /* Print "error: ...", usage hint, return CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

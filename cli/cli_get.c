@@ -85,15 +85,17 @@ cli_status_phase(struct cli *c, const char *name)
 }
 
 /* uid/generation/creationTimestamp: assigned on first sight (a name the
- * controller and apply have not seen yet gets them now). */
+ * controller and apply have not seen yet gets them now). A user who may
+ * not write the state directory gets what is recorded, if anything. */
 static int
 meta_of(struct cli *c, const struct store_spec *sp, struct store_meta *m)
 {
     if (!store_name_ok(sp->name))
         return -1;
-    if (sp->inv != NULL)
-        return store_meta_observe(c->store, sp->name, sp->inv->spec_hash, m,
-                                  NULL);
+    if (sp->inv != NULL && store_meta_observe(c->store, sp->name,
+                                              sp->inv->spec_hash, m,
+                                              NULL) == 0)
+        return 0;
     return store_meta_get(c->store, sp->name, m, NULL);
 }
 
