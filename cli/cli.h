@@ -228,12 +228,15 @@ enum cli_get_out {
     GET_OUT_COLUMNS,
 };
 
+struct cli_fieldsel;
+
 /* How get prints, from its flags. */
 struct cli_get {
     enum cli_get_out out;
     const char *tmpl; /* the JSONPath template or the custom-columns spec */
     bool show_labels, no_headers;
     struct cli_selector *sel;
+    struct cli_fieldsel *fsel; /* --field-selector, or NULL */
     size_t width[9]; /* the table's column widths, kept for -w rows */
 };
 
@@ -256,6 +259,26 @@ int cli_get_pool(struct cli *c, const struct cli_args *a, struct cli_get *g);
  * first is what was printed. */
 int cli_get_watch(struct cli *c, const struct cli_args *a, struct cli_get *g,
                   const struct store_list *first);
+
+/* --- cli_get_sort.c: get --field-selector and --sort-by --- */
+
+/* --field-selector of a's command line: metadata.name and status.phase
+ * (the PHASE column's value) with =, == or !=, comma = and; *out NULL
+ * when there is none. CLI_OK or the usage error (printed), which names
+ * the supported fields for another one. */
+int cli_fieldsel_from_args(const struct cli_args *a, struct cli_fieldsel **out);
+void cli_fieldsel_free(struct cli_fieldsel *s);
+/* Drop (and clean up) the entries of l that s does not match; s NULL
+ * keeps every one. */
+void cli_fieldsel_filter(struct cli *c, const struct cli_fieldsel *s,
+                         struct store_list *l);
+/* CLI_OK when path is a field path --sort-by takes (".a.b", "{.a.b}",
+ * "a.b", ".a[0].b"), else the usage error (printed). */
+int cli_sort_check(const char *path);
+/* Order l by the value at path of each resource, kubectl's --sort-by:
+ * the entries without it first, then numbers by value, strings
+ * lexically; ties keep their order. */
+int cli_sort_by(struct cli *c, const char *path, struct store_list *l);
 
 struct cli_column {
     char *head, *path; /* path as a JSONPath template: "{.metadata.name}" */

@@ -70,6 +70,14 @@ static const struct cli_opt get_opts[] = {
     { "watch", 'w', CLI_OPT_FLAG, NULL,
       "after the list, print a row each time an invocation changes",
       CLI_COMPLETE_NONE, NULL },
+    { "sort-by", 0, CLI_OPT_VALUE, "JSONPATH",
+      "order by a field (.metadata.name, .status.phase): numbers by "
+      "value, strings lexically, items without it first",
+      CLI_COMPLETE_WORDS,
+      ".metadata.name .metadata.creationTimestamp .status.phase" },
+    { "field-selector", 0, CLI_OPT_VALUE, "SELECTOR",
+      "metadata.name and status.phase with =, == or !=; comma = and",
+      CLI_COMPLETE_WORDS, "metadata.name= status.phase=" },
     END,
 };
 

@@ -468,12 +468,23 @@ cli_get(struct cli *c, const struct cli_args *whole)
     if (a->npos > 0 && cli_args_has(a, "selector"))
         return cli_usage_error(a->cmd, "name cannot be provided when a "
                                        "selector is specified");
-    if ((rc = cli_selector_from_args(a, &g.sel)) != CLI_OK)
+    if (cli_args_has(a, "sort-by") &&
+        (rc = cli_sort_check(cli_args_get(a, "sort-by", ""))) != CLI_OK)
         return rc;
+    if ((rc = cli_fieldsel_from_args(a, &g.fsel)) != CLI_OK)
+        return rc;
+    if ((rc = cli_selector_from_args(a, &g.sel)) != CLI_OK) {
+        cli_fieldsel_free(g.fsel);
+        return rc;
+    }
     if ((listed = cli_get_list(c, a, g.sel, &l)) == -1) {
         cli_selector_free(g.sel);
+        cli_fieldsel_free(g.fsel);
         return CLI_FAIL;
     }
+    cli_fieldsel_filter(c, g.fsel, &l);
+    if (cli_args_has(a, "sort-by"))
+        cli_sort_by(c, cli_args_get(a, "sort-by", ""), &l);
     rc = (l.n > 0 || a->npos == 0)
              ? cli_get_print(c, &g, l.items, l.n, a->npos == 1 && l.n == 1)
              : CLI_FAIL;
@@ -483,5 +494,6 @@ cli_get(struct cli *c, const struct cli_args *whole)
         rc = cli_get_watch(c, a, &g, &l);
     store_list_cleanup(&l);
     cli_selector_free(g.sel);
+    cli_fieldsel_free(g.fsel);
     return rc;
 }

@@ -106,6 +106,7 @@ cli_get_watch(struct cli *c, const struct cli_args *a, struct cli_get *g,
         nanosleep(&ts, NULL); /* a signal ends the sleep early */
         if (watch_stop || cli_get_list(c, a, g->sel, &l) == -1)
             break;
+        cli_fieldsel_filter(c, g->fsel, &l);
         for (size_t i = 0; i < l.n; i++)
             if (changed(c, &set, &l.items[i]))
                 print_one(c, g, &l.items[i]);
