@@ -244,14 +244,16 @@ struct cli_get {
  * itself rather than a List). */
 int cli_get_print(struct cli *c, struct cli_get *g, const struct store_spec *v,
                   size_t n, bool one);
-/* One table row with the widths of the table printed before (-w). */
+/* One table row with the widths of the table printed before (-w); sp
+ * with key NULL is one deleted since (nothing is recorded for it). */
 void cli_get_table_row(struct cli *c, struct cli_get *g,
                        const struct store_spec *sp);
 /* The stored invocations the arguments name (in that order), or that sel
  * matches. -1 when the store cannot be listed, CLI_FAIL when a name was
- * not found (reported; the others are in l), CLI_OK. */
+ * not found (reported when report; the others are in l), CLI_OK. */
 int cli_get_list(struct cli *c, const struct cli_args *a,
-                 const struct cli_selector *sel, struct store_list *l);
+                 const struct cli_selector *sel, bool report,
+                 struct store_list *l);
 /* get pool: the boxes of every pool document as g says (a's arguments
  * after the word pool). */
 int cli_get_pool(struct cli *c, const struct cli_args *a, struct cli_get *g);

@@ -68,7 +68,8 @@ static const struct cli_opt get_opts[] = {
     { "no-headers", 0, CLI_OPT_FLAG, NULL, "print the table without its "
       "header", CLI_COMPLETE_NONE, NULL },
     { "watch", 'w', CLI_OPT_FLAG, NULL,
-      "after the list, print a row each time an invocation changes",
+      "after the list, print a row each time an invocation changes, "
+      "and once more when it is deleted",
       CLI_COMPLETE_NONE, NULL },
     { "sort-by", 0, CLI_OPT_VALUE, "JSONPATH",
       "order by a field (.metadata.name, .status.phase): numbers by "

@@ -92,7 +92,8 @@ meta_of(struct cli *c, const struct store_spec *sp, struct store_meta *m)
 {
     if (!store_name_ok(sp->name))
         return -1;
-    if (sp->inv != NULL && store_meta_observe(c->store, sp->name,
+    if (sp->inv != NULL && sp->key != NULL && /* not a deleted one (-w) */
+        store_meta_observe(c->store, sp->name,
                                               sp->inv->spec_hash, m,
                                               NULL) == 0)
         return 0;
@@ -395,14 +396,14 @@ take_name(struct store_list *l, size_t *k, const char *name)
  * selector matches; report each name not found. */
 static int
 select_items(const struct cli_args *a, const struct cli_selector *sel,
-             struct store_list *l)
+             bool report, struct store_list *l)
 {
     size_t k = 0;
     int rc = CLI_OK;
 
     for (size_t i = 0; i < a->npos; i++)
         if (take_name(l, &k, a->pos[i]) == 0)
-            rc = cli_not_found(a->pos[i]);
+            rc = report ? cli_not_found(a->pos[i]) : CLI_FAIL;
     for (size_t i = 0; a->npos == 0 && i < l->n; i++) {
         const struct spec_invocation *inv = l->items[i].inv;
 
@@ -421,7 +422,7 @@ select_items(const struct cli_args *a, const struct cli_selector *sel,
 
 int
 cli_get_list(struct cli *c, const struct cli_args *a,
-             const struct cli_selector *sel, struct store_list *l)
+             const struct cli_selector *sel, bool report, struct store_list *l)
 {
     struct err e = { 0 };
 
@@ -429,7 +430,7 @@ cli_get_list(struct cli *c, const struct cli_args *a,
         fprintf(stderr, "error: %s\n", e.msg);
         return -1;
     }
-    return select_items(a, sel, l);
+    return select_items(a, sel, report, l);
 }
 
 int
@@ -477,7 +478,7 @@ cli_get(struct cli *c, const struct cli_args *whole)
         cli_fieldsel_free(g.fsel);
         return rc;
     }
-    if ((listed = cli_get_list(c, a, g.sel, &l)) == -1) {
+    if ((listed = cli_get_list(c, a, g.sel, true, &l)) == -1) {
         cli_selector_free(g.sel);
         cli_fieldsel_free(g.fsel);
         return CLI_FAIL;
