@@ -165,7 +165,6 @@ row_of(struct cli *c, const struct store_spec *sp, char **cells)
     cJSON *st = cli_status(c, sp->name);
     struct store_meta m;
     char age[32];
-    const char *attempt = sp->inv ? sp->inv->attempt : "<none>";
 
     if (meta_of(c, sp, &m) == 0)
         cli_age(m.creation_timestamp, age, sizeof(age));
@@ -173,7 +172,10 @@ row_of(struct cli *c, const struct store_spec *sp, char **cells)
         snprintf(age, sizeof(age), "<unknown>");
     cells[0] = strdup(sp->name);
     cells[1] = strdup(sp->inv ? str_or(st, "phase", "Pending") : "Invalid");
-    cells[2] = strdup(str_or(st, "attempt", attempt));
+    /* the CRD's printer column, .status.attempt: the attempt the
+     * controller captured (docs/status.md), not spec.attempt, which
+     * asks for one that may not have started */
+    cells[2] = strdup(str_or(st, "attempt", "<none>"));
     cells[3] = strdup(str_or(st, "stopReason", "<none>"));
     cells[4] = strdup(age);
     cells[5] = strdup(sp->inv ? sp->inv->vendor : "<none>");
