@@ -572,14 +572,9 @@ dir_doc_names(struct store *s, enum store_doc kind, char ***names, size_t *n,
                     doc_dirs[kind]) == -1)
         return -1;
     dp = opendir(dir);
-    if (dp == NULL && errno == ENOENT) { /* a reader's: none yet */
-        *names = NULL;
-        *n = 0;
-        return 0;
-    }
-    if (dp == NULL)
+    if (dp == NULL && errno != ENOENT) /* missing: a reader's, none yet */
         return err_sys(e, "open %s", dir);
-    while ((de = readdir(dp)) != NULL) {
+    while (dp != NULL && (de = readdir(dp)) != NULL) {
         len = strlen(de->d_name);
         if (de->d_name[0] == '.' || len < 6 ||
             strcmp(de->d_name + len - 5, ".json") != 0)
@@ -593,7 +588,8 @@ dir_doc_names(struct store *s, enum store_doc kind, char ***names, size_t *n,
         v = nv;
         k++;
     }
-    closedir(dp);
+    if (dp != NULL)
+        closedir(dp);
     if (k > 0)
         qsort(v, k, sizeof(*v), name_cmp);
     *names = v;
