@@ -9,7 +9,7 @@
  * from --state or AGENTCTL_STATE (default: the one the controller
  * recorded, docs/design.md "Status, events, output"); etcd from --etcd /
  * AGENTCTL_ETCD and --etcd-prefix / AGENTCTL_ETCD_PREFIX (default
- * /agentctl).
+ * /agentctl). A store flag beats the other store's variable (choose_store).
  */
 #include "cli.h"
 
@@ -83,15 +83,44 @@ secure_etcd(struct cli *c, struct err *e)
     return store_etcd_set_security(c->store, &sec, e);
 }
 
-int
-cli_open_store(struct cli *c)
+static bool
+given(const char *v)
 {
-    struct err e = { 0 };
-    bool etcd = c->etcd != NULL && c->etcd[0] != '\0';
+    return v != NULL && v[0] != '\0';
+}
 
-    if (etcd && c->specs != NULL && c->specs[0] != '\0')
+/* kubectl's order, flag > environment: --etcd on the command line wins
+ * over AGENTCTL_SPECS, --specs over AGENTCTL_ETCD. Both flags, or both
+ * variables and neither flag, stay a usage error. */
+static int
+choose_store(struct cli *c)
+{
+    bool specs_flag = c->specs_flag && given(c->specs);
+    bool etcd_flag = c->etcd_flag && given(c->etcd);
+
+    if (specs_flag && etcd_flag)
         return cli_usage_error(NULL, "pass --specs DIR or --etcd URL, not "
                                      "both");
+    if (etcd_flag)
+        c->specs = NULL;
+    else if (specs_flag)
+        c->etcd = NULL;
+    else if (given(c->specs) && given(c->etcd))
+        return cli_usage_error(NULL, "AGENTCTL_SPECS and AGENTCTL_ETCD are "
+                                     "both set: unset one, or pass --specs "
+                                     "or --etcd");
+    return CLI_OK;
+}
+
+int
+cli_open_store(struct cli *c, enum cli_store_use use)
+{
+    struct err e = { 0 };
+    bool etcd;
+
+    if (choose_store(c) != CLI_OK)
+        return CLI_USAGE;
+    etcd = given(c->etcd);
     if (!etcd && (c->specs == NULL || c->specs[0] == '\0'))
         return cli_usage_error(NULL, "no store: pass --specs DIR or --etcd "
                                      "URL, or set AGENTCTL_SPECS");
@@ -101,7 +130,9 @@ cli_open_store(struct cli *c)
         store_close(c->store);
         c->store = NULL;
     } else if (!etcd)
-        c->store = store_dir_open(c->specs, c->state, &e);
+        c->store = use == CLI_STORE_READ
+                       ? store_dir_open_read(c->specs, c->state, &e)
+                       : store_dir_open(c->specs, c->state, &e);
     if (c->store == NULL) {
         fprintf(stderr, "error: %s\n", e.msg);
         return CLI_FAIL;
@@ -167,6 +198,8 @@ parse_globals(int argc, char **argv, struct cli *c)
         if (eq == NULL && i + 1 == argc)
             return cli_usage_error(NULL, "flag needs an argument: %s", a), -1;
         *global_slot(c, o->name) = eq ? eq + 1 : argv[++i];
+        c->specs_flag |= strcmp(o->name, "specs") == 0;
+        c->etcd_flag |= strcmp(o->name, "etcd") == 0;
     }
     if (i == argc)
         return usage(stderr), -1;
@@ -183,6 +216,8 @@ take_globals(struct cli *c, const struct cli_args *a)
 
             *slot = cli_args_get(a, g->name, *slot);
         }
+    c->specs_flag |= cli_args_has(a, "specs");
+    c->etcd_flag |= cli_args_has(a, "etcd");
     if (c->state != NULL && c->state[0] == '\0')
         c->state = NULL;
 }
@@ -201,10 +236,12 @@ run(struct cli *c, const struct cli_command *cmd, int argc, char **argv)
     if (a.help) {
         command_help(cmd);
         rc = CLI_OK;
-    } else if (cmd->needs_store && cmd->args == CLI_COMPLETE_WORDS &&
+    } else if (cmd->store != CLI_STORE_NONE &&
+               cmd->args == CLI_COMPLETE_WORDS &&
                (rc = cli_resource_names(a.pos, a.npos)) != CLI_OK) {
         /* a TYPE/NAME of another type: nothing is asked of the store */
-    } else if (cmd->needs_store && (rc = cli_open_store(c)) != CLI_OK) {
+    } else if (cmd->store != CLI_STORE_NONE &&
+               (rc = cli_open_store(c, cmd->store)) != CLI_OK) {
         /* diff's 1 means "different": a store it cannot open is an error */
         rc = cmd->fn == cli_diff ? CLI_USAGE : rc;
     } else {

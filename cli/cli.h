@@ -35,6 +35,9 @@ struct cli {
     const char *etcd_prefix; /* --etcd-prefix / AGENTCTL_ETCD_PREFIX */
     const char *etcd_cacert, *etcd_cert, *etcd_key; /* TLS, or NULL */
     const char *etcd_user, *etcd_password_file;     /* auth, or NULL */
+    /* --specs, --etcd given on the command line (not only in the
+     * environment): a flag beats the other store's variable */
+    bool specs_flag, etcd_flag;
     struct store *store;
 };
 
@@ -47,10 +50,18 @@ cli_cmd_fn cli_validate, cli_apply, cli_diff, cli_get, cli_describe, cli_delete,
 
 /* --- cli_commands.c: the command table --- */
 
+/* What a command does with the store: a reader opens it without creating
+ * anything, so it works where the state directory may only be read. */
+enum cli_store_use {
+    CLI_STORE_NONE,
+    CLI_STORE_READ,
+    CLI_STORE_WRITE,
+};
+
 struct cli_command {
     const char *name;
     cli_cmd_fn *fn;
-    bool needs_store;
+    enum cli_store_use store;
     const char *synopsis; /* after "agentctl NAME " in --help */
     const char *summary;  /* one line for `agentctl --help` */
     const char *about;    /* the paragraph of `agentctl NAME --help` */
@@ -61,8 +72,8 @@ struct cli_command {
 extern const struct cli_command cli_commands[];
 extern const size_t cli_ncommands;
 
-/* Open c->store from the global options (prints the error). */
-int cli_open_store(struct cli *c);
+/* Open c->store from the global options, for use (prints the error). */
+int cli_open_store(struct cli *c, enum cli_store_use use);
 
 /* Print "error: ...", usage hint, return CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -217,12 +228,15 @@ enum cli_get_out {
     GET_OUT_COLUMNS,
 };
 
+struct cli_fieldsel;
+
 /* How get prints, from its flags. */
 struct cli_get {
     enum cli_get_out out;
     const char *tmpl; /* the JSONPath template or the custom-columns spec */
     bool show_labels, no_headers;
     struct cli_selector *sel;
+    struct cli_fieldsel *fsel; /* --field-selector, or NULL */
     size_t width[9]; /* the table's column widths, kept for -w rows */
 };
 
@@ -230,14 +244,16 @@ struct cli_get {
  * itself rather than a List). */
 int cli_get_print(struct cli *c, struct cli_get *g, const struct store_spec *v,
                   size_t n, bool one);
-/* One table row with the widths of the table printed before (-w). */
+/* One table row with the widths of the table printed before (-w); sp
+ * with key NULL is one deleted since (nothing is recorded for it). */
 void cli_get_table_row(struct cli *c, struct cli_get *g,
                        const struct store_spec *sp);
 /* The stored invocations the arguments name (in that order), or that sel
  * matches. -1 when the store cannot be listed, CLI_FAIL when a name was
- * not found (reported; the others are in l), CLI_OK. */
+ * not found (reported when report; the others are in l), CLI_OK. */
 int cli_get_list(struct cli *c, const struct cli_args *a,
-                 const struct cli_selector *sel, struct store_list *l);
+                 const struct cli_selector *sel, bool report,
+                 struct store_list *l);
 /* get pool: the boxes of every pool document as g says (a's arguments
  * after the word pool). */
 int cli_get_pool(struct cli *c, const struct cli_args *a, struct cli_get *g);
@@ -245,6 +261,26 @@ int cli_get_pool(struct cli *c, const struct cli_args *a, struct cli_get *g);
  * first is what was printed. */
 int cli_get_watch(struct cli *c, const struct cli_args *a, struct cli_get *g,
                   const struct store_list *first);
+
+/* --- cli_get_sort.c: get --field-selector and --sort-by --- */
+
+/* --field-selector of a's command line: metadata.name and status.phase
+ * (the PHASE column's value) with =, == or !=, comma = and; *out NULL
+ * when there is none. CLI_OK or the usage error (printed), which names
+ * the supported fields for another one. */
+int cli_fieldsel_from_args(const struct cli_args *a, struct cli_fieldsel **out);
+void cli_fieldsel_free(struct cli_fieldsel *s);
+/* Drop (and clean up) the entries of l that s does not match; s NULL
+ * keeps every one. */
+void cli_fieldsel_filter(struct cli *c, const struct cli_fieldsel *s,
+                         struct store_list *l);
+/* CLI_OK when path is a field path --sort-by takes (".a.b", "{.a.b}",
+ * "a.b", ".a[0].b"), else the usage error (printed). */
+int cli_sort_check(const char *path);
+/* Order l by the value at path of each resource, kubectl's --sort-by:
+ * the entries without it first, then numbers by value, strings
+ * lexically; ties keep their order. */
+int cli_sort_by(struct cli *c, const char *path, struct store_list *l);
 
 struct cli_column {
     char *head, *path; /* path as a JSONPath template: "{.metadata.name}" */

@@ -68,8 +68,17 @@ static const struct cli_opt get_opts[] = {
     { "no-headers", 0, CLI_OPT_FLAG, NULL, "print the table without its "
       "header", CLI_COMPLETE_NONE, NULL },
     { "watch", 'w', CLI_OPT_FLAG, NULL,
-      "after the list, print a row each time an invocation changes",
+      "after the list, print a row each time an invocation changes, "
+      "and once more when it is deleted",
       CLI_COMPLETE_NONE, NULL },
+    { "sort-by", 0, CLI_OPT_VALUE, "JSONPATH",
+      "order by a field (.metadata.name, .status.phase): numbers by "
+      "value, strings lexically, items without it first",
+      CLI_COMPLETE_WORDS,
+      ".metadata.name .metadata.creationTimestamp .status.phase" },
+    { "field-selector", 0, CLI_OPT_VALUE, "SELECTOR",
+      "metadata.name and status.phase with =, == or !=; comma = and",
+      CLI_COMPLETE_WORDS, "metadata.name= status.phase=" },
     END,
 };
 
@@ -143,13 +152,13 @@ static const struct cli_opt version_opts[] = {
 static const struct cli_opt no_opts[] = { END };
 
 const struct cli_command cli_commands[] = {
-    { "validate", cli_validate, false, "-f PATH... [-o json]",
+    { "validate", cli_validate, CLI_STORE_NONE, "-f PATH... [-o json]",
       "check spec files (0 valid, 1 not)",
       "Check spec files against the AgentInvocation schema. Prints\n"
       "file:line:col: field: message for every error. Exit 0 when all are\n"
       "valid, 1 otherwise, 2 on usage errors.\n",
       validate_opts, CLI_COMPLETE_FILE },
-    { "apply", cli_apply, true, "-f PATH [--prune (-l SELECTOR | --all)]",
+    { "apply", cli_apply, CLI_STORE_WRITE, "-f PATH [--prune (-l SELECTOR | --all)]",
       "write specs into the store",
       "Validate every document of every input first; when one is invalid,\n"
       "print the errors and write nothing. Then write each invocation to\n"
@@ -157,13 +166,13 @@ const struct cli_command cli_commands[] = {
       "input no longer has (never hand-written or hand-edited files); like\n"
       "kubectl it needs -l SELECTOR or --all.\n",
       apply_opts, CLI_COMPLETE_NONE },
-    { "diff", cli_diff, true, "-f PATH [-o json]",
+    { "diff", cli_diff, CLI_STORE_READ, "-f PATH [-o json]",
       "show what apply would change",
       "Show how the input differs from the stored specs (canonical YAML,\n"
       "unified format). Exit 0 when nothing differs, 1 when something\n"
       "does, 2 on errors (including invalid input).\n",
       diff_opts, CLI_COMPLETE_NONE },
-    { "get", cli_get, true,
+    { "get", cli_get, CLI_STORE_READ,
       "[agentinvocation] [NAME...] [-o FORMAT] [-l SELECTOR] [-w] | pool",
       "list invocations or show some; get pool: the warm pool",
       "List invocations (NAME PHASE ATTEMPT STOP AGE), or the ones named.\n"
@@ -175,21 +184,21 @@ const struct cli_command cli_commands[] = {
       "kubectl: pool, or agentinvocation (ai, ainv, agentinvocations);\n"
       "so an invocation called pool is `get agentinvocation pool`.\n",
       get_opts, CLI_COMPLETE_WORDS },
-    { "describe", cli_describe, true, "NAME... | -l SELECTOR",
+    { "describe", cli_describe, CLI_STORE_READ, "NAME... | -l SELECTOR",
       "show invocations in detail",
       "Show invocations in detail: spec, status, the Docker resources\n"
       "they own, conditions and events.\n",
       describe_opts, CLI_COMPLETE_WORDS },
-    { "delete", cli_delete, true, "(NAME... | -f PATH | -l SELECTOR | --all)",
+    { "delete", cli_delete, CLI_STORE_WRITE, "(NAME... | -f PATH | -l SELECTOR | --all)",
       "remove invocations' specs",
       "Remove the specs of the invocations named. The controller then\n"
       "stops their attempts and removes everything it created for them.\n",
       delete_opts, CLI_COMPLETE_WORDS },
-    { "cancel", cli_cancel, true, "NAME...", "stop the running attempt",
+    { "cancel", cli_cancel, CLI_STORE_WRITE, "NAME...", "stop the running attempt",
       "Set spec.cancel: true in each named spec (atomically). The\n"
       "controller stops the attempt with stopReason cancelled.\n",
       no_opts, CLI_COMPLETE_WORDS },
-    { "logs", cli_logs, true, "NAME [-f] [--egress] [--tail N] [--since D]",
+    { "logs", cli_logs, CLI_STORE_READ, "NAME [-f] [--egress] [--tail N] [--since D]",
       "print the captured output",
       "Print the captured output (stdout and stderr) of NAME's attempt.\n"
       "With -f, wait for the attempt to start (saying so on stderr) and\n"
@@ -198,7 +207,7 @@ const struct cli_command cli_commands[] = {
       "credential gateway and per CONNECT through the proxy, written when\n"
       "the attempt's box is removed.\n",
       logs_opts, CLI_COMPLETE_WORDS },
-    { "changes", cli_changes, true,
+    { "changes", cli_changes, CLI_STORE_READ,
       "NAME [--stat | -o diff|tar|json | --apply-to DIR]",
       "show or apply the agent's changes to /work",
       "Show what the agent of NAME's last attempt changed in /work (phases\n"
@@ -209,28 +218,28 @@ const struct cli_command cli_commands[] = {
       "of the same base, refusing any path outside it and changing\n"
       "nothing on a conflict. Exit 1 when there is no change set.\n",
       changes_opts, CLI_COMPLETE_WORDS },
-    { "wait", cli_wait, true, "NAME... --for=CONDITION [--timeout=D]",
+    { "wait", cli_wait, CLI_STORE_READ, "NAME... --for=CONDITION [--timeout=D]",
       "wait for a phase, a condition or deletion",
       "Wait until every named invocation meets the condition. Exit 0 when\n"
       "it does, 1 on timeout, when it is not found, or at once when its\n"
       "phase is final and cannot become the one asked for.\n",
       wait_opts, CLI_COMPLETE_WORDS },
-    { "explain", cli_explain, false, "FIELD",
+    { "explain", cli_explain, CLI_STORE_NONE, "FIELD",
       "document a field of the resource, from the CRD",
       "Print the schema of a field of AgentInvocation (for example\n"
       "spec.resources.cpus) as the embedded CRD states it.\n",
       no_opts, CLI_COMPLETE_NONE },
-    { "completion", cli_completion, false, "bash|zsh",
+    { "completion", cli_completion, CLI_STORE_NONE, "bash|zsh",
       "print a shell completion script",
       "Print a completion script for bash or zsh, generated from this\n"
       "command table:  source <(agentctl completion bash)\n",
       no_opts, CLI_COMPLETE_WORDS },
-    { "help", cli_help, false, "[COMMAND]",
+    { "help", cli_help, CLI_STORE_NONE, "[COMMAND]",
       "print this help, or a command's",
       "Print the commands and the global options, or with COMMAND its help\n"
       "(the same as agentctl COMMAND --help).\n",
       no_opts, CLI_COMPLETE_NONE },
-    { "version", cli_version, false, "[-o json|yaml]", "print the version",
+    { "version", cli_version, CLI_STORE_NONE, "[-o json|yaml]", "print the version",
       "Print agentctl's version (also: agentctl --version).\n", version_opts,
       CLI_COMPLETE_NONE },
 };

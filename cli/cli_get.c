@@ -85,15 +85,18 @@ cli_status_phase(struct cli *c, const char *name)
 }
 
 /* uid/generation/creationTimestamp: assigned on first sight (a name the
- * controller and apply have not seen yet gets them now). */
+ * controller and apply have not seen yet gets them now). A user who may
+ * not write the state directory gets what is recorded, if anything. */
 static int
 meta_of(struct cli *c, const struct store_spec *sp, struct store_meta *m)
 {
     if (!store_name_ok(sp->name))
         return -1;
-    if (sp->inv != NULL)
-        return store_meta_observe(c->store, sp->name, sp->inv->spec_hash, m,
-                                  NULL);
+    if (sp->inv != NULL && sp->key != NULL && /* not a deleted one (-w) */
+        store_meta_observe(c->store, sp->name,
+                                              sp->inv->spec_hash, m,
+                                              NULL) == 0)
+        return 0;
     return store_meta_get(c->store, sp->name, m, NULL);
 }
 
@@ -162,7 +165,6 @@ row_of(struct cli *c, const struct store_spec *sp, char **cells)
     cJSON *st = cli_status(c, sp->name);
     struct store_meta m;
     char age[32];
-    const char *attempt = sp->inv ? sp->inv->attempt : "<none>";
 
     if (meta_of(c, sp, &m) == 0)
         cli_age(m.creation_timestamp, age, sizeof(age));
@@ -170,7 +172,10 @@ row_of(struct cli *c, const struct store_spec *sp, char **cells)
         snprintf(age, sizeof(age), "<unknown>");
     cells[0] = strdup(sp->name);
     cells[1] = strdup(sp->inv ? str_or(st, "phase", "Pending") : "Invalid");
-    cells[2] = strdup(str_or(st, "attempt", attempt));
+    /* the CRD's printer column, .status.attempt: the attempt the
+     * controller captured (docs/status.md), not spec.attempt, which
+     * asks for one that may not have started */
+    cells[2] = strdup(str_or(st, "attempt", "<none>"));
     cells[3] = strdup(str_or(st, "stopReason", "<none>"));
     cells[4] = strdup(age);
     cells[5] = strdup(sp->inv ? sp->inv->vendor : "<none>");
@@ -393,14 +398,14 @@ take_name(struct store_list *l, size_t *k, const char *name)
  * selector matches; report each name not found. */
 static int
 select_items(const struct cli_args *a, const struct cli_selector *sel,
-             struct store_list *l)
+             bool report, struct store_list *l)
 {
     size_t k = 0;
     int rc = CLI_OK;
 
     for (size_t i = 0; i < a->npos; i++)
         if (take_name(l, &k, a->pos[i]) == 0)
-            rc = cli_not_found(a->pos[i]);
+            rc = report ? cli_not_found(a->pos[i]) : CLI_FAIL;
     for (size_t i = 0; a->npos == 0 && i < l->n; i++) {
         const struct spec_invocation *inv = l->items[i].inv;
 
@@ -419,7 +424,7 @@ select_items(const struct cli_args *a, const struct cli_selector *sel,
 
 int
 cli_get_list(struct cli *c, const struct cli_args *a,
-             const struct cli_selector *sel, struct store_list *l)
+             const struct cli_selector *sel, bool report, struct store_list *l)
 {
     struct err e = { 0 };
 
@@ -427,7 +432,7 @@ cli_get_list(struct cli *c, const struct cli_args *a,
         fprintf(stderr, "error: %s\n", e.msg);
         return -1;
     }
-    return select_items(a, sel, l);
+    return select_items(a, sel, report, l);
 }
 
 int
@@ -466,12 +471,23 @@ cli_get(struct cli *c, const struct cli_args *whole)
     if (a->npos > 0 && cli_args_has(a, "selector"))
         return cli_usage_error(a->cmd, "name cannot be provided when a "
                                        "selector is specified");
-    if ((rc = cli_selector_from_args(a, &g.sel)) != CLI_OK)
+    if (cli_args_has(a, "sort-by") &&
+        (rc = cli_sort_check(cli_args_get(a, "sort-by", ""))) != CLI_OK)
         return rc;
-    if ((listed = cli_get_list(c, a, g.sel, &l)) == -1) {
+    if ((rc = cli_fieldsel_from_args(a, &g.fsel)) != CLI_OK)
+        return rc;
+    if ((rc = cli_selector_from_args(a, &g.sel)) != CLI_OK) {
+        cli_fieldsel_free(g.fsel);
+        return rc;
+    }
+    if ((listed = cli_get_list(c, a, g.sel, true, &l)) == -1) {
         cli_selector_free(g.sel);
+        cli_fieldsel_free(g.fsel);
         return CLI_FAIL;
     }
+    cli_fieldsel_filter(c, g.fsel, &l);
+    if (cli_args_has(a, "sort-by"))
+        cli_sort_by(c, cli_args_get(a, "sort-by", ""), &l);
     rc = (l.n > 0 || a->npos == 0)
              ? cli_get_print(c, &g, l.items, l.n, a->npos == 1 && l.n == 1)
              : CLI_FAIL;
@@ -481,5 +497,6 @@ cli_get(struct cli *c, const struct cli_args *whole)
         rc = cli_get_watch(c, a, &g, &l);
     store_list_cleanup(&l);
     cli_selector_free(g.sel);
+    cli_fieldsel_free(g.fsel);
     return rc;
 }

@@ -73,6 +73,10 @@ check_args(const struct cli_args *a, const struct cli_get *g)
                                        "--show-labels do not apply");
     if (cli_args_has(a, "watch"))
         return cli_usage_error(a->cmd, "-w is not supported for pool");
+    if (cli_args_has(a, "sort-by") || cli_args_has(a, "field-selector"))
+        return cli_usage_error(a->cmd, "pool rows are sorted by name: "
+                                       "--sort-by and --field-selector do "
+                                       "not apply");
     if (g->out == GET_OUT_NAME || g->out == GET_OUT_COLUMNS)
         return cli_usage_error(a->cmd,
                                "pool prints as wide, json, yaml or "

@@ -1,8 +1,9 @@
 /* cli_get_watch.c - get -w: after the first list, poll the store and
  * print an invocation again each time its spec or status changes (a new
  * row with the widths of the first table, or the resource in the -o
- * format), as kubectl's watch does, until interrupted. Deletions are not
- * printed. */
+ * format), as kubectl's watch does, until interrupted. An invocation
+ * deleted (or no longer selected) is printed once more, as last seen,
+ * as kubectl -w prints a deleted object. */
 #include "cli.h"
 
 #include <errno.h>
@@ -26,6 +27,8 @@ on_signal(int sig)
 struct seen {
     char *name;
     char *print; /* revision + status: what a change changes */
+    struct spec_invocation *inv; /* as last seen (a holder); NULL: invalid */
+    bool listed; /* in the latest listing */
 };
 
 struct seen_set {
@@ -58,12 +61,15 @@ changed(struct cli *c, struct seen_set *set, const struct store_spec *sp)
     for (size_t i = 0; i < set->n; i++) {
         if (strcmp(set->v[i].name, sp->name) != 0)
             continue;
+        set->v[i].listed = true;
         if (strcmp(set->v[i].print, now) == 0) {
             free(now);
             return false;
         }
         free(set->v[i].print);
         set->v[i].print = now;
+        spec_invocation_free(set->v[i].inv);
+        set->v[i].inv = sp->inv ? spec_invocation_ref(sp->inv) : NULL;
         return true;
     }
     v = realloc(set->v, (set->n + 1) * sizeof(*v));
@@ -73,8 +79,19 @@ changed(struct cli *c, struct seen_set *set, const struct store_spec *sp)
         return false;
     }
     set->v = v;
-    set->v[set->n++].print = now;
+    set->v[set->n].print = now;
+    set->v[set->n].inv = sp->inv ? spec_invocation_ref(sp->inv) : NULL;
+    set->v[set->n++].listed = true;
     return true;
+}
+
+static void
+seen_drop(struct seen_set *set, size_t i)
+{
+    free(set->v[i].name);
+    free(set->v[i].print);
+    spec_invocation_free(set->v[i].inv);
+    set->v[i] = set->v[--set->n];
 }
 
 static void
@@ -85,6 +102,28 @@ print_one(struct cli *c, struct cli_get *g, const struct store_spec *sp)
     else
         cli_get_print(c, g, sp, 1, true);
     fflush(stdout);
+}
+
+/* The invocations seen before that the latest listing no longer has:
+ * printed once more as last seen (an invalid one only as a row or a
+ * name: it has no resource to print), then forgotten. */
+static void
+print_gone(struct cli *c, struct cli_get *g, struct seen_set *set)
+{
+    for (size_t i = set->n; i-- > 0;) {
+        struct store_spec sp = { 0 };
+
+        if (set->v[i].listed) {
+            set->v[i].listed = false;
+            continue;
+        }
+        sp.name = set->v[i].name; /* key NULL: gone, assign it nothing */
+        sp.inv = set->v[i].inv;
+        if (sp.inv != NULL || g->out == GET_OUT_TABLE ||
+            g->out == GET_OUT_WIDE || g->out == GET_OUT_NAME)
+            print_one(c, g, &sp);
+        seen_drop(set, i);
+    }
 }
 
 int
@@ -100,21 +139,23 @@ cli_get_watch(struct cli *c, const struct cli_args *a, struct cli_get *g,
     fflush(stdout);
     for (size_t i = 0; i < first->n; i++)
         changed(c, &set, &first->items[i]);
+    for (size_t i = 0; i < set.n; i++)
+        set.v[i].listed = false;
     while (!watch_stop) {
         struct store_list l;
 
         nanosleep(&ts, NULL); /* a signal ends the sleep early */
-        if (watch_stop || cli_get_list(c, a, g->sel, &l) == -1)
+        if (watch_stop || cli_get_list(c, a, g->sel, false, &l) == -1)
             break;
+        cli_fieldsel_filter(c, g->fsel, &l);
         for (size_t i = 0; i < l.n; i++)
             if (changed(c, &set, &l.items[i]))
                 print_one(c, g, &l.items[i]);
+        print_gone(c, g, &set);
         store_list_cleanup(&l);
     }
-    for (size_t i = 0; i < set.n; i++) {
-        free(set.v[i].name);
-        free(set.v[i].print);
-    }
+    while (set.n > 0)
+        seen_drop(&set, set.n - 1);
     free(set.v);
     return CLI_OK;
 }

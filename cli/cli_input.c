@@ -65,14 +65,20 @@ load_stdin(struct spec_file *f)
     ssize_t got;
     int rc;
 
-    buf_init(&b, SPEC_MAX_FILE_BYTES + 1);
+    buf_init(&b, SPEC_MAX_INPUT_BYTES);
     while ((got = read(0, chunk, sizeof(chunk))) != 0) {
         if (got == -1 && errno == EINTR)
             continue;
-        if (got == -1 || buf_append(&b, chunk, (size_t)got, NULL) == -1)
+        if (got == -1)
             break;
+        if (buf_append(&b, chunk, (size_t)got, NULL) == -1) {
+            /* never the first 64 MiB checked as if they were all */
+            buf_cleanup(&b);
+            return spec_load_input("<stdin>", "", SPEC_MAX_INPUT_BYTES + 1,
+                                   f);
+        }
     }
-    rc = spec_load_buffer("<stdin>", b.data ? b.data : "", b.len, f);
+    rc = spec_load_input("<stdin>", b.data ? b.data : "", b.len, f);
     buf_cleanup(&b);
     return rc;
 }
@@ -161,7 +167,7 @@ load_dir(const char *dir, bool recursive, struct cli_input *in, struct err *e)
         if ((f = next_slot(in, e)) == NULL)
             rc = -1;
         else
-            spec_load_file(path, f);
+            spec_load_input_file(path, f);
     }
     for (size_t i = 0; i < k; i++)
         free(names[i]);
@@ -191,7 +197,7 @@ cli_input_load(char *const *paths, size_t npaths, bool recursive,
         if (strcmp(paths[i], "-") == 0)
             load_stdin(f);
         else
-            spec_load_file(paths[i], f);
+            spec_load_input_file(paths[i], f);
     }
     for (size_t i = 0; i < in->n; i++) {
         if (in->files[i].errors.n + in->files[i].errors.dropped > 0)

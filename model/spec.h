@@ -104,6 +104,21 @@ int spec_load_file(const char *path, struct spec_file *out);
 int spec_load_buffer(const char *name, const char *data, size_t len,
                      struct spec_file *out);
 
+/* What agentctl's -f reads (validate, apply, diff): an input up to
+ * SPEC_MAX_INPUT_BYTES. One of at most SPEC_MAX_FILE_BYTES is a file of
+ * the watched directory (spec_load_buffer, the file's budgets across all
+ * its documents); a bigger one is cut at its document markers ("---" at
+ * a line's start) into at most SPEC_MAX_INPUT_DOCS documents, each
+ * checked as such a file: at most 1 MiB, the node and depth budgets of
+ * model/spec_node.h. So a generated file of 10,000 small specs is read,
+ * and what it costs stays bounded by its size. Errors name lines of the
+ * whole input. */
+#define SPEC_MAX_INPUT_BYTES (64 * 1024 * 1024)
+#define SPEC_MAX_INPUT_DOCS  100000
+int spec_load_input(const char *name, const char *data, size_t len,
+                    struct spec_file *out);
+int spec_load_input_file(const char *path, struct spec_file *out);
+
 void spec_file_cleanup(struct spec_file *f);
 
 /* Take ownership of item i out of f (f keeps a NULL there). */

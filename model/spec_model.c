@@ -306,15 +306,66 @@ load_document(struct spec_file *f, const struct spec_crd *crd,
 }
 
 static void
+add_duplicate(struct spec_file *f, size_t i, size_t j)
+{
+    spec_errors_add_at(&f->errors, f->path, f->items[i]->line, 1,
+                       "metadata.name", "duplicate name \"%s\" (also at line %u)",
+                       f->items[i]->name, f->items[j]->line);
+}
+
+struct name_pos {
+    const char *name;
+    size_t i; /* index in f->items */
+};
+
+static int
+name_pos_cmp(const void *pa, const void *pb)
+{
+    const struct name_pos *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+
+    return c != 0 ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Every pair (i, j < i) of one name, in the order of i then j, as the
+ * pairwise loop found them; by sorting the names, so a big input of
+ * 100,000 documents costs n log n, not n^2 / 2 strcmp. Past the error
+ * cap only counted. Out of memory: the pairwise loop. */
+static void
 check_duplicate_names(struct spec_file *f)
 {
+    struct name_pos *v = calloc(f->n + 1, sizeof(*v));
+    size_t *where = calloc(f->n + 1, sizeof(*where));
+    size_t *start = calloc(f->n + 1, sizeof(*start));
+
+    if (v == NULL || where == NULL || start == NULL) {
+        for (size_t i = 0; i < f->n; i++)
+            for (size_t j = 0; j < i; j++)
+                if (strcmp(f->items[i]->name, f->items[j]->name) == 0)
+                    add_duplicate(f, i, j);
+        goto out;
+    }
     for (size_t i = 0; i < f->n; i++)
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(f->items[i]->name, f->items[j]->name) == 0)
-                spec_errors_add_at(&f->errors, f->path, f->items[i]->line, 1,
-                                   "metadata.name",
-                                   "duplicate name \"%s\" (also at line %u)",
-                                   f->items[i]->name, f->items[j]->line);
+        v[i] = (struct name_pos){ f->items[i]->name, i };
+    qsort(v, f->n, sizeof(*v), name_pos_cmp);
+    for (size_t k = 0; k < f->n; k++) {
+        where[v[k].i] = k;
+        start[k] = k > 0 && strcmp(v[k].name, v[k - 1].name) == 0
+                       ? start[k - 1]
+                       : k;
+    }
+    for (size_t i = 0; i < f->n; i++)
+        for (size_t m = start[where[i]]; m < where[i]; m++) {
+            if (f->errors.n == SPEC_MAX_ERRORS) {
+                f->errors.dropped += where[i] - m;
+                break;
+            }
+            add_duplicate(f, i, v[m].i);
+        }
+out:
+    free(v);
+    free(where);
+    free(start);
 }
 
 /* Empty f without touching the error slots: struct spec_errors is tens of
@@ -380,15 +431,121 @@ spec_load_buffer(const char *name, const char *data, size_t len,
     return f->errors.n + f->errors.dropped == 0 ? 0 : -1;
 }
 
+/* Where the document starting at data[off] (a line's first byte) ends:
+ * at the next line that starts a document ("---" then a blank, a line
+ * end or the end), less the directive lines ("%YAML ...") just before
+ * it, which belong to the next document. len when there is none. */
+static size_t
+doc_end(const char *data, size_t len, size_t off)
+{
+    size_t p = off, dir = len; /* dir: the first of the directive lines */
+
+    while (p < len) {
+        const char *nl = memchr(data + p, '\n', len - p);
+        size_t next = nl ? (size_t)(nl - data) + 1 : len;
+
+        size_t at = dir < p ? dir : p;
+
+        /* at == off: only directives so far, this is their document */
+        if (at > off && len - p >= 3 && memcmp(data + p, "---", 3) == 0 &&
+            (p + 3 == len || strchr(" \t\r\n", data[p + 3]) != NULL))
+            return at;
+        dir = data[p] == '%' ? at : len;
+        p = next;
+    }
+    return len;
+}
+
+static unsigned
+count_lines(const char *data, size_t len)
+{
+    unsigned n = 0;
+
+    for (const char *p = data; (p = memchr(p, '\n', len - (size_t)(p - data)));
+         p++)
+        n++;
+    return n;
+}
+
+/* One document of a big input (with the comments and blank lines around
+ * it), checked as a file of its own that starts at line `line`: its
+ * errors and invocations are moved to where they are in the input. */
+static void
+load_chunk(struct spec_file *f, const struct spec_crd *crd, const char *data,
+           size_t len, unsigned line)
+{
+    size_t first_err = f->errors.n, first_item = f->n;
+    struct spec_stream st;
+
+    if (len > SPEC_MAX_FILE_BYTES) {
+        spec_errors_add_at(&f->errors, f->path, line, 1, NULL,
+                           "document is %zu bytes, over the 1 MiB limit", len);
+        return;
+    }
+    if (spec_yaml_parse(f->path, data, len, &st, &f->errors) == 0)
+        for (size_t i = 0; i < st.n; i++)
+            load_document(f, crd, st.docs[i], st.doc_line[i]);
+    spec_stream_cleanup(&st);
+    for (size_t i = first_err; i < f->errors.n; i++)
+        if (f->errors.items[i].line > 0)
+            f->errors.items[i].line += line - 1;
+    for (size_t i = first_item; i < f->n; i++)
+        f->items[i]->line += line - 1;
+}
+
 int
-spec_load_file(const char *path, struct spec_file *f)
+spec_load_input(const char *name, const char *data, size_t len,
+                struct spec_file *f)
+{
+    const struct spec_crd *crd;
+    struct err e;
+    size_t off = 0, docs = 0;
+    unsigned line = 1;
+
+    if (len <= SPEC_MAX_FILE_BYTES) /* a file of the watched directory */
+        return spec_load_buffer(name, data, len, f);
+    spec_file_reset(f);
+    if ((f->path = strdup(name)) == NULL)
+        return -1;
+    if ((crd = spec_crd_builtin(&e)) == NULL)
+        return spec_errors_add_at(&f->errors, name, 0, 0, NULL,
+                                  "built-in CRD is broken: %s", e.msg);
+    if (len > SPEC_MAX_INPUT_BYTES)
+        return spec_errors_add_at(&f->errors, name, 0, 0, NULL,
+                                  "input is over the 64 MiB limit");
+    /* counted first: too many is refused before anything is parsed */
+    for (size_t end; off < len; off = end) {
+        end = doc_end(data, len, off);
+        if (++docs > SPEC_MAX_INPUT_DOCS)
+            return spec_errors_add_at(&f->errors, name,
+                                      count_lines(data, off) + 1, 1, NULL,
+                                      "input has more than %d documents",
+                                      SPEC_MAX_INPUT_DOCS);
+    }
+    for (size_t end = off = 0; off < len; off = end) {
+        end = doc_end(data, len, off);
+        load_chunk(f, crd, data + off, end - off, line);
+        line += count_lines(data + off, end - off);
+    }
+    if (f->n == 0 && f->errors.n + f->errors.dropped == 0)
+        spec_errors_add_at(&f->errors, name, 1, 1, NULL,
+                           "file holds no documents");
+    check_duplicate_names(f);
+    sort_errors(&f->errors);
+    return f->errors.n + f->errors.dropped == 0 ? 0 : -1;
+}
+
+/* Read path (at most max bytes) and load it with spec_load_buffer, or
+ * with input spec_load_input. */
+static int
+load_path(const char *path, size_t max, bool input, struct spec_file *f)
 {
     struct buf b;
     char chunk[65536];
     ssize_t got;
     int fd, rc;
 
-    buf_init(&b, SPEC_MAX_FILE_BYTES);
+    buf_init(&b, max);
     /* O_NONBLOCK: opening a FIFO that has no writer waits for one without
      * it (agentctl validate -f FIFO hung for ever). Once open, reads
      * block again: a pipe with a writer (-f <(cmd)) is read to its end,
@@ -407,12 +564,14 @@ spec_load_file(const char *path, struct spec_file *f)
             spec_file_reset(f);
             f->path = strdup(path);
             spec_errors_add_at(&f->errors, path, 0, 0, NULL,
-                               "file is over the 1 MiB limit");
+                               input ? "input is over the 64 MiB limit"
+                                     : "file is over the 1 MiB limit");
             return -1;
         }
     }
     close(fd);
-    rc = spec_load_buffer(path, b.data ? b.data : "", b.len, f);
+    rc = input ? spec_load_input(path, b.data ? b.data : "", b.len, f)
+               : spec_load_buffer(path, b.data ? b.data : "", b.len, f);
     buf_cleanup(&b);
     return rc;
 io_fail:
@@ -425,6 +584,18 @@ io_fail:
     spec_errors_add_at(&f->errors, path, 0, 0, NULL, "cannot read: %s",
                        strerror(rc));
     return -1;
+}
+
+int
+spec_load_file(const char *path, struct spec_file *f)
+{
+    return load_path(path, SPEC_MAX_FILE_BYTES, false, f);
+}
+
+int
+spec_load_input_file(const char *path, struct spec_file *f)
+{
+    return load_path(path, SPEC_MAX_INPUT_BYTES, true, f);
 }
 
 static void

@@ -216,6 +216,14 @@ void store_set_observer(struct store *s, store_observe_fn *fn, void *arg);
 struct store *store_dir_open(const char *specs_dir, const char *state_dir,
                              struct err *e);
 
+/* store_dir_open() for a reader (agentctl get, describe, logs, wait,
+ * changes): nothing is created, so a user who may read the state
+ * directory but not write it can use it, and a state directory or folder
+ * that is missing reads as empty. Writes are still attempted (a first
+ * sight's metadata) and fail where the user may not write. */
+struct store *store_dir_open_read(const char *specs_dir, const char *state_dir,
+                                  struct err *e);
+
 /* The controller's side of that default: record state_dir (made
  * absolute) in <specs_dir>/.agentctl-state, or with state_dir NULL remove
  * the record. -1 with e filled when it cannot be written. */

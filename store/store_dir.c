@@ -572,9 +572,9 @@ dir_doc_names(struct store *s, enum store_doc kind, char ***names, size_t *n,
                     doc_dirs[kind]) == -1)
         return -1;
     dp = opendir(dir);
-    if (dp == NULL)
+    if (dp == NULL && errno != ENOENT) /* missing: a reader's, none yet */
         return err_sys(e, "open %s", dir);
-    while ((de = readdir(dp)) != NULL) {
+    while (dp != NULL && (de = readdir(dp)) != NULL) {
         len = strlen(de->d_name);
         if (de->d_name[0] == '.' || len < 6 ||
             strcmp(de->d_name + len - 5, ".json") != 0)
@@ -588,7 +588,8 @@ dir_doc_names(struct store *s, enum store_doc kind, char ***names, size_t *n,
         v = nv;
         k++;
     }
-    closedir(dp);
+    if (dp != NULL)
+        closedir(dp);
     if (k > 0)
         qsort(v, k, sizeof(*v), name_cmp);
     *names = v;
@@ -740,8 +741,11 @@ make_state_dirs(const char *state, struct err *e)
     return 0;
 }
 
-struct store *
-store_dir_open(const char *specs_dir, const char *state_dir, struct err *e)
+/* create: make the state directory and its folders when missing (a
+ * writer); a reader leaves them as they are. */
+static struct store *
+dir_open(const char *specs_dir, const char *state_dir, bool create,
+         struct err *e)
 {
     struct store_dir *d;
     struct stat st;
@@ -775,9 +779,22 @@ store_dir_open(const char *specs_dir, const char *state_dir, struct err *e)
         dir_close(&d->base);
         return NULL;
     }
-    if (make_state_dirs(d->state, e) == -1) {
+    if (create && make_state_dirs(d->state, e) == -1) {
         dir_close(&d->base);
         return NULL;
     }
     return &d->base;
+}
+
+struct store *
+store_dir_open(const char *specs_dir, const char *state_dir, struct err *e)
+{
+    return dir_open(specs_dir, state_dir, true, e);
+}
+
+struct store *
+store_dir_open_read(const char *specs_dir, const char *state_dir,
+                    struct err *e)
+{
+    return dir_open(specs_dir, state_dir, false, e);
 }

@@ -41,7 +41,9 @@ spec api | ctl apply -f - >/dev/null
 printf 'apiVersion: [\n' >"$S/broken.yaml"   # hand-dropped, invalid
 out=$(ctl get)
 check_match "table header" "^NAME +PHASE +ATTEMPT +STOP +AGE$" "$(head -1 <<<"$out")"
-check_match "pending row" $'\nweb +Pending +a1 +<none> +[0-9]+s' "$out"
+# ATTEMPT is the CRD's printer column, .status.attempt: none before the
+# controller captured one (spec.attempt a1 only asks for it)
+check_match "pending row: no attempt captured yet" $'\nweb +Pending +<none> +<none> +[0-9]+s' "$out"
 check_match "invalid file row" $'\nbroken +Invalid ' "$out"
 out=$(AGENTCTL_SPECS=$S "$A" get -o wide)
 check_match "wide header (env store)" "VENDOR +IMAGE +CONTROLLER" "$out"
@@ -53,6 +55,16 @@ printf '{"phase":"Running","attempt":"a1","controller":"host-1","resources":{"ag
 printf '{"time":"2026-01-01T00:00:00Z","type":"Normal","reason":"Started","message":"agent started","count":3}\n' \
     >"$S/.agentctl/events/web.jsonl"
 check_match "status phase in table" $'\nweb +Running +a1' "$(ctl get)"
+# a new spec.attempt asked for while a1 is what ran: ATTEMPT stays a1
+printf '{"phase":"Succeeded","attempt":"a1"}' >"$S/.agentctl/status/api.json"
+sed 's/^  attempt: a1$/  attempt: a2/' "$S/api.yaml" >"$S/api.tmp" && mv "$S/api.tmp" "$S/api.yaml"
+check "control: the spec now asks for a2" grep -q '^  attempt: a2$' "$S/api.yaml"
+check_match "ATTEMPT is status.attempt, not spec.attempt" $'\napi +Succeeded +a1 ' "$(ctl get)"
+crd_path=$(awk '/- name: Attempt$/ { getline; getline; print $2; exit }' "$ROOT/crds/agentinvocations.agentctl.dev.yaml")
+check_eq "the CRD's printer column reads .status.attempt" ".status.attempt" "$crd_path"
+check_eq "ATTEMPT agrees with the CRD's column for every row" \
+    "$(ctl get -o custom-columns="N:.metadata.name,A:$crd_path" --no-headers | awk '$1 != "<none>" {print $1, $2}')" \
+    "$(ctl get --no-headers | awk '$1 != "broken" {print $1, $3}')"
 out=$(ctl get web -o json)
 check_match "json: whole resource" '"apiVersion": "agentctl.dev/v1alpha1"' "$out"
 check_match "json: uid" '"uid": "[0-9a-f]{8}-[0-9a-f]{4}-4' "$out"
