@@ -86,8 +86,10 @@ echo "struct ctl: $(members ctl controller/ctl.h | awk '{ print $1 " members, " 
 echo "module graph:"
 graph_figures
 echo "largest files:"
+# (sed reads to the end: head would close the pipe under sort, and
+# pipefail make the script exit 141)
 find "${FOLDERS[@]}" -name '*.[ch]' -print0 | xargs -0 wc -l |
-    grep -v ' total$' | sort -rn | head -5 | sed 's/^/  /'
+    grep -v ' total$' | sort -rn | sed -n '1,5s/^/  /p'
 
 [ "$check" -eq 1 ] || exit 0
 bad=0

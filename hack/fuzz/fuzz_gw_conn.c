@@ -422,7 +422,8 @@ run_setup(struct run *r, uint8_t a, uint8_t b)
     r->gw->tls = client_ctx;
     SSL_CTX_set_app_data(client_ctx, r->gw); /* the session callback's */
     r->gw->dns = px_dns_new(loop, 0, 0, NULL);
-    r->gw->cred = (struct gw_cred){ r->cfg.auth, KEY, strlen(KEY) };
+    r->gw->cred = (struct gw_cred){ .kind = r->cfg.auth, .key = KEY,
+                                    .key_len = strlen(KEY) };
     snprintf(r->gw->host_header, sizeof(r->gw->host_header), "vendor.test");
     r->gw->budget.max_body = GW_MAX_BODY_DEFAULT;
     r->gw->budget.max_requests = (a >> 4) & 3;
