@@ -70,7 +70,7 @@ mv "$S/.agentctl-state" "$TEST_TMP/record"
 check_eq "control: without the record, agentctl sees no status" "" \
     "$(user_ctl get shown -o jsonpath='{.status.controller}')"
 check_match "control: and the table shows it Pending with no controller" \
-    "^shown +Pending +1 +<none> " "$(user_ctl get shown --no-headers)"
+    "^shown +Pending +<none> +<none> " "$(user_ctl get shown --no-headers)"
 mv "$TEST_TMP/record" "$S/.agentctl-state"
 
 # a controller on the default state removes the record
