@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "fuzz_dns.h"
+#include "fuzz_sock.h"
 #include "fuzz_gw_script.h"
 #include "fuzz_gw_vendor.h"
 #include "gw_int.h"
@@ -76,17 +77,6 @@ void
 gw__trim_soon(struct gw *gw)
 {
     (void)gw;
-}
-
-static uint64_t
-open_fds(void)
-{
-    uint64_t set = 0;
-
-    for (int i = 0; i < 64; i++)
-        if (fcntl(fd_floor + i, F_GETFD) != -1)
-            set |= 1ull << i;
-    return set;
 }
 
 static void
@@ -159,21 +149,6 @@ on_vendor_end(void *arg, const struct buf *got)
     free(h);
 }
 
-static bool
-slurp(int fd, struct buf *b)
-{
-    char tmp[4096];
-    bool got = false;
-    ssize_t n;
-
-    while ((n = recv(fd, tmp, sizeof(tmp), MSG_DONTWAIT)) > 0) {
-        if (buf_append(b, tmp, (size_t)n, NULL) == -1)
-            abort();
-        got = true;
-    }
-    return got;
-}
-
 /* Every buffer of the connection within its cap (gw_int.h). */
 static void
 check_bounds(const struct run *r)
@@ -197,9 +172,9 @@ settle(struct run *r)
         ev_run(loop, EVRUN_NOWAIT);
         moved = fuzz_vendor_step(&r->v, on_vendor_end, r);
         if (r->cli >= 0 && r->cli_read)
-            moved |= slurp(r->cli, &r->cli_got);
+            moved |= fuzz_slurp(r->cli, &r->cli_got);
         if (r->cli2 >= 0)
-            moved |= slurp(r->cli2, &r->cli2_got);
+            moved |= fuzz_slurp(r->cli2, &r->cli2_got);
         check_bounds(r);
         if (!moved && i >= 2)
             return;
@@ -267,14 +242,6 @@ answer_dns(struct run *r)
     fuzz_dns_answer(r->gw->dns, (enum px_dns_status)(b & 3), &vendor_addr, 1);
 }
 
-static void
-close_fd(int *fd)
-{
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
-}
-
 /* The gateway accepts a client; our end in *fd. */
 static void
 connect_client(struct run *r, int *fd)
@@ -304,7 +271,7 @@ second_client(struct run *r, uint8_t op)
         if (send(r->cli2, s, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
             return; /* the gateway closed it: nothing more to send */
     } else if (op == 15) {
-        close_fd(&r->cli2);
+        fuzz_close_fd(&r->cli2);
     }
 }
 
@@ -323,7 +290,7 @@ play_one(struct run *r, uint8_t op)
             shutdown(r->cli, SHUT_WR);
         break;
     case 3:
-        close_fd(&r->cli);
+        fuzz_close_fd(&r->cli);
         break;
     case 4:
         raw_chunk(r, true);
@@ -387,8 +354,8 @@ finish(struct run *r)
 {
     r->cli_read = true;
     settle(r);
-    close_fd(&r->cli);
-    close_fd(&r->cli2);
+    fuzz_close_fd(&r->cli);
+    fuzz_close_fd(&r->cli2);
     fuzz_vendor_close(&r->v, false, on_vendor_end, r);
     fuzz_dns_answer(r->gw->dns, PX_DNS_NOTFOUND, NULL, 0);
     settle(r);
@@ -413,7 +380,7 @@ finish(struct run *r)
 static void
 run_setup(struct run *r, uint8_t a, uint8_t b)
 {
-    r->fds_before = open_fds();
+    r->fds_before = fuzz_open_fds(fd_floor);
     r->cfg = proto;
     r->cfg.auth = (a & 1) ? GW_AUTH_BEARER : GW_AUTH_API_KEY;
     if (!(a & 2))
@@ -457,7 +424,7 @@ run_cleanup(struct run *r)
     buf_cleanup(&r->cli_got);
     buf_cleanup(&r->cli2_got);
     buf_cleanup(&r->vendor_sent);
-    if (open_fds() & ~r->fds_before)
+    if (fuzz_open_fds(fd_floor) & ~r->fds_before)
         abort(); /* a descriptor the run left open */
 }
 

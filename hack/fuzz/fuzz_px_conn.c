@@ -35,6 +35,7 @@
 
 #include "buf.h"
 #include "fuzz_dns.h"
+#include "fuzz_sock.h"
 #include "px_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -101,22 +102,6 @@ setup_once(void)
     fd_floor = r + 1;
 }
 
-/* Read what is there from fd into b; true when something came. */
-static bool
-slurp(int fd, struct buf *b)
-{
-    char tmp[4096];
-    bool got = false;
-    ssize_t n;
-
-    while ((n = recv(fd, tmp, sizeof(tmp), MSG_DONTWAIT)) > 0) {
-        if (buf_append(b, tmp, (size_t)n, NULL) == -1)
-            abort(); /* more than the caps below: a runaway copy */
-        got = true;
-    }
-    return got;
-}
-
 static bool
 accept_upstreams(struct run *r)
 {
@@ -148,11 +133,11 @@ settle(struct run *r)
         ev_run(loop, EVRUN_NOWAIT);
         moved = accept_upstreams(r);
         if (r->up >= 0)
-            moved |= slurp(r->up, &r->up_got);
+            moved |= fuzz_slurp(r->up, &r->up_got);
         if (r->cli >= 0 && r->cli_read)
-            moved |= slurp(r->cli, &r->cli_got);
+            moved |= fuzz_slurp(r->cli, &r->cli_got);
         if (r->cli2 >= 0)
-            moved |= slurp(r->cli2, &r->cli2_got);
+            moved |= fuzz_slurp(r->cli2, &r->cli2_got);
         if (!moved && i >= 1)
             return;
     }
@@ -175,14 +160,6 @@ send_chunk(struct run *r, int fd, struct buf *log)
     if (w > 0 && buf_append(log, r->p, (size_t)w, NULL) == -1)
         abort();
     r->p += n;
-}
-
-static void
-close_fd(int *fd)
-{
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
 }
 
 /* The lookup's answer: status and up to three addresses, each ours or
@@ -242,7 +219,7 @@ play_one(struct run *r, uint8_t op)
             shutdown(r->cli, SHUT_WR);
         break;
     case 3:
-        close_fd(&r->cli);
+        fuzz_close_fd(&r->cli);
         break;
     case 4:
         send_chunk(r, r->up, &r->up_sent);
@@ -252,7 +229,7 @@ play_one(struct run *r, uint8_t op)
             shutdown(r->up, SHUT_WR);
         break;
     case 6:
-        close_fd(&r->up);
+        fuzz_close_fd(&r->up);
         break;
     case 7:
         answer_dns(r);
@@ -277,7 +254,7 @@ play_one(struct run *r, uint8_t op)
         send_chunk(r, r->cli2, &r->ignored);
         break;
     case 13:
-        close_fd(&r->cli2);
+        fuzz_close_fd(&r->cli2);
         break;
     }
     settle(r);
@@ -342,16 +319,16 @@ finish(struct run *r)
 {
     r->cli_read = true;
     settle(r);
-    close_fd(&r->cli);
-    close_fd(&r->cli2);
-    close_fd(&r->up);
+    fuzz_close_fd(&r->cli);
+    fuzz_close_fd(&r->cli2);
+    fuzz_close_fd(&r->up);
     fuzz_dns_answer(r->px->dns, PX_DNS_NOTFOUND, NULL, 0);
     settle(r);
     for (int i = 0; i < 6 && r->px->conns != NULL; i++) {
         expire(r);
         settle(r);
     }
-    close_fd(&r->up); /* a dial accepted just now */
+    fuzz_close_fd(&r->up); /* a dial accepted just now */
     if (r->px->conns != NULL || r->px->nconns != 0 || r->px->nreject != 0 ||
         fuzz_dns_pending(r->px->dns) != 0)
         abort(); /* a connection that never ends, or a lookup left */
@@ -359,18 +336,6 @@ finish(struct run *r)
         (r->cli2_got.len < 12 || memcmp(r->cli2_got.data, "HTTP/1.1 503", 12)))
         abort(); /* over --max-conns, and not answered 503 */
     check_bytes(r);
-}
-
-/* The open descriptors among fd_floor .. fd_floor + 63, as bits. */
-static uint64_t
-open_fds(void)
-{
-    uint64_t set = 0;
-
-    for (int i = 0; i < 64; i++)
-        if (fcntl(fd_floor + i, F_GETFD) != -1)
-            set |= 1ull << i;
-    return set;
 }
 
 static void
@@ -389,14 +354,14 @@ run_cleanup(struct run *r)
     buf_cleanup(&r->cli_got);
     buf_cleanup(&r->cli2_got);
     buf_cleanup(&r->ignored);
-    if (open_fds() & ~r->fds_before)
+    if (fuzz_open_fds(fd_floor) & ~r->fds_before)
         abort(); /* a descriptor the run left open */
 }
 
 static void
 run_setup(struct run *r, uint8_t conf)
 {
-    r->fds_before = open_fds();
+    r->fds_before = fuzz_open_fds(fd_floor);
 
     r->cfg.allow_private = conf & 1;
     r->cfg.header_limit = 64 + (size_t)(conf >> 3) * 64;
