@@ -31,6 +31,14 @@ fault_next() {
     "fault_${kind//-/_}"
 }
 
+# kill_d: SIGKILL the directory lane's controller (as sc_kill does an
+# etcd one's).
+kill_d() {
+    kill -KILL "$CTL_PID" 2>/dev/null
+    wait "$CTL_PID" 2>/dev/null
+    CTL_PID=
+}
+
 # fault_ctl_kill: SIGKILL one controller (in turn: the directory lane's,
 # etcd's a, etcd's b) and start it again after 2 s.
 fault_ctl_kill() {
@@ -38,8 +46,7 @@ fault_ctl_kill() {
     SOAK_KILLS=$((SOAK_KILLS + 1))
     case $who in
     0)
-        kill -KILL "$CTL_PID" 2>/dev/null
-        wait "$CTL_PID" 2>/dev/null
+        kill_d
         note_fault ctl-kill d
         sleep 2
         start_d
@@ -111,8 +118,7 @@ fault_status_corrupt() {
     local f name uid copy=$SOAK/status-copy.json starts half logged
     f=$(find "$STATE/status" -name 's-d-*.json' 2>/dev/null | shuf -n 1)
     [ -n "$f" ] || { note_fault status-corrupt none && return 0; }
-    kill -KILL "$CTL_PID" 2>/dev/null
-    wait "$CTL_PID" 2>/dev/null
+    kill_d
     name=$(basename "$f" .json)
     cp "$f" "$copy"
     uid=$(jq -r '.uid // empty' "$copy" 2>/dev/null)
