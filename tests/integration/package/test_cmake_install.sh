@@ -18,18 +18,29 @@ check "cmake --install into DESTDIR" true
 
 L=$D/usr/local
 for f in bin/agentctl bin/agent-controller bin/egress-proxy bin/agent-gateway \
-    share/man/man1/agentctl.1 share/man/man8/agent-controller.8 \
-    share/man/man5/agent-controller.yaml.5 \
+    share/man/man1/agentctl.1.gz share/man/man8/agent-controller.8.gz \
+    share/man/man5/agent-controller.yaml.5.gz \
     share/bash-completion/completions/agentctl \
     share/zsh/site-functions/_agentctl \
     lib/systemd/system/agent-controller.service etc/agentctl/controller.yaml \
     share/agentctl/crds/agentinvocations.agentctl.dev.yaml \
     share/doc/agentctl/examples/specs/demo.yaml \
     share/doc/agentctl/examples/config/etcd.yaml \
-    share/doc/agentctl/examples/systemd/etcd.conf; do
+    share/doc/agentctl/examples/systemd/etcd.conf \
+    share/agentctl/monitoring/agentctl-alerts.yaml \
+    share/agentctl/monitoring/agentctl-alerts.test.yaml \
+    share/agentctl/monitoring/agentctl-dashboard.json \
+    libexec/agentctl/load-images; do
     test -s "$L/$f" || fail "$L/$f is missing or empty"
 done
-check "programs, pages, completions, unit, config, CRD, examples in place" true
+check "programs, pages, completions, unit, config, CRD, examples, monitoring in place" true
+check "the pages are gzip'd and whole" gzip -t "$L/share/man/man1/agentctl.1.gz" \
+    "$L/share/man/man8/agent-controller.8.gz" "$L/share/man/man5/agent-controller.yaml.5.gz"
+check "without -DAGENTCTL_PACKAGE_IMAGES no image is installed" \
+    test ! -e "$L/share/agentctl/images"
+out=$("$L/libexec/agentctl/load-images" 2>&1) && fail "load-images with no images succeeded"
+check_match "load-images with no images: exit 1, names the default directory and the way" \
+    'no image tarballs in /usr/local/share/agentctl/images: .*hack/images.sh' "$(tr '\n' ' ' <<<"$out")"
 check_eq "bin/ holds the four programs and nothing else" \
     "agent-controller agent-gateway agentctl egress-proxy" \
     "$(ls "$L/bin" | tr '\n' ' ' | sed 's/ $//')"

@@ -25,8 +25,16 @@ up=$version+upgrade # sorts after $version for dpkg
 # The Release build of hack/test.sh's build-release stage, configured the
 # same way, so this builds nothing new after that stage (only the pages).
 PKG_BUILD=${AGENTCTL_PKG_BUILD:-$ROOT/build-release-gcc}
+# The helper images go in as docker-save tarballs (packaging/images.cmake);
+# the tree is configured back without them when the test ends, so no later
+# configure of it looks for this run's directory.
+docker info >/dev/null 2>&1 || skip "Docker is not reachable (the helper images are saved from it)"
+"$ROOT/hack/images/save-helpers.sh" "$TEST_TMP/images" >/dev/null ||
+    fail "cannot save the helper images (hack/images.sh builds them)"
+on_cleanup "cmake -S '$ROOT' -B '$PKG_BUILD' -DAGENTCTL_PACKAGE_IMAGES= >/dev/null"
 CC=gcc cmake -S "$ROOT" -B "$PKG_BUILD" -DCMAKE_BUILD_TYPE=Release \
-    -DAGENTCTL_WERROR=ON -DCMAKE_INSTALL_PREFIX=/usr >/dev/null ||
+    -DAGENTCTL_WERROR=ON -DCMAKE_INSTALL_PREFIX=/usr \
+    -DAGENTCTL_PACKAGE_IMAGES="$TEST_TMP/images" >/dev/null ||
     fail "cmake could not configure $PKG_BUILD"
 cmake --build "$PKG_BUILD" -j "$(nproc)" --target agentctl agent-controller \
     egress-proxy agent-gateway agentctl-docs >/dev/null ||
@@ -55,20 +63,31 @@ check_eq "the config is a conffile" "/etc/agentctl/controller.yaml" \
 
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/bin/agentctl ./usr/bin/agent-controller ./usr/bin/egress-proxy \
-    ./usr/bin/agent-gateway ./usr/share/man/man1/agentctl.1 \
-    ./usr/share/man/man8/agent-controller.8 \
-    ./usr/share/man/man5/agent-controller.yaml.5 \
+    ./usr/bin/agent-gateway ./usr/share/man/man1/agentctl.1.gz \
+    ./usr/share/man/man8/agent-controller.8.gz \
+    ./usr/share/man/man5/agent-controller.yaml.5.gz \
     ./usr/share/bash-completion/completions/agentctl \
     ./usr/share/zsh/vendor-completions/_agentctl \
     ./usr/lib/systemd/system/agent-controller.service \
     ./etc/agentctl/controller.yaml \
     ./usr/share/agentctl/crds/agentinvocations.agentctl.dev.yaml \
-    ./usr/share/doc/agentctl/examples/specs/demo.yaml; do
+    ./usr/share/doc/agentctl/examples/specs/demo.yaml \
+    ./usr/share/agentctl/monitoring/agentctl-alerts.yaml \
+    ./usr/share/agentctl/monitoring/agentctl-dashboard.json \
+    ./usr/libexec/agentctl/load-images; do
     grep -qx -- "$f" <<<"$contents" || fail "$f is not in the package"
 done
-check "binaries, man pages, completions, unit, config, CRD in FHS places" true
-check "no test program is packaged" \
-    test -z "$(grep -E 'testhooks|keeper|demo-agent|px-probe|agent-launch' <<<"$contents")"
+check "binaries, man pages, completions, unit, config, CRD, monitoring in FHS places" true
+for name in $(grep '^[a-z]' "$ROOT/packaging/images.txt"); do
+    grep -qx -- "./usr/share/agentctl/images/$name.tar" <<<"$contents" ||
+        fail "the image $name is not in the package"
+done
+check "the helper images of packaging/images.txt are in the package" true
+check_eq "no man page is uncompressed (Debian policy 12.1)" "" \
+    "$(grep -E '^./usr/share/man/.*[0-9]$' <<<"$contents" || true)"
+check "no test program is packaged (the helper images aside, which carry keeper, demo-agent)" \
+    test -z "$(grep -v '^./usr/share/agentctl/images/' <<<"$contents" |
+        grep -E 'testhooks|keeper|demo-agent|px-probe|agent-launch')"
 
 # The throwaway root: an overlay on the cached one.
 R=$TEST_TMP/root
@@ -98,6 +117,14 @@ in_root apt-get install -y -qq --no-install-recommends \
     "/tmp/$(basename "$deb")" >>"$TEST_TMP/apt.log" 2>&1 ||
     { tail -n 20 "$TEST_TMP/apt.log"; fail "apt-get install ./agentctl_*.deb failed"; }
 check "apt-get install ./agentctl_*.deb on a fresh Debian 12" true
+check_match "postinst: no Docker in the root, so it names the image loader" \
+    'Docker is not reachable: load the helper images with /usr/libexec/agentctl/load-images' \
+    "$(tr '\n' ' ' <"$TEST_TMP/apt.log")"
+check "postinst made the docker group the unit's SupplementaryGroups= names" \
+    in_root getent group docker
+check_eq "the installed man page is agentctl(1), gzip'd" \
+    "$(cat "$PKG_BUILD/packaging/man/agentctl.1")" \
+    "$(zcat "$R/usr/share/man/man1/agentctl.1.gz")"
 
 check_eq "agentctl version from PATH" "agentctl version $version" \
     "$(in_root agentctl version)"
@@ -123,6 +150,34 @@ if command -v systemd-analyze >/dev/null; then
     check_eq "systemd-analyze verify: the installed unit, no complaint" "" \
         "$(systemd-analyze verify "$TEST_TMP/units/agent-controller.service" 2>&1 |
             grep -F "$TEST_TMP/units" || true)"
+fi
+
+# The image loader as installed: refuses clearly without a daemon, loads
+# the packaged tarballs with one. It loads into the machine's daemon only
+# when that holds the very images the package carries (always in CI: they
+# were saved from it above), so a load never replaces a newer build.
+out=$(DOCKER_HOST=unix:///nonexistent.sock "$R/usr/libexec/agentctl/load-images" \
+    "$R/usr/share/agentctl/images" 2>&1) && fail "load-images without a daemon succeeded"
+check_match "load-images without a daemon: exit 1, says what to do" \
+    'Docker daemon is not reachable .*start it, then run' "$out"
+out=$("$R/usr/libexec/agentctl/load-images" "$TEST_TMP/empty" 2>&1) &&
+    fail "load-images of an empty directory succeeded"
+check_match "(control) load-images with nothing to load: exit 1, names the way" \
+    'no image tarballs in .*hack/images.sh' "$out"
+same=1
+for name in $(grep '^[a-z]' "$ROOT/packaging/images.txt"); do
+    saved=$(tar -xOf "$R/usr/share/agentctl/images/$name.tar" manifest.json |
+        sed -n 's/.*"Config":"\([0-9a-f]*\)\.json".*/\1/p')
+    [ "sha256:$saved" = "$(docker image inspect -f '{{.Id}}' "agentctl/$name:$version")" ] || same=0
+done
+if [ "$same" = 1 ]; then
+    out=$("$R/usr/libexec/agentctl/load-images" "$R/usr/share/agentctl/images" 2>&1) ||
+        { echo "$out"; fail "load-images of the packaged images failed"; }
+    check_eq "load-images loads each packaged image by its tag" \
+        "$(grep "^[a-z]" "$ROOT/packaging/images.txt" | sort | sed "s|.*|Loaded image: agentctl/&:$version|")" \
+        "$out"
+else
+    echo "note: the daemon's helper images changed since they were saved; the load is not run"
 fi
 
 # The config as installed is a valid config: the controller starts on it
