@@ -502,6 +502,8 @@ rc_adapt(struct rc_build *b, struct err *e)
         .runner_max_bytes = b->cfg->limits.max_runner_output_bytes,
         .runner_dir = inv->has_workspace ? "/work" : "/tmp",
         .unlaunched = b->in->unlaunched,
+        .output_schema = inv->output_schema,
+        .result_unread = b->in->result_unread,
         /* in env mode the key is in the CLI's environment; the runner (the
          * repository's command) does not need it */
         .credential_env = b->vendor != NULL && !rc_gateway_mode(b) &&
