@@ -238,6 +238,12 @@ rc_result_text(const char *text, size_t len, const struct rc_result_opts *o,
                 "the CLI wrote no --output-last-message file");
         return;
     }
+    if (len == 0) { /* codex writes one on a failure too (measured) */
+        problem(r, RC_RESULT_MISSING,
+                "the --output-last-message file is empty: the CLI gave no "
+                "final message");
+        return;
+    }
     if (take_text(r, o, text, len) == 0 && o->schema != NULL)
         answer_from_text(r, o);
 }

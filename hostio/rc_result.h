@@ -68,7 +68,8 @@ void rc_result_claude(const char *out, size_t len,
                       const struct rc_result_opts *o, struct rc_result *r);
 
 /* Read Codex's last message (the file's bytes; NULL: there was no file)
- * into r. */
+ * into r. An empty file is missing too: codex 0.171.0 writes one when the
+ * turn failed. */
 void rc_result_text(const char *text, size_t len,
                     const struct rc_result_opts *o, struct rc_result *r);
 

@@ -188,6 +188,9 @@ test_codex_text(void **state)
     rc_result_text(NULL, 0, &no_schema, &r);
     expect(RC_RESULT_MISSING, &r, "no --output-last-message file");
     rc_result_cleanup(&r);
+    rc_result_text("", 0, &no_schema, &r);
+    expect(RC_RESULT_MISSING, &r, "file is empty");
+    rc_result_cleanup(&r);
     rc_result_text("plain words", 11, &no_schema, &r);
     assert_int_equal(r.problem, RC_RESULT_OK);
     assert_null(r.json);

@@ -37,6 +37,7 @@ struct tv_turn {
      * returns) */
     struct tvb answer;
     int has_answer;
+    int fail; /* a line "FAIL": every model request gets a 400 */
 };
 
 #define TV_MAX_FILL (256LL * 1024 * 1024)
@@ -142,6 +143,8 @@ scan_text(struct tv_turn *t, const char *text)
             t->has_answer = 1;
         } else if (n > 11 && !strncmp(s, "ANSWERFILL ", 11) && !t->has_answer)
             take_fill(t, s + 11);
+        else if (n == 4 && !strncmp(s, "FAIL", 4))
+            t->fail = 1;
         else if (n > 5 && !strncmp(s, "TASK ", 5) && !t->task[0])
             snprintf(t->task, sizeof(t->task), "%.*s", (int)(n - 5), s + 5);
         text = eol ? eol + 1 : NULL;
@@ -396,6 +399,11 @@ tv_reply_anthropic(const struct tvj *body, struct tv_reply *r)
         return;
     }
     anthropic_scan(body, &t);
+    if (t.fail) {
+        bad_request(r, "scripted failure (FAIL)");
+        turn_free(&t);
+        return;
+    }
     /* side requests (titles, summaries) offer no tools: plain text */
     calls = t.ntools && pick_round(&t);
     text = final_text(&t);
@@ -575,6 +583,11 @@ tv_reply_openai(const struct tvj *body, struct tv_reply *r)
         return;
     }
     openai_scan(body, &t);
+    if (t.fail) {
+        bad_request(r, "scripted failure (FAIL)");
+        turn_free(&t);
+        return;
+    }
     calls = pick_round(&t) != 0;
     r->status = 200;
     r->type = streaming ? "text/event-stream" : "application/json";

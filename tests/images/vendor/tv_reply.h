@@ -21,7 +21,9 @@
  * can tell whose requests it reads. A line "ANSWER <text>" makes the
  * rest of that line the final text instead (a result test chooses what
  * the CLI returns: JSON, a schema-breaking answer), "ANSWERFILL <n>
- * <char>" n copies of the character (a hostile 100 MB line). Test-only.
+ * <char>" n copies of the character (a hostile 100 MB line); a line
+ * "FAIL" answers every model request with a 400 (the CLI reports an
+ * error). Test-only.
  */
 #ifndef TV_REPLY_H
 #define TV_REPLY_H

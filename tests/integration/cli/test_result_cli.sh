@@ -6,16 +6,23 @@
 # tests/integration/vendors/test_result_claude.sh and test_result_codex.sh.
 source "$(dirname "$0")/../lib.sh"
 
-A=$BUILD/cli/agentctl
 S=$TEST_TMP/specs
 mkdir -p "$S"
-ctl() { "$A" --specs "$S" "$@"; }
+ctl() { "$BUILD/cli/agentctl" --specs "$S" "$@"; }
+# a review whose answer must be an object with a verdict
 spec() {
-    printf 'apiVersion: agentctl.dev/v1alpha1\nkind: AgentInvocation\n'
-    printf 'metadata:\n  name: %s\nspec:\n  vendor: claude\n  phase: review\n' "$1"
-    printf '  image: agentctl/demo-agent:0.1.0\n  prompt: review it\n'
-    printf '  deadlineSeconds: 60\n'
-    printf '  output: {schema: {type: object, required: [verdict]}}\n'
+    cat <<YAML
+apiVersion: agentctl.dev/v1alpha1
+kind: AgentInvocation
+metadata: {name: $1}
+spec:
+  vendor: claude
+  phase: review
+  image: agentctl/demo-agent:0.1.0
+  prompt: review it
+  deadlineSeconds: 60
+  output: {schema: {type: object, required: [verdict]}}
+YAML
 }
 status() { printf '%s' "$2" >"$S/.agentctl/status/$1.json"; }
 rc_of() { local rc=0; "$@" >/dev/null 2>&1 || rc=$?; echo "$rc"; }
