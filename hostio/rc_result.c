@@ -209,6 +209,10 @@ take_text(struct rc_result *r, const struct rc_result_opts *o,
                 "the result is not strict UTF-8 (byte %ld)", bad);
         return -1;
     }
+    if (memchr(text, '\0', len) != NULL) { /* no text holds one */
+        problem(r, RC_RESULT_MALFORMED, "the result holds a NUL byte");
+        return -1;
+    }
     r->text = strndup(text, len);
     r->text_len = len;
     if (r->text == NULL) {
@@ -306,6 +310,10 @@ rc_result_claude(const char *out, size_t len, const struct rc_result_opts *o,
     if ((bad = utf8_bad_offset((const unsigned char *)out, len)) >= 0) {
         problem(r, RC_RESULT_NOT_UTF8,
                 "stdout is not strict UTF-8 (byte %ld)", bad);
+        return;
+    }
+    if (memchr(out, '\0', len) != NULL) { /* JSON text never holds one */
+        problem(r, RC_RESULT_MALFORMED, "stdout holds a NUL byte");
         return;
     }
     if ((copy = strndup(out, len)) == NULL) {

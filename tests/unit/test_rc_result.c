@@ -108,6 +108,12 @@ test_claude_problems(void **state)
     claude("{\"type\":\"result\",\"result\":\"\xff\"}", &no_schema, &r);
     expect(RC_RESULT_NOT_UTF8, &r, "stdout is not strict UTF-8 (byte 27)");
     rc_result_cleanup(&r);
+    rc_result_claude("{\"type\":\"result\"}\0[[[[", 23, &no_schema, &r);
+    expect(RC_RESULT_MALFORMED, &r, "stdout holds a NUL byte");
+    rc_result_cleanup(&r);
+    rc_result_text("ab\0cd", 5, &no_schema, &r);
+    expect(RC_RESULT_MALFORMED, &r, "the result holds a NUL byte");
+    rc_result_cleanup(&r);
     claude("{\"type\":\"result\",\"result\":\"\xed\xa0\x80\"}", &no_schema, &r);
     expect(RC_RESULT_NOT_UTF8, &r, "not strict UTF-8");
     rc_result_cleanup(&r);
