@@ -46,7 +46,7 @@ typedef int cli_cmd_fn(struct cli *c, const struct cli_args *a);
 
 cli_cmd_fn cli_validate, cli_apply, cli_diff, cli_get, cli_describe, cli_delete,
     cli_cancel, cli_logs, cli_changes, cli_wait, cli_explain, cli_completion,
-    cli_version, cli_help;
+    cli_version, cli_help, cli_result;
 
 /* --- cli_commands.c: the command table --- */
 
@@ -237,7 +237,7 @@ struct cli_get {
     bool show_labels, no_headers;
     struct cli_selector *sel;
     struct cli_fieldsel *fsel; /* --field-selector, or NULL */
-    size_t width[9]; /* the table's column widths, kept for -w rows */
+    size_t width[10]; /* the table's column widths, kept for -w rows */
 };
 
 /* Print v[0..n) as g says; one: a single name was asked for (the resource
@@ -309,6 +309,12 @@ int cli_print_doc(const cJSON *doc, const char *format);
 
 /* kubectl's NotFound line on stderr; returns CLI_FAIL. */
 int cli_not_found(const char *name);
+
+/* get -o wide's RESULT cell of a status (cli_result.c): the problem of
+ * an unusable result, "error" for a CLI that reported one, else the JSON
+ * answer or the text's first line, cut to 40 characters; "<none>".
+ * Caller frees. */
+char *cli_result_cell(const cJSON *status);
 
 /* The status document of name, or NULL when there is none (caller
  * deletes). */

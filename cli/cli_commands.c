@@ -133,10 +133,21 @@ static const struct cli_opt changes_opts[] = {
     END,
 };
 
+static const struct cli_opt result_opts[] = {
+    { "output", 'o', CLI_OPT_VALUE, "FORMAT",
+      "json or yaml (the whole status.result but the change set) or "
+      "jsonpath=TEMPLATE on it ({.json.verdict})",
+      CLI_COMPLETE_WORDS, "json yaml jsonpath=" },
+    END,
+};
+
 static const struct cli_opt wait_opts[] = {
     { "for", 0, CLI_OPT_VALUE, "CONDITION",
-      "phase=PHASE, condition=TYPE[=STATUS] or delete", CLI_COMPLETE_WORDS,
-      "phase=Succeeded phase=Failed phase=Running condition= delete" },
+      "phase=PHASE, condition=TYPE[=STATUS], "
+      "jsonpath='{.status.result.json.verdict}'[=VALUE] or delete",
+      CLI_COMPLETE_WORDS,
+      "phase=Succeeded phase=Failed phase=Running condition= jsonpath= "
+      "delete" },
     { "timeout", 0, CLI_OPT_VALUE, "DURATION",
       "give up after DURATION (default 30s; 90, 1h30m, 500ms)",
       CLI_COMPLETE_NONE, NULL },
@@ -218,6 +229,18 @@ const struct cli_command cli_commands[] = {
       "of the same base, refusing any path outside it and changing\n"
       "nothing on a conflict. Exit 1 when there is no change set.\n",
       changes_opts, CLI_COMPLETE_WORDS },
+    { "result", cli_result, CLI_STORE_READ,
+      "NAME [-o json|yaml|jsonpath=TEMPLATE]",
+      "print the agent's result (the answer its CLI returned)",
+      "Print the result NAME's agent returned through its CLI's documented\n"
+      "channel (Claude Code's JSON envelope, Codex's --output-last-message\n"
+      "file), as the controller read and checked it: the JSON answer when\n"
+      "spec.output.schema is set and it validates, else the text. -o\n"
+      "prints the whole status.result (text, json, isError, turns, valid,\n"
+      "errors with their JSON paths, problem). Exit 1 when there is no\n"
+      "result yet, when it is unusable (missing, oversized, not UTF-8,\n"
+      "invalid against the schema) or the CLI reported an error.\n",
+      result_opts, CLI_COMPLETE_WORDS },
     { "wait", cli_wait, CLI_STORE_READ, "NAME... --for=CONDITION [--timeout=D]",
       "wait for a phase, a condition or deletion",
       "Wait until every named invocation meets the condition. Exit 0 when\n"

@@ -128,11 +128,12 @@ str_or(const cJSON *obj, const char *key, const char *dflt)
     return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : dflt;
 }
 
-#define GET_COLS 9 /* NAME PHASE ATTEMPT STOP AGE VENDOR IMAGE CONTROLLER LABELS */
+#define GET_COLS 10 /* NAME PHASE ATTEMPT STOP AGE VENDOR IMAGE CONTROLLER
+                     RESULT LABELS */
 
 static const char *const get_head[GET_COLS] = {
     "NAME", "PHASE", "ATTEMPT", "STOP", "AGE", "VENDOR", "IMAGE", "CONTROLLER",
-    "LABELS",
+    "RESULT", "LABELS",
 };
 
 /* "k=v,k2=v2" of an invocation's labels, or "<none>". */
@@ -181,14 +182,15 @@ row_of(struct cli *c, const struct store_spec *sp, char **cells)
     cells[5] = strdup(sp->inv ? sp->inv->vendor : "<none>");
     cells[6] = strdup(sp->inv ? sp->inv->image : "<none>");
     cells[7] = strdup(str_or(st, "controller", "<none>"));
-    cells[8] = labels_cell(sp);
+    cells[8] = cli_result_cell(st);
+    cells[9] = labels_cell(sp);
     cJSON_Delete(st);
 }
 
 static bool
 column_shown(const struct cli_get *g, size_t k)
 {
-    if (k == 8)
+    if (k == 9)
         return g->show_labels;
     return k < 5 || g->out == GET_OUT_WIDE;
 }

@@ -57,13 +57,48 @@ str_of(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-enum wait_kind { WAIT_PHASE, WAIT_CONDITION, WAIT_DELETE };
+enum wait_kind { WAIT_PHASE, WAIT_CONDITION, WAIT_DELETE, WAIT_JSONPATH };
 
 struct wait_for {
     enum wait_kind kind;
-    char what[128];   /* the phase, or the condition type */
+    char what[256];   /* the phase, the condition type, or the template */
     char status[16];  /* the condition status wanted ("True") */
+    char value[256];  /* jsonpath: the value wanted; "": any non-empty */
 };
+
+/* jsonpath='{.status.result.json.verdict}'=pass (kubectl's form): the
+ * template up to its last '}', then "=VALUE" or nothing. */
+static int
+parse_jsonpath(const char *cmd, const char *s, struct wait_for *w)
+{
+    const char *close = strrchr(s, '}'), *why;
+
+    if (s[0] != '{' || close == NULL || (close[1] != '\0' && close[1] != '='))
+        return cli_usage_error(cmd, "--for=jsonpath=%s: want "
+                                    "jsonpath='{.path}'[=VALUE]", s);
+    w->kind = WAIT_JSONPATH;
+    snprintf(w->what, sizeof(w->what), "%.*s", (int)(close - s + 1), s);
+    snprintf(w->value, sizeof(w->value), "%s", close[1] ? close + 2 : "");
+    if ((why = cli_jsonpath_check(w->what)) != NULL)
+        return cli_usage_error(cmd, "--for=jsonpath=%s: %s", s, why);
+    return CLI_OK;
+}
+
+/* The template on the whole resource gives the value (or, with none
+ * asked for, anything). */
+static bool
+jsonpath_met(struct cli *c, const struct store_spec *sp,
+             const struct wait_for *w)
+{
+    cJSON *doc = cli_resource_full(c, sp);
+    char *got = doc != NULL ? cli_jsonpath(w->what, doc) : NULL;
+    bool met = got != NULL && (w->value[0] != '\0' ? strcmp(got, w->value) == 0
+                                                    : got[0] != '\0');
+
+    free(got);
+    cJSON_Delete(doc);
+    return met;
+}
 
 /* The phases of docs/status.md: a wait for any other would only run out
  * its timeout. */
@@ -87,7 +122,7 @@ parse_for(const char *cmd, const char *s, struct wait_for *w)
 
     memset(w, 0, sizeof(*w));
     if (s == NULL)
-        return cli_usage_error(cmd, "--for is required: phase=PHASE, "
+        return cli_usage_error(cmd, "--for is required: phase=PHASE, jsonpath=..., "
                                     "condition=TYPE[=STATUS] or delete");
     if (strcmp(s, "delete") == 0) {
         w->kind = WAIT_DELETE;
@@ -103,6 +138,8 @@ parse_for(const char *cmd, const char *s, struct wait_for *w)
         snprintf(w->what, sizeof(w->what), "%s", s + 6);
         return CLI_OK;
     }
+    if (strncmp(s, "jsonpath=", 9) == 0)
+        return parse_jsonpath(cmd, s + 9, w);
     if (strncmp(s, "condition=", 10) == 0 && s[10] != '\0' && s[10] != '=') {
         w->kind = WAIT_CONDITION;
         eq = strchr(s + 10, '=');
@@ -112,7 +149,7 @@ parse_for(const char *cmd, const char *s, struct wait_for *w)
                  eq && eq[1] ? eq + 1 : "True");
         return CLI_OK;
     }
-    return cli_usage_error(cmd, "unrecognized condition: \"%s\" (phase=PHASE, "
+    return cli_usage_error(cmd, "unrecognized condition: \"%s\" (phase=PHASE, jsonpath=, "
                                 "condition=TYPE[=STATUS] or delete)",
                            s);
 }
@@ -146,15 +183,20 @@ look(struct cli *c, const char *name, const struct wait_for *w, char *why,
     const char *phase = str_of(st, "phase");
     enum wait_state r = W_NOT_YET;
 
+    if (w->kind == WAIT_JSONPATH && exists && jsonpath_met(c, &sp, w))
+        r = W_MET;
     if (exists)
         store_spec_cleanup(&sp);
-    if (w->kind == WAIT_DELETE)
+    if (r == W_MET)
+        ;
+    else if (w->kind == WAIT_DELETE)
         r = !exists && st == NULL ? W_MET : W_NOT_YET;
     else if (!exists)
         r = W_NOT_FOUND;
     else if (w->kind == WAIT_CONDITION)
         r = condition_met(st, w) ? W_MET : W_NOT_YET;
-    else if (phase != NULL && strcasecmp(phase, w->what) == 0)
+    else if (w->kind == WAIT_PHASE && phase != NULL &&
+             strcasecmp(phase, w->what) == 0)
         r = W_MET;
     else if (terminal(phase)) {
         const char *stop = str_of(st, "stopReason");
@@ -184,9 +226,9 @@ wait_one(struct cli *c, const char *name, const struct wait_for *w,
             return cli_not_found(name);
         case W_NEVER:
             fprintf(stderr,
-                    "error: agentinvocations/%s will not reach phase %s: "
-                    "%s\n",
-                    name, w->what, why);
+                    "error: agentinvocations/%s will not %s %s%s%s: %s\n",
+                    name, w->kind == WAIT_JSONPATH ? "meet" : "reach phase",
+                    w->what, w->value[0] ? "=" : "", w->value, why);
             return CLI_FAIL;
         case W_NOT_YET:
             break;

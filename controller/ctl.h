@@ -67,6 +67,7 @@ struct ctl;
 struct ctl_inv;
 struct ctl_ws;
 struct ctl_changes;
+struct ctl_resultread;
 struct ctl_egress;
 
 struct buf;
@@ -260,6 +261,7 @@ struct ctl_inv {
     char gateway_egress_ip[16]; /* the credential gateway's, likewise */
     struct ctl_egress *egress;  /* the egress audit being read (cleanup) */
     struct ctl_changes *changes; /* the change set being read (cleanup) */
+    struct ctl_resultread *result; /* the CLI's result (ctl_resultread.c) */
     /* boundary probe (before the start) and canary (while running) */
     long probe_exit;
     bool probe_exited;

@@ -313,7 +313,7 @@ capture_commit(struct ctl_inv *inv)
      * version captured keeps the bodies its boxes were made from. */
     r->defaults_stated = true;
     r->forwarding_stated = true; /* its proxy and gateway: ip_forward 0 */
-    r->launcher_stated = true;   /* its CLI: under agent-launch */
+    r->launcher_stated = r->result_channel = true; /* launcher; result */
     /* Whether .git gets a read-only storage of its own is fixed here. */
     if (ctl_git_present(inv))
         r->git_metadata = true;
@@ -427,8 +427,8 @@ ensure_captured(struct ctl_inv *inv)
     in.legacy_bodies = !inv->rec.defaults_stated;
     in.forwarding_unstated = !inv->rec.forwarding_stated;
     in.agent_user = inv->rec.agent_user; /* NULL: captured before there was one */
-    /* (and the negative control of the phase-policy suite: no launcher) */
     in.unlaunched = !inv->rec.launcher_stated || ctl_test_disabled("launcher");
+    in.result_unread = !inv->rec.result_channel; /* read back, or not */
     /* a warm box taken (ctl_pool.c): its network and proxy are the box's */
     box.owner = ctl_record_box_str(&inv->rec, "owner");
     box.uid = ctl_record_box_str(&inv->rec, "uid");

@@ -7,6 +7,7 @@
 #include "ctl_changesjob.h"
 #include "ctl_egressjob.h"
 #include "ctl_record.h"
+#include "ctl_resultjob.h"
 #include "ctl_testhooks.h"
 #include "ctl_wsjob.h"
 #include "log.h"
@@ -145,6 +146,7 @@ ctl_inv_remove(struct ctl_inv *inv)
     ctl_ws_free(inv); /* after the cancel: it closes the upload's fd */
     ctl_egress_free(inv);
     ctl_changes_free(inv);
+    ctl_resultread_free(inv);
     dk_cancel(inv->logs);
     dk_cancel(inv->wait);
     cJSON_Delete(inv->pending_inspect);

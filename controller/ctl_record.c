@@ -546,6 +546,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
         "defaultsStated",
         "ipForwardOff",
         "launcher",
+        "resultChannel",
         "helperImages",
         "canaryPending",
         "networkPending",
@@ -573,6 +574,7 @@ ctl_record_reset_attempt(struct ctl_record *r)
     r->defaults_stated = false;
     r->forwarding_stated = false;
     r->launcher_stated = false;
+    r->result_channel = false;
     for (int h = 0; h < RC_HELPER_COUNT; h++) {
         free(r->helper_images[h]);
         r->helper_images[h] = NULL;

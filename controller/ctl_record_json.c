@@ -416,6 +416,8 @@ load_item(struct ctl_record *r, const cJSON *it)
         return load_true(it, &r->forwarding_stated);
     if (strcmp(k, "launcher") == 0)
         return load_true(it, &r->launcher_stated);
+    if (strcmp(k, "resultChannel") == 0)
+        return load_true(it, &r->result_channel);
     if (strcmp(k, "cleanedUp") == 0)
         return load_true(it, &r->cleaned_up);
     if (strcmp(k, "captured") == 0)
@@ -554,6 +556,8 @@ add_attempt(cJSON *o, const struct ctl_record *r)
         cJSON_AddBoolToObject(o, "ipForwardOff", 1);
     if (r->launcher_stated)
         cJSON_AddBoolToObject(o, "launcher", 1);
+    if (r->result_channel)
+        cJSON_AddBoolToObject(o, "resultChannel", 1);
     if (r->captured != NULL)
         cJSON_AddItemToObject(o, "captured", cJSON_Duplicate(r->captured, 1));
     if (r->has_generation)

@@ -155,6 +155,8 @@ struct ctl_record {
                                net.ipv4.ip_forward=0 (ipForwardOff) */
     bool launcher_stated; /* a prompt spec's agent runs its CLI under
                              agent-launch (status.launcher) */
+    bool result_channel;  /* the CLI's result is read back from its
+                             documented channel (status.resultChannel) */
     bool defaults_stated; /* the bodies state Docker's defaults
                              (plan/rc_harden.c); false for an attempt an
                              older version captured, whose boxes lack them */

@@ -10,6 +10,7 @@
 
 #include "ctl_record.h"
 #include "ctl_result.h"
+#include "ctl_resultread.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
@@ -39,6 +40,8 @@ on_logs_data(struct dk_req *req, const char *data, size_t len, void *arg)
     st = rc_output_feed_logs(inv->out, data, len);
     if (st != RC_OUTPUT_OK)
         stop_for_output(inv, st);
+    else
+        ctl_resultread_feed_logs(inv, data, len);
 }
 
 static void
@@ -100,6 +103,7 @@ open_output(struct ctl_inv *inv, struct err *e)
         return -1;
     }
     inv->logs_done = false;
+    ctl_resultread_restart(inv); /* the envelope is read from byte 0 too */
     return 0;
 }
 
@@ -144,6 +148,29 @@ confirm_exit(struct ctl_inv *inv)
         dk_ping(inv->ctl->dk, true, ctl_step_answered, inv, &e), &e);
 }
 
+/* An exit 0 whose result is unusable fails as capture-failure; one whose
+ * CLI reported an error (is_error) fails as ResultError. A non-zero exit
+ * is the failure whatever the result claims (docs/status.md "result"). */
+static bool
+finish_by_result(struct ctl_inv *inv)
+{
+    char msg[400];
+
+    switch (ctl_resultread_verdict(inv, msg, sizeof(msg))) {
+    case CTL_RESULT_UNUSABLE:
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_CAPTURE_FAILURE, msg);
+        return true;
+    case CTL_RESULT_CLI_ERROR:
+        ctl_status_set_condition(inv, "Ready", false, "ResultError", msg);
+        ctl_status_set_phase(inv, CTL_FAILED);
+        ctl_event(inv, true, "ResultError", "%s", msg);
+        return true;
+    case CTL_RESULT_FINE:
+        break;
+    }
+    return false;
+}
+
 static void
 finish(struct ctl_inv *inv)
 {
@@ -151,6 +178,8 @@ finish(struct ctl_inv *inv)
     if (ctl_phase_terminal(inv->rec.phase))
         return; /* a stop cause came first */
     ctl_record_set_exit_code(&inv->rec, inv->exit_code);
+    if (inv->exit_code == 0 && finish_by_result(inv))
+        return;
     if (inv->exit_code == 0) {
         ctl_status_set_condition(inv, "Ready", false, "Completed",
                                  "the agent exited 0");
@@ -170,6 +199,7 @@ enum ctl_step
 ctl_run_step(struct ctl_inv *inv)
 {
     const char *agent = ctl_record_role_id(&inv->rec, RC_ROLE_AGENT);
+    enum ctl_step st;
     struct err e;
 
     if (agent == NULL) {
@@ -186,6 +216,8 @@ ctl_run_step(struct ctl_inv *inv)
     if (inv->exited && inv->logs_done) {
         if (!inv->exit_confirmed && !ctl_test_disabled("exit-confirmation"))
             return confirm_exit(inv);
+        if ((st = ctl_resultread_step(inv)) != CTL_STEP_NONE)
+            return st; /* the result first: it may decide the end */
         finish(inv);
         return CTL_STEP_DONE;
     }

@@ -67,7 +67,8 @@
  * box's uid and not the invocation's (ctl_gc.c); "live-audit" follows
  * no gateway or proxy log and reads the last 20,000 lines of each once at
  * cleanup, as before the live audit (ctl_egress.c): a flood pushes lines
- * out, uncounted.
+ * out, uncounted; "result-validation" accepts a result that breaks
+ * spec.output.schema (ctl_resultread.c), as without a schema check.
  */
 #include "ctl_testhooks.h"
 

@@ -7,7 +7,7 @@ set(ctl_core_sources ctl_sync.c ctl_events.c ctl_gc.c ctl_inv.c
   ctl_observe.c
   ctl_testhooks.c ctl_record.c ctl_record_json.c ctl_ws.c
   ctl_wsjob.c ctl_egress.c ctl_egressjob.c ctl_auditline.c ctl_secret.c
-  ctl_changes.c ctl_changesjob.c ctl_usage.c ctl_usage_record.c)
+  ctl_changes.c ctl_changesjob.c ctl_resultread.c ctl_resultjob.c ctl_usage.c ctl_usage_record.c)
 set(ctl_sources ctl_main.c ctl_flags.c ${ctl_core_sources})
 set(ctl_libs ctlmetrics plan hostio store docker model common launch_blob
   m)

@@ -42,6 +42,10 @@ struct spec_argv {
     size_t n; /* 0 = absent */
 };
 
+/* spec.output.maxResultBytes when the spec leaves it out (applied here,
+ * not written into the spec: a spec hash stays what it was) */
+#define SPEC_RESULT_DEFAULT (64u * 1024)
+
 struct spec_invocation {
     /* metadata */
     char *name;
@@ -65,6 +69,11 @@ struct spec_invocation {
     uint64_t pids;
     uint32_t deadline_seconds;
     uint64_t output_max_bytes;
+    /* spec.output.schema as compact JSON (the subset of spec_jschema.h),
+     * NULL when absent; spec.output.maxResultBytes (SPEC_RESULT_DEFAULT
+     * when absent) */
+    char *output_schema;
+    uint64_t output_max_result_bytes;
     bool has_vendor_budget;
     uint64_t vendor_requests; /* spec.vendorBudget.requests; 0 = not set */
     uint64_t vendor_bytes; /* spec.vendorBudget.bytes (quantity); 0 = not set */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "spec_jschema.h"
 #include "spec_quantity.h"
 
 /* Variables the controller sets in the agent's environment; a spec may not
@@ -49,7 +50,12 @@ check_cross_fields(const char *file, const struct spec_node *doc,
     const struct spec_node *runner = spec_node_get(spec, "runner");
     const struct spec_node *phase = spec_node_get(spec, "phase");
     const struct spec_node *env = spec_node_get(spec, "env");
+    const struct spec_node *schema =
+        spec_node_get(spec_node_get(spec, "output"), "schema");
     char field[300];
+
+    if (schema != NULL)
+        spec_jschema_check(file, schema, "spec.output.schema", es);
 
     if (runner != NULL && spec_node_get(spec, "command") != NULL)
         spec_errors_add(es, file, runner, "spec.runner",
@@ -154,6 +160,25 @@ phase_of(const char *s)
     return SPEC_PHASE_PLANNING; /* unreachable: the schema has the enum */
 }
 
+/* spec.output.schema as compact JSON (what the controller validates
+ * against and the adapters hand the CLI), and maxResultBytes. */
+static int
+fill_output_result(struct spec_invocation *inv, const struct spec_node *out)
+{
+    const struct spec_node *schema = spec_node_get(out, "schema");
+    const struct spec_node *max = spec_node_get(out, "maxResultBytes");
+    cJSON *j;
+
+    inv->output_max_result_bytes =
+        max != NULL ? quantity(max, false) : SPEC_RESULT_DEFAULT;
+    if (schema == NULL)
+        return 0;
+    j = spec_json_from_node(schema);
+    inv->output_schema = j != NULL ? cJSON_PrintUnformatted(j) : NULL;
+    cJSON_Delete(j);
+    return inv->output_schema != NULL ? 0 : -1;
+}
+
 static int
 fill_spec(struct spec_invocation *inv, const struct spec_node *spec)
 {
@@ -188,6 +213,8 @@ fill_spec(struct spec_invocation *inv, const struct spec_node *spec)
         (uint32_t)quantity(spec_node_get(spec, "deadlineSeconds"), false);
     inv->output_max_bytes = quantity(
         spec_node_get(spec_node_get(spec, "output"), "maxBytes"), false);
+    if (fill_output_result(inv, spec_node_get(spec, "output")) == -1)
+        return -1;
     /* A part left out stays 0: the controller's limit applies then. */
     inv->has_vendor_budget = budget != NULL;
     inv->vendor_requests = quantity(spec_node_get(budget, "requests"), false);
@@ -639,6 +666,7 @@ spec_invocation_free(struct spec_invocation *inv)
     free(inv->image);
     argv_free(&inv->command);
     free(inv->prompt);
+    cJSON_free(inv->output_schema);
     argv_free(&inv->runner);
     kvlist_free(&inv->env);
     free(inv->credential);

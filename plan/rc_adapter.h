@@ -63,6 +63,12 @@ struct rc_adapter_box {
     const char *runner_dir;  /* "/work", or "/tmp" without a workspace */
     bool unlaunched; /* an attempt an older version captured: the CLI
                         alone, as its agent was created (rc_inputs) */
+    /* spec.output.schema as compact JSON, or NULL: handed to the CLI
+     * through its own flag (claude --json-schema, codex --output-schema) */
+    const char *output_schema;
+    bool result_unread; /* an attempt an older version captured, which read
+                           no result: codex without --output-last-message,
+                           as its agent was created */
     const char *credential_env; /* credentialMode env: the variable with the
                                    key, which the runner does not get */
 };
@@ -71,6 +77,13 @@ struct rc_adapter_box {
  * (MAX_ARG_STRLEN = 32 pages, NUL included). A prompt that does not fit
  * is refused with ERR_LIMIT rather than failing at container start. */
 #define RC_ADAPTER_ARG_MAX 131071
+
+/* Where codex writes its last message (--output-last-message): the
+ * scratch volume, which the keeper mounts too, so the controller reads it
+ * back through the keeper after the CLI exits (docs/status.md "result").
+ * And the schema file codex reads (--output-schema). */
+#define RC_CODEX_RESULT_FILE "/tmp/.agentctl-last-message"
+#define RC_CODEX_SCHEMA_FILE RC_ADAPTER_CONFIG_DIR "/codex/output-schema.json"
 
 /* The runner's words together (the launcher's policy holds them). */
 #define RC_ADAPTER_RUNNER_MAX 32768u

@@ -212,6 +212,10 @@ rc__adapter_claude(struct rc__adapter *b)
     claude_flag_value(b, "--allowedTools", claude_tools(b, true));
     claude_flag_value(b, "--disallowedTools", claude_denied(b));
     claude_flag_value(b, "--append-system-prompt", claude_system_note(b));
+    /* the schema of the answer (envelope member structured_output) */
+    if (b->box != NULL && b->box->output_schema != NULL)
+        claude_flag_value(b, "--json-schema",
+                          rc__adapter_strf(b, "%s", b->box->output_schema));
     rc__adapter_arg(b, "--");
     rc__adapter_arg(b, b->prompt);
     rc__adapter_env(b, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");

@@ -209,6 +209,26 @@ codex_summary(struct rc__adapter *b)
 static const char *const codex_exec_siblings[] = { "codex-code-mode-host",
                                                    NULL };
 
+/* The result's documented channel: the last message into a file of the
+ * scratch volume (read back through the keeper), and the schema, when the
+ * spec has one, as the file --output-schema names. */
+static void
+codex_result_args(struct rc__adapter *b)
+{
+    const struct rc_adapter_box *box = b->box;
+
+    if (box != NULL && box->result_unread)
+        return;
+    rc__adapter_arg(b, "--output-last-message");
+    rc__adapter_arg(b, RC_CODEX_RESULT_FILE);
+    if (box == NULL || box->output_schema == NULL)
+        return;
+    rc__adapter_arg(b, "--output-schema");
+    rc__adapter_arg(b, RC_CODEX_SCHEMA_FILE);
+    rc__adapter_file(b, RC_CODEX_SCHEMA_FILE,
+                     rc__adapter_strf(b, "%s\n", box->output_schema), 0444);
+}
+
 int
 rc__adapter_codex(struct rc__adapter *b)
 {
@@ -267,6 +287,7 @@ rc__adapter_codex(struct rc__adapter *b)
                          b->box->gateway_url);
     }
     codex_instructions_arg(b);
+    codex_result_args(b);
     rc__adapter_arg(b, "--");
     rc__adapter_arg(b, b->prompt);
     rc__adapter_env(b, "CODEX_HOME", CODEX_HOME);

@@ -486,9 +486,8 @@ rc_keeper_body(struct rc_build *b)
     return c;
 }
 
-/* A prompt spec: the vendor's adapter builds the argv, extra env and
- * config files for the phase (rc_adapter.h). The adapter's variables are
- * the controller's: a spec may not set them too. */
+/* A prompt spec: the vendor's adapter builds the argv, env and config files
+ * for the phase (rc_adapter.h); a spec may not set the adapter's variables. */
 static int
 rc_adapt(struct rc_build *b, struct err *e)
 {
@@ -501,7 +500,8 @@ rc_adapt(struct rc_build *b, struct err *e)
         .runner_timeout = b->cfg->limits.max_runner_seconds,
         .runner_max_bytes = b->cfg->limits.max_runner_output_bytes,
         .runner_dir = inv->has_workspace ? "/work" : "/tmp",
-        .unlaunched = b->in->unlaunched,
+        .unlaunched = b->in->unlaunched, .result_unread = b->in->result_unread,
+        .output_schema = inv->output_schema,
         /* in env mode the key is in the CLI's environment; the runner (the
          * repository's command) does not need it */
         .credential_env = b->vendor != NULL && !rc_gateway_mode(b) &&

@@ -203,6 +203,9 @@ struct rc_inputs {
     bool unlaunched; /* captured by a version whose agent ran the vendor
                         CLI without agent-launch (status.launcher unset):
                         build it so, for the same reason */
+    bool result_unread; /* captured by a version that read no result
+                           (status.resultChannel unset): codex without
+                           --output-last-message, for the same reason */
     /* The warm box the attempt took: its network and proxy are named
      * agentctl-<owner>-<box uid8>-net and -proxy and carry the box's
      * labels; every other object keeps the invocation's. NULL: none. */

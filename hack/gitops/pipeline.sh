@@ -14,6 +14,11 @@
 #   --wait TIMEOUT     then wait until every invocation of the commit is in a
 #                      final phase (Succeeded, Failed, Cancelled); 90, 30s,
 #                      10m, 1h
+#   --gate '{JSONPATH}=VALUE'
+#                      with --wait: every invocation that returned a JSON
+#                      result (status.result.json: a spec with
+#                      output.schema) must have VALUE there, e.g. a review's
+#                      '{.status.result.json.verdict}=pass'
 #   --dry-run          validate and diff only; change nothing
 #   --agentctl PATH    the agentctl binary (default: $AGENTCTL, else PATH)
 #
@@ -36,6 +41,8 @@
 #      rules, prune may have been partial
 #   4  --wait: an invocation ended Failed or Cancelled
 #   5  --wait: the timeout passed before every invocation finished
+#   6  --gate: an invocation's result does not say VALUE (a review that did
+#      not pass): the commit's runs succeeded, its verdict did not
 #
 # Needs git and jq. Run one pipeline per store at a time (a CI concurrency
 # group): two commits applied at once would race, each apply is atomic but
@@ -51,16 +58,18 @@ die() {
     exit "$1"
 }
 
-REPO='' REV=HEAD SUBDIR=. WAIT='' DRY=0 STORE=()
+REPO='' REV=HEAD SUBDIR=. WAIT='' DRY=0 STORE=() GATE=''
+
 AGENTCTL_BIN=${AGENTCTL:-agentctl}
 while [ $# -gt 0 ]; do
     case $1 in
-    --rev | --path | --specs | --state | --etcd | --etcd-prefix | --wait | --agentctl)
+    --rev | --path | --specs | --state | --etcd | --etcd-prefix | --wait | --agentctl | --gate)
         [ $# -ge 2 ] || die 2 "$1 needs a value"
         case $1 in
         --rev) REV=$2 ;;
         --path) SUBDIR=$2 ;;
         --wait) WAIT=$2 ;;
+        --gate) GATE=$2 ;;
         --agentctl) AGENTCTL_BIN=$2 ;;
         *) STORE+=("$1" "$2") ;;
         esac
@@ -91,6 +100,11 @@ wait_seconds() {
     *) echo "$1" ;;
     esac
 }
+case $GATE in
+'') ;;
+'{'*'}='?*) [ -n "$WAIT" ] || die 2 "--gate needs --wait" ;;
+*) die 2 "bad --gate $GATE (want '{.status.result.json.verdict}=pass')" ;;
+esac
 if [ -n "$WAIT" ]; then
     WAIT_S=$(wait_seconds "$WAIT") || die 2 "bad --wait $WAIT (90, 30s, 10m, 1h)"
 fi
@@ -167,6 +181,25 @@ if [ -z "$WAIT" ]; then
     exit 0
 fi
 
+# gate COUNTS: every invocation with a JSON result says the gate's value
+# there (exit 6 otherwise); the others (no schema, no result) pass it.
+gate() {
+    local n got gated=0 failed=0 tmpl=${GATE%\}=*}} want=${GATE#*\}=}
+    for n in "${NAMES[@]}"; do
+        actl get "$n" -o json 2>/dev/null |
+            jq -e '.status.result.json != null' >/dev/null || continue
+        gated=$((gated + 1))
+        got=$(actl get "$n" -o "jsonpath=$tmpl" 2>/dev/null)
+        if [ "$got" != "$want" ]; then
+            failed=$((failed + 1))
+            echo "pipeline: $n: $tmpl is \"$got\", not \"$want\"" >&2
+        fi
+    done
+    [ "$failed" -eq 0 ] && return 0
+    summary gate-failed "$1 gated=$gated gate-failed=$failed"
+    exit 6
+}
+
 # 5. wait for a final phase of every invocation of the commit
 end=$((SECONDS + WAIT_S))
 declare -A SAID=() # names whose failure was reported
@@ -186,6 +219,7 @@ while :; do
     done
     counts="succeeded=$ok failed=$bad running=$running"
     if [ "$running" -eq 0 ]; then
+        [ "$bad" -eq 0 ] && [ -n "$GATE" ] && gate "$counts"
         [ "$bad" -eq 0 ] && { summary ok "$counts" && exit 0; }
         summary failed "$counts"
         exit 4

@@ -14,3 +14,5 @@ agentctl_unit_test(test_rc_git_digest
 agentctl_unit_test(test_rc_changes
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_changes.c
   LIBS hostio PkgConfig::ARCHIVE PkgConfig::CJSON)
+agentctl_unit_test(test_rc_result
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_result.c LIBS hostio)

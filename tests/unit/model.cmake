@@ -8,3 +8,5 @@ agentctl_unit_test(test_spec_json
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spec_json.c LIBS model)
 agentctl_unit_test(test_spec_crd
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spec_crd.c LIBS model)
+agentctl_unit_test(test_spec_jschema
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spec_jschema.c LIBS model)

@@ -31,7 +31,16 @@ struct tv_turn {
     /* what the answer says it billed: "USAGE <in> <out> <cacheRead>
      * <cacheWrite>" in the prompt, else 10 10 0 0 */
     long long usage[4];
+    /* "ANSWER <text>" (the rest of the line) or "ANSWERFILL <n> <char>"
+     * (n copies, at most TV_MAX_FILL): the turn's final text instead of
+     * VENDOR-OK / VENDOR-DONE (a result test chooses what the CLI
+     * returns) */
+    struct tvb answer;
+    int has_answer;
+    int fail; /* a line "FAIL": every model request gets a 400 */
 };
+
+#define TV_MAX_FILL (256LL * 1024 * 1024)
 
 static void
 turn_free(struct tv_turn *t)
@@ -42,6 +51,7 @@ turn_free(struct tv_turn *t)
     }
     tvb_free(&t->results);
     tvb_free(&t->tools);
+    tvb_free(&t->answer);
 }
 
 static int
@@ -78,6 +88,34 @@ take_call(struct tv_turn *t, int round, const char *s, size_t n)
     tvj_free(j);
 }
 
+/* "ANSWERFILL <n> <char>": n copies of the character as the answer. */
+static void
+take_fill(struct tv_turn *t, const char *s)
+{
+    long long n = 0;
+    char c = 'x';
+    char chunk[4096];
+
+    if (sscanf(s, "%lld %c", &n, &c) < 1 || n < 0 || n > TV_MAX_FILL)
+        return;
+    memset(chunk, c, sizeof(chunk));
+    for (long long done = 0; done < n; done += (long long)sizeof(chunk))
+        tvb_add(&t->answer, chunk,
+                n - done < (long long)sizeof(chunk) ? (size_t)(n - done)
+                                                    : sizeof(chunk));
+    t->has_answer = 1;
+}
+
+/* The turn's final text: the scripted answer, or what the tool results
+ * said, or VENDOR-OK. */
+static const char *
+final_text(const struct tv_turn *t)
+{
+    if (t->has_answer)
+        return t->answer.p ? t->answer.p : "";
+    return t->results.p ? t->results.p : "VENDOR-OK";
+}
+
 /* Every CALL line of a user text. */
 static void
 scan_text(struct tv_turn *t, const char *text)
@@ -100,6 +138,13 @@ scan_text(struct tv_turn *t, const char *text)
         else if (n > 6 && !strncmp(s, "USAGE ", 6))
             sscanf(s + 6, "%lld %lld %lld %lld", &t->usage[0], &t->usage[1],
                    &t->usage[2], &t->usage[3]);
+        else if (n > 7 && !strncmp(s, "ANSWER ", 7) && !t->has_answer) {
+            tvb_add(&t->answer, s + 7, n - 7);
+            t->has_answer = 1;
+        } else if (n > 11 && !strncmp(s, "ANSWERFILL ", 11) && !t->has_answer)
+            take_fill(t, s + 11);
+        else if (n == 4 && !strncmp(s, "FAIL", 4))
+            t->fail = 1;
         else if (n > 5 && !strncmp(s, "TASK ", 5) && !t->task[0])
             snprintf(t->task, sizeof(t->task), "%.*s", (int)(n - 5), s + 5);
         text = eol ? eol + 1 : NULL;
@@ -354,9 +399,14 @@ tv_reply_anthropic(const struct tvj *body, struct tv_reply *r)
         return;
     }
     anthropic_scan(body, &t);
+    if (t.fail) {
+        bad_request(r, "scripted failure (FAIL)");
+        turn_free(&t);
+        return;
+    }
     /* side requests (titles, summaries) offer no tools: plain text */
     calls = t.ntools && pick_round(&t);
-    text = t.results.p ? t.results.p : "VENDOR-OK";
+    text = final_text(&t);
     stop = calls ? "tool_use" : "end_turn";
     r->status = 200;
     tvb_puts(&msg, "{\"id\":\"msg_vendor\",\"type\":\"message\",\"role\":"
@@ -533,6 +583,11 @@ tv_reply_openai(const struct tvj *body, struct tv_reply *r)
         return;
     }
     openai_scan(body, &t);
+    if (t.fail) {
+        bad_request(r, "scripted failure (FAIL)");
+        turn_free(&t);
+        return;
+    }
     calls = pick_round(&t) != 0;
     r->status = 200;
     r->type = streaming ? "text/event-stream" : "application/json";
@@ -568,7 +623,7 @@ tv_reply_openai(const struct tvj *body, struct tv_reply *r)
                             "\"role\":\"assistant\",\"status\":\"completed\","
                             "\"content\":[{\"type\":\"output_text\","
                             "\"annotations\":[],\"text\":");
-            tvb_json_str(&item, t.results.p ? t.results.p : "VENDOR-OK");
+            tvb_json_str(&item, final_text(&t));
             tvb_puts(&item, "}]}");
         }
         if (streaming)

@@ -18,7 +18,12 @@
  * with no CALL line (or an Anthropic request that offers no tools: the
  * CLI's side requests) gets the text "VENDOR-OK". A line "TASK <word>"
  * names the invocation: the word goes into the record's "task", so a test
- * can tell whose requests it reads. Test-only.
+ * can tell whose requests it reads. A line "ANSWER <text>" makes the
+ * rest of that line the final text instead (a result test chooses what
+ * the CLI returns: JSON, a schema-breaking answer), "ANSWERFILL <n>
+ * <char>" n copies of the character (a hostile 100 MB line); a line
+ * "FAIL" answers every model request with a 400 (the CLI reports an
+ * error). Test-only.
  */
 #ifndef TV_REPLY_H
 #define TV_REPLY_H
