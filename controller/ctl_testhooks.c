@@ -67,7 +67,9 @@
  * box's uid and not the invocation's (ctl_gc.c); "live-audit" follows
  * no gateway or proxy log and reads the last 20,000 lines of each once at
  * cleanup, as before the live audit (ctl_egress.c): a flood pushes lines
- * out, uncounted.
+ * out, uncounted; "wait-event-once" writes the Waiting condition's event
+ * at every pass of a wait, not once when its reason changes
+ * (ctl_waiting.c).
  */
 #include "ctl_testhooks.h"
 
