@@ -126,15 +126,11 @@ capture_checks(struct ctl_inv *inv, enum ctl_step *s)
     if (cfg_admit(cfg, spec, &e) == -1) {
         char msg[600];
 
-        ctl_status_set_condition(inv, "Admitted", false, "NotAdmitted",
-                                 err_format(&e, msg, sizeof(msg)));
-        ctl_waiting(inv, CTL_WAIT_ADMISSION, msg);
+        ctl_waiting_admission(inv, err_format(&e, msg, sizeof(msg)));
         *s = CTL_STEP_NONE;
         return false;
     }
-    ctl_status_set_condition(inv, "Admitted", true, "Admitted",
-                             "the spec fits this controller's config");
-    ctl_waiting(inv, CTL_WAIT_NONE, NULL);
+    ctl_waiting_admission(inv, NULL);
     if (spec->credential != NULL && inv->credential == NULL &&
         rc_credential_read(cfg->secrets_dir, spec->credential, &inv->credential,
                            &e) == -1) {
@@ -352,16 +348,8 @@ capture(struct ctl_inv *inv)
     }
     /* No box is built before GET /info said the daemon confines it with
      * seccomp (ctl_docker.c); the next resync asks again. */
-    if (inv->ctl->security_error[0] != '\0') {
-        ctl_waiting(inv, CTL_WAIT_SECCOMP, inv->ctl->security_error);
+    if (ctl_waiting_for_docker(inv))
         return CTL_STEP_NONE;
-    }
-    if (!inv->ctl->docker_up) {
-        ctl_waiting(inv, CTL_WAIT_DOCKER, inv->ctl->docker_error[0]
-                                              ? inv->ctl->docker_error
-                                              : "no answer yet");
-        return CTL_STEP_NONE;
-    }
     if (!capture_checks(inv, &s))
         return s;
     if ((s = pin_images(inv)) != CTL_STEP_NONE)

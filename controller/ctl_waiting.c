@@ -83,3 +83,32 @@ ctl_waiting(struct ctl_inv *inv, enum ctl_wait w, const char *detail)
         ctl_event(inv, w != CTL_WAIT_BUILD_SLOT, reasons[w], "%s", msg);
     ctl_status_set_condition(inv, "Waiting", true, reasons[w], msg);
 }
+
+bool
+ctl_waiting_for_docker(struct ctl_inv *inv)
+{
+    const struct ctl *c = inv->ctl;
+
+    if (c->security_error[0] != '\0')
+        ctl_waiting(inv, CTL_WAIT_SECCOMP, c->security_error);
+    else if (!c->docker_up)
+        ctl_waiting(inv, CTL_WAIT_DOCKER,
+                    c->docker_error[0] ? c->docker_error : "no answer yet");
+    else
+        return false;
+    return true;
+}
+
+void
+ctl_waiting_admission(struct ctl_inv *inv, const char *refusal)
+{
+    if (refusal != NULL) {
+        ctl_status_set_condition(inv, "Admitted", false, "NotAdmitted",
+                                 refusal);
+        ctl_waiting(inv, CTL_WAIT_ADMISSION, refusal);
+        return;
+    }
+    ctl_status_set_condition(inv, "Admitted", true, "Admitted",
+                             "the spec fits this controller's config");
+    ctl_waiting(inv, CTL_WAIT_NONE, NULL);
+}

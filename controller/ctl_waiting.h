@@ -22,6 +22,16 @@ enum ctl_wait {
  * an invocation that never waited gets no Waiting condition. */
 void ctl_waiting(struct ctl_inv *inv, enum ctl_wait w, const char *detail);
 
+/* Before capture: no box is built before GET /info said the daemon
+ * confines it with seccomp (ctl_docker.c). true, and Waiting says so,
+ * while the daemon is unreachable or unconfined; the next resync asks
+ * again. */
+bool ctl_waiting_for_docker(struct ctl_inv *inv);
+
+/* Admission's verdict: Admitted=True, or Admitted=False/NotAdmitted and
+ * Waiting=True/NotAdmitted with the refusal (NULL: admitted). */
+void ctl_waiting_admission(struct ctl_inv *inv, const char *refusal);
+
 /* The wait's reason (the condition's and the event's), "" for none. */
 const char *ctl_wait_reason(enum ctl_wait w);
 
