@@ -300,6 +300,13 @@ void cli_columns_cleanup(struct cli_columns *cols);
 /* The whole resource as `get -o json` shows it: the canonical resource
  * plus uid/generation/creationTimestamp and status. Caller deletes. */
 cJSON *cli_resource_full(struct cli *c, const struct store_spec *sp);
+/* The PHASE column's value: Terminating for a deleted one whose cleanup
+ * is pending, Invalid for a spec that does not validate, else the
+ * status's phase (status_phase, Pending before a status). */
+/* name was deleted and its cleanup is pending (store_terminating_get). */
+bool cli_terminating(struct cli *c, const char *name);
+const char *cli_phase_shown(const struct store_spec *sp,
+                            const char *status_phase);
 
 /* kubectl-style age of an RFC 3339 time: 5s, 3m, 2h, 4d. */
 void cli_age(const char *rfc3339, char *out, size_t size);

@@ -100,10 +100,47 @@ meta_of(struct cli *c, const struct store_spec *sp, struct store_meta *m)
     return store_meta_get(c->store, sp->name, m, NULL);
 }
 
+bool
+cli_terminating(struct cli *c, const char *name)
+{
+    struct store_spec sp;
+
+    if (store_terminating_get(c->store, name, &sp, NULL) == -1)
+        return false;
+    store_spec_cleanup(&sp);
+    return true;
+}
+
+const char *
+cli_phase_shown(const struct store_spec *sp, const char *status_phase)
+{
+    if (sp->terminating)
+        return "Terminating";
+    return sp->inv != NULL ? status_phase : "Invalid";
+}
+
+/* A Terminating one deleted before its capture has no spec left to show:
+ * its name alone. */
+static cJSON *
+resource_of(const struct store_spec *sp)
+{
+    cJSON *r;
+
+    if (sp->inv != NULL)
+        return spec_resource(sp->inv);
+    if ((r = cJSON_CreateObject()) == NULL)
+        return NULL;
+    cJSON_AddStringToObject(r, "apiVersion", "agentctl.dev/v1alpha1");
+    cJSON_AddStringToObject(r, "kind", "AgentInvocation");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "metadata"), "name",
+                            sp->name);
+    return r;
+}
+
 cJSON *
 cli_resource_full(struct cli *c, const struct store_spec *sp)
 {
-    cJSON *r = spec_resource(sp->inv), *meta, *st;
+    cJSON *r = resource_of(sp), *meta, *st;
     struct store_meta m;
 
     if (r == NULL)
@@ -171,7 +208,7 @@ row_of(struct cli *c, const struct store_spec *sp, char **cells)
     else
         snprintf(age, sizeof(age), "<unknown>");
     cells[0] = strdup(sp->name);
-    cells[1] = strdup(sp->inv ? str_or(st, "phase", "Pending") : "Invalid");
+    cells[1] = strdup(cli_phase_shown(sp, str_or(st, "phase", "Pending")));
     /* the CRD's printer column, .status.attempt: the attempt the
      * controller captured (docs/status.md), not spec.attempt, which
      * asks for one that may not have started */
@@ -268,7 +305,7 @@ docs_of(struct cli *c, const struct store_spec *v, size_t n, bool one)
     cJSON *list, *items;
 
     if (one) {
-        if (v[0].inv == NULL) {
+        if (v[0].inv == NULL && !v[0].terminating) {
             print_invalid(&v[0]);
             return NULL;
         }
@@ -279,7 +316,7 @@ docs_of(struct cli *c, const struct store_spec *v, size_t n, bool one)
     items = cJSON_AddArrayToObject(list, "items");
     cJSON_AddStringToObject(list, "kind", "List");
     for (size_t i = 0; i < n; i++)
-        if (v[i].inv != NULL)
+        if (v[i].inv != NULL || v[i].terminating)
             cJSON_AddItemToArray(items, cli_resource_full(c, &v[i]));
     return list;
 }
@@ -432,6 +469,9 @@ cli_get_list(struct cli *c, const struct cli_args *a,
         fprintf(stderr, "error: %s\n", e.msg);
         return -1;
     }
+    /* deleted ones the controller still cleans up: Terminating rows (a
+     * store whose statuses cannot be listed shows the specs alone) */
+    store_terminating_list(c->store, l, NULL);
     return select_items(a, sel, report, l);
 }
 
