@@ -154,6 +154,7 @@ struct ctl_inv {
     char name[STORE_NAME_MAX + 1];
     struct spec_invocation *spec; /* latest valid spec; NULL if none */
     bool spec_invalid;            /* the store holds an invalid version */
+    bool invalid_logged;          /* ...and it is logged (ctl_invalid.c) */
     bool meta_unwritten;          /* its metadata could not be written: the
                                      spec is read again on every resync
                                      (ctl_sync.c) */

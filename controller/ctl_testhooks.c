@@ -69,7 +69,8 @@
  * cleanup, as before the live audit (ctl_egress.c): a flood pushes lines
  * out, uncounted; "wait-event-once" writes the Waiting condition's event
  * at every pass of a wait, not once when its reason changes
- * (ctl_waiting.c).
+ * (ctl_waiting.c); "invalid-log-once" logs an invalid spec at every
+ * resync, not once per version (ctl_invalid.c).
  */
 #include "ctl_testhooks.h"
 
