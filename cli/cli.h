@@ -174,6 +174,13 @@ char *cli_spec_yaml(const struct spec_invocation *inv);
  * CRD's), NULL-terminated. */
 extern const char *const cli_invocation_words[];
 
+/* What explain prints as node's description (root: the CRD's
+ * openAPIV3Schema): the CRD's, or for the root metadata, which the CRD
+ * may not describe, agentctl's own (cli_explain_desc.c). NULL: none. */
+struct spec_node;
+const char *cli_explain_description(const struct spec_node *root,
+                                    const struct spec_node *node);
+
 enum cli_resource {
     CLI_RES_INVOCATION,
     CLI_RES_POOL, /* the controllers' warm pools: get pool */
