@@ -146,10 +146,10 @@ void cli_names_cleanup(struct cli_names *l);
 /* The kubectl JSONPath template tmpl applied to root. Caller frees; NULL
  * when tmpl is malformed. */
 char *cli_jsonpath(const char *tmpl, const cJSON *root);
-/* Whether tmpl parses (checked before anything is printed). */
-/* NULL when tmpl is a template cli_jsonpath() can render, else why not
- * ("unclosed action \"{.a\""). */
-const char *cli_jsonpath_check(const char *tmpl);
+/* Whether tmpl parses (checked before anything is printed): NULL when
+ * tmpl is a template cli_jsonpath() can render, else why (why[0..size),
+ * "unclosed action \"{.a\""), which it returns. */
+const char *cli_jsonpath_check(const char *tmpl, char *why, size_t size);
 /* The filter test of a [?(TEST)] step (cli_jpfilter.c) on one node: -1
  * when TEST is malformed. */
 int cli_jp_filter(const cJSON *node, const char *test, size_t len,
@@ -246,6 +246,12 @@ struct cli_get {
     struct cli_fieldsel *fsel; /* --field-selector, or NULL */
     size_t width[9]; /* the table's column widths, kept for -w rows */
 };
+
+/* get's usage errors, found before the store is opened (-o, its JSONPath
+ * template, --sort-by); fills g's output. CLI_OK or CLI_USAGE. */
+int cli_get_usage(const struct cli_args *a, struct cli_get *g);
+/* wait's (--for, --timeout, a name), likewise. */
+int cli_wait_usage(const struct cli_args *a);
 
 /* Print v[0..n) as g says; one: a single name was asked for (the resource
  * itself rather than a List). */

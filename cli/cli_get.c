@@ -394,6 +394,8 @@ parse_output(const char *o, struct cli_get *g)
         { "json", GET_OUT_JSON }, { "yaml", GET_OUT_YAML },
     };
 
+    char why[160];
+
     g->out = GET_OUT_TABLE;
     if (o == NULL)
         return 0;
@@ -403,7 +405,7 @@ parse_output(const char *o, struct cli_get *g)
     /* an empty template, as an empty custom-columns=, is refused (kubectl:
      * "template format specified but no template given") */
     if (strncmp(o, "jsonpath=", 9) == 0 && o[9] != '\0' &&
-        cli_jsonpath_check(o + 9) == NULL) {
+        cli_jsonpath_check(o + 9, why, sizeof(why)) == NULL) {
         g->tmpl = o + 9;
         return g->out = GET_OUT_JSONPATH, 0;
     }
@@ -476,6 +478,29 @@ cli_get_list(struct cli *c, const struct cli_args *a,
 }
 
 int
+cli_get_usage(const struct cli_args *a, struct cli_get *g)
+{
+    const char *o = cli_args_get(a, "output", "");
+    char why[160];
+
+    /* kubectl: "error parsing jsonpath {.a, unclosed action" */
+    if (strncmp(o, "jsonpath=", 9) == 0 && o[9] != '\0' &&
+        cli_jsonpath_check(o + 9, why, sizeof(why)) != NULL)
+        return cli_usage_error(a->cmd, "error parsing jsonpath %s: %s", o + 9,
+                               why);
+    if (parse_output(cli_args_get(a, "output", NULL), g) == -1)
+        return cli_usage_error(a->cmd, "unable to match a printer suitable "
+                                       "for the output format \"%s\": "
+                                       "allowed formats are: wide, name, "
+                                       "json, yaml, jsonpath=..., "
+                                       "custom-columns=...",
+                               cli_args_get(a, "output", ""));
+    if (cli_args_has(a, "sort-by"))
+        return cli_sort_check(cli_args_get(a, "sort-by", ""));
+    return CLI_OK;
+}
+
+int
 cli_get(struct cli *c, const struct cli_args *whole)
 {
     struct cli_get g = { 0 };
@@ -486,21 +511,8 @@ cli_get(struct cli *c, const struct cli_args *whole)
     size_t skip;
     int rc, listed;
 
-    const char *o = cli_args_get(a, "output", "");
-    const char *why;
-
-    /* kubectl: "error parsing jsonpath {.a, unclosed action" */
-    if (strncmp(o, "jsonpath=", 9) == 0 && o[9] != '\0' &&
-        (why = cli_jsonpath_check(o + 9)) != NULL)
-        return cli_usage_error(a->cmd, "error parsing jsonpath %s: %s", o + 9,
-                               why);
-    if (parse_output(cli_args_get(a, "output", NULL), &g) == -1)
-        return cli_usage_error(a->cmd, "unable to match a printer suitable "
-                                       "for the output format \"%s\": "
-                                       "allowed formats are: wide, name, "
-                                       "json, yaml, jsonpath=..., "
-                                       "custom-columns=...",
-                               cli_args_get(a, "output", ""));
+    if ((rc = cli_get_usage(a, &g)) != CLI_OK)
+        return rc;
     g.show_labels = cli_args_has(a, "show-labels");
     g.no_headers = cli_args_has(a, "no-headers");
     res = cli_get_resource(whole->pos, whole->npos, &skip);
@@ -511,9 +523,6 @@ cli_get(struct cli *c, const struct cli_args *whole)
     if (a->npos > 0 && cli_args_has(a, "selector"))
         return cli_usage_error(a->cmd, "name cannot be provided when a "
                                        "selector is specified");
-    if (cli_args_has(a, "sort-by") &&
-        (rc = cli_sort_check(cli_args_get(a, "sort-by", ""))) != CLI_OK)
-        return rc;
     if ((rc = cli_fieldsel_from_args(a, &g.fsel)) != CLI_OK)
         return rc;
     if ((rc = cli_selector_from_args(a, &g.sel)) != CLI_OK) {
