@@ -28,6 +28,8 @@
  *                   invocation each; ctl_box.c one box's steps
  *   ctl_queue.c     the invocation list and its work queue
  *   ctl_docker.c    whether the daemon answers
+ *   ctl_waiting.c   what a Pending invocation waits for (Waiting)
+ *   ctl_invalid.c   an invalid spec: logged once per version, counted
  *   ctl_status.c    phase, conditions, events, status writes
  *   ctl_write.c     the status writes of a loop iteration, grouped (etcd)
  *   ctl_record.c    the attempt record (typed status); ctl_record_json.c
