@@ -71,6 +71,7 @@ end_before_capture(struct ctl_inv *inv, enum ctl_phase phase,
                    const char *msg)
 {
     forget_pins(inv);
+    ctl_waiting(inv, CTL_WAIT_NONE, NULL); /* e.g. cancelled meanwhile */
     mark_attempt_used(inv);
     ctl_record_set_stop(&inv->rec, why);
     ctl_status_set_condition(inv, "Ready", false, reason, msg);

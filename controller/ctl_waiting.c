@@ -68,7 +68,7 @@ ctl_waiting(struct ctl_inv *inv, enum ctl_wait w, const char *detail)
     if (w == CTL_WAIT_NONE) {
         if (!waited)
             return; /* never waited, or the end is written already */
-        snprintf(msg, sizeof(msg), "no longer waiting: %s is over",
+        snprintf(msg, sizeof(msg), "no longer waiting (it was %s)",
                  was->reason);
         ctl_event(inv, false, "WaitOver", "%s", msg);
         ctl_status_set_condition(inv, "Waiting", false, "WaitOver", msg);

@@ -5,7 +5,8 @@
 # DockerUnreachable with a message that says what to do, shown by
 # `agentctl describe`, and one DockerUnreachable event however many
 # passes the wait lasts; the daemon back, Waiting=False WaitOver, one
-# WaitOver event, and the invocation runs. A spec the config refuses waits
+# WaitOver event, and the invocation runs; one cancelled while it waits
+# ends Cancelled with Waiting=False WaitOver. A spec the config refuses waits
 # NotAdmitted (one event); with --max-building 1 the ones behind a box in
 # the build line wait BuildQueued and end WaitOver. Negative control: the
 # test-hooks controller with AGENTCTL_TEST_DISABLE=wait-event-once writes
@@ -67,6 +68,14 @@ check_match "describe: the Waiting condition and its reason" \
 check_match "describe: the DockerUnreachable event" 'Warning +DockerUnreachable' "$out"
 check_eq "one DockerUnreachable event over 4+ passes of the wait" 1 \
     "$(events early DockerUnreachable)"
+# cancelled while it waits: the wait is over too (no Waiting=True left on
+# a Cancelled invocation)
+apply_spec cancelme execute "command: [/demo-agent]"
+wait_waiting cancelme DockerUnreachable
+actl cancel cancelme >/dev/null
+wait_phase cancelme Cancelled 60
+check_eq "cancelled while waiting: Waiting=False WaitOver" "False WaitOver" \
+    "$(condition_field cancelme Waiting status) $(condition_field cancelme Waiting reason)"
 ctl_stop
 
 # control: the same wait without the once-per-change rule
@@ -87,7 +96,7 @@ ctl_start --max-building 1
 wait_phase early Succeeded 300
 check_eq "Docker back: Waiting=False" False "$(condition_field early Waiting status)"
 check_eq "Docker back: reason WaitOver" WaitOver "$(condition_field early Waiting reason)"
-check_match "WaitOver names what was waited for" 'DockerUnreachable is over' \
+check_match "WaitOver names what was waited for" 'it was DockerUnreachable' \
     "$(condition_field early Waiting message)"
 check_eq "one WaitOver event" 1 "$(events early WaitOver)"
 
@@ -114,6 +123,6 @@ for i in 0 1 2; do
 done
 check "at least one waited for a build slot ($queued)" test "$queued" -ge 1
 
-actl delete huge early slot-0 slot-1 slot-2 >/dev/null
+actl delete huge early cancelme slot-0 slot-1 slot-2 >/dev/null
 ctl_finish
 echo "PASS: $CHECKS checks"
