@@ -39,6 +39,12 @@ delete_one(struct cli *c, const char *name, bool ignore_missing)
     if (!store_name_ok(name))
         return ignore_missing ? CLI_OK : cli_not_found(name);
     if (store_del(c->store, name, NULL, &e) == -1) {
+        /* deleted already, its cleanup under way: done, as kubectl's
+         * delete of an object being deleted is */
+        if (e.code == ERR_NOTFOUND && cli_terminating(c, name)) {
+            printf(CLI_KIND " \"%s\" deleted\n", name);
+            return CLI_OK;
+        }
         if (e.code == ERR_NOTFOUND)
             return ignore_missing ? CLI_OK : cli_not_found(name);
         fprintf(stderr, "error: %s\n", e.msg);

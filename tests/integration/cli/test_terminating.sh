@@ -75,6 +75,8 @@ scenario() {
     check_eq "$STORE: apply of a name being deleted exits 1" 1 "$rc"
     check_match "$STORE: ... as kubectl says it" \
         "object is being deleted: agentinvocations.agentctl.dev \"$n\" already exists" "$out"
+    check "$STORE: delete again while Terminating: done (exit 0), as kubectl" \
+        quiet a delete "$n"
     check "$STORE: control: another name applies as usual" \
         quiet a apply -f "$(spec_file "$1-other")"
     rc=0
