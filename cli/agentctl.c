@@ -222,6 +222,21 @@ take_globals(struct cli *c, const struct cli_args *a)
         c->state = NULL;
 }
 
+/* A command's usage errors that need no store, found before it is opened:
+ * a wrong -o or --for is exit 2 also when etcd is down (it was 1, the
+ * store's error, and the mistake went unsaid). */
+static int
+usage_first(const struct cli_command *cmd, const struct cli_args *a)
+{
+    struct cli_get g = { 0 };
+
+    if (cmd->fn == cli_get)
+        return cli_get_usage(a, &g);
+    if (cmd->fn == cli_wait)
+        return cli_wait_usage(a);
+    return CLI_OK;
+}
+
 static int
 run(struct cli *c, const struct cli_command *cmd, int argc, char **argv)
 {
@@ -240,6 +255,8 @@ run(struct cli *c, const struct cli_command *cmd, int argc, char **argv)
                cmd->args == CLI_COMPLETE_WORDS &&
                (rc = cli_resource_names(a.pos, a.npos)) != CLI_OK) {
         /* a TYPE/NAME of another type: nothing is asked of the store */
+    } else if ((rc = usage_first(cmd, &a)) != CLI_OK) {
+        /* said before the store is opened */
     } else if (cmd->store != CLI_STORE_NONE &&
                (rc = cli_open_store(c, cmd->store)) != CLI_OK) {
         /* diff's 1 means "different": a store it cannot open is an error */

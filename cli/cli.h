@@ -146,10 +146,10 @@ void cli_names_cleanup(struct cli_names *l);
 /* The kubectl JSONPath template tmpl applied to root. Caller frees; NULL
  * when tmpl is malformed. */
 char *cli_jsonpath(const char *tmpl, const cJSON *root);
-/* Whether tmpl parses (checked before anything is printed). */
-/* NULL when tmpl is a template cli_jsonpath() can render, else why not
- * ("unclosed action \"{.a\""). */
-const char *cli_jsonpath_check(const char *tmpl);
+/* Whether tmpl parses (checked before anything is printed): NULL when
+ * tmpl is a template cli_jsonpath() can render, else why (why[0..size),
+ * "unclosed action \"{.a\""), which it returns. */
+const char *cli_jsonpath_check(const char *tmpl, char *why, size_t size);
 /* The filter test of a [?(TEST)] step (cli_jpfilter.c) on one node: -1
  * when TEST is malformed. */
 int cli_jp_filter(const cJSON *node, const char *test, size_t len,
@@ -173,6 +173,13 @@ char *cli_spec_yaml(const struct spec_invocation *inv);
 /* agentinvocation and its plural, short and group-qualified names (the
  * CRD's), NULL-terminated. */
 extern const char *const cli_invocation_words[];
+
+/* What explain prints as node's description (root: the CRD's
+ * openAPIV3Schema): the CRD's, or for the root metadata, which the CRD
+ * may not describe, agentctl's own (cli_explain_desc.c). NULL: none. */
+struct spec_node;
+const char *cli_explain_description(const struct spec_node *root,
+                                    const struct spec_node *node);
 
 enum cli_resource {
     CLI_RES_INVOCATION,
@@ -240,6 +247,12 @@ struct cli_get {
     size_t width[10]; /* the table's column widths, kept for -w rows */
 };
 
+/* get's usage errors, found before the store is opened (-o, its JSONPath
+ * template, --sort-by); fills g's output. CLI_OK or CLI_USAGE. */
+int cli_get_usage(const struct cli_args *a, struct cli_get *g);
+/* wait's (--for, --timeout, a name), likewise. */
+int cli_wait_usage(const struct cli_args *a);
+
 /* Print v[0..n) as g says; one: a single name was asked for (the resource
  * itself rather than a List). */
 int cli_get_print(struct cli *c, struct cli_get *g, const struct store_spec *v,
@@ -300,6 +313,13 @@ void cli_columns_cleanup(struct cli_columns *cols);
 /* The whole resource as `get -o json` shows it: the canonical resource
  * plus uid/generation/creationTimestamp and status. Caller deletes. */
 cJSON *cli_resource_full(struct cli *c, const struct store_spec *sp);
+/* The PHASE column's value: Terminating for a deleted one whose cleanup
+ * is pending, Invalid for a spec that does not validate, else the
+ * status's phase (status_phase, Pending before a status). */
+/* name was deleted and its cleanup is pending (store_terminating_get). */
+bool cli_terminating(struct cli *c, const char *name);
+const char *cli_phase_shown(const struct store_spec *sp,
+                            const char *status_phase);
 
 /* kubectl-style age of an RFC 3339 time: 5s, 3m, 2h, 4d. */
 void cli_age(const char *rfc3339, char *out, size_t size);

@@ -231,6 +231,13 @@ write_item(struct cli *c, const struct apply_item *it, struct err *e)
     char *yaml;
     int rc = -1;
 
+    /* kubectl: a name whose deletion is under way cannot be created
+     * again until it is gone (its cleanup still goes by the old uid) */
+    if (it->action == APPLY_CREATE && cli_terminating(c, it->inv->name))
+        return err_set(e, ERR_CONFLICT, "object is being deleted: "
+                       "agentinvocations.agentctl.dev \"%s\" already exists "
+                       "(agentctl wait --for=delete, then apply)",
+                       it->inv->name);
     if (it->action != APPLY_UNCHANGED) {
         yaml = cli_spec_yaml(it->inv);
         if (yaml == NULL)

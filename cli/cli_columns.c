@@ -11,6 +11,7 @@ int
 cli_columns_parse(const char *spec, struct cli_columns *cols)
 {
     const char *p = spec;
+    char why[160];
 
     memset(cols, 0, sizeof(*cols));
     while (*p != '\0') {
@@ -33,7 +34,8 @@ cli_columns_parse(const char *spec, struct cli_columns *cols)
         else if (asprintf(&v->path, "{%.*s}", (int)(len - (size_t)(colon - p)),
                           colon) == -1)
             v->path = NULL;
-        if (v->head == NULL || v->path == NULL || cli_jsonpath_check(v->path) != NULL)
+        if (v->head == NULL || v->path == NULL ||
+            cli_jsonpath_check(v->path, why, sizeof(why)) != NULL)
             goto bad;
         p = end ? end + 1 : p + len;
     }

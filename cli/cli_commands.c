@@ -187,7 +187,8 @@ const struct cli_command cli_commands[] = {
       "[agentinvocation] [NAME...] [-o FORMAT] [-l SELECTOR] [-w] | pool",
       "list invocations or show some; get pool: the warm pool",
       "List invocations (NAME PHASE ATTEMPT STOP AGE), or the ones named.\n"
-      "Files that do not validate show with PHASE Invalid.\n"
+      "Files that do not validate show with PHASE Invalid, deleted\n"
+      "invocations the controller still cleans up with PHASE Terminating.\n"
       "`get pool` lists the boxes of every controller's warm pool (NAME\n"
       "VENDOR STATE SUBNET AGE; -o wide adds CONTROLLER; -o json|yaml\n"
       "prints the pool documents as a List); exit 1 when a pool document\n"
@@ -203,7 +204,9 @@ const struct cli_command cli_commands[] = {
     { "delete", cli_delete, CLI_STORE_WRITE, "(NAME... | -f PATH | -l SELECTOR | --all)",
       "remove invocations' specs",
       "Remove the specs of the invocations named. The controller then\n"
-      "stops their attempts and removes everything it created for them.\n",
+      "stops their attempts and removes everything it created for them;\n"
+      "until it has, they are Terminating (get, describe), the name\n"
+      "cannot be applied again, and `wait --for=delete` waits.\n",
       delete_opts, CLI_COMPLETE_WORDS },
     { "cancel", cli_cancel, CLI_STORE_WRITE, "NAME...", "stop the running attempt",
       "Set spec.cancel: true in each named spec (atomically). The\n"

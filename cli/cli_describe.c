@@ -460,12 +460,19 @@ describe_one(struct cli *c, const char *name)
     cJSON *st = NULL;
     char line[600];
 
-    if (store_get(c->store, name, &sp, &e) == -1)
+    /* a deleted one whose cleanup is pending is still there: Terminating */
+    if (store_get(c->store, name, &sp, &e) == -1 &&
+        (e.code != ERR_NOTFOUND ||
+         store_terminating_get(c->store, name, &sp, &e) == -1))
         return e.code == ERR_NOTFOUND ? cli_not_found(name) : CLI_FAIL;
     print_meta(c, &sp);
+    if (sp.terminating)
+        field(0, "Terminating:", "deleted; the controller removes its Docker "
+                                 "objects, then its status (agentctl wait "
+                                 "--for=delete waits for that)");
     if (sp.inv != NULL)
         print_spec(sp.inv);
-    else {
+    else if (!sp.terminating) {
         printf("Errors:\n");
         for (size_t i = 0; sp.errors && i < sp.errors->n; i++)
             printf("  %s\n",

@@ -124,12 +124,12 @@ print_limits(const struct spec_node *s)
 }
 
 static void
-print_field(const struct spec_node *s, const struct spec_node *parent,
-            const char *path)
+print_field(const struct spec_node *root, const struct spec_node *s,
+            const struct spec_node *parent, const char *path)
 {
     const struct spec_node *props = spec_node_get(s, "properties");
     const char *dot = strrchr(path, '.');
-    const char *desc = scalar(s, "description");
+    const char *desc = cli_explain_description(root, s);
 
     if (spec_node_get(s, "items") != NULL && props == NULL)
         props = spec_node_get(spec_node_get(s, "items"), "properties");
@@ -171,6 +171,6 @@ cli_explain(struct cli *c, const struct cli_args *a)
     }
     printf("GROUP:      agentctl.dev\nKIND:       AgentInvocation\n"
            "VERSION:    v1alpha1\n\n");
-    print_field(s, parent, a->pos[0]);
+    print_field(root, s, parent, a->pos[0]);
     return CLI_OK;
 }

@@ -100,10 +100,47 @@ meta_of(struct cli *c, const struct store_spec *sp, struct store_meta *m)
     return store_meta_get(c->store, sp->name, m, NULL);
 }
 
+bool
+cli_terminating(struct cli *c, const char *name)
+{
+    struct store_spec sp;
+
+    if (store_terminating_get(c->store, name, &sp, NULL) == -1)
+        return false;
+    store_spec_cleanup(&sp);
+    return true;
+}
+
+const char *
+cli_phase_shown(const struct store_spec *sp, const char *status_phase)
+{
+    if (sp->terminating)
+        return "Terminating";
+    return sp->inv != NULL ? status_phase : "Invalid";
+}
+
+/* A Terminating one deleted before its capture has no spec left to show:
+ * its name alone. */
+static cJSON *
+resource_of(const struct store_spec *sp)
+{
+    cJSON *r;
+
+    if (sp->inv != NULL)
+        return spec_resource(sp->inv);
+    if ((r = cJSON_CreateObject()) == NULL)
+        return NULL;
+    cJSON_AddStringToObject(r, "apiVersion", "agentctl.dev/v1alpha1");
+    cJSON_AddStringToObject(r, "kind", "AgentInvocation");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "metadata"), "name",
+                            sp->name);
+    return r;
+}
+
 cJSON *
 cli_resource_full(struct cli *c, const struct store_spec *sp)
 {
-    cJSON *r = spec_resource(sp->inv), *meta, *st;
+    cJSON *r = resource_of(sp), *meta, *st;
     struct store_meta m;
 
     if (r == NULL)
@@ -172,7 +209,7 @@ row_of(struct cli *c, const struct store_spec *sp, char **cells)
     else
         snprintf(age, sizeof(age), "<unknown>");
     cells[0] = strdup(sp->name);
-    cells[1] = strdup(sp->inv ? str_or(st, "phase", "Pending") : "Invalid");
+    cells[1] = strdup(cli_phase_shown(sp, str_or(st, "phase", "Pending")));
     /* the CRD's printer column, .status.attempt: the attempt the
      * controller captured (docs/status.md), not spec.attempt, which
      * asks for one that may not have started */
@@ -270,7 +307,7 @@ docs_of(struct cli *c, const struct store_spec *v, size_t n, bool one)
     cJSON *list, *items;
 
     if (one) {
-        if (v[0].inv == NULL) {
+        if (v[0].inv == NULL && !v[0].terminating) {
             print_invalid(&v[0]);
             return NULL;
         }
@@ -281,7 +318,7 @@ docs_of(struct cli *c, const struct store_spec *v, size_t n, bool one)
     items = cJSON_AddArrayToObject(list, "items");
     cJSON_AddStringToObject(list, "kind", "List");
     for (size_t i = 0; i < n; i++)
-        if (v[i].inv != NULL)
+        if (v[i].inv != NULL || v[i].terminating)
             cJSON_AddItemToArray(items, cli_resource_full(c, &v[i]));
     return list;
 }
@@ -359,6 +396,8 @@ parse_output(const char *o, struct cli_get *g)
         { "json", GET_OUT_JSON }, { "yaml", GET_OUT_YAML },
     };
 
+    char why[160];
+
     g->out = GET_OUT_TABLE;
     if (o == NULL)
         return 0;
@@ -368,7 +407,7 @@ parse_output(const char *o, struct cli_get *g)
     /* an empty template, as an empty custom-columns=, is refused (kubectl:
      * "template format specified but no template given") */
     if (strncmp(o, "jsonpath=", 9) == 0 && o[9] != '\0' &&
-        cli_jsonpath_check(o + 9) == NULL) {
+        cli_jsonpath_check(o + 9, why, sizeof(why)) == NULL) {
         g->tmpl = o + 9;
         return g->out = GET_OUT_JSONPATH, 0;
     }
@@ -434,7 +473,33 @@ cli_get_list(struct cli *c, const struct cli_args *a,
         fprintf(stderr, "error: %s\n", e.msg);
         return -1;
     }
+    /* deleted ones the controller still cleans up: Terminating rows (a
+     * store whose statuses cannot be listed shows the specs alone) */
+    store_terminating_list(c->store, l, NULL);
     return select_items(a, sel, report, l);
+}
+
+int
+cli_get_usage(const struct cli_args *a, struct cli_get *g)
+{
+    const char *o = cli_args_get(a, "output", "");
+    char why[160];
+
+    /* kubectl: "error parsing jsonpath {.a, unclosed action" */
+    if (strncmp(o, "jsonpath=", 9) == 0 && o[9] != '\0' &&
+        cli_jsonpath_check(o + 9, why, sizeof(why)) != NULL)
+        return cli_usage_error(a->cmd, "error parsing jsonpath %s: %s", o + 9,
+                               why);
+    if (parse_output(cli_args_get(a, "output", NULL), g) == -1)
+        return cli_usage_error(a->cmd, "unable to match a printer suitable "
+                                       "for the output format \"%s\": "
+                                       "allowed formats are: wide, name, "
+                                       "json, yaml, jsonpath=..., "
+                                       "custom-columns=...",
+                               cli_args_get(a, "output", ""));
+    if (cli_args_has(a, "sort-by"))
+        return cli_sort_check(cli_args_get(a, "sort-by", ""));
+    return CLI_OK;
 }
 
 int
@@ -448,21 +513,8 @@ cli_get(struct cli *c, const struct cli_args *whole)
     size_t skip;
     int rc, listed;
 
-    const char *o = cli_args_get(a, "output", "");
-    const char *why;
-
-    /* kubectl: "error parsing jsonpath {.a, unclosed action" */
-    if (strncmp(o, "jsonpath=", 9) == 0 && o[9] != '\0' &&
-        (why = cli_jsonpath_check(o + 9)) != NULL)
-        return cli_usage_error(a->cmd, "error parsing jsonpath %s: %s", o + 9,
-                               why);
-    if (parse_output(cli_args_get(a, "output", NULL), &g) == -1)
-        return cli_usage_error(a->cmd, "unable to match a printer suitable "
-                                       "for the output format \"%s\": "
-                                       "allowed formats are: wide, name, "
-                                       "json, yaml, jsonpath=..., "
-                                       "custom-columns=...",
-                               cli_args_get(a, "output", ""));
+    if ((rc = cli_get_usage(a, &g)) != CLI_OK)
+        return rc;
     g.show_labels = cli_args_has(a, "show-labels");
     g.no_headers = cli_args_has(a, "no-headers");
     res = cli_get_resource(whole->pos, whole->npos, &skip);
@@ -473,9 +525,6 @@ cli_get(struct cli *c, const struct cli_args *whole)
     if (a->npos > 0 && cli_args_has(a, "selector"))
         return cli_usage_error(a->cmd, "name cannot be provided when a "
                                        "selector is specified");
-    if (cli_args_has(a, "sort-by") &&
-        (rc = cli_sort_check(cli_args_get(a, "sort-by", ""))) != CLI_OK)
-        return rc;
     if ((rc = cli_fieldsel_from_args(a, &g.fsel)) != CLI_OK)
         return rc;
     if ((rc = cli_selector_from_args(a, &g.sel)) != CLI_OK) {

@@ -110,7 +110,7 @@ matches(struct cli *c, const struct cli_fieldsel *s,
         if (s->v[i].field == FIELD_PHASE) {
             if (phase == NULL && sp->inv != NULL)
                 phase = cli_status_phase(c, sp->name);
-            have = sp->inv == NULL ? "Invalid" : phase ? phase : "Pending";
+            have = cli_phase_shown(sp, phase ? phase : "Pending");
         }
         ok = (strcmp(have, s->v[i].value) == 0) != s->v[i].neg;
     }

@@ -29,6 +29,7 @@ struct seen {
     char *print; /* revision + status: what a change changes */
     struct spec_invocation *inv; /* as last seen (a holder); NULL: invalid */
     bool listed; /* in the latest listing */
+    bool terminating; /* as last seen: deleted, its cleanup pending */
 };
 
 struct seen_set {
@@ -70,6 +71,7 @@ changed(struct cli *c, struct seen_set *set, const struct store_spec *sp)
         set->v[i].print = now;
         spec_invocation_free(set->v[i].inv);
         set->v[i].inv = sp->inv ? spec_invocation_ref(sp->inv) : NULL;
+        set->v[i].terminating = sp->terminating;
         return true;
     }
     v = realloc(set->v, (set->n + 1) * sizeof(*v));
@@ -81,6 +83,7 @@ changed(struct cli *c, struct seen_set *set, const struct store_spec *sp)
     set->v = v;
     set->v[set->n].print = now;
     set->v[set->n].inv = sp->inv ? spec_invocation_ref(sp->inv) : NULL;
+    set->v[set->n].terminating = sp->terminating;
     set->v[set->n++].listed = true;
     return true;
 }
@@ -119,7 +122,8 @@ print_gone(struct cli *c, struct cli_get *g, struct seen_set *set)
         }
         sp.name = set->v[i].name; /* key NULL: gone, assign it nothing */
         sp.inv = set->v[i].inv;
-        if (sp.inv != NULL || g->out == GET_OUT_TABLE ||
+        sp.terminating = set->v[i].terminating;
+        if (sp.inv != NULL || sp.terminating || g->out == GET_OUT_TABLE ||
             g->out == GET_OUT_WIDE || g->out == GET_OUT_NAME)
             print_one(c, g, &sp);
         seen_drop(set, i);

@@ -20,6 +20,13 @@ struct jp_set {
     size_t n;
 };
 
+/* One rendering's state, per call (nothing is kept between calls). */
+struct jp_ctx {
+    struct jp_set sets[2]; /* eval_path's: large, so not on the stack */
+    char *why;             /* why the template failed, for the user */
+    size_t why_size;
+};
+
 static void
 set_add(struct jp_set *s, const cJSON *v)
 {
@@ -64,13 +71,13 @@ step_index(const struct jp_set *in, long idx, struct jp_set *out)
     }
 }
 
-/* Why the last template failed, for the user (cli_jsonpath_check). */
-static char jp_why[160];
-
+/* Say why the template failed, in the caller's buffer (if any). */
 static int
-failed(const char *what, const char *at, size_t len)
+failed(struct jp_ctx *x, const char *what, const char *at, size_t len)
 {
-    snprintf(jp_why, sizeof(jp_why), "%s%s%.*s%s", what, at ? " \"" : "",
+    if (x->why == NULL || x->why_size == 0)
+        return -1;
+    snprintf(x->why, x->why_size, "%s%s%.*s%s", what, at ? " \"" : "",
              at ? (int)(len > 60 ? 60 : len) : 0, at ? at : "",
              at ? "\"" : "");
     return -1;
@@ -79,17 +86,18 @@ failed(const char *what, const char *at, size_t len)
 /* [?(TEST)] at s (after the '['): the elements of each array in cur that
  * pass the test (cli_jpfilter.c); *p moves past the ']'. */
 static int
-filter(const char **p, const struct jp_set *cur, struct jp_set *next)
+filter(struct jp_ctx *x, const char **p, const struct jp_set *cur,
+       struct jp_set *next)
 {
     const char *s = *p, *close = strstr(s, ")]");
     bool match;
 
     if (s[1] != '(' || close == NULL)
-        return failed("unclosed filter", s, strlen(s));
+        return failed(x, "unclosed filter", s, strlen(s));
     /* checked once on no node, so a malformed test is found also where
      * nothing is there to filter (cli_jsonpath_check's empty object) */
     if (cli_jp_filter(NULL, s + 2, (size_t)(close - s - 2), &match) == -1)
-        return failed("malformed filter", s, (size_t)(close - s + 1));
+        return failed(x, "malformed filter", s, (size_t)(close - s + 1));
     for (size_t i = 0; i < cur->n; i++) {
         const cJSON *c;
 
@@ -108,16 +116,17 @@ filter(const char **p, const struct jp_set *cur, struct jp_set *next)
 
 /* One [...] step at *p (after the '['). */
 static int
-bracket(const char **p, const struct jp_set *cur, struct jp_set *next)
+bracket(struct jp_ctx *x, const char **p, const struct jp_set *cur,
+        struct jp_set *next)
 {
     const char *s = *p, *end;
     char *num_end;
     long idx;
 
     if (*s == '?')
-        return filter(p, cur, next);
+        return filter(x, p, cur, next);
     if ((end = strchr(s, ']')) == NULL)
-        return failed("unclosed [", s, strlen(s));
+        return failed(x, "unclosed [", s, strlen(s));
     if (end - s == 1 && *s == '*')
         step_children(cur, next);
     else if ((*s == '\'' || *s == '"') && end - s >= 2 && end[-1] == *s)
@@ -125,7 +134,7 @@ bracket(const char **p, const struct jp_set *cur, struct jp_set *next)
     else {
         idx = strtol(s, &num_end, 10);
         if (num_end != end)
-            return failed("not an index, a quoted key, * or a filter:", s,
+            return failed(x, "not an index, a quoted key, * or a filter:", s,
                           (size_t)(end - s));
         step_index(cur, idx, next);
     }
@@ -135,10 +144,10 @@ bracket(const char **p, const struct jp_set *cur, struct jp_set *next)
 
 /* Evaluate the path expr[0..len) from root into out; -1 when malformed. */
 static int
-eval_path(const char *expr, size_t len, const cJSON *root, struct jp_set *out)
+eval_path(struct jp_ctx *x, const char *expr, size_t len, const cJSON *root,
+          struct jp_set *out)
 {
-    static struct jp_set sets[2]; /* large: kept off the stack */
-    struct jp_set *cur = &sets[0], *next = &sets[1];
+    struct jp_set *cur = &x->sets[0], *next = &x->sets[1];
     const char *p = expr, *end = expr + len;
 
     cur->n = 0;
@@ -160,12 +169,12 @@ eval_path(const char *expr, size_t len, const cJSON *root, struct jp_set *out)
             step_key(cur, k, (size_t)(p - k), next);
         } else if (*p == '[') {
             p++;
-            if (bracket(&p, cur, next) == -1)
+            if (bracket(x, &p, cur, next) == -1)
                 return -1;
             if (p > end)
-                return failed("unclosed [", expr, len);
+                return failed(x, "unclosed [", expr, len);
         } else {
-            return failed("unrecognized identifier", p, (size_t)(end - p));
+            return failed(x, "unrecognized identifier", p, (size_t)(end - p));
         }
         struct jp_set *t = cur;
         cur = next;
@@ -204,7 +213,8 @@ emit_literal(struct buf *b, const char *s, size_t len)
     }
 }
 
-static int render(const char *t, size_t len, const cJSON *root, struct buf *b);
+static int render(struct jp_ctx *x, const char *t, size_t len,
+                  const cJSON *root, struct buf *b);
 
 /* The {end} that closes a {range} body starting at t. */
 static const char *
@@ -222,15 +232,15 @@ range_end(const char *t, const char *end)
 }
 
 static int
-render_range(const char *expr, size_t len, const char **t, const char *end,
-             const cJSON *root, struct buf *b)
+render_range(struct jp_ctx *x, const char *expr, size_t len, const char **t,
+             const char *end, const cJSON *root, struct buf *b)
 {
     const char *body = *t, *stop = range_end(body, end);
     struct jp_set items;
 
     if (stop == NULL)
-        return failed("{range} without its {end}", NULL, 0);
-    if (eval_path(expr, len, root, &items) == -1)
+        return failed(x, "{range} without its {end}", NULL, 0);
+    if (eval_path(x, expr, len, root, &items) == -1)
         return -1;
     /* eval_path's sets are reused: copy the items out first */
     const cJSON **v = calloc(items.n + 1, sizeof(*v));
@@ -239,7 +249,7 @@ render_range(const char *expr, size_t len, const char **t, const char *end,
         return -1;
     memcpy(v, items.v, items.n * sizeof(*v));
     for (size_t i = 0, n = items.n; i < n; i++)
-        if (render(body, (size_t)(stop - body), v[i], b) == -1) {
+        if (render(x, body, (size_t)(stop - body), v[i], b) == -1) {
             free(v);
             return -1;
         }
@@ -249,7 +259,8 @@ render_range(const char *expr, size_t len, const char **t, const char *end,
 }
 
 static int
-render(const char *t, size_t len, const cJSON *root, struct buf *b)
+render(struct jp_ctx *x, const char *t, size_t len, const cJSON *root,
+       struct buf *b)
 {
     const char *end = t + len;
 
@@ -261,7 +272,7 @@ render(const char *t, size_t len, const cJSON *root, struct buf *b)
             return buf_append(b, t, (size_t)(end - t), NULL) == -1 ? -1 : 0;
         buf_append(b, t, (size_t)(open - t), NULL);
         if ((close = memchr(open, '}', (size_t)(end - open))) == NULL)
-            return failed("unclosed action", open, (size_t)(end - open));
+            return failed(x, "unclosed action", open, (size_t)(end - open));
         const char *e = open + 1;
         size_t elen = (size_t)(close - e);
 
@@ -269,11 +280,11 @@ render(const char *t, size_t len, const cJSON *root, struct buf *b)
         if (elen > 0 && (*e == '"' || *e == '\'')) {
             emit_literal(b, e, elen);
         } else if (elen > 6 && strncmp(e, "range ", 6) == 0) {
-            if (render_range(e + 6, elen - 6, &t, end, root, b) == -1)
+            if (render_range(x, e + 6, elen - 6, &t, end, root, b) == -1)
                 return -1;
         } else if (elen == 3 && strncmp(e, "end", 3) == 0) {
-            return failed("{end} without its {range}", NULL, 0);
-        } else if (eval_path(e, elen, root, &r) == 0) {
+            return failed(x, "{end} without its {range}", NULL, 0);
+        } else if (eval_path(x, e, elen, root, &r) == 0) {
             for (size_t i = 0; i < r.n; i++) {
                 if (i > 0)
                     buf_append(b, " ", 1, NULL);
@@ -286,33 +297,49 @@ render(const char *t, size_t len, const cJSON *root, struct buf *b)
     return 0;
 }
 
-char *
-cli_jsonpath(const char *tmpl, const cJSON *root)
+/* tmpl applied to root; NULL when malformed, why (if not NULL) then
+ * saying why. */
+static char *
+jsonpath_run(const char *tmpl, const cJSON *root, char *why, size_t why_size)
 {
+    struct jp_ctx *x = calloc(1, sizeof(*x));
     struct buf b;
     char *out = NULL;
 
+    if (x == NULL)
+        return NULL;
+    x->why = why;
+    x->why_size = why_size;
     buf_init(&b, 64 << 20);
-    if (render(tmpl, strlen(tmpl), root, &b) == 0) {
+    if (render(x, tmpl, strlen(tmpl), root, &b) == 0) {
         out = b.data != NULL ? b.data : strdup(""); /* buf keeps a NUL */
         b.data = NULL;
     }
     buf_cleanup(&b);
+    free(x);
     return out;
 }
 
+char *
+cli_jsonpath(const char *tmpl, const cJSON *root)
+{
+    return jsonpath_run(tmpl, root, NULL, 0);
+}
+
 const char *
-cli_jsonpath_check(const char *tmpl)
+cli_jsonpath_check(const char *tmpl, char *why, size_t size)
 {
     cJSON *empty = cJSON_CreateObject();
     char *s;
 
-    jp_why[0] = '\0';
-    s = cli_jsonpath(tmpl, empty);
+    snprintf(why, size, "%s", "");
+    s = jsonpath_run(tmpl, empty, why, size);
     cJSON_Delete(empty);
     if (s != NULL) {
         free(s);
         return NULL;
     }
-    return jp_why[0] != '\0' ? jp_why : "malformed template";
+    if (why[0] == '\0')
+        snprintf(why, size, "%s", "malformed template");
+    return why;
 }

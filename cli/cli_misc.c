@@ -13,6 +13,24 @@
 #include <time.h>
 #include <unistd.h>
 
+/* A deleted name without a status has nothing for the controller to
+ * clean up, and the controller would never remove its metadata: its
+ * uid and creationTimestamp go now, so the name applied again is a new
+ * object (a name with a status keeps them until the controller's
+ * cleanup, which goes by that uid, deletes both). */
+static void
+forget_identity(struct cli *c, const char *name)
+{
+    char *doc = NULL;
+    size_t len;
+    struct err e = { 0 };
+
+    if (store_doc_get(c->store, STORE_DOC_STATUS, name, &doc, &len, &e) == 0)
+        free(doc);
+    else if (e.code == ERR_NOTFOUND)
+        store_doc_del(c->store, STORE_DOC_META, name, NULL);
+}
+
 static int
 delete_one(struct cli *c, const char *name, bool ignore_missing)
 {
@@ -21,12 +39,19 @@ delete_one(struct cli *c, const char *name, bool ignore_missing)
     if (!store_name_ok(name))
         return ignore_missing ? CLI_OK : cli_not_found(name);
     if (store_del(c->store, name, NULL, &e) == -1) {
+        /* deleted already, its cleanup under way: done, as kubectl's
+         * delete of an object being deleted is */
+        if (e.code == ERR_NOTFOUND && cli_terminating(c, name)) {
+            printf(CLI_KIND " \"%s\" deleted\n", name);
+            return CLI_OK;
+        }
         if (e.code == ERR_NOTFOUND)
             return ignore_missing ? CLI_OK : cli_not_found(name);
         fprintf(stderr, "error: %s\n", e.msg);
         return CLI_FAIL;
     }
     store_doc_del(c->store, STORE_DOC_APPLIED, name, NULL);
+    forget_identity(c, name);
     printf(CLI_KIND " \"%s\" deleted\n", name);
     return CLI_OK;
 }

@@ -178,18 +178,32 @@ look(struct cli *c, const char *name, const struct wait_for *w, char *why,
      size_t size)
 {
     struct store_spec sp;
-    bool exists = store_get(c->store, name, &sp, NULL) == 0;
-    cJSON *st = cli_status(c, name);
-    const char *phase = str_of(st, "phase");
+    struct err e = { 0 }, se = { 0 };
+    bool exists = store_get(c->store, name, &sp, &e) == 0;
+    cJSON *st = NULL;
+    const char *phase;
     enum wait_state r = W_NOT_YET;
 
+    why[0] = '\0';
     if (w->kind == WAIT_JSONPATH && exists && jsonpath_met(c, &sp, w))
         r = W_MET;
     if (exists)
         store_spec_cleanup(&sp);
     if (r == W_MET)
-        ;
-    else if (w->kind == WAIT_DELETE)
+        return W_MET;
+    if (store_json_get(c->store, STORE_DOC_STATUS, name, &st, &se) == -1)
+        st = NULL;
+    /* a store that does not answer says nothing about the name: neither
+     * deleted nor missing (--for=delete passed at once with etcd down) */
+    if ((!exists && e.code != ERR_NOTFOUND) ||
+        (st == NULL && se.code != ERR_NOTFOUND && se.code != ERR_SYNTAX)) {
+        snprintf(why, size, "%.180s",
+                 !exists && e.code != ERR_NOTFOUND ? e.msg : se.msg);
+        cJSON_Delete(st);
+        return W_NOT_YET;
+    }
+    phase = str_of(st, "phase");
+    if (w->kind == WAIT_DELETE)
         r = !exists && st == NULL ? W_MET : W_NOT_YET;
     else if (!exists)
         r = W_NOT_FOUND;
@@ -239,27 +253,46 @@ wait_one(struct cli *c, const char *name, const struct wait_for *w,
     }
     fprintf(stderr,
             "error: timed out waiting for the condition on "
-            "agentinvocations/%s\n",
-            name);
+            "agentinvocations/%s%s%s%s\n",
+            name, why[0] ? " (the store: " : "", why, why[0] ? ")" : "");
     return CLI_FAIL;
 }
 
-int
-cli_wait(struct cli *c, const struct cli_args *a)
+/* The usage errors: --for, --timeout, the names (w and *timeout filled). */
+static int
+wait_args(const struct cli_args *a, struct wait_for *w, double *timeout)
 {
     const char *t = cli_args_get(a, "timeout", "30s");
-    struct wait_for w;
-    double timeout, deadline;
-    int rc = CLI_OK;
 
-    if (parse_for(a->cmd, cli_args_get(a, "for", NULL), &w) != CLI_OK)
+    if (parse_for(a->cmd, cli_args_get(a, "for", NULL), w) != CLI_OK)
         return CLI_USAGE;
-    if (duration_parse(t, &timeout) == -1)
+    if (duration_parse(t, timeout) == -1)
         return cli_usage_error(a->cmd, "invalid --timeout \"%s\": expected "
                                        "a duration such as 90s, 5m, 1h30m",
                                t);
     if (a->npos == 0)
         return cli_usage_error(a->cmd, "expected NAME");
+    return CLI_OK;
+}
+
+int
+cli_wait_usage(const struct cli_args *a)
+{
+    struct wait_for w;
+    double timeout;
+
+    return wait_args(a, &w, &timeout);
+}
+
+int
+cli_wait(struct cli *c, const struct cli_args *a)
+{
+    struct wait_for w;
+    double timeout, deadline;
+    int rc = CLI_OK;
+
+    if ((rc = wait_args(a, &w, &timeout)) != CLI_OK)
+        return rc;
     deadline = now_s() + timeout;
     for (size_t i = 0; i < a->npos; i++) {
         int one = store_name_ok(a->pos[i])

@@ -28,6 +28,8 @@
  *                   invocation each; ctl_box.c one box's steps
  *   ctl_queue.c     the invocation list and its work queue
  *   ctl_docker.c    whether the daemon answers
+ *   ctl_waiting.c   what a Pending invocation waits for (Waiting)
+ *   ctl_invalid.c   an invalid spec: logged once per version, counted
  *   ctl_status.c    phase, conditions, events, status writes
  *   ctl_write.c     the status writes of a loop iteration, grouped (etcd)
  *   ctl_record.c    the attempt record (typed status); ctl_record_json.c
@@ -155,6 +157,7 @@ struct ctl_inv {
     char name[STORE_NAME_MAX + 1];
     struct spec_invocation *spec; /* latest valid spec; NULL if none */
     bool spec_invalid;            /* the store holds an invalid version */
+    bool invalid_logged;          /* ...and it is logged (ctl_invalid.c) */
     bool meta_unwritten;          /* its metadata could not be written: the
                                      spec is read again on every resync
                                      (ctl_sync.c) */

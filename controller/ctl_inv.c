@@ -38,6 +38,7 @@
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
 #include "ctl_verify.h"
+#include "ctl_waiting.h"
 #include "ctl_write.h"
 #include "ctl_ws.h"
 #include "log.h"
@@ -70,6 +71,7 @@ end_before_capture(struct ctl_inv *inv, enum ctl_phase phase,
                    const char *msg)
 {
     forget_pins(inv);
+    ctl_waiting(inv, CTL_WAIT_NONE, NULL); /* e.g. cancelled meanwhile */
     mark_attempt_used(inv);
     ctl_record_set_stop(&inv->rec, why);
     ctl_status_set_condition(inv, "Ready", false, reason, msg);
@@ -125,13 +127,11 @@ capture_checks(struct ctl_inv *inv, enum ctl_step *s)
     if (cfg_admit(cfg, spec, &e) == -1) {
         char msg[600];
 
-        ctl_status_set_condition(inv, "Admitted", false, "NotAdmitted",
-                                 err_format(&e, msg, sizeof(msg)));
+        ctl_waiting_admission(inv, err_format(&e, msg, sizeof(msg)));
         *s = CTL_STEP_NONE;
         return false;
     }
-    ctl_status_set_condition(inv, "Admitted", true, "Admitted",
-                             "the spec fits this controller's config");
+    ctl_waiting_admission(inv, NULL);
     if (spec->credential != NULL && inv->credential == NULL &&
         rc_credential_read(cfg->secrets_dir, spec->credential, &inv->credential,
                            &e) == -1) {
@@ -349,7 +349,7 @@ capture(struct ctl_inv *inv)
     }
     /* No box is built before GET /info said the daemon confines it with
      * seccomp (ctl_docker.c); the next resync asks again. */
-    if (inv->ctl->security_error[0] != '\0' || !inv->ctl->docker_up)
+    if (ctl_waiting_for_docker(inv))
         return CTL_STEP_NONE;
     if (!capture_checks(inv, &s))
         return s;

@@ -569,6 +569,13 @@ static const struct family_def agentctl_families[] = {
       NULL,
       { 0 },
       false },
+    { CTL_M_SPECS_INVALID,
+      CTL_METRIC_GAUGE,
+      "Specs in the store that do not validate (each is logged once per "
+      "version: spec invalid, file:line:col: field: problem).",
+      NULL,
+      { 0 },
+      false },
     { CTL_M_BOXES,
       CTL_METRIC_GAUGE,
       "Boxes being built (holding a build slot, --max-building) and "

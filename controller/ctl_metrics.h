@@ -144,6 +144,7 @@ int ctl_metrics_render(const struct ctl_metrics *m, struct buf *out,
 #define CTL_M_QUEUE_DEPTH       "agentctl_workqueue_depth"
 #define CTL_M_QUEUE_RETRIES     "agentctl_workqueue_retries_total"
 #define CTL_M_BOXES             "agentctl_boxes"
+#define CTL_M_SPECS_INVALID     "agentctl_specs_invalid"
 #define CTL_M_POOL_BOXES        "agentctl_pool_boxes"
 #define CTL_M_POOL_HANDOVERS    "agentctl_pool_handovers_total"
 #define CTL_M_VENDOR_REQUESTS   "agentctl_vendor_requests_total"

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ctl_invalid.h"
 #include "ctl_metrics.h"
 #include "ctl_record.h"
 #include "ctl_testhooks.h"
@@ -95,6 +96,8 @@ refresh(struct ctl_metrics *m, void *arg)
                           (double)c->building);
     ctl_metrics_gauge_set(m, CTL_M_BOXES, CTL_LABELS("state", "waiting"),
                           (double)c->build_waiters);
+    ctl_metrics_gauge_set(m, CTL_M_SPECS_INVALID, NULL,
+                          (double)ctl_invalid_count(c));
     pool_gauges(c, m);
     ctl_metrics_process_refresh(m);
     ctl_metrics_gauge_set(m, CTL_M_DOCKER_UP, NULL, c->docker_up ? 1 : 0);

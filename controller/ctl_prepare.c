@@ -30,6 +30,7 @@
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
 #include "ctl_verify.h"
+#include "ctl_waiting.h"
 #include "ctl_ws.h"
 #include "launch_blob.h"
 #include "log.h"
@@ -461,17 +462,23 @@ ctl_prepare_step(struct ctl_inv *inv)
     bool waited;
 
     ctl_plan_view(inv, &v);
+    waited = inv->build_waiting;
     /* a box begun (its objects recorded) is finished; a new one waits
      * for a build slot, and its pass runs again when it gets one */
-    waited = inv->build_waiting;
     if (!ctl_build_admit(inv, v.recorded != 0 || v.progress != 0)) {
-        if (!waited)
-            ctl_event(inv, false, "BuildQueued",
-                      "waiting for a build slot: %u boxes are being built "
-                      "(--max-building %u)",
-                      inv->ctl->building, inv->ctl->opts.max_building);
+        char slots[96];
+
+        /* the figures of when it lined up: the event and the condition
+         * say the same, and a pass of the same wait changes neither */
+        if (!waited) {
+            snprintf(slots, sizeof(slots),
+                     "%u boxes are being built (--max-building %u)",
+                     inv->ctl->building, inv->ctl->opts.max_building);
+            ctl_waiting(inv, CTL_WAIT_BUILD_SLOT, slots);
+        }
         return CTL_STEP_NONE;
     }
+    ctl_waiting(inv, CTL_WAIT_NONE, NULL);
     /* A ready warm box of the vendor takes the place of the network, the
      * proxy and the probe (ctl_pool.c): recorded now, revalidated by the
      * next pass's round. Taken with the slot, not before: fifty warm

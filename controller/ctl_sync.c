@@ -12,6 +12,7 @@
 #include "ctl_gc.h"
 #include "ctl_inv.h"
 #include "ctl_observe.h"
+#include "ctl_invalid.h"
 #include "ctl_queue.h"
 #include "ctl_result.h"
 #include "log.h"
@@ -32,6 +33,7 @@ ctl_sync_spec(struct ctl *c, struct store_spec *sp)
             inv->meta.generation > 0 &&
             strcmp(inv->spec->spec_hash, sp->inv->spec_hash) == 0;
     inv->deleted = false;
+    ctl_invalid_seen(inv); /* a new version: logged once if invalid */
     if (sp->inv == NULL) {
         inv->spec_invalid = true;
         if (sp->errors != NULL && sp->errors->n > 0) {
@@ -57,6 +59,7 @@ ctl_sync_spec(struct ctl *c, struct store_spec *sp)
         sp->inv = NULL;
         ctl_inv_spec_changed(inv);
     }
+    ctl_invalid_note(inv);
     ctl_inv_revalidate(inv);
 }
 
@@ -178,6 +181,7 @@ void
 ctl_sync_requeue(struct ctl *c)
 {
     for (struct ctl_inv *inv = c->invs; inv != NULL; inv = inv->next) {
+        ctl_invalid_note(inv); /* once per version: nothing, mostly */
         if (inv->meta_unwritten && !inv->deleted)
             ctl_sync_one(c, inv->name); /* a state dir that was read-only */
         else if (!inv->deleted)

@@ -68,7 +68,11 @@
  * no gateway or proxy log and reads the last 20,000 lines of each once at
  * cleanup, as before the live audit (ctl_egress.c): a flood pushes lines
  * out, uncounted; "result-validation" accepts a result that breaks
- * spec.output.schema (ctl_resultread.c), as without a schema check.
+ * spec.output.schema (ctl_resultread.c), as without a schema check;
+ * "wait-event-once" writes the Waiting condition's event at every pass
+ * of a wait, not once when its reason changes (ctl_waiting.c);
+ * "invalid-log-once" logs an invalid spec at every resync, not once per
+ * version (ctl_invalid.c).
  */
 #include "ctl_testhooks.h"
 

@@ -49,6 +49,7 @@ struct store_spec {
     size_t docs;                 /* documents in that file (1 usually) */
     struct spec_invocation *inv; /* owned; NULL when invalid */
     struct spec_errors *errors;  /* owned; NULL when valid */
+    bool terminating; /* deleted, its cleanup pending (store_terminating) */
 };
 
 /* Every resource, sorted by name (then key). */
@@ -343,6 +344,19 @@ int store_doc_del(struct store *s, enum store_doc kind, const char *name,
 int store_doc_names(struct store *s, enum store_doc kind, char ***names,
                     size_t *n, struct err *e);
 void store_names_free(char **names, size_t n);
+
+/* Deleted invocations whose cleanup is pending ("Terminating"): the
+ * controller deletes a deleted invocation's status last, once every
+ * Docker object of it is gone (docs/status.md), so a status whose name
+ * has no spec is one. Each as a store_spec with terminating set, no key
+ * and no data, inv the spec its attempt was captured from
+ * (status.captured; NULL when nothing was captured). list adds them to
+ * l (from store_list), which stays sorted by name; get is one name's,
+ * ERR_NOTFOUND when it has a spec or no status. */
+int store_terminating_list(struct store *s, struct store_list *l,
+                           struct err *e);
+int store_terminating_get(struct store *s, const char *name,
+                          struct store_spec *out, struct err *e);
 
 /* JSON helpers over the documents: get parses (ERR_SYNTAX when the
  * document is not a JSON object; caller deletes), put prints compactly. */

@@ -16,6 +16,15 @@
 #include "cli.h"
 #include "duration.h"
 
+/* cli_jsonpath_check with a buffer of the test's (why, or NULL). */
+static const char *
+jp_check(const char *tmpl)
+{
+    static char why[160];
+
+    return cli_jsonpath_check(tmpl, why, sizeof(why));
+}
+
 static const struct cli_opt opts[] = {
     { "filename", 'f', CLI_OPT_LIST, "PATH", "input", CLI_COMPLETE_FILE, NULL },
     { "output", 'o', CLI_OPT_VALUE, "FORMAT", "format", CLI_COMPLETE_NONE,
@@ -233,10 +242,25 @@ test_jsonpath(void **state)
     free(s);
     assert_null(jp("{.items[x]}", list));
     assert_null(jp("{.items", list));
-    assert_string_equal(cli_jsonpath_check("{range .items[*]}{.a}"),
+    assert_string_equal(jp_check("{range .items[*]}{.a}"),
                         "{range} without its {end}");
-    assert_null(cli_jsonpath_check("{.a}"));
-    assert_string_equal(cli_jsonpath_check("{.a"), "unclosed action \"{.a\"");
+    assert_null(jp_check("{.a}"));
+    assert_string_equal(jp_check("{.a"), "unclosed action \"{.a\"");
+}
+
+/* Why a template failed is the call's own: a later check, failing or
+ * not, leaves an earlier one's answer alone (it was one static buffer). */
+static void
+test_jsonpath_why_is_per_call(void **state)
+{
+    char a[160], b[160];
+
+    (void)state;
+    assert_ptr_equal(cli_jsonpath_check("{.a", a, sizeof(a)), a);
+    assert_ptr_equal(cli_jsonpath_check("{end}", b, sizeof(b)), b);
+    assert_null(cli_jsonpath_check("{.ok}", b, sizeof(b)));
+    assert_string_equal(a, "unclosed action \"{.a\"");
+    assert_string_equal(cli_jsonpath_check("{.x", b, 8), "unclose");
 }
 
 /* [?(TEST)]: kubectl's filters, on the names of the matching items. */
@@ -283,12 +307,12 @@ test_jsonpath_filter(void **state)
         free(s);
     }
     /* malformed tests are refused even where there is nothing to filter */
-    assert_string_equal(cli_jsonpath_check("{.items[?(@.x=)]}"),
+    assert_string_equal(jp_check("{.items[?(@.x=)]}"),
                         "malformed filter \"?(@.x=)\"");
-    assert_non_null(cli_jsonpath_check("{.items[?(x==1)]}"));
-    assert_non_null(cli_jsonpath_check("{.items[?(@.x==1]}"));
-    assert_non_null(cli_jsonpath_check("{.items[?(@.x==bare)]}"));
-    assert_null(cli_jsonpath_check("{.items[?(@.x==1)]}"));
+    assert_non_null(jp_check("{.items[?(x==1)]}"));
+    assert_non_null(jp_check("{.items[?(@.x==1]}"));
+    assert_non_null(jp_check("{.items[?(@.x==bare)]}"));
+    assert_null(jp_check("{.items[?(@.x==1)]}"));
 }
 
 /* get's resource: pos (after the command and its flags) as parsed. */
@@ -436,6 +460,7 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_jsonpath_why_is_per_call),
         cmocka_unit_test(test_flags_before_after_and_between_arguments),
         cmocka_unit_test(test_double_dash_ends_flags),
         cmocka_unit_test(test_last_value_wins_and_optional_value),

@@ -31,13 +31,18 @@ w=$!
 on_cleanup "kill $w 2>/dev/null || true"
 wait_lines "$TEST_TMP/all" 3 || true
 ctl delete x >/dev/null
+# its status stays until a controller's cleanup removes it: Terminating
+# (no controller here: the test removes it, as the cleanup's end does)
 wait_lines "$TEST_TMP/all" 4 || true
+rm "$S/.agentctl/status/x.json"
+wait_lines "$TEST_TMP/all" 5 || true
 sleep 0.6 # two more polls: a deletion is printed once
 kill "$w"; wait "$w" || true
-check_eq "-w: the three rows, then one more" 4 "$(wc -l <"$TEST_TMP/all")"
-check_match "-w: the deleted one's row, as last seen" "^x +Running " "$(sed -n 4p "$TEST_TMP/all")"
+check_eq "-w: the three rows, then two more" 5 "$(wc -l <"$TEST_TMP/all")"
+check_match "-w: deleted, its cleanup pending: Terminating" "^x +Terminating " "$(sed -n 4p "$TEST_TMP/all")"
+check_match "-w: gone: the row once more, as last seen" "^x +Terminating " "$(sed -n 5p "$TEST_TMP/all")"
 check_eq "control: y, unchanged, printed once" 1 "$(grep -c '^y ' "$TEST_TMP/all")"
-check_eq "control: x printed twice (listed, deleted), not once per poll" 2 "$(grep -c '^x ' "$TEST_TMP/all")"
+check_eq "control: x printed three times (listed, Terminating, gone), not once per poll" 3 "$(grep -c '^x ' "$TEST_TMP/all")"
 
 ctl get -w y -o name >"$TEST_TMP/named" 2>"$TEST_TMP/named.err" &
 w=$!

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # test_manifests.sh - the deployment manifests parse and say what they
 # should: the Kubernetes set renders with `kubectl kustomize` into exactly
-# Namespace, CRD, ServiceAccount, ConfigMap, DaemonSet and Service, the CRD in it is
-# crds/'s file (referenced, not copied), the ConfigMap holds
+# Namespace, ServiceAccount, ConfigMap, DaemonSet and Service, and no CRD:
+# the controller reads etcd, so a CRD there would admit AgentInvocations
+# nothing watches (negative control: the same set with the CRD added is
+# caught), the ConfigMap holds
 # manifests/kubernetes/controller.yaml, the DaemonSet runs on the node's
 # Docker socket with --etcd, the node name as controller ID, /livez as
 # liveness and /readyz as readiness probe (negative control: /healthz as
@@ -22,15 +24,21 @@ if command -v kubectl >/dev/null && py_yaml && command -v jq >/dev/null; then
         fail "kubectl kustomize manifests/kubernetes failed"
     python3 -c 'import json,sys,yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))' \
         "$TEST_TMP/k8s.yaml" >"$TEST_TMP/k8s.json"
-    python3 -c 'import json,sys,yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' \
-        "$ROOT/crds/agentinvocations.agentctl.dev.yaml" >"$TEST_TMP/crd.json"
     K=$TEST_TMP/k8s.json
-    check_eq "kustomize: the six kinds" \
-        "ConfigMap CustomResourceDefinition DaemonSet Namespace Service ServiceAccount" \
+    check_eq "kustomize: the five kinds" \
+        "ConfigMap DaemonSet Namespace Service ServiceAccount" \
         "$(jq -r '[.[].kind] | sort | join(" ")' "$K")"
-    check_eq "kustomize: the CRD is crds/'s, unchanged but for the label" \
-        "$(jq -S 'del(.metadata.labels)' "$TEST_TMP/crd.json")" \
-        "$(jq -S '.[] | select(.kind=="CustomResourceDefinition") | del(.metadata.labels)' "$K")"
+    # crds RENDERED-JSON: the CRDs a render installs
+    crds() { jq -r '[.[] | select(.kind=="CustomResourceDefinition") | .metadata.name] | join(" ")' "$1"; }
+    check_eq "kustomize: no CRD (nothing in the cluster would watch it)" "" "$(crds "$K")"
+    cp -r "$M/kubernetes" "$TEST_TMP/with-crd"
+    cp "$ROOT/crds/agentinvocations.agentctl.dev.yaml" "$TEST_TMP/with-crd/"
+    sed -i 's|^resources:$|resources:\n  - agentinvocations.agentctl.dev.yaml|' \
+        "$TEST_TMP/with-crd/kustomization.yaml"
+    kubectl kustomize "$TEST_TMP/with-crd" | python3 -c 'import json,sys,yaml; print(json.dumps(list(yaml.safe_load_all(sys.stdin))))' \
+        >"$TEST_TMP/with-crd.json"
+    check_eq "control: the same set with the CRD added is caught" \
+        agentinvocations.agentctl.dev "$(crds "$TEST_TMP/with-crd.json")"
     check_eq "no copy of the CRD under manifests/" "" \
         "$(grep -rl 'kind: CustomResourceDefinition' "$M" || true)"
     check_eq "ConfigMap: holds kubernetes/controller.yaml" \
@@ -71,7 +79,7 @@ if command -v kubectl >/dev/null && py_yaml && command -v jq >/dev/null; then
         "$(jq -c "$c | .securityContext | \"\(.capabilities.drop) \(.readOnlyRootFilesystem) \(.allowPrivilegeEscalation)\"" "$K" | jq -r .)"
     check_eq "everything in namespace agentctl (but the cluster-scoped)" \
         "agentctl agentctl agentctl agentctl" \
-        "$(jq -r '[.[] | select(.kind!="Namespace" and .kind!="CustomResourceDefinition") | .metadata.namespace] | join(" ")' "$K")"
+        "$(jq -r '[.[] | select(.kind!="Namespace") | .metadata.namespace] | join(" ")' "$K")"
 else
     echo "# kubectl, python3 yaml or jq missing: Kubernetes part skipped"
 fi

@@ -1,0 +1,41 @@
+/* ctl_invalid.c - an invalid spec file in the watched directory (or an
+ * invalid value in etcd) is something an operator must fix, and the only
+ * place it showed was the status condition Valid=False of a name that
+ * had once been valid. Now each invalid version gets one log line
+ * (warning "spec invalid", its first error as file:line:col: field:
+ * problem) when it comes in, not at every resync, and the gauge
+ * agentctl_specs_invalid counts the specs that are invalid now
+ * (docs/monitoring.md; the alert AgentctlSpecInvalid). */
+#include "ctl_invalid.h"
+
+#include "ctl_testhooks.h"
+#include "log.h"
+
+void
+ctl_invalid_seen(struct ctl_inv *inv)
+{
+    inv->invalid_logged = false;
+}
+
+void
+ctl_invalid_note(struct ctl_inv *inv)
+{
+    if (!inv->spec_invalid || inv->deleted ||
+        (inv->invalid_logged && !ctl_test_disabled("invalid-log-once")))
+        return;
+    inv->invalid_logged = true;
+    log_kv(LOG_WARN, "spec invalid: fix it, the controller keeps the last "
+                     "valid version",
+           "invocation", inv->name, "error",
+           inv->invalid_msg ? inv->invalid_msg : "the spec is invalid", NULL);
+}
+
+unsigned
+ctl_invalid_count(const struct ctl *c)
+{
+    unsigned n = 0;
+
+    for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
+        n += i->spec_invalid && !i->deleted;
+    return n;
+}

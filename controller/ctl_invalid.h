@@ -1,0 +1,20 @@
+/* ctl_invalid.h - a spec in the store that does not validate, told to
+ * the operator once per version: a log line and a gauge (ctl_invalid.c). */
+#ifndef CTL_INVALID_H
+#define CTL_INVALID_H
+
+#include "ctl.h"
+
+/* The store gave a new version of inv's spec (valid or not): an invalid
+ * one is logged at the next ctl_invalid_note. */
+void ctl_invalid_seen(struct ctl_inv *inv);
+
+/* Log inv's invalid version once: "spec invalid" with its first error
+ * as file:line:col: field: problem. Called when a version comes in and
+ * at every resync; says nothing for a version it logged. */
+void ctl_invalid_note(struct ctl_inv *inv);
+
+/* Specs in the store that do not validate now (agentctl_specs_invalid). */
+unsigned ctl_invalid_count(const struct ctl *c);
+
+#endif
