@@ -13,5 +13,5 @@ endforeach()
 agentctl_unit_test(test_px_conn
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_px_conn.c
           ${CMAKE_SOURCE_DIR}/proxy/px_conn.c ${CMAKE_SOURCE_DIR}/proxy/px_dns.c
-          ${CMAKE_SOURCE_DIR}/proxy/px_listen.c
+          ${CMAKE_SOURCE_DIR}/proxy/px_listen.c ${CMAKE_SOURCE_DIR}/proxy/px_pump.c
   LIBS px_core libev PkgConfig::CARES)

@@ -67,8 +67,7 @@ setup(void **state)
     f->cfg.max_conns = 4;
     f->px.loop = ev_loop_new(EVFLAG_AUTO);
     f->px.cfg = &f->cfg;
-    f->px.listen_fd = -1;
-    f->px.pipe_rd = f->px.pipe_wr = -1;
+    f->px.daemon.listen_fd = -1;
     f->up = -1;
     assert_int_equal(
         socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv),
