@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,7 @@ px_conn_linger_step(struct px_conn *c, int revents)
 }
 
 static void px_conn_dial(struct px_conn *c);
+static void px_conn_dial_done(struct px_conn *c);
 
 /* Refuse addresses in a private class; then dial the first one. */
 static void
@@ -274,12 +276,21 @@ px_conn_dial(struct px_conn *c)
 {
     for (; c->addr_i < c->naddrs; c->addr_i++) {
         int fd = px_dial_start(&c->addrs[c->addr_i]);
+        struct pollfd settled = { .fd = fd, .events = POLLOUT };
 
-        if (fd >= 0) {
-            c->ufd = fd;
-            px_conn_set_state(c, PX_CS_DIAL, c->px->cfg->connect_timeout);
+        if (fd < 0)
+            continue;
+        c->ufd = fd;
+        /* A near upstream (loopback, the same bridge) has often answered
+         * before connect() returned: go on without a trip through the
+         * loop. */
+        if (poll(&settled, 1, 0) == 1) {
+            c->state = PX_CS_DIAL;
+            px_conn_dial_done(c);
             return;
         }
+        px_conn_set_state(c, PX_CS_DIAL, c->px->cfg->connect_timeout);
+        return;
     }
     px_conn_fail(c, 502, "connection_refused", NULL);
 }
@@ -596,4 +607,7 @@ px__conn_accept(struct px *px, int fd, const union px_sockaddr *peer)
     }
     px_req_init(c->req, px->cfg->header_limit);
     px_conn_set_state(c, PX_CS_HEADER, px->cfg->header_timeout);
+    /* The header has often come with the connection: read it now rather
+     * than after a trip through the loop (EAGAIN: the watcher waits). */
+    px_conn_header_step(c);
 }
