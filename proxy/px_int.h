@@ -56,6 +56,9 @@ struct px {
     unsigned test_faults;                 /* enum px_fault; tests only */
     struct px_kpipe spare[PX_PIPE_SPARE]; /* empty pipes for the next */
     unsigned nspare;
+    ev_timer spare_trim;   /* closes the spare pipes once unused a while */
+    ev_tstamp spare_given; /* when a pipe was last given back */
+    double spare_linger;   /* that while (s); 0: PX_PIPE_LINGER */
     char scratch[PX_PUMP_CHUNK]; /* every recv() lands here first */
 };
 

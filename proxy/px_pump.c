@@ -56,6 +56,54 @@ px_pipe_close(struct px_kpipe *k)
     k->rd = k->wr = -1;
 }
 
+void
+px__pipes_free(struct px *px)
+{
+    while (px->nspare > 0)
+        px_pipe_close(&px->spare[--px->nspare]);
+    if (px->loop != NULL && ev_is_active(&px->spare_trim))
+        ev_timer_stop(px->loop, &px->spare_trim);
+}
+
+static double
+px_pipes_linger(const struct px *px)
+{
+    return px->spare_linger > 0 ? px->spare_linger : PX_PIPE_LINGER;
+}
+
+/* Close the spares once none was given back for a while; a give only
+ * stamps the time (no timer work per pump step), and the timer re-arms
+ * for what is left (ev.pod "Be smart about timeouts"). */
+static void
+px_pipes_on_trim(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct px *px = container_of(w, struct px, spare_trim);
+    double left = px->spare_given + px_pipes_linger(px) - ev_now(loop);
+
+    (void)revents;
+    if (left > 0) {
+        ev_timer_set(w, left, 0.);
+        ev_timer_start(loop, w);
+        return;
+    }
+    px__pipes_free(px);
+}
+
+/* Without a loop (the pump alone, in a test) spares stay until freed. */
+static void
+px_pipes_trim_later(struct px *px)
+{
+    if (px->loop == NULL)
+        return;
+    px->spare_given = ev_now(px->loop);
+    if (ev_cb(&px->spare_trim) == NULL)
+        ev_init(&px->spare_trim, px_pipes_on_trim);
+    if (!ev_is_active(&px->spare_trim)) {
+        ev_timer_set(&px->spare_trim, px_pipes_linger(px), 0.);
+        ev_timer_start(px->loop, &px->spare_trim);
+    }
+}
+
 /* Give an empty pipe back: kept for the next direction, or closed. */
 static void
 px_pipe_give(struct px *px, struct px_kpipe *k)
@@ -65,16 +113,10 @@ px_pipe_give(struct px *px, struct px_kpipe *k)
     if (px->nspare < PX_PIPE_SPARE) {
         px->spare[px->nspare++] = *k;
         k->rd = k->wr = -1;
+        px_pipes_trim_later(px);
         return;
     }
     px_pipe_close(k);
-}
-
-void
-px__pipes_free(struct px *px)
-{
-    while (px->nspare > 0)
-        px_pipe_close(&px->spare[--px->nspare]);
 }
 
 void

@@ -29,8 +29,13 @@ struct px;
 #ifndef PX_PIPE_SIZE /* -D for a benchmark's variant */
 #define PX_PIPE_SIZE (1024 * 1024)
 #endif
-/* Empty pipes the loop keeps for the next direction that needs one. */
+/* Empty pipes the loop keeps for the next direction that needs one, and
+ * for how long after the last was given back: a quiet proxy holds no
+ * pipe. A pipe counts against its user's pipe-user-pages-soft (64 MiB of
+ * pipe buffers by default, for every process of the uid together: the
+ * proxies of all boxes run as nobody); past it new pipes get 2 pages. */
 #define PX_PIPE_SPARE 2
+#define PX_PIPE_LINGER 1.0
 
 /* Test hooks (struct px's test_faults; never set by the daemon). */
 enum px_fault {
@@ -83,7 +88,7 @@ int px__dir_flush(struct px_dir *d, int fd);
 /* Drop what d holds: free its buffer, give its pipe back. */
 void px__dir_cleanup(struct px *px, struct px_dir *d);
 
-/* Close the loop's spare pipes. */
+/* Close the loop's spare pipes (and stop their timer). */
 void px__pipes_free(struct px *px);
 
 #endif
