@@ -60,9 +60,14 @@ BASE=${BENCH_BASE:-}
 SYSTEMS=${BENCH_SYSTEMS:-direct egress-proxy egress-base tinyproxy squid}
 if [ -n "$BASE" ]; then
     BB=$B-base
-    mkdir -p "$W/base-src"
-    git -C "$ROOT" archive "$BASE" | tar -x -C "$W/base-src"
-    cmake -S "$W/base-src" -B "$BB" -DCMAKE_BUILD_TYPE=Release >/dev/null
+    SRC=$B-base.src # kept: the build directory remembers its source
+    if [ "$(cat "$SRC.commit" 2>/dev/null)" != "$BASE" ]; then
+        rm -rf "$SRC" "$BB"
+        mkdir -p "$SRC"
+        git -C "$ROOT" archive "$BASE" | tar -x -C "$SRC"
+        echo "$BASE" >"$SRC.commit"
+    fi
+    cmake -S "$SRC" -B "$BB" -DCMAKE_BUILD_TYPE=Release >/dev/null
     cmake --build "$BB" -j "$(nproc)" --target egress-proxy >/dev/null
 else
     SYSTEMS=${SYSTEMS//egress-base/}
