@@ -424,7 +424,7 @@ gw__conn_exchange_done(struct gw_conn *c)
 {
     /* After a half-close, the requests already received are served. */
     bool again =
-        c->keep_alive && !c->gw->draining && (!c->client_eof || c->cin_len > 0);
+        c->keep_alive && !c->gw->daemon.draining && (!c->client_eof || c->cin_len > 0);
 
     gw__conn_audit(c, "forwarded");
     c->served++;

@@ -21,6 +21,7 @@
 #include "gw_policy.h"
 #include "gw_usage.h"
 #include "hostport.h"
+#include "px_daemon.h"
 #include "px_dns.h"
 
 /* Bytes buffered per connection and direction; the request head must fit
@@ -123,13 +124,8 @@ struct gw {
     struct gw_cred cred; /* points into key */
     struct gw_budget budget;
     char host_header[HOSTPORT_HOST_MAX + 16];
-    int listen_fd;
-    ev_io accept_w;
-    ev_timer accept_retry;
-    ev_signal sigterm, sigint;
-    ev_timer drain;
+    struct px_daemon daemon; /* listen, accept, signals (px_daemon.c) */
     ev_timer trim; /* gives freed memory back after connections close */
-    bool draining;
     unsigned nconns;
     unsigned model_in_flight; /* model exchanges under a token budget */
     struct gw_conn *conns;

@@ -1,5 +1,6 @@
-/* gw_main.c - agent-gateway: flags, the key, the TLS context, the
- * listening socket, signals, the loop (docs/gateway.md).
+/* gw_main.c - agent-gateway: flags, the key, the TLS context, then the
+ * daemon shell (px_daemon.c) around the connections of gw_conn.c
+ * (docs/gateway.md).
  *
  * agent-gateway --listen ADDR:PORT --upstream HOST:PORT
  *   (--key-file FILE [--auth-header x-api-key|bearer] | --no-credential)
@@ -29,7 +30,7 @@
 #include "http_rule.h"
 #include "log.h"
 #include "px_flags.h"
-#include "px_listen.h"
+#include "px_daemon.h"
 
 static const char usage[] =
     "usage: agent-gateway --listen ADDR:PORT --upstream HOST:PORT\n"
@@ -276,35 +277,43 @@ gw_accept_one(void *arg, int fd, const union px_sockaddr *peer)
     gw__conn_accept(arg, fd, peer);
 }
 
+/* Draining: requests in flight finish, idle connections close (the key
+ * is wiped on the way out). */
 static void
-gw_on_accept(struct ev_loop *loop, ev_io *w, int revents)
+gw_drain(void *arg)
 {
-    struct gw *gw = container_of(w, struct gw, accept_w);
+    gw__conn_close_idle(arg);
+}
 
-    (void)revents;
-    if (px_accept_some(gw->listen_fd, 64, gw_accept_one, gw) == -1) {
-        log_warn("accept"); /* out of descriptors: retry from a timer */
-        ev_io_stop(loop, &gw->accept_w);
-        ev_timer_set(&gw->accept_retry, 0.5, 0.);
-        ev_timer_start(loop, &gw->accept_retry);
-    }
+static unsigned
+gw_open(void *arg)
+{
+    const struct gw *gw = arg;
+
+    return gw->nconns;
 }
 
 static void
-gw_on_accept_retry(struct ev_loop *loop, ev_timer *w, int revents)
+gw_close_all(void *arg)
 {
-    struct gw *gw = container_of(w, struct gw, accept_retry);
+    struct gw *gw = arg;
 
-    (void)revents;
-    if (!gw->draining)
-        ev_io_start(loop, &gw->accept_w);
+    while (gw->conns != NULL)
+        gw__conn_close(gw->conns, "shutdown");
+    ev_timer_stop(gw->loop, &gw->trim);
 }
+
+static const struct px_daemon_ops gw_ops = {
+    .accept = gw_accept_one,
+    .drain = gw_drain,
+    .open = gw_open,
+    .close_all = gw_close_all,
+};
 
 void
 gw__maybe_done(struct gw *gw)
 {
-    if (gw->draining && gw->conns == NULL)
-        ev_break(gw->loop, EVBREAK_ALL);
+    px_daemon_maybe_done(&gw->daemon);
 }
 
 /* glibc's malloc trims only the top of its heap; what a burst of
@@ -324,7 +333,7 @@ gw_on_trim(struct ev_loop *loop, ev_timer *w, int revents)
 void
 gw__trim_soon(struct gw *gw)
 {
-    if (ev_is_active(&gw->trim) || gw->draining)
+    if (ev_is_active(&gw->trim) || gw->daemon.draining)
         return;
     ev_timer_set(&gw->trim, 1.0, 0.);
     ev_timer_start(gw->loop, &gw->trim);
@@ -342,37 +351,6 @@ gw_malloc_tune(void)
 {
     if (mallopt(M_MMAP_THRESHOLD, 32 * 1024) != 1)
         log_warnx("mallopt M_MMAP_THRESHOLD refused");
-}
-
-static void
-gw_on_drain_timeout(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    (void)w;
-    (void)revents;
-    ev_break(loop, EVBREAK_ALL);
-}
-
-/* SIGTERM/SIGINT: stop accepting, let requests in flight finish for
- * drain_timeout, then exit (the key is wiped on the way out). */
-static void
-gw_on_signal(struct ev_loop *loop, ev_signal *w, int revents)
-{
-    struct gw *gw = w->signum == SIGTERM ? container_of(w, struct gw, sigterm)
-                                         : container_of(w, struct gw, sigint);
-
-    (void)revents;
-    if (gw->draining)
-        return;
-    log_info("draining: %u connections open", gw->nconns);
-    gw->draining = true;
-    ev_io_stop(loop, &gw->accept_w);
-    ev_timer_stop(loop, &gw->accept_retry);
-    close(gw->listen_fd);
-    gw->listen_fd = -1;
-    ev_timer_set(&gw->drain, gw->cfg->drain_timeout, 0.);
-    ev_timer_start(loop, &gw->drain);
-    gw__conn_close_idle(gw);
-    gw__maybe_done(gw);
 }
 
 /* The credential, the TLS context, the resolver, the socket. */
@@ -400,41 +378,12 @@ gw_setup(struct gw *gw, struct err *e)
     gw->dns = px_dns_new(gw->loop, 2000, 2, e);
     if (gw->dns == NULL)
         return -1;
-    gw->listen_fd = px_listen_open(&cfg->listen, addr, sizeof(addr), e);
-    if (gw->listen_fd < 0)
+    if (px_daemon_listen(&gw->daemon, &cfg->listen, addr, sizeof(addr), e) ==
+        -1)
         return -1;
     log_kv(LOG_INFO, "listening", "addr", addr, "upstream", gw->host_header,
            (char *)NULL);
     return 0;
-}
-
-static void
-gw_run(struct gw *gw)
-{
-    struct ev_loop *loop = gw->loop;
-
-    ev_io_init(&gw->accept_w, gw_on_accept, gw->listen_fd, EV_READ);
-    ev_io_start(loop, &gw->accept_w);
-    ev_init(&gw->accept_retry, gw_on_accept_retry);
-    ev_init(&gw->drain, gw_on_drain_timeout);
-    ev_init(&gw->trim, gw_on_trim);
-    ev_signal_init(&gw->sigterm, gw_on_signal, SIGTERM);
-    ev_signal_init(&gw->sigint, gw_on_signal, SIGINT);
-    ev_signal_start(loop, &gw->sigterm);
-    ev_signal_start(loop, &gw->sigint);
-    ev_unref(loop); /* signal watchers alone do not keep the loop */
-    ev_unref(loop);
-    ev_run(loop, 0);
-    while (gw->conns != NULL)
-        gw__conn_close(gw->conns, "shutdown");
-    ev_timer_stop(loop, &gw->trim);
-    ev_ref(loop);
-    ev_ref(loop);
-    ev_signal_stop(loop, &gw->sigterm);
-    ev_signal_stop(loop, &gw->sigint);
-    ev_timer_stop(loop, &gw->drain);
-    ev_timer_stop(loop, &gw->accept_retry);
-    ev_io_stop(loop, &gw->accept_w);
 }
 
 int
@@ -463,8 +412,9 @@ main(int argc, char **argv)
         log_msg(LOG_ERROR, "out of memory");
         return 1;
     }
-    gw->listen_fd = -1;
     gw->cfg = &cfg;
+    px_daemon_init(&gw->daemon, &gw_ops, gw);
+    gw->daemon.accept_batch = 64;
     gw->budget.max_body = GW_MAX_BODY_DEFAULT;
     if (gw_parse_flags(argc, argv, &cfg, &gw->budget, &e) == -1) {
         log_msg(LOG_ERROR, "%s", e.msg);
@@ -472,15 +422,16 @@ main(int argc, char **argv)
         goto out;
     }
     gw->loop = ev_default_loop(EVFLAG_AUTO);
+    gw->daemon.drain_timeout = cfg.drain_timeout;
+    ev_init(&gw->trim, gw_on_trim);
     if (gw_setup(gw, &e) == -1) {
         log_msg(LOG_ERROR, "%s", e.msg);
         goto out;
     }
-    gw_run(gw);
+    px_daemon_run(&gw->daemon, gw->loop);
     rc = 0;
 out:
-    if (gw->listen_fd >= 0)
-        close(gw->listen_fd);
+    px_daemon_cleanup(&gw->daemon);
     px_dns_free(gw->dns);
     SSL_SESSION_free(gw->session);
     SSL_CTX_free(gw->tls);

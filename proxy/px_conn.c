@@ -1,12 +1,12 @@
 /* px_conn.c - one proxied client: read CONNECT, check policy, resolve,
  * dial, pump bytes both ways, log one line, close.
  *
- * Memory per tunnel stays small: every recv() lands in the shared
- * px->scratch and is sent on at once; only what the peer does not take
- * right away is copied into a per-direction buffer (at most
- * PX_PUMP_CHUNK), and while it is there the source side is not read
- * (back-pressure). The request parser exists only until the header is
- * done. px__conn_close() is the one teardown path.
+ * Memory per tunnel stays small: the bytes of a tunnel move by splice
+ * through a pipe a direction holds only while its reader is slow, or are
+ * copied through the shared px->scratch (px_pump.c); while a direction
+ * holds bytes its source is not read (back-pressure). The request parser
+ * exists only until the header is done. px__conn_close() is the one
+ * teardown path.
  */
 #include "px_int.h"
 
@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,16 +35,6 @@ enum px_conn_state {
     PX_CS_LINGER,  /* error answer sent, draining the client */
 };
 
-/* One direction: bytes read from src waiting to be written to dst. */
-struct px_pipe {
-    char *buf;      /* NULL unless the peer was slow; owned */
-    uint32_t off;   /* first unsent byte in buf */
-    uint32_t len;   /* unsent bytes from off */
-    bool eof;       /* src sent EOF */
-    bool shut;      /* dst has been shut down for writing */
-    uint64_t bytes; /* written to dst */
-};
-
 struct px_conn {
     struct px *px;
     struct px_conn *prev, *next;
@@ -52,8 +43,8 @@ struct px_conn {
     ev_io cio, uio;
     ev_timer timer;
     ev_tstamp started, last_active;
-    struct px_pipe up;   /* client -> upstream */
-    struct px_pipe down; /* upstream -> client */
+    struct px_dir up;   /* client -> upstream */
+    struct px_dir down; /* upstream -> client */
     uint32_t down_skip;  /* bytes of our own answer in down.bytes */
     uint32_t dropped;    /* bytes dropped while lingering */
     struct px_req *req;  /* only while reading the header */
@@ -84,15 +75,15 @@ px_conn_watch(struct px_conn *c)
         ue = EV_WRITE;
         break;
     case PX_CS_TUNNEL:
-        if (!c->up.eof && c->up.len == 0)
+        if (!c->up.eof && px_dir_pending(&c->up) == 0)
             ce |= EV_READ;
-        if (!c->down.eof && c->down.len == 0)
+        if (!c->down.eof && px_dir_pending(&c->down) == 0)
             ue |= EV_READ;
-        if (c->up.len > 0)
+        if (px_dir_pending(&c->up) > 0)
             ue |= EV_WRITE;
         break;
     }
-    if (c->down.len > 0)
+    if (px_dir_pending(&c->down) > 0)
         ce |= EV_WRITE;
     px_io_want(c->px->loop, &c->cio, c->cfd, ce);
     px_io_want(c->px->loop, &c->uio, c->ufd, ue);
@@ -110,180 +101,17 @@ px_conn_set_state(struct px_conn *c, enum px_conn_state s, double timeout)
     px_conn_watch(c);
 }
 
-/* Send what p holds to fd. Returns -1 on a hard error. */
-static int
-px_pipe_flush(struct px_pipe *p, int fd)
-{
-    while (p->len > 0) {
-        ssize_t w = send(fd, p->buf + p->off, p->len, MSG_NOSIGNAL);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-        }
-        p->off += (uint32_t)w;
-        p->len -= (uint32_t)w;
-        p->bytes += (uint64_t)w;
-    }
-    free(p->buf);
-    p->buf = NULL;
-    p->off = 0;
-    return 0;
-}
-
-/* Send data to fd now; keep what fd does not take in p. Only called when
- * p is empty. Returns -1 on a hard error or out of memory. */
-static int
-px_pipe_send(struct px_pipe *p, int fd, const char *data, size_t n)
-{
-    ssize_t w = 0;
-
-    if (fd >= 0) {
-        w = send(fd, data, n, MSG_NOSIGNAL);
-        if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-            return -1;
-        if (w < 0)
-            w = 0;
-    }
-    p->bytes += (uint64_t)w;
-    if ((size_t)w == n)
-        return 0;
-    p->buf = malloc(n - (size_t)w);
-    if (p->buf == NULL)
-        return -1;
-    memcpy(p->buf, data + w, n - (size_t)w);
-    p->off = 0;
-    p->len = (uint32_t)(n - (size_t)w);
-    return 0;
-}
-
-void
-px__pipe_reset(struct px *px)
-{
-    int fds[2];
-
-    if (px->pipe_rd >= 0) {
-        close(px->pipe_rd);
-        close(px->pipe_wr);
-    }
-    px->pipe_rd = px->pipe_wr = -1;
-    if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) == -1)
-        return;
-    px->pipe_rd = fds[0];
-    px->pipe_wr = fds[1];
-}
-
-/* Keep the n bytes still in the shared pipe for later: copy them out so
- * the pipe is empty for the next tunnel. */
-static int
-px_pipe_keep(struct px_conn *c, struct px_pipe *p, size_t n)
-{
-    size_t got = 0;
-
-    p->buf = malloc(n);
-    if (p->buf == NULL) {
-        px__pipe_reset(c->px);
-        return -1;
-    }
-    while (got < n) {
-        ssize_t r = read(c->px->pipe_rd, p->buf + got, n - got);
-        if (r <= 0) {
-            px__pipe_reset(c->px); /* never leave bytes for another */
-            return -1;
-        }
-        got += (size_t)r;
-    }
-    p->off = 0;
-    p->len = (uint32_t)n;
-    return 0;
-}
-
-/* One zero-copy step: src -> pipe -> dst. Returns bytes read from src, 0
- * on EOF, -1 with errno EAGAIN when src is dry, -1 on error. */
-static ssize_t
-px_splice_once(struct px_conn *c, struct px_pipe *p, int src, int dst)
-{
-    const unsigned fl = SPLICE_F_NONBLOCK | SPLICE_F_MOVE;
-    ssize_t n = splice(src, NULL, c->px->pipe_wr, NULL, PX_SPLICE_CHUNK, fl);
-    size_t moved = 0;
-
-    if (n <= 0)
-        return n;
-    while (moved < (size_t)n) {
-        ssize_t m =
-            splice(c->px->pipe_rd, NULL, dst, NULL, (size_t)n - moved, fl);
-        if (m <= 0) {
-            if (m < 0 && errno != EAGAIN && errno != EINTR) {
-                px__pipe_reset(c->px);
-                return -2;
-            }
-            break;
-        }
-        moved += (size_t)m;
-    }
-    p->bytes += moved;
-    if (moved < (size_t)n && px_pipe_keep(c, p, (size_t)n - moved) == -1)
-        return -2;
-    return n;
-}
-
-/* One copying step through px->scratch (when there is no pipe). */
-static ssize_t
-px_copy_once(struct px_conn *c, struct px_pipe *p, int src, int dst)
-{
-    ssize_t n = recv(src, c->px->scratch, PX_PUMP_CHUNK, 0);
-
-    if (n <= 0)
-        return n;
-    if (px_pipe_send(p, dst, c->px->scratch, (size_t)n) == -1)
-        return -2;
-    return n;
-}
-
-/* Move src -> dst until src is dry, dst is full or a budget is spent
- * (so one busy tunnel cannot starve the others). */
-static int
-px_pump(struct px_conn *c, struct px_pipe *p, int src, int dst)
-{
-    size_t budget = 4 * PX_SPLICE_CHUNK;
-
-    if (p->len > 0 && px_pipe_flush(p, dst) == -1)
-        return -1;
-    while (p->len == 0 && !p->eof && budget > 0) {
-        ssize_t n = c->px->pipe_rd >= 0 ? px_splice_once(c, p, src, dst)
-                                        : px_copy_once(c, p, src, dst);
-        if (n == -1) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                break;
-            return -1;
-        }
-        if (n < -1)
-            return -1;
-        if (n == 0) {
-            p->eof = true;
-            break;
-        }
-        c->last_active = ev_now(c->px->loop);
-        budget -= (size_t)n < budget ? (size_t)n : budget;
-    }
-    if (p->eof && p->len == 0 && !p->shut) {
-        /* Half-close: pass the EOF on, keep the other direction. */
-        shutdown(dst, SHUT_WR);
-        p->shut = true;
-    }
-    return 0;
-}
-
 static void
 px_conn_tunnel_step(struct px_conn *c)
 {
-    if (px_pump(c, &c->up, c->cfd, c->ufd) == -1 ||
-        px_pump(c, &c->down, c->ufd, c->cfd) == -1) {
+    ssize_t up = px__pump(c->px, &c->up, c->cfd, c->ufd), down = 0;
+
+    if (up == -1 || (down = px__pump(c->px, &c->down, c->ufd, c->cfd)) == -1) {
         px__conn_close(c, "connection reset");
         return;
     }
+    if (up > 0 || down > 0)
+        c->last_active = ev_now(c->px->loop);
     if (c->up.shut && c->down.shut) {
         px__conn_close(c, "done");
         return;
@@ -307,12 +135,10 @@ px_conn_fail(struct px_conn *c, int status, const char *error,
         close(c->ufd);
         c->ufd = -1;
     }
-    free(c->up.buf);
-    c->up.buf = NULL;
-    c->up.len = 0;
+    px__dir_cleanup(c->px, &c->up);
     n = px_answer_format(msg, sizeof(msg), status, error, details);
     c->down_skip = (uint32_t)n;
-    if (px_pipe_send(&c->down, c->cfd, msg, n) == -1) {
+    if (px__dir_send(&c->down, c->cfd, msg, n) == -1) {
         px__conn_close(c, "client write failed");
         return;
     }
@@ -327,7 +153,7 @@ static void
 px_conn_linger_step(struct px_conn *c, int revents)
 {
     if ((revents & EV_WRITE) && c->down.len > 0) {
-        if (px_pipe_flush(&c->down, c->cfd) == -1) {
+        if (px__dir_flush(&c->down, c->cfd) == -1) {
             px__conn_close(c, "client write failed");
             return;
         }
@@ -353,6 +179,7 @@ px_conn_linger_step(struct px_conn *c, int revents)
 }
 
 static void px_conn_dial(struct px_conn *c);
+static void px_conn_dial_done(struct px_conn *c);
 
 /* Refuse addresses in a private class; then dial the first one. */
 static void
@@ -433,7 +260,7 @@ px_conn_on_connected(struct px_conn *c)
     setsockopt(c->ufd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     c->status = 200;
     c->down_skip = sizeof(ok) - 1;
-    if (px_pipe_send(&c->down, c->cfd, ok, sizeof(ok) - 1) == -1) {
+    if (px__dir_send(&c->down, c->cfd, ok, sizeof(ok) - 1) == -1) {
         px__conn_close(c, "client write failed");
         return;
     }
@@ -449,12 +276,21 @@ px_conn_dial(struct px_conn *c)
 {
     for (; c->addr_i < c->naddrs; c->addr_i++) {
         int fd = px_dial_start(&c->addrs[c->addr_i]);
+        struct pollfd settled = { .fd = fd, .events = POLLOUT };
 
-        if (fd >= 0) {
-            c->ufd = fd;
-            px_conn_set_state(c, PX_CS_DIAL, c->px->cfg->connect_timeout);
+        if (fd < 0)
+            continue;
+        c->ufd = fd;
+        /* A near upstream (loopback, the same bridge) has often answered
+         * before connect() returned: go on without a trip through the
+         * loop. */
+        if (poll(&settled, 1, 0) == 1) {
+            c->state = PX_CS_DIAL;
+            px_conn_dial_done(c);
             return;
         }
+        px_conn_set_state(c, PX_CS_DIAL, c->px->cfg->connect_timeout);
+        return;
     }
     px_conn_fail(c, 502, "connection_refused", NULL);
 }
@@ -530,7 +366,7 @@ px_conn_header_step(struct px_conn *c)
     if (res == PX_REQ_MORE)
         return;
     /* Bytes after the header are payload: keep them for the upstream. */
-    if ((size_t)n > used && px_pipe_send(&c->up, -1, c->px->scratch + used,
+    if ((size_t)n > used && px__dir_send(&c->up, -1, c->px->scratch + used,
                                          (size_t)n - used) == -1) {
         px__conn_close(c, "out of memory");
         return;
@@ -662,8 +498,8 @@ px__conn_close(struct px_conn *c, const char *why)
     if (c->ufd >= 0)
         close(c->ufd);
     px_conn_log(c, why);
-    free(c->up.buf);
-    free(c->down.buf);
+    px__dir_cleanup(px, &c->up);
+    px__dir_cleanup(px, &c->down);
     free(c->req);
     if (c->prev != NULL)
         c->prev->next = c->next;
@@ -747,6 +583,7 @@ px__conn_accept(struct px *px, int fd, const union px_sockaddr *peer)
     c->px = px;
     c->cfd = fd;
     c->ufd = -1;
+    c->up.pipe.rd = c->up.pipe.wr = c->down.pipe.rd = c->down.pipe.wr = -1;
     c->started = ev_time();
     px_peer_name(peer, c->client, sizeof(c->client));
     ev_init(&c->cio, px_conn_on_client);
@@ -770,4 +607,7 @@ px__conn_accept(struct px *px, int fd, const union px_sockaddr *peer)
     }
     px_req_init(c->req, px->cfg->header_limit);
     px_conn_set_state(c, PX_CS_HEADER, px->cfg->header_timeout);
+    /* The header has often come with the connection: read it now rather
+     * than after a trip through the loop (EAGAIN: the watcher waits). */
+    px_conn_header_step(c);
 }

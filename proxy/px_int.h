@@ -14,16 +14,14 @@
 #include "container_of.h"
 #include "hostport.h"
 #include "px_allow.h"
+#include "px_daemon.h"
 #include "px_dns.h"
+#include "px_pump.h"
 #include "px_request.h"
 
-/* Bytes read from one side per recv(); also the most a slow peer can
- * leave buffered in one direction of one tunnel. */
+/* Bytes read from one side per recv() when copying (px_pump.c); also
+ * the most a slow peer can leave buffered in one direction then. */
 #define PX_PUMP_CHUNK (16 * 1024)
-/* Bytes moved per splice() through the loop's shared pipe (the pipe's
- * default size); also the most a slow peer can leave buffered in one
- * direction when splicing. */
-#define PX_SPLICE_CHUNK (64 * 1024)
 /* Connections answered 503 at once that may linger; beyond, the 503 goes
  * out in one send with no state kept (px_conn_reject_stateless). */
 #define PX_REJECT_MAX 64
@@ -50,17 +48,17 @@ struct px {
     struct ev_loop *loop;
     const struct px_config *cfg;
     struct px_dns *dns;
-    int listen_fd;
-    ev_io accept_w;
-    ev_timer accept_retry; /* after EMFILE: accept again later */
-    ev_signal sigterm, sigint;
-    ev_timer drain; /* bounds the wait for tunnels after SIGTERM */
-    bool draining;
+    struct px_daemon daemon; /* listen, accept, signals (px_daemon.c) */
     unsigned nconns;  /* counted against max_conns */
     unsigned nreject; /* 503 answers still lingering */
     struct px_conn *conns;
-    int pipe_rd, pipe_wr;        /* shared splice pipe, empty between calls; -1
-                                    when splice is not available */
+    bool splice; /* tunnels splice (px_pump.c); else they copy */
+    unsigned test_faults;                 /* enum px_fault; tests only */
+    struct px_kpipe spare[PX_PIPE_SPARE]; /* empty pipes for the next */
+    unsigned nspare;
+    ev_timer spare_trim;   /* closes the spare pipes once unused a while */
+    ev_tstamp spare_given; /* when a pipe was last given back */
+    double spare_linger;   /* that while (s); 0: PX_PIPE_LINGER */
     char scratch[PX_PUMP_CHUNK]; /* every recv() lands here first */
 };
 
@@ -81,10 +79,6 @@ void px__conn_close(struct px_conn *c, const char *why);
  * tunnel closes when idle that long and otherwise waits for the rest).
  * The timer's callback; may free c. */
 void px__conn_timeout(struct px_conn *c);
-
-/* Make (or remake) the shared splice pipe; on failure pumps fall back to
- * recv/send through scratch. */
-void px__pipe_reset(struct px *px);
 
 /* Called by px__conn_close when the last connection is gone while
  * draining. */

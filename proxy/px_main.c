@@ -1,4 +1,5 @@
-/* px_main.c - egress-proxy: flags, listening socket, signals, the loop.
+/* px_main.c - egress-proxy: flags, then the daemon shell (px_daemon.c)
+ * around the connections of px_conn.c.
  *
  * egress-proxy --listen ADDR:PORT (--allow HOST:PORT[,HOST:PORT...] |
  *   --deny-all) [--allow-private] [--header-limit 8192] [--header-timeout 10]
@@ -20,7 +21,7 @@
 
 #include "log.h"
 #include "px_flags.h"
-#include "px_listen.h"
+#include "px_daemon.h"
 
 static const char usage[] =
     "usage: egress-proxy --listen ADDR:PORT (--allow HOST:PORT[,...] |\n"
@@ -111,118 +112,63 @@ px_parse_flags(int argc, char **argv, struct px_config *cfg, struct err *e)
     return 0;
 }
 
-static int
-px_listen(struct px *px, struct err *e)
-{
-    char addr[80];
-
-    px->listen_fd = px_listen_open(&px->cfg->listen, addr, sizeof(addr), e);
-    if (px->listen_fd < 0)
-        return -1;
-    log_kv(LOG_INFO, "listening", "addr", addr, (char *)NULL);
-    return 0;
-}
-
 static void
 px_accept_one(void *arg, int fd, const union px_sockaddr *peer)
 {
     px__conn_accept(arg, fd, peer);
 }
 
+/* Draining: only tunnels open before the signal get the drain time. */
 static void
-px_on_accept(struct ev_loop *loop, ev_io *w, int revents)
+px_drain(void *arg)
 {
-    struct px *px = container_of(w, struct px, accept_w);
+    px__conn_refuse_unopened(arg);
+}
 
-    (void)revents;
-    if (px_accept_some(px->listen_fd, 128, px_accept_one, px) == -1) {
-        /* Out of descriptors: pause accepting, retry from a timer
-         * rather than spin on a listener that stays readable. */
-        log_warn("accept");
-        ev_io_stop(loop, &px->accept_w);
-        ev_timer_set(&px->accept_retry, 0.5, 0.);
-        ev_timer_start(loop, &px->accept_retry);
-    }
+static unsigned
+px_open(void *arg)
+{
+    const struct px *px = arg;
+
+    return px->nconns + px->nreject;
 }
 
 static void
-px_on_accept_retry(struct ev_loop *loop, ev_timer *w, int revents)
+px_close_all(void *arg)
 {
-    struct px *px = container_of(w, struct px, accept_retry);
+    struct px *px = arg;
 
-    (void)revents;
-    if (!px->draining)
-        ev_io_start(loop, &px->accept_w);
+    while (px->conns != NULL)
+        px__conn_close(px->conns, "shutdown");
 }
+
+static const struct px_daemon_ops px_ops = {
+    .accept = px_accept_one,
+    .drain = px_drain,
+    .open = px_open,
+    .close_all = px_close_all,
+};
 
 void
 px__maybe_done(struct px *px)
 {
-    if (px->draining && px->conns == NULL)
-        ev_break(px->loop, EVBREAK_ALL);
-}
-
-static void
-px_on_drain_timeout(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    (void)w;
-    (void)revents;
-    ev_break(loop, EVBREAK_ALL);
-}
-
-/* SIGTERM/SIGINT: stop accepting, give tunnels drain_timeout, exit. */
-static void
-px_on_signal(struct ev_loop *loop, ev_signal *w, int revents)
-{
-    struct px *px = w->signum == SIGTERM ? container_of(w, struct px, sigterm)
-                                         : container_of(w, struct px, sigint);
-
-    (void)revents;
-    if (px->draining)
-        return;
-    log_info("draining: %u connections open", px->nconns + px->nreject);
-    px->draining = true;
-    ev_io_stop(loop, &px->accept_w);
-    ev_timer_stop(loop, &px->accept_retry);
-    close(px->listen_fd);
-    px->listen_fd = -1;
-    ev_timer_set(&px->drain, px->cfg->drain_timeout, 0.);
-    ev_timer_start(loop, &px->drain);
-    px__conn_refuse_unopened(px);
-    px__maybe_done(px);
+    px_daemon_maybe_done(&px->daemon);
 }
 
 static int
 px_run(struct px *px, struct err *e)
 {
-    struct ev_loop *loop = px->loop;
+    char addr[80];
 
-    px->dns = px_dns_new(loop, 2000, 2, e);
+    px->dns = px_dns_new(px->loop, 2000, 2, e);
     if (px->dns == NULL)
         return -1;
-    if (px_listen(px, e) == -1)
+    if (px_daemon_listen(&px->daemon, &px->cfg->listen, addr, sizeof(addr),
+                         e) == -1)
         return -1;
-    px__pipe_reset(px);
-    ev_io_init(&px->accept_w, px_on_accept, px->listen_fd, EV_READ);
-    ev_io_start(loop, &px->accept_w);
-    ev_init(&px->accept_retry, px_on_accept_retry);
-    ev_init(&px->drain, px_on_drain_timeout);
-    ev_signal_init(&px->sigterm, px_on_signal, SIGTERM);
-    ev_signal_init(&px->sigint, px_on_signal, SIGINT);
-    ev_signal_start(loop, &px->sigterm);
-    ev_signal_start(loop, &px->sigint);
-    ev_unref(loop); /* signal watchers alone do not keep the loop */
-    ev_unref(loop);
-    ev_run(loop, 0);
-    while (px->conns != NULL)
-        px__conn_close(px->conns, "shutdown");
-    ev_ref(loop);
-    ev_ref(loop);
-    ev_signal_stop(loop, &px->sigterm);
-    ev_signal_stop(loop, &px->sigint);
-    ev_timer_stop(loop, &px->drain);
-    ev_timer_stop(loop, &px->accept_retry);
-    ev_io_stop(loop, &px->accept_w);
+    log_kv(LOG_INFO, "listening", "addr", addr, (char *)NULL);
+    px->splice = true;
+    px_daemon_run(&px->daemon, px->loop);
     return 0;
 }
 
@@ -248,26 +194,23 @@ main(int argc, char **argv)
         log_msg(LOG_ERROR, "out of memory");
         return 1;
     }
-    px->listen_fd = -1;
-    px->pipe_rd = px->pipe_wr = -1;
     px->cfg = &cfg;
+    px_daemon_init(&px->daemon, &px_ops, px);
+    px->daemon.accept_batch = 128;
     if (px_parse_flags(argc, argv, &cfg, &e) == -1) {
         log_msg(LOG_ERROR, "%s", e.msg);
         rc = 2;
         goto out;
     }
     px->loop = ev_default_loop(EVFLAG_AUTO);
+    px->daemon.drain_timeout = cfg.drain_timeout;
     if (px_run(px, &e) == -1)
         log_msg(LOG_ERROR, "%s", e.msg);
     else
         rc = 0;
 out:
-    if (px->listen_fd >= 0)
-        close(px->listen_fd);
-    if (px->pipe_rd >= 0) {
-        close(px->pipe_rd);
-        close(px->pipe_wr);
-    }
+    px_daemon_cleanup(&px->daemon);
+    px__pipes_free(px);
     px_dns_free(px->dns);
     px_allow_cleanup(&cfg.allow);
     free(px);

@@ -310,7 +310,7 @@ play_one(struct run *r, uint8_t op)
             gw__conn_timeout(r->gw->conns);
         break;
     case 10:
-        r->gw->draining = true;
+        r->gw->daemon.draining = true;
         gw__conn_close_idle(r->gw);
         break;
     case 11:
@@ -394,7 +394,7 @@ run_setup(struct run *r, uint8_t a, uint8_t b)
         abort();
     r->gw->loop = loop;
     r->gw->cfg = &r->cfg;
-    r->gw->listen_fd = -1;
+    r->gw->daemon.listen_fd = -1;
     r->gw->tls = client_ctx;
     SSL_CTX_set_app_data(client_ctx, r->gw); /* the session callback's */
     r->gw->dns = px_dns_new(loop, 0, 0, NULL);

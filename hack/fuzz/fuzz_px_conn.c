@@ -238,7 +238,7 @@ play_one(struct run *r, uint8_t op)
         expire(r);
         break;
     case 9:
-        r->px->draining = true;
+        r->px->daemon.draining = true;
         px__conn_refuse_unopened(r->px);
         break;
     case 10:
@@ -341,10 +341,7 @@ finish(struct run *r)
 static void
 run_cleanup(struct run *r)
 {
-    if (r->px->pipe_rd >= 0) {
-        close(r->px->pipe_rd);
-        close(r->px->pipe_wr);
-    }
+    px__pipes_free(r->px);
     px_dns_free(r->px->dns);
     free(r->px);
     px_allow_cleanup(&r->cfg.allow);
@@ -376,11 +373,9 @@ run_setup(struct run *r, uint8_t conf)
         abort();
     r->px->loop = loop;
     r->px->cfg = &r->cfg;
-    r->px->listen_fd = -1;
-    r->px->pipe_rd = r->px->pipe_wr = -1;
+    r->px->daemon.listen_fd = -1;
     r->px->dns = px_dns_new(loop, 0, 0, NULL);
-    if (conf & 2)
-        px__pipe_reset(r->px);
+    r->px->splice = conf & 2;
     r->up = -1;
     r->cli_read = true;
     buf_init(&r->sent, 1 << 20);

@@ -13,5 +13,11 @@ endforeach()
 agentctl_unit_test(test_px_conn
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_px_conn.c
           ${CMAKE_SOURCE_DIR}/proxy/px_conn.c ${CMAKE_SOURCE_DIR}/proxy/px_dns.c
-          ${CMAKE_SOURCE_DIR}/proxy/px_listen.c
+          ${CMAKE_SOURCE_DIR}/proxy/px_listen.c ${CMAKE_SOURCE_DIR}/proxy/px_pump.c
   LIBS px_core libev PkgConfig::CARES)
+# The tunnel pump alone (proxy/px_pump.c) on loopback TCP: splice, the
+# slow reader, EOF with bytes in the pipe, the copying fallback.
+agentctl_unit_test(test_px_pump
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_px_pump.c
+          ${CMAKE_SOURCE_DIR}/proxy/px_pump.c
+  LIBS px_core libev)

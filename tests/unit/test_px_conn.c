@@ -67,8 +67,7 @@ setup(void **state)
     f->cfg.max_conns = 4;
     f->px.loop = ev_loop_new(EVFLAG_AUTO);
     f->px.cfg = &f->cfg;
-    f->px.listen_fd = -1;
-    f->px.pipe_rd = f->px.pipe_wr = -1;
+    f->px.daemon.listen_fd = -1;
     f->up = -1;
     assert_int_equal(
         socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv),
@@ -86,6 +85,7 @@ teardown(void **state)
 
     while (f->px.conns != NULL)
         px__conn_close(f->px.conns, "test over");
+    px__pipes_free(&f->px);
     ev_loop_destroy(f->px.loop);
     px_allow_cleanup(&f->cfg.allow);
     close(f->cli);
@@ -182,6 +182,32 @@ test_idle_tunnel_is_closed(void **state)
     assert_null(f->px.conns);
 }
 
+/* Splicing: pipes go back to the loop's spares once a direction is
+ * empty, and the spares are closed after a quiet while (a quiet proxy
+ * holds no pipe: they count against nobody's pipe budget). */
+static void
+test_spare_pipes_closed_when_quiet(void **state)
+{
+    struct fx *f = *state;
+    char got[16];
+
+    f->px.splice = true;
+    f->px.spare_linger = 0.05;
+    open_tunnel(f);
+    client_says(f, "ping");
+    assert_int_equal(recv(f->up, got, sizeof(got), MSG_DONTWAIT), 4);
+    assert_true(f->px.nspare >= 1); /* the tunnel holds none */
+    assert_true(ev_is_active(&f->px.spare_trim));
+    ev_run(f->px.loop, EVRUN_ONCE); /* the timer, after the quiet while */
+    ev_run(f->px.loop, EVRUN_NOWAIT);
+    assert_int_equal(f->px.nspare, 0);
+    assert_false(ev_is_active(&f->px.spare_trim));
+    assert_int_equal(send(f->up, "pong", 4, 0), 4); /* a pipe again */
+    settle(f);
+    client_got(f, got, sizeof(got));
+    assert_string_equal(got, "pong");
+}
+
 int
 main(void)
 {
@@ -192,6 +218,8 @@ main(void)
             test_tunnel_not_idle_outlives_its_deadline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_tunnel_is_closed, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_spare_pipes_closed_when_quiet,
+                                        setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,9 +10,15 @@
 # loopback port with the same one-entry allowlist, stops them at the end.
 # Throughput is the best of BENCH_REPS runs (default 3): on a shared
 # machine the slower runs mostly measure the neighbours.
+# With BENCH_BASE=COMMIT, egress-proxy as built from that commit (its
+# sources from git archive, its own build directory) runs beside the one
+# of this tree, as the row egress-base: the baseline in the same run.
 # Env: BENCH_BYTES1 (default 2 GiB), BENCH_BYTES8 (per tunnel, 512 MiB),
 #      BENCH_IDLE_BIG (default 9900: the proxy needs 2 fds per tunnel and
-#      the hard open-file limit here may be 20000).
+#      the hard open-file limit here may be 20000), BENCH_BASE (a commit),
+#      BENCH_SYSTEMS (the rows, default all: direct egress-proxy
+#      egress-base tinyproxy squid), BENCH_LAT_N (2000), BENCH_REPS (3).
+# Method and the last tables: docs/bench-proxy.md.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 HERE=$ROOT/hack/bench/proxy
@@ -50,6 +56,22 @@ fi
 # --- build --------------------------------------------------------------
 cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$B" -j "$(nproc)" --target egress-proxy >/dev/null
+BASE=${BENCH_BASE:-}
+SYSTEMS=${BENCH_SYSTEMS:-direct egress-proxy egress-base tinyproxy squid}
+if [ -n "$BASE" ]; then
+    BB=$B-base
+    SRC=$B-base.src # kept: the build directory remembers its source
+    if [ "$(cat "$SRC.commit" 2>/dev/null)" != "$BASE" ]; then
+        rm -rf "$SRC" "$BB"
+        mkdir -p "$SRC"
+        git -C "$ROOT" archive "$BASE" | tar -x -C "$SRC"
+        echo "$BASE" >"$SRC.commit"
+    fi
+    cmake -S "$SRC" -B "$BB" -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build "$BB" -j "$(nproc)" --target egress-proxy >/dev/null
+else
+    SYSTEMS=${SYSTEMS//egress-base/}
+fi
 cc -O2 -Wall -o "$W/pxbench" "$HERE/pxbench.c"
 PXB=$W/pxbench
 
@@ -71,12 +93,19 @@ PIDS+=($!)
 for i in $(seq 50); do [ -s "$W/up.port" ] && break; sleep 0.1; done
 UP=$(cat "$W/up.port")
 TARGET=127.0.0.1:$UP
-P_EGRESS=18128 P_TINY=18129 P_SQUID=18130
+P_EGRESS=18128 P_TINY=18129 P_SQUID=18130 P_BASE=18131
 
 "$B/proxy/egress-proxy" --listen 127.0.0.1:$P_EGRESS --allow "$TARGET" \
     --allow-private --max-conns 20000 2>/dev/null &
 PID_EGRESS=$!
 PIDS+=($PID_EGRESS)
+PID_BASE=
+if [ -n "$BASE" ]; then
+    "$BB/proxy/egress-proxy" --listen 127.0.0.1:$P_BASE --allow "$TARGET" \
+        --allow-private --max-conns 20000 2>/dev/null &
+    PID_BASE=$!
+    PIDS+=($PID_BASE)
+fi
 
 cat >"$W/tinyproxy.conf" <<CONF
 User nobody
@@ -117,7 +146,9 @@ CONF
 squid -N -f "$W/squid.conf" >/dev/null 2>&1 &
 PID_SQUID=$!
 PIDS+=($PID_SQUID)
-for p in $P_EGRESS $P_TINY $P_SQUID; do wait_port "$p"; done
+for p in $P_EGRESS $P_TINY $P_SQUID ${PID_BASE:+$P_BASE}; do
+    wait_port "$p"
+done
 
 # --- measurements -------------------------------------------------------
 cpu_s() { # PID: user+system CPU seconds of a process and its children
@@ -146,13 +177,14 @@ idle_rss() { # PORT PID N: RSS (KiB) while N idle tunnels are open
     echo "$rss"
 }
 
-declare -A T1 T8 P50 PER
+declare -A T1 T8 P50 PER CPG
 printf '%-12s %9s %9s %10s %10s %9s %10s %10s %8s\n' system p50_us p99_us \
     1x_MB/s 8x_MB/s cpu_s/GB rss1k_KiB rss10k_KiB KiB/tun
-for sys in direct egress-proxy tinyproxy squid; do
+for sys in $SYSTEMS; do
     case $sys in
     direct) port=$UP tgt=- pid= ;;
     egress-proxy) port=$P_EGRESS tgt=$TARGET pid=$PID_EGRESS ;;
+    egress-base) port=$P_BASE tgt=$TARGET pid=$PID_BASE ;;
     tinyproxy) port=$P_TINY tgt=$TARGET pid=$PID_TINY ;;
     squid) port=$P_SQUID tgt=$TARGET pid=$PID_SQUID ;;
     esac
@@ -182,17 +214,23 @@ for sys in direct egress-proxy tinyproxy squid; do
     fi
     printf '%-12s %9s %9s %10s %10s %9s %10s %10s %8s\n' "$sys" "$p50" \
         "$p99" "$t1" "$t8" "$cpg" "$r1" "$r10" "$per"
-    T1[$sys]=$t1 T8[$sys]=$t8 P50[$sys]=$p50 PER[$sys]=$per
+    T1[$sys]=$t1 T8[$sys]=$t8 P50[$sys]=$p50 PER[$sys]=$per CPG[$sys]=$cpg
 done
-awk -v e1="${T1[egress-proxy]}" -v e8="${T8[egress-proxy]}" \
-    -v t1="${T1[tinyproxy]}" -v t8="${T8[tinyproxy]}" \
-    -v d1="${T1[direct]}" -v d8="${T8[direct]}" \
-    -v ep="${P50[egress-proxy]}" -v tp="${P50[tinyproxy]}" \
-    -v per="${PER[egress-proxy]}" 'BEGIN {
-    printf "goals: throughput vs tinyproxy %.1fx/%.1fx (>= 2x), vs direct " \
-        "%.2fx/%.2fx (>= 0.8x), set-up p50 %d vs %d us (<= tinyproxy), " \
-        "%.1f KiB per idle tunnel (< 16)\n", e1 / t1, e8 / t8, e1 / d1,
-        e8 / d8, ep, tp, per }'
+awk -v e1="${T1[egress-proxy]:-0}" -v e8="${T8[egress-proxy]:-0}" \
+    -v t1="${T1[tinyproxy]:-0}" -v t8="${T8[tinyproxy]:-0}" \
+    -v d1="${T1[direct]:-0}" -v d8="${T8[direct]:-0}" \
+    -v b1="${T1[egress-base]:-0}" -v b8="${T8[egress-base]:-0}" \
+    -v ep="${P50[egress-proxy]:-0}" -v dp="${P50[direct]:-0}" \
+    -v ec="${CPG[egress-proxy]:-0}" -v bc="${CPG[egress-base]:-0}" \
+    -v per="${PER[egress-proxy]:-0}" '
+    function ratio(a, b) { return b > 0 ? sprintf("%.2fx", a / b) : "-" }
+    BEGIN {
+    printf "goals: throughput vs direct %s/%s (>= 0.9x), CPU per GB vs " \
+        "base %s (<= 0.5x), set-up p50 vs direct %s (<= 2x), " \
+        "%.1f KiB per idle tunnel (< 16); vs base throughput %s/%s, " \
+        "vs tinyproxy %s/%s\n", ratio(e1, d1), ratio(e8, d8),
+        ratio(ec, bc), ratio(ep, dp), per, ratio(e1, b1), ratio(e8, b8),
+        ratio(e1, t1), ratio(e8, t8) }'
 echo "(idle columns: $IDLE_SMALL and $IDLE_BIG tunnels; KiB/tun = (RSS at" \
     "$IDLE_BIG - RSS before) / $IDLE_BIG; throughput = upstream -> client;" \
     "1x: $BYTES1 bytes, 8x: 8 x $BYTES8 bytes, best of $REPS;" \
