@@ -288,14 +288,22 @@ on_docker_request(void *arg, const char *operation, double seconds, bool ok)
                         CTL_LABELS("operation", operation), seconds);
 }
 
+/* A blocking request held the whole loop for its time: counted apart,
+ * so a test sees one come back (test_etcd_stall.sh). */
+#define CTL_M_ETCD_BLOCKING "agentctl_etcd_blocking_requests_total"
+
 static void
-on_store_request(void *arg, const char *operation, double seconds, bool ok)
+on_store_request(void *arg, const char *operation, double seconds, bool ok,
+                 bool blocking)
 {
     struct ctl *c = arg;
 
     (void)ok;
     ctl_metrics_observe(c->metrics, CTL_M_ETCD_SECONDS,
                         CTL_LABELS("operation", operation), seconds);
+    if (blocking)
+        (void)ctl_metrics_counter_add(c->metrics, CTL_M_ETCD_BLOCKING,
+                                      CTL_LABELS("operation", operation), 1);
 }
 
 int
@@ -305,7 +313,13 @@ ctl_observe_start(struct ctl *c, struct err *e)
     if (c->metrics == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
     if (ctl_metrics_register_agentctl(c->metrics, AGENTCTL_VERSION, e) == -1 ||
-        ctl_metrics_register_process(c->metrics, e) == -1)
+        ctl_metrics_register_process(c->metrics, e) == -1 ||
+        ctl_metrics_register(c->metrics, CTL_METRIC_COUNTER,
+                             CTL_M_ETCD_BLOCKING,
+                             "etcd requests the loop waited for, by "
+                             "operation (the rest are sent without "
+                             "blocking).",
+                             e) == -1)
         return -1;
     dk_set_observer(c->dk, on_docker_request, c);
     store_set_observer(c->store, on_store_request, c);
