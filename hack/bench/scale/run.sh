@@ -153,6 +153,7 @@ all_done() { # true (for any N) once the three together took all to Failed
 # status on one stamped watch of specs/ .. status/.
 latency() {
     local key end i name f skey t
+    LOST=0
     key=$(printf '%s/specs/' "$PFX" | base64 -w0)
     end=$(printf '%s/status0' "$PFX" | base64 -w0)
     rm -f "$TEST_TMP/lat.fifo" && mkfifo "$TEST_TMP/lat.fifo"
@@ -166,8 +167,11 @@ latency() {
         name=lat-$i
         f=$TEST_TMP/one.yaml
         spec_docs lat- 1 "$i" >"$f"
+        # a loaded machine can starve etcd past agentctl's 2 s timeout:
+        # that sample is dropped, and counted
         "$2/cli/agentctl" --etcd "$ETCD_URL" --etcd-prefix "$PFX" \
-            --state "$TEST_TMP/cli" apply -f "$f" >/dev/null
+            --state "$TEST_TMP/cli" apply -f "$f" >/dev/null 2>&1 ||
+            { LOST=$((LOST + 1)); continue; }
         skey=$(printf '%s/status/%s' "$PFX" "$name" | base64 -w0)
         t=$((SECONDS + 30))
         until grep -q "$skey" "$TEST_TMP/lat" || [ "$SECONDS" -ge "$t" ]; do
@@ -190,6 +194,7 @@ latency() {
         printf "one change, %d in the store: spec put to first status, p50 (ms)|%s|%.1f\n", '"$N"', col, p50
         printf "one change, %d in the store: spec put to first status, p99 (ms)|%s|%.1f\n", '"$N"', col, p99
         printf "one change: samples|%s|%d\n", col, NR }' "$TEST_TMP/lat.ms" >>"$ROWS"
+    row "one change: samples whose apply failed (etcd timeout)" "$1" "$LOST"
 }
 
 one() { # COLUMN BUILD
@@ -207,7 +212,10 @@ one() { # COLUMN BUILD
     T0=$(now)
     "$b/cli/agentctl" --etcd "$ETCD_URL" --etcd-prefix "$PFX" \
         --state "$TEST_TMP/cli" apply -f "$TEST_TMP/all.yaml" >/dev/null ||
-        fail "$col: apply failed"
+        { say "$col: apply failed (etcd starved?): once more, its time counted"
+          "$b/cli/agentctl" --etcd "$ETCD_URL" --etcd-prefix "$PFX" \
+              --state "$TEST_TMP/cli" apply -f "$TEST_TMP/all.yaml" >/dev/null ||
+              fail "$col: apply failed twice"; }
     a=$(elapsed "$T0" "$(now)")
     row "\`agentctl apply -f\` of $N specs, no controller (s)" "$col" "$a"
     row "apply / validate (x)" "$col" "$(awk -v a="$a" -v v="$t" 'BEGIN { printf "%.1f", a / v }')"
