@@ -278,6 +278,9 @@ struct ctl_inv {
     /* scale-out (ctl_claim.c; always false on the directory store) */
     bool claimed;    /* our claim key holds it under c->lease */
     bool lease_lost; /* ours when the lease expired: stop and clean it */
+    /* another controller's attempt marked NodeLost: the claim goes once
+     * that status is written (ctl_claim.c, without blocking) */
+    bool release_after_write;
     enum ctl_claim_op claim_op; /* its request waiting in c->claims */
     bool claim_fresh;    /* claimed by a group: its next pass acts on it */
     bool claim_was_free; /* ... and nobody held it before */
@@ -399,6 +402,7 @@ struct ctl {
                               yet (one at a time); NULL: none */
     ev_timer lease_timer;  /* keepalive every lease_ttl_s / 3 */
     bool keepalive_busy;   /* one keep-alive in flight (not blocking) */
+    bool grant_busy;       /* one lease grant in flight (not blocking) */
     int64_t keepalive_of;  /* the lease it renews */
     char store_error[256]; /* why etcd is unreachable ("" = it is not) */
     /* why the last status write to the directory store failed ("" = it
@@ -416,6 +420,8 @@ struct ctl {
     double pool_not_before; /* ev_now() before which no box starts */
     ev_timer pool_doc;      /* writes the pool document, coalesced */
     bool pool_doc_dirty;
+    bool pool_doc_sent;     /* one write in flight (not blocking) */
+    bool pool_doc_again;    /* changed meanwhile: write again after it */
 };
 
 #endif

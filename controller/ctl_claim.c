@@ -210,6 +210,36 @@ release(struct ctl_inv *inv)
     release_name(inv->ctl, inv, inv->name);
 }
 
+/* Another controller's attempt, marked NodeLost: its status goes with
+ * the loop's group write (not the blocking way: etcd may be slow right
+ * now), the claim after it is written (ctl_claim_after_pass). A write
+ * that failed is queued again a second later. */
+static void
+lost_status_send(struct ctl_inv *inv)
+{
+    if (inv->write_queued || inv->write_sent)
+        return; /* its answer comes */
+    if (inv->write_failed != NULL) {
+        free(inv->write_failed);
+        inv->write_failed = NULL;
+        ctl_inv_kick(inv, 1.0);
+        return;
+    }
+    if (ctl_status_pending(inv)) {
+        struct err e;
+
+        if (inv->ctl->join_group != NULL)
+            inv->ctl->join_group(inv); /* grouping: it only queues */
+        else if (ctl_status_flush(inv, &e) == -1) /* a store without */
+            ctl_store_trouble(inv->ctl, &e);
+        else
+            lost_status_send(inv);
+        return;
+    }
+    inv->release_after_write = false;
+    release(inv);
+}
+
 /* We hold the claim now: act on what the status says. false when the
  * pass has nothing to do (another controller's attempt marked lost). */
 static bool
@@ -218,7 +248,6 @@ claimed_now(struct ctl_inv *inv, bool was_free)
     const char *self = inv->ctl->opts.controller_id;
     const char *owner;
     enum ctl_phase phase;
-    struct err e;
 
     if (!refresh_status(inv)) {
         release(inv);
@@ -236,10 +265,9 @@ claimed_now(struct ctl_inv *inv, bool was_free)
         mark_node_lost(inv, lost);
         if (owner == NULL || strcmp(lost, self) != 0) {
             /* Its objects are the lost controller's: leave them recorded
-             * for it and let the invocation go. */
-            if (ctl_status_flush(inv, &e) == -1)
-                ctl_store_trouble(inv->ctl, &e);
-            release(inv);
+             * for it and let the invocation go, once that is written. */
+            inv->release_after_write = true;
+            lost_status_send(inv);
             return false;
         }
         return true;
@@ -269,6 +297,10 @@ ctl_claim_gate(struct ctl_inv *inv)
 
     if (!store_has_claims(c->store) || inv->lease_lost)
         return true; /* lease_lost: stop and clean our own (fail closed) */
+    if (inv->claimed && inv->release_after_write) {
+        lost_status_send(inv); /* nothing else of it is ours to do */
+        return false;
+    }
     if (inv->claimed) {
         if (!inv->claim_fresh)
             return true;
@@ -318,6 +350,11 @@ ctl_claim_after_pass(struct ctl_inv *inv)
         inv->lease_lost = false; /* stopped and cleaned: back to the rules */
     if (!inv->claimed || ctl_inv_in_flight(inv))
         return;
+    if (inv->release_after_write) { /* its NodeLost status is written */
+        inv->release_after_write = false;
+        release(inv);
+        return;
+    }
     if (inv->freeing || (ctl_phase_terminal(phase) && cleaned_up(inv) &&
                          !ev_is_active(&inv->kick)))
         release(inv);
@@ -353,19 +390,41 @@ lease_lost(struct ctl *c)
     }
 }
 
-/* No lease (the first, or the last one expired): get one. A grant is
- * rare, so it is made the blocking way. */
+/* etcd granted a lease (from the watch's read, inside the loop). The
+ * passes the claim gate turned away for want of one go again. */
+static void
+on_granted(void *arg, int rc, int64_t lease, const struct err *e)
+{
+    struct ctl *c = arg;
+
+    c->grant_busy = false;
+    if (rc == -1) {
+        ctl_store_trouble(c, e); /* the lease timer asks again */
+        return;
+    }
+    c->lease = lease;
+    store_fine(c);
+    for (struct ctl_inv *i = c->invs; i != NULL; i = i->next)
+        if (!i->claimed && i->claim_op == CTL_CLAIM_NONE && !i->deleted)
+            ctl_inv_kick(i, 0);
+}
+
+/* No lease (the first, or the last one expired): get one, without
+ * blocking - a grant waits on etcd like any request, and the loop must
+ * not (an etcd restart held it 2.8 s when it was a blocking request). */
 static void
 grant(struct ctl *c)
 {
     struct err e;
 
-    if (store_lease_grant(c->store, (int)c->opts.lease_ttl_s, &c->lease,
-                          &e) == -1) {
-        ctl_store_trouble(c, &e);
+    if (c->grant_busy)
         return;
+    c->grant_busy = true;
+    if (store_lease_grant_async(c->store, (int)c->opts.lease_ttl_s,
+                                on_granted, c, &e) == -1) {
+        c->grant_busy = false;
+        ctl_store_trouble(c, &e);
     }
-    store_fine(c);
 }
 
 /* etcd answered a keep-alive (from the watch's read, inside the loop). */

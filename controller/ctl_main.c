@@ -423,6 +423,10 @@ ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
     /* the negative control of test_etcd_idle.sh: every pass reads etcd */
     if (ctl_test_disabled("etcd-cache"))
         store_etcd_set_cache(c->store, false);
+    /* test_etcd_stall.sh's: the loop's lease grant, pool document and
+     * lists go the blocking way again */
+    if (ctl_test_disabled("etcd-loop-async"))
+        store_etcd_set_loop_blocking(c->store, true);
     c->dk = dk_new(c->loop, c->opts.docker_url, e);
     if (c->dk == NULL)
         return -1;
@@ -431,9 +435,10 @@ ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
     start_signals(c);
     ctl_write_start(c);
     ctl_check_docker(c);
-    ctl_claim_start(c); /* the lease before the first listing claims */
+    /* the watch first: the lease grant goes on its connections */
     if (ctl_sync_start(c, e) == -1)
         return -1;
+    ctl_claim_start(c); /* a pass the grant finds waiting goes again */
     ctl_pool_start(c);
     return 0;
 }

@@ -17,6 +17,13 @@
 #include "ctl_usage.h"
 #include "log.h"
 
+/* A blocking request held the whole loop for its time: counted apart,
+ * so a test sees one come back (test_etcd_stall.sh). */
+#define CTL_M_ETCD_BLOCKING "agentctl_etcd_blocking_requests_total"
+/* Every spec the controller holds, its own or another's: how far its
+ * list and watch have come (hack/bench/scale/run.sh). */
+#define CTL_M_INVOCATIONS_KNOWN "agentctl_invocations_known"
+
 /* Invocations with a pass queued: their kick timer runs. */
 static double
 queue_depth(const struct ctl *c)
@@ -55,12 +62,15 @@ refresh(struct ctl_metrics *m, void *arg)
     static const char *const phases[] = {
         "Pending", "Preparing", "Running", "Succeeded", "Failed", "Cancelled"
     };
-    double by_phase[6] = { 0 };
+    double by_phase[6] = { 0 }, known = 0;
     struct dk_stats st;
 
-    for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
+    for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
         if (i->rec.present)
             by_phase[i->rec.phase]++;
+        known += !i->deleted;
+    }
+    ctl_metrics_gauge_set(m, CTL_M_INVOCATIONS_KNOWN, NULL, known);
     for (size_t p = 0; p < 6; p++)
         ctl_metrics_gauge_set(m, CTL_M_INVOCATIONS,
                               CTL_LABELS("phase", phases[p]), by_phase[p]);
@@ -291,14 +301,19 @@ on_docker_request(void *arg, const char *operation, double seconds, bool ok)
                         CTL_LABELS("operation", operation), seconds);
 }
 
+
 static void
-on_store_request(void *arg, const char *operation, double seconds, bool ok)
+on_store_request(void *arg, const char *operation, double seconds, bool ok,
+                 bool blocking)
 {
     struct ctl *c = arg;
 
     (void)ok;
     ctl_metrics_observe(c->metrics, CTL_M_ETCD_SECONDS,
                         CTL_LABELS("operation", operation), seconds);
+    if (blocking)
+        (void)ctl_metrics_counter_add(c->metrics, CTL_M_ETCD_BLOCKING,
+                                      CTL_LABELS("operation", operation), 1);
 }
 
 int
@@ -308,7 +323,18 @@ ctl_observe_start(struct ctl *c, struct err *e)
     if (c->metrics == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
     if (ctl_metrics_register_agentctl(c->metrics, AGENTCTL_VERSION, e) == -1 ||
-        ctl_metrics_register_process(c->metrics, e) == -1)
+        ctl_metrics_register_process(c->metrics, e) == -1 ||
+        ctl_metrics_register(c->metrics, CTL_METRIC_COUNTER,
+                             CTL_M_ETCD_BLOCKING,
+                             "etcd requests the loop waited for, by "
+                             "operation (the rest are sent without "
+                             "blocking).",
+                             e) == -1 ||
+        ctl_metrics_register(c->metrics, CTL_METRIC_GAUGE,
+                             CTL_M_INVOCATIONS_KNOWN,
+                             "Invocations known from the store (specs not "
+                             "deleted), whichever controller works on them.",
+                             e) == -1)
         return -1;
     dk_set_observer(c->dk, on_docker_request, c);
     store_set_observer(c->store, on_store_request, c);

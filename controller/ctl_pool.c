@@ -300,23 +300,53 @@ pool_document(const struct ctl *c)
     return doc;
 }
 
+static void pool_doc_touch(struct ctl *c);
+
+/* The write's answer: a change made meanwhile is written now. */
+static void
+on_pool_doc_written(void *arg, int rc, const struct err *e)
+{
+    struct ctl *c = arg;
+
+    c->pool_doc_sent = false;
+    if (rc == -1)
+        log_kv(LOG_WARN, "pool document not written", "error", e->msg, NULL);
+    if (c->pool_doc_again) {
+        c->pool_doc_again = false;
+        pool_doc_touch(c);
+    }
+}
+
 /* The document is the pool's picture for agentctl, never its record (a
  * restarted controller does not read it): one write per change burst,
- * and a failed write is only logged. */
+ * sent without blocking the loop, one at a time (two in flight could
+ * land in either order), and a failed write is only logged. */
 static void
 on_pool_doc(struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct ctl *c = container_of(w, struct ctl, pool_doc);
-    cJSON *doc = pool_document(c);
+    cJSON *doc;
+    char *text;
     struct err e;
 
     (void)loop;
     (void)revents;
     c->pool_doc_dirty = false;
-    if (store_json_put(c->store, STORE_DOC_POOL, c->opts.controller_id, doc,
-                       &e) == -1)
-        log_kv(LOG_WARN, "pool document not written", "error", e.msg, NULL);
+    if (c->pool_doc_sent) {
+        c->pool_doc_again = true;
+        return;
+    }
+    doc = pool_document(c);
+    text = doc != NULL ? cJSON_PrintUnformatted(doc) : NULL;
     cJSON_Delete(doc);
+    c->pool_doc_sent = true;
+    if (text == NULL)
+        on_pool_doc_written(c, err_set(&e, ERR_NOMEM, "out of memory"), &e);
+    else if (store_doc_put_async(c->store, STORE_DOC_POOL,
+                                 c->opts.controller_id, text, strlen(text),
+                                 on_pool_doc_written, c, &e) == -1)
+        on_pool_doc_written(c, -1, &e);
+    cJSON_free(text);
 }
 
 static void

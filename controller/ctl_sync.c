@@ -91,6 +91,11 @@ ctl_sync_all(struct ctl *c)
     struct store_list l;
     struct err e;
 
+    /* etcd: its lists, sent without blocking, are not all in; the RESYNC
+     * that says they are lists then, from the cache (not etcd, the
+     * blocking way, as store_list would now) */
+    if (!store_watch_primed(c->store))
+        return;
     if (store_list(c->store, &l, &e) == -1) {
         log_kv(LOG_WARN, "cannot list specs", "error", e.msg, NULL);
         return;
@@ -168,7 +173,11 @@ ctl_sync_on_watch(struct ev_loop *loop, ev_io *w, int revents)
                 ctl_sync_all(c);
                 return;
             }
-            ctl_sync_one(c, ch[i].name);
+            /* before every directory is listed a name's metadata would
+             * be read the blocking way; the RESYNC that says they are
+             * has the list take this change in */
+            if (store_watch_primed(c->store))
+                ctl_sync_one(c, ch[i].name);
         }
     }
 }

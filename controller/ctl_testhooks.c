@@ -44,7 +44,9 @@
  * it costs); "etcd-cache" sends the controller's reads of specs, status,
  * metadata and claim holders to etcd instead of the informer cache
  * (store_etcd_set_cache), as before the cache: the claim gate reads twice
- * per unclaimed invocation per pass; "storage-verify" skips the volumes'
+ * per unclaimed invocation per pass; "etcd-loop-async" makes the lease
+ * grant, the pool document and the lists that start the etcd watches
+ * blocking requests again (store_etcd_set_loop_blocking); "storage-verify" skips the volumes'
  * identity check before the keeper's create (ctl_verify.c); "canary"
  * runs no boundary canary and "canary-pending" creates it without its
  * name on disk first (ctl_canary.c); "canary-cleanup" leaves a pending

@@ -100,6 +100,12 @@ store_watch_fd(struct store *s, struct err *e)
     return s->ops->watch_fd(s, e);
 }
 
+bool
+store_watch_primed(struct store *s)
+{
+    return s->ops->watch_primed == NULL || s->ops->watch_primed(s);
+}
+
 int
 store_watch_read(struct store *s, struct store_change *out, size_t max,
                  size_t *n, struct err *e)
@@ -421,6 +427,42 @@ store_lease_keepalive_async(struct store *s, int64_t lease,
     if (!async_fallback(&mine, e))
         return -1;
     rc = store_lease_keepalive(s, lease, &mine);
+    done(arg, rc, &mine);
+    return 0;
+}
+
+int
+store_lease_grant_async(struct store *s, int ttl_s, store_lease_fn *done,
+                        void *arg, struct err *e)
+{
+    struct err mine = { 0 };
+    int64_t lease = 0;
+    int rc;
+
+    if (s->ops->lease_grant_async != NULL &&
+        s->ops->lease_grant_async(s, ttl_s, done, arg, &mine) == 0)
+        return 0;
+    if (!async_fallback(&mine, e))
+        return -1;
+    rc = store_lease_grant(s, ttl_s, &lease, &mine);
+    done(arg, rc, lease, &mine);
+    return 0;
+}
+
+int
+store_doc_put_async(struct store *s, enum store_doc kind, const char *name,
+                    const char *data, size_t len, store_done_fn *done,
+                    void *arg, struct err *e)
+{
+    struct err mine = { 0 };
+    int rc;
+
+    if (s->ops->doc_put_async != NULL &&
+        s->ops->doc_put_async(s, kind, name, data, len, done, arg, &mine) == 0)
+        return 0;
+    if (!async_fallback(&mine, e))
+        return -1;
+    rc = store_doc_put(s, kind, name, data, len, &mine);
     done(arg, rc, &mine);
     return 0;
 }

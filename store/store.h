@@ -115,6 +115,10 @@ struct store_claim_item {
 
 /* The answer of a request sent without blocking: rc 0, or -1 with e. */
 typedef void store_done_fn(void *arg, int rc, const struct err *e);
+/* The answer of store_lease_grant_async(): rc 0 with the lease, or -1
+ * with e. */
+typedef void store_lease_fn(void *arg, int rc, int64_t lease,
+                            const struct err *e);
 
 struct store_ops {
     int (*list)(struct store *s, struct store_list *out, struct err *e);
@@ -157,6 +161,15 @@ struct store_ops {
     int (*lease_keepalive_async)(struct store *s, int64_t lease,
                                  store_done_fn *done, void *arg,
                                  struct err *e);
+    /* optional: store_lease_grant_async() */
+    int (*lease_grant_async)(struct store *s, int ttl_s, store_lease_fn *done,
+                             void *arg, struct err *e);
+    /* optional: store_doc_put_async() */
+    int (*doc_put_async)(struct store *s, enum store_doc kind,
+                         const char *name, const char *data, size_t len,
+                         store_done_fn *done, void *arg, struct err *e);
+    /* optional: store_watch_primed() (NULL: primed once watch_fd is) */
+    bool (*watch_primed)(struct store *s);
     int (*claim)(struct store *s, const char *name, const char *holder,
                  int64_t lease, struct err *e);
     int (*claim_holder)(struct store *s, const char *name, char *holder,
@@ -194,10 +207,13 @@ struct store_ops {
 /* Called once per request to a remote store (etcd: each POST of the
  * JSON gateway, not the watch stream), with its operation ("kv_range",
  * "kv_txn", "lease_keepalive", ...), how long it took and whether it
- * succeeded. The directory store makes no requests. For a latency
- * histogram; must not block. */
+ * succeeded, and whether the caller waited for it (blocking: the
+ * blocking client; false: sent on the watch's connections and answered
+ * from a later store_watch_read()). The directory store makes no
+ * requests. For a latency histogram and the controller's count of
+ * blocking requests; must not block. */
 typedef void store_observe_fn(void *arg, const char *operation,
-                              double seconds, bool ok);
+                              double seconds, bool ok, bool blocking);
 
 /* Backends embed this as their first member. */
 struct store {
@@ -262,6 +278,13 @@ int store_etcd_set_security(struct store *s,
  * negative control of the tests. A no-op on another store. */
 void store_etcd_set_cache(struct store *s, bool on);
 
+/* on: the requests the controller's loop sends without blocking (a lease
+ * grant, the pool document, the lists that start the watches) are made
+ * the blocking way again, as before (store_etcd_loop.c): the negative
+ * control of tests/integration/scaleout/test_etcd_stall.sh. A no-op on
+ * another store. */
+void store_etcd_set_loop_blocking(struct store *s, bool on);
+
 /* Close and free; NULL is a no-op. */
 void store_close(struct store *s);
 
@@ -293,6 +316,14 @@ int store_del(struct store *s, const char *name, const char *expect_rev,
 /* A file descriptor that becomes readable when specs change (inotify for
  * the directory); owned by the store. -1 on failure. */
 int store_watch_fd(struct store *s, struct err *e);
+
+/* etcd: store_watch_fd() lists every cached key directory without
+ * blocking; until those lists are answered the cache cannot serve a
+ * list, and store_list() would ask etcd the blocking way. false until
+ * then; a caller that waits for it gets a RESYNC from store_watch_read()
+ * once it is true, and lists then (from the cache). true on a store with
+ * nothing to wait for (the directory). */
+bool store_watch_primed(struct store *s);
 
 /* Drain pending notifications into at most max changes (*n of them) and
  * never block. A temp dot-file being written is never reported; a file
@@ -444,6 +475,17 @@ int store_lease_keepalive(struct store *s, int64_t lease, struct err *e);
  * be started. */
 int store_lease_keepalive_async(struct store *s, int64_t lease,
                                 store_done_fn *done, void *arg, struct err *e);
+/* A new lease without blocking (etcd, as the keep-alive); a store that
+ * cannot grants the blocking way and calls done before returning. -1
+ * (done never called) when nothing could be started. */
+int store_lease_grant_async(struct store *s, int ttl_s, store_lease_fn *done,
+                            void *arg, struct err *e);
+/* store_doc_put() without blocking (etcd: the pool document; a kind the
+ * store caches, or a store that cannot, writes the blocking way and calls
+ * done before returning). The store keeps its own copy of data. */
+int store_doc_put_async(struct store *s, enum store_doc kind, const char *name,
+                        const char *data, size_t len, store_done_fn *done,
+                        void *arg, struct err *e);
 int store_claim(struct store *s, const char *name, const char *holder,
                 int64_t lease, struct err *e);
 int store_claim_holder(struct store *s, const char *name, char *holder,

@@ -164,7 +164,7 @@ store__etcd_async_finished(struct store_etcd *s, void *easy, int result)
                 return true;
         }
     }
-    store__etcd_observe(s, r->path, r->started, rc);
+    store__etcd_observe(s, r->path, r->started, rc, false);
     r->done(r->arg, rc, ans, &e);
     cJSON_Delete(ans);
     req_free(s, r);

@@ -115,7 +115,7 @@ store__etcd_now(void)
 /* "/v3/kv/range" -> "kv_range": the gateway's own fixed vocabulary. */
 void
 store__etcd_observe(struct store_etcd *s, const char *path, double started,
-                    int rc)
+                    int rc, bool blocking)
 {
     char op[48];
 
@@ -126,7 +126,7 @@ store__etcd_observe(struct store_etcd *s, const char *path, double started,
         if (*p == '/')
             *p = '_';
     s->base.observe(s->base.observe_arg, op, store__etcd_now() - started,
-                    rc == 0);
+                    rc == 0, blocking);
 }
 
 static int etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
@@ -148,7 +148,7 @@ store__etcd_call(struct store_etcd *s, const char *path, const cJSON *body,
     if (rc == -1 && auth && store__etcd_token_refused(e) &&
         store__etcd_authenticate(s, e) == 0)
         rc = etcd_call(s, path, body, out, e);
-    store__etcd_observe(s, path, started, rc);
+    store__etcd_observe(s, path, started, rc, true);
     return rc;
 }
 

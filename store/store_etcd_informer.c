@@ -25,23 +25,31 @@ store__etcd_cached(const struct store_etcd *s, enum store_etcd_part part)
            s->lock_depth == 0;
 }
 
-int
-store__etcd_relist(struct store_etcd *s, enum store_etcd_part part,
-                   int64_t *rev, struct err *e)
+/* The range over part's directory: its body (NULL: e says why). */
+cJSON *
+store__etcd_relist_body(struct store_etcd *s, enum store_etcd_part part,
+                        struct err *e)
 {
     char dir[512], end[512];
-    cJSON *ans = NULL;
-    const cJSON *kv;
-    int rc = 0;
+    cJSON *body;
 
     if (store__etcd_key(s, dir, sizeof(dir), e, "%s/",
                         store__etcd_part_dir(part)) == -1)
-        return -1;
+        return NULL;
     store__etcd_prefix_end(dir, end, sizeof(end));
-    if (store__etcd_call_take(s, "/v3/kv/range",
-                              store__etcd_range(dir, end, false), &ans,
-                              e) == -1)
-        return -1;
+    body = store__etcd_range(dir, end, false);
+    if (body == NULL)
+        (void)err_set(e, ERR_NOMEM, "out of memory");
+    return body;
+}
+
+int
+store__etcd_relist_take(struct store_etcd *s, enum store_etcd_part part,
+                        const cJSON *ans, int64_t *rev, struct err *e)
+{
+    const cJSON *kv;
+    int rc = 0;
+
     store__etcd_cache_relist_begin(s->cache, part);
     cJSON_ArrayForEach(kv, cJSON_GetObjectItemCaseSensitive(ans, "kvs"))
     {
@@ -51,11 +59,26 @@ store__etcd_relist(struct store_etcd *s, enum store_etcd_part part,
     }
     *rev = store__etcd_int(cJSON_GetObjectItemCaseSensitive(ans, "header"),
                            "revision");
-    cJSON_Delete(ans);
     if (rc == 0)
         store__etcd_cache_relist_end(s->cache, part);
     else
         s->cache->listed[part] = false; /* half a list: read etcd */
+    return rc;
+}
+
+int
+store__etcd_relist(struct store_etcd *s, enum store_etcd_part part,
+                   int64_t *rev, struct err *e)
+{
+    cJSON *body = store__etcd_relist_body(s, part, e), *ans = NULL;
+    int rc;
+
+    if (body == NULL)
+        return -1;
+    if (store__etcd_call_take(s, "/v3/kv/range", body, &ans, e) == -1)
+        return -1;
+    rc = store__etcd_relist_take(s, part, ans, rev, e);
+    cJSON_Delete(ans);
     return rc;
 }
 

@@ -63,6 +63,9 @@ struct store_etcd {
     struct store_etcd_cache *cache;
     bool cache_off;
     struct store_etcd_req *reqs; /* async requests in flight */
+    /* store_etcd_set_loop_blocking(): a negative control, the loop's
+     * lease grants, pool document and lists the blocking way again */
+    bool loop_blocking;
     struct store_etcd_batch *batch; /* store_batch_begin(); NULL: none */
 };
 
@@ -100,7 +103,7 @@ int store__etcd_take_answer(const char *ep, long status, const struct buf *b,
                             cJSON **out, struct err *e);
 double store__etcd_now(void);
 void store__etcd_observe(struct store_etcd *s, const char *path,
-                         double started, int rc);
+                         double started, int rc, bool blocking);
 
 /* --- store_etcd_async.c --- */
 
@@ -326,6 +329,32 @@ bool store__etcd_cached(const struct store_etcd *s, enum store_etcd_part part);
  * header revision, where the part's watch continues from. */
 int store__etcd_relist(struct store_etcd *s, enum store_etcd_part part,
                        int64_t *rev, struct err *e);
+/* The same in two halves, for a list sent without blocking
+ * (store_etcd_loop.c): the range's body, and its answer taken in. */
+cJSON *store__etcd_relist_body(struct store_etcd *s, enum store_etcd_part part,
+                               struct err *e);
+int store__etcd_relist_take(struct store_etcd *s, enum store_etcd_part part,
+                            const cJSON *ans, int64_t *rev, struct err *e);
+
+/* --- store_etcd_loop.c: what the controller's loop sends without
+ * blocking, beside store_etcd_async.c's keep-alive --- */
+
+/* The answer of store__etcd_relist_async(): rc 0 with the list taken in
+ * at revision rev, or -1 with e. */
+typedef void store__etcd_relist_fn(void *arg, int rc, int64_t rev,
+                                   const struct err *e);
+/* store__etcd_relist() on the watch's connections; done is called from a
+ * later watch read, never before this returns (-1: never called). */
+int store__etcd_relist_async(struct store_etcd *s, enum store_etcd_part part,
+                             store__etcd_relist_fn *done, void *arg,
+                             struct err *e);
+int store__etcd_lease_grant_async(struct store *st, int ttl_s,
+                                  store_lease_fn *done, void *arg,
+                                  struct err *e);
+int store__etcd_doc_put_async(struct store *st, enum store_doc kind,
+                              const char *name, const char *data, size_t len,
+                              store_done_fn *done, void *arg, struct err *e);
+bool store__etcd_watch_primed(struct store *st);
 /* Our own write reached etcd: take it in at the revision of its answer
  * (ans: the txn or deleterange answer), so a read right after it sees
  * it before its watch event comes. data NULL: deleted. No-op without a

@@ -44,6 +44,9 @@ struct stream {
     struct store_etcd_wparse parse;
     char dir[512]; /* "<prefix>/<dir>/" */
     int fails;     /* restarts in a row that did not get going */
+    struct store_etcd *s; /* for the answer of its list */
+    bool listing;  /* its list is out (store_etcd_loop.c): no stream */
+    bool listed;   /* listed once: the cache can serve it */
 };
 
 struct store_etcd_watch {
@@ -54,7 +57,7 @@ struct store_etcd_watch {
     struct stream st[STORE_ETCD_PARTS];
     char specs[512]; /* "<prefix>/specs/": the changes reported */
     int64_t specs_rev; /* revision of the last specs/ relist */
-    bool resync;     /* report RESYNC with the next read */
+    bool resync;     /* report RESYNC with the next read (once primed) */
 };
 
 static void
@@ -178,32 +181,77 @@ start_stream(struct store_etcd *s, struct stream *w, int64_t from,
     return 0;
 }
 
+static void
+backoff(struct store_etcd_watch *w, const struct stream *st)
+{
+    long ms = WATCH_BACKOFF_MIN_MS << (st->fails < 7 ? st->fails - 1 : 6);
+
+    arm(w->retry, ms < WATCH_BACKOFF_MAX_MS ? ms : WATCH_BACKOFF_MAX_MS);
+}
+
+/* The list of restart() answered: watch from its revision + 1. */
+static void
+on_listed(void *arg, int rc, int64_t rev, const struct err *e)
+{
+    struct stream *st = arg;
+    struct store_etcd *s = st->s;
+    struct store_etcd_watch *w = s->w;
+
+    (void)e;
+    st->listing = false;
+    if (rc == 0 && start_stream(s, st, rev + 1, NULL) == 0) {
+        st->listed = true;
+        if (st->part == STORE_ETCD_SPECS) {
+            w->resync = true;
+            w->specs_rev = rev;
+        }
+        return;
+    }
+    backoff(w, st);
+}
+
 /* Start one stream over: list its directory into the cache at a fresh
  * revision R and watch from R + 1; a specs/ relist has the caller relist
- * (from the cache). After a restart that did not get going (no "created"
- * yet), or when now is false and one already failed, wait first: 100 ms
- * doubling to 5 s. */
+ * (from the cache). The list goes without blocking; its answer starts
+ * the stream (on_listed). After a restart that did not get going (no
+ * "created" yet), or when now is false and one already failed, wait
+ * first: 100 ms doubling to 5 s. */
 static void
 restart(struct store_etcd *s, struct stream *st, bool now)
 {
     struct store_etcd_watch *w = s->w;
     int64_t rev;
-    long ms;
 
     stop_stream(w->multi, st);
+    if (st->listing)
+        return; /* its answer starts it */
     if (now || st->fails == 0) {
         st->fails++;
-        if (store__etcd_relist(s, st->part, &rev, NULL) == 0 &&
-            start_stream(s, st, rev + 1, NULL) == 0) {
-            if (st->part == STORE_ETCD_SPECS) {
-                w->resync = true;
-                w->specs_rev = rev;
-            }
+        if (s->loop_blocking) {
+            /* the negative control: the list the blocking way */
+            on_listed(st, store__etcd_relist(s, st->part, &rev, NULL), rev,
+                      NULL);
+            return;
+        }
+        if (store__etcd_relist_async(s, st->part, on_listed, st, NULL) == 0) {
+            st->listing = true;
             return;
         }
     }
-    ms = WATCH_BACKOFF_MIN_MS << (st->fails < 7 ? st->fails - 1 : 6);
-    arm(w->retry, ms < WATCH_BACKOFF_MAX_MS ? ms : WATCH_BACKOFF_MAX_MS);
+    backoff(w, st);
+}
+
+bool
+store__etcd_watch_primed(struct store *st)
+{
+    struct store_etcd *s = (struct store_etcd *)st;
+
+    if (s->w == NULL)
+        return false;
+    for (int p = 0; p < STORE_ETCD_PARTS; p++)
+        if (!s->w->st[p].listed)
+            return false;
+    return true;
 }
 
 static void
@@ -263,6 +311,7 @@ watch_new(struct store_etcd *s, struct err *e)
         struct stream *st = &w->st[p];
 
         st->part = (enum store_etcd_part)p;
+        st->s = s;
         store__etcd_key(s, st->dir, sizeof(st->dir), NULL, "%s/",
                         store__etcd_part_dir(st->part));
         /* every stream reports spec changes only; specs/ is the one
@@ -297,14 +346,10 @@ store__etcd_watch_fd(struct store *st, struct err *e)
         return s->w->ep;
     if (watch_new(s, e) == -1)
         return -1;
-    /* every directory listed into the cache now: the caller's first list
-     * comes right after and is served from it */
+    /* every directory listed into the cache, without blocking: once all
+     * are (store_watch_primed), a RESYNC has the caller list from it */
     for (int p = 0; p < STORE_ETCD_PARTS; p++)
         restart(s, &s->w->st[p], true);
-    /* a caller that listed before asking for the watch may have missed
-     * what changed since (the store's revision moved): it relists (from
-     * the cache); one that lists next has nothing to redo */
-    s->w->resync = s->list_rev > 0 && s->w->specs_rev > s->list_rev;
     return s->w->ep;
 }
 
@@ -416,7 +461,9 @@ store__etcd_watch_read(struct store *st, struct store_change *out, size_t max,
         else if (retry_due && sp->easy == NULL)
             restart(s, sp, true);
     }
-    if (over || w->resync) {
+    /* the first RESYNC waits until every directory is listed: the
+     * caller's list is then served from the cache whole */
+    if (over || (w->resync && store__etcd_watch_primed(st))) {
         out[*n].kind = STORE_CHANGE_RESYNC;
         out[*n].name[0] = '\0';
         (*n)++;

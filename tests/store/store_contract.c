@@ -675,6 +675,27 @@ case_meta(struct ctx *c, struct store *s)
     store_doc_del(s, STORE_DOC_META, "delta", NULL);
 }
 
+/* The watch fd once every list behind it is in: etcd's lists go without
+ * blocking (docs/store-etcd.md "Watch"), and a change made before they
+ * are answered is in the list, not a PUT. What is read meanwhile is
+ * dropped: the caller lists. */
+static int
+watch_ready(struct store *s, struct err *e)
+{
+    int fd = store_watch_fd(s, e);
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    struct store_change ch[64];
+
+    for (int waited = 0; fd >= 0 && !store_watch_primed(s) && waited < WAIT_MS;
+         waited += 100) {
+        size_t n = 0;
+
+        if (poll(&p, 1, 100) < 0 || store_watch_read(s, ch, 64, &n, e) < 0)
+            return -1;
+    }
+    return store_watch_primed(s) ? fd : -1;
+}
+
 /* Read changes until want(name, kind) has been seen, or a RESYNC. */
 static bool
 wait_change(struct store *s, const char *name, enum store_change_kind kind,
@@ -743,7 +764,7 @@ case_watch(struct ctx *c, struct store *s)
     size_t seen = 0;
     struct store_spec sp;
 
-    check(c, store_list(s, &l, &e) == 0 && store_watch_fd(s, &e) >= 0,
+    check(c, store_list(s, &l, &e) == 0 && watch_ready(s, &e) >= 0,
           "watch: fd after a list");
     store_list_cleanup(&l);
     check(c,
@@ -933,7 +954,7 @@ watch_print(struct store *s)
         return 100;
     }
     store_list_cleanup(&l);
-    p.fd = store_watch_fd(s, &e);
+    p.fd = watch_ready(s, &e);
     printf("WATCHING\n");
     fflush(stdout);
     for (;;) {

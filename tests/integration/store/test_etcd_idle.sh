@@ -17,63 +17,14 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/etcd_lib.sh"
 
-need_docker
-command -v jq >/dev/null || skip "jq not installed"
-A=$BUILD/cli/agentctl
-C=$BUILD/controller/agent-controller-testhooks
-[ -x "$C" ] || fail "$C is not built"
 N=40        # specs in the store
 WINDOW=8    # seconds counted, with --resync 1s: 8 passes over every spec
 ABSENT=agentctl/test-etcd-idle-absent:0.0.0
-! docker image inspect "$ABSENT" >/dev/null 2>&1 ||
-    skip "$ABSENT exists on the daemon; the scenario needs it absent"
+source "$(dirname "$0")/etcd_absent_lib.sh"
 start_etcd
-RUN=$(printf '%s' "$TEST_RUN_ID" | sha256sum | cut -c1-10)
-ID=idle-$RUN
-export AGENTCTL_ETCD=$ETCD_URL AGENTCTL_ETCD_PREFIX=/idle-$RUN
-export AGENTCTL_STATE=$TEST_TMP/cli-state
-unset AGENTCTL_SPECS
-mkdir -p "$TEST_TMP/ws" && install -d -m 0700 "$TEST_TMP/secrets"
-cat >"$TEST_TMP/controller.yaml" <<YAML
-vendors:
-  fake: {hosts: ["vendor.test:443"], allowPrivate: true}
-subnetPool: 10.219.0.0/16
-workspaceRoot: $TEST_TMP/ws
-secretsDir: $TEST_TMP/secrets
-YAML
-CP=
-stop_controller() {
-    [ -n "$CP" ] || return 0
-    kill -CONT "$CP" 2>/dev/null || true
-    kill -TERM "$CP" 2>/dev/null || true
-    wait "$CP" 2>/dev/null || true
-    CP=
-}
+absent_init idle
 on_cleanup 'stop_controller; docker_cleanup_label "agentctl.dev/managed-by=$ID"'
-
-# specs PREFIX COUNT: invocation documents on stdout.
-specs() {
-    local i
-    for i in $(seq 0 $(($2 - 1))); do
-        printf -- '---\napiVersion: agentctl.dev/v1alpha1\nkind: AgentInvocation\n'
-        printf 'metadata: {name: %s%d}\nspec:\n  vendor: fake\n  phase: execute\n' "$1" "$i"
-        printf '  image: %s\n  command: [/demo-agent]\n  deadlineSeconds: 600\n' "$ABSENT"
-    done
-}
-
-# status_json: every status document in the store, one JSON per line,
-# {"name": ..., "phase": ..., "cleanedUp": ...}, read from etcd directly.
-status_json() {
-    local key end
-    key=$(printf '%s/status/' "$AGENTCTL_ETCD_PREFIX" | base64 -w0)
-    end=$(printf '%s/status0' "$AGENTCTL_ETCD_PREFIX" | base64 -w0)
-    curl -fsS --max-time 5 "$ETCD_URL/v3/kv/range" \
-        -d "{\"key\":\"$key\",\"range_end\":\"$end\"}" |
-        jq -c --arg p "$AGENTCTL_ETCD_PREFIX/status/" '.kvs[]? |
-            (.key | @base64d | ltrimstr($p)) as $n |
-            (.value | @base64d | fromjson) |
-            {name: $n, phase: .phase, cleanedUp: (.cleanedUp == true)}'
-}
+specs() { absent_specs "$@"; }
 
 # done_count REGEX: statuses of matching names that are cleaned up.
 done_count() {
