@@ -256,6 +256,11 @@ struct ctl_inv {
                                  the keeper's create (ctl_verify.c) */
     bool start_checked;       /* Docker says the run-once container about
                                * to be started never ran (ctl_prepare.c) */
+    char never_started[65];   /* a run-once container this process saw
+                                 never started (its create answered, or
+                                 the round before the start inspected
+                                 it) and sent no start since: its start
+                                 needs no inspect first; "" = none */
     char proxy_egress_ip[16]; /* the proxy's address on the egress net */
     char gateway_egress_ip[16]; /* the credential gateway's, likewise */
     struct ctl_egress *egress;  /* the egress audit being read (cleanup) */
@@ -359,6 +364,7 @@ struct ctl {
     ev_timer resync;
     ev_signal sigterm, sigint, sighup;
     bool docker_up;
+    bool egress_known; /* the egress network was seen (ctl_egressnet.c) */
     char docker_error[256];
     bool negotiating;
     struct dk_security security; /* GET /info after each negotiation */

@@ -18,6 +18,7 @@
 
 #include "ctl_claim.h"
 #include "ctl_docker.h"
+#include "ctl_egressnet.h"
 #include "ctl_events.h"
 #include "ctl_flags.h"
 #include "ctl_gc.h"
@@ -254,6 +255,7 @@ static void
 docker_back(struct ctl *c)
 {
     ctl_events_start(c);
+    ctl_egressnet_look(c);
     ctl_sync_all(c);
     ctl_gc_run(c);
     ctl_pool_fill(c);
