@@ -8,9 +8,10 @@
  * daemon answers (and whenever an attempt does, for the first attempt
  * that comes before that answer) and attempts then go straight to their
  * network. Nothing is judged from the memory but existence, as the
- * inspect did: a connect to it that answers 404 (removed since) forgets
- * it, that attempt's step is retried, and its retry inspects (and
- * creates) it as before (ctl_prepare.c). */
+ * inspect did: a proxy's or gateway's connect or start that answers 404
+ * (the network was removed since; Docker takes the connect of a container
+ * never started and refuses its start) forgets it, and that attempt's
+ * retry inspects (and creates) it as before, then starts (ctl_prepare.c). */
 #include "ctl_egressnet.h"
 
 #include "log.h"
@@ -21,6 +22,7 @@ on_looked(struct dk_req *req, struct dk_response *r, void *arg)
     struct ctl *c = arg;
 
     (void)req;
+    c->egress_look = NULL;
     /* not there: the first attempt creates it (ctl_prepare.c) */
     ctl_egressnet_seen(c, r->err == NULL);
 }
@@ -31,8 +33,10 @@ ctl_egressnet_look(struct ctl *c)
     struct err e;
 
     c->egress_known = false;
-    if (dk_inspect(c->dk, DK_NETWORK, c->cfg->egress_network, on_looked, c,
-                   &e) == NULL)
+    dk_cancel(c->egress_look); /* of a config's network reloaded since */
+    c->egress_look = dk_inspect(c->dk, DK_NETWORK, c->cfg->egress_network,
+                                on_looked, c, &e);
+    if (c->egress_look == NULL)
         log_kv(LOG_WARN, "egress network not looked up", "error", e.msg, NULL);
 }
 

@@ -184,7 +184,10 @@ YAML
 # Each run_* writes $d/times: "<s_to_running> <s_to_succeeded> <ok 0|1>"
 # per invocation, relative to the drop, and $d/extra for the table.
 run_agentctl() { # N DIR [CONTROLLER|warm]
-    local n=$1 d=$2 id=$RUN-a$1-$(basename "$2")${3:+-${3:0:1}} ctl watch t0 i st
+    local n=$1 d=$2 id ctl watch t0 i st
+    # -w: warm, -b: the base's controller (its path is no valid ID part)
+    id=$RUN-a$1-$(basename "$2")
+    [ -z "${3:-}" ] || id+=$([ "$3" = warm ] && echo -w || echo -b)
     local config=$W/controller.yaml bin=${3:-$CONTROLLER}
     CTL_IDS+=("$id")
     if [ "${3:-}" = warm ]; then
