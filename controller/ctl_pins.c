@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl_objects.h"
 #include "ctl_pinset.h"
 #include "ctl_result.h"
 
@@ -57,6 +58,18 @@ keep_failure(struct ctl_pins *p, const struct err *why, int missing)
     p->missing = missing;
 }
 
+/* Slot i is pinned to id. The answer is the image's whole inspect, whose
+ * Config the drift rules read (by ID, cached for the controller's life):
+ * kept now, the round before the start needs no request of its own for
+ * it - three fewer round trips there on a controller's first attempt. */
+static void
+pinned(struct ctl_inv *inv, int i, const char *id, cJSON *inspect)
+{
+    snprintf(slot(inv->pins, i), sizeof(inv->pins->image), "%s", id);
+    if (cJSON_GetObjectItemCaseSensitive(inv->ctl->image_configs, id) == NULL)
+        ctl_objects_keep_image_config(inv->ctl, id, inspect);
+}
+
 static void
 on_pinned(struct dk_req *req, struct dk_response *r, void *arg)
 {
@@ -79,7 +92,7 @@ on_pinned(struct dk_req *req, struct dk_response *r, void *arg)
         keep_failure(p, (err_set(&e, ERR_SYNTAX, "image inspect has no Id"), &e),
                      0);
     else
-        snprintf(slot(p, i), sizeof(p->image), "%s", id->valuestring);
+        pinned(inv, i, id->valuestring, r->json);
     if (p->out > 0)
         return;
     if (p->failed != NULL && !p->missing) {
