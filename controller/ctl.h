@@ -135,6 +135,13 @@ struct ctl_pins {
     char hash[65];                     /* the spec hash they are for */
     char image[80];                    /* the agent image's ID */
     char helpers[RC_HELPER_COUNT][80]; /* the helpers' ("" not yet) */
+    /* the inspects out at once (ctl_pins.c): [0] the agent's image,
+     * [1 + h] helper h's; how many are out; the first failure */
+    struct dk_req *req[1 + RC_HELPER_COUNT];
+    unsigned out;
+    struct err *failed;
+    int missing; /* that failure's slot + 1 when its image is not on
+                    the host; 0 otherwise */
 };
 
 /* Events a pass holds for its status write; more are written at once. */
@@ -260,6 +267,11 @@ struct ctl_inv {
                                  the keeper's create (ctl_verify.c) */
     bool start_checked;       /* Docker says the run-once container about
                                * to be started never ran (ctl_prepare.c) */
+    char never_started[65];   /* a run-once container this process saw
+                                 never started (its create answered, or
+                                 the round before the start inspected
+                                 it) and sent no start since: its start
+                                 needs no inspect first; "" = none */
     char proxy_egress_ip[16]; /* the proxy's address on the egress net */
     char gateway_egress_ip[16]; /* the credential gateway's, likewise */
     struct ctl_egress *egress;  /* the egress audit being read (cleanup) */
@@ -367,6 +379,8 @@ struct ctl {
     ev_timer resync;
     ev_signal sigterm, sigint, sighup;
     bool docker_up;
+    bool egress_known; /* the egress network was seen (ctl_egressnet.c) */
+    struct dk_req *egress_look; /* its look-up in flight */
     char docker_error[256];
     bool negotiating;
     struct dk_security security; /* GET /info after each negotiation */

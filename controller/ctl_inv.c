@@ -27,6 +27,8 @@
 #include "ctl_egress.h"
 #include "ctl_git.h"
 #include "ctl_observe.h"
+#include "ctl_pins.h"
+#include "ctl_pinset.h"
 #include "ctl_pool.h"
 #include "ctl_prepare.h"
 #include "ctl_queue.h"
@@ -54,15 +56,6 @@ mark_attempt_used(struct ctl_inv *inv)
     ctl_record_set_str(&inv->rec, &inv->rec.attempt, inv->spec->attempt);
 }
 
-/* Forget the images pinned so far: the capture commits them, or the
- * attempt ends before it, or the spec they were pinned for changed. */
-static void
-forget_pins(struct ctl_inv *inv)
-{
-    free(inv->pins);
-    inv->pins = NULL;
-}
-
 /* End an attempt that never got to capture: nothing exists, nothing is
  * retried (docs/design.md: preparation failures are not retried). */
 static void
@@ -70,7 +63,7 @@ end_before_capture(struct ctl_inv *inv, enum ctl_phase phase,
                    enum ctl_stop_reason why, const char *reason,
                    const char *msg)
 {
-    forget_pins(inv);
+    ctl_pins_forget(inv);
     ctl_waiting(inv, CTL_WAIT_NONE, NULL); /* e.g. cancelled meanwhile */
     mark_attempt_used(inv);
     ctl_record_set_stop(&inv->rec, why);
@@ -149,114 +142,6 @@ capture_checks(struct ctl_inv *inv, enum ctl_step *s)
     return true;
 }
 
-/* Pin one image of the attempt: the Id of its inspect (r) into out. An
- * image that is not there ends the attempt (agentctl never pulls); `what`
- * names it in the message. */
-static enum ctl_step
-pin_image(struct ctl_inv *inv, struct dk_response *r, const char *what,
-          char *out, size_t size)
-{
-    const cJSON *id;
-
-    if (r->err != NULL) {
-        if (r->err->code == ERR_NOTFOUND) {
-            char msg[700];
-
-            snprintf(msg, sizeof(msg),
-                     "%s is not on this Docker host (agentctl never "
-                     "pulls): build or load it first",
-                     what);
-            fail_preparation(inv, "ImageNotFound", msg);
-            return CTL_STEP_DONE;
-        }
-        return ctl_step_failed(inv, r->err);
-    }
-    id = cJSON_GetObjectItemCaseSensitive(r->json, "Id");
-    if (!cJSON_IsString(id)) {
-        struct err e;
-
-        err_set(&e, ERR_SYNTAX, "image inspect has no Id");
-        return ctl_step_failed(inv, &e);
-    }
-    snprintf(out, size, "%s", id->valuestring);
-    return CTL_STEP_DONE;
-}
-
-static enum ctl_step
-on_image_inspect(struct ctl_inv *inv, struct dk_response *r)
-{
-    char what[300];
-
-    snprintf(what, sizeof(what), "image %s", inv->spec->image);
-    return pin_image(inv, r, what, inv->pins->image,
-                     sizeof(inv->pins->image));
-}
-
-/* The first helper image the spec's vendor runs that is not pinned yet
- * in this capture, or -1. */
-static int
-next_helper(const struct ctl_inv *inv)
-{
-    const struct cfg_vendor *v =
-        cfg_find_vendor(inv->ctl->cfg, inv->spec->vendor);
-
-    for (int h = 0; h < RC_HELPER_COUNT; h++)
-        if (rc_helper_needed(v, (enum rc_helper)h) &&
-            inv->pins->helpers[h][0] == '\0')
-            return h;
-    return -1;
-}
-
-static enum ctl_step
-on_helper_inspect(struct ctl_inv *inv, struct dk_response *r)
-{
-    int next = next_helper(inv);
-    enum rc_helper h = (enum rc_helper)next;
-    char what[400];
-
-    if (next < 0)
-        return CTL_STEP_DONE; /* all pinned already: the pass decides */
-    snprintf(what, sizeof(what), "helper image %s (config images.%s)",
-             rc_helper_tag(inv->ctl->cfg, h), rc_helper_name(h));
-    return pin_image(inv, r, what, inv->pins->helpers[h],
-                     sizeof(inv->pins->helpers[h]));
-}
-
-/* The agent's image, then each helper's: one inspect in flight at a
- * time. CTL_STEP_NONE when all are pinned. */
-static enum ctl_step
-pin_images(struct ctl_inv *inv)
-{
-    const char *ref = inv->spec->image;
-    ctl_answer_fn *answer = on_image_inspect;
-    int h;
-    struct err e;
-
-    /* The pins of one capture are of one spec: a spec changed between
-     * two inspects starts the pinning over. */
-    if (inv->pins != NULL && strcmp(inv->pins->hash, inv->spec->spec_hash) != 0)
-        forget_pins(inv);
-    if (inv->pins == NULL) {
-        if ((inv->pins = calloc(1, sizeof(*inv->pins))) == NULL) {
-            err_set(&e, ERR_NOMEM, "out of memory pinning images");
-            return ctl_step_failed(inv, &e);
-        }
-        snprintf(inv->pins->hash, sizeof(inv->pins->hash), "%s",
-                 inv->spec->spec_hash);
-    }
-    h = next_helper(inv);
-    if (inv->pins->image[0] != '\0') {
-        if (h < 0)
-            return CTL_STEP_NONE;
-        ref = rc_helper_tag(inv->ctl->cfg, (enum rc_helper)h);
-        answer = on_helper_inspect;
-    }
-    return ctl_step_request(
-        inv, answer,
-        dk_inspect(inv->ctl->dk, DK_IMAGE, ref, ctl_step_answered, inv, &e),
-        &e);
-}
-
 /* The last attempt's egress audit goes: `agentctl logs --egress` shows
  * this attempt's once its box is removed, never an older one meanwhile. */
 static void
@@ -323,7 +208,7 @@ capture_commit(struct ctl_inv *inv)
     ctl_status_set_phase(inv, CTL_PREPARING);
     ctl_event(inv, false, "Captured", "attempt %s captured, image %s",
               s->attempt, inv->pins->image);
-    forget_pins(inv);
+    ctl_pins_forget(inv);
     inv->ws_checked[0] = '\0'; /* the next attempt's capture checks again */
     inv->egress_checked = false;
     inv->start_checked = false;
@@ -338,6 +223,7 @@ capture_commit(struct ctl_inv *inv)
 static enum ctl_step
 capture(struct ctl_inv *inv)
 {
+    char missing[700];
     enum ctl_step s;
 
     if (ctl_record_attempt_used(&inv->rec, inv->spec->attempt))
@@ -353,7 +239,9 @@ capture(struct ctl_inv *inv)
         return CTL_STEP_NONE;
     if (!capture_checks(inv, &s))
         return s;
-    if ((s = pin_images(inv)) != CTL_STEP_NONE)
+    if ((s = ctl_pins_step(inv, missing, sizeof(missing))) == CTL_STEP_DONE)
+        fail_preparation(inv, "ImageNotFound", missing);
+    if (s != CTL_STEP_NONE)
         return s;
     capture_commit(inv);
     return CTL_STEP_DONE;
@@ -759,7 +647,7 @@ ctl_inv_pass(struct ctl_inv *inv)
     double started;
 
     if (inv->lanes[CTL_LANE_MAIN].call != NULL || ctl_ws_in_flight(inv) ||
-        ctl_changes_in_flight(inv) ||
+        ctl_changes_in_flight(inv) || ctl_pins_out(inv->pins) ||
         (inv->lanes[CTL_LANE_STORAGE].call != NULL && !building(inv))) {
         /* the step's answer runs it (ctl_inv_settle: pass_asked; the
          * storage lane may take its next step meanwhile) */

@@ -18,6 +18,7 @@
 
 #include "ctl_claim.h"
 #include "ctl_docker.h"
+#include "ctl_egressnet.h"
 #include "ctl_events.h"
 #include "ctl_flags.h"
 #include "ctl_gc.h"
@@ -254,6 +255,7 @@ static void
 docker_back(struct ctl *c)
 {
     ctl_events_start(c);
+    ctl_egressnet_look(c);
     ctl_sync_all(c);
     ctl_gc_run(c);
     ctl_pool_fill(c);
@@ -333,6 +335,7 @@ on_hup(struct ev_loop *loop, ev_signal *w, int revents)
      * hosts, the helper images): they go, and the pool fills anew. */
     ctl_pool_drain(c, "the config was reloaded");
     ctl_pool_fill(c);
+    ctl_egressnet_look(c); /* egressNetwork may name another one now */
     /* The canary's next run is timed by the new probeInterval: each timer
      * is armed again on the next pass. */
     for (struct ctl_inv *i = c->invs; i != NULL; i = i->next)

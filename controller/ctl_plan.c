@@ -5,6 +5,7 @@
 #include "ctl_plan.h"
 
 #include "ctl_changesjob.h"
+#include "ctl_egressnet.h"
 #include "ctl_git.h"
 #include "ctl_record.h"
 
@@ -48,7 +49,8 @@ ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v)
     v->probe_recorded = ctl_record_role_id(rec, CTL_REC_PROBE) != NULL;
     v->probe_exited = inv->probe_exited;
     v->has_workspace = inv->captured != NULL && inv->captured->has_workspace;
-    v->egress_checked = inv->egress_checked;
+    /* the controller saw the shared network: no inspect per attempt */
+    v->egress_checked = inv->egress_checked || ctl_egressnet_known(inv->ctl);
     v->network_sweep = inv->network_retry == CTL_NET_SWEEP;
     v->prestart_verified = inv->prestart_verified;
     v->storage_verified = inv->storage_verified;

@@ -19,6 +19,7 @@
 #include "buf.h"
 #include "ctl_build.h"
 #include "ctl_create.h"
+#include "ctl_egressnet.h"
 #include "ctl_git.h"
 #include "ctl_network.h"
 #include "ctl_plan.h"
@@ -26,6 +27,7 @@
 #include "ctl_probe.h"
 #include "ctl_record.h"
 #include "ctl_result.h"
+#include "ctl_start.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
@@ -45,6 +47,7 @@ on_egress_created(struct ctl_inv *inv, struct dk_response *r)
     if (r->err != NULL && r->err->code != ERR_CONFLICT)
         return ctl_step_failed(inv, r->err);
     inv->egress_checked = true;
+    ctl_egressnet_seen(inv->ctl, true);
     return CTL_STEP_DONE;
 }
 
@@ -58,6 +61,7 @@ on_egress_inspected(struct ctl_inv *inv, struct dk_response *r)
 
     if (r->err == NULL) {
         inv->egress_checked = true;
+        ctl_egressnet_seen(inv->ctl, true);
         return CTL_STEP_DONE;
     }
     if (r->err->code != ERR_NOTFOUND)
@@ -89,14 +93,34 @@ step_egress(struct ctl_inv *inv)
 static void agent_running(struct ctl_inv *inv, const char *started_at);
 static enum ctl_step step_upload_buffered(struct ctl_inv *inv);
 
+/* The proxy's and the gateway's connect and start need the egress
+ * network: Docker 20.10 takes a connect of a container never started to
+ * a network that is gone, and its start then answers 404 "network ... not
+ * found". */
+static bool
+needs_egress(const struct ctl_inv *inv)
+{
+    enum ctl_progress a = inv->lane->action;
+
+    return a == CTL_PROG_PROXY_CONNECTED || a == CTL_PROG_GATEWAY_CONNECTED ||
+           a == CTL_PROG_PROXY_STARTED || a == CTL_PROG_GATEWAY_STARTED;
+}
+
 static enum ctl_step
 on_action_done(struct ctl_inv *inv, struct dk_response *r)
 {
     /* 304: already started; connect of an already connected endpoint is
      * 403 "already exists" on 20.10 and counts as done too. */
     if (r->err != NULL &&
-        !(r->status == 403 && strstr(r->err->msg, "already exists")))
+        !(r->status == 403 && strstr(r->err->msg, "already exists"))) {
+        if (r->err->code == ERR_NOTFOUND && needs_egress(inv) &&
+            !ctl_test_disabled("egress-forget")) {
+            /* the egress network may be gone: the retry looks again */
+            ctl_egressnet_seen(inv->ctl, false);
+            inv->egress_checked = false;
+        }
         return ctl_step_failed(inv, r->err);
+    }
     ctl_test_point("done", ctl_progress_name(inv->lane->action));
     ctl_record_set_done(&inv->rec, inv->lane->action);
     if (inv->lane->action == CTL_PROG_AGENT_STARTED)
@@ -136,16 +160,14 @@ agent_running(struct ctl_inv *inv, const char *started_at)
     ctl_event(inv, false, "Started", "agent started");
 }
 
-/* Docker's "never started" time. */
-#define NEVER_STARTED "0001-01-01T00:00:00Z"
-
 /* Run-once containers (the agent, the boundary probe) are started only
  * when Docker says they never ran, asked right before every start: a
  * start that timed out may still have happened, and a controller killed
  * after the start and before recording it must not run them twice - an
  * exited agent is read, not rerun; a probe's one line is read, not
  * doubled. Keeper and proxy are long-running: starting them again is a
- * no-op (304). */
+ * no-op (304). The inspect is left out where this process knows the
+ * answer already (ctl_start.c). */
 static bool
 runs_once(enum ctl_progress action)
 {
@@ -161,7 +183,7 @@ on_start_checked(struct ctl_inv *inv, struct dk_response *r)
         return ctl_step_failed(inv, r->err);
     at = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(r->json, "State"), "StartedAt");
-    if (!cJSON_IsString(at) || strcmp(at->valuestring, NEVER_STARTED) == 0) {
+    if (ctl_start_never_ran(r->json)) {
         inv->start_checked = true;
     } else if (inv->lane->action == CTL_PROG_AGENT_STARTED) {
         ctl_event(inv, false, "Adopted",
@@ -182,12 +204,14 @@ step_start(struct ctl_inv *inv, int role, enum ctl_progress action)
     struct err e;
 
     inv->lane->action = action;
-    if (runs_once(action) && !inv->start_checked)
+    if (runs_once(action) && !inv->start_checked &&
+        !ctl_start_known_unstarted(inv, id))
         return ctl_step_request(inv, on_start_checked,
                                 dk_inspect(inv->ctl->dk, DK_CONTAINER, id,
                                            ctl_step_answered, inv, &e),
                                 &e);
     inv->start_checked = false; /* the next start asks again */
+    ctl_start_sent(inv, id);
     return action_request(
         inv, dk_container_start(inv->ctl->dk, id, ctl_step_answered, inv, &e),
         &e);

@@ -23,6 +23,7 @@
 #include "ctl_create.h"
 #include "ctl_objects.h"
 #include "ctl_record.h"
+#include "ctl_start.h"
 #include "ctl_result.h"
 #include "ctl_status.h"
 #include "ctl_stop.h"
@@ -75,8 +76,10 @@ on_created(struct ctl_inv *inv, struct dk_response *r)
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
     id = cJSON_GetObjectItemCaseSensitive(r->json, "Id");
-    if (cJSON_IsString(id))
+    if (cJSON_IsString(id)) {
         ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id->valuestring, name);
+        ctl_start_saw(inv, id->valuestring, NULL); /* new */
+    }
     inv->probe_exited = false;
     ctl_test_point("created", "probe");
     return CTL_STEP_DONE;

@@ -6,6 +6,7 @@
 
 #include "ctl_changesjob.h"
 #include "ctl_egressjob.h"
+#include "ctl_pinset.h"
 #include "ctl_record.h"
 #include "ctl_resultjob.h"
 #include "ctl_testhooks.h"
@@ -159,7 +160,7 @@ ctl_inv_remove(struct ctl_inv *inv)
     free(inv->invalid_msg);
     free(inv->stuck);
     free(inv->step_err);
-    free(inv->pins);
+    ctl_pins_free(inv->pins);
     free(inv);
 }
 
@@ -169,8 +170,10 @@ ctl_inv_in_flight(const struct ctl_inv *inv)
     for (int i = 0; i < CTL_LANES; i++)
         if (inv->lanes[i].call != NULL)
             return true;
-    /* a workspace check (ctl_ws.h), a change set built (ctl_changes.h) */
-    return ctl_ws_in_flight(inv) || ctl_changes_in_flight(inv);
+    /* a workspace check (ctl_ws.h), a change set built (ctl_changes.h),
+     * the capture's image inspects (ctl_pins.c) */
+    return ctl_ws_in_flight(inv) || ctl_changes_in_flight(inv) ||
+           ctl_pins_out(inv->pins);
 }
 
 void

@@ -35,6 +35,7 @@
 #include "ctl_neighbours.h"
 #include "ctl_objects.h"
 #include "ctl_record.h"
+#include "ctl_start.h"
 #include "ctl_result.h"
 #include "ctl_status.h"
 #include "ctl_testhooks.h"
@@ -212,6 +213,19 @@ note_image(struct ctl_inv *inv, const char *role, const cJSON *inspect)
     return true;
 }
 
+/* The round's inspect of the agent by its recorded ID shows whether it
+ * ever ran: the start right after the round needs no inspect of its own
+ * (ctl_prepare.c). */
+static void
+saw_agent(struct ctl_inv *inv, const cJSON *inspect)
+{
+    const char *id = ctl_record_role_id(&inv->rec, RC_ROLE_AGENT);
+    const cJSON *got = cJSON_GetObjectItemCaseSensitive(inspect, "Id");
+
+    if (id != NULL && cJSON_IsString(got) && strcmp(got->valuestring, id) == 0)
+        ctl_start_saw(inv, id, inspect);
+}
+
 /* Check one inspect result of the role: what its recorded ID answered, or
  * what is under its name when only the ID rule (switched off) could tell
  * it from the recorded object. */
@@ -230,6 +244,8 @@ inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
         ctl_objects_egress_ip(inv->ctl, r->json, inv->gateway_egress_ip);
     if (!note_image(inv, role, r->json))
         return CTL_STEP_DONE; /* the drift is recorded */
+    if (strcmp(role, "agent") == 0)
+        saw_agent(inv, r->json);
     image = ctl_record_role_image(&inv->rec, ctl_record_role(role));
     if (image == NULL ||
         cJSON_GetObjectItemCaseSensitive(inv->ctl->image_configs, image))

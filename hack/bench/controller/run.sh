@@ -35,6 +35,7 @@
 # once the pool document shows N boxes Ready, so every invocation can take
 # one; the pool refills while they run. Its leftovers count only the
 # invocations' objects (the refilled boxes are the pool's, swept after).
+# agentctl-warm-base is the same with BENCH_BASE's controller.
 # Env: BENCH_NS ("1 10 50"), BENCH_REPS (2), BENCH_KINDS ("agentctl floor
 # compose"), BENCH_COMPOSE_NS (the Ns compose runs at, default
 # BENCH_NS), BENCH_TIMEOUT (per configuration, 600 s), BENCH_BUILD (build
@@ -129,7 +130,7 @@ fi
 AGENTCTL=$B/cli/agentctl
 CONTROLLER=$B/controller/agent-controller
 BASE_CONTROLLER=
-if [[ " $KINDS " == *" agentctl-base "* ]]; then
+if [[ " $KINDS " == *" agentctl-base "* || " $KINDS " == *" agentctl-warm-base "* ]]; then
     say "building agent-controller at ${BENCH_BASE:-HEAD~1}"
     mkdir -p "$W/base-src"
     git -C "$ROOT" archive "${BENCH_BASE:-HEAD~1}" | tar -x -C "$W/base-src"
@@ -183,12 +184,21 @@ YAML
 
 # Each run_* writes $d/times: "<s_to_running> <s_to_succeeded> <ok 0|1>"
 # per invocation, relative to the drop, and $d/extra for the table.
-run_agentctl() { # N DIR [CONTROLLER|warm]
-    local n=$1 d=$2 id=$RUN-a$1-$(basename "$2")${3:+-${3:0:1}} ctl watch t0 i st
+run_agentctl() { # N DIR [CONTROLLER|warm|warm-base]
+    local n=$1 d=$2 id ctl watch t0 i st
+    # -w: warm, -b: the base's controller (its path is no valid ID part)
+    id=$RUN-a$1-$(basename "$2")
+    case ${3:-} in
+    '') ;;
+    warm) id+=-w ;;
+    warm-base) id+=-wb ;;
+    *) id+=-b ;;
+    esac
     local config=$W/controller.yaml bin=${3:-$CONTROLLER}
     CTL_IDS+=("$id")
-    if [ "${3:-}" = warm ]; then
+    if [[ ${3:-} == warm* ]]; then
         config=$d/controller.yaml bin=$CONTROLLER
+        [ "$3" = warm ] || bin=$BASE_CONTROLLER
         { cat "$W/controller.yaml"; echo "warmPool: {fake: $n}"; } >"$config"
     fi
     mkdir -p "$d/specs/.agentctl/status"
@@ -208,7 +218,7 @@ run_agentctl() { # N DIR [CONTROLLER|warm]
         sleep 0.1
     done
     sleep 0.5
-    if [ "${3:-}" = warm ]; then # n boxes ready before the drop
+    if [[ ${3:-} == warm* ]]; then # n boxes ready before the drop
         for ((i = 0; i < TIMEOUT * 5; i++)); do
             [ "$(jq '[.boxes[] | select(.state == "Ready")] | length' \
                 "$d/specs/.agentctl/pool/$id.json" 2>/dev/null)" = "$n" ] && break
@@ -229,6 +239,7 @@ run_agentctl() { # N DIR [CONTROLLER|warm]
     "$AGENTCTL" --specs "$d/specs" apply -f "$d/in.yaml" >/dev/null
     for ((i = 0; i < TIMEOUT * 5; i++)); do
         [ "$(grep -c ' cleanedUp$' "$d/marks")" -ge "$n" ] && break
+        kill -0 "$ctl" 2>/dev/null || break # it exited: its log says why
         sleep 0.2
     done
     st=($(cat "/proc/$ctl/stat" | sed 's/.*) //'))
@@ -335,6 +346,8 @@ for rep in $(seq "$REPS"); do
                 run_agentctl "$n" "$d" "$BASE_CONTROLLER"
             elif [ "$kind" = agentctl-warm ]; then
                 run_agentctl "$n" "$d" warm
+            elif [ "$kind" = agentctl-warm-base ]; then
+                run_agentctl "$n" "$d" warm-base
             else
                 run_script "$kind" "$n" "$d"
             fi

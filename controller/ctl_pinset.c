@@ -1,0 +1,21 @@
+/* ctl_pinset.c - the capture's pin set as the queue sees it (ctl_pinset.h). */
+#include "ctl_pinset.h"
+
+#include <stdlib.h>
+
+bool
+ctl_pins_out(const struct ctl_pins *p)
+{
+    return p != NULL && p->out > 0;
+}
+
+void
+ctl_pins_free(struct ctl_pins *p)
+{
+    if (p == NULL)
+        return;
+    for (size_t i = 0; i < sizeof(p->req) / sizeof(p->req[0]); i++)
+        dk_cancel(p->req[i]);
+    free(p->failed);
+    free(p);
+}
