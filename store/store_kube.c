@@ -42,30 +42,12 @@ kube_output_path(struct store *st, const char *name, char *path, size_t size,
                        name);
 }
 
-static int
-kube_no_watch_fd(struct store *st, struct err *e)
-{
-    (void)st;
-    return err_set(e, ERR_INVALID,
-                   "watching is not built yet on the Kubernetes "
-                   "API server store (docs/store-kube.md)");
-}
-
-static int
-kube_no_watch_read(struct store *st, struct store_change *out, size_t max,
-                   size_t *n, struct err *e)
-{
-    (void)out;
-    (void)max;
-    *n = 0;
-    return kube_no_watch_fd(st, e);
-}
-
 static void
 kube_close(struct store *st)
 {
     struct store_kube *s = KUBE_OF(st);
 
+    store__kube_watch_free(s);
     if (s->curl != NULL)
         curl_easy_cleanup(s->curl);
     store_kube_config_cleanup(&s->cfg);
@@ -78,8 +60,8 @@ static const struct store_ops kube_ops = {
     .get = store__kube_get,
     .put = store__kube_put,
     .del = store__kube_del,
-    .watch_fd = kube_no_watch_fd,
-    .watch_read = kube_no_watch_read,
+    .watch_fd = store__kube_watch_fd,
+    .watch_read = store__kube_watch_read,
     .lock = kube_lock,
     .unlock = kube_unlock,
     .doc_get = store__kube_doc_get,

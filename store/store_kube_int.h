@@ -6,6 +6,7 @@
  *   store_kube_spec.c    list, get, put, delete of specs
  *   store_kube_docs.c    status, meta and applied documents
  *   store_kube_events.c  events as Kubernetes Events
+ *   store_kube_watch.c   the watch (list + watch from its version)
  *   store_kube.c         open, close, the ops table
  */
 #ifndef STORE_KUBE_INT_H
@@ -16,18 +17,44 @@
 
 #include <cjson/cJSON.h>
 
+#include "buf.h"
 #include "err.h"
 #include "store.h"
+#include "store_int.h"
 #include "store_kube_config.h"
 
 #define STORE_KUBE_TIMEOUT_MS 10000
 #define STORE_KUBE_CONNECT_MS 3000
 #define STORE_KUBE_ANSWER_MAX (64 * 1024 * 1024) /* bytes of one answer */
 #define STORE_KUBE_GROUP_PATH "/apis/agentctl.dev/v1alpha1"
+#define STORE_KUBE_WATCH_S    300 /* the server ends a watch after this */
 /* agentctl apply's record of what it applied (STORE_DOC_APPLIED) */
 #define STORE_KUBE_APPLIED_ANNOTATION "agentctl.dev/applied"
 
 struct curl_slist;
+
+/* A name as the watch last reported it (store_kube_watch.c). */
+struct store_kube_seen {
+    char name[STORE_NAME_MAX + 1];
+    double generation;
+    bool deleting; /* deletionTimestamp set */
+};
+
+struct store_kube_watch {
+    struct store_multi_fds fds; /* the watch fd and curl's timer */
+    int retry;      /* timerfd: time to restart the stream */
+    void *multi;    /* CURLM * */
+    void *easy;     /* CURL * of the stream; NULL while none */
+    struct curl_slist *headers;
+    struct buf pending; /* stream bytes not yet a whole line */
+    char rv[32];        /* resourceVersion to resume from */
+    struct store_kube_seen *seen;
+    size_t nseen, cap;
+    int fails;      /* restarts in a row without an event */
+    bool need_list; /* the next restart lists first */
+    bool resync;    /* report RESYNC with the next read */
+    unsigned relists;
+};
 
 struct store_kube {
     struct store base; /* first: the ops table points here */
@@ -35,6 +62,7 @@ struct store_kube {
     char *state; /* local state dir (captured output) */
     void *curl;  /* CURL *, reused for the blocking requests */
     int lock_depth;
+    struct store_kube_watch *w; /* NULL until store_watch_fd() */
 };
 
 /* --- store_kube_object.c (pure) --- */
@@ -78,6 +106,13 @@ int store__kube_put(struct store *st, const char *name, const char *data,
                     char new_rev[STORE_REV_MAX], struct err *e);
 int store__kube_del(struct store *st, const char *name, const char *expect_rev,
                     struct err *e);
+
+/* --- store_kube_watch.c --- */
+
+int store__kube_watch_fd(struct store *st, struct err *e);
+int store__kube_watch_read(struct store *st, struct store_change *out,
+                           size_t max, size_t *n, struct err *e);
+void store__kube_watch_free(struct store_kube *s);
 
 /* --- store_kube_docs.c, store_kube_events.c --- */
 
