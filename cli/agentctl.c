@@ -9,7 +9,9 @@
  * from --state or AGENTCTL_STATE (default: the one the controller
  * recorded, docs/design.md "Status, events, output"); etcd from --etcd /
  * AGENTCTL_ETCD and --etcd-prefix / AGENTCTL_ETCD_PREFIX (default
- * /agentctl). A store flag beats the other store's variable (choose_store).
+ * /agentctl); the Kubernetes API server from --kubeconfig /
+ * AGENTCTL_KUBECONFIG and --kube-context / AGENTCTL_KUBE_CONTEXT. A store
+ * flag beats the other stores' variables (choose_store).
  */
 #include "cli.h"
 
@@ -89,26 +91,33 @@ given(const char *v)
     return v != NULL && v[0] != '\0';
 }
 
-/* kubectl's order, flag > environment: --etcd on the command line wins
- * over AGENTCTL_SPECS, --specs over AGENTCTL_ETCD. Both flags, or both
- * variables and neither flag, stay a usage error. */
+/* kubectl's order, flag > environment: a store flag on the command line
+ * (--specs, --etcd, --kubeconfig) wins over the other stores' variables.
+ * Two flags, or two variables and no flag, stay a usage error. */
 static int
 choose_store(struct cli *c)
 {
-    bool specs_flag = c->specs_flag && given(c->specs);
-    bool etcd_flag = c->etcd_flag && given(c->etcd);
+    const char **slot[] = { &c->specs, &c->etcd, &c->kubeconfig };
+    const bool flag[] = { c->specs_flag && given(c->specs),
+                          c->etcd_flag && given(c->etcd),
+                          c->kube_flag && given(c->kubeconfig) };
+    size_t nflags = 0, nvars = 0;
 
-    if (specs_flag && etcd_flag)
-        return cli_usage_error(NULL, "pass --specs DIR or --etcd URL, not "
-                                     "both");
-    if (etcd_flag)
-        c->specs = NULL;
-    else if (specs_flag)
-        c->etcd = NULL;
-    else if (given(c->specs) && given(c->etcd))
-        return cli_usage_error(NULL, "AGENTCTL_SPECS and AGENTCTL_ETCD are "
-                                     "both set: unset one, or pass --specs "
-                                     "or --etcd");
+    for (size_t i = 0; i < 3; i++) {
+        nflags += flag[i];
+        nvars += given(*slot[i]);
+    }
+    if (nflags > 1)
+        return cli_usage_error(NULL, "pass one of --specs DIR, --etcd URL "
+                                     "and --kubeconfig FILE");
+    if (nflags == 0 && nvars > 1)
+        return cli_usage_error(NULL, "more than one of AGENTCTL_SPECS, "
+                                     "AGENTCTL_ETCD and AGENTCTL_KUBECONFIG "
+                                     "is set: unset all but one, or pass "
+                                     "--specs, --etcd or --kubeconfig");
+    for (size_t i = 0; nflags == 1 && i < 3; i++)
+        if (!flag[i])
+            *slot[i] = NULL;
     return CLI_OK;
 }
 
@@ -116,15 +125,20 @@ int
 cli_open_store(struct cli *c, enum cli_store_use use)
 {
     struct err e = { 0 };
-    bool etcd;
+    bool etcd, kube;
 
     if (choose_store(c) != CLI_OK)
         return CLI_USAGE;
     etcd = given(c->etcd);
-    if (!etcd && (c->specs == NULL || c->specs[0] == '\0'))
-        return cli_usage_error(NULL, "no store: pass --specs DIR or --etcd "
-                                     "URL, or set AGENTCTL_SPECS");
-    if (etcd && (c->store = store_etcd_open(c->etcd, c->etcd_prefix,
+    kube = given(c->kubeconfig);
+    if (!etcd && !kube && (c->specs == NULL || c->specs[0] == '\0'))
+        return cli_usage_error(NULL, "no store: pass --specs DIR, --etcd "
+                                     "URL or --kubeconfig FILE, or set "
+                                     "AGENTCTL_SPECS");
+    if (kube)
+        c->store =
+            store_kube_open(c->kubeconfig, c->kube_context, c->state, &e);
+    else if (etcd && (c->store = store_etcd_open(c->etcd, c->etcd_prefix,
                                             c->state, &e)) != NULL &&
         secure_etcd(c, &e) == -1) {
         store_close(c->store);
@@ -157,6 +171,8 @@ global_slot(struct cli *c, const char *name)
         { "etcd-key", &c->etcd_key },
         { "etcd-user", &c->etcd_user },
         { "etcd-password-file", &c->etcd_password_file },
+        { "kubeconfig", &c->kubeconfig },
+        { "kube-context", &c->kube_context },
     };
     static const char *unused;
 
@@ -200,6 +216,7 @@ parse_globals(int argc, char **argv, struct cli *c)
         *global_slot(c, o->name) = eq ? eq + 1 : argv[++i];
         c->specs_flag |= strcmp(o->name, "specs") == 0;
         c->etcd_flag |= strcmp(o->name, "etcd") == 0;
+        c->kube_flag |= strcmp(o->name, "kubeconfig") == 0;
     }
     if (i == argc)
         return usage(stderr), -1;
@@ -218,6 +235,7 @@ take_globals(struct cli *c, const struct cli_args *a)
         }
     c->specs_flag |= cli_args_has(a, "specs");
     c->etcd_flag |= cli_args_has(a, "etcd");
+    c->kube_flag |= cli_args_has(a, "kubeconfig");
     if (c->state != NULL && c->state[0] == '\0')
         c->state = NULL;
 }
@@ -278,7 +296,9 @@ main(int argc, char **argv)
                      .etcd_cacert = getenv("AGENTCTL_ETCD_CACERT"),
                      .etcd_cert = getenv("AGENTCTL_ETCD_CERT"),
                      .etcd_key = getenv("AGENTCTL_ETCD_KEY"),
-                     .etcd_user = getenv("AGENTCTL_ETCD_USER") };
+                     .etcd_user = getenv("AGENTCTL_ETCD_USER"),
+                     .kubeconfig = getenv("AGENTCTL_KUBECONFIG"),
+                     .kube_context = getenv("AGENTCTL_KUBE_CONTEXT") };
     const struct cli_command *cmd = NULL;
     int at, rc;
 

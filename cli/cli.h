@@ -35,9 +35,12 @@ struct cli {
     const char *etcd_prefix; /* --etcd-prefix / AGENTCTL_ETCD_PREFIX */
     const char *etcd_cacert, *etcd_cert, *etcd_key; /* TLS, or NULL */
     const char *etcd_user, *etcd_password_file;     /* auth, or NULL */
-    /* --specs, --etcd given on the command line (not only in the
-     * environment): a flag beats the other store's variable */
-    bool specs_flag, etcd_flag;
+    /* --kubeconfig / AGENTCTL_KUBECONFIG: the Kubernetes API server
+     * store; --kube-context / AGENTCTL_KUBE_CONTEXT (NULL: current) */
+    const char *kubeconfig, *kube_context;
+    /* --specs, --etcd, --kubeconfig given on the command line (not only
+     * in the environment): a flag beats another store's variable */
+    bool specs_flag, etcd_flag, kube_flag;
     struct store *store;
 };
 

@@ -38,6 +38,14 @@ const struct cli_opt cli_global_opts[] = {
     { "etcd-password-file", 0, CLI_OPT_VALUE, "FILE",
       "file holding the etcd user's password (first line)",
       CLI_COMPLETE_FILE, NULL },
+    { "kubeconfig", 0, CLI_OPT_VALUE, "FILE",
+      "the Kubernetes API server store: a kubeconfig (env "
+      "AGENTCTL_KUBECONFIG; not $KUBECONFIG)",
+      CLI_COMPLETE_FILE, NULL },
+    { "kube-context", 0, CLI_OPT_VALUE, "NAME",
+      "the kubeconfig's context (env AGENTCTL_KUBE_CONTEXT; default: its "
+      "current-context)",
+      CLI_COMPLETE_NONE, NULL },
     { "help", 'h', CLI_OPT_FLAG, NULL, "show this help", CLI_COMPLETE_NONE,
       NULL },
     { NULL, 0, CLI_OPT_FLAG, NULL, NULL, CLI_COMPLETE_NONE, NULL },

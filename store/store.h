@@ -218,7 +218,7 @@ typedef void store_observe_fn(void *arg, const char *operation,
 /* Backends embed this as their first member. */
 struct store {
     const struct store_ops *ops;
-    const char *backend; /* "dir", "etcd" */
+    const char *backend; /* "dir", "etcd", "kube" */
     store_observe_fn *observe; /* store_set_observer(); NULL: none */
     void *observe_arg;
 };
@@ -284,6 +284,15 @@ void store_etcd_set_cache(struct store *s, bool on);
  * control of tests/integration/scaleout/test_etcd_stall.sh. A no-op on
  * another store. */
 void store_etcd_set_loop_blocking(struct store *s, bool on);
+
+/* Open the Kubernetes API server store (docs/store-kube.md): specs are
+ * AgentInvocation objects of the server the kubeconfig file names
+ * (context NULL: its current context), or, with kubeconfig NULL or "",
+ * of the cluster whose pod this is (its service account). state_dir
+ * (where captured output stays) NULL means /var/lib/agentctl/kube.
+ * Nothing is sent until the first request. */
+struct store *store_kube_open(const char *kubeconfig, const char *context,
+                              const char *state_dir, struct err *e);
 
 /* Close and free; NULL is a no-op. */
 void store_close(struct store *s);

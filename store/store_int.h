@@ -148,6 +148,21 @@ int store__create_exclusive(struct store_fs_batch *b, const char *dir,
 int store__read_file(const char *path, size_t max, char **data, size_t *len,
                      struct err *e);
 
+/* A curl multi handle inside one epoll fd (store_multi.c): ep is the fd
+ * the caller waits on, curl_timer the timerfd of curl's timeouts (in
+ * ep). Set CURLMOPT_SOCKETFUNCTION to store__multi_on_socket and
+ * CURLMOPT_TIMERFUNCTION to store__multi_on_timer, both with the
+ * struct as their data. */
+struct store_multi_fds {
+    int ep;
+    int curl_timer;
+};
+int store__multi_on_socket(void *easy, int fd, int what, void *arg,
+                           void *sockp);
+int store__multi_on_timer(void *multi, long ms, void *arg);
+/* Arm timerfd tfd to fire in ms (-1: disarm; 0: at once). */
+void store__timer_arm(int tfd, long ms);
+
 /* fsync a directory so a rename or unlink in it is durable. */
 int store__fsync_dir(const char *dir, struct err *e);
 

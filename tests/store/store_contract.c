@@ -5,6 +5,11 @@
  *   store_contract [--break] dir SPECS_DIR STATE_DIR
  *   store_contract [--break] etcd URLS PREFIX STATE_DIR
  *   store_contract --watch etcd URLS PREFIX STATE_DIR
+ *   store_contract [--break] kube KUBECONFIG STATE_DIR
+ *
+ * The Kubernetes API server store (docs/store-kube.md) runs the spec
+ * cases only: its documents are parts of an object and cannot exist
+ * without it, and it returns the object's text, not the bytes put.
  *
  * --watch only lists, then prints every change as a line ("PUT name",
  * "DELETE name", "RESYNC") until killed, so a harness can stop and
@@ -31,7 +36,7 @@
 
 struct ctx {
     char **argv; /* backend and its arguments */
-    bool etcd, broken;
+    bool etcd, kube, broken;
     int fails;
 };
 
@@ -52,6 +57,8 @@ open_store(const struct ctx *c)
 
     if (c->etcd)
         s = store_etcd_open(c->argv[1], c->argv[2], c->argv[3], &e);
+    else if (c->kube)
+        s = store_kube_open(c->argv[1], NULL, c->argv[2], &e);
     else
         s = store_dir_open(c->argv[1], c->argv[2], &e);
     if (s == NULL)
@@ -106,9 +113,12 @@ case_kv(struct ctx *c, struct store *s)
           "put: create-only on an existing name conflicts");
     check(c,
           store_get(s, "alpha", &sp, &e) == 0 && sp.inv != NULL &&
-              strcmp(sp.rev, r1) == 0 && sp.len == strlen(y) &&
-              memcmp(sp.data, y, sp.len) == 0,
-          "get: bytes as put, revision as put returned");
+              strcmp(sp.rev, r1) == 0 &&
+              (c->kube ? strstr(sp.data, "img:1") != NULL
+                       : sp.len == strlen(y) &&
+                             memcmp(sp.data, y, sp.len) == 0),
+          "get: bytes as put (the object's text on kube), revision as put "
+          "returned");
     store_spec_cleanup(&sp);
     check(c, put(s, "alpha", "img:2", r1, r2, &e) == 0 && strcmp(r1, r2) != 0,
           "put: matching revision writes, revision changes");
@@ -1071,9 +1081,13 @@ main(int argc, char **argv)
     }
     if (argc - i == 4 && strcmp(argv[i], "etcd") == 0)
         c.etcd = true;
+    else if (argc - i == 3 && strcmp(argv[i], "kube") == 0)
+        c.kube = true;
     else if (argc - i != 3 || strcmp(argv[i], "dir") != 0) {
         fprintf(stderr, "usage: store_contract [--break] dir SPECS STATE\n"
                         "       store_contract [--break] etcd URLS PREFIX "
+                        "STATE\n"
+                        "       store_contract [--break] kube KUBECONFIG "
                         "STATE\n");
         return 100;
     }
@@ -1085,6 +1099,13 @@ main(int argc, char **argv)
         return watch_print(s);
     printf("store contract: %s store\n", s->backend);
     case_kv(&c, s);
+    if (c.kube) {
+        printf("skip the document, claim and watch cases: not on the API "
+               "server store yet\n");
+        store_close(s);
+        printf("%d failure(s)\n", c.fails);
+        return c.fails > 100 ? 100 : c.fails;
+    }
     case_bad_revision(&c, s);
     case_docs(&c, s);
     case_pool_docs(&c, s);

@@ -91,8 +91,8 @@ version -o
 EOF
 
 # ---- no store, two stores ----
-row "no store" 2 "no store: pass --specs DIR or --etcd URL" $AC get
-row "both stores" 2 "pass --specs DIR or --etcd URL, not both" \
+row "no store" 2 "no store: pass --specs DIR, --etcd URL or --kubeconfig FILE" $AC get
+row "both stores" 2 "pass one of --specs DIR, --etcd URL and --kubeconfig FILE" \
     $AC --specs "$S" --etcd http://127.0.0.1:1 get
 
 # ---- a command without what it needs, or with too much ----

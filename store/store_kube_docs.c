@@ -1,0 +1,271 @@
+/* store_kube_docs.c - the per-name documents of store.h on the API
+ * server (docs/store-kube.md "Documents"): they are parts of the
+ * AgentInvocation object itself, so they go with it.
+ *   status   .status, written through the status subresource with the
+ *            object's resourceVersion; a conflict re-reads and writes
+ *            again (a spec change meanwhile), never blindly
+ *   meta     uid, generation and creationTimestamp the API server keeps
+ *            (it owns them: writes of this document change nothing)
+ *   applied  agentctl apply's record: annotation agentctl.dev/applied
+ * and events are Kubernetes Events on the object (store_kube_events.c). */
+#include "store_kube_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KUBE_OF(s)   ((struct store_kube *)(s))
+#define STATUS_TRIES 5
+
+static int
+give_text(char *text, char **data, size_t *len, struct err *e)
+{
+    if (text == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    *data = text;
+    *len = strlen(text);
+    return 0;
+}
+
+/* The meta document with the spec hash of the object's spec, so
+ * store_meta_observe() sees no change to count (the server counts). */
+static char *
+meta_with_hash(const cJSON *obj)
+{
+    struct store_spec sp;
+    char *text = store__kube_meta_doc(obj), *out = NULL;
+    cJSON *j;
+
+    if (text == NULL || store__kube_spec_of(obj, &sp, NULL) == -1)
+        return text;
+    j = cJSON_Parse(text);
+    if (j != NULL && sp.inv != NULL &&
+        cJSON_AddStringToObject(j, "specHash", sp.inv->spec_hash) != NULL)
+        out = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    store_spec_cleanup(&sp);
+    if (out == NULL)
+        return text;
+    free(text);
+    return out;
+}
+
+int
+store__kube_doc_get(struct store *st, enum store_doc kind, const char *name,
+                    char **data, size_t *len, struct err *e)
+{
+    cJSON *obj;
+    const cJSON *status;
+    const char *applied;
+    char *text = NULL;
+    int rc;
+
+    if (kind == STORE_DOC_POOL)
+        return err_set(e, ERR_NOTFOUND,
+                       "no warm pool document on the API server store");
+    if (store__kube_get_object(KUBE_OF(st), name, &obj, e) == -1)
+        return -1;
+    status = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    applied = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "annotations"),
+        STORE_KUBE_APPLIED_ANNOTATION));
+    if (kind == STORE_DOC_STATUS && cJSON_IsObject(status) &&
+        status->child != NULL)
+        text = cJSON_PrintUnformatted(status);
+    else if (kind == STORE_DOC_META)
+        text = meta_with_hash(obj);
+    else if (kind == STORE_DOC_APPLIED && applied != NULL)
+        text = strdup(applied);
+    else {
+        cJSON_Delete(obj);
+        return err_set(e, ERR_NOTFOUND, "no %s document of \"%s\"",
+                       kind == STORE_DOC_STATUS ? "status" : "applied", name);
+    }
+    rc = give_text(text, data, len, e);
+    cJSON_Delete(obj);
+    return rc;
+}
+
+/* PUT obj with .status = status to the status subresource. */
+static int
+put_status(struct store_kube *s, const char *name, cJSON *obj,
+           const char *status, size_t len, struct err *e)
+{
+    cJSON *st = cJSON_ParseWithLength(status, len);
+    char path[256], *body;
+    int rc;
+
+    if (!cJSON_IsObject(st)) {
+        cJSON_Delete(st);
+        return err_set(e, ERR_SYNTAX, "status of \"%s\" is not a JSON object",
+                       name);
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
+    cJSON_AddItemToObject(obj, "status", st);
+    if ((body = cJSON_PrintUnformatted(obj)) == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    rc = store__kube_path(path, sizeof(path), name, "status", e);
+    if (rc == 0)
+        rc = store__kube_request(s, "PUT", path, body, NULL, NULL, NULL, e);
+    free(body);
+    return rc;
+}
+
+/* The status write: the object read, its status replaced, sent with its
+ * resourceVersion; 409 (the object changed: a spec edit, a finalizer)
+ * reads it again. */
+static int
+status_put(struct store_kube *s, const char *name, const char *status,
+           size_t len, struct err *e)
+{
+    for (int i = 0; i < STATUS_TRIES; i++) {
+        cJSON *obj;
+        int rc;
+
+        if (store__kube_get_object(s, name, &obj, e) == -1)
+            return -1;
+        rc = put_status(s, name, obj, status, len, e);
+        cJSON_Delete(obj);
+        if (rc == 0 || e == NULL || e->code != ERR_CONFLICT)
+            return rc;
+    }
+    return err_set(e, ERR_CONFLICT,
+                   "status of \"%s\": the object changed at "
+                   "each of %d writes",
+                   name, STATUS_TRIES);
+}
+
+/* Merge-patch annotation agentctl.dev/applied (value NULL: remove). */
+static int
+patch_applied(struct store_kube *s, const char *name, const char *value,
+              struct err *e)
+{
+    cJSON *p = cJSON_CreateObject(), *ann;
+    char path[256], *body = NULL;
+    int rc = -1;
+
+    ann = cJSON_AddObjectToObject(cJSON_AddObjectToObject(p, "metadata"),
+                                  "annotations");
+    if (ann != NULL &&
+        (value ? cJSON_AddStringToObject(ann, STORE_KUBE_APPLIED_ANNOTATION,
+                                         value)
+               : cJSON_AddNullToObject(ann, STORE_KUBE_APPLIED_ANNOTATION)) !=
+            NULL)
+        body = cJSON_PrintUnformatted(p);
+    cJSON_Delete(p);
+    if (body == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    if (store__kube_path(path, sizeof(path), name, NULL, e) == 0)
+        rc = store__kube_request(s, "PATCH", path, body,
+                                 "application/merge-patch+json", NULL, NULL, e);
+    free(body);
+    return rc;
+}
+
+int
+store__kube_doc_put(struct store *st, enum store_doc kind, const char *name,
+                    const char *data, size_t len, struct err *e)
+{
+    struct store_kube *s = KUBE_OF(st);
+    char *copy;
+    int rc;
+
+    switch (kind) {
+    case STORE_DOC_STATUS:
+        return status_put(s, name, data, len, e);
+    case STORE_DOC_META:
+        return 0; /* the API server keeps uid, generation and time */
+    case STORE_DOC_APPLIED:
+        if ((copy = strndup(data, len)) == NULL)
+            return err_set(e, ERR_NOMEM, "out of memory");
+        rc = patch_applied(s, name, copy, e);
+        free(copy);
+        return rc;
+    case STORE_DOC_POOL:
+        break;
+    }
+    return err_set(e, ERR_INVALID,
+                   "the API server store keeps no warm pool document");
+}
+
+int
+store__kube_doc_create(struct store *st, enum store_doc kind, const char *name,
+                       const char *data, size_t len, struct err *e)
+{
+    cJSON *obj;
+
+    /* the metadata exists exactly when the object does */
+    if (kind == STORE_DOC_META) {
+        if (store__kube_get_object(KUBE_OF(st), name, &obj, e) == -1)
+            return -1;
+        cJSON_Delete(obj);
+        return err_set(e, ERR_CONFLICT,
+                       "the API server keeps the metadata of \"%s\"", name);
+    }
+    return store__kube_doc_put(st, kind, name, data, len, e);
+}
+
+int
+store__kube_doc_del(struct store *st, enum store_doc kind, const char *name,
+                    struct err *e)
+{
+    struct err e2 = { 0 };
+
+    if (kind != STORE_DOC_APPLIED)
+        return 0; /* status and metadata go with the object */
+    if (patch_applied(KUBE_OF(st), name, NULL, &e2) == 0 ||
+        e2.code == ERR_NOTFOUND)
+        return 0;
+    if (e != NULL)
+        *e = e2;
+    return -1;
+}
+
+int
+store__kube_doc_names(struct store *st, enum store_doc kind, char ***names,
+                      size_t *n, struct err *e)
+{
+    char path[256], **v;
+    cJSON *ans;
+    const cJSON *it;
+    size_t k = 0;
+
+    *names = NULL;
+    *n = 0;
+    if (kind == STORE_DOC_POOL)
+        return 0;
+    if (store__kube_path(path, sizeof(path), NULL, NULL, e) == -1 ||
+        store__kube_request(KUBE_OF(st), "GET", path, NULL, NULL, &ans, NULL,
+                            e) == -1)
+        return -1;
+    it = cJSON_GetObjectItemCaseSensitive(ans, "items");
+    v = calloc((size_t)cJSON_GetArraySize(it) + 1, sizeof(*v));
+    if (v == NULL) {
+        cJSON_Delete(ans);
+        return err_set(e, ERR_NOMEM, "out of memory");
+    }
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(ans, "items"))
+    {
+        const cJSON *ann = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(it, "metadata"), "annotations");
+        const char *name = store__kube_str(it, "metadata", "name");
+
+        if (name == NULL ||
+            (kind == STORE_DOC_APPLIED &&
+             !cJSON_HasObjectItem(ann, STORE_KUBE_APPLIED_ANNOTATION)) ||
+            (kind == STORE_DOC_STATUS &&
+             cJSON_GetObjectItemCaseSensitive(it, "status") == NULL))
+            continue;
+        if ((v[k] = strdup(name)) == NULL) {
+            store_names_free(v, k);
+            cJSON_Delete(ans);
+            return err_set(e, ERR_NOMEM, "out of memory");
+        }
+        k++;
+    }
+    cJSON_Delete(ans);
+    *names = v;
+    *n = k;
+    return 0;
+}

@@ -1,0 +1,160 @@
+/* store_kube_int.h - the Kubernetes API server store's insides
+ * (docs/store-kube.md), shared by its files and its unit tests:
+ *   store_kube_config.c  kubeconfig / in-cluster settings (own header)
+ *   store_kube_http.c    one request to the API server with libcurl
+ *   store_kube_object.c  objects <-> spec text and documents (pure)
+ *   store_kube_spec.c    list, get, put, delete of specs
+ *   store_kube_docs.c    status, meta and applied documents
+ *   store_kube_events.c  events as Kubernetes Events
+ *   store_kube_watch.c   the watch (list + watch from its version)
+ *   store_kube.c         open, close, the ops table
+ */
+#ifndef STORE_KUBE_INT_H
+#define STORE_KUBE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "err.h"
+#include "store.h"
+#include "store_int.h"
+#include "store_kube_config.h"
+
+#define STORE_KUBE_TIMEOUT_MS 10000
+#define STORE_KUBE_CONNECT_MS 3000
+#define STORE_KUBE_ANSWER_MAX (64 * 1024 * 1024) /* bytes of one answer */
+#define STORE_KUBE_GROUP_PATH "/apis/agentctl.dev/v1alpha1"
+#define STORE_KUBE_WATCH_S    300 /* the server ends a watch after this */
+/* agentctl apply's record of what it applied (STORE_DOC_APPLIED) */
+#define STORE_KUBE_APPLIED_ANNOTATION "agentctl.dev/applied"
+
+struct curl_slist;
+
+/* A name as the watch last reported it (store_kube_watch.c). */
+struct store_kube_seen {
+    char name[STORE_NAME_MAX + 1];
+    double generation;
+    bool deleting; /* deletionTimestamp set */
+};
+
+struct store_kube_watch {
+    struct store_multi_fds fds; /* the watch fd and curl's timer */
+    int retry;      /* timerfd: time to restart the stream */
+    void *multi;    /* CURLM * */
+    void *easy;     /* CURL * of the stream; NULL while none */
+    struct curl_slist *headers;
+    struct buf pending; /* stream bytes not yet a whole line */
+    char rv[32];        /* resourceVersion to resume from */
+    struct store_kube_seen *seen;
+    size_t nseen, cap;
+    int fails;      /* restarts in a row without an event */
+    bool need_list; /* the next restart lists first */
+    bool resync;    /* report RESYNC with the next read */
+    unsigned relists;
+};
+
+struct store_kube {
+    struct store base; /* first: the ops table points here */
+    struct store_kube_config cfg;
+    char *state; /* local state dir (captured output) */
+    void *curl;  /* CURL *, reused for the blocking requests */
+    int lock_depth;
+    struct store_kube_watch *w; /* NULL until store_watch_fd() */
+};
+
+/* --- store_kube_object.c (pure) --- */
+
+/* The user's part of an object (apiVersion, kind, metadata name, labels
+ * and annotations but kubectl's and apply's, spec) as indented JSON, for
+ * the spec parser. Caller frees; NULL when out of memory. */
+char *store__kube_spec_text(const cJSON *obj);
+/* A spec's YAML (one document) as a JSON object to send. */
+cJSON *store__kube_object_from_text(const char *name, const char *data,
+                                    size_t len, struct err *e);
+/* cur (the object as read) takes spec, labels and the user's
+ * annotations of want; its finalizers, status, bookkeeping annotations
+ * and resourceVersion stay. */
+int store__kube_merge_user_fields(cJSON *cur, const cJSON *want, struct err *e);
+/* The STORE_DOC_META document of an object (uid, generation,
+ * creationTimestamp); NULL when it lacks them. Caller frees. */
+char *store__kube_meta_doc(const cJSON *obj);
+/* obj.a (b NULL) or obj.a.b when a string, else NULL. */
+const char *store__kube_str(const cJSON *obj, const char *a, const char *b);
+/* The Event (core/v1) of one store event line about name (uid may be
+ * NULL). Caller deletes. */
+cJSON *store__kube_event_object(const char *name, const char *uid,
+                                const char *line);
+
+/* --- store_kube_spec.c --- */
+
+/* The API path of the AgentInvocations, of one (name), or of its
+ * subresource (sub: "status"). */
+int store__kube_path(char *buf, size_t size, const char *name, const char *sub,
+                     struct err *e);
+int store__kube_get_object(struct store_kube *s, const char *name, cJSON **obj,
+                           struct err *e);
+int store__kube_spec_of(const cJSON *obj, struct store_spec *out,
+                        struct err *e);
+int store__kube_list(struct store *st, struct store_list *out, struct err *e);
+int store__kube_get(struct store *st, const char *name, struct store_spec *out,
+                    struct err *e);
+int store__kube_put(struct store *st, const char *name, const char *data,
+                    size_t len, const char *expect_rev,
+                    char new_rev[STORE_REV_MAX], struct err *e);
+int store__kube_del(struct store *st, const char *name, const char *expect_rev,
+                    struct err *e);
+
+/* --- store_kube_watch.c --- */
+
+int store__kube_watch_fd(struct store *st, struct err *e);
+int store__kube_watch_read(struct store *st, struct store_change *out,
+                           size_t max, size_t *n, struct err *e);
+void store__kube_watch_free(struct store_kube *s);
+
+/* --- store_kube_docs.c, store_kube_events.c --- */
+
+int store__kube_doc_get(struct store *st, enum store_doc kind, const char *name,
+                        char **data, size_t *len, struct err *e);
+int store__kube_doc_put(struct store *st, enum store_doc kind, const char *name,
+                        const char *data, size_t len, struct err *e);
+int store__kube_doc_create(struct store *st, enum store_doc kind,
+                           const char *name, const char *data, size_t len,
+                           struct err *e);
+int store__kube_doc_del(struct store *st, enum store_doc kind, const char *name,
+                        struct err *e);
+int store__kube_doc_names(struct store *st, enum store_doc kind, char ***names,
+                          size_t *n, struct err *e);
+int store__kube_event_append(struct store *st, const char *name,
+                             const char *line, struct err *e);
+int store__kube_event_read(struct store *st, const char *name, char **data,
+                           size_t *len, struct err *e);
+
+/* --- store_kube_http.c --- */
+
+/* One request: method ("GET", "POST", "PUT", "PATCH", "DELETE") on path
+ * (under the server URL) with an optional JSON body (content_type NULL:
+ * application/json). A 2xx answer is parsed into *out (the caller
+ * deletes; out may be NULL). Otherwise -1 with e from the API server's
+ * Status (store__kube_status_error) or from the transport. *http gets
+ * the HTTP status (0 when nothing answered); http may be NULL. */
+int store__kube_request(struct store_kube *s, const char *method,
+                        const char *path, const char *body,
+                        const char *content_type, cJSON **out, long *http,
+                        struct err *e);
+
+/* An API server's answer of HTTP status http (a Status object, or not)
+ * into e: 404 ERR_NOTFOUND, 409 ERR_CONFLICT, 422 ERR_INVALID, 401/403
+ * ERR_REMOTE naming the missing permission, else ERR_REMOTE. Returns -1. */
+int store__kube_status_error(long http, const char *body, size_t len,
+                             const char *what, struct err *e);
+
+/* curl's TLS and credential options of cfg; *headers (the Authorization
+ * header) is the caller's to free. -1 with e when the token file cannot
+ * be read. */
+int store__kube_secure(const struct store_kube_config *cfg, void *curl,
+                       struct curl_slist **headers, struct err *e);
+
+#endif

@@ -1,0 +1,6 @@
+# The Kubernetes API server store: unit tests of its pure parts (no API
+# server needed); tests/integration/kube/ runs it against a real one.
+agentctl_unit_test(test_store_kube_config
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_kube_config.c LIBS store)
+agentctl_unit_test(test_store_kube_object
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_kube_object.c LIBS store)
