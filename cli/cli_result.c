@@ -135,7 +135,7 @@ int
 cli_result(struct cli *c, const struct cli_args *a)
 {
     const char *name = a->pos[0], *out = cli_args_get(a, "output", NULL);
-    const char *why;
+    char why[160];
     cJSON *st, *r;
     int rc;
 
@@ -146,7 +146,7 @@ cli_result(struct cli *c, const struct cli_args *a)
         return cli_usage_error(a->cmd, "-o %s: want json, yaml or "
                                        "jsonpath=TEMPLATE", out);
     if (out != NULL && strncmp(out, "jsonpath=", 9) == 0 &&
-        (why = cli_jsonpath_check(out + 9)) != NULL)
+        cli_jsonpath_check(out + 9, why, sizeof(why)) != NULL)
         return cli_usage_error(a->cmd, "-o %s: %s", out, why);
     if (!store_name_ok(name))
         return cli_not_found(name);

@@ -71,7 +71,8 @@ struct wait_for {
 static int
 parse_jsonpath(const char *cmd, const char *s, struct wait_for *w)
 {
-    const char *close = strrchr(s, '}'), *why;
+    const char *close = strrchr(s, '}');
+    char why[160];
 
     if (s[0] != '{' || close == NULL || (close[1] != '\0' && close[1] != '='))
         return cli_usage_error(cmd, "--for=jsonpath=%s: want "
@@ -79,7 +80,7 @@ parse_jsonpath(const char *cmd, const char *s, struct wait_for *w)
     w->kind = WAIT_JSONPATH;
     snprintf(w->what, sizeof(w->what), "%.*s", (int)(close - s + 1), s);
     snprintf(w->value, sizeof(w->value), "%s", close[1] ? close + 2 : "");
-    if ((why = cli_jsonpath_check(w->what)) != NULL)
+    if (cli_jsonpath_check(w->what, why, sizeof(why)) != NULL)
         return cli_usage_error(cmd, "--for=jsonpath=%s: %s", s, why);
     return CLI_OK;
 }
