@@ -49,7 +49,7 @@ typedef int cli_cmd_fn(struct cli *c, const struct cli_args *a);
 
 cli_cmd_fn cli_validate, cli_apply, cli_diff, cli_get, cli_describe, cli_delete,
     cli_cancel, cli_logs, cli_changes, cli_wait, cli_explain, cli_completion,
-    cli_version, cli_help, cli_result;
+    cli_version, cli_help, cli_result, cli_check;
 
 /* --- cli_commands.c: the command table --- */
 

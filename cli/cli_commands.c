@@ -141,6 +141,28 @@ static const struct cli_opt result_opts[] = {
     END,
 };
 
+static const struct cli_opt check_opts[] = {
+    { "image", 0, CLI_OPT_VALUE, "IMAGE",
+      "the vendor CLI's image (required; with the CA and config it needs)",
+      CLI_COMPLETE_NONE, NULL },
+    { "credential", 0, CLI_OPT_VALUE, "NAME",
+      "the credential: a file name in the controller's secretsDir",
+      CLI_COMPLETE_NONE, NULL },
+    { "env", 'e', CLI_OPT_LIST, "K=V",
+      "an environment variable of the CLI (repeatable): a base URL, a CA",
+      CLI_COMPLETE_NONE, NULL },
+    { "prompt", 0, CLI_OPT_VALUE, "TEXT",
+      "the prompt (default: answer {\"ok\": true})", CLI_COMPLETE_NONE,
+      NULL },
+    { "timeout", 0, CLI_OPT_VALUE, "DURATION",
+      "give up after DURATION, also the spec's deadline (default 120s)",
+      CLI_COMPLETE_NONE, NULL },
+    { "keep", 0, CLI_OPT_FLAG, NULL,
+      "keep the check's spec (describe it) instead of deleting it",
+      CLI_COMPLETE_NONE, NULL },
+    END,
+};
+
 static const struct cli_opt wait_opts[] = {
     { "for", 0, CLI_OPT_VALUE, "CONDITION",
       "phase=PHASE, condition=TYPE[=STATUS], "
@@ -232,6 +254,19 @@ const struct cli_command cli_commands[] = {
       "of the same base, refusing any path outside it and changing\n"
       "nothing on a conflict. Exit 1 when there is no change set.\n",
       changes_opts, CLI_COMPLETE_WORDS },
+    { "check", cli_check, CLI_STORE_WRITE,
+      "vendor NAME --image IMAGE [--credential C] [-e K=V]... [--timeout D]",
+      "run a tiny schema'd prompt through a real box of a vendor",
+      "Run a tiny prompt with a schema through a real box of vendor NAME\n"
+      "(the controller's admission, proxy, boundary probe, launcher and,\n"
+      "in credentialMode gateway, gateway: a spec check-NAME-XXXXXX in the\n"
+      "store) and report each step as it is reached, with the seconds\n"
+      "since the check began: admitted, box verified, CLI started, CLI\n"
+      "answered, the vendor (reached and authenticated: exit 0, no\n"
+      "is_error; else the CLI's own words) and valid output. The spec is\n"
+      "deleted at the end. The command to run after changing a key, a\n"
+      "pin or the egress profile. Exit 1 at the first step that failed.\n",
+      check_opts, CLI_COMPLETE_NONE },
     { "result", cli_result, CLI_STORE_READ,
       "NAME [-o json|yaml|jsonpath=TEMPLATE]",
       "print the agent's result (the answer its CLI returned)",

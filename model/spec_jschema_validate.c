@@ -6,7 +6,6 @@
  * with their JSON paths ($.files[2].path). */
 #include "spec_jschema.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -56,9 +55,10 @@ value_type(const cJSON *x)
         return "boolean";
     if (cJSON_IsNull(x))
         return "null";
-    if (cJSON_IsNumber(x))
-        return x->valuedouble == floor(x->valuedouble) &&
-                       fabs(x->valuedouble) < 9007199254740992.0
+    if (cJSON_IsNumber(x)) /* whole and exact in a double: 2^53 */
+        return x->valuedouble > -9007199254740992.0 &&
+                       x->valuedouble < 9007199254740992.0 &&
+                       x->valuedouble == (double)(long long)x->valuedouble
                    ? "integer"
                    : "number";
     return "unknown";

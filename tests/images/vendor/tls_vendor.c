@@ -25,6 +25,8 @@
  * exists (bounded), then the rest. A test sees the first event arrive
  * while the stream is still open (tests/integration/gateway/).
  *
+ * With TV_API_KEY set, a model request without that key gets a 401.
+ *
  * "tv-chunk: N" sends the answer chunked in N-byte pieces, "tv-chunk:
  * close" without a length, ended by the close. Each model answer carries
  * usage ("USAGE in out cacheRead cacheWrite" in the prompt, else 10 10 0
@@ -362,6 +364,24 @@ dump_body(const struct tv_req *q)
     }
 }
 
+/* With TV_API_KEY set, a model request must carry that key (x-api-key,
+ * or in authorization): anything else gets a 401, as the real APIs answer
+ * a wrong key (agentctl check vendor's test). */
+static int
+key_refused(const struct tv_req *q)
+{
+    const char *want = getenv("TV_API_KEY");
+    char v[1024];
+
+    if (want == NULL || want[0] == '\0' || strcmp(q->method, "POST") != 0)
+        return 0;
+    if (header(q, "x-api-key", v, sizeof(v)) && !strcmp(v, want))
+        return 0;
+    if (header(q, "authorization", v, sizeof(v)) && strstr(v, want))
+        return 0;
+    return 1;
+}
+
 /* Route one request, send the answer, write its record. */
 static int
 serve(SSL *ssl, struct tv_req *q)
@@ -375,7 +395,14 @@ serve(SSL *ssl, struct tv_req *q)
     if (!strcmp(q->method, "POST"))
         body = tvj_parse(q->body.p ? q->body.p : "", q->body.len);
     dump_body(q);
-    if (!strcmp(q->method, "POST") && ends_with(q->path, "/messages/count_tokens")) {
+    if (key_refused(q)) {
+        r.status = 401;
+        r.type = "application/json";
+        tvb_puts(&r.body, "{\"type\":\"error\",\"error\":{\"type\":"
+                          "\"authentication_error\",\"message\":"
+                          "\"invalid x-api-key\"}}");
+        tvb_puts(&r.record, ",\"api\":\"refused-key\"");
+    } else if (!strcmp(q->method, "POST") && ends_with(q->path, "/messages/count_tokens")) {
         r.status = 200;
         r.type = "application/json";
         tvb_puts(&r.body, "{\"input_tokens\":10}");

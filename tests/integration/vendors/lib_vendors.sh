@@ -23,6 +23,7 @@ VD_NAME=
 VD_CLI=
 VD_CLI_IMAGE=
 VD_TEST_IMAGE=
+VD_VENDOR_ENV=() # docker run options of the vendor: (-e TV_API_KEY=...)
 
 # vd_pin IMAGE FIELD: a field of hack/images/vendor-clis.txt.
 vd_pin() {
@@ -62,7 +63,7 @@ vd_start_vendor() {
     TEST_CLEANUP_HOOKS=(vd_keep_records "${TEST_CLEANUP_HOOKS[@]}")
     docker run -d --label "$TEST_LABEL" --name "$VD_NAME" \
         --network "$EGRESS_NET" --network-alias "$VD_HOST" \
-        -v "$VD_TLS:/tls:ro" "$VD_IMAGE" \
+        "${VD_VENDOR_ENV[@]}" -v "$VD_TLS:/tls:ro" "$VD_IMAGE" \
         --cert /tls/vendor.pem --key /tls/vendor.key --port 443 >/dev/null ||
         fail "cannot start the TLS vendor"
     for i in $(seq 1 100); do # readiness, not a timed assertion
