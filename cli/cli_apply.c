@@ -25,6 +25,7 @@ struct apply_item {
     const struct spec_invocation *inv; /* borrowed from the input */
     enum apply_action action;
     char rev[STORE_REV_MAX]; /* expected revision for the write */
+    bool being_deleted;      /* a create of a Terminating name: refused */
 };
 
 struct apply_opts {
@@ -233,7 +234,7 @@ write_item(struct cli *c, const struct apply_item *it, struct err *e)
 
     /* kubectl: a name whose deletion is under way cannot be created
      * again until it is gone (its cleanup still goes by the old uid) */
-    if (it->action == APPLY_CREATE && cli_terminating(c, it->inv->name))
+    if (it->being_deleted)
         return err_set(e, ERR_CONFLICT, "object is being deleted: "
                        "agentinvocations.agentctl.dev \"%s\" already exists "
                        "(agentctl wait --for=delete, then apply)",
@@ -346,12 +347,55 @@ print_item(struct cli *c, const struct apply_item *it,
     }
 }
 
+/* The Terminating entries store_terminating_list added to live, moved
+ * out of it into gone (both stay in name order): one read of the status
+ * names for the whole apply, not one per item (a bulk apply's group
+ * write stays whole). */
+static void
+split_terminating(struct cli *c, struct store_list *live,
+                  struct store_list *gone)
+{
+    size_t k = 0, had = live->n;
+
+    memset(gone, 0, sizeof(*gone));
+    if (store_terminating_list(c->store, live, NULL) == -1 || live->n == had)
+        return; /* none (or unknown: the creates go ahead, as before) */
+    gone->items = calloc(live->n - had, sizeof(*gone->items));
+    for (size_t i = 0; i < live->n; i++) {
+        struct store_spec *sp = &live->items[i];
+
+        if (!sp->terminating)
+            live->items[k++] = *sp;
+        else if (gone->items != NULL)
+            gone->items[gone->n++] = *sp;
+        else
+            store_spec_cleanup(sp); /* out of memory: unknown, as above */
+    }
+    live->n = k;
+}
+
+static int
+spec_name_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct store_spec *)a)->name,
+                  ((const struct store_spec *)b)->name);
+}
+
+static bool
+in_list(const struct store_list *l, const char *name)
+{
+    struct store_spec key = { .name = (char *)name };
+
+    return l->n > 0 && bsearch(&key, l->items, l->n, sizeof(*l->items),
+                               spec_name_cmp) != NULL;
+}
+
 /* Plan every item against the live store; all-or-nothing. */
 static int
 plan_all(struct cli *c, const struct cli_input *in, struct apply_item *items,
          size_t *n)
 {
-    struct store_list live;
+    struct store_list live, gone;
     struct live_index ix;
     struct err e = { 0 };
     int bad = 0;
@@ -360,17 +404,25 @@ plan_all(struct cli *c, const struct cli_input *in, struct apply_item *items,
         fprintf(stderr, "error: %s\n", e.msg);
         return -1;
     }
+    split_terminating(c, &live, &gone);
     if (live_index_build(&ix, &live) == -1) {
+        store_list_cleanup(&gone);
         store_list_cleanup(&live);
         fprintf(stderr, "error: out of memory\n");
         return -1;
     }
     *n = 0;
     for (size_t i = 0; i < in->n; i++)
-        for (size_t j = 0; j < in->files[i].n; j++)
-            if (plan_item(&ix, in->files[i].items[j], &items[(*n)++]) == -1)
+        for (size_t j = 0; j < in->files[i].n; j++) {
+            struct apply_item *it = &items[(*n)++];
+
+            if (plan_item(&ix, in->files[i].items[j], it) == -1)
                 bad++;
+            it->being_deleted = it->action == APPLY_CREATE &&
+                                in_list(&gone, it->inv->name);
+        }
     live_index_free(&ix);
+    store_list_cleanup(&gone);
     store_list_cleanup(&live);
     return bad ? -1 : 0;
 }

@@ -91,9 +91,12 @@ ctl_waiting_for_docker(struct ctl_inv *inv)
 
     if (c->security_error[0] != '\0')
         ctl_waiting(inv, CTL_WAIT_SECCOMP, c->security_error);
+    else if (!c->docker_up && c->docker_error[0] != '\0')
+        ctl_waiting(inv, CTL_WAIT_DOCKER, c->docker_error);
     else if (!c->docker_up)
-        ctl_waiting(inv, CTL_WAIT_DOCKER,
-                    c->docker_error[0] ? c->docker_error : "no answer yet");
+        return true; /* not asked yet, or its first answer is on its way:
+                        nothing to say (a warning at every start was
+                        a false alarm) */
     else
         return false;
     return true;

@@ -117,8 +117,13 @@ check_match "generation advanced" $'\n  generation: 2\n' "$(ctl get web -o yaml)
 # delete
 check_eq "delete" 'agentinvocation.agentctl.dev "api" deleted' "$(ctl delete api)"
 check "file gone" test ! -e "$S/api.yaml"
+# its (hand-made) status stays until a controller's cleanup removes it:
+# Terminating, and deleted again it is done already, as in kubectl
+check_match "deleted, its status kept: Terminating" $'\napi +Terminating ' "$(ctl get)"
+check_eq "delete again while Terminating: deleted" 'agentinvocation.agentctl.dev "api" deleted' "$(ctl delete api)"
+rm "$S/.agentctl/status/api.json" # what the cleanup's end does
 rc=0; ctl delete api >/dev/null 2>&1 || rc=$?
-check_eq "delete again: not found" 1 "$rc"
+check_eq "delete again once gone: not found" 1 "$rc"
 { spec one; echo '---'; spec two; } >"$S/pair.yaml"
 rc=0; out=$(ctl delete one 2>&1) || rc=$?
 check_eq "delete from a multi-document file: refused" 1 "$rc"

@@ -19,6 +19,10 @@ check_running_objects bystander
 check "agentctl delete doomed" quiet actl delete doomed
 check_no_objects "doomed: every object with its uid is gone" \
     "agentctl.dev/uid=$uid" 60
+# Terminating until the controller's cleanup deleted its status, which
+# follows the last object's removal
+check "doomed: wait --for=delete sees the cleanup end" \
+    quiet actl wait doomed --for=delete --timeout=60s
 check "doomed: spec gone from the store" not quiet actl get doomed
 check_eq "bystander: still Running" Running \
     "$(status_field bystander .phase)"

@@ -8,8 +8,9 @@
 #  - a daemon that lists no seccomp (the test-hooks controller replaces
 #    SecurityOptions with AGENTCTL_TEST_INFO_SECURITY='["name=apparmor"]',
 #    since the shared daemon cannot be changed): /healthz 503 naming
-#    seccomp, the log says it refuses, and a spec applied stays Pending
-#    with not one Docker object after several resyncs; "unconfined" alike;
+#    seccomp, the log says it refuses, and a spec applied stays Pending,
+#    its condition Waiting=True/DockerUnconfined (docs/status.md), with not
+#    one Docker object after several resyncs; "unconfined" alike;
 #  - negative control: the same hook with a seccomp entry
 #    ('["name=seccomp,profile=default"]') builds the box - so what keeps the
 #    refused specs Pending is the check, not the hook.
@@ -74,6 +75,9 @@ for fake in '["name=apparmor"]' '["name=seccomp,profile=unconfined"]'; do
     check_eq "$n: the spec stays Pending (no status is Pending too)" Pending \
         "${phase:-Pending}"
     check_eq "$n: not captured" "" "$(status_field "$n" .imageID 2>/dev/null)"
+    check_eq "$n: the condition Waiting says why: DockerUnconfined" \
+        "True DockerUnconfined" \
+        "$(condition_field "$n" Waiting status) $(condition_field "$n" Waiting reason)"
     check_eq "$n: no Docker object of it" "" \
         "$(labelled_objects "agentctl.dev/managed-by=$CTL_ID")"
     ctl_stop

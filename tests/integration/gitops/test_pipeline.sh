@@ -109,6 +109,9 @@ half() {
         "$PLAST"
     check "$h C2: the plan named what it would prune" \
         grep -qx 'pipeline: will prune gitops-b' "$TEST_TMP/pipe.out"
+    # Terminating until the controller has cleaned it up (design.md)
+    check "$h C2: gitops-b deleted: wait --for=delete sees its cleanup end" \
+        quiet "$AGENTCTL" "${STORE_ARGS[@]}" wait gitops-b --for=delete --timeout=300s
     check "$h C2: gitops-b is gone from the store" not quiet sget gitops-b
     until_phase gitops-c Running 400
     uid_c=$(uid_of gitops-c)
@@ -119,6 +122,9 @@ half() {
     pipe "$C3"
     check_eq "$h C3: exit 0" 0 "$PRC"
     check_match "$h C3: c pruned" "specs=1 .* pruned=1 result=ok$" "$PLAST"
+    # Terminating until the controller has cleaned it up (design.md)
+    check "$h C3: gitops-c deleted: wait --for=delete sees its cleanup end" \
+        quiet "$AGENTCTL" "${STORE_ARGS[@]}" wait gitops-c --for=delete --timeout=300s
     check "$h C3: gitops-c is gone from the store" not quiet sget gitops-c
     check_no_objects "$h C3: every Docker object of gitops-c's uid is gone" \
         "agentctl.dev/uid=$uid_c" 240

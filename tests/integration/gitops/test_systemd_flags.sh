@@ -61,7 +61,13 @@ check_eq "it recorded that state in the specs directory" "$R/var/lib/agentctl/st
     "$(cat "$S/.agentctl-state")"
 check_eq "agentctl --specs (no --state) sees the controller's status" "$ID" \
     "$(user_ctl get shown -o jsonpath='{.status.controller}')"
-check_match "and describe shows why it is Pending" "NotAdmitted" "$(user_ctl describe shown)"
+# admission runs once the daemon has answered; the first status may come
+# before that (bounded wait, not timed)
+for _ in $(seq 150); do
+    [ "$(user_ctl get shown -o jsonpath='{.status.conditions[?(@.type=="Waiting")].reason}')" == NotAdmitted ] && break
+    sleep 0.2
+done
+check_match "and describe shows why it is Pending" "Waiting +True +[0-9TZ:-]+ +NotAdmitted" "$(user_ctl describe shown)"
 check_eq "agentctl --state still wins" "" \
     "$(user_ctl --state "$TEST_TMP/elsewhere" get shown -o jsonpath='{.status.controller}')"
 
