@@ -207,7 +207,8 @@ file_missing(struct ctl_inv *inv, const char *why)
 
     rc_result_text(NULL, 0, &o, &r);
     if (why != NULL)
-        snprintf(r.detail, sizeof(r.detail), "%s", why);
+        snprintf(r.detail, sizeof(r.detail), "%.*s",
+                 (int)sizeof(r.detail) - 1, why); /* says it fits (-O3) */
     record(inv, &r);
     rc_result_cleanup(&r);
 }
