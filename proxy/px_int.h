@@ -1,4 +1,5 @@
-/* px_int.h - what the proxy's loop modules (px_main.c, px_conn.c) share.
+/* px_int.h - what the proxy's loop modules (px_main.c, px_conn.c,
+ * px_pump.c) share.
  *
  * struct px is the one context main() makes (no global state); struct
  * px_conn is one client from accept to close.

@@ -8,8 +8,9 @@
 # Not a test: numbers, no pass/fail. Installs tinyproxy and squid from
 # Debian if missing (their services are not started), runs each on its own
 # loopback port with the same one-entry allowlist, stops them at the end.
-# Throughput is the best of BENCH_REPS runs (default 3): on a shared
-# machine the slower runs mostly measure the neighbours.
+# Throughput is the best of BENCH_REPS rounds (default 3), each round
+# every system in turn: on a shared machine the slower runs mostly
+# measure the neighbours, and a change of load hits every row alike.
 # With BENCH_BASE=COMMIT, egress-proxy as built from that commit (its
 # sources from git archive, its own build directory) runs beside the one
 # of this tree, as the row egress-base: the baseline in the same run.
@@ -177,44 +178,54 @@ idle_rss() { # PORT PID N: RSS (KiB) while N idle tunnels are open
     echo "$rss"
 }
 
-declare -A T1 T8 P50 PER CPG
-printf '%-12s %9s %9s %10s %10s %9s %10s %10s %8s\n' system p50_us p99_us \
-    1x_MB/s 8x_MB/s cpu_s/GB rss1k_KiB rss10k_KiB KiB/tun
-for sys in $SYSTEMS; do
-    case $sys in
+declare -A T1 T8 P50 P99 PER CPG R1 R10 C0 MOVED
+pick() { # SYSTEM: its port, CONNECT target ("-": none) and proxy pid
+    case $1 in
     direct) port=$UP tgt=- pid= ;;
     egress-proxy) port=$P_EGRESS tgt=$TARGET pid=$PID_EGRESS ;;
     egress-base) port=$P_BASE tgt=$TARGET pid=$PID_BASE ;;
     tinyproxy) port=$P_TINY tgt=$TARGET pid=$PID_TINY ;;
     squid) port=$P_SQUID tgt=$TARGET pid=$PID_SQUID ;;
     esac
-    read -r p50 p99 < <("$PXB" latency "$port" "$tgt" "$LAT_N")
-    c0=0
-    [ -n "$pid" ] && c0=$(cpu_s "$pid")
-    t1=0 t8=0 moved=0
-    for r in $(seq "$REPS"); do
+}
+# Set-up latency, then throughput in rounds (each round every system in
+# turn, so a change of the machine's load hits all of them alike), then
+# the idle tunnels.
+for sys in $SYSTEMS; do
+    pick "$sys"
+    read -r P50[$sys] P99[$sys] < <("$PXB" latency "$port" "$tgt" "$LAT_N")
+    T1[$sys]=0 T8[$sys]=0 MOVED[$sys]=0 C0[$sys]=0
+    [ -n "$pid" ] && C0[$sys]=$(cpu_s "$pid")
+done
+for r in $(seq "$REPS"); do
+    for sys in $SYSTEMS; do
+        pick "$sys"
         read -r x b < <("$PXB" throughput "$port" "$tgt" 1 "$BYTES1")
-        [ "$x" -gt "$t1" ] && t1=$x
-        moved=$((moved + b))
+        [ "$x" -gt "${T1[$sys]}" ] && T1[$sys]=$x
+        MOVED[$sys]=$((MOVED[$sys] + b))
         read -r x b < <("$PXB" throughput "$port" "$tgt" 8 "$BYTES8")
-        [ "$x" -gt "$t8" ] && t8=$x
-        moved=$((moved + b))
+        [ "$x" -gt "${T8[$sys]}" ] && T8[$sys]=$x
+        MOVED[$sys]=$((MOVED[$sys] + b))
     done
-    if [ -n "$pid" ]; then
-        c1=$(cpu_s "$pid")
-        cpg=$(awk -v a="$c0" -v b="$c1" -v n="$moved" \
-            'BEGIN { printf "%.2f", (b - a) / (n / 1e9) }')
-        base=$(rss_kb "$pid")
-        r1=$(idle_rss "$port" "$pid" "$IDLE_SMALL")
-        r10=$(idle_rss "$port" "$pid" "$IDLE_BIG")
-        per=$(awk -v a="$base" -v b="$r10" -v n="$IDLE_BIG" \
-            'BEGIN { printf "%.1f", (b - a) / n }')
-    else
-        cpg=- r1=- r10=- per=-
-    fi
-    printf '%-12s %9s %9s %10s %10s %9s %10s %10s %8s\n' "$sys" "$p50" \
-        "$p99" "$t1" "$t8" "$cpg" "$r1" "$r10" "$per"
-    T1[$sys]=$t1 T8[$sys]=$t8 P50[$sys]=$p50 PER[$sys]=$per CPG[$sys]=$cpg
+done
+for sys in $SYSTEMS; do
+    pick "$sys"
+    CPG[$sys]=- R1[$sys]=- R10[$sys]=- PER[$sys]=-
+    [ -n "$pid" ] || continue
+    CPG[$sys]=$(awk -v a="${C0[$sys]}" -v b="$(cpu_s "$pid")" \
+        -v n="${MOVED[$sys]}" 'BEGIN { printf "%.2f", (b - a) / (n / 1e9) }')
+    base=$(rss_kb "$pid")
+    R1[$sys]=$(idle_rss "$port" "$pid" "$IDLE_SMALL")
+    R10[$sys]=$(idle_rss "$port" "$pid" "$IDLE_BIG")
+    PER[$sys]=$(awk -v a="$base" -v b="${R10[$sys]}" -v n="$IDLE_BIG" \
+        'BEGIN { printf "%.1f", (b - a) / n }')
+done
+printf '%-12s %9s %9s %10s %10s %9s %10s %10s %8s\n' system p50_us p99_us \
+    1x_MB/s 8x_MB/s cpu_s/GB rss1k_KiB rss10k_KiB KiB/tun
+for sys in $SYSTEMS; do
+    printf '%-12s %9s %9s %10s %10s %9s %10s %10s %8s\n' "$sys" \
+        "${P50[$sys]}" "${P99[$sys]}" "${T1[$sys]}" "${T8[$sys]}" \
+        "${CPG[$sys]}" "${R1[$sys]}" "${R10[$sys]}" "${PER[$sys]}"
 done
 awk -v e1="${T1[egress-proxy]:-0}" -v e8="${T8[egress-proxy]:-0}" \
     -v t1="${T1[tinyproxy]:-0}" -v t8="${T8[tinyproxy]:-0}" \
@@ -233,5 +244,5 @@ awk -v e1="${T1[egress-proxy]:-0}" -v e8="${T8[egress-proxy]:-0}" \
         ratio(e1, t1), ratio(e8, t8) }'
 echo "(idle columns: $IDLE_SMALL and $IDLE_BIG tunnels; KiB/tun = (RSS at" \
     "$IDLE_BIG - RSS before) / $IDLE_BIG; throughput = upstream -> client;" \
-    "1x: $BYTES1 bytes, 8x: 8 x $BYTES8 bytes, best of $REPS;" \
+    "1x: $BYTES1 bytes, 8x: 8 x $BYTES8 bytes, best of $REPS rounds;" \
     "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg))"
