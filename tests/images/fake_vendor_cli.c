@@ -15,6 +15,12 @@
  *                attempt "ok" or the errno's name (fake_confine.c)},
  *    "runner": the runner tool's answer, when its socket exists}
  *
+ * The report is also each CLI's result through its documented channel
+ * (docs/adapters.md), as the controller reads it after exit 0: it is a
+ * Claude Code stdout envelope ("type": "result", "is_error", "result"),
+ * and with Codex's --output-last-message FILE the same line is written
+ * to FILE, so an adapter test's attempt succeeds as a real CLI's would.
+ *
  * The launcher's executable under bin/ is not text: only its path and
  * mode are reported.
  * Test-only: built into a test image, never into the product.
@@ -107,6 +113,26 @@ adapter_var(const char *kv)
            strncmp(kv, "AGENT_", 6) == 0;
 }
 
+/* Codex's --output-last-message FILE (or -o FILE): the final message. */
+static void
+write_last_message(int argc, char **argv)
+{
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return; /* the prompt follows */
+        if (strcmp(argv[i], "--output-last-message") == 0 ||
+            strcmp(argv[i], "-o") == 0) {
+            FILE *f = fopen(argv[i + 1], "w");
+
+            if (f != NULL) {
+                fputs("the fake vendor CLI's report\n", f);
+                fclose(f);
+            }
+            return;
+        }
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -143,6 +169,9 @@ main(int argc, char **argv)
     if (fd >= 0)
         close(fd);
     fake_confine_report();
-    fputs("}\n", stdout);
+    fputs(",\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,"
+          "\"num_turns\":0,\"result\":\"the fake vendor CLI's report\"}\n",
+          stdout);
+    write_last_message(argc, argv);
     return fflush(stdout) == 0 ? 0 : 1;
 }
