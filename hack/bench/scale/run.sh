@@ -38,6 +38,7 @@
 LIB_NO_CHECKS=1 # lib.sh: a benchmark, no "passed: N checks" line
 source "$(cd "$(dirname "$0")/../../.." && pwd)/tests/integration/lib.sh"
 source "$ROOT/tests/integration/store/etcd_lib.sh"
+source "$ROOT/tests/integration/store/etcd_absent_lib.sh" # absent_config
 BASE=${BENCH_BASE:?BENCH_BASE=<baseline build dir> is required}
 NEW=${BENCH_BUILD:-$ROOT/build}
 N=${BENCH_N:-10000}
@@ -85,14 +86,7 @@ preflight() {
             fail "$b has no cli/agentctl and controller/agent-controller"
     done
     cc -O2 -Wall -Wextra -Werror -o "$STWATCH" "$ROOT/hack/bench/store/stwatch.c"
-    mkdir -p "$TEST_TMP/ws" && install -d -m 0700 "$TEST_TMP/secrets"
-    cat >"$TEST_TMP/controller.yaml" <<YAML
-vendors:
-  fake: {hosts: ["vendor.test:443"], allowPrivate: true}
-subnetPool: 10.217.0.0/16
-workspaceRoot: $TEST_TMP/ws
-secretsDir: $TEST_TMP/secrets
-YAML
+    absent_config "$TEST_TMP/controller.yaml" 10.217.0.0/16
     spec_docs s- "$N" >"$TEST_TMP/all.yaml"
 }
 
