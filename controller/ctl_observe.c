@@ -301,7 +301,6 @@ on_docker_request(void *arg, const char *operation, double seconds, bool ok)
                         CTL_LABELS("operation", operation), seconds);
 }
 
-
 static void
 on_store_request(void *arg, const char *operation, double seconds, bool ok,
                  bool blocking)

@@ -220,7 +220,7 @@ static void
 restart(struct store_etcd *s, struct stream *st, bool now)
 {
     struct store_etcd_watch *w = s->w;
-    int64_t rev;
+    int64_t rev = 0;
 
     stop_stream(w->multi, st);
     if (st->listing)

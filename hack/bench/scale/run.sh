@@ -18,8 +18,10 @@
 #              claimed it (the "phase" lines of the three logs);
 #   claims:    the share of the N each controller claimed and worked on
 #              (its log's "phase" lines that say Failed);
-#   idle:      10 s with nothing applied: each controller's etcd requests
-#              per second (its /metrics, the watch excluded);
+#   idle:      10 s with nothing applied, once every controller's work
+#              queue is empty and no Docker request is out (up to 60 s)
+#              and 6 s more: each controller's etcd requests per second
+#              (its /metrics, the watch excluded);
 #   RSS:       each controller's VmRSS and VmHWM then;
 #   latency:   S single specs applied one at a time with the N in the
 #              store: from the spec's put to its first status, both seen
@@ -38,6 +40,7 @@
 LIB_NO_CHECKS=1 # lib.sh: a benchmark, no "passed: N checks" line
 source "$(cd "$(dirname "$0")/../../.." && pwd)/tests/integration/lib.sh"
 source "$ROOT/tests/integration/store/etcd_lib.sh"
+source "$ROOT/tests/integration/store/etcd_absent_lib.sh" # absent_config
 BASE=${BENCH_BASE:?BENCH_BASE=<baseline build dir> is required}
 NEW=${BENCH_BUILD:-$ROOT/build}
 N=${BENCH_N:-10000}
@@ -85,14 +88,7 @@ preflight() {
             fail "$b has no cli/agentctl and controller/agent-controller"
     done
     cc -O2 -Wall -Wextra -Werror -o "$STWATCH" "$ROOT/hack/bench/store/stwatch.c"
-    mkdir -p "$TEST_TMP/ws" && install -d -m 0700 "$TEST_TMP/secrets"
-    cat >"$TEST_TMP/controller.yaml" <<YAML
-vendors:
-  fake: {hosts: ["vendor.test:443"], allowPrivate: true}
-subnetPool: 10.217.0.0/16
-workspaceRoot: $TEST_TMP/ws
-secretsDir: $TEST_TMP/secrets
-YAML
+    absent_config "$TEST_TMP/controller.yaml" 10.217.0.0/16
     spec_docs s- "$N" >"$TEST_TMP/all.yaml"
 }
 
@@ -240,7 +236,18 @@ one() { # COLUMN BUILD
         row "claims: share of controller $n (%)" "$col" "$(awk -v a="$a" -v n="$N" 'BEGIN { printf "%.1f", 100 * a / n }')"
     done
     row "claims: largest share (%)" "$col" "$(awk -v a="$max" -v n="$N" 'BEGIN { printf "%.1f", 100 * a / n }')"
-    sleep 6 # the last releases and a resync
+    # idle: every controller's queue empty and no Docker request out (up
+    # to 60 s: a loaded daemon answers the last lookups late), then a
+    # resync and the last releases
+    t=$((SECONDS + 60))
+    for n in "${CTLS[@]}"; do
+        until [ "$(metric "$n" 'agentctl_workqueue_depth')" = 0 ] &&
+            [ "$(metric "$n" 'agentctl_docker_requests_in_flight')" = 0 ] ||
+            [ "$SECONDS" -ge "$t" ]; do
+            sleep 0.5
+        done
+    done
+    sleep 6
     declare -A r0=()
     for n in "${CTLS[@]}"; do r0[$n]=$(metric "$n" 'agentctl_etcd_request_duration_seconds_count'); done
     sleep 10

@@ -6,16 +6,14 @@
 # (nothing to remove) and releases its claim. After lib.sh and
 # etcd_lib.sh; the caller sets ABSENT and has started etcd.
 #
-#   absent_init NAME           config, ID, RUN, agentctl's env; cleanup
+#   absent_init NAME           checks, config, ID, RUN, agentctl's env
+#   absent_config FILE POOL    the controller's config (vendor fake)
 #   absent_specs PREFIX COUNT  invocation documents on stdout
 #   status_json                every status under the prefix, one JSON a line
 #   stop_controller            SIGTERM the controller in $CP (if any)
 
-need_docker
-command -v jq >/dev/null || skip "jq not installed"
 A=$BUILD/cli/agentctl
 C=$BUILD/controller/agent-controller-testhooks
-[ -x "$C" ] || fail "$C is not built"
 CP=
 
 stop_controller() {
@@ -26,7 +24,21 @@ stop_controller() {
     CP=
 }
 
+absent_config() {
+    mkdir -p "$TEST_TMP/ws" && install -d -m 0700 "$TEST_TMP/secrets"
+    cat >"$1" <<YAML
+vendors:
+  fake: {hosts: ["vendor.test:443"], allowPrivate: true}
+subnetPool: $2
+workspaceRoot: $TEST_TMP/ws
+secretsDir: $TEST_TMP/secrets
+YAML
+}
+
 absent_init() {
+    need_docker
+    command -v jq >/dev/null || skip "jq not installed"
+    [ -x "$C" ] || fail "$C is not built"
     ! docker image inspect "$ABSENT" >/dev/null 2>&1 ||
         skip "$ABSENT exists on the daemon; the scenario needs it absent"
     RUN=$(printf '%s' "$TEST_RUN_ID" | sha256sum | cut -c1-10)
@@ -34,14 +46,7 @@ absent_init() {
     export AGENTCTL_ETCD=$ETCD_URL AGENTCTL_ETCD_PREFIX=/$1-$RUN
     export AGENTCTL_STATE=$TEST_TMP/cli-state
     unset AGENTCTL_SPECS
-    mkdir -p "$TEST_TMP/ws" && install -d -m 0700 "$TEST_TMP/secrets"
-    cat >"$TEST_TMP/controller.yaml" <<YAML
-vendors:
-  fake: {hosts: ["vendor.test:443"], allowPrivate: true}
-subnetPool: 10.219.0.0/16
-workspaceRoot: $TEST_TMP/ws
-secretsDir: $TEST_TMP/secrets
-YAML
+    absent_config "$TEST_TMP/controller.yaml" 10.219.0.0/16
 }
 
 absent_specs() {
