@@ -120,15 +120,28 @@ status_put(struct store_kube *s, const char *name, const char *status,
            size_t len, struct err *e)
 {
     for (int i = 0; i < STATUS_TRIES; i++) {
+        struct err e2 = { 0 };
         cJSON *obj;
         int rc;
 
-        if (store__kube_get_object(s, name, &obj, e) == -1)
+        /* a status has nowhere to go once its object is gone (the
+         * controller cleaning up after a delete): nothing to write */
+        if (store__kube_get_object(s, name, &obj, &e2) == -1) {
+            if (e2.code == ERR_NOTFOUND)
+                return 0;
+            if (e != NULL)
+                *e = e2;
             return -1;
-        rc = put_status(s, name, obj, status, len, e);
+        }
+        rc = put_status(s, name, obj, status, len, &e2);
         cJSON_Delete(obj);
-        if (rc == 0 || e == NULL || e->code != ERR_CONFLICT)
-            return rc;
+        if (rc == 0 || e2.code == ERR_NOTFOUND)
+            return 0;
+        if (e2.code != ERR_CONFLICT) {
+            if (e != NULL)
+                *e = e2;
+            return -1;
+        }
     }
     return err_set(e, ERR_CONFLICT,
                    "status of \"%s\": the object changed at "

@@ -70,10 +70,16 @@ store__kube_event_append(struct store *st, const char *name, const char *line,
     cJSON *obj = NULL, *ev;
     char path[300], *body;
     int rc = -1;
+    struct err e2 = { 0 };
 
-    /* the uid ties the Event to this object, not a later one of the name */
-    if (store__kube_get_object(s, name, &obj, e) == -1)
+    /* the uid ties the Event to this object, not a later one of the
+     * name; an object already gone (the controller cleaning up after a
+     * delete) still gets its events, by name */
+    if (store__kube_get_object(s, name, &obj, &e2) == -1 && e2.code != ERR_NOTFOUND) {
+        if (e != NULL)
+            *e = e2;
         return -1;
+    }
     ev = store__kube_event_object(name, store__kube_str(obj, "metadata", "uid"),
                                   line);
     cJSON_Delete(obj);

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# test_controller_kube.sh - agent-controller on the Kubernetes API server
+# store (--kubeconfig), end to end on this machine's Docker daemon and a
+# real kube-apiserver (lib_kube.sh): `kubectl apply -f` of the demo (the
+# GitOps path) -> the controller sees it through its watch, the demo
+# agent runs -> Succeeded, visible to `kubectl get ai` from the printer
+# columns; its events are Kubernetes Events (`kubectl describe`); the
+# output is read by `agentctl logs` from the controller's state dir;
+# `agentctl wait` and `get` work against the API server; `kubectl
+# delete` has the controller remove every Docker object of the attempt.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../lib_kube.sh"
+source "$(dirname "$0")/../lib_demo.sh"
+
+command -v jq >/dev/null || skip "jq not installed"
+A=$BUILD/cli/agentctl
+C=$BUILD/controller/agent-controller
+demo_setup kube
+start_kube
+install_crd
+
+unset AGENTCTL_SPECS AGENTCTL_ETCD AGENTCTL_KUBE_CONTEXT
+export AGENTCTL_KUBECONFIG=$KUBECONFIG_FILE AGENTCTL_STATE=$TEST_TMP/state
+"$C" --kubeconfig "$KUBECONFIG_FILE" --state "$AGENTCTL_STATE" \
+    --config "$TEST_TMP/controller.yaml" --controller-id "$ID" --resync 2s \
+    >"$TEST_TMP/controller.log" 2>&1 &
+CP=$!
+demo_spec "$TEST_TMP/in/demo.yaml"
+check "kubectl apply of the demo" kubectl_t apply -f "$TEST_TMP/in/demo.yaml"
+if ! "$A" wait "demo-$RUN" --for=phase=Succeeded --timeout=480s; then
+    tail -n 30 "$TEST_TMP/controller.log" >&2
+    fail "demo-$RUN did not succeed"
+fi
+check_match "kubectl get ai: Succeeded, attempt a1" "demo-$RUN +Succeeded +a1" \
+    "$(kubectl_t get ai "demo-$RUN")"
+check_eq "status names this controller" "$ID" \
+    "$(kubectl_t get ai "demo-$RUN" -o jsonpath='{.status.controller}')"
+check_match "kubectl describe shows the controller's events" \
+    'Normal +[A-Za-z]+ +[0-9smh]+ +agent-controller' "$(kubectl_t describe ai "demo-$RUN")"
+check_match "agentctl describe reads them back" \
+    "Events:"$'\n'"  Type" "$("$A" describe "demo-$RUN")"
+check_match "agentctl logs: the demo agent's output" "vendor_body: vendor-$RUN" \
+    "$("$A" logs "demo-$RUN")"
+check "kubectl delete" kubectl_t delete ai "demo-$RUN"
+for _ in $(seq 600); do # until the controller removed the attempt's objects
+    [ "$(docker_count_label "$MANAGED")" = 0 ] && break
+    sleep 0.2
+done
+check_eq "delete: every Docker object of the attempt removed" 0 \
+    "$(docker_count_label "$MANAGED")"
+check "the controller is still running" kill -0 "$CP"
+echo "# $SECONDS s in all"
