@@ -6,7 +6,10 @@
 # agent runs -> Succeeded, visible to `kubectl get ai` from the printer
 # columns; its events are Kubernetes Events (`kubectl describe`); the
 # output is read by `agentctl logs` from the controller's state dir;
-# `agentctl wait` and `get` work against the API server; `kubectl
+# `agentctl wait` and `get` work against the API server. The controller
+# runs as the service account of manifests/kubernetes-apiserver with
+# exactly its RBAC (kubectl auth can-i: what it needs, nothing more);
+# `kubectl
 # delete` has the controller remove every Docker object of the attempt.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../lib_kube.sh"
@@ -19,9 +22,42 @@ demo_setup kube
 start_kube
 install_crd
 
+# the shipped overlay: the controller's service account and exactly its
+# RBAC; the controller runs with a token of that account, not as admin
+kubectl_t apply --validate=false -k "$ROOT/manifests/kubernetes-apiserver" >/dev/null ||
+    fail "kubectl apply -k manifests/kubernetes-apiserver failed"
+SA=system:serviceaccount:agentctl:agent-controller
+can() { kubectl_t auth can-i --as "$SA" "$@" 2>/dev/null || true; }
+check_eq "RBAC: list, watch, get and update status; create events (in default)" \
+    "yes yes yes yes yes" \
+    "$(echo $(can list agentinvocations.agentctl.dev) $(can watch agentinvocations.agentctl.dev) \
+        $(can get agentinvocations.agentctl.dev) \
+        $(can update agentinvocations.agentctl.dev --subresource status) \
+        $(can create events -n default))"
+check_eq "RBAC: nothing more (no spec writes, no deletes, no events elsewhere)" \
+    "no no no no" \
+    "$(echo $(can update agentinvocations.agentctl.dev) $(can delete agentinvocations.agentctl.dev) \
+        $(can create agentinvocations.agentctl.dev) $(can create events -n agentctl))"
+TOKEN=$(kubectl_t create token agent-controller -n agentctl) ||
+    fail "no token for the controller's service account (TokenRequest)"
+cat >"$TEST_TMP/controller.kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+  - name: test
+    cluster: {server: "$KUBE_URL", certificate-authority: "$KUBE_PKI/ca.crt"}
+users:
+  - name: sa
+    user: {token: "$TOKEN"}
+contexts:
+  - name: test
+    context: {cluster: test, user: sa, namespace: agentctl}
+current-context: test
+KC
+
 unset AGENTCTL_SPECS AGENTCTL_ETCD AGENTCTL_KUBE_CONTEXT
 export AGENTCTL_KUBECONFIG=$KUBECONFIG_FILE AGENTCTL_STATE=$TEST_TMP/state
-"$C" --kubeconfig "$KUBECONFIG_FILE" --state "$AGENTCTL_STATE" \
+"$C" --kubeconfig "$TEST_TMP/controller.kubeconfig" --state "$AGENTCTL_STATE" \
     --config "$TEST_TMP/controller.yaml" --controller-id "$ID" --resync 2s \
     >"$TEST_TMP/controller.log" 2>&1 &
 CP=$!
