@@ -10,7 +10,9 @@
 # runs as the service account of manifests/kubernetes-apiserver with
 # exactly its RBAC (kubectl auth can-i: what it needs, nothing more);
 # `kubectl
-# delete` has the controller remove every Docker object of the attempt.
+# delete` has the controller remove every Docker object of the attempt;
+# delete of a running one is held by the controller's finalizer
+# (Terminating) until its Docker objects are gone.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../lib_kube.sh"
 source "$(dirname "$0")/../lib_demo.sh"
@@ -28,9 +30,10 @@ kubectl_t apply --validate=false -k "$ROOT/manifests/kubernetes-apiserver" >/dev
     fail "kubectl apply -k manifests/kubernetes-apiserver failed"
 SA=system:serviceaccount:agentctl:agent-controller
 can() { kubectl_t auth can-i --as "$SA" "$@" 2>/dev/null || true; }
-check_eq "RBAC: list, watch, get and update status; create events (in default)" \
-    "yes yes yes yes yes" \
+check_eq "RBAC: list, watch, get, patch (the finalizer) and update status; create events (in default)" \
+    "yes yes yes yes yes yes" \
     "$(echo $(can list agentinvocations.agentctl.dev) $(can watch agentinvocations.agentctl.dev) \
+        $(can patch agentinvocations.agentctl.dev) \
         $(can get agentinvocations.agentctl.dev) \
         $(can update agentinvocations.agentctl.dev --subresource status) \
         $(can create events -n default))"
@@ -83,6 +86,27 @@ for _ in $(seq 600); do # until the controller removed the attempt's objects
     sleep 0.2
 done
 check_eq "delete: every Docker object of the attempt removed" 0 \
+    "$(docker_count_label "$MANAGED")"
+
+# kubectl delete of a running one: the finalizer holds the object
+# (deletionTimestamp set) until the controller removed every Docker
+# object of it, then it goes
+sed -e "s/^  name: demo-$RUN$/  name: sleeper-$RUN/" \
+    -e 's|command: \[/demo-agent, --write-work\]|command: [/demo-agent, --sleep, "300"]|' \
+    "$TEST_TMP/in/demo.yaml" >"$TEST_TMP/in/sleeper.yaml"
+kubectl_t apply -f "$TEST_TMP/in/sleeper.yaml" >/dev/null
+"$A" wait "sleeper-$RUN" --for=phase=Running --timeout=300s >/dev/null ||
+    fail "sleeper-$RUN did not start: $(tail -n 5 "$TEST_TMP/controller.log")"
+check_eq "the controller's finalizer is on the object" agentctl.dev/cleanup \
+    "$(kubectl_t get ai "sleeper-$RUN" -o jsonpath='{.metadata.finalizers[0]}')"
+kubectl_t delete ai "sleeper-$RUN" --wait=false >/dev/null
+check_match "kubectl delete: the object stays, Terminating (deletionTimestamp)" '^[0-9]{4}-' \
+    "$(kubectl_t get ai "sleeper-$RUN" -o jsonpath='{.metadata.deletionTimestamp}')"
+check "agentctl get: gone for the controller's view" \
+    bash -c "! '$A' get 'sleeper-$RUN' >/dev/null 2>&1"
+kubectl_t wait --for=delete "ai/sleeper-$RUN" --timeout=180s >/dev/null ||
+    fail "sleeper-$RUN was not released: $(tail -n 5 "$TEST_TMP/controller.log")"
+check_eq "once the object is gone, so is every Docker object of it" 0 \
     "$(docker_count_label "$MANAGED")"
 check "the controller is still running" kill -0 "$CP"
 echo "# $SECONDS s in all"
