@@ -9,7 +9,7 @@
 const struct ctl_flag ctl_flags[CTL_NFLAGS + 1] = {
     { "specs", 's', "DIR",
       "the directory store: one spec file per invocation; exactly one of "
-      "--specs and --etcd",
+      "--specs, --etcd and --kubeconfig (or --in-cluster)",
       NULL },
     { "etcd", 'e', "URL[,URL]", "the etcd store, its endpoints comma-separated",
       NULL },
@@ -23,10 +23,20 @@ const struct ctl_flag ctl_flags[CTL_NFLAGS + 1] = {
       "authenticate to etcd as NAME before the first request", NULL },
     { "etcd-password-file", 'P', "FILE",
       "the etcd user's password: the file's first line", NULL },
+    { "kubeconfig", 'k', "FILE",
+      "the Kubernetes API server store: AgentInvocation objects of the "
+      "server this kubeconfig names (docs/store-kube.md)",
+      NULL },
+    { "kube-context", 'x', "NAME", "the kubeconfig's context to use",
+      "its current-context" },
+    { "in-cluster", 'I', NULL,
+      "the Kubernetes API server store through the pod's service account",
+      NULL },
     { "state", 'S', "DIR",
       "status, events and output; recorded in <specs>/.agentctl-state so "
       "agentctl finds it",
-      "<specs>/.agentctl; etcd: /var/lib/agentctl/<prefix>" },
+      "<specs>/.agentctl; etcd: /var/lib/agentctl/<prefix>; kube: "
+      "/var/lib/agentctl/kube" },
     { "config", 'c', "FILE",
       "the controller configuration, agent-controller.yaml(5); SIGHUP "
       "reads it again",
@@ -55,8 +65,8 @@ const struct ctl_flag ctl_flags[CTL_NFLAGS + 1] = {
 void
 ctl_flags_usage(FILE *out)
 {
-    fprintf(out, "usage: agent-controller --specs DIR | --etcd URL[,URL] "
-                 "[FLAGS]\n"
+    fprintf(out, "usage: agent-controller --specs DIR | --etcd URL[,URL] | "
+                 "--kubeconfig FILE | --in-cluster [FLAGS]\n"
                  "       agent-controller --help | --version\n");
 }
 
@@ -85,8 +95,8 @@ ctl_flags_help(FILE *out)
     ctl_flags_usage(out);
     fprintf(out,
             "\n"
-            "Run AgentInvocation resources from a watched directory or from "
-            "etcd as\n"
+            "Run AgentInvocation resources from a watched directory, etcd or "
+            "a Kubernetes\nAPI server as "
             "boxed containers on the local Docker daemon, and keep their "
             "status.\n"
             "\n"
@@ -120,5 +130,6 @@ ctl_flags_help(FILE *out)
             "address)\n"
             "  2  usage: an unknown flag, a bad or empty value, a stray "
             "argument,\n"
-            "     neither or both of --specs and --etcd\n");
+            "     not exactly one of --specs, --etcd and --kubeconfig "
+            "(--in-cluster)\n");
 }

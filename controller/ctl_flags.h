@@ -17,7 +17,7 @@ struct ctl_flag {
 };
 
 /* The table: CTL_NFLAGS rows, then one whose name is NULL. */
-#define CTL_NFLAGS 20
+#define CTL_NFLAGS 23
 extern const struct ctl_flag ctl_flags[CTL_NFLAGS + 1];
 
 /* The synopsis (to out), e.g. after a usage error. */

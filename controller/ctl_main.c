@@ -1,6 +1,7 @@
 /* ctl_main.c - agent-controller: flags, start-up, signals and the loop.
  *
- *   agent-controller --specs DIR | --etcd URL[,URL] [FLAGS]
+ *   agent-controller --specs DIR | --etcd URL[,URL] | --kubeconfig FILE
+ *                    | --in-cluster [FLAGS]
  *
  * The flags, their meanings and defaults are the table in ctl_flags.c.
  *
@@ -126,6 +127,10 @@ struct ctl_etcd_opts {
     const char *prefix;             /* --etcd-prefix; NULL = /agentctl */
     struct store_etcd_security sec; /* --etcd-cacert, -cert, -key, -user,
                                        -password-file */
+    /* the Kubernetes API server store: --kubeconfig (or --in-cluster),
+     * --kube-context */
+    const char *kubeconfig, *kube_context;
+    bool in_cluster;
 };
 
 static int
@@ -218,6 +223,15 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
         case 'P':
             eo->sec.password_file = optarg;
             break;
+        case 'k':
+            eo->kubeconfig = optarg;
+            break;
+        case 'x':
+            eo->kube_context = optarg;
+            break;
+        case 'I':
+            eo->in_cluster = true;
+            break;
         case 'M':
         case 'L':
             if (parse_claim_flag(ch, optarg, o) == -1)
@@ -240,9 +254,11 @@ parse_args(int argc, char **argv, struct ctl_opts *o, struct ctl_etcd_opts *eo)
         ctl_flags_usage(stderr);
         return -1;
     }
-    if ((o->specs_dir == NULL) == (eo->urls == NULL)) {
-        fprintf(stderr, "agent-controller: give exactly one of --specs and "
-                        "--etcd\n");
+    if ((o->specs_dir != NULL) + (eo->urls != NULL) +
+            (eo->kubeconfig != NULL || eo->in_cluster) != 1 ||
+        (eo->kubeconfig != NULL && eo->in_cluster)) {
+        fprintf(stderr, "agent-controller: give exactly one of --specs, "
+                        "--etcd and --kubeconfig (or --in-cluster)\n");
         ctl_flags_usage(stderr);
         return -1;
     }
@@ -417,6 +433,9 @@ ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
         return err_set(e, ERR_INVALID, "the config has errors (see above)");
     if (eo->urls != NULL)
         c->store = store_etcd_open(eo->urls, eo->prefix, c->opts.state_dir, e);
+    else if (eo->kubeconfig != NULL || eo->in_cluster)
+        c->store = store_kube_open(eo->kubeconfig, eo->kube_context,
+                                   c->opts.state_dir, e);
     else
         c->store = open_dir_store(&c->opts, e);
     if (c->store == NULL)

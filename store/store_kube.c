@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/stat.h>
 
 #include <curl/curl.h>
 
@@ -38,8 +40,19 @@ static int
 kube_output_path(struct store *st, const char *name, char *path, size_t size,
                  struct err *e)
 {
-    return store__path(path, size, e, "%s/output/%s.log", KUBE_OF(st)->state,
-                       name);
+    char dir[4096];
+
+    if (store__path(dir, sizeof(dir), e, "%s/output", KUBE_OF(st)->state) == -1)
+        return -1;
+    /* created on demand (mkdir -p), as on etcd: agentctl may run where
+     * it cannot */
+    for (char *p = strchr(dir + 1, '/'); p != NULL; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        (void)mkdir(dir, 0755);
+        *p = '/';
+    }
+    (void)mkdir(dir, 0755);
+    return store__path(path, size, e, "%s/%s.log", dir, name);
 }
 
 static void

@@ -112,6 +112,58 @@ put_status(struct store_kube *s, const char *name, cJSON *obj,
     return rc;
 }
 
+/* JSON-patch the object's finalizers, preconditioned on the
+ * resourceVersion it was read at; *out (may be NULL) gets the object as
+ * patched. add: append ours; else remove ours (at index at). */
+static int
+patch_finalizer(struct store_kube *s, const char *name, const cJSON *obj,
+                bool add, int at, cJSON **out, struct err *e)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "finalizers");
+    const char *rv = store__kube_str(obj, "metadata", "resourceVersion");
+    char path[256], body[512];
+
+    if (rv == NULL)
+        return err_set(e, ERR_SYNTAX, "the API server sent \"%s\" without a resourceVersion", name);
+    if (add && cJSON_GetArraySize(f) == 0)
+        snprintf(body, sizeof(body),
+                 "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"%s\"},"
+                 "{\"op\":\"add\",\"path\":\"/metadata/finalizers\",\"value\":[\"%s\"]}]",
+                 rv, STORE_KUBE_FINALIZER);
+    else if (add)
+        snprintf(body, sizeof(body),
+                 "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"%s\"},"
+                 "{\"op\":\"add\",\"path\":\"/metadata/finalizers/-\",\"value\":\"%s\"}]",
+                 rv, STORE_KUBE_FINALIZER);
+    else
+        snprintf(body, sizeof(body),
+                 "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"%s\"},"
+                 "{\"op\":\"remove\",\"path\":\"/metadata/finalizers/%d\"}]",
+                 rv, at);
+    if (store__kube_path(path, sizeof(path), name, NULL, e) == -1)
+        return -1;
+    return store__kube_request(s, "PATCH", path, body, "application/json-patch+json", out,
+                               NULL, e);
+}
+
+/* Before the controller's first status of an object (so before its
+ * first Docker object of it): the finalizer, unless it is there or the
+ * object is being deleted. obj becomes the object as patched. */
+static int
+ensure_finalizer(struct store_kube *s, const char *name, cJSON **obj, struct err *e)
+{
+    cJSON *patched;
+
+    if (store__kube_finalizer_at(*obj) >= 0 || store__kube_deleting(*obj))
+        return 0;
+    if (patch_finalizer(s, name, *obj, true, 0, &patched, e) == -1)
+        return -1;
+    cJSON_Delete(*obj);
+    *obj = patched;
+    return 0;
+}
+
 /* The status write: the object read, its status replaced, sent with its
  * resourceVersion; 409 (the object changed: a spec edit, a finalizer)
  * reads it again. */
@@ -120,15 +172,30 @@ status_put(struct store_kube *s, const char *name, const char *status,
            size_t len, struct err *e)
 {
     for (int i = 0; i < STATUS_TRIES; i++) {
+        struct err e2 = { 0 };
         cJSON *obj;
         int rc;
 
-        if (store__kube_get_object(s, name, &obj, e) == -1)
+        /* a status has nowhere to go once its object is gone (the
+         * controller cleaning up after a delete): nothing to write */
+        if (store__kube_get_object(s, name, &obj, &e2) == -1) {
+            if (e2.code == ERR_NOTFOUND)
+                return 0;
+            if (e != NULL)
+                *e = e2;
             return -1;
-        rc = put_status(s, name, obj, status, len, e);
+        }
+        rc = ensure_finalizer(s, name, &obj, &e2);
+        if (rc == 0)
+            rc = put_status(s, name, obj, status, len, &e2);
         cJSON_Delete(obj);
-        if (rc == 0 || e == NULL || e->code != ERR_CONFLICT)
-            return rc;
+        if (rc == 0 || e2.code == ERR_NOTFOUND)
+            return 0;
+        if (e2.code != ERR_CONFLICT) {
+            if (e != NULL)
+                *e = e2;
+            return -1;
+        }
     }
     return err_set(e, ERR_CONFLICT,
                    "status of \"%s\": the object changed at "
@@ -206,14 +273,52 @@ store__kube_doc_create(struct store *st, enum store_doc kind, const char *name,
     return store__kube_doc_put(st, kind, name, data, len, e);
 }
 
+/* The controller removed every Docker object of a deleted name: drop
+ * its finalizer, and the API server lets the object go. A conflict (the
+ * object changed meanwhile) reads it again. */
+static int
+release_finalizer(struct store_kube *s, const char *name, struct err *e)
+{
+    for (int i = 0; i < STATUS_TRIES; i++) {
+        struct err e2 = { 0 };
+        cJSON *obj;
+        int at, rc;
+
+        if (store__kube_get_object(s, name, &obj, &e2) == -1) {
+            if (e2.code == ERR_NOTFOUND)
+                return 0; /* gone already */
+            if (e != NULL)
+                *e = e2;
+            return -1;
+        }
+        at = store__kube_finalizer_at(obj);
+        rc = at < 0 ? 0 : patch_finalizer(s, name, obj, false, at, NULL, &e2);
+        cJSON_Delete(obj);
+        if (rc == 0 || e2.code == ERR_NOTFOUND)
+            return 0;
+        /* a failed "test" of the resourceVersion is 422 on 1.20 */
+        if (e2.code != ERR_CONFLICT && e2.code != ERR_INVALID) {
+            if (e != NULL)
+                *e = e2;
+            return -1;
+        }
+    }
+    return err_set(e, ERR_CONFLICT, "finalizer of \"%s\": the object changed at each of %d tries",
+                   name, STATUS_TRIES);
+}
+
 int
 store__kube_doc_del(struct store *st, enum store_doc kind, const char *name,
                     struct err *e)
 {
     struct err e2 = { 0 };
 
+    /* the status goes with the object: its removal is the clean-up's
+     * end, so the finalizer goes */
+    if (kind == STORE_DOC_STATUS)
+        return release_finalizer(KUBE_OF(st), name, e);
     if (kind != STORE_DOC_APPLIED)
-        return 0; /* status and metadata go with the object */
+        return 0; /* metadata goes with the object */
     if (patch_applied(KUBE_OF(st), name, NULL, &e2) == 0 ||
         e2.code == ERR_NOTFOUND)
         return 0;

@@ -1,5 +1,5 @@
 /* store_kube_events.c - the event log of a name as Kubernetes Events
- * (core/v1) on its AgentInvocation, in the store's namespace, so
+ * (core/v1) on its AgentInvocation, in namespace "default", so
  * `kubectl describe ai NAME` and `kubectl get events` show them. Each
  * Event carries the store's event line whole in an annotation, so
  * store_event_read() gives back exactly what was appended; its type,
@@ -16,6 +16,10 @@
 
 #define KUBE_OF(s)            ((struct store_kube *)(s))
 #define EVENT_LINE_ANNOTATION "agentctl.dev/event"
+/* The API server takes the Events of a cluster-scoped object (as of a
+ * Node) in "default" only: involvedObject.namespace is "" and must match
+ * the Event's namespace, "default" excepted. */
+#define EVENT_NAMESPACE "default"
 
 static const char *
 line_str(const cJSON *line, const char *key, const char *dflt)
@@ -70,10 +74,16 @@ store__kube_event_append(struct store *st, const char *name, const char *line,
     cJSON *obj = NULL, *ev;
     char path[300], *body;
     int rc = -1;
+    struct err e2 = { 0 };
 
-    /* the uid ties the Event to this object, not a later one of the name */
-    if (store__kube_get_object(s, name, &obj, e) == -1)
+    /* the uid ties the Event to this object, not a later one of the
+     * name; an object already gone (the controller cleaning up after a
+     * delete) still gets its events, by name */
+    if (store__kube_get_object(s, name, &obj, &e2) == -1 && e2.code != ERR_NOTFOUND) {
+        if (e != NULL)
+            *e = e2;
         return -1;
+    }
     ev = store__kube_event_object(name, store__kube_str(obj, "metadata", "uid"),
                                   line);
     cJSON_Delete(obj);
@@ -82,7 +92,7 @@ store__kube_event_append(struct store *st, const char *name, const char *line,
     if (body == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
     if (snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events",
-                 s->cfg.namespace) >= (int)sizeof(path))
+                 EVENT_NAMESPACE) >= (int)sizeof(path))
         err_set(e, ERR_LIMIT, "namespace too long");
     else
         rc = store__kube_request(s, "POST", path, body, NULL, NULL, NULL, e);
@@ -140,7 +150,7 @@ store__kube_event_read(struct store *st, const char *name, char **data,
             path, sizeof(path),
             "/api/v1/namespaces/%s/events?fieldSelector=involvedObject.kind%%3D"
             "AgentInvocation%%2CinvolvedObject.name%%3D%s",
-            s->cfg.namespace, name) >= (int)sizeof(path))
+            EVENT_NAMESPACE, name) >= (int)sizeof(path))
         return err_set(e, ERR_LIMIT, "namespace too long");
     if (store__kube_request(s, "GET", path, NULL, NULL, &ans, NULL, e) == -1)
         return -1;

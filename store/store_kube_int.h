@@ -28,6 +28,9 @@
 #define STORE_KUBE_ANSWER_MAX (64 * 1024 * 1024) /* bytes of one answer */
 #define STORE_KUBE_GROUP_PATH "/apis/agentctl.dev/v1alpha1"
 #define STORE_KUBE_WATCH_S    300 /* the server ends a watch after this */
+/* the controller's finalizer: an object is gone only once the
+ * controller removed every Docker object of it (docs/store-kube.md) */
+#define STORE_KUBE_FINALIZER "agentctl.dev/cleanup"
 /* agentctl apply's record of what it applied (STORE_DOC_APPLIED) */
 #define STORE_KUBE_APPLIED_ANNOTATION "agentctl.dev/applied"
 
@@ -81,6 +84,11 @@ int store__kube_merge_user_fields(cJSON *cur, const cJSON *want, struct err *e);
 /* The STORE_DOC_META document of an object (uid, generation,
  * creationTimestamp); NULL when it lacks them. Caller frees. */
 char *store__kube_meta_doc(const cJSON *obj);
+/* metadata.deletionTimestamp is set: a spec that is gone for the
+ * controller (list and get skip it, the watch says DELETE). */
+bool store__kube_deleting(const cJSON *obj);
+/* The index of STORE_KUBE_FINALIZER in metadata.finalizers; -1: none. */
+int store__kube_finalizer_at(const cJSON *obj);
 /* obj.a (b NULL) or obj.a.b when a string, else NULL. */
 const char *store__kube_str(const cJSON *obj, const char *a, const char *b);
 /* The Event (core/v1) of one store event line about name (uid may be

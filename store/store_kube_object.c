@@ -174,3 +174,27 @@ store__kube_str(const cJSON *obj, const char *a, const char *b)
         j = cJSON_GetObjectItemCaseSensitive(j, b);
     return cJSON_IsString(j) ? j->valuestring : NULL;
 }
+
+bool
+store__kube_deleting(const cJSON *obj)
+{
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(obj, "metadata"),
+                                            "deletionTimestamp") != NULL;
+}
+
+int
+store__kube_finalizer_at(const cJSON *obj)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "finalizers");
+    int i = 0;
+    const cJSON *it;
+
+    cJSON_ArrayForEach(it, f)
+    {
+        if (cJSON_IsString(it) && strcmp(it->valuestring, STORE_KUBE_FINALIZER) == 0)
+            return i;
+        i++;
+    }
+    return -1;
+}

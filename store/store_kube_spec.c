@@ -94,6 +94,8 @@ store__kube_list(struct store *st, struct store_list *out, struct err *e)
     /* the API server lists in name order (its etcd keys) */
     cJSON_ArrayForEach(it, items)
     {
+        if (store__kube_deleting(it))
+            continue; /* gone for the controller: it cleans up */
         if (store__kube_spec_of(it, &l.items[l.n], e) == -1) {
             cJSON_Delete(ans);
             store_list_cleanup(&l);
@@ -131,6 +133,10 @@ store__kube_get(struct store *st, const char *name, struct store_spec *out,
 
     if (store__kube_get_object(KUBE_OF(st), name, &obj, e) == -1)
         return -1;
+    if (store__kube_deleting(obj)) {
+        cJSON_Delete(obj);
+        return err_set(e, ERR_NOTFOUND, "AgentInvocation \"%s\" is being deleted", name);
+    }
     rc = store__kube_spec_of(obj, out, e);
     cJSON_Delete(obj);
     return rc;

@@ -323,7 +323,9 @@ take_event(struct store_kube_watch *w, const cJSON *ev, struct store_change *out
     w->fails = 0;
     if (strcmp(type, "BOOKMARK") == 0 || name == NULL)
         return 0;
-    deleted = strcmp(type, "DELETED") == 0;
+    /* a deletion requested is a spec gone for the controller: it removes
+     * the Docker objects, then the finalizer (store_kube_docs.c) */
+    deleted = strcmp(type, "DELETED") == 0 || store__kube_deleting(obj);
     if (seen_update(w, obj, deleted)) {
         out[*n].kind = deleted ? STORE_CHANGE_DELETE : STORE_CHANGE_PUT;
         snprintf(out[*n].name, sizeof(out[*n].name), "%s", name);

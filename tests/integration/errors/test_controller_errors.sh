@@ -79,9 +79,9 @@ row "a stray argument" 2 'unexpected argument "stray"' \
     $CTL --specs "$F/dir" stray
 row "--once with a value" 2 "'--once' doesn't allow an argument" \
     $CTL --specs "$F/dir" --once=yes
-row "neither --specs nor --etcd" 2 "one of --specs and --etcd" \
+row "neither --specs nor --etcd" 2 "one of --specs, --etcd and --kubeconfig" \
     $CTL --once
-row "both --specs and --etcd" 2 "one of --specs and --etcd" \
+row "both --specs and --etcd" 2 "one of --specs, --etcd and --kubeconfig" \
     $CTL --specs "$F/dir" --etcd http://127.0.0.1:1 --once
 
 # ---- values out of their range or form ----

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# test_controller_kube.sh - agent-controller on the Kubernetes API server
+# store (--kubeconfig), end to end on this machine's Docker daemon and a
+# real kube-apiserver (lib_kube.sh): `kubectl apply -f` of the demo (the
+# GitOps path) -> the controller sees it through its watch, the demo
+# agent runs -> Succeeded, visible to `kubectl get ai` from the printer
+# columns; its events are Kubernetes Events (`kubectl describe`); the
+# output is read by `agentctl logs` from the controller's state dir;
+# `agentctl wait` and `get` work against the API server. The controller
+# runs as the service account of manifests/kubernetes-apiserver with
+# exactly its RBAC (kubectl auth can-i: what it needs, nothing more);
+# `kubectl
+# delete` has the controller remove every Docker object of the attempt;
+# delete of a running one is held by the controller's finalizer
+# (Terminating) until its Docker objects are gone.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../lib_kube.sh"
+source "$(dirname "$0")/../lib_demo.sh"
+
+command -v jq >/dev/null || skip "jq not installed"
+A=$BUILD/cli/agentctl
+C=$BUILD/controller/agent-controller
+demo_setup kube
+start_kube
+install_crd
+
+# the shipped overlay: the controller's service account and exactly its
+# RBAC; the controller runs with a token of that account, not as admin
+kubectl_t apply --validate=false -k "$ROOT/manifests/kubernetes-apiserver" >/dev/null ||
+    fail "kubectl apply -k manifests/kubernetes-apiserver failed"
+SA=system:serviceaccount:agentctl:agent-controller
+can() { kubectl_t auth can-i --as "$SA" "$@" 2>/dev/null || true; }
+check_eq "RBAC: list, watch, get, patch (the finalizer) and update status; create events (in default)" \
+    "yes yes yes yes yes yes" \
+    "$(echo $(can list agentinvocations.agentctl.dev) $(can watch agentinvocations.agentctl.dev) \
+        $(can patch agentinvocations.agentctl.dev) \
+        $(can get agentinvocations.agentctl.dev) \
+        $(can update agentinvocations.agentctl.dev --subresource status) \
+        $(can create events -n default))"
+check_eq "RBAC: nothing more (no spec writes, no deletes, no events elsewhere)" \
+    "no no no no" \
+    "$(echo $(can update agentinvocations.agentctl.dev) $(can delete agentinvocations.agentctl.dev) \
+        $(can create agentinvocations.agentctl.dev) $(can create events -n agentctl))"
+TOKEN=$(kubectl_t create token agent-controller -n agentctl) ||
+    fail "no token for the controller's service account (TokenRequest)"
+cat >"$TEST_TMP/controller.kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+  - name: test
+    cluster: {server: "$KUBE_URL", certificate-authority: "$KUBE_PKI/ca.crt"}
+users:
+  - name: sa
+    user: {token: "$TOKEN"}
+contexts:
+  - name: test
+    context: {cluster: test, user: sa, namespace: agentctl}
+current-context: test
+KC
+
+unset AGENTCTL_SPECS AGENTCTL_ETCD AGENTCTL_KUBE_CONTEXT
+export AGENTCTL_KUBECONFIG=$KUBECONFIG_FILE AGENTCTL_STATE=$TEST_TMP/state
+"$C" --kubeconfig "$TEST_TMP/controller.kubeconfig" --state "$AGENTCTL_STATE" \
+    --config "$TEST_TMP/controller.yaml" --controller-id "$ID" --resync 2s \
+    >"$TEST_TMP/controller.log" 2>&1 &
+CP=$!
+demo_spec "$TEST_TMP/in/demo.yaml"
+check "kubectl apply of the demo" kubectl_t apply -f "$TEST_TMP/in/demo.yaml"
+if ! "$A" wait "demo-$RUN" --for=phase=Succeeded --timeout=480s; then
+    tail -n 30 "$TEST_TMP/controller.log" >&2
+    fail "demo-$RUN did not succeed"
+fi
+check_match "kubectl get ai: Succeeded, attempt a1" "demo-$RUN +Succeeded +a1" \
+    "$(kubectl_t get ai "demo-$RUN")"
+check_eq "status names this controller" "$ID" \
+    "$(kubectl_t get ai "demo-$RUN" -o jsonpath='{.status.controller}')"
+check_match "kubectl describe shows the controller's events" \
+    'Normal +[A-Za-z]+ +[0-9smh]+ +agent-controller' "$(kubectl_t describe ai "demo-$RUN")"
+check_match "agentctl describe reads them back" \
+    "Events:"$'\n'"  Type" "$("$A" describe "demo-$RUN")"
+check_match "agentctl logs: the demo agent's output" "vendor_body: vendor-$RUN" \
+    "$("$A" logs "demo-$RUN")"
+check "kubectl delete" kubectl_t delete ai "demo-$RUN"
+for _ in $(seq 600); do # until the controller removed the attempt's objects
+    [ "$(docker_count_label "$MANAGED")" = 0 ] && break
+    sleep 0.2
+done
+check_eq "delete: every Docker object of the attempt removed" 0 \
+    "$(docker_count_label "$MANAGED")"
+
+# kubectl delete of a running one: the finalizer holds the object
+# (deletionTimestamp set) until the controller removed every Docker
+# object of it, then it goes
+sed -e "s/^  name: demo-$RUN$/  name: sleeper-$RUN/" \
+    -e 's|command: \[/demo-agent, --write-work\]|command: [/demo-agent, --sleep, "300"]|' \
+    "$TEST_TMP/in/demo.yaml" >"$TEST_TMP/in/sleeper.yaml"
+kubectl_t apply -f "$TEST_TMP/in/sleeper.yaml" >/dev/null
+"$A" wait "sleeper-$RUN" --for=phase=Running --timeout=300s >/dev/null ||
+    fail "sleeper-$RUN did not start: $(tail -n 5 "$TEST_TMP/controller.log")"
+check_eq "the controller's finalizer is on the object" agentctl.dev/cleanup \
+    "$(kubectl_t get ai "sleeper-$RUN" -o jsonpath='{.metadata.finalizers[0]}')"
+kubectl_t delete ai "sleeper-$RUN" --wait=false >/dev/null
+check_match "kubectl delete: the object stays, Terminating (deletionTimestamp)" '^[0-9]{4}-' \
+    "$(kubectl_t get ai "sleeper-$RUN" -o jsonpath='{.metadata.deletionTimestamp}')"
+check "agentctl get: gone for the controller's view" \
+    bash -c "! '$A' get 'sleeper-$RUN' >/dev/null 2>&1"
+kubectl_t wait --for=delete "ai/sleeper-$RUN" --timeout=180s >/dev/null ||
+    fail "sleeper-$RUN was not released: $(tail -n 5 "$TEST_TMP/controller.log")"
+check_eq "once the object is gone, so is every Docker object of it" 0 \
+    "$(docker_count_label "$MANAGED")"
+check "the controller is still running" kill -0 "$CP"
+echo "# $SECONDS s in all"
