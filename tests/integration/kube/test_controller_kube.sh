@@ -12,7 +12,8 @@
 # `kubectl
 # delete` has the controller remove every Docker object of the attempt;
 # delete of a running one is held by the controller's finalizer
-# (Terminating) until its Docker objects are gone.
+# (Terminating) until its Docker objects are gone; a spec change by
+# kubectl while running (spec.cancel) is acted on.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../lib_kube.sh"
 source "$(dirname "$0")/../lib_demo.sh"
@@ -94,6 +95,18 @@ check_eq "delete: every Docker object of the attempt removed" 0 \
 sed -e "s/^  name: demo-$RUN$/  name: sleeper-$RUN/" \
     -e 's|command: \[/demo-agent, --write-work\]|command: [/demo-agent, --sleep, "300"]|' \
     "$TEST_TMP/in/demo.yaml" >"$TEST_TMP/in/sleeper.yaml"
+# a spec change while running, as a GitOps tool makes it (kubectl, not
+# agentctl): spec.cancel stops the attempt
+sed "s/name: sleeper-$RUN/name: cancel-$RUN/" "$TEST_TMP/in/sleeper.yaml" |
+    kubectl_t apply -f - >/dev/null
+"$A" wait "cancel-$RUN" --for=phase=Running --timeout=300s >/dev/null ||
+    fail "cancel-$RUN did not start: $(tail -n 5 "$TEST_TMP/controller.log")"
+kubectl_t patch ai "cancel-$RUN" --type merge -p '{"spec":{"cancel":true}}' >/dev/null
+check "a spec change by kubectl while running: spec.cancel -> Cancelled" \
+    "$A" wait "cancel-$RUN" --for=phase=Cancelled --timeout=120s
+check_eq "... with the API server's generation 2 observed" 2 \
+    "$(kubectl_t get ai "cancel-$RUN" -o jsonpath='{.status.observedGeneration}')"
+
 kubectl_t apply -f "$TEST_TMP/in/sleeper.yaml" >/dev/null
 "$A" wait "sleeper-$RUN" --for=phase=Running --timeout=300s >/dev/null ||
     fail "sleeper-$RUN did not start: $(tail -n 5 "$TEST_TMP/controller.log")"
@@ -107,6 +120,6 @@ check "agentctl get: gone for the controller's view" \
 kubectl_t wait --for=delete "ai/sleeper-$RUN" --timeout=180s >/dev/null ||
     fail "sleeper-$RUN was not released: $(tail -n 5 "$TEST_TMP/controller.log")"
 check_eq "once the object is gone, so is every Docker object of it" 0 \
-    "$(docker_count_label "$MANAGED")"
+    "$(docker_count_label "agentctl.dev/invocation=sleeper-$RUN")"
 check "the controller is still running" kill -0 "$CP"
 echo "# $SECONDS s in all"
