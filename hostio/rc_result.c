@@ -71,10 +71,17 @@ utf8_bad_offset(const unsigned char *s, size_t n)
     return -1;
 }
 
-/* Whether JSON text nests at most max deep: one pass over the bytes,
- * strings skipped, no recursion, so a bomb costs its length. */
-static bool
-json_depth_ok(const char *s, size_t n, unsigned max)
+/* The problems a scan of JSON text finds before any parser sees it. */
+enum json_scan { JSON_SCAN_OK, JSON_SCAN_DEEP, JSON_SCAN_CONTROL, JSON_SCAN_NUL };
+
+/* One pass over the bytes, no recursion, so a bomb costs its length:
+ * nesting at most max deep, and inside strings no raw control byte
+ * (RFC 8259 7 forbids them; cJSON takes them and prints each as six
+ * bytes, so 256 KiB of them would print as 1.5 MiB, past what a status
+ * document may hold) and no \u0000 (cJSON's strings end there: the text
+ * kept would not be the text given). *at: the offending byte. */
+static enum json_scan
+json_scan(const char *s, size_t n, unsigned max, size_t *at)
 {
     unsigned depth = 0;
     bool in_string = false;
@@ -82,7 +89,12 @@ json_depth_ok(const char *s, size_t n, unsigned max)
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
 
+        *at = i;
         if (in_string) {
+            if ((unsigned char)c < 0x20)
+                return JSON_SCAN_CONTROL;
+            if (c == '\\' && i + 5 < n && memcmp(s + i + 1, "u0000", 5) == 0)
+                return JSON_SCAN_NUL;
             if (c == '\\')
                 i++;
             else if (c == '"')
@@ -91,12 +103,52 @@ json_depth_ok(const char *s, size_t n, unsigned max)
             in_string = true;
         } else if (c == '[' || c == '{') {
             if (++depth > max)
-                return false;
+                return JSON_SCAN_DEEP;
         } else if ((c == ']' || c == '}') && depth > 0) {
             depth--;
         }
     }
-    return true;
+    return JSON_SCAN_OK;
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The first member name that an object of j repeats, or NULL. Readers
+ * differ on a repeated name (cJSON and agentctl's jsonpath take the
+ * first, jq the last), so {"verdict":"fail","verdict":"pass"} would be
+ * two answers: refused. Sorted, not compared pairwise (an object of
+ * 40,000 members). The recursion is bounded by the scan's depth. */
+static const char *
+repeated_name(const cJSON *j)
+{
+    const char *dup = NULL;
+    const cJSON *m;
+    size_t n = 0, k = 0;
+    const char **names;
+
+    if (!cJSON_IsArray(j) && !cJSON_IsObject(j))
+        return NULL;
+    cJSON_ArrayForEach(m, j)
+    {
+        if ((dup = repeated_name(m)) != NULL)
+            return dup;
+        n++;
+    }
+    if (!cJSON_IsObject(j) || n < 2)
+        return NULL;
+    if ((names = malloc(n * sizeof(*names))) == NULL)
+        return "(out of memory)";
+    cJSON_ArrayForEach(m, j) names[k++] = m->string != NULL ? m->string : "";
+    qsort(names, n, sizeof(*names), by_name);
+    for (k = 1; k < n && dup == NULL; k++)
+        if (strcmp(names[k - 1], names[k]) == 0)
+            dup = names[k];
+    free(names);
+    return dup;
 }
 
 /* Parse text (NUL-terminated, len bytes) as one JSON value, nothing but
@@ -105,18 +157,38 @@ static cJSON *
 parse_json(struct rc_result *r, const char *text, size_t len, unsigned depth,
            const char *what)
 {
-    const char *end = NULL;
+    const char *end = NULL, *dup;
+    size_t at = 0;
     cJSON *j;
 
-    if (!json_depth_ok(text, len, depth)) {
+    switch (json_scan(text, len, depth, &at)) {
+    case JSON_SCAN_DEEP:
         problem(r, RC_RESULT_TOO_DEEP, "%s nests deeper than %u levels", what,
                 depth);
         return NULL;
+    case JSON_SCAN_CONTROL:
+        problem(r, RC_RESULT_MALFORMED, "%s has a raw control byte in a "
+                "string (at byte %zu)", what, at);
+        return NULL;
+    case JSON_SCAN_NUL:
+        problem(r, RC_RESULT_MALFORMED, "%s has a \\u0000 escape in a "
+                "string (at byte %zu)", what, at);
+        return NULL;
+    case JSON_SCAN_OK:
+        break;
     }
     j = cJSON_ParseWithOpts(text, &end, true);
-    if (j == NULL)
+    if (j == NULL) {
         problem(r, RC_RESULT_MALFORMED, "%s is not JSON (at byte %td)", what,
                 end != NULL && end >= text ? end - text : (ptrdiff_t)0);
+        return NULL;
+    }
+    if ((dup = repeated_name(j)) != NULL) {
+        problem(r, RC_RESULT_MALFORMED, "%s repeats the member name "
+                "\"%.64s\" in one object", what, dup);
+        cJSON_Delete(j);
+        return NULL;
+    }
     return j;
 }
 
@@ -268,7 +340,10 @@ read_envelope(struct rc_result *r, const struct rc_result_opts *o,
     r->has_is_error = cJSON_IsBool(is_error);
     r->is_error = cJSON_IsTrue(is_error);
     r->has_turns = cJSON_IsNumber(turns);
-    r->turns = r->has_turns ? (long)turns->valuedouble : 0;
+    /* clamped before the cast: a double past long's range is undefined */
+    r->turns = !r->has_turns ? 0
+               : turns->valuedouble >= 1e9 ? 1000000000L
+               : turns->valuedouble > 0 ? (long)turns->valuedouble : 0;
     if (cJSON_IsArray(denials))
         r->denials = (long)cJSON_GetArraySize(denials);
     if (cJSON_IsString(result) &&
@@ -421,6 +496,26 @@ add_text(cJSON *o, const struct rc_result *r)
     cJSON_AddBoolToObject(o, "textTruncated", true);
 }
 
+/* A status document holds at most STORE_STATE_MAX (1 MiB) with the rest
+ * of the status: status.result is kept under RC_RESULT_STATUS_MAX
+ * printed. Over it, the JSON answer is left out (text, validity and
+ * errors stay; agentctl result says so): else the status could not be
+ * written at all, and an invocation whose status cannot be written is
+ * never cleaned up. */
+static cJSON *
+fit_status(cJSON *o)
+{
+    char *printed = cJSON_PrintUnformatted(o);
+    size_t n = printed != NULL ? strlen(printed) : 0;
+
+    free(printed);
+    if (n <= RC_RESULT_STATUS_MAX || !cJSON_HasObjectItem(o, "json"))
+        return o;
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "json");
+    cJSON_AddBoolToObject(o, "jsonOmitted", true);
+    return o;
+}
+
 cJSON *
 rc_result_status(const struct rc_result *r)
 {
@@ -451,7 +546,7 @@ rc_result_status(const struct rc_result *r)
         cJSON_AddStringToObject(o, "problem", rc_result_problem_name(r->problem));
         cJSON_AddStringToObject(o, "detail", r->detail);
     }
-    return o;
+    return fit_status(o);
 }
 
 void

@@ -26,6 +26,9 @@
  * this much to maxResultBytes before the stdout counts as oversized. */
 #define RC_RESULT_ENVELOPE_SLACK (64u * 1024)
 #define RC_RESULT_TEXT_IN_STATUS (32u * 1024) /* status.result.text */
+/* status.result printed, at most: over it the JSON answer is omitted
+ * (jsonOmitted: true), so the status document always fits its 1 MiB */
+#define RC_RESULT_STATUS_MAX (512u * 1024)
 
 enum rc_result_problem {
     RC_RESULT_OK = 0,

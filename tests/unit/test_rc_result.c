@@ -31,6 +31,12 @@ claude(const char *out, const struct rc_result_opts *o, struct rc_result *r)
 }
 
 static void
+text(const char *out, const struct rc_result_opts *o, struct rc_result *r)
+{
+    rc_result_text(out, strlen(out), o, r);
+}
+
+static void
 test_claude_envelope(void **state)
 {
     struct rc_result r;
@@ -185,6 +191,67 @@ test_deep_nesting_bomb(void **state)
     free(s);
 }
 
+/* What a reader cannot agree on, or a status cannot hold: refused
+ * before validation (the review's cases) */
+static void
+test_ambiguous_or_bloating_json(void **state)
+{
+    const struct rc_result_opts big = { .max_bytes = 2 * 1024 * 1024,
+                                        .schema = SCHEMA };
+    size_t n = 1200 * 1024, i;
+    char *s = malloc(n + 64);
+    struct rc_result r;
+    cJSON *st;
+    char *printed;
+
+    (void)state;
+    /* {"verdict":"fail","verdict":"pass"}: cJSON reads fail, jq pass */
+    text("{\"verdict\":\"fail\",\"verdict\":\"pass\"}", &with_schema, &r);
+    expect(RC_RESULT_MALFORMED, &r, "repeats the member name \"verdict\"");
+    rc_result_cleanup(&r);
+    /* nested too, among many members */
+    text("{\"verdict\":\"pass\",\"x\":[{\"a\":1,\"b\":2,\"a\":3}]}",
+         &with_schema, &r);
+    expect(RC_RESULT_MALFORMED, &r, "repeats the member name \"a\"");
+    rc_result_cleanup(&r);
+    /* a raw control byte in a string: cJSON prints it as six bytes */
+    text("{\"verdict\":\"pass\",\"x\":\"a\001b\"}", &with_schema, &r);
+    expect(RC_RESULT_MALFORMED, &r, "raw control byte in a string (at byte 24)");
+    rc_result_cleanup(&r);
+    /* \u0000 would end the string cJSON keeps */
+    text("{\"verdict\":\"pass\",\"x\":\"a\\u0000b\"}", &with_schema, &r);
+    expect(RC_RESULT_MALFORMED, &r, "\\u0000 escape");
+    rc_result_cleanup(&r);
+    /* escaped text that is fine: \u0001 and \" are not refused */
+    text("{\"verdict\":\"pass\",\"x\":\"\\u0001\\\"\"}", &with_schema, &r);
+    assert_int_equal(r.problem, RC_RESULT_OK);
+    rc_result_cleanup(&r);
+    /* an answer whose status would not fit (a bound above the spec's
+     * 256 KiB, to reach it): the JSON left out, the rest kept */
+    strcpy(s, "{\"verdict\":\"pass\",\"x\":\"");
+    for (i = strlen(s); i + 2 <= n; i += 2)
+        memcpy(s + i, "\\\\", 2); /* one backslash, escaped */
+    strcpy(s + i, "\"}");
+    text(s, &big, &r);
+    assert_int_equal(r.problem, RC_RESULT_OK);
+    assert_true(r.valid);
+    st = rc_result_status(&r);
+    assert_null(cJSON_GetObjectItem(st, "json"));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(st, "jsonOmitted")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(st, "valid")));
+    printed = cJSON_PrintUnformatted(st);
+    assert_true(strlen(printed) <= RC_RESULT_STATUS_MAX);
+    free(printed);
+    cJSON_Delete(st);
+    rc_result_cleanup(&r);
+    /* num_turns far past long's range: clamped, not undefined */
+    claude("{\"type\":\"result\",\"is_error\":false,\"result\":\"x\","
+           "\"num_turns\":1e300}", &no_schema, &r);
+    assert_int_equal(r.turns, 1000000000L);
+    rc_result_cleanup(&r);
+    free(s);
+}
+
 static void
 test_codex_text(void **state)
 {
@@ -301,6 +368,7 @@ main(void)
         cmocka_unit_test(test_claude_problems),
         cmocka_unit_test(test_claude_is_error),
         cmocka_unit_test(test_deep_nesting_bomb),
+        cmocka_unit_test(test_ambiguous_or_bloating_json),
         cmocka_unit_test(test_codex_text),
         cmocka_unit_test(test_untar),
         cmocka_unit_test(test_status_text_bounded),
