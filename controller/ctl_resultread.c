@@ -189,14 +189,24 @@ read_stdout(struct ctl_inv *inv)
 
 /* ---- the file, through the keeper -------------------------------------- */
 
+/* The archive's bytes as they come. Past the bound the rest is not
+ * read: the request is cancelled and answered here (as oversized), else
+ * a sparse file of a terabyte (`truncate -s 1T`, which fits any tmpfs)
+ * would be streamed as zeros, daemon to controller, for as long as that
+ * takes, and the attempt would wait for it. */
 static void
 on_file_data(struct dk_req *req, const char *data, size_t len, void *arg)
 {
     struct ctl_inv *inv = arg;
+    struct dk_response cut = { .status = 200, .body = "" };
 
-    (void)req;
-    if (inv->result != NULL)
-        keep(inv->result, data, len);
+    if (inv->result == NULL || inv->result->over)
+        return;
+    keep(inv->result, data, len);
+    if (!inv->result->over || ctl_test_disabled("result-stream-cut"))
+        return;
+    dk_cancel(req);
+    ctl_step_answered(req, &cut, inv);
 }
 
 static void

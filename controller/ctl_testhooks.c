@@ -71,6 +71,8 @@
  * cleanup, as before the live audit (ctl_egress.c): a flood pushes lines
  * out, uncounted; "result-validation" accepts a result that breaks
  * spec.output.schema (ctl_resultread.c), as without a schema check;
+ * "result-stream-cut" reads a result file past spec.output.maxResultBytes
+ * to its end instead of cancelling the read (ctl_resultread.c);
  * "wait-event-once" writes the Waiting condition's event at every pass
  * of a wait, not once when its reason changes (ctl_waiting.c);
  * "invalid-log-once" logs an invalid spec at every resync, not once per

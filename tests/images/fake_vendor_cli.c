@@ -19,7 +19,9 @@
  * (docs/adapters.md), as the controller reads it after exit 0: it is a
  * Claude Code stdout envelope ("type": "result", "is_error", "result"),
  * and with Codex's --output-last-message FILE the same line is written
- * to FILE, so an adapter test's attempt succeeds as a real CLI's would.
+ * to FILE, so an adapter test's attempt succeeds as a real CLI's would
+ * (CODEX_FAKE_SPARSE=N makes that file a sparse one of N
+ * bytes: a hostile answer).
  *
  * The launcher's executable under bin/ is not text: only its path and
  * mode are reported.
@@ -31,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -122,12 +125,17 @@ write_last_message(int argc, char **argv)
             return; /* the prompt follows */
         if (strcmp(argv[i], "--output-last-message") == 0 ||
             strcmp(argv[i], "-o") == 0) {
+            const char *sparse = getenv("CODEX_FAKE_SPARSE");
             FILE *f = fopen(argv[i + 1], "w");
 
-            if (f != NULL) {
-                fputs("the fake vendor CLI's report\n", f);
-                fclose(f);
-            }
+            if (f == NULL)
+                return;
+            fputs("the fake vendor CLI's report\n", f);
+            fflush(f);
+            /* a hostile answer: a sparse file of that many bytes */
+            if (sparse != NULL && ftruncate(fileno(f), atoll(sparse)) != 0)
+                perror("fakecli: ftruncate");
+            fclose(f);
             return;
         }
     }
