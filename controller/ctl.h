@@ -164,7 +164,8 @@ struct ctl_inv {
     char name[STORE_NAME_MAX + 1];
     struct spec_invocation *spec; /* latest valid spec; NULL if none */
     bool spec_invalid;            /* the store holds an invalid version */
-    bool invalid_logged;          /* ...and it is logged (ctl_invalid.c) */
+    uint64_t invalid_rev;         /* the version's revision, hashed, and */
+    uint64_t invalid_logged_rev;  /* the invalid one logged (ctl_invalid.c) */
     bool meta_unwritten;          /* its metadata could not be written: the
                                      spec is read again on every resync
                                      (ctl_sync.c) */

@@ -8,22 +8,37 @@
  * (docs/monitoring.md; the alert AgentctlSpecInvalid). */
 #include "ctl_invalid.h"
 
+#include <stdint.h>
+
 #include "ctl_testhooks.h"
 #include "log.h"
 
-void
-ctl_invalid_seen(struct ctl_inv *inv)
+/* FNV-1a: the version's revision in eight bytes (never 0 in practice:
+ * 0 means "none logged"). */
+static uint64_t
+rev_hash(const char *rev)
 {
-    inv->invalid_logged = false;
+    uint64_t h = 0xcbf29ce484222325ULL;
+
+    for (; *rev != '\0'; rev++)
+        h = (h ^ (unsigned char)*rev) * 0x100000001b3ULL;
+    return h;
+}
+
+void
+ctl_invalid_seen(struct ctl_inv *inv, const char *rev)
+{
+    inv->invalid_rev = rev_hash(rev);
 }
 
 void
 ctl_invalid_note(struct ctl_inv *inv)
 {
     if (!inv->spec_invalid || inv->deleted ||
-        (inv->invalid_logged && !ctl_test_disabled("invalid-log-once")))
+        (inv->invalid_logged_rev == inv->invalid_rev &&
+         !ctl_test_disabled("invalid-log-once")))
         return;
-    inv->invalid_logged = true;
+    inv->invalid_logged_rev = inv->invalid_rev;
     log_kv(LOG_WARN, "spec invalid: fix it, the controller keeps the last "
                      "valid version",
            "invocation", inv->name, "error",

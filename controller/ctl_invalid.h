@@ -5,9 +5,11 @@
 
 #include "ctl.h"
 
-/* The store gave a new version of inv's spec (valid or not): an invalid
- * one is logged at the next ctl_invalid_note. */
-void ctl_invalid_seen(struct ctl_inv *inv);
+/* The store gave inv's spec at revision rev (valid or not): an invalid
+ * version not logged yet is logged at the next ctl_invalid_note. The
+ * same revision again (a relist after a RESYNC, a Docker reconnect, a
+ * SIGHUP) is the same version: not logged again. */
+void ctl_invalid_seen(struct ctl_inv *inv, const char *rev);
 
 /* Log inv's invalid version once: "spec invalid" with its first error
  * as file:line:col: field: problem. Called when a version comes in and

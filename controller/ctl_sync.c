@@ -33,7 +33,7 @@ ctl_sync_spec(struct ctl *c, struct store_spec *sp)
             inv->meta.generation > 0 &&
             strcmp(inv->spec->spec_hash, sp->inv->spec_hash) == 0;
     inv->deleted = false;
-    ctl_invalid_seen(inv); /* a new version: logged once if invalid */
+    ctl_invalid_seen(inv, sp->rev); /* logged once per version if invalid */
     if (sp->inv == NULL) {
         inv->spec_invalid = true;
         if (sp->errors != NULL && sp->errors->n > 0) {

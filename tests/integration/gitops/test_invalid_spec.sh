@@ -59,6 +59,15 @@ check_match "dir: the line names file:line:col: field: problem" \
 check_eq "dir: agentctl_specs_invalid counts it" 1 "$(gauge "$CTL_METRICS")"
 resyncs "$CTL_METRICS"
 check_eq "dir: one line over the resyncs" 1 "$(lines "$CTL_LOG" dirbad)"
+# a SIGHUP reloads the config and lists the store again: the same
+# version, so no second line (it came again at every relist before)
+kill -HUP "$CTL_PID"
+for _ in $(seq 1 40); do
+    grep -q '"config reloaded"\|"msg":"config' "$CTL_LOG" && break
+    sleep 0.25
+done
+resyncs "$CTL_METRICS"
+check_eq "dir: one line after a SIGHUP's relist too" 1 "$(lines "$CTL_LOG" dirbad)"
 bad dirbad nope >"$SPECS/dirbad.yaml"
 wait_lines "$CTL_LOG" dirbad 2
 check_match "dir: an edit still invalid is a new version: its own line" \
