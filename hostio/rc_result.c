@@ -13,6 +13,7 @@
 #include <archive_entry.h>
 
 #include "spec_jschema.h"
+#include "utf8.h"
 
 static void
 problem(struct rc_result *r, enum rc_result_problem p, const char *fmt, ...)
@@ -29,46 +30,6 @@ problem(struct rc_result *r, enum rc_result_problem p, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(r->detail, sizeof(r->detail), fmt, ap);
     va_end(ap);
-}
-
-/* Offset of the first byte of the first ill-formed sequence (RFC 3629:
- * no overlongs, no surrogates, nothing above U+10FFFF, none cut short),
- * or -1 when s is strict UTF-8. */
-static long
-utf8_bad_offset(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-
-    while (i < n) {
-        unsigned char c = s[i];
-        size_t need = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1
-                                 : c >= 0xE0 && c <= 0xEF ? 2
-                                 : c >= 0xF0 && c <= 0xF4 ? 3
-                                                          : 9;
-        unsigned char lo = 0x80, hi = 0xBF;
-
-        if (need == 0) {
-            i++;
-            continue;
-        }
-        if (need == 9 || i + need >= n)
-            return (long)i; /* not a lead byte, or cut by the end */
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-        else if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-        for (size_t k = 1; k <= need; k++) {
-            if (s[i + k] < (k == 1 ? lo : 0x80) ||
-                s[i + k] > (k == 1 ? hi : 0xBF))
-                return (long)i;
-        }
-        i += need + 1;
-    }
-    return -1;
 }
 
 /* The problems a scan of JSON text finds before any parser sees it. */
@@ -266,7 +227,7 @@ static int
 take_text(struct rc_result *r, const struct rc_result_opts *o,
           const char *text, size_t len)
 {
-    long bad;
+    size_t bad;
 
     if (len > o->max_bytes) {
         problem(r, RC_RESULT_OVERSIZED,
@@ -275,10 +236,10 @@ take_text(struct rc_result *r, const struct rc_result_opts *o,
                 len, o->max_bytes);
         return -1;
     }
-    bad = utf8_bad_offset((const unsigned char *)text, len);
-    if (bad >= 0) {
+    bad = utf8_bad_offset(text, len);
+    if (bad < len) {
         problem(r, RC_RESULT_NOT_UTF8,
-                "the result is not strict UTF-8 (byte %ld)", bad);
+                "the result is not strict UTF-8 (byte %zu)", bad);
         return -1;
     }
     if (memchr(text, '\0', len) != NULL) { /* no text holds one */
@@ -368,7 +329,7 @@ rc_result_claude(const char *out, size_t len, const struct rc_result_opts *o,
     char *copy;
     const char *type;
     cJSON *env;
-    long bad;
+    size_t bad;
 
     result_init(r, o, "stdout-envelope");
     if (len == 0) {
@@ -382,9 +343,9 @@ rc_result_claude(const char *out, size_t len, const struct rc_result_opts *o,
                 o->max_bytes + RC_RESULT_ENVELOPE_SLACK, o->max_bytes);
         return;
     }
-    if ((bad = utf8_bad_offset((const unsigned char *)out, len)) >= 0) {
+    if ((bad = utf8_bad_offset(out, len)) < len) {
         problem(r, RC_RESULT_NOT_UTF8,
-                "stdout is not strict UTF-8 (byte %ld)", bad);
+                "stdout is not strict UTF-8 (byte %zu)", bad);
         return;
     }
     if (memchr(out, '\0', len) != NULL) { /* JSON text never holds one */

@@ -8,6 +8,7 @@
 #include <yaml.h>
 
 #include "spec_yaml_keys.h"
+#include "utf8.h"
 
 struct frame {
     struct spec_node *node;
@@ -44,49 +45,6 @@ spec_offset_pos(const char *data, size_t off, unsigned *line, unsigned *col)
             (*col)++;
         }
     }
-}
-
-/* Offset of the first byte that breaks UTF-8 (overlongs, surrogates and
- * code points past U+10FFFF included), or len when all is well. */
-static size_t
-spec_utf8_bad_offset(const unsigned char *s, size_t len)
-{
-    size_t i = 0;
-
-    while (i < len) {
-        unsigned char c = s[i];
-        size_t need;
-        unsigned long cp;
-
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xC2 && c <= 0xDF) {
-            need = 1;
-            cp = c & 0x1F;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            need = 2;
-            cp = c & 0x0F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            need = 3;
-            cp = c & 0x07;
-        } else {
-            return i;
-        }
-        if (len - i <= need)
-            return i;
-        for (size_t k = 1; k <= need; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return i;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
-            cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return i;
-        i += need + 1;
-    }
-    return len;
 }
 
 static int
@@ -421,7 +379,7 @@ spec_yaml_precheck(const char *file, const char *data, size_t len,
         return spec_errors_add_at(es, file, 0, 0, NULL,
                                   "file is %zu bytes, over the 1 MiB limit",
                                   len);
-    bad = spec_utf8_bad_offset((const unsigned char *)data, len);
+    bad = utf8_bad_offset(data, len);
     if (bad < len) {
         spec_offset_pos(data, bad, &line, &col);
         return spec_errors_add_at(es, file, line, col, NULL,

@@ -7,3 +7,6 @@ agentctl_unit_test(test_hostport
 # config share.
 agentctl_unit_test(test_http_rule
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_http_rule.c LIBS common)
+# Strict UTF-8 over a buffer (common/utf8.c): spec files and results.
+agentctl_unit_test(test_utf8
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_utf8.c LIBS common)
