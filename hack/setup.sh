@@ -49,18 +49,4 @@ if [ "${#missing[@]}" -gt 0 ]; then
     rm -f /usr/sbin/policy-rc.d
 fi
 
-# The Kubernetes API server of tests/integration/kube/: built once from
-# Debian's kubernetes source (about 12 min on 2 cores) and cached under
-# /var/cache/agentctl/kube by source version and patches, so a second
-# run builds nothing. AGENTCTL_NO_KUBE=1 skips it (those scenarios then
-# skip).
-if [ -z "${AGENTCTL_NO_KUBE:-}" ]; then
-    kube_build=$(dirname "$0")/kube/build-apiserver.sh
-    kube_key=$(sha256sum "$kube_build" | cut -c1-12)
-    if ! compgen -G "${AGENTCTL_KUBE_CACHE:-/var/cache/agentctl/kube}/kube-apiserver-*-$kube_key/kube-apiserver" >/dev/null; then
-        echo "setup: building kube-apiserver from Debian's source (once, about 12 min)"
-    fi
-    "$kube_build" >/dev/null
-fi
-
 exec "$(dirname "$0")/dockerd-up.sh"

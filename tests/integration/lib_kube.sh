@@ -9,7 +9,8 @@
 # and kubectl_t runs kubectl against it. Both processes are killed and
 # their data removed on exit. One API server per scenario (ready in about
 # 5-8 s, 300-400 MB of RSS). Skips when etcd, kubectl or the cached API
-# server binary is missing: hack/setup.sh builds it (about 12 min once).
+# server binary is missing: hack/test.sh's kube-apiserver stage builds it
+# (hack/kube/build-apiserver.sh, about 12 min once).
 
 source "$(dirname "${BASH_SOURCE[0]}")/store/etcd_lib.sh"
 
@@ -108,7 +109,7 @@ start_kube() {
     command -v etcd >/dev/null 2>&1 || skip "etcd is not installed (Debian etcd-server)"
     KUBE_APISERVER=$(kube_apiserver_bin)
     [ -n "$KUBE_APISERVER" ] ||
-        skip "no cached kube-apiserver: run hack/kube/build-apiserver.sh (hack/setup.sh does)"
+        skip "no cached kube-apiserver: run hack/kube/build-apiserver.sh (hack/test.sh does)"
     start_etcd
     kube_pki
     free_port
