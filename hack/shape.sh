@@ -27,10 +27,11 @@ FOLDERS=(common model store docker hostio plan proxy images controller cli)
 LIMIT=800
 
 # The files over the limit when the rule came back (2026-12-07), with
-# their length then: none may grow, none may join them.
+# their length then: none may grow, none may join them. A file that
+# came under the limit leaves the list (controller/ctl_inv.c did, at
+# 750: issue 40's image pins moved out of it).
 declare -A OVER_800=(
     [plan/rc_desired.c]=917
-    [controller/ctl_inv.c]=862
 )
 
 # members STRUCT FILE: "<members> <bools>" of the struct's definition

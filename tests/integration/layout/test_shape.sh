@@ -32,6 +32,6 @@ printf '/* filler %s */\n' $(seq 801) >>"$S/tree/common/err.c"
 expect_refused "a file over 800 lines" 'common/err.c: [0-9]* lines, over the 800-line rule'
 
 copy
-echo '/* one line more */' >>"$S/tree/controller/ctl_inv.c"
-expect_refused "a listed file that grew" 'controller/ctl_inv.c: [0-9]* lines, grew past'
+echo '/* one line more */' >>"$S/tree/plan/rc_desired.c"
+expect_refused "a listed file that grew" 'plan/rc_desired.c: [0-9]* lines, grew past'
 echo "PASS: the 800-line rule and its negative controls"

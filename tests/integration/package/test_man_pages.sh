@@ -38,7 +38,9 @@ for f in $flags; do
     grep -q -- "^--$f\b" <<<"$ctl_page" || fail "--$f not in agent-controller.8"
     n=$((n + 1))
 done
-check_eq "all 20 controller flags are in agent-controller.8" 20 "$n"
+# (a count, so an extraction that found nothing cannot pass)
+check_match "all ${n} controller flags of the table are in agent-controller.8" \
+    '^[1-9][0-9]$' "$n"
 # flag_means PAGE_TEXT FLAG TEXT: the line after the flag's tag holds TEXT
 flag_means() { grep -A1 -x -- "$2" <<<"$1" | grep -q -- "$3"; }
 check "agent-controller.8: --resync with its meaning and default" \
@@ -57,7 +59,7 @@ for c in $cmds; do
     grep -q "^\.SS \"agentctl $c\"" "$MAN/agentctl.1" || fail "$c not in agentctl.1"
     n=$((n + 1))
 done
-check_match "every agentctl command has a section (${n})" '^1[0-9]$' "$n"
+check_match "every agentctl command has a section (${n})" '^[1-9][0-9]$' "$n"
 
 # Every key the config parser knows is on the config page.
 keys=$(sed -n 's/^    { "\([A-Za-z]*\)", .*/\1/p' "$ROOT"/model/cfg_validate.c \
