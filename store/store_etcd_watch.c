@@ -19,6 +19,7 @@
  * to 5 s) and the cache serves what it last knew (as a controller-runtime
  * informer does); writes fail meanwhile. */
 #include "store_etcd_int.h"
+#include "store_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -50,8 +51,9 @@ struct stream {
 };
 
 struct store_etcd_watch {
-    int ep;         /* epoll: the watch fd */
-    int curl_timer; /* timerfd: curl wants to be called */
+    struct store_multi_fds fds; /* epoll (the watch fd) and curl's timerfd:
+                                   the multi handle runs on them
+                                   (store_multi.c) */
     int retry;      /* timerfd: time to restart a stream */
     CURLM *multi;
     struct stream st[STORE_ETCD_PARTS];
@@ -59,50 +61,6 @@ struct store_etcd_watch {
     int64_t specs_rev; /* revision of the last specs/ relist */
     bool resync;     /* report RESYNC with the next read (once primed) */
 };
-
-static void
-arm(int tfd, long ms)
-{
-    struct itimerspec its = { 0 };
-
-    if (ms >= 0) {
-        its.it_value.tv_sec = ms / 1000;
-        /* 0 would disarm: "now" is one nanosecond */
-        its.it_value.tv_nsec = (ms % 1000) * 1000000L + (ms == 0);
-    }
-    timerfd_settime(tfd, 0, &its, NULL);
-}
-
-static int
-on_socket(CURL *easy, curl_socket_t fd, int what, void *arg, void *sockp)
-{
-    struct store_etcd_watch *w = arg;
-    struct epoll_event ev = { .data.fd = fd };
-
-    (void)easy;
-    (void)sockp;
-    if (what == CURL_POLL_REMOVE) {
-        epoll_ctl(w->ep, EPOLL_CTL_DEL, fd, NULL);
-        return 0;
-    }
-    if (what & CURL_POLL_IN)
-        ev.events |= EPOLLIN;
-    if (what & CURL_POLL_OUT)
-        ev.events |= EPOLLOUT;
-    if (epoll_ctl(w->ep, EPOLL_CTL_MOD, fd, &ev) == -1 && errno == ENOENT)
-        epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev);
-    return 0;
-}
-
-static int
-on_timer(CURLM *multi, long ms, void *arg)
-{
-    struct store_etcd_watch *w = arg;
-
-    (void)multi;
-    arm(w->curl_timer, ms);
-    return 0;
-}
 
 static size_t
 on_stream(char *p, size_t size, size_t nmemb, void *arg)
@@ -186,7 +144,8 @@ backoff(struct store_etcd_watch *w, const struct stream *st)
 {
     long ms = WATCH_BACKOFF_MIN_MS << (st->fails < 7 ? st->fails - 1 : 6);
 
-    arm(w->retry, ms < WATCH_BACKOFF_MAX_MS ? ms : WATCH_BACKOFF_MAX_MS);
+    store__timer_arm(w->retry,
+                     ms < WATCH_BACKOFF_MAX_MS ? ms : WATCH_BACKOFF_MAX_MS);
 }
 
 /* The list of restart() answered: watch from its revision + 1. */
@@ -263,10 +222,10 @@ watch_free(struct store_etcd_watch *w)
     }
     if (w->multi != NULL)
         curl_multi_cleanup(w->multi);
-    if (w->ep != -1)
-        close(w->ep);
-    if (w->curl_timer != -1)
-        close(w->curl_timer);
+    if (w->fds.ep != -1)
+        close(w->fds.ep);
+    if (w->fds.curl_timer != -1)
+        close(w->fds.curl_timer);
     if (w->retry != -1)
         close(w->retry);
     free(w);
@@ -302,8 +261,9 @@ watch_new(struct store_etcd *s, struct err *e)
     }
     store__etcd_key(s, root, sizeof(root), NULL, "%s", "");
     store__etcd_cache_init(s->cache, root);
-    w->ep = epoll_create1(EPOLL_CLOEXEC);
-    w->curl_timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    w->fds.ep = epoll_create1(EPOLL_CLOEXEC);
+    w->fds.curl_timer =
+        timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     w->retry = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     w->multi = curl_multi_init();
     store__etcd_key(s, w->specs, sizeof(w->specs), NULL, "specs/");
@@ -319,20 +279,21 @@ watch_new(struct store_etcd *s, struct err *e)
         store__etcd_wparse_init(&st->parse, w->specs);
         st->parse.cache = s->cache;
     }
-    if (w->ep == -1 || w->curl_timer == -1 || w->retry == -1 ||
+    if (w->fds.ep == -1 || w->fds.curl_timer == -1 || w->retry == -1 ||
         w->multi == NULL) {
         err_sys(e, "cannot set up the etcd watch");
         watch_free(w);
         return -1;
     }
-    ev.data.fd = w->curl_timer;
-    epoll_ctl(w->ep, EPOLL_CTL_ADD, w->curl_timer, &ev);
+    ev.data.fd = w->fds.curl_timer;
+    epoll_ctl(w->fds.ep, EPOLL_CTL_ADD, w->fds.curl_timer, &ev);
     ev.data.fd = w->retry;
-    epoll_ctl(w->ep, EPOLL_CTL_ADD, w->retry, &ev);
-    curl_multi_setopt(w->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-    curl_multi_setopt(w->multi, CURLMOPT_SOCKETDATA, w);
-    curl_multi_setopt(w->multi, CURLMOPT_TIMERFUNCTION, on_timer);
-    curl_multi_setopt(w->multi, CURLMOPT_TIMERDATA, w);
+    epoll_ctl(w->fds.ep, EPOLL_CTL_ADD, w->retry, &ev);
+    curl_multi_setopt(w->multi, CURLMOPT_SOCKETFUNCTION,
+                      store__multi_on_socket);
+    curl_multi_setopt(w->multi, CURLMOPT_SOCKETDATA, &w->fds);
+    curl_multi_setopt(w->multi, CURLMOPT_TIMERFUNCTION, store__multi_on_timer);
+    curl_multi_setopt(w->multi, CURLMOPT_TIMERDATA, &w->fds);
     s->w = w;
     return 0;
 }
@@ -343,14 +304,14 @@ store__etcd_watch_fd(struct store *st, struct err *e)
     struct store_etcd *s = (struct store_etcd *)st;
 
     if (s->w != NULL)
-        return s->w->ep;
+        return s->w->fds.ep;
     if (watch_new(s, e) == -1)
         return -1;
     /* every directory listed into the cache, without blocking: once all
      * are (store_watch_primed), a RESYNC has the caller list from it */
     for (int p = 0; p < STORE_ETCD_PARTS; p++)
         restart(s, &s->w->st[p], true);
-    return s->w->ep;
+    return s->w->fds.ep;
 }
 
 static bool
@@ -367,7 +328,7 @@ drive(struct store_etcd *s, bool ended[STORE_ETCD_PARTS], bool *retry_due)
 {
     struct store_etcd_watch *w = s->w;
     struct epoll_event evs[16];
-    int n = epoll_wait(w->ep, evs, 16, 0), running;
+    int n = epoll_wait(w->fds.ep, evs, 16, 0), running;
     CURLMsg *m;
 
     for (int i = 0; i < n; i++) {
@@ -377,8 +338,8 @@ drive(struct store_etcd *s, bool ended[STORE_ETCD_PARTS], bool *retry_due)
             *retry_due = drained(w->retry) || *retry_due;
             continue;
         }
-        if (fd == w->curl_timer) {
-            if (drained(w->curl_timer))
+        if (fd == w->fds.curl_timer) {
+            if (drained(w->fds.curl_timer))
                 curl_multi_socket_action(w->multi, CURL_SOCKET_TIMEOUT, 0,
                                          &running);
             continue;
@@ -429,7 +390,7 @@ store__etcd_async_wait(struct store *st, long ms)
 
     /* the streams' data waits in their buffers: the store is closing */
     while (s->w != NULL && s->reqs != NULL && store__etcd_now() < until) {
-        struct pollfd p = { .fd = s->w->ep, .events = POLLIN };
+        struct pollfd p = { .fd = s->w->fds.ep, .events = POLLIN };
 
         (void)poll(&p, 1, 100);
         drive(s, ended, &retry_due);
