@@ -314,41 +314,15 @@ store__etcd_watch_fd(struct store *st, struct err *e)
     return s->w->fds.ep;
 }
 
-static bool
-drained(int tfd)
-{
-    uint64_t ticks;
-
-    return read(tfd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks);
-}
-
 /* Let curl do what the ready fds allow; ended[p] when stream p ended. */
 static void
 drive(struct store_etcd *s, bool ended[STORE_ETCD_PARTS], bool *retry_due)
 {
     struct store_etcd_watch *w = s->w;
-    struct epoll_event evs[16];
-    int n = epoll_wait(w->fds.ep, evs, 16, 0), running;
+    int running;
     CURLMsg *m;
 
-    for (int i = 0; i < n; i++) {
-        int fd = evs[i].data.fd, flags = 0;
-
-        if (fd == w->retry) {
-            *retry_due = drained(w->retry) || *retry_due;
-            continue;
-        }
-        if (fd == w->fds.curl_timer) {
-            if (drained(w->fds.curl_timer))
-                curl_multi_socket_action(w->multi, CURL_SOCKET_TIMEOUT, 0,
-                                         &running);
-            continue;
-        }
-        flags |= (evs[i].events & EPOLLIN) ? CURL_CSELECT_IN : 0;
-        flags |= (evs[i].events & EPOLLOUT) ? CURL_CSELECT_OUT : 0;
-        flags |= (evs[i].events & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0;
-        curl_multi_socket_action(w->multi, fd, flags, &running);
-    }
+    *retry_due = store__multi_drive(w->multi, &w->fds, w->retry) || *retry_due;
     while ((m = curl_multi_info_read(w->multi, &running)) != NULL) {
         if (m->msg != CURLMSG_DONE)
             continue;

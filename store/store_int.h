@@ -162,6 +162,12 @@ int store__multi_on_socket(void *easy, int fd, int what, void *arg,
 int store__multi_on_timer(void *multi, long ms, void *arg);
 /* Arm timerfd tfd to fire in ms (-1: disarm; 0: at once). */
 void store__timer_arm(int tfd, long ms);
+/* One pass over what ep has ready, without waiting: curl's sockets and
+ * its timer handed to the multi handle, the caller's retry timerfd (also
+ * in ep) drained; true when that fired. The finished transfers are the
+ * caller's to read (curl_multi_info_read). */
+bool store__multi_drive(void *multi, const struct store_multi_fds *m,
+                        int retry);
 
 /* fsync a directory so a rename or unlink in it is durable. */
 int store__fsync_dir(const char *dir, struct err *e);

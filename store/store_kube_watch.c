@@ -261,40 +261,15 @@ store__kube_watch_fd(struct store *st, struct err *e)
     return w->fds.ep;
 }
 
-static bool
-drained(int tfd)
-{
-    uint64_t ticks;
-
-    return read(tfd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks);
-}
-
 /* Let curl do what the ready fds allow; *ended when the stream ended,
  * *how with curl's result (an HTTP error such as 410: CURLE_HTTP_RETURNED_ERROR). */
 static void
 drive(struct store_kube_watch *w, bool *ended, int *how, bool *retry_due)
 {
-    struct epoll_event evs[8];
-    int n = epoll_wait(w->fds.ep, evs, 8, 0), running;
+    int running;
     CURLMsg *m;
 
-    for (int i = 0; i < n; i++) {
-        int fd = evs[i].data.fd, flags = 0;
-
-        if (fd == w->retry) {
-            *retry_due = drained(w->retry) || *retry_due;
-            continue;
-        }
-        if (fd == w->fds.curl_timer) {
-            if (drained(w->fds.curl_timer))
-                curl_multi_socket_action(w->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-            continue;
-        }
-        flags |= (evs[i].events & EPOLLIN) ? CURL_CSELECT_IN : 0;
-        flags |= (evs[i].events & EPOLLOUT) ? CURL_CSELECT_OUT : 0;
-        flags |= (evs[i].events & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0;
-        curl_multi_socket_action(w->multi, fd, flags, &running);
-    }
+    *retry_due = store__multi_drive(w->multi, &w->fds, w->retry) || *retry_due;
     while ((m = curl_multi_info_read(w->multi, &running)) != NULL)
         if (m->msg == CURLMSG_DONE && m->easy_handle == w->easy) {
             *ended = true;

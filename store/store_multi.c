@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -52,4 +53,41 @@ store__multi_on_timer(void *multi, long ms, void *arg)
     (void)multi;
     store__timer_arm(m->curl_timer, ms);
     return 0;
+}
+
+/* A timerfd that fired is read (else it stays ready): true when it had. */
+static bool
+drained(int tfd)
+{
+    uint64_t ticks;
+
+    return read(tfd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks);
+}
+
+bool
+store__multi_drive(void *multi, const struct store_multi_fds *m, int retry)
+{
+    struct epoll_event evs[16];
+    int n = epoll_wait(m->ep, evs, 16, 0), running;
+    bool retry_due = false;
+
+    for (int i = 0; i < n; i++) {
+        int fd = evs[i].data.fd, flags = 0;
+
+        if (fd == retry) {
+            retry_due = drained(retry) || retry_due;
+            continue;
+        }
+        if (fd == m->curl_timer) {
+            if (drained(m->curl_timer))
+                curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0,
+                                         &running);
+            continue;
+        }
+        flags |= (evs[i].events & EPOLLIN) ? CURL_CSELECT_IN : 0;
+        flags |= (evs[i].events & EPOLLOUT) ? CURL_CSELECT_OUT : 0;
+        flags |= (evs[i].events & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0;
+        curl_multi_socket_action(multi, fd, flags, &running);
+    }
+    return retry_due;
 }
