@@ -29,9 +29,10 @@ LIMIT=800
 # The files over the limit when the rule came back (2026-12-07), with
 # their length then: none may grow, none may join them. A file that
 # came under the limit leaves the list (controller/ctl_inv.c did, at
-# 750: issue 40's image pins moved out of it).
+# 750: issue 40's image pins moved out of it; plan/rc_desired.c did at
+# 700, its agent body moved to rc_desired_agent.c). The list is empty
+# now; a test may add a row to a copy of this script.
 declare -A OVER_800=(
-    [plan/rc_desired.c]=917
 )
 
 # members STRUCT FILE: "<members> <bools>" of the struct's definition

@@ -5,6 +5,8 @@
 #define RC_DESIRED_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -27,6 +29,13 @@ struct rc_build {
 /* The first allocation failure is kept in b->nomem (p NULL). */
 void rc_ok(struct rc_build *b, const void *p);
 void rc_str(struct rc_build *b, cJSON *o, const char *k, const char *v);
+void rc_num(struct rc_build *b, cJSON *o, const char *k, uint64_t v);
+cJSON *rc_strs(struct rc_build *b, cJSON *o, const char *k,
+               const char *const *v, size_t n);
+/* The vendor's credential goes through a gateway (rc_helper_needed). */
+bool rc_gateway_mode(const struct rc_build *b);
+/* The attempt's volumes in the keeper's or (agent) the agent's mounts. */
+void rc_storage_mounts(struct rc_build *b, cJSON *mounts, bool agent);
 /* The labels and the stdio, TTY and stop settings of a role's container. */
 void rc_container_config(struct rc_build *b, cJSON *c, enum rc_role role);
 /* The hardened HostConfig of a role's container (the caller adds mounts). */
@@ -38,6 +47,12 @@ void rc_mount(struct rc_build *b, cJSON *mounts, enum rc_role vol,
               const char *target, bool read_only);
 /* The one network endpoint of a container, at a fixed address. */
 void rc_one_endpoint(struct rc_build *b, cJSON *c, const char *ip);
+
+/* rc_desired_agent.c: the adapter's output for a prompt spec (into
+ * b->d->adapter), the agent's user, and the agent's body. */
+int rc_adapt(struct rc_build *b, struct err *e);
+int rc_agent_user(struct rc_build *b, struct err *e);
+cJSON *rc_agent_body(struct rc_build *b);
 
 /* The gateway's body (rc_desired_gateway.c). */
 cJSON *rc_gateway_body(struct rc_build *b);

@@ -31,7 +31,16 @@ copy
 printf '/* filler %s */\n' $(seq 801) >>"$S/tree/common/err.c"
 expect_refused "a file over 800 lines" 'common/err.c: [0-9]* lines, over the 800-line rule'
 
+# The list is empty on this tree: a copy of the script lists a file at
+# 850 lines, the file is padded to that (accepted), then grows by one.
 copy
+n=$(wc -l <"$ROOT/plan/rc_desired.c")
+printf '/* filler %s */\n' $(seq $((850 - n))) >>"$S/tree/plan/rc_desired.c"
+sed 's|^declare -A OVER_800=(|&\n    [plan/rc_desired.c]=850|' "$SHAPE" >"$S/shape.sh"
+chmod +x "$S/shape.sh"
+"$S/shape.sh" --check "$S/tree" >/dev/null ||
+    fail "the copy with a listed file at its listed length is refused"
 echo '/* one line more */' >>"$S/tree/plan/rc_desired.c"
+SHAPE=$S/shape.sh
 expect_refused "a listed file that grew" 'plan/rc_desired.c: [0-9]* lines, grew past'
 echo "PASS: the 800-line rule and its negative controls"
