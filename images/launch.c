@@ -3,6 +3,7 @@
  * process, the CLI, confined; with one, a parent outside the CLI's domain
  * serves the runner tool and exits with the CLI's code. */
 #include "launch.h"
+#include "launch_order.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +16,8 @@ static int
 usage(void)
 {
     fputs("usage: agent-launch --policy FILE -- CLI [ARG...]\n"
+          "       agent-launch --policy FILE --wait ORDER --order-nonce HEX "
+          "[--wait-seconds N]\n"
           "       agent-launch --mcp-runner SOCKET\n", stderr);
     return LAUNCH_EXIT_USAGE;
 }
@@ -74,6 +77,92 @@ launch_main(const char *policy_file, char **argv)
     return launch_runner_serve(&p, lfd, cli);
 }
 
+/* The nonce the order is compared with: the create body's, or none where
+ * a test build's hook says so (the integration test's negative control;
+ * the product binary has no such hook). */
+static const char *
+wait_nonce(const char *nonce)
+{
+#ifdef LAUNCH_TESTHOOKS
+    const char *skip = getenv("AGENT_LAUNCH_TESTHOOK_ANY_ORDER");
+
+    if (skip != NULL && strcmp(skip, "1") == 0)
+        return NULL;
+#endif
+    return nonce;
+}
+
+/* Wait mode (launch_order.h): the order's argv, env and workdir take the
+ * place of the command line's, then the same path as launch_main. The
+ * one line on stderr says what was done (the container's log, which the
+ * controller reads; stdout is the CLI's). */
+static int
+wait_main(const char *policy_file, const char *order_file, const char *nonce,
+          unsigned seconds)
+{
+    static struct launch_order o;
+    char why[256];
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    if (!launch_order_nonce_ok(nonce)) {
+        fprintf(stderr, "agent-launch: --order-nonce: expected %d-%d "
+                "lowercase hex digits\n", LAUNCH_ORDER_NONCE_MIN,
+                LAUNCH_ORDER_NONCE_MAX);
+        return LAUNCH_EXIT_USAGE;
+    }
+    rc = launch_wait_order(order_file, seconds, &text, &len, why, sizeof(why));
+    if (rc == 1) {
+        fprintf(stderr, "agent-launch: no order at %s within %u s\n",
+                order_file, seconds);
+        return LAUNCH_EXIT_NOORDER;
+    }
+    if (rc == 0)
+        rc = launch_order_parse(text, len, wait_nonce(nonce), &o, why,
+                                sizeof(why));
+    free(text);
+    if (rc != 0) {
+        fprintf(stderr, "agent-launch: order refused: %s\n", why);
+        return LAUNCH_EXIT_ORDER;
+    }
+    fprintf(stderr, "agent-launch: order accepted: %s, %zu words, %zu "
+            "variables, in %s\n", o.argv[0], o.argc, o.n_env, o.workdir);
+    if (chdir(o.workdir) == -1) {
+        fprintf(stderr, "agent-launch: workdir %s: %s\n", o.workdir,
+                strerror(errno));
+        return LAUNCH_EXIT_CONFINE;
+    }
+    clearenv();
+    for (size_t i = 0; i < o.n_env; i++)
+        if (putenv(o.env[i]) != 0) {
+            fprintf(stderr, "agent-launch: env: %s\n", strerror(errno));
+            return LAUNCH_EXIT_CONFINE;
+        }
+    return launch_main(policy_file, o.argv);
+}
+
+static int
+wait_args(int argc, char **argv)
+{
+    unsigned long seconds = LAUNCH_ORDER_WAIT_DEFAULT;
+    char *end = NULL;
+
+    if (argc == 9 && strcmp(argv[7], "--wait-seconds") == 0) {
+        errno = 0;
+        seconds = strtoul(argv[8], &end, 10);
+        if (errno != 0 || end == argv[8] || *end != '\0' || seconds == 0 ||
+            seconds > 86400)
+            return usage();
+    } else if (argc != 7) {
+        return usage();
+    }
+    if (strcmp(argv[3], "--wait") != 0 ||
+        strcmp(argv[5], "--order-nonce") != 0)
+        return usage();
+    return wait_main(argv[2], argv[4], argv[6], (unsigned)seconds);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -82,5 +171,8 @@ main(int argc, char **argv)
     if (argc >= 5 && strcmp(argv[1], "--policy") == 0 &&
         strcmp(argv[3], "--") == 0)
         return launch_main(argv[2], argv + 4);
+    if (argc >= 7 && strcmp(argv[1], "--policy") == 0 &&
+        strcmp(argv[3], "--wait") == 0)
+        return wait_args(argc, argv);
     return usage();
 }

@@ -21,6 +21,10 @@
  *
  * Usage (the controller writes both; docs/phase-policy.md):
  *   agent-launch --policy FILE -- CLI-ARGV...
+ *   agent-launch --policy FILE --wait ORDER --order-nonce HEX
+ *                [--wait-seconds N]     (wait mode: a warm box's agent
+ *                                       waits for its argv, env and
+ *                                       workdir; launch_order.h)
  *   agent-launch --mcp-runner SOCKET      (the MCP server, stdio)
  *
  * The policy file, one directive per line ("key value", '#' comments):

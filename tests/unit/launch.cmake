@@ -17,3 +17,12 @@ agentctl_unit_test(test_launch_confine
           ${CMAKE_SOURCE_DIR}/images/launch_landlock.c
           ${CMAKE_SOURCE_DIR}/images/launch_seccomp.c)
 target_include_directories(test_launch_confine PRIVATE ${CMAKE_SOURCE_DIR}/images)
+
+# agent-launch's wait mode (images/launch_order.c, launch_wait.c): the
+# order's checks, the nonce with its negative control, the inotify wait.
+agentctl_unit_test(test_launch_order
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_launch_order.c
+          ${CMAKE_SOURCE_DIR}/images/launch_order.c
+          ${CMAKE_SOURCE_DIR}/images/launch_wait.c
+          ${CMAKE_SOURCE_DIR}/images/launch_json.c)
+target_include_directories(test_launch_order PRIVATE ${CMAKE_SOURCE_DIR}/images)
