@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int
+__attribute__((format(printf, 3, 4))) static int
 order_fail(char *why, size_t size, const char *fmt, ...)
 {
     va_list ap;

@@ -4,7 +4,8 @@
 # a real campaign) from its seed corpus in
 # hack/fuzz/seeds/<target>/ (if any). A crash, leak or sanitizer report
 # fails the run and leaves the reproducer in build-fuzz/crash-<target>-*.
-# Every target agentctl_fuzz_target() registers runs (fuzz-targets.txt).
+# Every target agentctl_fuzz_target() registers runs (fuzz-targets.txt),
+# agent-launch's wait-mode order (fuzz_launch_order) among them.
 # The target's own stdout and stderr are closed (-close_fd_mask=3): the
 # loop targets (fuzz_px_conn, fuzz_gw_conn) log a line per connection or
 # request as the daemons do; libFuzzer's lines and the sanitizers'
