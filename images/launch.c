@@ -92,8 +92,9 @@ wait_nonce(const char *nonce)
     return nonce;
 }
 
-/* Wait mode (launch_order.h): the order's argv, env and workdir take the
- * place of the command line's, then the same path as launch_main. The
+/* Wait mode (launch_order.h): the order's argv takes the place of the
+ * command line's, its env is set over the container's, its workdir is
+ * entered, then the same path as launch_main. The
  * one line on stderr says what was done (the container's log, which the
  * controller reads; stdout is the CLI's). */
 static int
@@ -133,7 +134,9 @@ wait_main(const char *policy_file, const char *order_file, const char *nonce,
                 strerror(errno));
         return LAUNCH_EXIT_CONFINE;
     }
-    clearenv();
+    /* Over the container's environment, which is the image's (the waiting
+     * body sets none): the CLI sees what a container created with the
+     * order's Env would show. */
     for (size_t i = 0; i < o.n_env; i++)
         if (putenv(o.env[i]) != 0) {
             fprintf(stderr, "agent-launch: env: %s\n", strerror(errno));

@@ -3,8 +3,10 @@
  * in the launcher before any invocation claims it; the claim writes one
  * order, a small JSON file, on the config volume (mounted read-only in
  * the agent, written by the controller through the keeper), and the
- * launcher reads it once, checks it, and applies it as it applies the
- * argv after "--" in the ordinary mode.
+ * launcher reads it once, checks it, and applies it: the argv as the one
+ * after "--" in the ordinary mode, the env set over the container's own
+ * (the image's: the waiting body sets none, as Docker merges a create
+ * body's Env over the image's), the workdir entered.
  *
  *   {"version": 1,
  *    "nonce":   "<the nonce of the create body's --order-nonce>",

@@ -652,6 +652,9 @@ rc_desired_free(struct rc_desired *d)
             rc_wipe(d->objects[r].body, d->secret);
         cJSON_Delete(d->objects[r].body);
     }
+    if (d->secret != NULL && d->secret[0] != '\0')
+        rc_wipe(d->order, d->secret);
+    cJSON_Delete(d->order);
     free(d->gateway_ca);
     if (d->secret != NULL) {
         explicit_bzero(d->secret, strlen(d->secret));

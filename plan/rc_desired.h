@@ -245,6 +245,9 @@ struct rc_desired {
      * config's tag for an attempt captured before helpers were pinned. */
     char helper_images[RC_HELPER_COUNT][RC_IMAGE_REF_MAX];
     bool helpers_pinned; /* helper_images are the pinned IDs */
+    /* A waiting agent (rc_desired_wait): the order the claim writes; the
+     * agent body is then the waiting container's. NULL: none. */
+    cJSON *order;
 };
 
 /* Build every object of one attempt. The spec must have passed
@@ -284,6 +287,43 @@ cJSON *rc_desired_egress_connect(const struct rc_desired *d,
 struct buf;
 int rc_desired_key_tar(const struct rc_desired *d, struct buf *out,
                        struct err *e);
+
+/* ---- the waiting agent of a warm box (rc_desired_warm.c) ----------------
+ * docs/warm-pool.md "The waiting agent". The agent container is created
+ * and started before the claim, in agent-launch's wait mode
+ * (images/launch_order.h); what is fixed at create stays in its body
+ * (image, user, mounts, limits, hardening, network), what the spec says
+ * at the claim (argv, env, workdir) goes into one order file that the
+ * claim writes through the keeper into the config volume, which the
+ * agent mounts read-only. A nonce fixed at create (its Entrypoint and
+ * label) must be in the order. */
+#define RC_ORDER_FILE_NAME   "order.json"
+#define RC_ORDER_FILE        RC_ADAPTER_CONFIG_DIR "/" RC_ORDER_FILE_NAME
+#define RC_ORDER_MAX         (64 * 1024) /* the launcher's bound */
+#define RC_ORDER_NONCE_MIN   32 /* lowercase hex digits */
+#define RC_ORDER_NONCE_MAX   128
+#define RC_LABEL_ORDER_NONCE "agentctl.dev/order-nonce"
+
+/* Make d's agent the waiting container: its body's Entrypoint becomes the
+ * launcher in wait mode (the same policy file; --wait RC_ORDER_FILE
+ * --order-nonce nonce --wait-seconds seconds), its Env none of ours or
+ * the spec's, its WorkingDir /tmp, and its labels gain
+ * RC_LABEL_ORDER_NONCE; every other field stays as built. d->order gets
+ * what the ordinary body ran: the argv after the launcher's "--", the
+ * Env, the WorkingDir. -1 with e (ERR_INVALID) when the agent does not
+ * start in the launcher (a command spec, an attempt an older version
+ * captured), the nonce is not 32-128 lowercase hex digits, seconds is 0
+ * or over a day, or it was done already; ERR_NOMEM. Pure. */
+int rc_desired_wait(struct rc_desired *d, const char *nonce, unsigned seconds,
+                    struct err *e);
+
+/* d->order as the tar archive for RC_ADAPTER_CONFIG_DIR (through the
+ * keeper): one entry RC_ORDER_FILE_NAME, owned by the agent's uid, mode
+ * 0400. The caller wipes it (explicit_bzero) before freeing: in
+ * credentialMode env the order's env holds the key. ERR_INVALID without
+ * an order, ERR_LIMIT over RC_ORDER_MAX. (rc_gateway_key.c) */
+int rc_desired_order_tar(const struct rc_desired *d, struct buf *out,
+                         struct err *e);
 
 /* The body of a role as compact JSON with the credential replaced by
  * "<redacted>" (the Env entry keeps its name: "KEY=<redacted>"; any other

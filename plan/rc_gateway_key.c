@@ -4,7 +4,8 @@
  * user, mode 0400.
  *
  * Written by hand rather than with libarchive: the archive holds the
- * credential, and libarchive copies what it writes through block buffers
+ * credential (and a waiting agent's order may: rc_desired_order_tar),
+ * and libarchive copies what it writes through block buffers
  * of its own that nobody wipes. Here the archive's one copy is the
  * caller's buffer, allocated once at its full size (never moved by a
  * realloc), so one explicit_bzero() clears it (the Docker client wipes
@@ -65,13 +66,13 @@ entry_size(size_t len)
 
 /* One entry, within out's preallocated room (the data never moves). */
 static int
-put_entry(struct buf *out, const char *name, unsigned mode, const char *data,
-          size_t len, struct err *e)
+put_entry(struct buf *out, const char *name, unsigned uid, unsigned mode,
+          const char *data, size_t len, struct err *e)
 {
     static const unsigned char zeros[TAR_BLOCK];
     unsigned char h[TAR_BLOCK];
 
-    tar_header(h, name, RC_GATEWAY_UID, mode, len);
+    tar_header(h, name, uid, mode, len);
     if (buf_append(out, h, TAR_BLOCK, e) == -1 ||
         buf_append(out, data, len, e) == -1 ||
         buf_append(out, zeros, (TAR_BLOCK - len % TAR_BLOCK) % TAR_BLOCK,
@@ -100,11 +101,41 @@ rc_desired_key_tar(const struct rc_desired *d, struct buf *out, struct err *e)
         return err_set(e, ERR_LIMIT, "the credential and the vendor's CA "
                                      "bundle do not fit the key volume");
     if (buf_preallocate(out, total, e) == -1 ||
-        (d->secret != NULL && put_entry(out, RC_GATEWAY_KEY_FILE, 0400,
-                                        d->secret, len, e) == -1) ||
-        (ca_len > 0 && put_entry(out, RC_GATEWAY_CA_FILE, 0444, d->gateway_ca,
-                                 ca_len, e) == -1) ||
+        (d->secret != NULL && put_entry(out, RC_GATEWAY_KEY_FILE,
+                                        RC_GATEWAY_UID, 0400, d->secret, len,
+                                        e) == -1) ||
+        (ca_len > 0 && put_entry(out, RC_GATEWAY_CA_FILE, RC_GATEWAY_UID, 0444,
+                                 d->gateway_ca, ca_len, e) == -1) ||
         buf_append(out, zeros, sizeof(zeros), e) == -1)
         return -1;
     return 0;
+}
+
+int
+rc_desired_order_tar(const struct rc_desired *d, struct buf *out,
+                     struct err *e)
+{
+    static const unsigned char zeros[2 * TAR_BLOCK];
+    char *text;
+    size_t len;
+    int rc;
+
+    if (d->order == NULL)
+        return err_set(e, ERR_INVALID, "this attempt has no waiting agent");
+    if ((text = cJSON_PrintUnformatted(d->order)) == NULL)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    len = strlen(text);
+    if (len > RC_ORDER_MAX)
+        rc = err_set(e, ERR_LIMIT, "the order is %zu bytes, over %u", len,
+                     (unsigned)RC_ORDER_MAX);
+    else
+        rc = buf_preallocate(out, entry_size(len) + sizeof(zeros), e) == -1 ||
+                     put_entry(out, RC_ORDER_FILE_NAME, d->agent_uid, 0400,
+                               text, len, e) == -1 ||
+                     buf_append(out, zeros, sizeof(zeros), e) == -1
+                 ? -1
+                 : 0;
+    explicit_bzero(text, len); /* it may hold the credential (env mode) */
+    cJSON_free(text);
+    return rc;
 }

@@ -12,3 +12,13 @@ agentctl_unit_test(test_plan_step
 # environment, the proxy's --deny-all.
 agentctl_unit_test(test_rc_desired_gateway
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_desired_gateway.c LIBS plan)
+# The waiting agent of a warm box (plan/rc_desired_warm.c): its body, its
+# order, and the launcher's own order parser (images/launch_order.c)
+# accepting what the plan writes.
+agentctl_unit_test(test_rc_desired_warm
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_desired_warm.c
+          ${CMAKE_SOURCE_DIR}/images/launch_order.c
+          ${CMAKE_SOURCE_DIR}/images/launch_json.c
+  LIBS plan)
+target_include_directories(test_rc_desired_warm PRIVATE
+  ${CMAKE_SOURCE_DIR}/images)
