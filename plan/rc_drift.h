@@ -73,6 +73,8 @@ enum rc_drift_cmp {
                                  inspect (rc_drift_check_neighbour) */
     RC_CMP_CANARY,            /* the boundary canary's verdict, not an
                                  inspect (controller/ctl_canary.c) */
+    RC_CMP_WAITING,           /* a warm box's agent still waits for its
+                                 order (rc_drift_expect.waiting) */
 };
 
 /* A set of rules by index (the table holds at most RC_DRIFT_MAX_RULES). */
@@ -161,6 +163,11 @@ struct rc_drift_expect {
     size_t n_allowed;
     const char *const *required;
     size_t n_required;
+    /* agent: a warm box's waiting agent before its claim
+     * (rc_desired_wait): it must still be running its launcher's wait
+     * (container.waiting). false: that rule is skipped (an agent that
+     * took its order may exit). */
+    bool waiting;
     struct rc_drift_set disabled_rules; /* rule i skipped; empty in
                                            production */
 };

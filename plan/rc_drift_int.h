@@ -78,6 +78,10 @@ int rc_drift__cmp_internal_ip(const struct rc_drift_ctx *c,
 int rc_drift__cmp_mounts(const struct rc_drift_ctx *c,
                          const struct rc_drift_rule *r,
                          struct rc_drift_find *f);
+/* rc_drift_wait.c: container.waiting. */
+int rc_drift__cmp_waiting(const struct rc_drift_ctx *c,
+                          const struct rc_drift_rule *r,
+                          struct rc_drift_find *f);
 int rc_drift__cmp_live_mounts(const struct rc_drift_ctx *c,
                               const struct rc_drift_rule *r,
                               struct rc_drift_find *f);

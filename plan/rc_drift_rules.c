@@ -249,6 +249,15 @@ static const struct rc_drift_rule rules[] = {
       "the body's", "fork bombs" },
     { "container.init", CTR, HC("Init"), "null", RC_CMP_EXACT, "true",
       "reaps orphans that would fill PidsLimit; SIGTERM ends the agent" },
+    { "container.waiting", AGT, "State", NULL, NULL, RC_CMP_WAITING,
+      "a warm box's waiting agent, before its claim: Running true, Paused, "
+      "Restarting and OOMKilled false, and its Entrypoint the launcher's wait "
+      "with the order nonce of its label (docs/warm-pool.md); not checked "
+      "once the claim wrote the order",
+      "an agent whose wait ended (no order in time: exit 124; an order "
+      "refused: 123) or that is paused cannot take an order, and the claim "
+      "would hand the spec to nothing; a nonce label that is not the "
+      "Entrypoint's means the two were not made together" },
     /* ---- volumes ---- */
     { "volume.created-at", VOL, "CreatedAt", NULL, NULL, RC_CMP_CREATED_AT,
       "the CreatedAt recorded at create, checked until the keeper (the first "

@@ -19,3 +19,9 @@ agentctl_unit_test(test_rc_drift_neighbour
   ${CMAKE_CURRENT_LIST_DIR}/drift_fixture.c LIBS plan)
 target_compile_definitions(test_rc_drift_neighbour PRIVATE
   TEST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# container.waiting: a warm box's waiting agent (plan/rc_drift_wait.c).
+agentctl_unit_test(test_rc_drift_wait
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rc_drift_wait.c
+  ${CMAKE_CURRENT_LIST_DIR}/drift_fixture.c LIBS plan)
+target_compile_definitions(test_rc_drift_wait PRIVATE
+  TEST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
