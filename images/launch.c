@@ -16,7 +16,7 @@ static int
 usage(void)
 {
     fputs("usage: agent-launch --policy FILE -- CLI [ARG...]\n"
-          "       agent-launch --policy FILE --wait ORDER --order-nonce HEX "
+          "       agent-launch --wait ORDER --order-nonce HEX "
           "[--wait-seconds N]\n"
           "       agent-launch --mcp-runner SOCKET\n", stderr);
     return LAUNCH_EXIT_USAGE;
@@ -33,22 +33,21 @@ launch_exec(const struct launch_policy *p, const char *exe, char **argv)
     return errno == ENOENT ? LAUNCH_EXIT_NOTFOUND : LAUNCH_EXIT_CONFINE;
 }
 
+/* Under policy p (kept until the exec or the exit): find the CLI,
+ * confine, exec, with the runner's parent where p has one. */
 static int
-launch_main(const char *policy_file, char **argv)
+launch_run(const struct launch_policy *p, char **argv)
 {
-    static struct launch_policy p;
     char exe[PATH_MAX];
     int lfd;
     pid_t cli;
 
-    if (launch_policy_read(policy_file, &p) == -1)
-        return LAUNCH_EXIT_USAGE;
     if (launch_path_find(argv[0], exe, sizeof(exe)) == -1) {
         fprintf(stderr, "agent-launch: %s: not found or not executable\n",
                 argv[0]);
         return LAUNCH_EXIT_NOTFOUND;
     }
-    if (p.landlock_required && launch_landlock_abi() < 1) {
+    if (p->landlock_required && launch_landlock_abi() < 1) {
         fprintf(stderr, "agent-launch: landlock: this kernel has none; the "
                 "config requires it (landlock: optional to run without)\n");
         return LAUNCH_EXIT_USAGE;
@@ -57,9 +56,9 @@ launch_main(const char *policy_file, char **argv)
         fprintf(stderr, "agent-launch: seccomp: %s\n", strerror(errno));
         return LAUNCH_EXIT_CONFINE;
     }
-    if (p.n_runner == 0)
-        return launch_exec(&p, exe, argv);
-    if ((lfd = launch_runner_listen(&p)) == -1)
+    if (p->n_runner == 0)
+        return launch_exec(p, exe, argv);
+    if ((lfd = launch_runner_listen(p)) == -1)
         return LAUNCH_EXIT_CONFINE;
     /* A SIGTERM between the fork and the serve loop (which takes the
      * signals over) ends this parent with the default action; the CLI is
@@ -72,9 +71,19 @@ launch_main(const char *policy_file, char **argv)
     }
     if (cli == 0) {
         close(lfd);
-        _exit(launch_exec(&p, exe, argv));
+        _exit(launch_exec(p, exe, argv));
     }
-    return launch_runner_serve(&p, lfd, cli);
+    return launch_runner_serve(p, lfd, cli);
+}
+
+static int
+launch_main(const char *policy_file, char **argv)
+{
+    static struct launch_policy p;
+
+    if (launch_policy_read(policy_file, &p) == -1)
+        return LAUNCH_EXIT_USAGE;
+    return launch_run(&p, argv);
 }
 
 /* The nonce the order is compared with: the create body's, or none where
@@ -92,16 +101,16 @@ wait_nonce(const char *nonce)
     return nonce;
 }
 
-/* Wait mode (launch_order.h): the order's argv takes the place of the
- * command line's, its env is set over the container's, its workdir is
- * entered, then the same path as launch_main. The
+/* Wait mode (launch_order.h): the order's policy and argv take the place
+ * of the command line's, its env is set over the container's, its
+ * workdir is entered, then the same path as launch_main. The
  * one line on stderr says what was done (the container's log, which the
  * controller reads; stdout is the CLI's). */
 static int
-wait_main(const char *policy_file, const char *order_file, const char *nonce,
-          unsigned seconds)
+wait_main(const char *order_file, const char *nonce, unsigned seconds)
 {
     static struct launch_order o;
+    static struct launch_policy p;
     char why[256];
     char *text = NULL;
     size_t len = 0;
@@ -127,6 +136,12 @@ wait_main(const char *policy_file, const char *order_file, const char *nonce,
         fprintf(stderr, "agent-launch: order refused: %s\n", why);
         return LAUNCH_EXIT_ORDER;
     }
+    if (launch_policy_from_text("order policy", o.policy, o.policy_len, &p) ==
+        -1) {
+        fprintf(stderr, "agent-launch: order refused: policy: not one the "
+                "launcher reads\n");
+        return LAUNCH_EXIT_ORDER;
+    }
     fprintf(stderr, "agent-launch: order accepted: %s, %zu words, %zu "
             "variables, in %s\n", o.argv[0], o.argc, o.n_env, o.workdir);
     if (chdir(o.workdir) == -1) {
@@ -142,7 +157,7 @@ wait_main(const char *policy_file, const char *order_file, const char *nonce,
             fprintf(stderr, "agent-launch: env: %s\n", strerror(errno));
             return LAUNCH_EXIT_CONFINE;
         }
-    return launch_main(policy_file, o.argv);
+    return launch_run(&p, o.argv);
 }
 
 static int
@@ -151,19 +166,18 @@ wait_args(int argc, char **argv)
     unsigned long seconds = LAUNCH_ORDER_WAIT_DEFAULT;
     char *end = NULL;
 
-    if (argc == 9 && strcmp(argv[7], "--wait-seconds") == 0) {
+    if (argc == 7 && strcmp(argv[5], "--wait-seconds") == 0) {
         errno = 0;
-        seconds = strtoul(argv[8], &end, 10);
-        if (errno != 0 || end == argv[8] || *end != '\0' || seconds == 0 ||
+        seconds = strtoul(argv[6], &end, 10);
+        if (errno != 0 || end == argv[6] || *end != '\0' || seconds == 0 ||
             seconds > 86400)
             return usage();
-    } else if (argc != 7) {
+    } else if (argc != 5) {
         return usage();
     }
-    if (strcmp(argv[3], "--wait") != 0 ||
-        strcmp(argv[5], "--order-nonce") != 0)
+    if (strcmp(argv[3], "--order-nonce") != 0)
         return usage();
-    return wait_main(argv[2], argv[4], argv[6], (unsigned)seconds);
+    return wait_main(argv[2], argv[4], (unsigned)seconds);
 }
 
 int
@@ -174,8 +188,7 @@ main(int argc, char **argv)
     if (argc >= 5 && strcmp(argv[1], "--policy") == 0 &&
         strcmp(argv[3], "--") == 0)
         return launch_main(argv[2], argv + 4);
-    if (argc >= 7 && strcmp(argv[1], "--policy") == 0 &&
-        strcmp(argv[3], "--wait") == 0)
+    if (argc >= 5 && strcmp(argv[1], "--wait") == 0)
         return wait_args(argc, argv);
     return usage();
 }

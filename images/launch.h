@@ -21,10 +21,10 @@
  *
  * Usage (the controller writes both; docs/phase-policy.md):
  *   agent-launch --policy FILE -- CLI-ARGV...
- *   agent-launch --policy FILE --wait ORDER --order-nonce HEX
- *                [--wait-seconds N]     (wait mode: a warm box's agent
- *                                       waits for its argv, env and
- *                                       workdir; launch_order.h)
+ *   agent-launch --wait ORDER --order-nonce HEX [--wait-seconds N]
+ *                                      (wait mode: a warm box's agent
+ *                                       waits for its argv, env, workdir
+ *                                       and policy; launch_order.h)
  *   agent-launch --mcp-runner SOCKET      (the MCP server, stdio)
  *
  * The policy file, one directive per line ("key value", '#' comments):
@@ -90,6 +90,10 @@ struct launch_policy {
  * launch_policy_cleanup). On error writes "agent-launch: FILE:LINE:
  * problem" to stderr and returns -1 with nothing held. */
 int launch_policy_read(const char *file, struct launch_policy *p);
+/* The same from text[0..len) (copied; a NUL in it is refused), named
+ * name in the messages: wait mode's order carries its policy. */
+int launch_policy_from_text(const char *name, const char *text, size_t len,
+                            struct launch_policy *p);
 void launch_policy_cleanup(struct launch_policy *p);
 
 /* launch_path.c: name (or a path) as exec would run it, into out: PATH's

@@ -106,7 +106,7 @@ static int
 order_members(const struct launch_json *root, char *why, size_t size)
 {
     static const char *const known[] = { "version", "nonce", "argv", "env",
-                                         "workdir" };
+                                         "workdir", "policy" };
     unsigned seen = 0;
 
     for (const struct launch_json *m = root->child; m != NULL; m = m->next) {
@@ -151,6 +151,10 @@ order_check(const struct launch_json *root, const char *nonce,
     o->workdir = order_word(launch_json_get(root, "workdir"));
     if (o->workdir == NULL || o->workdir[0] != '/')
         return order_fail(why, size, "workdir: expected an absolute path");
+    if ((o->policy = order_word(launch_json_get(root, "policy"))) == NULL)
+        return order_fail(why, size, "policy: expected the policy file's "
+                          "text, without NUL");
+    o->policy_len = strlen(o->policy);
     return 0;
 }
 

@@ -3,7 +3,9 @@
  * in the launcher before any invocation claims it; the claim writes one
  * order, a small JSON file, on the config volume (mounted read-only in
  * the agent, written by the controller through the keeper), and the
- * launcher reads it once, checks it, and applies it: the argv as the one
+ * launcher reads it once, checks it, and applies it: the policy as the
+ * --policy file of the ordinary mode (one file read once under the
+ * nonce: no policy file beside it to swap in between), the argv as the one
  * after "--" in the ordinary mode, the env set over the container's own
  * (the image's: the waiting body sets none, as Docker merges a create
  * body's Env over the image's), the workdir entered.
@@ -12,7 +14,9 @@
  *    "nonce":   "<the nonce of the create body's --order-nonce>",
  *    "argv":    ["claude", "-p", "..."],         1-64 words
  *    "env":     ["HOME=/tmp", "PATH=...", ...],  0-256 "NAME=value"
- *    "workdir": "/work"}                         an absolute path
+ *    "workdir": "/work",                         an absolute path
+ *    "policy":  "landlock required\nexec ...\n"} the policy file's text
+ *                                                (launch.h), whole
  *
  * Nothing else is accepted: an unknown or repeated member, a word with a
  * NUL, an env entry without a name, a variable given twice, more than
@@ -47,6 +51,8 @@ struct launch_order {
     char *env[LAUNCH_ORDER_MAX_ENV + 1]; /* NULL-terminated */
     size_t n_env;
     char *workdir;
+    const char *policy; /* the policy's text, not NUL-terminated */
+    size_t policy_len;
 };
 
 /* A create-time nonce: LAUNCH_ORDER_NONCE_MIN..MAX lowercase hex digits. */

@@ -232,12 +232,13 @@ policy_parse(const char *file, char *text, struct launch_policy *p)
     return policy_complete(file, p);
 }
 
-int
-launch_policy_read(const char *file, struct launch_policy *p)
+/* p from text (owned by p from here on), named file in messages. */
+static int
+policy_take(const char *file, char *text, struct launch_policy *p)
 {
     memset(p, 0, sizeof(*p));
     p->landlock_required = true;
-    p->text = policy_slurp(file);
+    p->text = text;
     if (p->text == NULL)
         return -1;
     if (policy_parse(file, p->text, p) == -1) {
@@ -245,6 +246,35 @@ launch_policy_read(const char *file, struct launch_policy *p)
         return -1;
     }
     return 0;
+}
+
+int
+launch_policy_read(const char *file, struct launch_policy *p)
+{
+    return policy_take(file, policy_slurp(file), p);
+}
+
+int
+launch_policy_from_text(const char *name, const char *text, size_t len,
+                        struct launch_policy *p)
+{
+    char *copy;
+
+    if (len >= LAUNCH_POLICY_MAX || memchr(text, '\0', len) != NULL) {
+        fprintf(stderr, "agent-launch: %s: %s\n", name,
+                len >= LAUNCH_POLICY_MAX ? "larger than 64 KiB"
+                                         : "holds a NUL byte");
+        memset(p, 0, sizeof(*p));
+        return -1;
+    }
+    if ((copy = malloc(len + 1)) == NULL) {
+        fprintf(stderr, "agent-launch: %s: out of memory\n", name);
+        memset(p, 0, sizeof(*p));
+        return -1;
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    return policy_take(name, copy, p);
 }
 
 void

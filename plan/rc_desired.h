@@ -305,13 +305,14 @@ int rc_desired_key_tar(const struct rc_desired *d, struct buf *out,
 #define RC_LABEL_ORDER_NONCE "agentctl.dev/order-nonce"
 
 /* Make d's agent the waiting container: its body's Entrypoint becomes the
- * launcher in wait mode (the same policy file; --wait RC_ORDER_FILE
- * --order-nonce nonce --wait-seconds seconds), its Env none of ours or
+ * launcher in wait mode (--wait RC_ORDER_FILE --order-nonce nonce
+ * --wait-seconds seconds), its Env none of ours or
  * the spec's, its WorkingDir /tmp, and its labels gain
  * RC_LABEL_ORDER_NONCE; every other field stays as built. d->order gets
  * what the ordinary body ran: the argv after the launcher's "--", the
- * Env, the WorkingDir. -1 with e (ERR_INVALID) when the agent does not
- * start in the launcher (a command spec, an attempt an older version
+ * Env, the WorkingDir, and the text of the policy file it read
+ * (RC_LAUNCH_POLICY among the adapter's files). -1 with e (ERR_INVALID)
+ * when the agent does not start in the launcher (a command spec, an attempt an older version
  * captured), the nonce is not 32-128 lowercase hex digits, seconds is 0
  * or over a day, or it was done already; ERR_NOMEM. Pure. */
 int rc_desired_wait(struct rc_desired *d, const char *nonce, unsigned seconds,

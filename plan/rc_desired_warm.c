@@ -2,7 +2,8 @@
  * docs/warm-pool.md "The waiting agent"): the ordinary agent body, built
  * by rc_desired_build, split in two. What Docker fixes at create stays in
  * the body; what agent-launch can apply before its exec (argv, env,
- * workdir) moves into the order. So the body the drift rules judge is
+ * workdir) moves into the order, with the launcher's policy file's text
+ * (one file read once under the nonce). So the body the drift rules judge is
  * still the one the invocation's own build makes, and the waiting
  * container has no second description to fall out of step with. */
 #include "rc_desired.h"
@@ -41,9 +42,19 @@ launcher_split(const cJSON *entry)
     return 3;
 }
 
-/* The order: what the ordinary body ran. */
+/* The launcher's policy file among the adapter's config files. */
+static const char *
+policy_text(const struct rc_desired *d)
+{
+    for (size_t i = 0; d->adapter != NULL && i < d->adapter->n_files; i++)
+        if (strcmp(d->adapter->files[i].path, RC_LAUNCH_POLICY) == 0)
+            return d->adapter->files[i].content;
+    return NULL;
+}
+
+/* The order: what the ordinary body ran, and the policy it read. */
 static cJSON *
-order_of(const cJSON *body, const char *nonce, int dashes)
+order_of(const cJSON *body, const char *nonce, int dashes, const char *policy)
 {
     const cJSON *entry = cJSON_GetObjectItemCaseSensitive(body, "Entrypoint");
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(body, "Env");
@@ -64,7 +75,8 @@ order_of(const cJSON *body, const char *nonce, int dashes)
                                              : cJSON_CreateArray()) ||
         !cJSON_AddStringToObject(o, "workdir", cJSON_IsString(dir)
                                                    ? dir->valuestring
-                                                   : "/")) {
+                                                   : "/") ||
+        !cJSON_AddStringToObject(o, "policy", policy)) {
         if (cJSON_GetObjectItemCaseSensitive(o, "argv") == NULL)
             cJSON_Delete(argv);
         cJSON_Delete(o);
@@ -73,19 +85,19 @@ order_of(const cJSON *body, const char *nonce, int dashes)
     return o;
 }
 
-/* The waiting container's Entrypoint: the same launcher and policy. */
+/* The waiting container's Entrypoint: the same launcher, waiting (the
+ * policy comes with the order). */
 static cJSON *
-wait_entry(const cJSON *entry, const char *nonce, unsigned seconds)
+wait_entry(const char *nonce, unsigned seconds)
 {
     char secs[16];
-    const char *w[9] = {
-        RC_LAUNCH_BIN, "--policy",
-        cJSON_GetArrayItem(entry, 2)->valuestring, "--wait", RC_ORDER_FILE,
-        "--order-nonce", nonce, "--wait-seconds", secs,
+    const char *w[7] = {
+        RC_LAUNCH_BIN,   "--wait", RC_ORDER_FILE,   "--order-nonce",
+        nonce,           "--wait-seconds", secs,
     };
 
     snprintf(secs, sizeof(secs), "%u", seconds);
-    return cJSON_CreateStringArray(w, 9);
+    return cJSON_CreateStringArray(w, 7);
 }
 
 /* Replace member k of body by v (NULL v: out of memory). */
@@ -107,7 +119,8 @@ rc_desired_wait(struct rc_desired *d, const char *nonce, unsigned seconds,
 
     if (d->order != NULL)
         return err_set(e, ERR_INVALID, "the agent waits already");
-    if (dashes < 0 || labels == NULL || d->objects[RC_ROLE_CONFIG].body == NULL)
+    if (dashes < 0 || labels == NULL ||
+        d->objects[RC_ROLE_CONFIG].body == NULL || policy_text(d) == NULL)
         return err_set(e, ERR_INVALID,
                        "the agent does not start in agent-launch (a command "
                        "spec, or an attempt an older version captured): it "
@@ -119,9 +132,9 @@ rc_desired_wait(struct rc_desired *d, const char *nonce, unsigned seconds,
     if (seconds == 0 || seconds > RC_ORDER_WAIT_MAX)
         return err_set(e, ERR_INVALID, "wait: %u s is not 1-%u", seconds,
                        RC_ORDER_WAIT_MAX);
-    if ((order = order_of(body, nonce, dashes)) == NULL)
+    if ((order = order_of(body, nonce, dashes, policy_text(d))) == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
-    if (!replace(body, "Entrypoint", wait_entry(entry, nonce, seconds)) ||
+    if (!replace(body, "Entrypoint", wait_entry(nonce, seconds)) ||
         !replace(body, "Env", cJSON_CreateArray()) ||
         !replace(body, "WorkingDir", cJSON_CreateString("/tmp")) ||
         !cJSON_AddStringToObject(labels, RC_LABEL_ORDER_NONCE, nonce)) {

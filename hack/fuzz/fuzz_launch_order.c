@@ -3,7 +3,8 @@
  * checked against a fixed nonce and with the nonce check off. Whatever
  * the bytes, the check ends with a refusal (a message) or an order whose
  * every word is a C string, whose env entries are NAME=value with no name
- * twice and whose workdir is absolute; never a crash or a leak. */
+ * twice, whose workdir is absolute and whose policy is a C string; never
+ * a crash or a leak. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,8 @@ static void
 check(const struct launch_order *o)
 {
     if (o->argc == 0 || o->argc > LAUNCH_MAX_ARGS || o->argv[o->argc] != NULL ||
-        o->argv[0][0] == '\0' || o->workdir[0] != '/' ||
+        o->argv[0][0] == '\0' || o->workdir[0] != '/' || o->policy == NULL ||
+        strlen(o->policy) != o->policy_len ||
         o->n_env > LAUNCH_ORDER_MAX_ENV || o->env[o->n_env] != NULL)
         abort();
     for (size_t i = 0; i < o->n_env; i++) {

@@ -32,7 +32,7 @@ order_text(const char *nonce)
     snprintf(t, sizeof(t),
              "{\"version\": 1, \"nonce\": \"%s\", \"argv\": [\"claude\", "
              "\"-p\", \"hi\"], \"env\": [\"HOME=/tmp\", \"A=b=c\"], "
-             "\"workdir\": \"/work\"}",
+             "\"workdir\": \"/work\", \"policy\": \"landlock required\\n\"}",
              nonce);
     return t;
 }
@@ -70,6 +70,8 @@ test_accepts_whole_order(void **state)
     assert_string_equal(o.env[1], "A=b=c");
     assert_null(o.env[2]);
     assert_string_equal(o.workdir, "/work");
+    assert_int_equal(o.policy_len, strlen("landlock required\n"));
+    assert_memory_equal(o.policy, "landlock required\n", o.policy_len);
     launch_order_cleanup(&o);
 }
 
@@ -133,6 +135,12 @@ test_refusals(void **state)
             "workdir: expected an absolute path");
     refused("{\"version\":1,\"nonce\":\"" NONCE "\",\"argv\":[\"x\"],"
             "\"env\":[]}", NONCE, "workdir: expected an absolute path");
+    refused("{\"version\":1,\"nonce\":\"" NONCE "\",\"argv\":[\"x\"],"
+            "\"env\":[],\"workdir\":\"/\"}", NONCE,
+            "policy: expected the policy file's text");
+    refused("{\"version\":1,\"nonce\":\"" NONCE "\",\"argv\":[\"x\"],"
+            "\"env\":[],\"workdir\":\"/\",\"policy\":\"a\\u0000\"}", NONCE,
+            "policy: expected the policy file's text");
     memset(big, ' ', sizeof(big) - 1);
     big[sizeof(big) - 1] = '\0';
     refused(big, NONCE, "order: larger than 64 KiB");

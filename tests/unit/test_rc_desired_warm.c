@@ -1,9 +1,9 @@
 /* test_rc_desired_warm.c - the waiting agent of a warm box
  * (plan/rc_desired_warm.c, docs/warm-pool.md "The waiting agent"): the
  * waiting body is the ordinary agent body with only the Entrypoint (the
- * launcher in wait mode, the same policy), Env (none), WorkingDir and
- * the nonce label changed; the order holds exactly what the ordinary
- * body ran, and agent-launch's own parser (images/launch_order.c)
+ * launcher in wait mode), Env (none), WorkingDir and the nonce label
+ * changed; the order holds exactly what the ordinary body ran and the
+ * policy file its launcher read, and agent-launch's own parser (images/launch_order.c)
  * accepts it with that nonce and refuses it with another; a command spec
  * cannot wait; the key (credentialMode env) leaves the body for the
  * order, whose tar is the agent's, mode 0400. */
@@ -136,6 +136,13 @@ test_waiting_body_and_order(void **state)
                                             "WorkingDir")->valuestring);
     assert_json_equal(cJSON_GetObjectItem(o, "env"),
                       cJSON_GetObjectItem(agent_body(plain.d), "Env"));
+    /* the policy file the plain agent's launcher read, as uploaded */
+    for (size_t i = 0; i < plain.d->adapter->n_files; i++)
+        if (strcmp(plain.d->adapter->files[i].path, RC_LAUNCH_POLICY) == 0)
+            assert_string_equal(cJSON_GetObjectItem(o, "policy")->valuestring,
+                                plain.d->adapter->files[i].content);
+    assert_non_null(strstr(cJSON_GetObjectItem(o, "policy")->valuestring,
+                           "landlock "));
     n = cJSON_GetArraySize(entry);
     assert_string_equal(cJSON_GetArrayItem(entry, 3)->valuestring, "--");
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(o, "argv")), n - 4);
@@ -147,12 +154,11 @@ test_waiting_body_and_order(void **state)
     /* the body: the plain one with the four fields changed, else equal */
     want = cJSON_Duplicate(agent_body(plain.d), 1);
     {
-        const char *w[] = { RC_LAUNCH_BIN,  "--policy",       RC_LAUNCH_POLICY,
-                            "--wait",       RC_ORDER_FILE,    "--order-nonce",
-                            NONCE,          "--wait-seconds", "600" };
+        const char *w[] = { RC_LAUNCH_BIN, "--wait",         RC_ORDER_FILE,
+                            "--order-nonce", NONCE, "--wait-seconds", "600" };
 
         cJSON_ReplaceItemInObject(want, "Entrypoint",
-                                  cJSON_CreateStringArray(w, 9));
+                                  cJSON_CreateStringArray(w, 7));
     }
     cJSON_ReplaceItemInObject(want, "Env", cJSON_CreateArray());
     cJSON_ReplaceItemInObject(want, "WorkingDir", cJSON_CreateString("/tmp"));
@@ -193,6 +199,7 @@ test_launcher_accepts_the_order(void **state)
                                         sizeof(why)), 0);
     assert_string_equal(lo.argv[0], "claude");
     assert_string_equal(lo.workdir, "/tmp");
+    assert_non_null(memmem(lo.policy, lo.policy_len, "landlock ", 9));
     launch_order_cleanup(&lo);
     assert_int_equal(launch_order_parse(text, strlen(text),
                                         "ffeeddccbbaa99887766554433221100",

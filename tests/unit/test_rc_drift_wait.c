@@ -26,12 +26,11 @@ waiting_inspect(const struct drift_fx *fx, const char *label)
 {
     cJSON *o = cJSON_Duplicate(fx->obj[RC_ROLE_AGENT], 1);
     cJSON *cfg = cJSON_GetObjectItem(o, "Config");
-    const char *w[] = { "/etc/agentctl/agent/bin/agent-launch", "--policy",
-                        "/etc/agentctl/agent/launch.policy", "--wait",
+    const char *w[] = { "/etc/agentctl/agent/bin/agent-launch", "--wait",
                         "/etc/agentctl/agent/order.json", "--order-nonce",
                         NONCE, "--wait-seconds", "600" };
 
-    cJSON_ReplaceItemInObject(cfg, "Entrypoint", cJSON_CreateStringArray(w, 9));
+    cJSON_ReplaceItemInObject(cfg, "Entrypoint", cJSON_CreateStringArray(w, 7));
     cJSON_AddStringToObject(cJSON_GetObjectItem(cfg, "Labels"),
                             RC_LABEL_ORDER_NONCE, label);
     return o;

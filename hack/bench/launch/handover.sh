@@ -10,7 +10,8 @@
 #
 #   start  `docker start -a` of the created agent in the ordinary mode
 #          (agent-launch --policy P -- sh -c ...), until the CLI exits;
-#   order  the agent started beforehand in wait mode; from the order's
+#   order  the agent started beforehand in wait mode (the policy in the
+#          order); from the order's
 #          upload through the keeper (`docker cp`) until the CLI exits
 #          (`docker wait`).
 #
@@ -41,7 +42,7 @@ HARDEN=(--label "$LABEL" --user 1000:1000 --read-only --cap-drop ALL
 mkdir -p "$T/up/bin" "$T/o"
 cp "$LAUNCH" "$T/up/bin/agent-launch"
 printf 'landlock optional\nwrite /tmp\n' >"$T/up/launch.policy"
-printf '{"version":1,"nonce":"%s","argv":["sh","-c","echo ran"],"env":[],"workdir":"/tmp"}' \
+printf '{"version":1,"nonce":"%s","argv":["sh","-c","echo ran"],"env":[],"workdir":"/tmp","policy":"landlock optional\\nwrite /tmp\\n"}' \
     "$NONCE" >"$T/o/order.json"
 
 # agent MODE: a keeper with the uploads and an agent created in MODE
@@ -57,12 +58,12 @@ agent() {
     if [ "$mode" = wait ]; then
         args=(--wait "$CFG/order.json" --order-nonce "$NONCE")
     else
-        args=(-- sh -c 'echo ran')
+        args=(--policy "$CFG/launch.policy" -- sh -c 'echo ran')
     fi
     docker create "${HARDEN[@]}" --tmpfs /tmp:size=1m,uid=1000,gid=1000 \
         --mount "type=volume,source=$vol,target=$CFG,readonly" \
         --entrypoint "$CFG/bin/agent-launch" agentctl/testbox:0.1.0 \
-        --policy "$CFG/launch.policy" "${args[@]}" | tr '\n' ' '
+        "${args[@]}" | tr '\n' ' '
     echo "$keeper"
 }
 

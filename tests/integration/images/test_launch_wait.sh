@@ -2,15 +2,16 @@
 # test_launch_wait.sh - agent-launch's wait mode (images/launch_order.h,
 # docs/warm-pool.md "The waiting agent") in real containers, shaped as a
 # warm box will be: a keeper holds the config volume (a tmpfs) and the
-# launcher and its policy are uploaded into it through the keeper; the
+# launcher is uploaded into it through the keeper; the
 # agent container mounts that volume read-only, starts in the launcher
 # with a nonce on its command line, and waits. An order written through
 # the keeper (an archive upload, as the controller writes) is read, the
-# CLI runs with its argv, env and workdir, and the launcher's line says
+# CLI runs with its argv, env, workdir and policy, and the launcher's line says
 # so; an order with another nonce is refused (exit 123) and the CLI never
 # runs; the same forged order given to agent-launch-testhook with its hook
 # on is obeyed (the negative control: the refusal is the nonce check's);
-# no order within --wait-seconds ends the wait (exit 124).
+# no order within --wait-seconds ends the wait (exit 124); an order whose
+# policy is not one the launcher reads is refused (123).
 source "$(dirname "$0")/../lib.sh"
 need_docker
 
@@ -32,7 +33,7 @@ HARDEN=(--label "$TEST_LABEL" --user 1000:1000 --read-only --cap-drop ALL
     --security-opt no-new-privileges --network none)
 
 # box NAME LAUNCHER [ENV...]: a keeper holding a fresh config volume with
-# LAUNCHER and a policy in it, and an agent container waiting in it;
+# LAUNCHER in it, and an agent container waiting in it;
 # prints "KEEPER AGENT".
 box() {
     local launcher=$2 vol keeper agent
@@ -44,16 +45,14 @@ box() {
         --mount "type=volume,source=$vol,target=/work" "$KEEPER")
     mkdir -p "$TEST_TMP/up/bin"
     cp "$launcher" "$TEST_TMP/up/bin/agent-launch"
-    printf 'landlock optional\nwrite /tmp\n' >"$TEST_TMP/up/launch.policy"
-    tar -C "$TEST_TMP/up" -cf - bin launch.policy |
+    tar -C "$TEST_TMP/up" -cf - bin |
         docker cp - "$keeper:/work" || fail "upload to the keeper failed"
     agent=$(docker create "${HARDEN[@]}" --init "$@" \
         --label "agentctl.dev/order-nonce=$NONCE" \
         --tmpfs /tmp:size=1m,uid=1000,gid=1000 \
         --mount "type=volume,source=$vol,target=$CFG,readonly" \
         --entrypoint "$CFG/bin/agent-launch" "$BOX" \
-        --policy "$CFG/launch.policy" --wait "$CFG/order.json" \
-        --order-nonce "$NONCE" --wait-seconds 30)
+        --wait "$CFG/order.json" --order-nonce "$NONCE" --wait-seconds 30)
     docker start "$agent" >/dev/null
     echo "$keeper $agent"
 }
@@ -62,7 +61,8 @@ box() {
 order() {
     printf '{"version": 1, "nonce": "%s", "argv": ["sh", "-c", %s], ' "$1" \
         '"echo cli-ran in $(pwd) as $(id -u) WHO=$WHO"'
-    printf '"env": ["WHO=order", "PATH=/bin:/usr/bin"], "workdir": "/tmp"}\n'
+    printf '"env": ["WHO=order", "PATH=/bin:/usr/bin"], "workdir": "/tmp", '
+    printf '"policy": "landlock optional\\nwrite /tmp\\n"}\n'
 }
 
 # deliver KEEPER TEXT: the order uploaded through the keeper.
@@ -113,9 +113,19 @@ vol=$(docker volume create --label "$TEST_LABEL")
 a4=$(docker run -d "${HARDEN[@]}" \
     --mount "type=volume,source=$vol,target=$CFG" \
     -v "$LAUNCH:/agent-launch:ro" --entrypoint /agent-launch "$BOX" \
-    --policy /dev/null --wait "$CFG/order.json" --order-nonce "$NONCE" \
-    --wait-seconds 1)
+    --wait "$CFG/order.json" --order-nonce "$NONCE" --wait-seconds 1)
 check_eq "no order within the wait: exit code" 124 "$(finish "$a4")"
 check_match "no order: the launcher says so" \
     "no order at $CFG/order.json within 1 s" "$(docker logs "$a4" 2>&1)"
+# 5. An order whose policy the launcher does not read is refused whole
+#    (here on the host: the policy is parsed before anything runs).
+mkdir -p "$TEST_TMP/h"
+printf '{"version": 1, "nonce": "%s", "argv": ["/bin/echo", "cli-ran"], "env": [], "workdir": "/", "policy": "bogus /x\\n"}' \
+    "$NONCE" >"$TEST_TMP/h/order.json"
+rc=0
+out=$("$LAUNCH" --wait "$TEST_TMP/h/order.json" --order-nonce "$NONCE" \
+    --wait-seconds 1 2>&1) || rc=$?
+check_eq "an order with a bad policy: the refusal code" 123 "$rc"
+check_match "the refusal names the policy's line" \
+    'order policy:1: unknown directive: bogus.*order refused: policy' "$(tr '\n' ' ' <<<"$out")"
 echo "PASS: $CHECKS checks"
