@@ -42,7 +42,9 @@
 
 /* Exit codes of wait mode (beside launch.h's 125-127). */
 #define LAUNCH_EXIT_ORDER   123 /* the order was refused */
-#define LAUNCH_EXIT_NOORDER 124 /* no order came within the wait */
+#define LAUNCH_EXIT_NOORDER 122 /* no order came within the wait (not
+                                     timeout(1)'s 124: a wrapper's kill
+                                     is told apart) */
 
 struct launch_order {
     struct launch_json *tree; /* every string below points into it */

@@ -254,7 +254,7 @@ static const struct rc_drift_rule rules[] = {
       "Restarting and OOMKilled false, and its Entrypoint the launcher's wait "
       "with the order nonce of its label (docs/warm-pool.md); not checked "
       "once the claim wrote the order",
-      "an agent whose wait ended (no order in time: exit 124; an order "
+      "an agent whose wait ended (no order in time: exit 122; an order "
       "refused: 123) or that is paused cannot take an order, and the claim "
       "would hand the spec to nothing; a nonce label that is not the "
       "Entrypoint's means the two were not made together" },

@@ -9,7 +9,8 @@
 # programs (the static product binary has no sanitizer, and valgrind reads
 # static glibc's start-up as uninitialised memory). Landlock itself is not
 # reached here: valgrind does not know its calls
-# (tests/unit/test_launch_confine.c applies it).
+# (tests/unit/test_launch_confine.c applies it). Wait mode's bad flags
+# and refused orders are rows too.
 source "$(dirname "$0")/lib_errors.sh"
 err_require images/agent-launch-test
 L=@images/agent-launch-test
@@ -63,4 +64,32 @@ chmod +x "$P/mycli"
 row cli-only-in-cwd 127 'agent-launch: mycli: not found' \
     env -C "$P" PATH=.:bin: "$ERR_PLAIN_ROOT/images/agent-launch-test" \
     --policy "$P/ok" -- mycli
+# wait mode (images/launch_order.h): bad flags 125, no order in time 122,
+# a refused order 123, each with its line
+W=$TEST_TMP/w
+mkdir -p "$W"
+N=0123456789abcdef0123456789abcdef
+printf '{"version":1,"nonce":"%s","argv":["/bin/true"],"env":[],"workdir":"/","policy":"landlock optional\\n"}' \
+    fedcba9876543210fedcba9876543210 >"$W/forged.json"
+printf '{"version":1,"nonce":"%s","argv":["/bin/true"],"env":[],"workdir":"/","policy":"bogus /x\\n"}' \
+    "$N" >"$W/badpolicy.json"
+printf 'not json' >"$W/garbage.json"
+ln -s "$W/forged.json" "$W/link.json"
+row wait-without-nonce 125 'usage: agent-launch' $L --wait "$W/forged.json"
+row wait-bad-nonce 125 'order-nonce: expected 32-128 lowercase hex' \
+    $L --wait "$W/forged.json" --order-nonce XYZ
+row wait-zero-seconds 125 'usage: agent-launch' \
+    $L --wait "$W/forged.json" --order-nonce "$N" --wait-seconds 0
+row wait-relative 123 'order refused: order w/o.json: expected an absolute' \
+    $L --wait w/o.json --order-nonce "$N" --wait-seconds 1
+row wait-no-order 122 "no order at $(q "$W/none.json") within 1 s" \
+    $L --wait "$W/none.json" --order-nonce "$N" --wait-seconds 1
+row wait-forged 123 'order refused: nonce: not the one this container' \
+    $L --wait "$W/forged.json" --order-nonce "$N" --wait-seconds 1
+row wait-garbage 123 'order refused: order: not JSON' \
+    $L --wait "$W/garbage.json" --order-nonce "$N" --wait-seconds 1
+row wait-link 123 'order refused: order .*: Too many levels' \
+    $L --wait "$W/link.json" --order-nonce "$N" --wait-seconds 1
+row wait-bad-policy 123 'order policy:1: unknown directive: bogus' \
+    $L --wait "$W/badpolicy.json" --order-nonce "$N" --wait-seconds 1
 rows_finish

@@ -10,7 +10,7 @@
 # so; an order with another nonce is refused (exit 123) and the CLI never
 # runs; the same forged order given to agent-launch-testhook with its hook
 # on is obeyed (the negative control: the refusal is the nonce check's);
-# no order within --wait-seconds ends the wait (exit 124); an order whose
+# no order within --wait-seconds ends the wait (exit 122); an order whose
 # policy is not one the launcher reads is refused (123).
 source "$(dirname "$0")/../lib.sh"
 need_docker
@@ -114,7 +114,7 @@ a4=$(docker run -d "${HARDEN[@]}" \
     --mount "type=volume,source=$vol,target=$CFG" \
     -v "$LAUNCH:/agent-launch:ro" --entrypoint /agent-launch "$BOX" \
     --wait "$CFG/order.json" --order-nonce "$NONCE" --wait-seconds 1)
-check_eq "no order within the wait: exit code" 124 "$(finish "$a4")"
+check_eq "no order within the wait: exit code" 122 "$(finish "$a4")"
 check_match "no order: the launcher says so" \
     "no order at $CFG/order.json within 1 s" "$(docker logs "$a4" 2>&1)"
 # 5. An order whose policy the launcher does not read is refused whole
