@@ -160,6 +160,24 @@ current-context: test
 KC
 }
 
+# kube_demo_controller PREFIX: lib_demo.sh's demo_setup PREFIX, the API
+# server with the CRD, and agent-controller on the service account's kubeconfig
+# (kube_sa_kubeconfig) with the demo's config and --resync 2s, its pid in
+# CP, its log controller.log; agentctl's environment on the API server
+# (as admin) and the controller's state directory.
+kube_demo_controller() {
+    demo_setup "$1"
+    start_kube
+    install_crd
+    kube_sa_kubeconfig "$TEST_TMP/controller.kubeconfig"
+    unset AGENTCTL_SPECS AGENTCTL_ETCD AGENTCTL_KUBE_CONTEXT
+    export AGENTCTL_KUBECONFIG=$KUBECONFIG_FILE AGENTCTL_STATE=$TEST_TMP/state
+    "$BUILD/controller/agent-controller" --kubeconfig "$TEST_TMP/controller.kubeconfig" \
+        --state "$AGENTCTL_STATE" --config "$TEST_TMP/controller.yaml" \
+        --controller-id "$ID" --resync 2s >"$TEST_TMP/controller.log" 2>&1 &
+    CP=$!
+}
+
 # kube_audit: before start_kube, has the API server write one JSON line
 # per request (who, verb, resource, code) to KUBE_AUDIT: requests counted
 # per client by kube_requests.

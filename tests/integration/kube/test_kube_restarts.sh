@@ -32,15 +32,9 @@ start_controller() {
         >>"$TEST_TMP/controller.log" 2>&1 &
     CP=$!
 }
-# spec NAME ARGS...: the demo named NAME-RUN running /demo-agent ARGS
-spec() {
-    local name=$1
-    shift
-    sed -e "s/^  name: demo$/  name: $name-$RUN/" \
-        -e "s|command: \[/demo-agent, --write-work\]|command: [/demo-agent$(printf ', "%s"' "$@")]|" \
-        "$ROOT/manifests/examples/demo.yaml" | kubectl_t apply -f - >/dev/null ||
-        fail "kubectl apply of $name failed"
-}
+# spec NAME ARGS...: the demo named NAME-RUN running /demo-agent ARGS,
+# applied
+spec() { demo_named "$@" | kubectl_t apply -f - >/dev/null || fail "kubectl apply of $1 failed"; }
 wait_phase() {
     "$A" wait "$1-$RUN" --for=phase="$2" --timeout="${3:-300}s" >/dev/null || {
         tail -n 20 "$TEST_TMP/controller.log" >&2
