@@ -82,4 +82,10 @@ check_eq "the verb granted again: /readyz ready (within the back-off, 30 s at mo
 check_match "... the invocation has a status" '^[A-Z][a-z]+$' \
     "$(kubectl_t get ai "demo-$RUN" -o jsonpath='{.status.phase}')"
 check_eq "... and the log said so once" 1 "$(grep -c 'takes status writes again' "$LOG" || true)"
+# deleted and waited for, so the controller removes what it made for it
+# (a create it had in flight would outlive a sweep by label at exit)
+kubectl_t delete ai "demo-$RUN" --timeout=180s >/dev/null ||
+    fail "demo-$RUN was not released: $(tail -n 5 "$LOG")"
+check_eq "deleted: every Docker object of it removed by the controller" 0 \
+    "$(docker_count_label "$MANAGED")"
 echo "# $SECONDS s in all"
