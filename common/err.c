@@ -125,7 +125,7 @@ err_code_name(enum err_code c)
         [ERR_INVALID] = "invalid", [ERR_NOTFOUND] = "not-found",
         [ERR_CONFLICT] = "conflict", [ERR_LIMIT] = "limit",
         [ERR_REMOTE] = "remote",   [ERR_TIMEOUT] = "timeout",
-        [ERR_UNAVAIL] = "unavailable",
+        [ERR_UNAVAIL] = "unavailable", [ERR_DENIED] = "denied",
     };
 
     if ((size_t)c >= sizeof(names) / sizeof(names[0]) || names[c] == NULL)

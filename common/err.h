@@ -22,6 +22,7 @@ enum err_code {
     ERR_REMOTE,   /* a peer (dockerd, etcd) answered with an error */
     ERR_TIMEOUT,  /* a deadline passed */
     ERR_UNAVAIL,  /* a peer could not be reached */
+    ERR_DENIED,   /* a peer refused us the verb (HTTP 401, 403) */
 };
 
 /* Which peer a connection error is about. A process that talks to more

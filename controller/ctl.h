@@ -420,8 +420,9 @@ struct ctl {
     bool grant_busy;       /* one lease grant in flight (not blocking) */
     int64_t keepalive_of;  /* the lease it renews */
     char store_error[256]; /* why etcd is unreachable ("" = it is not) */
-    /* why the last status write to the directory store failed ("" = it
-     * went): /readyz names it (ctl_status.c, ctl_observe.c) */
+    /* why the last status write to the directory store failed, or why
+     * the API server refused it ("" = it went): /readyz names it
+     * (ctl_status.c, ctl_observe.c) */
     char state_error[256];
     unsigned building;     /* build slots held (ctl_build.c) */
     struct ctl_inv *build_line, *build_last; /* waiting for one, FIFO */

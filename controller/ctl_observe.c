@@ -4,7 +4,7 @@
  * calls (pass duration, attempts finished, drift, GC removals) and the
  * request latencies the Docker client and the etcd store report; and the
  * /readyz checks (Docker daemon, the directory store's state directory,
- * etcd). */
+ * etcd, status writes the API server refuses). */
 #include "ctl_observe.h"
 
 #include <stdio.h>
@@ -124,35 +124,47 @@ ctl_state_dir(const struct ctl *c, char *out, size_t n)
                  c->opts.specs_dir ? c->opts.specs_dir : ".");
 }
 
-/* The directory store's writes failed or went again. A state directory
- * that cannot be written (read-only, full, its permissions changed) holds
- * every invocation where it is: nothing is done in Docker that is not on
- * disk first, and each write is retried with the step's backoff (100 ms
- * doubling to 30 s) and at each resync, not in a loop. Said once when it starts and once
- * when it ends, and in /readyz meanwhile, so an operator sees why nothing
- * moves. */
+/* A status write failed or went again. A state directory that cannot be
+ * written (read-only, full, its permissions changed), or an API server
+ * that refuses the controller the verb (403 on agentinvocations/status),
+ * holds every invocation where it is: nothing is done in Docker that is
+ * not in the store first, and each write is retried with the step's
+ * backoff (100 ms doubling to 30 s) and at each resync, not in a loop.
+ * Said once when it starts and once when it ends, and in /readyz
+ * meanwhile, so an operator sees why nothing moves. Other failures of a
+ * remote store (unreachable, a conflict) are not this: said elsewhere. */
 void
 ctl_observe_state_write(struct ctl *c, const struct err *e)
 {
-    char dir[4096];
+    bool dir = strcmp(c->store->backend, "dir") == 0;
+    char where[4096];
 
-    ctl_state_dir(c, dir, sizeof(dir));
-    if (strcmp(c->store->backend, "dir") != 0 ||
-        ctl_test_disabled("state-check"))
+    if (ctl_test_disabled("state-check") ||
+        (!dir && e != NULL && e->code != ERR_DENIED))
         return;
+    if (dir)
+        ctl_state_dir(c, where, sizeof(where));
+    else
+        snprintf(where, sizeof(where), "%s", c->store->backend);
     if (e != NULL) {
         if (c->state_error[0] == '\0')
             log_kv(LOG_ERROR,
-                   "cannot write the state directory: every status write "
-                   "waits and is retried (backoff up to 30 s, and at each "
-                   "resync) until it can",
-                   "state", dir, "error", e->msg, NULL);
+                   dir ? "cannot write the state directory: every status "
+                         "write waits and is retried (backoff up to 30 s, "
+                         "and at each resync) until it can"
+                       : "the store refuses the controller's status writes: "
+                         "every status write waits and is retried (backoff "
+                         "up to 30 s, and at each resync) until the verb is "
+                         "granted",
+                   dir ? "state" : "store", where, "error", e->msg, NULL);
         snprintf(c->state_error, sizeof(c->state_error), "%s", e->msg);
         return;
     }
     if (c->state_error[0] != '\0')
-        log_kv(LOG_INFO, "the state directory can be written again", "state",
-               dir, NULL);
+        log_kv(LOG_INFO,
+               dir ? "the state directory can be written again"
+                   : "the store takes status writes again",
+               dir ? "state" : "store", where, NULL);
     c->state_error[0] = '\0';
 }
 
@@ -188,7 +200,9 @@ health(struct ctl_health *h, void *arg)
                            dir, c->state_error);
         else
             ctl_health_add(h, "state", true, "ok (%s)", dir);
-    }
+    } else if (c->state_error[0] != '\0')
+        ctl_health_add(h, "status-writes", false, "refused (%s): %s",
+                       c->store->backend, c->state_error);
     /* store_error: etcd's lease keepalive or a claim could not reach it */
     if (c->store_error[0] != '\0')
         ctl_health_add(h, "store", false, "unreachable (%s): %s",

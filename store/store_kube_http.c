@@ -97,15 +97,17 @@ store__kube_status_error(long http, const char *body, size_t len,
         code = ERR_CONFLICT;
     else if (http == 422 || http == 400)
         code = ERR_INVALID;
+    else if (http == 401 || http == 403)
+        code = ERR_DENIED;
     if (http == 401)
         err_set(e, code,
                 "%s: the API server does not know these credentials "
                 "(%s): check the kubeconfig's user",
                 what, m);
-    else if (http == 403)
+    else if (http == 403) /* the verb and resource first: msg is bounded */
         err_set(e, code,
-                "%s: %s (grant the verb in the controller's ClusterRole)", what,
-                m);
+                "%s (grant it in the controller's ClusterRole; %s)",
+                strstr(m, "forbidden: ") ? strstr(m, "forbidden: ") : m, what);
     else
         err_set(e, code, "%s: %s", what, m);
     cJSON_Delete(j);

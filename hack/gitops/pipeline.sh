@@ -9,8 +9,13 @@
 #   --path DIR         folder of the specs in the repository (default: .);
 #                      its *.yaml / *.yml files, not recursively
 #   --specs DIR        the store: a directory (with optional --state DIR) ...
-#   --etcd URL[,URL]   ... or etcd (with optional --etcd-prefix P); without
-#                      either, agentctl's AGENTCTL_SPECS / AGENTCTL_ETCD
+#   --etcd URL[,URL]   ... or etcd (with optional --etcd-prefix P) ...
+#   --kubeconfig FILE  ... or a Kubernetes API server: applied by kubectl
+#                      with server-side apply and pruned through an
+#                      ApplySet (a Secret --applyset NAME, default
+#                      agentctl-gitops, in --namespace NS, default
+#                      "default"); without any, agentctl's AGENTCTL_SPECS /
+#                      AGENTCTL_ETCD
 #   --wait TIMEOUT     then wait until every invocation of the commit is in a
 #                      final phase (Succeeded, Failed, Cancelled); 90, 30s,
 #                      10m, 1h
@@ -27,7 +32,9 @@
 # stop before anything is applied when one is invalid; `agentctl diff`
 # (printed) and `apply --prune --dry-run` (what would be pruned, and names
 # that apply may not touch); `agentctl apply --prune`; with --wait, poll
-# each invocation's phase. The last line on stdout is the summary:
+# each invocation's phase. On an API server (--kubeconfig) the diff and
+# apply steps are kubectl's: `kubectl apply --server-side --applyset
+# --prune`, dry-run on the server first (docs/store-kube.md "GitOps"). The last line on stdout is the summary:
 #
 #   gitops: commit 1a2b3c4d5e6f specs=2 created=1 configured=0 unchanged=1
 #           pruned=1 [succeeded=2 failed=0 running=0] result=ok
@@ -58,12 +65,13 @@ die() {
     exit "$1"
 }
 
-REPO='' REV=HEAD SUBDIR=. WAIT='' DRY=0 STORE=() GATE=''
+REPO='' REV=HEAD SUBDIR=. WAIT='' DRY=0 STORE=() GATE='' KUBE='' APPLYSET=agentctl-gitops KUBE_NS=default
 
 AGENTCTL_BIN=${AGENTCTL:-agentctl}
 while [ $# -gt 0 ]; do
     case $1 in
-    --rev | --path | --specs | --state | --etcd | --etcd-prefix | --wait | --agentctl | --gate)
+    --rev | --path | --specs | --state | --etcd | --etcd-prefix | --wait | --agentctl | --gate | \
+        --kubeconfig | --applyset | --namespace)
         [ $# -ge 2 ] || die 2 "$1 needs a value"
         case $1 in
         --rev) REV=$2 ;;
@@ -71,6 +79,9 @@ while [ $# -gt 0 ]; do
         --wait) WAIT=$2 ;;
         --gate) GATE=$2 ;;
         --agentctl) AGENTCTL_BIN=$2 ;;
+        --applyset) APPLYSET=$2 ;;
+        --namespace) KUBE_NS=$2 ;;
+        --kubeconfig) KUBE=$2 && STORE+=("$1" "$2") ;;
         *) STORE+=("$1" "$2") ;;
         esac
         shift 2
@@ -153,29 +164,40 @@ if [ "$NSPECS" -eq 0 ]; then
     exit 1
 fi
 
-# 3. diff: what will change (0 same, 1 different, 2 error)
-DJSON=$(actl diff -o json -f "$DIR")
-drc=$?
-[ "$drc" -le 1 ] || { summary error && exit 3; }
-jq -j '.items[] | select(.action != "none") | .diff' <<<"$DJSON"
-N_CREATE=$(jq '[.items[] | select(.action == "create")] | length' <<<"$DJSON")
-N_UPDATE=$(jq '[.items[] | select(.action == "update")] | length' <<<"$DJSON")
-N_SAME=$(jq '[.items[] | select(.action == "none")] | length' <<<"$DJSON")
-# apply's own plan: what prune would remove, and names apply may not touch
-PLAN=$(actl apply --prune --all --dry-run -f "$DIR") || { summary error && exit 3; }
-N_PRUNED=$(grep -c ' pruned (dry run)$' <<<"$PLAN")
-sed -n 's|^.*/\(.*\) pruned (dry run)$|pipeline: will prune \1|p' <<<"$PLAN"
-if [ "$DRY" -eq 1 ]; then
-    summary dry-run
-    exit 0
-fi
+# 3-4 through agentctl: diff, then apply --prune (dry run first)
+deploy_agentctl() {
+    local drc arc
+    # 3. diff: what will change (0 same, 1 different, 2 error)
+    DJSON=$(actl diff -o json -f "$DIR")
+    drc=$?
+    [ "$drc" -le 1 ] || { summary error && exit 3; }
+    jq -j '.items[] | select(.action != "none") | .diff' <<<"$DJSON"
+    N_CREATE=$(jq '[.items[] | select(.action == "create")] | length' <<<"$DJSON")
+    N_UPDATE=$(jq '[.items[] | select(.action == "update")] | length' <<<"$DJSON")
+    N_SAME=$(jq '[.items[] | select(.action == "none")] | length' <<<"$DJSON")
+    # apply's own plan: what prune would remove, and names apply may not touch
+    PLAN=$(actl apply --prune --all --dry-run -f "$DIR") || { summary error && exit 3; }
+    N_PRUNED=$(grep -c ' pruned (dry run)$' <<<"$PLAN")
+    sed -n 's|^.*/\(.*\) pruned (dry run)$|pipeline: will prune \1|p' <<<"$PLAN"
+    if [ "$DRY" -eq 1 ]; then
+        summary dry-run
+        exit 0
+    fi
 
-# 4. apply --prune
-OUT=$(actl apply --prune --all -f "$DIR")
-arc=$?
-printf '%s\n' "$OUT"
-N_PRUNED=$(grep -c ' pruned$' <<<"$OUT")
-[ "$arc" -eq 0 ] || { summary apply-failed && exit 3; }
+    # 4. apply --prune
+    OUT=$(actl apply --prune --all -f "$DIR")
+    arc=$?
+    printf '%s\n' "$OUT"
+    N_PRUNED=$(grep -c ' pruned$' <<<"$OUT")
+    [ "$arc" -eq 0 ] || { summary apply-failed && exit 3; }
+}
+if [ -n "$KUBE" ]; then
+    # kubectl's server-side apply and ApplySet prune instead
+    source "$(dirname "$0")/pipeline_kube.sh"
+    deploy_kube
+else
+    deploy_agentctl
+fi
 if [ -z "$WAIT" ]; then
     summary ok
     exit 0

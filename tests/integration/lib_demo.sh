@@ -48,3 +48,13 @@ stop_controller() {
 demo_spec() {
     sed -e "s/^  name: demo$/  name: demo-$RUN/" "$ROOT/manifests/examples/demo.yaml" >"$1"
 }
+
+# demo_named NAME ARGS...: the demo named NAME-RUN running /demo-agent
+# ARGS (e.g. --sleep 300), on stdout.
+demo_named() {
+    local name=$1
+    shift
+    sed -e "s/^  name: demo$/  name: $name-$RUN/" \
+        -e "s|command: \[/demo-agent, --write-work\]|command: [/demo-agent$(printf ', "%s"' "$@")]|" \
+        "$ROOT/manifests/examples/demo.yaml"
+}

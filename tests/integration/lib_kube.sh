@@ -87,7 +87,7 @@ run_kube_apiserver() {
         --service-account-signing-key-file "$KUBE_PKI/sa.key" \
         --service-cluster-ip-range 10.96.0.0/24 \
         --authorization-mode RBAC --endpoint-reconciler-type none \
-        --cert-dir "$TEST_TMP/kube-certs" \
+        --cert-dir "$TEST_TMP/kube-certs" ${KUBE_AUDIT:+"${KUBE_AUDIT_ARGS[@]}"} \
         >>"$TEST_TMP/kube-apiserver.log" 2>&1 &
     KUBE_PID=$!
     local i
@@ -133,6 +133,73 @@ kill_kube() {
 restart_kube() {
     kill_kube
     run_kube_apiserver
+}
+
+# kube_sa_kubeconfig FILE: the shipped overlay applied (the controller's
+# service account and exactly its RBAC) and a kubeconfig with a token of
+# that account in FILE: the controller runs with it, not as admin.
+kube_sa_kubeconfig() {
+    local token
+    kubectl_t apply --validate=false -k "$ROOT/manifests/kubernetes-apiserver" >/dev/null ||
+        fail "kubectl apply -k manifests/kubernetes-apiserver failed"
+    token=$(kubectl_t create token agent-controller -n agentctl) ||
+        fail "no token for the controller's service account (TokenRequest)"
+    cat >"$1" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+  - name: test
+    cluster: {server: "$KUBE_URL", certificate-authority: "$KUBE_PKI/ca.crt"}
+users:
+  - name: sa
+    user: {token: "$token"}
+contexts:
+  - name: test
+    context: {cluster: test, user: sa, namespace: agentctl}
+current-context: test
+KC
+}
+
+# kube_demo_controller PREFIX: lib_demo.sh's demo_setup PREFIX, the API
+# server with the CRD, and agent-controller on the service account's kubeconfig
+# (kube_sa_kubeconfig) with the demo's config and --resync 2s, its pid in
+# CP, its log controller.log; agentctl's environment on the API server
+# (as admin) and the controller's state directory.
+kube_demo_controller() {
+    demo_setup "$1"
+    start_kube
+    install_crd
+    kube_sa_kubeconfig "$TEST_TMP/controller.kubeconfig"
+    unset AGENTCTL_SPECS AGENTCTL_ETCD AGENTCTL_KUBE_CONTEXT
+    export AGENTCTL_KUBECONFIG=$KUBECONFIG_FILE AGENTCTL_STATE=$TEST_TMP/state
+    "$BUILD/controller/agent-controller" --kubeconfig "$TEST_TMP/controller.kubeconfig" \
+        --state "$AGENTCTL_STATE" --config "$TEST_TMP/controller.yaml" \
+        --controller-id "$ID" --resync 2s >"$TEST_TMP/controller.log" 2>&1 &
+    CP=$!
+}
+
+# kube_audit: before start_kube, has the API server write one JSON line
+# per request (who, verb, resource, code) to KUBE_AUDIT: requests counted
+# per client by kube_requests.
+kube_audit() {
+    KUBE_AUDIT=$TEST_TMP/kube-audit.log
+    cat >"$TEST_TMP/kube-audit-policy.yaml" <<EOF
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+EOF
+    KUBE_AUDIT_ARGS=(--audit-policy-file "$TEST_TMP/kube-audit-policy.yaml"
+        --audit-log-path "$KUBE_AUDIT" --audit-log-mode blocking)
+}
+
+# kube_requests USER [JQ-TEST]: requests of USER so far (a watch's
+# ResponseStarted stage not counted twice), narrowed by a jq test on the
+# audit event (e.g. '.objectRef.subresource == "status"').
+kube_requests() {
+    jq -c --arg u "$1" "select(.user.username == \$u and .stage != \"ResponseStarted\") |
+        select(${2:-true})" "$KUBE_AUDIT" 2>/dev/null | wc -l
 }
 
 # kubectl against the private API server.

@@ -2,7 +2,8 @@
  * object as the server sends it into the spec text agentctl checks (the
  * server's fields gone), a spec put merged into the object read (the
  * controller's finalizer, the status and tools' annotations kept), the
- * metadata document, and the Event of an event line. */
+ * metadata document, the Event of an event line, and a refusal (403)
+ * named for the user. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -125,6 +126,39 @@ test_meta_and_event(void **state)
     cJSON_Delete(ev);
 }
 
+/* The API server's 403 as 1.20 sends it: the error is ERR_DENIED and
+ * names the verb and the resource within err's bounded message, whatever
+ * the path's length (the /readyz line and the log quote it). */
+static void
+test_forbidden(void **state)
+{
+    static const char body[] =
+        "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":"
+        "\"agentinvocations.agentctl.dev \\\"a-very-long-invocation-name-"
+        "0123456789\\\" is forbidden: User \\\"system:serviceaccount:"
+        "agentctl:agent-controller\\\" cannot update resource \\\""
+        "agentinvocations/status\\\" in API group \\\"agentctl.dev\\\" at "
+        "the cluster scope\",\"reason\":\"Forbidden\",\"code\":403}";
+    struct err e;
+
+    (void)state;
+    assert_int_equal(store__kube_status_error(
+                         403, body, sizeof(body) - 1,
+                         "PUT /apis/agentctl.dev/v1alpha1/agentinvocations/"
+                         "a-very-long-invocation-name-0123456789/status",
+                         &e),
+                     -1);
+    assert_int_equal(e.code, ERR_DENIED);
+    assert_non_null(strstr(e.msg, "forbidden: User "));
+    assert_non_null(
+        strstr(e.msg, "cannot update resource \"agentinvocations/status\""));
+    assert_non_null(strstr(e.msg, "grant it in the controller's ClusterRole"));
+    assert_int_equal(store__kube_status_error(401, "{}", 2, "GET /x", &e), -1);
+    assert_int_equal(e.code, ERR_DENIED);
+    assert_int_equal(store__kube_status_error(409, "{}", 2, "PUT /x", &e), -1);
+    assert_int_equal(e.code, ERR_CONFLICT);
+}
+
 int
 main(void)
 {
@@ -132,6 +166,7 @@ main(void)
         cmocka_unit_test(test_spec_text),
         cmocka_unit_test(test_merge),
         cmocka_unit_test(test_meta_and_event),
+        cmocka_unit_test(test_forbidden),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,15 +20,8 @@ source "$(dirname "$0")/../lib_demo.sh"
 
 command -v jq >/dev/null || skip "jq not installed"
 A=$BUILD/cli/agentctl
-C=$BUILD/controller/agent-controller
-demo_setup kube
-start_kube
-install_crd
 
-# the shipped overlay: the controller's service account and exactly its
-# RBAC; the controller runs with a token of that account, not as admin
-kubectl_t apply --validate=false -k "$ROOT/manifests/kubernetes-apiserver" >/dev/null ||
-    fail "kubectl apply -k manifests/kubernetes-apiserver failed"
+kube_demo_controller kube
 SA=system:serviceaccount:agentctl:agent-controller
 can() { kubectl_t auth can-i --as "$SA" "$@" 2>/dev/null || true; }
 check_eq "RBAC: list, watch, get, patch (the finalizer) and update status; create events (in default)" \
@@ -42,29 +35,7 @@ check_eq "RBAC: nothing more (no spec writes, no deletes, no events elsewhere)" 
     "no no no no" \
     "$(echo $(can update agentinvocations.agentctl.dev) $(can delete agentinvocations.agentctl.dev) \
         $(can create agentinvocations.agentctl.dev) $(can create events -n agentctl))"
-TOKEN=$(kubectl_t create token agent-controller -n agentctl) ||
-    fail "no token for the controller's service account (TokenRequest)"
-cat >"$TEST_TMP/controller.kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-  - name: test
-    cluster: {server: "$KUBE_URL", certificate-authority: "$KUBE_PKI/ca.crt"}
-users:
-  - name: sa
-    user: {token: "$TOKEN"}
-contexts:
-  - name: test
-    context: {cluster: test, user: sa, namespace: agentctl}
-current-context: test
-KC
 
-unset AGENTCTL_SPECS AGENTCTL_ETCD AGENTCTL_KUBE_CONTEXT
-export AGENTCTL_KUBECONFIG=$KUBECONFIG_FILE AGENTCTL_STATE=$TEST_TMP/state
-"$C" --kubeconfig "$TEST_TMP/controller.kubeconfig" --state "$AGENTCTL_STATE" \
-    --config "$TEST_TMP/controller.yaml" --controller-id "$ID" --resync 2s \
-    >"$TEST_TMP/controller.log" 2>&1 &
-CP=$!
 demo_spec "$TEST_TMP/in/demo.yaml"
 check "kubectl apply of the demo" kubectl_t apply -f "$TEST_TMP/in/demo.yaml"
 if ! "$A" wait "demo-$RUN" --for=phase=Succeeded --timeout=480s; then
