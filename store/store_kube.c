@@ -85,6 +85,12 @@ static const struct store_ops kube_ops = {
     .event_append = store__kube_event_append,
     .event_read = store__kube_event_read,
     .output_path = kube_output_path,
+    .lease_grant = store__kube_lease_grant,
+    .lease_keepalive = store__kube_lease_keepalive,
+    .claim = store__kube_claim,
+    .claim_holder = store__kube_claim_holder,
+    .release = store__kube_release,
+    .claim_many = store__kube_claim_many,
     .close = kube_close,
 };
 
@@ -101,6 +107,7 @@ store_kube_open(const char *kubeconfig, const char *context,
     }
     s->base.ops = &kube_ops;
     s->base.backend = "kube";
+    s->check_holders = true;
     rc = kubeconfig != NULL && kubeconfig[0] != '\0'
              ? store_kube_config_load(kubeconfig, context, &s->cfg, e)
              : store_kube_config_in_cluster(NULL, &s->cfg, e);

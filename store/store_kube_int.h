@@ -7,6 +7,8 @@
  *   store_kube_docs.c    status, meta and applied documents
  *   store_kube_events.c  events as Kubernetes Events
  *   store_kube_watch.c   the watch (list + watch from its version)
+ *   store_kube_lease.c   the controller's Lease and the claims
+ *   store_kube_lease_obj.c  their Lease objects (pure)
  *   store_kube.c         open, close, the ops table
  */
 #ifndef STORE_KUBE_INT_H
@@ -33,6 +35,12 @@
 #define STORE_KUBE_FINALIZER "agentctl.dev/cleanup"
 /* agentctl apply's record of what it applied (STORE_DOC_APPLIED) */
 #define STORE_KUBE_APPLIED_ANNOTATION "agentctl.dev/applied"
+/* the Leases (coordination.k8s.io/v1) in the controller's namespace:
+ * a controller's own, an invocation's claim, and the claim's note of the
+ * term of its holder's Lease it was taken under */
+#define STORE_KUBE_LEASE_PREFIX    "agentctl-controller-"
+#define STORE_KUBE_CLAIM_PREFIX    "agentctl-claim-"
+#define STORE_KUBE_TERM_ANNOTATION "agentctl.dev/lease-term"
 
 struct curl_slist;
 
@@ -66,6 +74,8 @@ struct store_kube {
     void *curl;  /* CURL *, reused for the blocking requests */
     int lock_depth;
     struct store_kube_watch *w; /* NULL until store_watch_fd() */
+    char holder[64];    /* the controller ID of its Lease; "" in agentctl */
+    bool check_holders; /* false: the claims' negative control */
 };
 
 /* --- store_kube_object.c (pure) --- */
@@ -139,6 +149,48 @@ int store__kube_event_append(struct store *st, const char *name,
                              const char *line, struct err *e);
 int store__kube_event_read(struct store *st, const char *name, char **data,
                            size_t *len, struct err *e);
+
+/* --- store_kube_lease_obj.c (pure) --- */
+
+/* t (seconds since the epoch) as a MicroTime: 2026-12-07T22:30:00.123456Z */
+int store__kube_microtime(double t, char *out, size_t size);
+/* An RFC 3339 UTC time (fraction optional) into *t; -1 when not one. */
+int store__kube_parse_time(const char *s, double *t);
+/* A new Lease named name with an empty spec; NULL: out of memory. */
+cJSON *store__kube_lease_new(const char *name);
+/* lease held by holder for ttl_s under term, renewed now (new_term: and
+ * acquired now). */
+int store__kube_lease_hold(cJSON *lease, const char *holder, int ttl_s,
+                           int64_t term, double now, bool new_term,
+                           struct err *e);
+/* spec.leaseTransitions, the term; 0 when none. */
+int64_t store__kube_lease_term(const cJSON *lease);
+/* lease is holder's of term and renewTime + leaseDurationSeconds >= now. */
+bool store__kube_lease_live(const cJSON *lease, const char *holder,
+                            int64_t term, double now);
+/* A claim taken by holder under term at now, or released (holder NULL). */
+int store__kube_claim_set(cJSON *claim, const char *holder, int64_t term,
+                          double now, struct err *e);
+/* The holder a claim names and its term (*term); NULL when released. */
+const char *store__kube_claim_holder_of(const cJSON *claim, int64_t *term);
+/* A new claim's labels and its owner, the invocation of uid (NULL: none). */
+int store__kube_claim_owner(cJSON *claim, const char *inv_name, const char *uid,
+                            struct err *e);
+
+/* --- store_kube_lease.c --- */
+
+int store__kube_lease_grant(struct store *st, int ttl_s, int64_t *lease,
+                            struct err *e);
+int store__kube_lease_keepalive(struct store *st, int64_t lease, struct err *e);
+int store__kube_claim(struct store *st, const char *name, const char *holder,
+                      int64_t lease, struct err *e);
+int store__kube_claim_holder(struct store *st, const char *name, char *holder,
+                             size_t size, struct err *e);
+int store__kube_release(struct store *st, const char *name, int64_t lease,
+                        struct err *e);
+void store__kube_claim_many(struct store *st, const char *holder,
+                            int64_t lease, struct store_claim_item *it,
+                            size_t n);
 
 /* --- store_kube_http.c --- */
 
