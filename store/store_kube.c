@@ -60,7 +60,9 @@ kube_close(struct store *st)
 {
     struct store_kube *s = KUBE_OF(st);
 
+    store__kube_async_drop(s);
     store__kube_watch_free(s);
+    cJSON_Delete(s->own);
     if (s->curl != NULL)
         curl_easy_cleanup(s->curl);
     store_kube_config_cleanup(&s->cfg);
@@ -87,6 +89,7 @@ static const struct store_ops kube_ops = {
     .output_path = kube_output_path,
     .lease_grant = store__kube_lease_grant,
     .lease_keepalive = store__kube_lease_keepalive,
+    .lease_keepalive_async = store__kube_lease_keepalive_async,
     .claim = store__kube_claim,
     .claim_holder = store__kube_claim_holder,
     .release = store__kube_release,

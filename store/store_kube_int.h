@@ -9,6 +9,7 @@
  *   store_kube_watch.c   the watch (list + watch from its version)
  *   store_kube_lease.c   the controller's Lease and the claims
  *   store_kube_lease_obj.c  their Lease objects (pure)
+ *   store_kube_async.c   a request on the watch's multi handle
  *   store_kube.c         open, close, the ops table
  */
 #ifndef STORE_KUBE_INT_H
@@ -43,6 +44,7 @@
 #define STORE_KUBE_TERM_ANNOTATION "agentctl.dev/lease-term"
 
 struct curl_slist;
+struct store_kube_call;
 
 /* A name as the watch last reported it (store_kube_watch.c). */
 struct store_kube_seen {
@@ -76,6 +78,8 @@ struct store_kube {
     struct store_kube_watch *w; /* NULL until store_watch_fd() */
     char holder[64];    /* the controller ID of its Lease; "" in agentctl */
     bool check_holders; /* false: the claims' negative control */
+    cJSON *own;  /* its Lease as last written (NULL: read it first) */
+    struct store_kube_call *call; /* the request out without blocking */
 };
 
 /* --- store_kube_object.c (pure) --- */
@@ -191,6 +195,29 @@ int store__kube_release(struct store *st, const char *name, int64_t lease,
 void store__kube_claim_many(struct store *st, const char *holder,
                             int64_t lease, struct store_claim_item *it,
                             size_t n);
+
+int store__kube_lease_keepalive_async(struct store *st, int64_t lease,
+                                      store_done_fn *done, void *arg,
+                                      struct err *e);
+
+/* --- store_kube_async.c --- */
+
+/* The answer of store__kube_send_async(): rc 0 with the parsed 2xx
+ * answer (the callee's, deleted after), or -1 with e. */
+typedef void store_kube_answer_fn(struct store_kube *s, void *arg, int rc,
+                                  const cJSON *ans, const struct err *e);
+/* Send method path with body on the watch's multi handle; done from a
+ * later store_watch_read(). -1 ERR_INVALID when it cannot (no watch, or
+ * one request already out): the caller then goes the blocking way. */
+int store__kube_send_async(struct store_kube *s, const char *method,
+                           const char *path, const cJSON *body,
+                           store_kube_answer_fn *done, void *arg,
+                           struct err *e);
+/* The watch's multi handle finished easy: true when it was this request
+ * (done has been called). */
+bool store__kube_async_done(struct store_kube *s, void *easy, int result);
+/* The store closes: the request out is dropped unanswered. */
+void store__kube_async_drop(struct store_kube *s);
 
 /* --- store_kube_http.c --- */
 

@@ -25,6 +25,16 @@ now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* A renewal of the controller's Lease, to the store's observer (the
+ * controller's metrics count the ones its loop waited for). */
+static void
+observe_renewal(struct store_kube *s, double started, int rc, bool blocking)
+{
+    if (s->base.observe != NULL)
+        s->base.observe(s->base.observe_arg, "lease_keepalive",
+                        now_s() - started, rc == 0, blocking);
+}
+
 /* The path of the Leases, or of the one named prefix + name. */
 static int
 lease_path(const struct store_kube *s, char *buf, size_t size,
@@ -62,6 +72,8 @@ write_lease(struct store_kube *s, const char *prefix, const char *name,
             const cJSON *obj, bool create, struct err *e)
 {
     char path[512], *body = cJSON_PrintUnformatted(obj);
+    bool own = strcmp(prefix, STORE_KUBE_LEASE_PREFIX) == 0;
+    cJSON *ans = NULL;
     int rc;
 
     if (body == NULL)
@@ -69,8 +81,12 @@ write_lease(struct store_kube *s, const char *prefix, const char *name,
     rc = lease_path(s, path, sizeof(path), create ? NULL : prefix, name, e);
     if (rc == 0)
         rc = store__kube_request(s, create ? "POST" : "PUT", path, body, NULL,
-                                 NULL, NULL, e);
+                                 own ? &ans : NULL, NULL, e);
     free(body);
+    if (own) { /* the next renewal PUTs it without reading it first */
+        cJSON_Delete(s->own);
+        s->own = ans;
+    }
     return rc;
 }
 
@@ -129,10 +145,23 @@ store__kube_lease_grant(struct store *st, int ttl_s, int64_t *lease,
     return rc;
 }
 
+static int lease_keepalive(struct store_kube *s, int64_t lease,
+                           struct err *e);
+
 int
 store__kube_lease_keepalive(struct store *st, int64_t lease, struct err *e)
 {
-    struct store_kube *s = KUBE_OF(st);
+    double started = now_s();
+    int rc = lease_keepalive(KUBE_OF(st), lease, e);
+
+    observe_renewal(KUBE_OF(st), started, rc, true);
+    return rc;
+}
+
+/* Read the Lease; renew it when it is still ours and live. */
+static int
+lease_keepalive(struct store_kube *s, int64_t lease, struct err *e)
+{
     double now = now_s();
     const cJSON *ttl;
     cJSON *l;
@@ -299,6 +328,73 @@ store__kube_release(struct store *st, const char *name, int64_t lease,
     cJSON_Delete(c);
     if (rc == -1 && e->code == ERR_CONFLICT)
         rc = 0; /* changed meanwhile: not ours to release any more */
+    return rc;
+}
+
+/* The keep-alive sent without blocking answered. */
+struct renewal {
+    store_done_fn *done;
+    void *arg;
+    double started;
+};
+
+static void
+renewed(struct store_kube *s, void *arg, int rc, const cJSON *ans,
+        const struct err *e)
+{
+    struct renewal r = *(struct renewal *)arg;
+    struct err mine = { 0 };
+
+    free(arg);
+    observe_renewal(s, r.started, rc, false);
+    cJSON_Delete(s->own);
+    s->own = rc == 0 ? cJSON_Duplicate(ans, true) : NULL;
+    if (rc == -1) {
+        mine = *e;
+        /* 409: written by someone else meanwhile; the next renewal reads
+         * it first (the blocking way) and says whether it is still ours */
+        if (mine.code == ERR_CONFLICT)
+            mine.code = ERR_REMOTE;
+    }
+    r.done(r.arg, rc, &mine);
+}
+
+int
+store__kube_lease_keepalive_async(struct store *st, int64_t lease,
+                                  store_done_fn *done, void *arg, struct err *e)
+{
+    struct store_kube *s = KUBE_OF(st);
+    const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(s->own, "spec"),
+        "leaseDurationSeconds");
+    struct renewal *r;
+    char path[512];
+    cJSON *l;
+    int rc;
+
+    /* nothing written yet, or expired by now: the blocking way reads the
+     * Lease and says so (ERR_INVALID: store.c falls back to it) */
+    if (s->own == NULL || !cJSON_IsNumber(ttl) || s->holder[0] == '\0' ||
+        !store__kube_lease_live(s->own, s->holder, lease, now_s()))
+        return err_set(e, ERR_INVALID, "renewal needs a read first");
+    if (lease_path(s, path, sizeof(path), STORE_KUBE_LEASE_PREFIX, s->holder,
+                   e) == -1)
+        return -1;
+    if ((l = cJSON_Duplicate(s->own, true)) == NULL ||
+        (r = calloc(1, sizeof(*r))) == NULL) {
+        cJSON_Delete(l);
+        return err_set(e, ERR_NOMEM, "out of memory");
+    }
+    r->done = done;
+    r->arg = arg;
+    r->started = now_s();
+    rc = store__kube_lease_hold(l, s->holder, (int)ttl->valuedouble, lease,
+                                now_s(), false, e);
+    if (rc == 0) /* its resourceVersion, the one we wrote, is the precondition */
+        rc = store__kube_send_async(s, "PUT", path, l, renewed, r, e);
+    cJSON_Delete(l);
+    if (rc == -1)
+        free(r);
     return rc;
 }
 

@@ -69,11 +69,10 @@ child(cJSON *obj, const char *key)
     return cJSON_AddObjectToObject(obj, key);
 }
 
+/* obj.key = v (owned), replacing what was there; false: out of memory */
 static bool
-set_str(cJSON *obj, const char *key, const char *value)
+set_item(cJSON *obj, const char *key, cJSON *v)
 {
-    cJSON *v = cJSON_CreateString(value);
-
     if (v == NULL)
         return false;
     cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
@@ -82,15 +81,15 @@ set_str(cJSON *obj, const char *key, const char *value)
 }
 
 static bool
+set_str(cJSON *obj, const char *key, const char *value)
+{
+    return set_item(obj, key, cJSON_CreateString(value));
+}
+
+static bool
 set_num(cJSON *obj, const char *key, double value)
 {
-    cJSON *v = cJSON_CreateNumber(value);
-
-    if (v == NULL)
-        return false;
-    cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
-    cJSON_AddItemToObject(obj, key, v);
-    return true;
+    return set_item(obj, key, cJSON_CreateNumber(value));
 }
 
 static bool

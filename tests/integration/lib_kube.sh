@@ -150,3 +150,26 @@ install_crd() {
         crd/agentinvocations.agentctl.dev >/dev/null ||
         fail "the CRD did not become Established"
 }
+
+# kube_sa_kubeconfig FILE: a kubeconfig with a token of the service account
+# agent-controller (manifests/kubernetes-apiserver, applied first), in
+# namespace agentctl: the controller runs with exactly its RBAC.
+kube_sa_kubeconfig() {
+    local token
+    token=$(kubectl_t create token agent-controller -n agentctl) ||
+        fail "no token for the controller's service account (TokenRequest)"
+    cat >"$1" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+  - name: test
+    cluster: {server: "$KUBE_URL", certificate-authority: "$KUBE_PKI/ca.crt"}
+users:
+  - name: sa
+    user: {token: "$token"}
+contexts:
+  - name: test
+    context: {cluster: test, user: sa, namespace: agentctl}
+current-context: test
+KC
+}

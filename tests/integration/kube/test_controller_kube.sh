@@ -50,22 +50,7 @@ check_eq "RBAC: nothing more (no spec writes, no deletes, no events elsewhere, n
         $(can list leases.coordination.k8s.io -n agentctl) \
         $(can delete leases.coordination.k8s.io -n agentctl) \
         $(can update leases.coordination.k8s.io -n default))"
-TOKEN=$(kubectl_t create token agent-controller -n agentctl) ||
-    fail "no token for the controller's service account (TokenRequest)"
-cat >"$TEST_TMP/controller.kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-  - name: test
-    cluster: {server: "$KUBE_URL", certificate-authority: "$KUBE_PKI/ca.crt"}
-users:
-  - name: sa
-    user: {token: "$TOKEN"}
-contexts:
-  - name: test
-    context: {cluster: test, user: sa, namespace: agentctl}
-current-context: test
-KC
+kube_sa_kubeconfig "$TEST_TMP/controller.kubeconfig"
 
 unset AGENTCTL_SPECS AGENTCTL_ETCD AGENTCTL_KUBE_CONTEXT
 export AGENTCTL_KUBECONFIG=$KUBECONFIG_FILE AGENTCTL_STATE=$TEST_TMP/state
