@@ -72,7 +72,8 @@ write_lease(struct store_kube *s, const char *prefix, const char *name,
             const cJSON *obj, bool create, struct err *e)
 {
     char path[512], *body = cJSON_PrintUnformatted(obj);
-    bool own = strcmp(prefix, STORE_KUBE_LEASE_PREFIX) == 0;
+    bool own = strcmp(prefix, STORE_KUBE_LEASE_PREFIX) == 0 &&
+               strcmp(name, s->holder) == 0;
     cJSON *ans = NULL;
     int rc;
 
@@ -234,6 +235,38 @@ store__kube_claim_holder(struct store *st, const char *name, char *holder,
     return rc;
 }
 
+/* who's Lease of term has expired: before one of its claims is taken,
+ * the Lease is fenced (holderIdentity "", a PUT with the resourceVersion
+ * read), so a renewal of who's still on its way fails with 409 and its
+ * controller learns it lost the Lease (the API server does not check
+ * expiry itself, as etcd does); a renewal that landed first makes this
+ * PUT fail instead, and the claim is not taken. */
+static int
+fence(struct store_kube *s, const char *who, int64_t term, struct err *e)
+{
+    cJSON *l, *spec;
+    const char *now_who;
+    int rc = 0;
+
+    if (get_lease(s, STORE_KUBE_LEASE_PREFIX, who, &l, e) == -1)
+        return e->code == ERR_NOTFOUND ? 0 : -1;
+    spec = cJSON_GetObjectItemCaseSensitive(l, "spec");
+    now_who = store__kube_str(spec, "holderIdentity", NULL);
+    if (now_who != NULL && strcmp(now_who, who) == 0 &&
+        store__kube_lease_term(l) == term) {
+        if (store__kube_lease_live(l, who, term, now_s()))
+            rc = err_set(e, ERR_CONFLICT, "controller %s renewed its Lease",
+                         who);
+        else if (!cJSON_ReplaceItemInObjectCaseSensitive(
+                     spec, "holderIdentity", cJSON_CreateString("")))
+            rc = err_set(e, ERR_NOMEM, "out of memory");
+        else
+            rc = write_lease(s, STORE_KUBE_LEASE_PREFIX, who, l, false, e);
+    }
+    cJSON_Delete(l);
+    return rc;
+}
+
 /* A new claim Lease, owned by its invocation when that can be read. */
 static cJSON *
 new_claim(struct store_kube *s, const char *name, struct err *e)
@@ -288,6 +321,11 @@ claim(struct store_kube *s, const char *name, const char *holder, int64_t lease,
                      who);
         cJSON_Delete(c);
         return rc;
+    }
+    if (!live && who != NULL && strcmp(who, holder) != 0 && s->check_holders &&
+        fence(s, who, term, e) == -1) {
+        cJSON_Delete(c);
+        return -1;
     }
     *was_free = !live; /* live and ours: a restarted controller's own */
     rc = store__kube_claim_set(c, holder, lease, now_s(), e);

@@ -12,8 +12,10 @@
 #     it is never run again;
 #   - negative control: two controllers of the test-hooks build with
 #     AGENTCTL_TEST_DISABLE=kube-claim-holder (every claim looks free)
-#     run one invocation of a batch twice: the holder check is what
-#     prevents it.
+#     both take invocations of a batch: both start an attempt (each log
+#     moves it to Preparing), or one marks the other's live attempt
+#     node-lost; the first part asserts neither happens with the check,
+#     so the holder check is what prevents it.
 source "$(dirname "$0")/../controller/lib_controller.sh"
 source "$(dirname "$0")/../lib_kube.sh"
 
@@ -32,6 +34,8 @@ declare -A KP=() KM=()
 on_cleanup kl_teardown
 kl_teardown() {
     local n
+    [ -z "${AGENTCTL_KEEP_LOGS:-}" ] ||
+        cp "$TEST_TMP"/ctl-*.log "$AGENTCTL_KEEP_LOGS"/ 2>/dev/null || true
     for n in "${!KP[@]}"; do
         [ -n "${KP[$n]}" ] || continue
         [ "${rc:-0}" -eq 0 ] || [ "${rc:-0}" -eq 77 ] ||
@@ -98,6 +102,18 @@ kl_wait() { # NAME JQ-TEST TIMEOUT
     done
     fail "$1: status never made '$2' true within $3 s: $(st "$1" '{phase,controller,stopReason}')"
 }
+# both_took N1 N2 NAMES...: how many of NAMES both controllers' logs
+# moved to Preparing (each started an attempt of it)
+both_took() {
+    local a=$1 b=$2 n k=0
+    shift 2
+    for n in "$@"; do
+        grep -q "\"invocation\":\"$n\",\"phase\":\"Preparing\"" "$TEST_TMP/ctl-$a.log" &&
+            grep -q "\"invocation\":\"$n\",\"phase\":\"Preparing\"" "$TEST_TMP/ctl-$b.log" &&
+            k=$((k + 1))
+    done
+    echo "$k"
+}
 lease() { kubectl_t get lease -n agentctl "$1" -o json 2>/dev/null | jq -r "$2"; }
 
 A=$CTL_ID-a
@@ -118,6 +134,10 @@ for n in $batch; do
 done
 check_eq "the batch is shared: all 6 run, by both (--max-running 3 each)" \
     "6 yes yes" "$((ran_a + ran_b)) $([ $ran_a -gt 0 ] && echo yes) $([ $ran_b -gt 0 ] && echo yes)"
+nl=0
+for n in $batch; do [ "$(st "$n" .stopReason)" = node-lost ] && nl=$((nl + 1)); done
+check_eq "no invocation of the batch taken by both controllers (started by both, or node-lost)" \
+    "0 0" "$(both_took a b $batch) $nl"
 for id in "$A" "$B"; do
     check_eq "Lease agentctl-controller-$id held by $id for 5 s" "$id 5" \
         "$(lease "agentctl-controller-$id" '"\(.spec.holderIdentity) \(.spec.leaseDurationSeconds)"')"
@@ -154,6 +174,8 @@ check_match "l1: NodeLost names the lost controller, seen by the other" \
     "$(st l1 '.conditions[] | select(.type == "NodeLost") | .message')"
 check "l1: the claim no longer names $lost (taken, NodeLost written, let go)" \
     test "$(lease agentctl-claim-l1 .spec.holderIdentity)" != "$lost"
+check_eq "the lost controller's Lease is fenced before its claim is taken" "" \
+    "$(lease "agentctl-controller-$lost" .spec.holderIdentity)"
 sleep 4 # several resyncs: nothing reruns it
 check_eq "l1: its agent started once, never rerun" 1 "$(starts "$u1")"
 kl_kill a
@@ -176,6 +198,8 @@ for n in $nbatch; do
     [ "$(starts "$u")" -gt 1 ] && twice=$((twice + 1))
     [ "$(st "$n" .stopReason)" = node-lost ] && stolen=$((stolen + 1))
 done
-echo "# without the holder check: $twice of 6 ran twice, $stolen of 6 marked node-lost by the other live controller"
-check "negative control: without the holder check both controllers took an invocation" \
-    test "$((twice + stolen))" -gt 0
+both=$(both_took c d $nbatch)
+echo "# without the holder check: $both of 6 started by both controllers," \
+    "$twice of 6 agents ran twice, $stolen of 6 marked node-lost by the other live controller"
+check "negative control: without the holder check both controllers took an invocation (started by both, or node-lost while both lived)" \
+    test "$((both + stolen))" -gt 0
