@@ -346,6 +346,8 @@ take_lines(struct store_kube_watch *w, struct store_change *out, size_t max,
         if (rc == -1)
             break;
     }
+    if (used == 0)
+        return rc; /* nothing taken (the buffer may not exist yet: NULL) */
     memmove(w->pending.data, w->pending.data + used, w->pending.len - used);
     w->pending.len -= used;
     return rc;
