@@ -53,7 +53,7 @@ const struct ctl_flag ctl_flags[CTL_NFLAGS + 1] = {
     { "once", 'o', NULL, "exit when no invocation has work pending", NULL },
     { "max-running", 'M', "N",
       "at most N unfinished claimed invocations (etcd only); 0 = no cap", "0" },
-    { "lease-ttl", 'L', "D", "etcd lease TTL, 2s to 1h, whole seconds", "15s" },
+    { "lease-ttl", 'L', "D", "lease TTL (etcd, API server Lease), 2s-1h, whole s", "15s" },
     { "max-building", 'B', "N",
       "at most N boxes built at once, the others wait in line; 0 = no cap",
       "6" },

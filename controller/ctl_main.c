@@ -442,6 +442,9 @@ ctl_open(struct ctl *c, const struct ctl_etcd_opts *eo, struct err *e)
         return -1;
     if (eo->urls != NULL && store_etcd_set_security(c->store, &eo->sec, e))
         return -1;
+    /* its Lease's name; the negative control of test_kube_leases.sh */
+    store_kube_set_holder(c->store, c->opts.controller_id,
+                          !ctl_test_disabled("kube-claim-holder"));
     /* the negative control of test_etcd_idle.sh: every pass reads etcd */
     if (ctl_test_disabled("etcd-cache"))
         store_etcd_set_cache(c->store, false);

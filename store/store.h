@@ -293,6 +293,13 @@ void store_etcd_set_loop_blocking(struct store *s, bool on);
  * Nothing is sent until the first request. */
 struct store *store_kube_open(const char *kubeconfig, const char *context,
                               const char *state_dir, struct err *e);
+/* The controller ID whose Lease agentctl-controller-<holder> the store's
+ * lease calls grant and renew (docs/store-kube.md "Leases and claims").
+ * check_holders false: every claim looks free, whoever holds it (the
+ * negative control of tests/integration/kube/test_kube_leases.sh). A
+ * no-op on another store. */
+void store_kube_set_holder(struct store *s, const char *holder,
+                           bool check_holders);
 
 /* Close and free; NULL is a no-op. */
 void store_close(struct store *s);

@@ -60,7 +60,9 @@ kube_close(struct store *st)
 {
     struct store_kube *s = KUBE_OF(st);
 
+    store__kube_async_drop(s);
     store__kube_watch_free(s);
+    cJSON_Delete(s->own);
     if (s->curl != NULL)
         curl_easy_cleanup(s->curl);
     store_kube_config_cleanup(&s->cfg);
@@ -85,6 +87,13 @@ static const struct store_ops kube_ops = {
     .event_append = store__kube_event_append,
     .event_read = store__kube_event_read,
     .output_path = kube_output_path,
+    .lease_grant = store__kube_lease_grant,
+    .lease_keepalive = store__kube_lease_keepalive,
+    .lease_keepalive_async = store__kube_lease_keepalive_async,
+    .claim = store__kube_claim,
+    .claim_holder = store__kube_claim_holder,
+    .release = store__kube_release,
+    .claim_many = store__kube_claim_many,
     .close = kube_close,
 };
 
@@ -101,6 +110,7 @@ store_kube_open(const char *kubeconfig, const char *context,
     }
     s->base.ops = &kube_ops;
     s->base.backend = "kube";
+    s->check_holders = true;
     rc = kubeconfig != NULL && kubeconfig[0] != '\0'
              ? store_kube_config_load(kubeconfig, context, &s->cfg, e)
              : store_kube_config_in_cluster(NULL, &s->cfg, e);

@@ -7,6 +7,9 @@
  *   store_kube_docs.c    status, meta and applied documents
  *   store_kube_events.c  events as Kubernetes Events
  *   store_kube_watch.c   the watch (list + watch from its version)
+ *   store_kube_lease.c   the controller's Lease and the claims
+ *   store_kube_lease_obj.c  their Lease objects (pure)
+ *   store_kube_async.c   a request on the watch's multi handle
  *   store_kube.c         open, close, the ops table
  */
 #ifndef STORE_KUBE_INT_H
@@ -33,8 +36,15 @@
 #define STORE_KUBE_FINALIZER "agentctl.dev/cleanup"
 /* agentctl apply's record of what it applied (STORE_DOC_APPLIED) */
 #define STORE_KUBE_APPLIED_ANNOTATION "agentctl.dev/applied"
+/* the Leases (coordination.k8s.io/v1) in the controller's namespace:
+ * a controller's own, an invocation's claim, and the claim's note of the
+ * term of its holder's Lease it was taken under */
+#define STORE_KUBE_LEASE_PREFIX    "agentctl-controller-"
+#define STORE_KUBE_CLAIM_PREFIX    "agentctl-claim-"
+#define STORE_KUBE_TERM_ANNOTATION "agentctl.dev/lease-term"
 
 struct curl_slist;
+struct store_kube_call;
 
 /* A name as the watch last reported it (store_kube_watch.c). */
 struct store_kube_seen {
@@ -66,6 +76,10 @@ struct store_kube {
     void *curl;  /* CURL *, reused for the blocking requests */
     int lock_depth;
     struct store_kube_watch *w; /* NULL until store_watch_fd() */
+    char holder[64];    /* the controller ID of its Lease; "" in agentctl */
+    bool check_holders; /* false: the claims' negative control */
+    cJSON *own;  /* its Lease as last written (NULL: read it first) */
+    struct store_kube_call *call; /* the request out without blocking */
 };
 
 /* --- store_kube_object.c (pure) --- */
@@ -139,6 +153,71 @@ int store__kube_event_append(struct store *st, const char *name,
                              const char *line, struct err *e);
 int store__kube_event_read(struct store *st, const char *name, char **data,
                            size_t *len, struct err *e);
+
+/* --- store_kube_lease_obj.c (pure) --- */
+
+/* t (seconds since the epoch) as a MicroTime: 2026-12-07T22:30:00.123456Z */
+int store__kube_microtime(double t, char *out, size_t size);
+/* An RFC 3339 UTC time (fraction optional) into *t; -1 when not one. */
+int store__kube_parse_time(const char *s, double *t);
+/* A new Lease named name with an empty spec; NULL: out of memory. */
+cJSON *store__kube_lease_new(const char *name);
+/* lease held by holder for ttl_s under term, renewed now (new_term: and
+ * acquired now). */
+int store__kube_lease_hold(cJSON *lease, const char *holder, int ttl_s,
+                           int64_t term, double now, bool new_term,
+                           struct err *e);
+/* spec.leaseTransitions, the term; 0 when none. */
+int64_t store__kube_lease_term(const cJSON *lease);
+/* lease is holder's of term and renewTime + leaseDurationSeconds >= now. */
+bool store__kube_lease_live(const cJSON *lease, const char *holder,
+                            int64_t term, double now);
+/* A claim taken by holder under term at now, or released (holder NULL). */
+int store__kube_claim_set(cJSON *claim, const char *holder, int64_t term,
+                          double now, struct err *e);
+/* The holder a claim names and its term (*term); NULL when released. */
+const char *store__kube_claim_holder_of(const cJSON *claim, int64_t *term);
+/* A new claim's labels and its owner, the invocation of uid (NULL: none). */
+int store__kube_claim_owner(cJSON *claim, const char *inv_name, const char *uid,
+                            struct err *e);
+
+/* --- store_kube_lease.c --- */
+
+int store__kube_lease_grant(struct store *st, int ttl_s, int64_t *lease,
+                            struct err *e);
+int store__kube_lease_keepalive(struct store *st, int64_t lease, struct err *e);
+int store__kube_claim(struct store *st, const char *name, const char *holder,
+                      int64_t lease, struct err *e);
+int store__kube_claim_holder(struct store *st, const char *name, char *holder,
+                             size_t size, struct err *e);
+int store__kube_release(struct store *st, const char *name, int64_t lease,
+                        struct err *e);
+void store__kube_claim_many(struct store *st, const char *holder,
+                            int64_t lease, struct store_claim_item *it,
+                            size_t n);
+
+int store__kube_lease_keepalive_async(struct store *st, int64_t lease,
+                                      store_done_fn *done, void *arg,
+                                      struct err *e);
+
+/* --- store_kube_async.c --- */
+
+/* The answer of store__kube_send_async(): rc 0 with the parsed 2xx
+ * answer (the callee's, deleted after), or -1 with e. */
+typedef void store_kube_answer_fn(struct store_kube *s, void *arg, int rc,
+                                  const cJSON *ans, const struct err *e);
+/* Send method path with body on the watch's multi handle; done from a
+ * later store_watch_read(). -1 ERR_INVALID when it cannot (no watch, or
+ * one request already out): the caller then goes the blocking way. */
+int store__kube_send_async(struct store_kube *s, const char *method,
+                           const char *path, const cJSON *body,
+                           store_kube_answer_fn *done, void *arg,
+                           struct err *e);
+/* The watch's multi handle finished easy: true when it was this request
+ * (done has been called). */
+bool store__kube_async_done(struct store_kube *s, void *easy, int result);
+/* The store closes: the request out is dropped unanswered. */
+void store__kube_async_drop(struct store_kube *s);
 
 /* --- store_kube_http.c --- */
 

@@ -264,17 +264,27 @@ store__kube_watch_fd(struct store *st, struct err *e)
 /* Let curl do what the ready fds allow; *ended when the stream ended,
  * *how with curl's result (an HTTP error such as 410: CURLE_HTTP_RETURNED_ERROR). */
 static void
-drive(struct store_kube_watch *w, bool *ended, int *how, bool *retry_due)
+drive(struct store_kube *s, bool *ended, int *how, bool *retry_due)
 {
-    int running;
+    struct store_kube_watch *w = s->w;
+    void *call_easy = NULL;
+    int running, call_result = 0;
     CURLMsg *m;
 
     *retry_due = store__multi_drive(w->multi, &w->fds, w->retry) || *retry_due;
-    while ((m = curl_multi_info_read(w->multi, &running)) != NULL)
-        if (m->msg == CURLMSG_DONE && m->easy_handle == w->easy) {
+    while ((m = curl_multi_info_read(w->multi, &running)) != NULL) {
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        if (m->easy_handle == w->easy) {
             *ended = true;
             *how = (int)m->data.result;
+        } else { /* store_kube_async.c's, answered after this loop */
+            call_easy = m->easy_handle;
+            call_result = (int)m->data.result;
         }
+    }
+    if (call_easy != NULL)
+        (void)store__kube_async_done(s, call_easy, call_result);
 }
 
 /* One event line: the resourceVersion to resume from, the change (if the
@@ -336,6 +346,8 @@ take_lines(struct store_kube_watch *w, struct store_change *out, size_t max,
         if (rc == -1)
             break;
     }
+    if (used == 0)
+        return rc; /* nothing taken (the buffer may not exist yet: NULL) */
     memmove(w->pending.data, w->pending.data + used, w->pending.len - used);
     w->pending.len -= used;
     return rc;
@@ -356,7 +368,7 @@ store__kube_watch_read(struct store *st, struct store_change *out, size_t max,
     if (s->w == NULL && store__kube_watch_fd(st, e) == -1)
         return -1;
     w = s->w;
-    drive(w, &ended, &how, &retry_due);
+    drive(s, &ended, &how, &retry_due);
     /* keep a slot for RESYNC */
     if (take_lines(w, out, max - 1, n, &over) == -1)
         restart(s, true);

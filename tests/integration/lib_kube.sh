@@ -217,3 +217,4 @@ install_crd() {
         crd/agentinvocations.agentctl.dev >/dev/null ||
         fail "the CRD did not become Established"
 }
+

@@ -31,10 +31,18 @@ check_eq "RBAC: list, watch, get, patch (the finalizer) and update status; creat
         $(can get agentinvocations.agentctl.dev) \
         $(can update agentinvocations.agentctl.dev --subresource status) \
         $(can create events -n default))"
-check_eq "RBAC: nothing more (no spec writes, no deletes, no events elsewhere)" \
-    "no no no no" \
+check_eq "RBAC: get, create, update its Leases (its own and the claims, in agentctl)" \
+    "yes yes yes" \
+    "$(echo $(can get leases.coordination.k8s.io -n agentctl) \
+        $(can create leases.coordination.k8s.io -n agentctl) \
+        $(can update leases.coordination.k8s.io -n agentctl))"
+check_eq "RBAC: nothing more (no spec writes, no deletes, no events elsewhere, no Lease list/delete or elsewhere)" \
+    "no no no no no no no" \
     "$(echo $(can update agentinvocations.agentctl.dev) $(can delete agentinvocations.agentctl.dev) \
-        $(can create agentinvocations.agentctl.dev) $(can create events -n agentctl))"
+        $(can create agentinvocations.agentctl.dev) $(can create events -n agentctl) \
+        $(can list leases.coordination.k8s.io -n agentctl) \
+        $(can delete leases.coordination.k8s.io -n agentctl) \
+        $(can update leases.coordination.k8s.io -n default))"
 
 demo_spec "$TEST_TMP/in/demo.yaml"
 check "kubectl apply of the demo" kubectl_t apply -f "$TEST_TMP/in/demo.yaml"
