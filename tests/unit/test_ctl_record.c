@@ -1,4 +1,4 @@
-/* test_ctl_record.c - the attempt record (controller/ctl_record.h) and its
+/* test_ctl_record.c - the attempt record (model/ctl_record.h) and its
  * JSON form: status documents in the format the controller writes load
  * into typed fields and save back with every key and value, keys of a
  * newer version survive, and the two resets clear exactly their fields.

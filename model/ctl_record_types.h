@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "rc_desired.h"
+#include "rec_roles.h"
 
 /* Phases of docs/design.md; the order is the lifecycle's. */
 enum ctl_phase {
