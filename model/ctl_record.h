@@ -64,9 +64,19 @@ void ctl_record_set_helper_image(struct ctl_record *r, enum rc_helper h,
 /* Every helper image of the attempt is pinned (status.helperImages). */
 bool ctl_record_helpers_pinned(const struct ctl_record *r);
 
-/* Take ownership of the captured spec (replacing any). */
+/* Capture spec s for the attempt: status.captured is its canonical
+ * resource, and the record holds s itself (one more holder) so that the
+ * attempt's steps read it typed without parsing it back. */
+void ctl_record_capture(struct ctl_record *r, struct spec_invocation *s);
+/* Take ownership of the captured spec as JSON (replacing any; the typed
+ * one is parsed from it when asked). */
 void ctl_record_set_captured(struct ctl_record *r, cJSON *captured);
 const cJSON *ctl_record_captured(const struct ctl_record *r);
+/* The captured spec typed, shared (spec_invocation_ref() to keep it past
+ * the record): the one captured in this process, else status.captured
+ * parsed and checked once (r->captured_parses counts it). NULL when none
+ * was captured or it is unreadable. */
+struct spec_invocation *ctl_record_captured_spec(struct ctl_record *r);
 
 /* Recorded objects (role: enum rc_role or CTL_REC_PROBE). The strings are
  * borrowed while the record holds them; NULL when not recorded. */
