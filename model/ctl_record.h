@@ -41,6 +41,12 @@ bool ctl_phase_terminal(enum ctl_phase p);
 /* NULL for CTL_STOP_NONE and CTL_STOP_UNKNOWN. */
 const char *ctl_stop_reason_name(enum ctl_stop_reason s);
 const char *ctl_progress_name(enum ctl_progress p);
+/* status.phase as written: a phase's name, or the text of one this
+ * version does not know; NULL when there is none. For readers that show
+ * the status (agentctl). */
+const char *ctl_record_phase_text(const struct ctl_record *r);
+/* status.stopReason as written (a newer version's reason too), or NULL. */
+const char *ctl_record_stop_text(const struct ctl_record *r);
 /* Role index (enum rc_role or CTL_REC_PROBE) of a resources key, or -1. */
 int ctl_record_role(const char *name);
 const char *ctl_record_role_name(int role);
