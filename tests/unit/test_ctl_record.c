@@ -490,6 +490,36 @@ test_ctl_record_rejects_a_non_object(void **state)
     ctl_record_cleanup(&r);
 }
 
+/* What a reader shows (agentctl): the phase and stop reason as written,
+ * a newer version's stop reason and a phase this version does not know
+ * too; none when the status has none. */
+static void
+test_ctl_record_texts_as_written(void **state)
+{
+    struct ctl_record r = { 0 };
+    cJSON *doc = load_record(&r, "future.json");
+    struct err e = { 0 };
+
+    (void)state;
+    assert_int_equal(r.stop, CTL_STOP_UNKNOWN);
+    assert_string_equal(ctl_record_stop_text(&r), "quota-exceeded");
+    assert_string_equal(ctl_record_phase_text(&r), "Failed");
+    cJSON_Delete(doc);
+    doc = cJSON_Parse(
+        "{\"phase\":\"Hibernating\",\"stopReason\":\"deadline\"}");
+    assert_int_equal(ctl_record_from_json(&r, doc, &e), 0);
+    assert_false(r.phase_set);
+    assert_string_equal(ctl_record_phase_text(&r), "Hibernating");
+    assert_string_equal(ctl_record_stop_text(&r), "deadline");
+    cJSON_Delete(doc);
+    doc = cJSON_Parse("{}");
+    assert_int_equal(ctl_record_from_json(&r, doc, &e), 0);
+    assert_null(ctl_record_phase_text(&r));
+    assert_null(ctl_record_stop_text(&r));
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+}
+
 /* The captured spec is parsed at most once per attempt: never in the
  * controller that captured it (the record keeps the spec it captured),
  * once in one that read the status back (a restart, a claim), however
@@ -554,6 +584,7 @@ main(void)
         cmocka_unit_test(test_ctl_record_condition_changes_move_to_the_end),
         cmocka_unit_test(test_ctl_record_rejects_a_non_object),
         cmocka_unit_test(test_ctl_record_captured_spec_parsed_once),
+        cmocka_unit_test(test_ctl_record_texts_as_written),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
