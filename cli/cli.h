@@ -13,6 +13,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "ctl_record.h"
+
 #include "cli_args.h"
 #include "spec.h"
 #include "store.h"
@@ -333,15 +335,22 @@ int cli_print_doc(const cJSON *doc, const char *format);
 /* kubectl's NotFound line on stderr; returns CLI_FAIL. */
 int cli_not_found(const char *name);
 
-/* get -o wide's RESULT cell of a status (cli_result.c): the problem of
+/* get -o wide's RESULT cell of a status's result (the record's `result`,
+ * cli_result.c): the problem of
  * an unusable result, "error" for a CLI that reported one, else the JSON
  * answer or the text's first line, cut to 40 characters; "<none>".
  * Caller frees. */
-char *cli_result_cell(const cJSON *status);
+char *cli_result_cell(const cJSON *result);
 
 /* The status document of name, or NULL when there is none (caller
  * deletes). */
 cJSON *cli_status(struct cli *c, const char *name);
+
+/* The status document st (NULL: none) as the typed attempt record
+ * (model/ctl_record.h), which is how agentctl reads a status's fields:
+ * r->present is false when there is none or it is no object. The caller
+ * calls ctl_record_cleanup(). */
+void cli_record_of(const cJSON *st, struct ctl_record *r);
 
 /* Phase in status/<name>.json, or NULL (caller frees). */
 char *cli_status_phase(struct cli *c, const char *name);

@@ -52,12 +52,16 @@ static int
 no_set(struct cli *c, const char *name)
 {
     cJSON *st = cli_status(c, name);
-    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(st, "result"), "changes");
-    const char *why = cJSON_GetStringValue(
+    struct ctl_record r;
+    const cJSON *ch;
+    const char *why, *phase;
+
+    cli_record_of(st, &r);
+    cJSON_Delete(st);
+    ch = cJSON_GetObjectItemCaseSensitive(r.result, "changes");
+    why = cJSON_GetStringValue(
         cJSON_GetObjectItemCaseSensitive(ch, "unavailable"));
-    const char *phase =
-        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "phase"));
+    phase = ctl_record_phase_text(&r);
 
     if (why != NULL)
         fprintf(stderr, "error: %s has no change set: %s\n", name, why);
@@ -67,7 +71,7 @@ no_set(struct cli *c, const char *name)
                 "attempt in phase execute or fix, with a workspace, has "
                 "ended and its box is removed\n",
                 name, phase ? phase : "Pending");
-    cJSON_Delete(st);
+    ctl_record_cleanup(&r);
     return CLI_FAIL;
 }
 

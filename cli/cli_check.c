@@ -10,6 +10,7 @@
  * step passed, 1 at the first that failed, with the controller's or the
  * CLI's own words. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,20 +68,20 @@ failed(struct check *k, enum step s, const char *detail)
     return CLI_FAIL;
 }
 
-static const cJSON *
-condition(const cJSON *st, const char *type)
+/* v, or "" for none (never NULL) */
+static const char *
+or_empty(const char *v)
 {
-    const cJSON *c;
+    return v != NULL ? v : "";
+}
 
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(st, "conditions"))
-    {
-        const char *t =
-            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
+/* The message of condition `type`, "" without one. */
+static const char *
+cond_message(const struct ctl_record *st, const char *type)
+{
+    const struct ctl_record_cond *c = ctl_record_condition(st, type);
 
-        if (t != NULL && strcmp(t, type) == 0)
-            return c;
-    }
-    return NULL;
+    return c != NULL ? or_empty(c->message) : "";
 }
 
 /* o[k] as a string; "" when absent (never NULL) */
@@ -103,28 +104,25 @@ final_phase(const char *p)
 
 /* The end: the CLI's answer judged (vendor, valid). */
 static int
-judge(struct check *k, const cJSON *st)
+judge(struct check *k, const struct ctl_record *st)
 {
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(st, "result");
-    const cJSON *code = cJSON_GetObjectItemCaseSensitive(st, "exitCode");
-    const char *text = str(r, "text"), *stop = str(st, "stopReason");
-
-    (void)stop;
+    const cJSON *r = st->result;
+    double code = st->has_exit_code ? (double)st->exit_code : NAN;
+    const char *text = str(r, "text"),
+               *stop = or_empty(ctl_record_stop_text(st));
     char d[600];
 
     if (r == NULL || str(r, "channel")[0] == '\0') {
         snprintf(d, sizeof(d), "no result read (stop reason %s: %s)",
-                 stop[0] ? stop : "none",
-                 str(condition(st, "Ready"), "message"));
+                 stop[0] ? stop : "none", cond_message(st, "Ready"));
         return failed(k, S_ANSWERED, d);
     }
-    snprintf(d, sizeof(d), "exit %.0f, %.0f bytes through %s",
-             cJSON_GetNumberValue(code), cJSON_GetNumberValue(
-                 cJSON_GetObjectItemCaseSensitive(r, "bytes")),
+    snprintf(d, sizeof(d), "exit %.0f, %.0f bytes through %s", code,
+             cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "bytes")),
              str(r, "channel"));
     pass(k, S_ANSWERED, d);
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "isError")) ||
-        (cJSON_IsNumber(code) && code->valuedouble != 0)) {
+        (st->has_exit_code && st->exit_code != 0)) {
         snprintf(d, sizeof(d), "the CLI reported: %.400s",
                  text[0] ? text : "(no text)");
         return failed(k, S_VENDOR, d);
@@ -139,27 +137,29 @@ judge(struct check *k, const cJSON *st)
     return CLI_OK;
 }
 
-/* One look at the status; CLI_OK/CLI_FAIL when the check has ended, -1
- * while it goes on. */
+/* One look at the status (the record: not present before there is
+ * one); CLI_OK/CLI_FAIL when the check has ended, -1 while it goes on. */
 static int
-look(struct check *k, const cJSON *st)
+look(struct check *k, const struct ctl_record *st)
 {
-    const cJSON *adm = condition(st, "Admitted"), *bv;
-    const cJSON *valid = condition(st, "Valid");
-    const char *phase = str(st, "phase"), *stop = str(st, "stopReason");
+    const struct ctl_record_cond *adm = ctl_record_condition(st, "Admitted");
+    const struct ctl_record_cond *valid = ctl_record_condition(st, "Valid");
+    const struct ctl_record_cond *bv;
+    const char *phase = or_empty(ctl_record_phase_text(st)),
+               *stop = or_empty(ctl_record_stop_text(st));
 
-    if (st == NULL)
+    if (!st->present)
         return -1;
-    if (valid != NULL && strcmp(str(valid, "status"), "False") == 0)
-        return failed(k, S_ADMITTED, str(valid, "message"));
-    if (adm != NULL && strcmp(str(adm, "status"), "False") == 0)
-        return failed(k, S_ADMITTED, str(adm, "message"));
-    if (str(st, "capturedAt")[0] || str(st, "attempt")[0])
+    if (valid != NULL && !valid->status)
+        return failed(k, S_ADMITTED, or_empty(valid->message));
+    if (adm != NULL && !adm->status)
+        return failed(k, S_ADMITTED, or_empty(adm->message));
+    if (or_empty(st->captured_at)[0] || or_empty(st->attempt)[0])
         pass(k, S_ADMITTED, NULL);
-    bv = condition(st, "BoundaryVerified");
-    if (bv != NULL && strcmp(str(bv, "status"), "True") == 0)
-        pass(k, S_BOX, str(bv, "message"));
-    if (str(st, "startedAt")[0])
+    bv = ctl_record_condition(st, "BoundaryVerified");
+    if (bv != NULL && bv->status)
+        pass(k, S_BOX, or_empty(bv->message));
+    if (or_empty(st->started_at)[0])
         pass(k, S_STARTED, NULL);
     if (!final_phase(phase))
         return -1;
@@ -169,7 +169,7 @@ look(struct check *k, const cJSON *st)
 
             snprintf(d, sizeof(d), "%s (%s): %s", phase,
                      stop[0] ? stop : "no stop reason",
-                     str(condition(st, "Ready"), "message"));
+                     cond_message(st, "Ready"));
             return failed(k, (enum step)s, d);
         }
     return judge(k, st);
@@ -245,9 +245,12 @@ run(struct cli *c, const char *name, double timeout, bool keep)
     while (rc == -1) {
         cJSON *st = cli_status(c, name);
         struct timespec ts = { 0, CHECK_POLL_MS * 1000000L };
+        struct ctl_record rec;
 
-        rc = look(&k, st);
+        cli_record_of(st, &rec);
         cJSON_Delete(st);
+        rc = look(&k, &rec);
+        ctl_record_cleanup(&rec);
         if (rc == -1 && now_s() - k.t0 > timeout) {
             for (int s = 0; s < S_N; s++)
                 if (!k.done[s]) {

@@ -275,56 +275,56 @@ print_usage(const cJSON *u)
     field(2, "Usage:", line);
 }
 
-static void
-print_status(const cJSON *st, const char *dflt_phase)
+/* A number of the record as describe prints numbers, or NULL (none). */
+static const char *
+num(bool has, double v, char *tmp, size_t size)
 {
-    static const char *const keys[][2] = {
-        { "Stop Reason:", "stopReason" },
-        { "Exit Code:", "exitCode" },
-        { "Started:", "startedAt" },
-        { "Finished:", "finishedAt" },
-        { "Image ID:", "imageID" },
-        { "Controller:", "controller" },
-        { "Observed Generation:", "observedGeneration" },
-    };
-    const cJSON *out = cJSON_GetObjectItemCaseSensitive(st, "output");
-    const cJSON *git = cJSON_GetObjectItemCaseSensitive(st, "git");
-    const char *mode, *policy;
-    char tmp[32], line[160], t2[32];
+    if (!has)
+        return NULL;
+    snprintf(tmp, size, "%.0f", v);
+    return tmp;
+}
+
+static void
+print_status(const struct ctl_record *r, const char *dflt_phase)
+{
+    const char *phase = ctl_record_phase_text(r);
+    char tmp[32], line[160];
 
     printf("Status:\n");
-    field(2, "Phase:",
-          val(st, "phase", tmp, 32) ? val(st, "phase", tmp, 32) : dflt_phase);
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-        field(2, keys[i][0], val(st, keys[i][1], tmp, sizeof(tmp)));
+    field(2, "Phase:", phase != NULL ? phase : dflt_phase);
+    field(2, "Stop Reason:", ctl_record_stop_text(r));
+    field(2, "Exit Code:",
+          num(r->has_exit_code, (double)r->exit_code, tmp, sizeof(tmp)));
+    field(2, "Started:", r->started_at);
+    field(2, "Finished:", r->finished_at);
+    field(2, "Image ID:", r->image_id);
+    field(2, "Controller:", r->controller);
+    field(2, "Observed Generation:",
+          num(r->has_generation, r->observed_generation, tmp, sizeof(tmp)));
     /* where the key went (a spec with a credential) */
-    if ((mode = val(st, "credentialMode", tmp, sizeof(tmp))) != NULL)
+    if (r->credential_mode != NULL)
         field(2, "Credential:",
-              strcmp(mode, "env") == 0
+              strcmp(r->credential_mode, "env") == 0
                   ? "in the box (credentialMode env: the agent's environment)"
                   : "held by the attempt's gateway, never in the box");
     /* prompt specs: what the vendor CLI may do in this phase, and which
      * layer holds it (docs/phase-policy.md) */
-    if ((policy = val(st, "toolPolicy", tmp, sizeof(tmp))) != NULL)
-        print_tool_policy(policy);
-    print_usage(cJSON_GetObjectItemCaseSensitive(st, "usage"));
-    if (git != NULL) {
-        field(2, "Git Digest Before:", val(git, "digestBefore", tmp, 32));
-        field(2, "Git Digest After:", val(git, "digestAfter", tmp, 32));
+    if (r->tool_policy != NULL)
+        print_tool_policy(r->tool_policy);
+    print_usage(r->usage);
+    if (r->git != NULL) {
+        field(2, "Git Digest Before:", ctl_record_git_str(r, "digestBefore"));
+        field(2, "Git Digest After:", ctl_record_git_str(r, "digestAfter"));
     }
-    if (out != NULL) {
-        snprintf(
-            line, sizeof(line), "%s bytes%s",
-            val(out, "bytes", tmp, 32) ? val(out, "bytes", tmp, 32) : "?",
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "truncated"))
-                ? " (truncated)"
-                : "");
+    if (r->output.set) {
+        snprintf(line, sizeof(line), "%.0f bytes%s", r->output.bytes,
+                 r->output.truncated ? " (truncated)" : "");
         field(2, "Output:", line);
-        field(2, "Output SHA256:", val(out, "sha256", t2, 32));
+        field(2, "Output SHA256:", r->output.sha256);
     }
-    print_egress(cJSON_GetObjectItemCaseSensitive(st, "egress"));
-    print_changes(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(st, "result"), "changes"));
+    print_egress(r->egress);
+    print_changes(cJSON_GetObjectItemCaseSensitive(r->result, "changes"));
 }
 
 static void
@@ -353,30 +353,23 @@ print_resources(const cJSON *st)
 }
 
 static void
-print_conditions(const cJSON *st)
+print_conditions(const struct ctl_record *r)
 {
-    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(st, "conditions");
     struct table t = { .head = { "Type", "Status", "LastTransitionTime",
                                  "Reason", "Message" },
                        .ncol = 5 };
-    char b[5][32];
-    const cJSON *c;
 
     printf("Conditions:");
-    if (!cJSON_IsArray(cs) || cs->child == NULL) {
+    if (r->nconds == 0) {
         printf("  <none>\n");
         return;
     }
     printf("\n");
-    cJSON_ArrayForEach(c, cs)
-    {
-        const char *row[5] = {
-            val(c, "type", b[0], 32),
-            val(c, "status", b[1], 32),
-            val(c, "lastTransitionTime", b[2], 32),
-            val(c, "reason", b[3], 32),
-            val(c, "message", b[4], 32),
-        };
+    for (size_t i = 0; i < r->nconds; i++) {
+        const struct ctl_record_cond *c = &r->conds[i];
+        const char *row[5] = { c->type, c->status ? "True" : "False", c->time,
+                               c->reason, c->message };
+
         table_add(&t, row);
     }
     table_print(&t);
@@ -458,6 +451,7 @@ describe_one(struct cli *c, const char *name)
     struct store_spec sp;
     struct err e = { 0 };
     cJSON *st = NULL;
+    struct ctl_record rec;
     char line[600];
 
     /* a deleted one whose cleanup is pending is still there: Terminating */
@@ -480,11 +474,13 @@ describe_one(struct cli *c, const char *name)
     }
     if (store_name_ok(sp.name))
         store_json_get(c->store, STORE_DOC_STATUS, sp.name, &st, NULL);
-    print_status(st, sp.inv ? "Pending" : "Invalid");
+    cli_record_of(st, &rec);
+    print_status(&rec, sp.inv ? "Pending" : "Invalid");
     print_resources(st);
-    print_conditions(st);
+    print_conditions(&rec);
     if (store_name_ok(sp.name))
         print_events(c, sp.name);
+    ctl_record_cleanup(&rec);
     cJSON_Delete(st);
     store_spec_cleanup(&sp);
     return CLI_OK;

@@ -73,15 +73,35 @@ cli_status(struct cli *c, const char *name)
     return st;
 }
 
+void
+cli_record_of(const cJSON *st, struct ctl_record *r)
+{
+    *r = (struct ctl_record){ 0 };
+    if (st != NULL)
+        (void)ctl_record_from_json(r, st, NULL); /* no object: not present */
+}
+
 char *
 cli_status_phase(struct cli *c, const char *name)
 {
     cJSON *st = cli_status(c, name);
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(st, "phase");
-    char *out = cJSON_IsString(p) ? strdup(p->valuestring) : NULL;
+    struct ctl_record r;
+    const char *p;
+    char *out;
 
+    cli_record_of(st, &r);
+    p = ctl_record_phase_text(&r);
+    out = p != NULL ? strdup(p) : NULL;
+    ctl_record_cleanup(&r);
     cJSON_Delete(st);
     return out;
+}
+
+/* A field of the record, or what the column shows for none (or ""). */
+static const char *
+or_none(const char *v, const char *none)
+{
+    return v != NULL && v[0] != '\0' ? v : none;
 }
 
 /* uid/generation/creationTimestamp: assigned on first sight (a name the
@@ -157,16 +177,9 @@ cli_resource_full(struct cli *c, const struct store_spec *sp)
     return r;
 }
 
-static const char *
-str_or(const cJSON *obj, const char *key, const char *dflt)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-    return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : dflt;
-}
-
-#define GET_COLS 10 /* NAME PHASE ATTEMPT STOP AGE VENDOR IMAGE CONTROLLER
-                     RESULT LABELS */
+#define GET_COLS                                                               \
+    10 /* NAME PHASE ATTEMPT STOP AGE VENDOR IMAGE CONTROLLER                  \
+        RESULT LABELS */
 
 static const char *const get_head[GET_COLS] = {
     "NAME", "PHASE", "ATTEMPT", "STOP", "AGE", "VENDOR", "IMAGE", "CONTROLLER",
@@ -201,26 +214,30 @@ static void
 row_of(struct cli *c, const struct store_spec *sp, char **cells)
 {
     cJSON *st = cli_status(c, sp->name);
+    struct ctl_record r;
     struct store_meta m;
     char age[32];
 
+    cli_record_of(st, &r);
     if (meta_of(c, sp, &m) == 0)
         cli_age(m.creation_timestamp, age, sizeof(age));
     else
         snprintf(age, sizeof(age), "<unknown>");
     cells[0] = strdup(sp->name);
-    cells[1] = strdup(cli_phase_shown(sp, str_or(st, "phase", "Pending")));
+    cells[1] = strdup(
+        cli_phase_shown(sp, or_none(ctl_record_phase_text(&r), "Pending")));
     /* the CRD's printer column, .status.attempt: the attempt the
      * controller captured (docs/status.md), not spec.attempt, which
      * asks for one that may not have started */
-    cells[2] = strdup(str_or(st, "attempt", "<none>"));
-    cells[3] = strdup(str_or(st, "stopReason", "<none>"));
+    cells[2] = strdup(or_none(r.attempt, "<none>"));
+    cells[3] = strdup(or_none(ctl_record_stop_text(&r), "<none>"));
     cells[4] = strdup(age);
     cells[5] = strdup(sp->inv ? sp->inv->vendor : "<none>");
     cells[6] = strdup(sp->inv ? sp->inv->image : "<none>");
-    cells[7] = strdup(str_or(st, "controller", "<none>"));
-    cells[8] = cli_result_cell(st);
+    cells[7] = strdup(or_none(r.controller, "<none>"));
+    cells[8] = cli_result_cell(r.result);
     cells[9] = labels_cell(sp);
+    ctl_record_cleanup(&r);
     cJSON_Delete(st);
 }
 

@@ -10,9 +10,8 @@
 /* status.result without the change set (agentctl changes shows that);
  * NULL when no result was read. */
 static cJSON *
-result_of(const cJSON *st)
+result_of(const cJSON *r)
 {
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(st, "result");
     cJSON *copy;
 
     if (cJSON_GetObjectItemCaseSensitive(r, "channel") == NULL)
@@ -25,9 +24,8 @@ result_of(const cJSON *st)
 #define CELL_MAX 40
 
 char *
-cli_result_cell(const cJSON *status)
+cli_result_cell(const cJSON *r)
 {
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(status, "result");
     const char *problem =
         cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "problem"));
     const char *text =
@@ -59,10 +57,9 @@ cli_result_cell(const cJSON *status)
 }
 
 static int
-no_result(const cJSON *st, const char *name)
+no_result(const struct ctl_record *rec, const char *name)
 {
-    const char *phase =
-        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "phase"));
+    const char *phase = ctl_record_phase_text(rec);
 
     fprintf(stderr,
             "error: %s has no result yet (phase %s): one is read when the "
@@ -137,6 +134,7 @@ cli_result(struct cli *c, const struct cli_args *a)
     const char *name = a->pos[0], *out = cli_args_get(a, "output", NULL);
     char why[160];
     cJSON *st, *r;
+    struct ctl_record rec;
     int rc;
 
     if (a->npos != 1)
@@ -158,16 +156,18 @@ cli_result(struct cli *c, const struct cli_args *a)
             return cli_not_found(name);
         store_spec_cleanup(&sp);
     }
-    if ((r = result_of(st)) == NULL) {
-        rc = no_result(st, name);
-        cJSON_Delete(st);
+    cli_record_of(st, &rec);
+    cJSON_Delete(st);
+    r = result_of(rec.result);
+    if (r == NULL)
+        rc = no_result(&rec, name);
+    ctl_record_cleanup(&rec);
+    if (r == NULL)
         return rc;
-    }
     rc = out != NULL ? print_as(r, out) : print_answer(r);
     fflush(stdout);
     if (rc == CLI_OK)
         rc = verdict(r, name);
     cJSON_Delete(r);
-    cJSON_Delete(st);
     return rc;
 }

@@ -49,14 +49,6 @@ terminal(const char *phase)
             strcmp(phase, "Cancelled") == 0);
 }
 
-static const char *
-str_of(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 enum wait_kind { WAIT_PHASE, WAIT_CONDITION, WAIT_DELETE, WAIT_JSONPATH };
 
 struct wait_for {
@@ -156,21 +148,16 @@ parse_for(const char *cmd, const char *s, struct wait_for *w)
 }
 
 static bool
-condition_met(const cJSON *st, const struct wait_for *w)
+condition_met(const struct ctl_record *r, const struct wait_for *w)
 {
-    const cJSON *conds = cJSON_GetObjectItemCaseSensitive(st, "conditions");
-    const cJSON *c;
+    for (size_t i = 0; i < r->nconds; i++) {
+        const struct ctl_record_cond *c = &r->conds[i];
 
-    cJSON_ArrayForEach(c, conds)
-    {
-        const char *type = str_of(c, "type"), *status = str_of(c, "status");
-
-        if (type && status && strcasecmp(type, w->what) == 0)
-            return strcasecmp(status, w->status) == 0;
+        if (c->type != NULL && strcasecmp(c->type, w->what) == 0)
+            return strcasecmp(c->status ? "True" : "False", w->status) == 0;
     }
     return false;
 }
-
 enum wait_state { W_NOT_YET, W_MET, W_NEVER, W_NOT_FOUND };
 
 /* One look at name: met, not yet, or never (final in another phase). */
@@ -182,6 +169,7 @@ look(struct cli *c, const char *name, const struct wait_for *w, char *why,
     struct err e = { 0 }, se = { 0 };
     bool exists = store_get(c->store, name, &sp, &e) == 0;
     cJSON *st = NULL;
+    struct ctl_record rec;
     const char *phase;
     enum wait_state r = W_NOT_YET;
 
@@ -203,24 +191,26 @@ look(struct cli *c, const char *name, const struct wait_for *w, char *why,
         cJSON_Delete(st);
         return W_NOT_YET;
     }
-    phase = str_of(st, "phase");
+    cli_record_of(st, &rec);
+    phase = ctl_record_phase_text(&rec);
     if (w->kind == WAIT_DELETE)
         r = !exists && st == NULL ? W_MET : W_NOT_YET;
     else if (!exists)
         r = W_NOT_FOUND;
     else if (w->kind == WAIT_CONDITION)
-        r = condition_met(st, w) ? W_MET : W_NOT_YET;
+        r = condition_met(&rec, w) ? W_MET : W_NOT_YET;
     else if (w->kind == WAIT_PHASE && phase != NULL &&
              strcasecmp(phase, w->what) == 0)
         r = W_MET;
     else if (terminal(phase)) {
-        const char *stop = str_of(st, "stopReason");
+        const char *stop = ctl_record_stop_text(&rec);
 
         snprintf(why, size, "phase is %s%s%s%s, which is final", phase,
                  stop ? " (stopReason " : "", stop ? stop : "",
                  stop ? ")" : "");
         r = W_NEVER;
     }
+    ctl_record_cleanup(&rec);
     cJSON_Delete(st);
     return r;
 }

@@ -32,8 +32,7 @@
  *   ctl_invalid.c   an invalid spec: logged once per version, counted
  *   ctl_status.c    phase, conditions, events, status writes
  *   ctl_write.c     the status writes of a loop iteration, grouped (etcd)
- *   ctl_record.c    the attempt record (typed status); ctl_record_json.c
- *                   its JSON form
+ *   (the attempt record, typed status: model/ctl_record.h)
  *   ctl_metrics.c   the metrics registry; ctl_metrics_http.c and
  *                   ctl_observe.c serve /metrics and /healthz
  */

@@ -164,23 +164,13 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
 bool
 ctl_inv_load_captured(struct ctl_inv *inv)
 {
-    const cJSON *cap = ctl_record_captured(&inv->rec);
-    struct spec_file f;
-    char *text;
+    struct spec_invocation *s;
 
     if (inv->captured != NULL)
         return true;
-    /* an invocation that never captured (not admitted, never started)
-     * has none: nothing to load, and no f to clean up */
-    if (cap == NULL || (text = cJSON_PrintUnformatted(cap)) == NULL)
-        return false;
-    if (spec_load_buffer("status.captured", text, strlen(text), &f) == -1) {
-        cJSON_free(text);
-        spec_file_cleanup(&f);
-        return false;
-    }
-    cJSON_free(text);
-    inv->captured = spec_file_take(&f, 0);
-    spec_file_cleanup(&f);
+    /* the spec this controller captured, or the status's parsed once (a
+     * restart, a claim): an invocation that never captured has none */
+    s = ctl_record_captured_spec(&inv->rec);
+    inv->captured = s != NULL ? spec_invocation_ref(s) : NULL;
     return inv->captured != NULL;
 }

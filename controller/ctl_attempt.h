@@ -22,8 +22,9 @@ long ctl_subnet_alloc(const struct ctl_inv *inv, long from);
 /* The same for any owner (self NULL: a box of the warm pool). */
 long ctl_subnet_alloc_for(const struct ctl *c, const struct ctl_inv *self,
                           long from);
-/* The captured spec (inv->captured), read back from the status after a
- * restart; false when the status holds none or an unreadable one. */
+/* The captured spec (inv->captured): the record's, which is the spec this
+ * controller captured, or status.captured parsed once after a restart or
+ * a claim; false when the status holds none or an unreadable one. */
 bool ctl_inv_load_captured(struct ctl_inv *inv);
 /* The attempt's subnet is number index, and its agent's user the one that
  * goes with it (rc_agent_user_for: status.agentUser, fixed from here on

@@ -202,7 +202,7 @@ capture_commit(struct ctl_inv *inv)
     /* Whether .git gets a read-only storage of its own is fixed here. */
     if (ctl_git_present(inv))
         r->git_metadata = true;
-    ctl_record_set_captured(r, spec_resource(s));
+    ctl_record_capture(r, inv->spec); /* typed too: never parsed back */
     r->has_generation = true;
     r->observed_generation = (double)inv->meta.generation;
     ctl_status_set_phase(inv, CTL_PREPARING);

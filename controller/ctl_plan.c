@@ -9,25 +9,6 @@
 #include "ctl_git.h"
 #include "ctl_record.h"
 
-/* The record's progress bits and the planner's for them. */
-static const struct {
-    enum plan_progress bit;
-    enum ctl_progress done;
-} progress_bits[] = {
-    { PLAN_PROXY_CONNECTED, CTL_PROG_PROXY_CONNECTED },
-    { PLAN_PROXY_STARTED, CTL_PROG_PROXY_STARTED },
-    { PLAN_KEEPER_STARTED, CTL_PROG_KEEPER_STARTED },
-    { PLAN_WORKSPACE_UPLOADED, CTL_PROG_WORKSPACE_UPLOADED },
-    { PLAN_CONFIG_UPLOADED, CTL_PROG_CONFIG_UPLOADED },
-    { PLAN_PROBE_STARTED, CTL_PROG_PROBE_STARTED },
-    { PLAN_BOUNDARY_VERIFIED, CTL_PROG_BOUNDARY_VERIFIED },
-    { PLAN_GATEWAY_CONNECTED, CTL_PROG_GATEWAY_CONNECTED },
-    { PLAN_GATEWAY_STARTED, CTL_PROG_GATEWAY_STARTED },
-    { PLAN_KEY_UPLOADED, CTL_PROG_KEY_UPLOADED },
-    { PLAN_EGRESS_READ, CTL_PROG_EGRESS_READ },
-    { PLAN_CHANGES_READ, CTL_PROG_CHANGES_READ },
-};
-
 void
 ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v)
 {
@@ -42,10 +23,7 @@ ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v)
         if (ctl_record_role_obj_name(rec, (int)r) != NULL)
             v->named |= 1u << r;
     }
-    for (size_t i = 0; i < sizeof(progress_bits) / sizeof(progress_bits[0]);
-         i++)
-        if (ctl_record_done(rec, progress_bits[i].done))
-            v->progress |= progress_bits[i].bit;
+    v->progress = rec->progress; /* one enum: the planner reads the bits */
     v->probe_recorded = ctl_record_role_id(rec, CTL_REC_PROBE) != NULL;
     v->probe_exited = inv->probe_exited;
     v->has_workspace = inv->captured != NULL && inv->captured->has_workspace;

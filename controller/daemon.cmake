@@ -5,7 +5,7 @@ set(ctl_core_sources ctl_sync.c ctl_events.c ctl_gc.c ctl_inv.c
   ctl_claim.c ctl_objects.c ctl_attempt.c ctl_plan.c ctl_stop.c ctl_result.c
   ctl_build.c ctl_pool.c ctl_box.c ctl_egressnet.c ctl_start.c ctl_pins.c ctl_pinset.c ctl_queue.c ctl_docker.c ctl_condition.c ctl_waiting.c ctl_invalid.c ctl_status.c ctl_write.c
   ctl_observe.c
-  ctl_testhooks.c ctl_record.c ctl_record_json.c ctl_ws.c
+  ctl_testhooks.c ctl_ws.c
   ctl_wsjob.c ctl_egress.c ctl_egressjob.c ctl_auditline.c ctl_secret.c
   ctl_changes.c ctl_changesjob.c ctl_resultread.c ctl_resultjob.c ctl_usage.c ctl_usage_record.c)
 set(ctl_sources ctl_main.c ctl_flags.c ${ctl_core_sources})

@@ -34,9 +34,9 @@ recorded(const struct plan_view *v, enum rc_role role)
 }
 
 static bool
-done(const struct plan_view *v, enum plan_progress p)
+done(const struct plan_view *v, enum ctl_progress p)
 {
-    return (v->progress & p) != 0;
+    return (v->progress & (1u << p)) != 0;
 }
 
 /* The boundary probe, between the agent's create and its start: create,
@@ -47,11 +47,11 @@ done(const struct plan_view *v, enum plan_progress p)
 static struct plan_step
 probe_next(const struct plan_view *v)
 {
-    if (done(v, PLAN_BOUNDARY_VERIFIED))
+    if (done(v, CTL_PROG_BOUNDARY_VERIFIED))
         return step(PLAN_NONE, 0);
     if (!v->probe_recorded)
         return step(PLAN_PROBE_CREATE, 0);
-    if (!done(v, PLAN_PROBE_STARTED))
+    if (!done(v, CTL_PROG_PROBE_STARTED))
         return step(PLAN_PROBE_START, 0);
     if (!v->probe_exited)
         return step(PLAN_PROBE_WAIT, 0);
@@ -69,9 +69,9 @@ network_and_proxy_next(const struct plan_view *v)
         return step(PLAN_FIND_NETWORK, RC_ROLE_NETWORK);
     if (!recorded(v, RC_ROLE_PROXY))
         return step(PLAN_CREATE, RC_ROLE_PROXY);
-    if (!done(v, PLAN_PROXY_CONNECTED))
+    if (!done(v, CTL_PROG_PROXY_CONNECTED))
         return step(PLAN_CONNECT_EGRESS, RC_ROLE_PROXY);
-    if (!done(v, PLAN_PROXY_STARTED))
+    if (!done(v, CTL_PROG_PROXY_STARTED))
         return step(PLAN_START, RC_ROLE_PROXY);
     return step(PLAN_NONE, 0);
 }
@@ -92,9 +92,9 @@ gateway_next(const struct plan_view *v)
         return step(PLAN_NONE, 0);
     if (!recorded(v, RC_ROLE_GATEWAY))
         return step(PLAN_CREATE, RC_ROLE_GATEWAY);
-    if (!done(v, PLAN_GATEWAY_CONNECTED))
+    if (!done(v, CTL_PROG_GATEWAY_CONNECTED))
         return step(PLAN_CONNECT_EGRESS, RC_ROLE_GATEWAY);
-    if (!done(v, PLAN_GATEWAY_STARTED) && done(v, PLAN_KEY_UPLOADED))
+    if (!done(v, CTL_PROG_GATEWAY_STARTED) && done(v, CTL_PROG_KEY_UPLOADED))
         return step(PLAN_START, RC_ROLE_GATEWAY);
     return step(PLAN_NONE, 0);
 }
@@ -104,7 +104,7 @@ static bool
 gateway_ready(const struct plan_view *v)
 {
     return (v->desired & BIT(RC_ROLE_GATEWAY)) == 0 ||
-           done(v, PLAN_GATEWAY_STARTED);
+           done(v, CTL_PROG_GATEWAY_STARTED);
 }
 
 /* The volumes the desired state has, the keeper that holds them mounted,
@@ -124,14 +124,14 @@ storage_next(const struct plan_view *v)
         return step(PLAN_VERIFY_STORAGE, 0);
     if (!recorded(v, RC_ROLE_KEEPER))
         return step(PLAN_CREATE, RC_ROLE_KEEPER);
-    if (!done(v, PLAN_KEEPER_STARTED))
+    if (!done(v, CTL_PROG_KEEPER_STARTED))
         return step(PLAN_START, RC_ROLE_KEEPER);
-    if ((v->desired & BIT(RC_ROLE_KEY)) != 0 && !done(v, PLAN_KEY_UPLOADED))
+    if ((v->desired & BIT(RC_ROLE_KEY)) != 0 && !done(v, CTL_PROG_KEY_UPLOADED))
         return step(PLAN_UPLOAD_KEY, RC_ROLE_KEEPER);
-    if (v->has_workspace && !done(v, PLAN_WORKSPACE_UPLOADED))
+    if (v->has_workspace && !done(v, CTL_PROG_WORKSPACE_UPLOADED))
         return step(PLAN_UPLOAD_WORKSPACE, RC_ROLE_KEEPER);
     if ((v->desired & BIT(RC_ROLE_CONFIG)) != 0 &&
-        !done(v, PLAN_CONFIG_UPLOADED))
+        !done(v, CTL_PROG_CONFIG_UPLOADED))
         return step(PLAN_UPLOAD_CONFIG, RC_ROLE_KEEPER);
     return step(PLAN_NONE, 0);
 }
@@ -211,7 +211,7 @@ plan_cleanup_next(const struct plan_view *v)
         return step(PLAN_REMOVE, RC_ROLE_AGENT);
     /* with no client left, what the gateway and proxy saw is read before
      * they go (a final attempt only: a repair rebuilds the same attempt) */
-    if (v->terminal && !done(v, PLAN_EGRESS_READ) &&
+    if (v->terminal && !done(v, CTL_PROG_EGRESS_READ) &&
         (recorded(v, RC_ROLE_GATEWAY) || recorded(v, RC_ROLE_PROXY)))
         return step(PLAN_READ_EGRESS, 0);
     if (recorded(v, RC_ROLE_GATEWAY))
@@ -223,7 +223,7 @@ plan_cleanup_next(const struct plan_view *v)
         return step(PLAN_READ_GIT, RC_ROLE_KEEPER);
     /* and the agent's work, a final attempt's (a repair rebuilds the
      * same attempt from the same workspace) */
-    if (v->terminal && v->changes_wanted && !done(v, PLAN_CHANGES_READ) &&
+    if (v->terminal && v->changes_wanted && !done(v, CTL_PROG_CHANGES_READ) &&
         recorded(v, RC_ROLE_KEEPER))
         return step(PLAN_READ_CHANGES, RC_ROLE_KEEPER);
     if (recorded(v, RC_ROLE_KEEPER))

@@ -14,23 +14,8 @@
 
 #include <stdbool.h>
 
+#include "ctl_record_types.h"
 #include "rc_desired.h"
-
-/* One-off actions of the attempt that are done (status.progress). */
-enum plan_progress {
-    PLAN_PROXY_CONNECTED = 1u << 0,    /* proxy joined the egress network */
-    PLAN_PROXY_STARTED = 1u << 1,      /* proxy container started */
-    PLAN_KEEPER_STARTED = 1u << 2,     /* keeper container started */
-    PLAN_WORKSPACE_UPLOADED = 1u << 3, /* /work copied into the keeper */
-    PLAN_CONFIG_UPLOADED = 1u << 4,    /* adapter files copied in */
-    PLAN_PROBE_STARTED = 1u << 5,      /* boundary probe started */
-    PLAN_BOUNDARY_VERIFIED = 1u << 6,  /* the probe's verdict was read */
-    PLAN_GATEWAY_CONNECTED = 1u << 7,  /* gateway joined the egress network */
-    PLAN_GATEWAY_STARTED = 1u << 8,    /* gateway container started */
-    PLAN_KEY_UPLOADED = 1u << 9,       /* key file copied into its volume */
-    PLAN_EGRESS_READ = 1u << 10,       /* cleanup: the egress audit kept */
-    PLAN_CHANGES_READ = 1u << 11,      /* cleanup: the change set kept */
-};
 
 /* What the planner looks at: the attempt's record and the controller's
  * per-attempt memory, reduced to facts. Bits are (1u << enum rc_role). */
@@ -40,7 +25,8 @@ struct plan_view {
                                is its CreatedAt) */
     unsigned named;         /* objects whose name is recorded: cleanup
                                removes a volume by its name */
-    unsigned progress;      /* enum plan_progress bits */
+    unsigned progress;      /* the record's progress: 1u << enum
+                               ctl_progress (model/ctl_record_types.h) */
     bool probe_recorded;    /* the boundary probe container is recorded */
     bool probe_exited;      /* its /wait answered in this attempt */
     bool has_workspace;     /* the captured spec has a workspace */

@@ -71,23 +71,10 @@
 #include "cfg.h"
 #include "err.h"
 #include "rc_adapter.h"
+#include "rec_roles.h"
 #include "spec.h"
 
-enum rc_role {
-    RC_ROLE_NETWORK,   /* the invocation's own Internal bridge */
-    RC_ROLE_PROXY,     /* egress-proxy: internal network + egress network */
-    RC_ROLE_WORKSPACE, /* tmpfs volume for /work (spec.workspace only) */
-    RC_ROLE_GIT,       /* tmpfs volume for /work/.git (a .git is there) */
-    RC_ROLE_CONFIG,    /* tmpfs volume for the adapter's config files */
-    RC_ROLE_SCRATCH,   /* tmpfs volume for /tmp (HOME) */
-    RC_ROLE_KEEPER,    /* holds the volumes mounted for the attempt */
-    RC_ROLE_AGENT,     /* the workload */
-    /* credentialMode gateway only (after the others: role numbers are
-     * bits in masks and tables, never written anywhere) */
-    RC_ROLE_GATEWAY, /* agent-gateway: internal network + egress network */
-    RC_ROLE_KEY,     /* tmpfs volume holding the gateway's key file */
-};
-#define RC_ROLE_COUNT 10
+/* enum rc_role and enum rc_helper: model/rec_roles.h */
 
 /* Where the git metadata is mounted, read-only in the agent always. */
 #define RC_GIT_TARGET "/work/.git"
@@ -142,18 +129,6 @@ enum rc_kind {
  * inspected at capture and its containers are created from the ID then
  * (status.helperImages), never from the config's tag, which can be moved
  * to another image at any time. */
-enum rc_helper {
-    RC_HELPER_PROXY,   /* images.proxy: the egress proxy */
-    RC_HELPER_KEEPER,  /* images.keeper: holds the volumes */
-    RC_HELPER_PROBE,   /* images.probe: the boundary probe */
-    RC_HELPER_GATEWAY, /* images.gateway: the credential gateway, pinned
-                          only for a vendor in credentialMode gateway */
-};
-#define RC_HELPER_COUNT 4
-
-/* "proxy", "keeper", "probe": the key in status.helperImages and in the
- * config's images mapping. */
-const char *rc_helper_name(enum rc_helper h);
 /* The config's reference (tag) of the helper image: borrowed from cfg. */
 const char *rc_helper_tag(const struct cfg *cfg, enum rc_helper h);
 /* The helper of a container role (proxy, keeper, gateway), or -1. */
@@ -336,16 +311,9 @@ char *rc_desired_redacted_json(const struct rc_desired *d, enum rc_role role);
 /* The same for any JSON (e.g. an inspect result of the agent). */
 char *rc_desired_redact(const struct rc_desired *d, const cJSON *json);
 
-/* "network", "proxy", "workspace", "scratch", "keeper", "agent",
- * "gateway", "gateway-key": the value of the role label. */
-const char *rc_role_name(enum rc_role role);
-
 /* "-net", "-proxy", "-ws", "-git", "-cfg", "-scratch", "-keeper",
  * "-agent", "-gateway", "-gwkey". */
 const char *rc_role_suffix(enum rc_role role);
-
-/* The role named name ("scratch"), or -1. */
-int rc_role_by_name(const char *name);
 
 /* Network, container or volume. */
 enum rc_kind rc_role_kind(enum rc_role role);

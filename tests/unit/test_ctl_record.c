@@ -1,4 +1,4 @@
-/* test_ctl_record.c - the attempt record (controller/ctl_record.h) and its
+/* test_ctl_record.c - the attempt record (model/ctl_record.h) and its
  * JSON form: status documents in the format the controller writes load
  * into typed fields and save back with every key and value, keys of a
  * newer version survive, and the two resets clear exactly their fields.
@@ -19,6 +19,8 @@
 #include <cmocka.h>
 
 #include "ctl_record.h"
+#include "spec.h"
+#include "spec_test_util.h"
 
 static cJSON *
 load_fixture(const char *name)
@@ -488,6 +490,81 @@ test_ctl_record_rejects_a_non_object(void **state)
     ctl_record_cleanup(&r);
 }
 
+/* What a reader shows (agentctl): the phase and stop reason as written,
+ * a newer version's stop reason and a phase this version does not know
+ * too; none when the status has none. */
+static void
+test_ctl_record_texts_as_written(void **state)
+{
+    struct ctl_record r = { 0 };
+    cJSON *doc = load_record(&r, "future.json");
+    struct err e = { 0 };
+
+    (void)state;
+    assert_int_equal(r.stop, CTL_STOP_UNKNOWN);
+    assert_string_equal(ctl_record_stop_text(&r), "quota-exceeded");
+    assert_string_equal(ctl_record_phase_text(&r), "Failed");
+    cJSON_Delete(doc);
+    doc = cJSON_Parse(
+        "{\"phase\":\"Hibernating\",\"stopReason\":\"deadline\"}");
+    assert_int_equal(ctl_record_from_json(&r, doc, &e), 0);
+    assert_false(r.phase_set);
+    assert_string_equal(ctl_record_phase_text(&r), "Hibernating");
+    assert_string_equal(ctl_record_stop_text(&r), "deadline");
+    cJSON_Delete(doc);
+    doc = cJSON_Parse("{}");
+    assert_int_equal(ctl_record_from_json(&r, doc, &e), 0);
+    assert_null(ctl_record_phase_text(&r));
+    assert_null(ctl_record_stop_text(&r));
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+}
+
+/* The captured spec is parsed at most once per attempt: never in the
+ * controller that captured it (the record keeps the spec it captured),
+ * once in one that read the status back (a restart, a claim), however
+ * often it is asked; a new attempt forgets it. */
+static void
+test_ctl_record_captured_spec_parsed_once(void **state)
+{
+    struct ctl_record r = { 0 }, back = { 0 };
+    struct spec_invocation *s;
+    struct spec_file f;
+    struct err e = { 0 };
+    cJSON *doc;
+
+    (void)state;
+    assert_int_equal(spec_test_load(SPEC_TEST_FULL, &f), 0);
+    s = spec_file_take(&f, 0);
+    spec_file_cleanup(&f);
+    ctl_record_init_new(&r, "c1", "u1");
+    ctl_record_capture(&r, s);
+    assert_non_null(ctl_record_captured(&r));
+    assert_ptr_equal(ctl_record_captured_spec(&r), s);
+    assert_ptr_equal(ctl_record_captured_spec(&r), s);
+    assert_int_equal(r.captured_parses, 0);
+
+    doc = ctl_record_to_json(&r);
+    assert_non_null(doc);
+    assert_int_equal(ctl_record_from_json(&back, doc, &e), 0);
+    assert_int_equal(back.captured_parses, 0);
+    assert_non_null(ctl_record_captured_spec(&back));
+    assert_non_null(ctl_record_captured_spec(&back));
+    assert_int_equal(back.captured_parses, 1);
+    assert_string_equal(ctl_record_captured_spec(&back)->spec_hash,
+                        s->spec_hash);
+    assert_string_equal(ctl_record_captured_spec(&back)->file,
+                        "status.captured");
+
+    ctl_record_reset_attempt(&back);
+    assert_null(ctl_record_captured_spec(&back));
+    assert_int_equal(back.captured_parses, 0);
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&back);
+    ctl_record_cleanup(&r);
+    spec_invocation_free(s);
+}
+
 int
 main(void)
 {
@@ -506,6 +583,8 @@ main(void)
         cmocka_unit_test(test_ctl_record_new_is_pending),
         cmocka_unit_test(test_ctl_record_condition_changes_move_to_the_end),
         cmocka_unit_test(test_ctl_record_rejects_a_non_object),
+        cmocka_unit_test(test_ctl_record_captured_spec_parsed_once),
+        cmocka_unit_test(test_ctl_record_texts_as_written),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

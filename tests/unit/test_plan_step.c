@@ -16,8 +16,11 @@
 
 #include "plan_step.h"
 
-#define BIT(r)    (1u << (r))
-#define ALL_PROXY (PLAN_PROXY_CONNECTED | PLAN_PROXY_STARTED)
+#define BIT(r) (1u << (r))
+/* a progress bit of the record (enum ctl_progress) */
+#define DONE(p) (1u << (p))
+#define ALL_PROXY                                                              \
+    (DONE(CTL_PROG_PROXY_CONNECTED) | DONE(CTL_PROG_PROXY_STARTED))
 #define VOLS                                                                   \
     (BIT(RC_ROLE_WORKSPACE) | BIT(RC_ROLE_GIT) | BIT(RC_ROLE_CONFIG) |         \
      BIT(RC_ROLE_SCRATCH))
@@ -81,9 +84,9 @@ test_plan_prepare_next_step_per_record(void **state)
     v.recorded |= BIT(RC_ROLE_PROXY);
     ROW("the proxy joins the egress network", PLAN_CONNECT_EGRESS,
         RC_ROLE_PROXY);
-    v.progress |= PLAN_PROXY_CONNECTED;
+    v.progress |= DONE(CTL_PROG_PROXY_CONNECTED);
     ROW("the proxy starts", PLAN_START, RC_ROLE_PROXY);
-    v.progress |= PLAN_PROXY_STARTED;
+    v.progress |= DONE(CTL_PROG_PROXY_STARTED);
     ROW("the workspace volume", PLAN_CREATE, RC_ROLE_WORKSPACE);
     v.recorded |= BIT(RC_ROLE_WORKSPACE);
     ROW("the git volume", PLAN_CREATE, RC_ROLE_GIT);
@@ -96,21 +99,21 @@ test_plan_prepare_next_step_per_record(void **state)
     ROW("the keeper", PLAN_CREATE, RC_ROLE_KEEPER);
     v.recorded |= BIT(RC_ROLE_KEEPER);
     ROW("the keeper starts", PLAN_START, RC_ROLE_KEEPER);
-    v.progress |= PLAN_KEEPER_STARTED;
+    v.progress |= DONE(CTL_PROG_KEEPER_STARTED);
     ROW("the workspace goes in", PLAN_UPLOAD_WORKSPACE, RC_ROLE_KEEPER);
-    v.progress |= PLAN_WORKSPACE_UPLOADED;
+    v.progress |= DONE(CTL_PROG_WORKSPACE_UPLOADED);
     ROW("the adapter's files go in", PLAN_UPLOAD_CONFIG, RC_ROLE_KEEPER);
-    v.progress |= PLAN_CONFIG_UPLOADED;
+    v.progress |= DONE(CTL_PROG_CONFIG_UPLOADED);
     ROW("the agent is created", PLAN_CREATE, RC_ROLE_AGENT);
     v.recorded |= BIT(RC_ROLE_AGENT);
     ROW("the probe is created", PLAN_PROBE_CREATE, 0);
     v.probe_recorded = true;
     ROW("the probe starts", PLAN_PROBE_START, 0);
-    v.progress |= PLAN_PROBE_STARTED;
+    v.progress |= DONE(CTL_PROG_PROBE_STARTED);
     ROW("the probe's exit is awaited", PLAN_PROBE_WAIT, 0);
     v.probe_exited = true;
     ROW("the probe's verdict is read", PLAN_PROBE_READ, 0);
-    v.progress |= PLAN_BOUNDARY_VERIFIED;
+    v.progress |= DONE(CTL_PROG_BOUNDARY_VERIFIED);
     ROW("the exited probe stays until the start: the box is inspected",
         PLAN_REVALIDATE, 0);
     v.prestart_verified = true;
@@ -143,7 +146,7 @@ test_plan_prepare_skips_what_the_spec_does_not_have(void **state)
     assert_int_equal(s.action, PLAN_CREATE);
     assert_int_equal(s.role, RC_ROLE_SCRATCH);
     v.recorded |= BIT(RC_ROLE_SCRATCH) | BIT(RC_ROLE_KEEPER);
-    v.progress |= PLAN_KEEPER_STARTED;
+    v.progress |= DONE(CTL_PROG_KEEPER_STARTED);
     s = plan_prepare_next(&v);
     assert_int_equal(s.action, PLAN_CREATE);
     assert_int_equal(s.role, RC_ROLE_AGENT);
@@ -163,22 +166,24 @@ apply_prepare(struct plan_view *v, struct plan_step s)
         v->network_sweep = false;
         break;
     case PLAN_CONNECT_EGRESS:
-        v->progress |= s.role == RC_ROLE_GATEWAY ? PLAN_GATEWAY_CONNECTED
-                                                 : PLAN_PROXY_CONNECTED;
+        v->progress |= s.role == RC_ROLE_GATEWAY
+                           ? DONE(CTL_PROG_GATEWAY_CONNECTED)
+                           : DONE(CTL_PROG_PROXY_CONNECTED);
         break;
     case PLAN_START:
-        v->progress |= s.role == RC_ROLE_PROXY     ? PLAN_PROXY_STARTED
-                       : s.role == RC_ROLE_GATEWAY ? PLAN_GATEWAY_STARTED
-                                                   : PLAN_KEEPER_STARTED;
+        v->progress |= s.role == RC_ROLE_PROXY ? DONE(CTL_PROG_PROXY_STARTED)
+                       : s.role == RC_ROLE_GATEWAY
+                           ? DONE(CTL_PROG_GATEWAY_STARTED)
+                           : DONE(CTL_PROG_KEEPER_STARTED);
         break;
     case PLAN_UPLOAD_KEY:
-        v->progress |= PLAN_KEY_UPLOADED;
+        v->progress |= DONE(CTL_PROG_KEY_UPLOADED);
         break;
     case PLAN_UPLOAD_WORKSPACE:
-        v->progress |= PLAN_WORKSPACE_UPLOADED;
+        v->progress |= DONE(CTL_PROG_WORKSPACE_UPLOADED);
         break;
     case PLAN_UPLOAD_CONFIG:
-        v->progress |= PLAN_CONFIG_UPLOADED;
+        v->progress |= DONE(CTL_PROG_CONFIG_UPLOADED);
         break;
     case PLAN_VERIFY_STORAGE:
         v->storage_verified = true;
@@ -187,13 +192,13 @@ apply_prepare(struct plan_view *v, struct plan_step s)
         v->probe_recorded = true;
         break;
     case PLAN_PROBE_START:
-        v->progress |= PLAN_PROBE_STARTED;
+        v->progress |= DONE(CTL_PROG_PROBE_STARTED);
         break;
     case PLAN_PROBE_WAIT:
         v->probe_exited = true;
         break;
     case PLAN_PROBE_READ:
-        v->progress |= PLAN_BOUNDARY_VERIFIED;
+        v->progress |= DONE(CTL_PROG_BOUNDARY_VERIFIED);
         break;
     case PLAN_PROBE_DISCARD:
         v->probe_recorded = false;
@@ -307,7 +312,8 @@ test_plan_prepare_two_lanes_meet_at_the_start(void **state)
             assert_true(steps < 64);
             assert_false(m.action != PLAN_NONE && m.action == st.action &&
                          m.role == st.role);
-            if (st.action != PLAN_NONE && (lead < ahead || m.action == PLAN_NONE)) {
+            if (st.action != PLAN_NONE &&
+                (lead < ahead || m.action == PLAN_NONE)) {
                 apply_prepare(&v, st);
                 lead++;
             } else {
@@ -343,7 +349,7 @@ test_plan_gateway_mode(void **state)
         assert_true(++ladder_steps < 64);
     }
     assert_int_equal(ladder_steps, 25);
-    assert_true((ladder.progress & PLAN_GATEWAY_STARTED) != 0);
+    assert_true((ladder.progress & DONE(CTL_PROG_GATEWAY_STARTED)) != 0);
     /* the main lane: network and proxy, then a wait for the key volume
      * (the gateway's mount names it: created first, Docker would make a
      * plain disk volume of that name) */
@@ -361,18 +367,18 @@ test_plan_gateway_mode(void **state)
     assert_int_equal(s.role, RC_ROLE_GATEWAY);
     /* created and connected, it waits for the key */
     v.recorded |= BIT(RC_ROLE_GATEWAY);
-    v.progress |= PLAN_GATEWAY_CONNECTED;
+    v.progress |= DONE(CTL_PROG_GATEWAY_CONNECTED);
     assert_int_equal(plan_prepare_main(&v).action, PLAN_NONE);
     v.recorded |= VOLS | BIT(RC_ROLE_KEY) | BIT(RC_ROLE_KEEPER);
     v.storage_verified = true;
-    v.progress |= PLAN_KEEPER_STARTED;
+    v.progress |= DONE(CTL_PROG_KEEPER_STARTED);
     s = plan_prepare_storage(&v);
     assert_int_equal(s.action, PLAN_UPLOAD_KEY); /* before the workspace */
-    v.progress |= PLAN_KEY_UPLOADED;
+    v.progress |= DONE(CTL_PROG_KEY_UPLOADED);
     s = plan_prepare_main(&v);
     assert_int_equal(s.action, PLAN_START);
     assert_int_equal(s.role, RC_ROLE_GATEWAY);
-    v.progress |= PLAN_GATEWAY_STARTED;
+    v.progress |= DONE(CTL_PROG_GATEWAY_STARTED);
     assert_int_equal(plan_prepare_main(&v).action, PLAN_PROBE_CREATE);
     for (int ahead = 0; ahead <= 14; ahead++) {
         struct plan_view w = fresh();
@@ -410,13 +416,13 @@ test_plan_gateway_mode(void **state)
     assert_int_equal(s.role, RC_ROLE_AGENT);
     v.recorded &= ~BIT(RC_ROLE_AGENT);
     assert_int_equal(plan_cleanup_next(&v).action, PLAN_READ_EGRESS);
-    v.progress |= PLAN_EGRESS_READ;
+    v.progress |= DONE(CTL_PROG_EGRESS_READ);
     s = plan_cleanup_next(&v);
     assert_int_equal(s.action, PLAN_REMOVE);
     assert_int_equal(s.role, RC_ROLE_GATEWAY);
     /* a repair (not terminal) reads no audit */
     v.terminal = false;
-    v.progress &= ~PLAN_EGRESS_READ;
+    v.progress &= ~DONE(CTL_PROG_EGRESS_READ);
     assert_int_equal(plan_cleanup_next(&v).role, RC_ROLE_GATEWAY);
 }
 
@@ -440,13 +446,13 @@ test_plan_cleanup_next_step_per_record(void **state)
     ROW("then the agent", PLAN_REMOVE, RC_ROLE_AGENT);
     v.recorded &= ~BIT(RC_ROLE_AGENT);
     ROW("with no client left, the egress audit is kept", PLAN_READ_EGRESS, 0);
-    v.progress |= PLAN_EGRESS_READ;
+    v.progress |= DONE(CTL_PROG_EGRESS_READ);
     ROW("the git metadata is read back before the keeper goes", PLAN_READ_GIT,
         RC_ROLE_KEEPER);
     v.git_digest_after = true;
     ROW("and the agent's work, the change set", PLAN_READ_CHANGES,
         RC_ROLE_KEEPER);
-    v.progress |= PLAN_CHANGES_READ;
+    v.progress |= DONE(CTL_PROG_CHANGES_READ);
     ROW("then the keeper", PLAN_REMOVE, RC_ROLE_KEEPER);
     v.recorded &= ~BIT(RC_ROLE_KEEPER);
     ROW("then the proxy", PLAN_REMOVE, RC_ROLE_PROXY);

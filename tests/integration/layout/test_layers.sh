@@ -90,17 +90,17 @@ expect_refused "a cycle through the shared types header" \
 expect_refused "a module's header in the shared types header" \
     'controller/ctl.h: includes ctl_result.h: a types-only header'
 
-# A types-only header of a module's (ctl_record_types.h) is held to the
+# A types-only header of the record (model/ctl_record_types.h) is held to the
 # same rule as ctl.h.
 copy
-printf '%s\n' 'void ctl_record_sneak(void);' >>"$S/tree/controller/ctl_record_types.h"
+printf '%s\n' 'void ctl_record_sneak(void);' >>"$S/tree/model/ctl_record_types.h"
 expect_refused "a function in a module's types header" \
-    'controller/ctl_record_types.h:[0-9]*: a function declared in a types-only header'
+    'model/ctl_record_types.h:[0-9]*: a function declared in a types-only header'
 # STYLE.md's two-line form, and a static inline one, are seen too
 copy
-printf '%s\n' 'int' 'ctl_record_sneak(void);' >>"$S/tree/controller/ctl_record_types.h"
+printf '%s\n' 'int' 'ctl_record_sneak(void);' >>"$S/tree/model/ctl_record_types.h"
 expect_refused "a two-line declaration in a types header" \
-    'controller/ctl_record_types.h:[0-9]*: a function declared in a types-only header'
+    'model/ctl_record_types.h:[0-9]*: a function declared in a types-only header'
 copy
 printf '%s\n' 'static inline int' 'sneak(int x)' '{' '    return x;' '}' \
     >>"$S/tree/controller/ctl.h"

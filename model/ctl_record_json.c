@@ -75,6 +75,27 @@ ctl_stop_reason_name(enum ctl_stop_reason s)
     return stop_names[s];
 }
 
+/* A key this version could not read, if it is a string. */
+static const char *
+extra_str(const struct ctl_record *r, const char *key)
+{
+    return cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(r->extra, key));
+}
+
+const char *
+ctl_record_phase_text(const struct ctl_record *r)
+{
+    return r->phase_set ? phase_names[r->phase] : extra_str(r, "phase");
+}
+
+const char *
+ctl_record_stop_text(const struct ctl_record *r)
+{
+    return r->stop == CTL_STOP_UNKNOWN ? extra_str(r, "stopReason")
+                                       : stop_names[r->stop];
+}
+
 const char *
 ctl_progress_name(enum ctl_progress p)
 {

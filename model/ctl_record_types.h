@@ -11,7 +11,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "rc_desired.h"
+#include "rec_roles.h"
+
+struct spec_invocation; /* model/spec.h */
 
 /* Phases of docs/design.md; the order is the lifecycle's. */
 enum ctl_phase {
@@ -171,6 +173,13 @@ struct ctl_record {
     struct ctl_record_pair *standins; /* Docker ID -> role */
     size_t nstandins;
     cJSON *captured;       /* the spec as captured (JSON by nature) */
+    /* The same spec typed (shared, never changed): the one the controller
+     * captured, or - in a controller that did not (a restart, a claim) -
+     * parsed from `captured` once, when first asked
+     * (ctl_record_captured_spec). NULL until then. */
+    struct spec_invocation *captured_spec;
+    unsigned captured_parses; /* times `captured` was parsed into it since
+                                 the record was loaded or the attempt began */
     cJSON *git;            /* digestBefore/digestAfter (JSON by nature) */
     cJSON *result;         /* status.result: changes (ctl_changes.c) */
     cJSON *usage;          /* status.usage: the gateway's counts

@@ -7,6 +7,7 @@
  */
 #include "ctl_record.h"
 #include "ctl_record_int.h"
+#include "spec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,7 @@ ctl_record_cleanup(struct ctl_record *r)
     pairs_free(r->standins, r->nstandins);
     free(r->output.sha256);
     cJSON_Delete(r->captured);
+    spec_invocation_free(r->captured_spec);
     cJSON_Delete(r->git);
     cJSON_Delete(r->result);
     cJSON_Delete(r->usage);
@@ -204,18 +206,61 @@ ctl_record_set_output(struct ctl_record *r, double bytes, bool truncated,
     r->dirty = true;
 }
 
+static void
+forget_captured_spec(struct ctl_record *r)
+{
+    spec_invocation_free(r->captured_spec);
+    r->captured_spec = NULL;
+}
+
 void
 ctl_record_set_captured(struct ctl_record *r, cJSON *captured)
 {
     cJSON_Delete(r->captured);
     r->captured = captured;
+    forget_captured_spec(r);
     r->dirty = true;
+}
+
+void
+ctl_record_capture(struct ctl_record *r, struct spec_invocation *s)
+{
+    ctl_record_set_captured(r, spec_resource(s));
+    r->captured_spec = spec_invocation_ref(s);
 }
 
 const cJSON *
 ctl_record_captured(const struct ctl_record *r)
 {
     return r->captured;
+}
+
+/* status.captured as written: its canonical JSON, which the spec loader
+ * reads (JSON is YAML) and checks like any spec. */
+static struct spec_invocation *
+parse_captured(const cJSON *cap)
+{
+    struct spec_invocation *s = NULL;
+    struct spec_file f;
+    char *text = cJSON_PrintUnformatted(cap);
+
+    if (text == NULL)
+        return NULL;
+    if (spec_load_buffer("status.captured", text, strlen(text), &f) == 0)
+        s = spec_file_take(&f, 0);
+    spec_file_cleanup(&f);
+    cJSON_free(text);
+    return s;
+}
+
+struct spec_invocation *
+ctl_record_captured_spec(struct ctl_record *r)
+{
+    if (r->captured_spec == NULL && r->captured != NULL) {
+        r->captured_parses++;
+        r->captured_spec = parse_captured(r->captured);
+    }
+    return r->captured_spec;
 }
 
 /* --- objects ----------------------------------------------------------- */
@@ -569,6 +614,8 @@ ctl_record_reset_attempt(struct ctl_record *r)
     r->has_subnet = false;
     cJSON_Delete(r->captured);
     r->captured = NULL;
+    forget_captured_spec(r);
+    r->captured_parses = 0;
     r->has_generation = false;
     r->git_metadata = false;
     r->defaults_stated = false;

@@ -41,6 +41,12 @@ bool ctl_phase_terminal(enum ctl_phase p);
 /* NULL for CTL_STOP_NONE and CTL_STOP_UNKNOWN. */
 const char *ctl_stop_reason_name(enum ctl_stop_reason s);
 const char *ctl_progress_name(enum ctl_progress p);
+/* status.phase as written: a phase's name, or the text of one this
+ * version does not know; NULL when there is none. For readers that show
+ * the status (agentctl). */
+const char *ctl_record_phase_text(const struct ctl_record *r);
+/* status.stopReason as written (a newer version's reason too), or NULL. */
+const char *ctl_record_stop_text(const struct ctl_record *r);
 /* Role index (enum rc_role or CTL_REC_PROBE) of a resources key, or -1. */
 int ctl_record_role(const char *name);
 const char *ctl_record_role_name(int role);
@@ -64,9 +70,19 @@ void ctl_record_set_helper_image(struct ctl_record *r, enum rc_helper h,
 /* Every helper image of the attempt is pinned (status.helperImages). */
 bool ctl_record_helpers_pinned(const struct ctl_record *r);
 
-/* Take ownership of the captured spec (replacing any). */
+/* Capture spec s for the attempt: status.captured is its canonical
+ * resource, and the record holds s itself (one more holder) so that the
+ * attempt's steps read it typed without parsing it back. */
+void ctl_record_capture(struct ctl_record *r, struct spec_invocation *s);
+/* Take ownership of the captured spec as JSON (replacing any; the typed
+ * one is parsed from it when asked). */
 void ctl_record_set_captured(struct ctl_record *r, cJSON *captured);
 const cJSON *ctl_record_captured(const struct ctl_record *r);
+/* The captured spec typed, shared (spec_invocation_ref() to keep it past
+ * the record): the one captured in this process, else status.captured
+ * parsed and checked once (r->captured_parses counts it). NULL when none
+ * was captured or it is unreadable. */
+struct spec_invocation *ctl_record_captured_spec(struct ctl_record *r);
 
 /* Recorded objects (role: enum rc_role or CTL_REC_PROBE). The strings are
  * borrowed while the record holds them; NULL when not recorded. */
