@@ -14,6 +14,8 @@
  *     ctl_network.c, ctl_create.c, ctl_probe.c, ctl_git.c   its steps;
  *                   ctl_probe.c is the one probe runner (preparation,
  *                   canary, warm box), ctl_probing.c resets its state
+ *   ctl_boxreq.c    the requests that build a box (creates, egress connect,
+ *                   start), an invocation's and a warm box's alike
  *   ctl_run.c       a running agent: logs, wait, exit
  *   ctl_canary.c    the boundary probe again, inside the running agent's
  *                   network namespace (timer, events)

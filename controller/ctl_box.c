@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ctl_attempt.h"
+#include "ctl_boxreq.h"
 #include "ctl_objects.h"
 #include "ctl_observe.h"
 #include "ctl_probe.h"
@@ -241,26 +242,20 @@ probe_request(struct ctl_box *b, enum ctl_probe_stage s, struct err *e)
     return req;
 }
 
+/* A build request of the box (ctl_boxreq.h): what an invocation's
+ * preparation sends for the same object. */
 static struct dk_req *
-egress_connect(struct ctl_box *b, struct err *e)
+build_request(struct ctl_box *b, enum ctl_boxreq_op op, enum rc_role role,
+              const char *id, struct err *e)
 {
-    cJSON *body = rc_desired_egress_connect(b->desired, b->proxy_id);
-    struct dk_req *req = dk_network_connect(
-        b->ctl->dk, b->ctl->cfg->egress_network, body, on_box_answer, b, e);
+    struct ctl_boxreq q = { .ctl = b->ctl,
+                            .desired = b->desired,
+                            .role = role,
+                            .id = id,
+                            .done = on_box_answer,
+                            .arg = b };
 
-    cJSON_Delete(body);
-    return req;
-}
-
-static struct dk_req *
-create_role(struct ctl_box *b, enum rc_role role, struct err *e)
-{
-    const struct rc_object *o = rc_desired_object(b->desired, role);
-
-    return dk_create(b->ctl->dk,
-                     o->kind == RC_KIND_NETWORK ? DK_NETWORK : DK_CONTAINER,
-                     o->kind == RC_KIND_NETWORK ? NULL : o->name, o->body, NULL,
-                     on_box_answer, b, e);
+    return ctl_boxreq_send(op, &q, e);
 }
 
 /* The request of the box's stage; NULL with e set when it cannot go. */
@@ -269,8 +264,6 @@ box_request(struct ctl_box *b, struct err *e)
 {
     struct dk *dk = b->ctl->dk;
     const char *egress = b->ctl->cfg->egress_network;
-    cJSON *body;
-    struct dk_req *req;
     int h;
 
     switch (b->stage) {
@@ -282,18 +275,15 @@ box_request(struct ctl_box *b, struct err *e)
     case CTL_BOX_EGRESS:
         return dk_inspect(dk, DK_NETWORK, egress, on_box_answer, b, e);
     case CTL_BOX_EGRESS_CREATE:
-        body = rc_egress_network_body(egress);
-        req = dk_create(dk, DK_NETWORK, NULL, body, NULL, on_box_answer, b, e);
-        cJSON_Delete(body);
-        return req;
+        return build_request(b, CTL_BOXREQ_EGRESS_CREATE, 0, NULL, e);
     case CTL_BOX_NETWORK:
-        return create_role(b, RC_ROLE_NETWORK, e);
+        return build_request(b, CTL_BOXREQ_CREATE, RC_ROLE_NETWORK, NULL, e);
     case CTL_BOX_PROXY:
-        return create_role(b, RC_ROLE_PROXY, e);
+        return build_request(b, CTL_BOXREQ_CREATE, RC_ROLE_PROXY, NULL, e);
     case CTL_BOX_CONNECT:
-        return egress_connect(b, e);
+        return build_request(b, CTL_BOXREQ_CONNECT, 0, b->proxy_id, e);
     case CTL_BOX_START:
-        return dk_container_start(dk, b->proxy_id, on_box_answer, b, e);
+        return build_request(b, CTL_BOXREQ_START, 0, b->proxy_id, e);
     case CTL_BOX_ADDRESS:
     case CTL_BOX_CHECK_PROXY:
         return dk_inspect(dk, DK_CONTAINER, b->proxy_id, on_box_answer, b, e);
