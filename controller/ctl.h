@@ -11,7 +11,11 @@
  *   ctl_gc.c        objects of this controller that nobody owns
  *   ctl_inv.c       one invocation's pass: capture, then the phase's step
  *   ctl_prepare.c   preparation: the planner's next rung as a request
- *     ctl_network.c, ctl_create.c, ctl_probe.c, ctl_git.c   its steps
+ *     ctl_network.c, ctl_create.c, ctl_probe.c, ctl_git.c   its steps;
+ *                   ctl_probe.c is the one probe runner (preparation,
+ *                   canary, warm box), ctl_probing.c resets its state
+ *   ctl_boxreq.c    the requests that build a box (creates, egress connect,
+ *                   start), an invocation's and a warm box's alike
  *   ctl_run.c       a running agent: logs, wait, exit
  *   ctl_canary.c    the boundary probe again, inside the running agent's
  *                   network namespace (timer, events)
@@ -22,7 +26,8 @@
  *   ctl_attempt.c   starting an attempt over; the subnet of an attempt
  *   ctl_plan.c      the facts the step planner (plan/plan_step.c) reads
  *   ctl_stop.c      the stop decision (first reason wins)
- *   ctl_result.c    the result interpreter: the one retry decision
+ *   ctl_result.c    the result interpreter: the one retry decision (and
+ *                   the one retry delay, the warm pool's too)
  *   ctl_build.c     build slots: boxes built a few at a time, in order
  *   ctl_pool.c      the warm pool: boxes made ahead, handed to one
  *                   invocation each; ctl_box.c one box's steps
@@ -92,6 +97,21 @@ enum ctl_canary_stage {
     CTL_CANARY_STARTED, /* wait for its exit */
     CTL_CANARY_EXITED,  /* read its verdict */
     CTL_CANARY_JUDGED,  /* remove it */
+};
+
+/* The boundary probe (before the start) and the canary (while the agent
+ * runs) of one attempt: owned by the probe runner (ctl_probe.c) and the
+ * canary (ctl_canary.c), started over by ctl_probing_reset() only. */
+struct ctl_probing {
+    long exit;              /* the last run's exit code (its /wait) */
+    bool exited;            /* the pre-start probe's /wait answered */
+    unsigned silent;        /* the pre-start probe's inconclusive runs */
+    ev_timer canary;        /* the next canary run on the timer */
+    bool canary_due;        /* a run is asked for (timer, Docker event) */
+    enum ctl_canary_stage canary_stage;
+    unsigned canary_passed; /* runs in a row that verified the boundary */
+    unsigned canary_silent; /* inconclusive runs in a row */
+    char canary_first[32];  /* when the passes in a row began */
 };
 
 /* What a step did (ctl_result.h interprets it). */
@@ -277,16 +297,7 @@ struct ctl_inv {
     struct ctl_egress *egress;  /* the egress audit being read (cleanup) */
     struct ctl_changes *changes; /* the change set being read (cleanup) */
     struct ctl_resultread *result; /* the CLI's result (ctl_resultread.c) */
-    /* boundary probe (before the start) and canary (while running) */
-    long probe_exit;
-    bool probe_exited;
-    unsigned probe_silent;  /* the pre-start probe's inconclusive runs */
-    ev_timer canary;        /* the next canary run on the timer */
-    bool canary_due;        /* a run is asked for (timer, Docker event) */
-    enum ctl_canary_stage canary_stage;
-    unsigned canary_passed; /* runs in a row that verified the boundary */
-    unsigned canary_silent; /* inconclusive runs in a row */
-    char canary_first[32];  /* when the passes in a row began */
+    struct ctl_probing probe; /* boundary probe and canary (ctl_probe.h) */
     /* scale-out (ctl_claim.c; always false on the directory store) */
     bool claimed;    /* our claim key holds it under c->lease */
     bool lease_lost; /* ours when the lease expired: stop and clean it */
@@ -305,6 +316,32 @@ struct ctl_inv {
     struct ctl_inv *build_next; /* the next in that line */
 };
 
+/* A warm box's steps, in order (ctl_box.c): its stage is the one in
+ * flight (call set) or the next; only ctl_box.c's set_stage() moves it. */
+enum ctl_box_stage {
+    CTL_BOX_PIN,           /* inspect the next helper image not pinned yet */
+    CTL_BOX_EGRESS,        /* the shared egress network is there */
+    CTL_BOX_EGRESS_CREATE, /* ... or is made */
+    CTL_BOX_NETWORK,       /* create the internal network */
+    CTL_BOX_PROXY,         /* create the proxy on it */
+    CTL_BOX_CONNECT,       /* join the proxy to the egress network */
+    CTL_BOX_START,         /* start the proxy */
+    CTL_BOX_ADDRESS,       /* inspect it: its egress address, for the probe */
+    CTL_BOX_PROBE,         /* create the boundary probe */
+    CTL_BOX_PROBE_START,
+    CTL_BOX_PROBE_WAIT,
+    CTL_BOX_PROBE_LOGS,    /* read its verdict */
+    CTL_BOX_PROBE_DROP,    /* remove the exited probe: then the box is ready */
+    CTL_BOX_READY,         /* waits to be handed */
+    CTL_BOX_CHECK_NETWORK, /* revalidation: the network by ID */
+    CTL_BOX_CHECK_PROXY,   /* the proxy by ID */
+    CTL_BOX_CHECK_IMAGE,   /* the proxy image's config, for its rules */
+    CTL_BOX_REMOVE_PROBE,  /* removal, by ID, containers first */
+    CTL_BOX_REMOVE_PROXY,
+    CTL_BOX_REMOVE_NETWORK,
+    CTL_BOX_GONE,
+};
+
 /* One warm box (ctl_pool.c, docs/warm-pool.md): an internal network and
  * a started proxy on it whose boundary probe passed, made ahead for one
  * vendor and handed to exactly one invocation. Its objects carry an
@@ -319,7 +356,7 @@ struct ctl_box {
     char attempt[8];             /* the attempt label, "w1" */
     char name[RC_NAME_MAX];      /* agentctl-pool.<vendor>-<uid8> */
     long subnet;                 /* its /24 of subnetPool (ctl_attempt.c) */
-    int stage;                   /* the step in flight or next (ctl_pool.c) */
+    enum ctl_box_stage stage;    /* the step in flight or next (ctl_box.c) */
     struct dk_req *call;         /* that step's request, or NULL */
     bool ready;                  /* the probe passed: it may be handed */
     bool check_due;              /* revalidate it (an event, the resync) */
@@ -431,7 +468,7 @@ struct ctl {
     void (*pool_changed)(struct ctl *c); /* a box started, is ready or went
                                             (ctl_box.c, under ctl_pool.c) */
     ev_timer pool_timer;    /* refill and age checks; backoff after a failure */
-    double pool_backoff;    /* seconds: 0 while boxes build fine */
+    unsigned pool_failures; /* boxes failed in a row: the backoff exponent */
     double pool_not_before; /* ev_now() before which no box starts */
     ev_timer pool_doc;      /* writes the pool document, coalesced */
     bool pool_doc_dirty;

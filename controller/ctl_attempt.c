@@ -4,6 +4,7 @@
 #include "ctl_attempt.h"
 
 #include "ctl_egressjob.h"
+#include "ctl_probing.h"
 #include "ctl_record.h"
 #include "ctl_stop.h"
 #include "rc_credential.h"
@@ -90,11 +91,7 @@ forget_built(struct ctl_inv *inv, bool capture_too)
     rc_credential_free(inv->credential);
     inv->credential = NULL;
     ev_timer_stop(inv->ctl->loop, &inv->deadline);
-    ev_timer_stop(inv->ctl->loop, &inv->canary);
-    inv->canary_due = false;
-    inv->canary_stage = CTL_CANARY_IDLE;
-    inv->canary_passed = inv->canary_silent = 0;
-    inv->probe_silent = 0;
+    ctl_probing_reset(inv);
     ctl_egress_free(inv); /* a read half done belongs to the old record */
 }
 
@@ -151,8 +148,7 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
         inv->egress_checked = false;
         inv->start_checked = false;
         inv->cleanup_swept = false;
-        inv->probe_exited = false;
-        inv->probe_silent = 0;
+        ctl_probing_reset(inv);
         ctl_record_reset_progress(&inv->rec);
         /* the old network went by ID; the rebuild's creates are new, and
          * a network with our labels found before them is not ours */

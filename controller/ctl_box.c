@@ -20,9 +20,11 @@
 #include <string.h>
 
 #include "ctl_attempt.h"
+#include "ctl_boxreq.h"
 #include "ctl_objects.h"
 #include "ctl_observe.h"
 #include "ctl_probe.h"
+#include "ctl_result.h"
 #include "ctl_status.h"
 #include "ctl_testhooks.h"
 #include "log.h"
@@ -31,33 +33,9 @@
 #include "store.h"
 
 #define POOL_PROBE_TIMEOUT_MS (120 * 1000L)
-#define POOL_BACKOFF_MAX      30.0
-
-/* A box's steps, in order; the box's stage is the one in flight (call
- * set) or the next. */
-enum box_stage {
-    BOX_PIN,           /* inspect the next helper image not pinned yet */
-    BOX_EGRESS,        /* the shared egress network is there */
-    BOX_EGRESS_CREATE, /* ... or is made */
-    BOX_NETWORK,       /* create the internal network */
-    BOX_PROXY,         /* create the proxy on it */
-    BOX_CONNECT,       /* join the proxy to the egress network */
-    BOX_START,         /* start the proxy */
-    BOX_ADDRESS,       /* inspect it: its egress address, for the probe */
-    BOX_PROBE,         /* create the boundary probe */
-    BOX_PROBE_START,
-    BOX_PROBE_WAIT,
-    BOX_PROBE_LOGS,    /* read its verdict */
-    BOX_PROBE_DROP,    /* remove the exited probe: then the box is ready */
-    BOX_READY,         /* waits to be handed */
-    BOX_CHECK_NETWORK, /* revalidation: the network by ID */
-    BOX_CHECK_PROXY,   /* the proxy by ID */
-    BOX_CHECK_IMAGE,   /* the proxy image's config, for its rules */
-    BOX_REMOVE_PROBE,  /* removal, by ID, containers first */
-    BOX_REMOVE_PROXY,
-    BOX_REMOVE_NETWORK,
-    BOX_GONE,
-};
+/* The pool's first wait after a failed box; each failure in a row doubles
+ * it up to CTL_BACKOFF_MAX (ctl_retry_delay, the invocations' own). */
+#define POOL_BACKOFF_MIN 1.0
 
 /* The pool's picture changed (a box started, became ready, went). */
 static void
@@ -85,15 +63,29 @@ ctl_box_free(struct ctl_box *b)
     free(b);
 }
 
-/* The pool backs off after a box failed, up to POOL_BACKOFF_MAX: a
- * config or daemon that cannot make boxes does not make one a second. */
+/* The pool backs off after a box failed, through the one retry delay
+ * (ctl_result.h): a config or daemon that cannot make boxes does not make
+ * one a second. */
 static void
 back_off(struct ctl *c)
 {
-    c->pool_backoff = c->pool_backoff == 0 ? 1.0 : c->pool_backoff * 2;
-    if (c->pool_backoff > POOL_BACKOFF_MAX)
-        c->pool_backoff = POOL_BACKOFF_MAX;
-    c->pool_not_before = ev_now(c->loop) + c->pool_backoff;
+    c->pool_not_before =
+        ev_now(c->loop) + ctl_retry_delay(&c->pool_failures, POOL_BACKOFF_MIN);
+}
+
+/* The one place a box's stage changes (the proxy's gw__conn_set_state is
+ * the model): every transition of the state machine goes through here. */
+static void
+set_stage(struct ctl_box *b, enum ctl_box_stage s)
+{
+    b->stage = s;
+}
+
+/* The stage after s in the order of enum ctl_box_stage. */
+static enum ctl_box_stage
+after(enum ctl_box_stage s)
+{
+    return s == CTL_BOX_GONE ? CTL_BOX_GONE : (enum ctl_box_stage)(s + 1);
 }
 
 /* Remove the box's objects by ID (whatever was made), then forget it. */
@@ -106,7 +98,7 @@ ctl_box_doom(struct ctl_box *b, const char *why, const char *detail)
     b->ready = false;
     dk_cancel(b->call);
     b->call = NULL;
-    b->stage = BOX_REMOVE_PROBE;
+    set_stage(b, CTL_BOX_REMOVE_PROBE);
     changed(b->ctl);
 }
 
@@ -199,7 +191,7 @@ ctl_box_new(struct ctl *c, const char *vendor)
     b->subnet = ctl_subnet_alloc_for(c, NULL, 0);
     b->born = ev_now(c->loop);
     ctl_now(b->created_at);
-    b->stage = BOX_PIN;
+    set_stage(b, CTL_BOX_PIN);
     b->next = c->boxes;
     c->boxes = b;
     return b;
@@ -221,45 +213,49 @@ next_pin(const struct ctl_box *b)
     return -1;
 }
 
+/* The request of a probe stage of the box: the one probe runner's
+ * (ctl_probe.h), in the order CREATE, START, WAIT, READ, REMOVE. */
 static struct dk_req *
-probe_create(struct ctl_box *b, struct err *e)
+probe_request(struct ctl_box *b, enum ctl_probe_stage s, struct err *e)
 {
     char name[RC_NAME_MAX];
-    cJSON *body = ctl_probe_body_connect(
-        b->ctl, b->desired, b->vendor, b->proxy_egress_ip, b->uid, b->attempt);
+    struct ctl_probe_call pc = { .id = b->probe_id,
+                                 .name = name,
+                                 .wait_ms = POOL_PROBE_TIMEOUT_MS,
+                                 .done = on_box_answer,
+                                 .arg = b };
+    cJSON *body = NULL;
     struct dk_req *req;
 
-    if (body == NULL) {
-        err_set(e, ERR_INVALID, "cannot build the boundary probe");
-        return NULL;
+    if (s == CTL_PROBE_CREATE) {
+        body = ctl_probe_body_connect(b->ctl, b->desired, b->vendor,
+                                      b->proxy_egress_ip, b->uid, b->attempt);
+        if (body == NULL) {
+            err_set(e, ERR_INVALID, "cannot build the boundary probe");
+            return NULL;
+        }
+        rc_probe_name(b->desired->prefix, name);
+        pc.body = body;
     }
-    rc_probe_name(b->desired->prefix, name);
-    req = dk_create(b->ctl->dk, DK_CONTAINER, name, body, NULL, on_box_answer,
-                    b, e);
+    req = ctl_probe_request(b->ctl->dk, s, &pc, e);
     cJSON_Delete(body);
     return req;
 }
 
+/* A build request of the box (ctl_boxreq.h): what an invocation's
+ * preparation sends for the same object. */
 static struct dk_req *
-egress_connect(struct ctl_box *b, struct err *e)
+build_request(struct ctl_box *b, enum ctl_boxreq_op op, enum rc_role role,
+              const char *id, struct err *e)
 {
-    cJSON *body = rc_desired_egress_connect(b->desired, b->proxy_id);
-    struct dk_req *req = dk_network_connect(
-        b->ctl->dk, b->ctl->cfg->egress_network, body, on_box_answer, b, e);
+    struct ctl_boxreq q = { .ctl = b->ctl,
+                            .desired = b->desired,
+                            .role = role,
+                            .id = id,
+                            .done = on_box_answer,
+                            .arg = b };
 
-    cJSON_Delete(body);
-    return req;
-}
-
-static struct dk_req *
-create_role(struct ctl_box *b, enum rc_role role, struct err *e)
-{
-    const struct rc_object *o = rc_desired_object(b->desired, role);
-
-    return dk_create(b->ctl->dk,
-                     o->kind == RC_KIND_NETWORK ? DK_NETWORK : DK_CONTAINER,
-                     o->kind == RC_KIND_NETWORK ? NULL : o->name, o->body, NULL,
-                     on_box_answer, b, e);
+    return ctl_boxreq_send(op, &q, e);
 }
 
 /* The request of the box's stage; NULL with e set when it cannot go. */
@@ -268,54 +264,48 @@ box_request(struct ctl_box *b, struct err *e)
 {
     struct dk *dk = b->ctl->dk;
     const char *egress = b->ctl->cfg->egress_network;
-    cJSON *body;
-    struct dk_req *req;
     int h;
 
     switch (b->stage) {
-    case BOX_PIN:
+    case CTL_BOX_PIN:
         h = next_pin(b);
         return dk_inspect(dk, DK_IMAGE,
                           rc_helper_tag(b->ctl->cfg, (enum rc_helper)h),
                           on_box_answer, b, e);
-    case BOX_EGRESS:
+    case CTL_BOX_EGRESS:
         return dk_inspect(dk, DK_NETWORK, egress, on_box_answer, b, e);
-    case BOX_EGRESS_CREATE:
-        body = rc_egress_network_body(egress);
-        req = dk_create(dk, DK_NETWORK, NULL, body, NULL, on_box_answer, b, e);
-        cJSON_Delete(body);
-        return req;
-    case BOX_NETWORK:
-        return create_role(b, RC_ROLE_NETWORK, e);
-    case BOX_PROXY:
-        return create_role(b, RC_ROLE_PROXY, e);
-    case BOX_CONNECT:
-        return egress_connect(b, e);
-    case BOX_START:
-        return dk_container_start(dk, b->proxy_id, on_box_answer, b, e);
-    case BOX_ADDRESS:
-    case BOX_CHECK_PROXY:
+    case CTL_BOX_EGRESS_CREATE:
+        return build_request(b, CTL_BOXREQ_EGRESS_CREATE, 0, NULL, e);
+    case CTL_BOX_NETWORK:
+        return build_request(b, CTL_BOXREQ_CREATE, RC_ROLE_NETWORK, NULL, e);
+    case CTL_BOX_PROXY:
+        return build_request(b, CTL_BOXREQ_CREATE, RC_ROLE_PROXY, NULL, e);
+    case CTL_BOX_CONNECT:
+        return build_request(b, CTL_BOXREQ_CONNECT, 0, b->proxy_id, e);
+    case CTL_BOX_START:
+        return build_request(b, CTL_BOXREQ_START, 0, b->proxy_id, e);
+    case CTL_BOX_ADDRESS:
+    case CTL_BOX_CHECK_PROXY:
         return dk_inspect(dk, DK_CONTAINER, b->proxy_id, on_box_answer, b, e);
-    case BOX_PROBE:
-        return probe_create(b, e);
-    case BOX_PROBE_START:
-        return dk_container_start(dk, b->probe_id, on_box_answer, b, e);
-    case BOX_PROBE_WAIT:
-        return dk_container_wait(dk, b->probe_id, POOL_PROBE_TIMEOUT_MS,
-                                 on_box_answer, b, e);
-    case BOX_PROBE_LOGS:
-        return dk_container_logs(dk, b->probe_id, on_box_answer, b, e);
-    case BOX_PROBE_DROP:
-    case BOX_REMOVE_PROBE:
-        return dk_remove(dk, DK_CONTAINER, b->probe_id, on_box_answer, b, e);
-    case BOX_CHECK_NETWORK:
+    case CTL_BOX_PROBE:
+        return probe_request(b, CTL_PROBE_CREATE, e);
+    case CTL_BOX_PROBE_START:
+        return probe_request(b, CTL_PROBE_START, e);
+    case CTL_BOX_PROBE_WAIT:
+        return probe_request(b, CTL_PROBE_WAIT, e);
+    case CTL_BOX_PROBE_LOGS:
+        return probe_request(b, CTL_PROBE_READ, e);
+    case CTL_BOX_PROBE_DROP:
+    case CTL_BOX_REMOVE_PROBE:
+        return probe_request(b, CTL_PROBE_REMOVE, e);
+    case CTL_BOX_CHECK_NETWORK:
         return dk_inspect(dk, DK_NETWORK, b->net_id, on_box_answer, b, e);
-    case BOX_CHECK_IMAGE:
+    case CTL_BOX_CHECK_IMAGE:
         return dk_inspect(dk, DK_IMAGE, b->helpers[RC_HELPER_PROXY],
                           on_box_answer, b, e);
-    case BOX_REMOVE_PROXY:
+    case CTL_BOX_REMOVE_PROXY:
         return dk_remove(dk, DK_CONTAINER, b->proxy_id, on_box_answer, b, e);
-    case BOX_REMOVE_NETWORK:
+    case CTL_BOX_REMOVE_NETWORK:
         return dk_remove(dk, DK_NETWORK, b->net_id, on_box_answer, b, e);
     default:
         err_set(e, ERR_INVALID, "no request at this stage");
@@ -327,9 +317,9 @@ box_request(struct ctl_box *b, struct err *e)
 static bool
 nothing_to_remove(const struct ctl_box *b)
 {
-    return (b->stage == BOX_REMOVE_PROBE && b->probe_id[0] == '\0') ||
-           (b->stage == BOX_REMOVE_PROXY && b->proxy_id[0] == '\0') ||
-           (b->stage == BOX_REMOVE_NETWORK && b->net_id[0] == '\0');
+    return (b->stage == CTL_BOX_REMOVE_PROBE && b->probe_id[0] == '\0') ||
+           (b->stage == CTL_BOX_REMOVE_PROXY && b->proxy_id[0] == '\0') ||
+           (b->stage == CTL_BOX_REMOVE_NETWORK && b->net_id[0] == '\0');
 }
 
 /* Run the box's stage: its request, or the next stage's when the stage
@@ -340,32 +330,32 @@ ctl_box_go(struct ctl_box *b)
     struct err e;
 
     while (b->call == NULL) {
-        if (b->stage == BOX_GONE) {
+        if (b->stage == CTL_BOX_GONE) {
             struct ctl *c = b->ctl;
 
             ctl_box_free(b);
             changed(c);
             return;
         }
-        if (b->stage == BOX_READY) {
+        if (b->stage == CTL_BOX_READY) {
             if (!b->check_due)
                 return;
             b->check_due = false;
-            b->stage = BOX_CHECK_NETWORK;
+            set_stage(b, CTL_BOX_CHECK_NETWORK);
         }
-        if (b->stage >= BOX_REMOVE_PROBE && nothing_to_remove(b)) {
-            b->stage++;
+        if (b->stage >= CTL_BOX_REMOVE_PROBE && nothing_to_remove(b)) {
+            set_stage(b, after(b->stage));
             continue;
         }
-        if (!b->ctl->docker_up && b->stage < BOX_REMOVE_PROBE) {
+        if (!b->ctl->docker_up && b->stage < CTL_BOX_REMOVE_PROBE) {
             ctl_box_doom(b, "DockerDown", "the daemon does not answer");
             continue;
         }
         b->call = box_request(b, &e);
         if (b->call != NULL)
             return;
-        if (b->stage >= BOX_REMOVE_PROBE) {
-            b->stage++; /* left to garbage collection */
+        if (b->stage >= CTL_BOX_REMOVE_PROBE) {
+            set_stage(b, after(b->stage)); /* left to garbage collection */
             continue;
         }
         back_off(b->ctl);
@@ -416,7 +406,7 @@ check_proxy(struct ctl_box *b, const cJSON *inspect)
 {
     if (ctl_test_disabled("pool-revalidation") ||
         !drifted(b, RC_ROLE_PROXY, inspect))
-        b->stage = BOX_READY;
+        set_stage(b, CTL_BOX_READY);
 }
 
 bool
@@ -435,8 +425,8 @@ box_ready(struct ctl_box *b)
     if (!ctl_box_probed(b))
         ctl_now(b->verified_at);
     b->ready = true;
-    b->stage = BOX_READY;
-    b->ctl->pool_backoff = 0;
+    set_stage(b, CTL_BOX_READY);
+    b->ctl->pool_failures = 0;
     log_kv(LOG_INFO, "warm box ready", "box", b->name, "vendor", b->vendor,
            NULL);
     changed(b->ctl);
@@ -464,7 +454,7 @@ judge(struct ctl_box *b, const struct dk_response *r)
         return;
     }
     ctl_now(b->verified_at);
-    b->stage = BOX_PROBE_DROP;
+    set_stage(b, CTL_BOX_PROBE_DROP);
 }
 
 /* A network create whose subnet another network holds moves on to the
@@ -474,7 +464,7 @@ overlap_moved_on(struct ctl_box *b, const struct dk_response *r)
 {
     struct err e;
 
-    if (b->stage != BOX_NETWORK || r->status != 403 || r->err == NULL ||
+    if (b->stage != CTL_BOX_NETWORK || r->status != 403 || r->err == NULL ||
         strstr(r->err->msg, "overlaps") == NULL)
         return false;
     b->subnet = ctl_subnet_alloc_for(b->ctl, NULL, b->subnet + 1);
@@ -491,24 +481,24 @@ box_answered(struct ctl_box *b, struct dk_response *r)
     struct err e;
     int h;
 
-    if (b->stage >= BOX_REMOVE_PROBE) {
+    if (b->stage >= CTL_BOX_REMOVE_PROBE) {
         if (r->err != NULL && r->err->code != ERR_NOTFOUND)
             log_kv(LOG_WARN,
                    "warm box: removal failed (left to garbage "
                    "collection)",
                    "box", b->name, "error", r->err->msg, NULL);
-        b->stage++;
+        set_stage(b, after(b->stage));
         return;
     }
-    if (b->stage == BOX_EGRESS && r->err != NULL &&
+    if (b->stage == CTL_BOX_EGRESS && r->err != NULL &&
         r->err->code == ERR_NOTFOUND) {
-        b->stage = BOX_EGRESS_CREATE;
+        set_stage(b, CTL_BOX_EGRESS_CREATE);
         return;
     }
     if (overlap_moved_on(b, r))
         return;
     /* a waiting box whose object is gone (or unreadable) is not handed */
-    if (r->err != NULL && b->stage >= BOX_CHECK_NETWORK) {
+    if (r->err != NULL && b->stage >= CTL_BOX_CHECK_NETWORK) {
         ctl_observe_pool(b->ctl, b->vendor, "drifted");
         ctl_box_doom(b, "Gone", r->err->msg);
         return;
@@ -516,13 +506,13 @@ box_answered(struct ctl_box *b, struct dk_response *r)
     /* a create of the egress network that lost a race to another
      * creator is as good as done */
     if (r->err != NULL &&
-        !(b->stage == BOX_EGRESS_CREATE && r->err->code == ERR_CONFLICT)) {
+        !(b->stage == CTL_BOX_EGRESS_CREATE && r->err->code == ERR_CONFLICT)) {
         back_off(b->ctl);
         ctl_box_doom(b, "StepFailed", r->err->msg);
         return;
     }
     switch (b->stage) {
-    case BOX_PIN:
+    case CTL_BOX_PIN:
         h = next_pin(b);
         copy_id(r, b->helpers[h], sizeof(b->helpers[h]));
         if (next_pin(b) >= 0)
@@ -532,19 +522,19 @@ box_answered(struct ctl_box *b, struct dk_response *r)
             ctl_box_doom(b, "StepFailed", e.msg);
             return;
         }
-        b->stage = BOX_EGRESS;
+        set_stage(b, CTL_BOX_EGRESS);
         return;
-    case BOX_EGRESS:
-    case BOX_EGRESS_CREATE:
-        b->stage = BOX_NETWORK; /* the egress network is there */
+    case CTL_BOX_EGRESS:
+    case CTL_BOX_EGRESS_CREATE:
+        set_stage(b, CTL_BOX_NETWORK); /* the egress network is there */
         return;
-    case BOX_NETWORK:
+    case CTL_BOX_NETWORK:
         copy_id(r, b->net_id, sizeof(b->net_id));
         break;
-    case BOX_PROXY:
+    case CTL_BOX_PROXY:
         copy_id(r, b->proxy_id, sizeof(b->proxy_id));
         break;
-    case BOX_ADDRESS:
+    case CTL_BOX_ADDRESS:
         /* the probe must not reach it */
         ctl_objects_egress_ip(b->ctl, r->json, b->proxy_egress_ip);
         /* A gateway vendor's boundary includes the invocation's gateway:
@@ -554,25 +544,25 @@ box_answered(struct ctl_box *b, struct dk_response *r)
             return;
         }
         break;
-    case BOX_PROBE:
+    case CTL_BOX_PROBE:
         copy_id(r, b->probe_id, sizeof(b->probe_id));
         break;
-    case BOX_PROBE_WAIT:
+    case CTL_BOX_PROBE_WAIT:
         b->probe_exit = dk_wait_status(r);
         break;
-    case BOX_PROBE_LOGS:
+    case CTL_BOX_PROBE_LOGS:
         judge(b, r);
         return;
-    case BOX_PROBE_DROP:
+    case CTL_BOX_PROBE_DROP:
         b->probe_id[0] = '\0';
         box_ready(b);
         return;
-    case BOX_CHECK_NETWORK:
+    case CTL_BOX_CHECK_NETWORK:
         if (ctl_test_disabled("pool-revalidation") ||
             !drifted(b, RC_ROLE_NETWORK, r->json))
-            b->stage = BOX_CHECK_PROXY;
+            set_stage(b, CTL_BOX_CHECK_PROXY);
         return;
-    case BOX_CHECK_PROXY:
+    case CTL_BOX_CHECK_PROXY:
         if (cJSON_GetObjectItemCaseSensitive(b->ctl->image_configs,
                                              b->helpers[RC_HELPER_PROXY])) {
             check_proxy(b, r->json);
@@ -580,9 +570,9 @@ box_answered(struct ctl_box *b, struct dk_response *r)
         }
         b->pending_inspect = r->json; /* checked once the config is in */
         r->json = NULL;
-        b->stage = BOX_CHECK_IMAGE;
+        set_stage(b, CTL_BOX_CHECK_IMAGE);
         return;
-    case BOX_CHECK_IMAGE:
+    case CTL_BOX_CHECK_IMAGE:
         ctl_objects_keep_image_config(b->ctl, b->helpers[RC_HELPER_PROXY],
                                       r->json);
         check_proxy(b, b->pending_inspect);
@@ -592,7 +582,7 @@ box_answered(struct ctl_box *b, struct dk_response *r)
     default:
         break;
     }
-    b->stage++;
+    set_stage(b, after(b->stage));
 }
 
 static void

@@ -50,18 +50,18 @@
 static void
 on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    struct ctl_inv *inv = container_of(w, struct ctl_inv, canary);
+    struct ctl_inv *inv = container_of(w, struct ctl_inv, probe.canary);
 
     (void)loop;
     (void)revents;
-    inv->canary_due = true;
+    inv->probe.canary_due = true;
     ctl_inv_kick(inv, 0);
 }
 
 void
 ctl_canary_init(struct ctl_inv *inv)
 {
-    ev_timer_init(&inv->canary, on_timer, 0., 0.);
+    ev_timer_init(&inv->probe.canary, on_timer, 0., 0.);
 }
 
 /* Jittered, so that invocations started together do not probe together. */
@@ -71,11 +71,11 @@ arm(struct ctl_inv *inv)
     double every = inv->ctl->cfg->probe_interval_s;
     double r = (double)random() / RAND_MAX;
 
-    if (every <= 0 || ev_is_active(&inv->canary))
+    if (every <= 0 || ev_is_active(&inv->probe.canary))
         return;
-    ev_timer_set(&inv->canary,
+    ev_timer_set(&inv->probe.canary,
                  every * (1 - CANARY_JITTER + 2 * CANARY_JITTER * r), 0.);
-    ev_timer_start(inv->ctl->loop, &inv->canary);
+    ev_timer_start(inv->ctl->loop, &inv->probe.canary);
 }
 
 /* The canary's name is held by a container that is not this attempt's
@@ -105,7 +105,7 @@ on_created(struct ctl_inv *inv, struct dk_response *r)
         name[0] = '\0';
     if (r->err != NULL && r->err->code == ERR_CONFLICT &&
         inv->rec.canary_pending != NULL) {
-        inv->canary_stage = CTL_CANARY_IDLE; /* adopt() finds what holds it */
+        inv->probe.canary_stage = CTL_CANARY_IDLE; /* adopt() finds what holds it */
         return CTL_STEP_DONE;
     }
     if (r->err != NULL && r->err->code == ERR_CONFLICT)
@@ -121,7 +121,7 @@ on_created(struct ctl_inv *inv, struct dk_response *r)
     ctl_test_point("created", "canary"); /* the answer lost: adopt() */
     ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id, name);
     ctl_record_set_str(&inv->rec, &inv->rec.canary_pending, NULL);
-    inv->canary_stage = CTL_CANARY_CREATED;
+    inv->probe.canary_stage = CTL_CANARY_CREATED;
     return CTL_STEP_DONE;
 }
 
@@ -140,10 +140,10 @@ create(struct ctl_inv *inv, const char *agent)
         err_set(&e, ERR_INVALID, "cannot name the boundary canary");
         return ctl_step_failed(inv, &e);
     }
-    if (inv->canary_stage != CTL_CANARY_NAMED &&
+    if (inv->probe.canary_stage != CTL_CANARY_NAMED &&
         !ctl_test_disabled("canary-pending")) {
         ctl_record_set_str(&inv->rec, &inv->rec.canary_pending, name);
-        inv->canary_stage = CTL_CANARY_NAMED;
+        inv->probe.canary_stage = CTL_CANARY_NAMED;
         return CTL_STEP_DONE; /* the next pass writes it, then creates */
     }
     body = ctl_probe_body(inv);
@@ -152,13 +152,13 @@ create(struct ctl_inv *inv, const char *agent)
         err_set(&e, ERR_INVALID, "cannot build the boundary canary");
         return ctl_step_failed(inv, &e);
     }
-    inv->canary_due = false; /* an event from now on asks for another run */
-    s = ctl_step_request(
-        inv, on_created,
-        dk_create(inv->ctl->dk, DK_CONTAINER, name, body,
-                  &(struct dk_call){ .timeout_ms = CANARY_CREATE_MS },
-                  ctl_step_answered, inv, &e),
-        &e);
+    inv->probe.canary_due = false; /* an event from now on asks for another run */
+    s = ctl_probe_run(
+        inv, on_created, CTL_PROBE_CREATE,
+        (struct ctl_probe_call){
+            .name = name,
+            .body = body,
+            .opts = &(struct dk_call){ .timeout_ms = CANARY_CREATE_MS } });
     cJSON_Delete(body);
     return s;
 }
@@ -221,7 +221,7 @@ on_pending_inspected(struct ctl_inv *inv, struct dk_response *r)
               "canary %s was created before a restart: adopted, removed", name);
     ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id, name);
     ctl_record_set_str(&inv->rec, &inv->rec.canary_pending, NULL);
-    inv->canary_stage = CTL_CANARY_IDLE; /* removed next, run again */
+    inv->probe.canary_stage = CTL_CANARY_IDLE; /* removed next, run again */
     return CTL_STEP_DONE;
 }
 
@@ -242,7 +242,7 @@ on_started(struct ctl_inv *inv, struct dk_response *r)
 {
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
-    inv->canary_stage = CTL_CANARY_STARTED;
+    inv->probe.canary_stage = CTL_CANARY_STARTED;
     return CTL_STEP_DONE;
 }
 
@@ -256,12 +256,12 @@ static enum ctl_step
 silent(struct ctl_inv *inv, const char *finding)
 {
     ctl_observe_canary(inv->ctl, "inconclusive");
-    inv->canary_passed = 0;
-    inv->canary_stage = CTL_CANARY_JUDGED;
-    if (++inv->canary_silent < CANARY_SILENT) {
+    inv->probe.canary_passed = 0;
+    inv->probe.canary_stage = CTL_CANARY_JUDGED;
+    if (++inv->probe.canary_silent < CANARY_SILENT) {
         ctl_event(inv, true, "BoundaryCanary", "canary: %s; running it again",
                   finding);
-        inv->canary_due = true;
+        inv->probe.canary_due = true;
         return CTL_STEP_DONE;
     }
     return breach(inv, "probe.inconclusive", finding);
@@ -275,8 +275,8 @@ on_waited(struct ctl_inv *inv, struct dk_response *r)
                            "20 s");
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
-    inv->probe_exit = dk_wait_status(r);
-    inv->canary_stage = CTL_CANARY_EXITED;
+    inv->probe.exit = dk_wait_status(r);
+    inv->probe.canary_stage = CTL_CANARY_EXITED;
     return CTL_STEP_DONE;
 }
 
@@ -312,14 +312,14 @@ passed(struct ctl_inv *inv, const struct rc_probe_result *res)
 {
     char msg[RC_PROBE_FINDING_MAX + 16];
 
-    inv->canary_silent = 0;
-    if (inv->canary_passed++ == 0)
-        ctl_now(inv->canary_first);
+    inv->probe.canary_silent = 0;
+    if (inv->probe.canary_passed++ == 0)
+        ctl_now(inv->probe.canary_first);
     snprintf(msg, sizeof(msg), "canary: %s", res->finding);
     ctl_observe_canary(inv->ctl,
                        res->vendor_reachable ? "ok" : "vendor-unreachable");
     ctl_event_counted(inv, !res->vendor_reachable, "BoundaryCanary",
-                      inv->canary_passed, inv->canary_first, msg);
+                      inv->probe.canary_passed, inv->probe.canary_first, msg);
     return CTL_STEP_DONE;
 }
 
@@ -339,7 +339,7 @@ judge(struct ctl_inv *inv, const struct dk_response *r)
     if (res.verdict == RC_PROBE_INCONCLUSIVE)
         return silent(inv, res.finding);
     ctl_observe_canary(inv->ctl, rc_probe_verdict_name(res.verdict));
-    inv->canary_passed = 0;
+    inv->probe.canary_passed = 0;
     return breach(inv, rule_of(res.check, rule), res.finding);
 }
 
@@ -348,7 +348,7 @@ on_logs(struct ctl_inv *inv, struct dk_response *r)
 {
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
-    inv->canary_stage = CTL_CANARY_JUDGED;
+    inv->probe.canary_stage = CTL_CANARY_JUDGED;
     /* The agent exited meanwhile: its namespace went with it, and what
      * the canary saw of a torn-down namespace says nothing of the box. */
     if (inv->exited)
@@ -362,7 +362,7 @@ on_removed(struct ctl_inv *inv, struct dk_response *r)
     if (r->err != NULL && r->err->code != ERR_NOTFOUND)
         return ctl_step_failed(inv, r->err);
     ctl_record_drop_role(&inv->rec, CTL_REC_PROBE);
-    inv->canary_stage = CTL_CANARY_IDLE;
+    inv->probe.canary_stage = CTL_CANARY_IDLE;
     return CTL_STEP_DONE;
 }
 
@@ -379,37 +379,27 @@ is_prestart_probe(const struct ctl_inv *inv)
 static enum ctl_step
 run_step(struct ctl_inv *inv, const char *id)
 {
-    struct dk *dk = inv->ctl->dk;
-    struct err e;
+    struct ctl_probe_call pc = { .id = id, .wait_ms = CANARY_WAIT_MS };
 
-    switch (inv->canary_stage) {
+    switch (inv->probe.canary_stage) {
     case CTL_CANARY_CREATED:
-        return ctl_step_request(
-            inv, on_started,
-            dk_container_start(dk, id, ctl_step_answered, inv, &e), &e);
+        return ctl_probe_run(inv, on_started, CTL_PROBE_START, pc);
     case CTL_CANARY_STARTED:
-        return ctl_step_request(inv, on_waited,
-                                dk_container_wait(dk, id, CANARY_WAIT_MS,
-                                                  ctl_step_answered, inv, &e),
-                                &e);
+        return ctl_probe_run(inv, on_waited, CTL_PROBE_WAIT, pc);
     case CTL_CANARY_EXITED:
-        return ctl_step_request(
-            inv, on_logs, dk_container_logs(dk, id, ctl_step_answered, inv, &e),
-            &e);
+        return ctl_probe_run(inv, on_logs, CTL_PROBE_READ, pc);
     case CTL_CANARY_IDLE:
         /* The boundary probe, exited, removed after the start (off the
          * path to it), or a canary of an earlier process, whose verdict
          * was never read: that one runs again. */
         if (!is_prestart_probe(inv))
-            inv->canary_due = true;
+            inv->probe.canary_due = true;
         break;
     case CTL_CANARY_NAMED: /* not reached: recorded means created */
     case CTL_CANARY_JUDGED:
         break;
     }
-    return ctl_step_request(
-        inv, on_removed,
-        dk_remove(dk, DK_CONTAINER, id, ctl_step_answered, inv, &e), &e);
+    return ctl_probe_run(inv, on_removed, CTL_PROBE_REMOVE, pc);
 }
 
 enum ctl_step
@@ -419,16 +409,16 @@ ctl_canary_step(struct ctl_inv *inv)
     const char *agent = ctl_record_role_id(&inv->rec, RC_ROLE_AGENT);
 
     if (inv->rec.phase != CTL_RUNNING || inv->exited || agent == NULL) {
-        ev_timer_stop(inv->ctl->loop, &inv->canary);
+        ev_timer_stop(inv->ctl->loop, &inv->probe.canary);
         return CTL_STEP_NONE; /* cleanup removes a recorded probe */
     }
     arm(inv);
     if (probe != NULL)
         return run_step(inv, probe);
     if (inv->rec.canary_pending != NULL &&
-        inv->canary_stage != CTL_CANARY_NAMED)
+        inv->probe.canary_stage != CTL_CANARY_NAMED)
         return adopt(inv);
-    if (!inv->canary_due || ctl_test_disabled("canary"))
+    if (!inv->probe.canary_due || ctl_test_disabled("canary"))
         return CTL_STEP_NONE;
     return create(inv, agent);
 }
@@ -469,6 +459,6 @@ ctl_canary_event(struct ctl_inv *inv, const char *type, const char *id,
     } else if (!ours) {
         return; /* another network, none of the attempt's containers */
     }
-    inv->canary_due = true;
+    inv->probe.canary_due = true;
     ctl_inv_kick(inv, 0);
 }

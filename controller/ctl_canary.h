@@ -4,7 +4,7 @@
 
 #include "ctl.h"
 
-/* Set up inv->canary (once, when the invocation is added). */
+/* Set up inv->probe.canary (once, when the invocation is added). */
 void ctl_canary_init(struct ctl_inv *inv);
 
 /* The canary's next step while the agent runs: arm the timer, or create,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ctl_boxreq.h"
 #include "ctl_objects.h"
 #include "ctl_record.h"
 #include "ctl_result.h"
@@ -123,19 +124,21 @@ enum ctl_step
 ctl_create_request(struct ctl_inv *inv, enum rc_role role,
                    ctl_answer_fn *answer)
 {
-    enum dk_kind k = ctl_role_dk_kind(role);
     const struct rc_object *o = rc_desired_object(inv->desired, role);
     /* the agent's env holds a secret: wipe the printed body */
     struct dk_call call = { .timeout_ms = CTL_CREATE_TIMEOUT_MS,
                             .wipe_body = o->sensitive };
+    struct ctl_boxreq q = { .ctl = inv->ctl,
+                            .desired = inv->desired,
+                            .role = role,
+                            .opts = &call,
+                            .done = ctl_step_answered,
+                            .arg = inv };
     struct err e;
 
     inv->lane->creating = role;
-    return ctl_step_request(
-        inv, answer,
-        dk_create(inv->ctl->dk, k, k == DK_CONTAINER ? o->name : NULL, o->body,
-                  &call, ctl_step_answered, inv, &e),
-        &e);
+    return ctl_step_request(inv, answer,
+                            ctl_boxreq_send(CTL_BOXREQ_CREATE, &q, &e), &e);
 }
 
 enum ctl_step

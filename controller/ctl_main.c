@@ -355,7 +355,7 @@ on_hup(struct ev_loop *loop, ev_signal *w, int revents)
     /* The canary's next run is timed by the new probeInterval: each timer
      * is armed again on the next pass. */
     for (struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        ev_timer_stop(c->loop, &i->canary);
+        ev_timer_stop(c->loop, &i->probe.canary);
     ctl_sync_all(c);
 }
 

@@ -25,7 +25,7 @@ ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v)
     }
     v->progress = rec->progress; /* one enum: the planner reads the bits */
     v->probe_recorded = ctl_record_role_id(rec, CTL_REC_PROBE) != NULL;
-    v->probe_exited = inv->probe_exited;
+    v->probe_exited = inv->probe.exited;
     v->has_workspace = inv->captured != NULL && inv->captured->has_workspace;
     /* the controller saw the shared network: no inspect per attempt */
     v->egress_checked = inv->egress_checked || ctl_egressnet_known(inv->ctl);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "ctl_boxreq.h"
 #include "ctl_build.h"
 #include "ctl_create.h"
 #include "ctl_egressnet.h"
@@ -55,9 +56,10 @@ static enum ctl_step
 on_egress_inspected(struct ctl_inv *inv, struct dk_response *r)
 {
     const char *name = inv->ctl->cfg->egress_network;
-    cJSON *body;
+    struct ctl_boxreq q = { .ctl = inv->ctl,
+                            .done = ctl_step_answered,
+                            .arg = inv };
     struct err e;
-    enum ctl_step s;
 
     if (r->err == NULL) {
         inv->egress_checked = true;
@@ -66,14 +68,10 @@ on_egress_inspected(struct ctl_inv *inv, struct dk_response *r)
     }
     if (r->err->code != ERR_NOTFOUND)
         return ctl_step_failed(inv, r->err);
-    body = rc_egress_network_body(name);
     log_kv(LOG_INFO, "creating the egress network", "network", name, NULL);
-    s = ctl_step_request(inv, on_egress_created,
-                         dk_create(inv->ctl->dk, DK_NETWORK, NULL, body, NULL,
-                                   ctl_step_answered, inv, &e),
-                         &e);
-    cJSON_Delete(body);
-    return s;
+    return ctl_step_request(
+        inv, on_egress_created,
+        ctl_boxreq_send(CTL_BOXREQ_EGRESS_CREATE, &q, &e), &e);
 }
 
 static enum ctl_step
@@ -201,6 +199,9 @@ static enum ctl_step
 step_start(struct ctl_inv *inv, int role, enum ctl_progress action)
 {
     const char *id = ctl_record_role_id(&inv->rec, role);
+    struct ctl_boxreq q = {
+        .ctl = inv->ctl, .id = id, .done = ctl_step_answered, .arg = inv
+    };
     struct err e;
 
     inv->lane->action = action;
@@ -212,9 +213,7 @@ step_start(struct ctl_inv *inv, int role, enum ctl_progress action)
                                 &e);
     inv->start_checked = false; /* the next start asks again */
     ctl_start_sent(inv, id);
-    return action_request(
-        inv, dk_container_start(inv->ctl->dk, id, ctl_step_answered, inv, &e),
-        &e);
+    return action_request(inv, ctl_boxreq_send(CTL_BOXREQ_START, &q, &e), &e);
 }
 
 /* The proxy, or the credential gateway: each dials out on the egress
@@ -222,21 +221,17 @@ step_start(struct ctl_inv *inv, int role, enum ctl_progress action)
 static enum ctl_step
 step_connect_egress(struct ctl_inv *inv, enum rc_role role)
 {
-    cJSON *body;
+    struct ctl_boxreq q = { .ctl = inv->ctl,
+                            .desired = inv->desired,
+                            .id = ctl_record_role_id(&inv->rec, role),
+                            .done = ctl_step_answered,
+                            .arg = inv };
     struct err e;
-    enum ctl_step ok;
 
     inv->lane->action = role == RC_ROLE_GATEWAY ? CTL_PROG_GATEWAY_CONNECTED
                                                 : CTL_PROG_PROXY_CONNECTED;
-    body = rc_desired_egress_connect(inv->desired,
-                                    ctl_record_role_id(&inv->rec, role));
-    ok = action_request(inv,
-                        dk_network_connect(inv->ctl->dk,
-                                           inv->ctl->cfg->egress_network, body,
-                                           ctl_step_answered, inv, &e),
-                        &e);
-    cJSON_Delete(body);
-    return ok;
+    return action_request(inv, ctl_boxreq_send(CTL_BOXREQ_CONNECT, &q, &e),
+                          &e);
 }
 
 /* The streamed upload answered (ctl_ws.c): an unsafe or oversize tree

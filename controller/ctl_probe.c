@@ -33,6 +33,40 @@
 
 #define PROBE_TIMEOUT_S 120
 
+struct dk_req *
+ctl_probe_request(struct dk *dk, enum ctl_probe_stage s,
+                  const struct ctl_probe_call *pc, struct err *e)
+{
+    switch (s) {
+    case CTL_PROBE_CREATE:
+        return dk_create(dk, DK_CONTAINER, pc->name, pc->body, pc->opts,
+                         pc->done, pc->arg, e);
+    case CTL_PROBE_START:
+        return dk_container_start(dk, pc->id, pc->done, pc->arg, e);
+    case CTL_PROBE_WAIT:
+        return dk_container_wait(dk, pc->id, pc->wait_ms, pc->done, pc->arg,
+                                 e);
+    case CTL_PROBE_READ:
+        return dk_container_logs(dk, pc->id, pc->done, pc->arg, e);
+    case CTL_PROBE_REMOVE:
+        return dk_remove(dk, DK_CONTAINER, pc->id, pc->done, pc->arg, e);
+    }
+    err_set(e, ERR_INVALID, "no probe request at this stage");
+    return NULL;
+}
+
+enum ctl_step
+ctl_probe_run(struct ctl_inv *inv, ctl_answer_fn *answer,
+              enum ctl_probe_stage s, struct ctl_probe_call pc)
+{
+    struct err e;
+
+    pc.done = ctl_step_answered;
+    pc.arg = inv;
+    return ctl_step_request(inv, answer,
+                            ctl_probe_request(inv->ctl->dk, s, &pc, &e), &e);
+}
+
 /* The probe's name was taken: by this attempt's own probe when a killed
  * controller created it and its ID never reached the record (with two
  * lanes the probe's create can be in flight at any crash point of the
@@ -50,7 +84,7 @@ on_conflict_inspected(struct ctl_inv *inv, struct dk_response *r)
     id = ctl_objects_identity(r->json, false);
     if (id != NULL && ctl_objects_ours(inv, r->json, RC_PROBE_ROLE)) {
         ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id, name);
-        inv->probe_exited = false;
+        inv->probe.exited = false;
         ctl_event(inv, false, "Adopted",
                   "probe %s was created for this attempt before a restart: "
                   "adopted",
@@ -80,7 +114,7 @@ on_created(struct ctl_inv *inv, struct dk_response *r)
         ctl_record_set_role(&inv->rec, CTL_REC_PROBE, id->valuestring, name);
         ctl_start_saw(inv, id->valuestring, NULL); /* new */
     }
-    inv->probe_exited = false;
+    inv->probe.exited = false;
     ctl_test_point("created", "probe");
     return CTL_STEP_DONE;
 }
@@ -227,7 +261,6 @@ step_create(struct ctl_inv *inv)
 {
     char name[RC_NAME_MAX];
     cJSON *body;
-    struct err e;
     enum ctl_step ok;
 
     if ((ok = learn_egress(inv)) != CTL_STEP_NONE)
@@ -239,10 +272,8 @@ step_create(struct ctl_inv *inv)
         return CTL_STEP_DONE;
     }
     rc_probe_name(inv->desired->prefix, name);
-    ok = ctl_step_request(inv, on_created,
-                          dk_create(inv->ctl->dk, DK_CONTAINER, name, body,
-                                    NULL, ctl_step_answered, inv, &e),
-                          &e);
+    ok = ctl_probe_run(inv, on_created, CTL_PROBE_CREATE,
+                       (struct ctl_probe_call){ .name = name, .body = body });
     cJSON_Delete(body);
     return ok;
 }
@@ -252,8 +283,8 @@ on_waited(struct ctl_inv *inv, struct dk_response *r)
 {
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
-    inv->probe_exit = dk_wait_status(r);
-    inv->probe_exited = true;
+    inv->probe.exit = dk_wait_status(r);
+    inv->probe.exited = true;
     return CTL_STEP_DONE;
 }
 
@@ -287,7 +318,7 @@ ctl_probe_verdict(struct ctl_inv *inv, const struct dk_response *r,
                   struct rc_probe_result *res, struct err *e)
 {
     /* the mode ctl_probe_body built the probe for */
-    return ctl_probe_read(r, inv->probe_exit, ctl_probe_mode(inv), res, e);
+    return ctl_probe_read(r, inv->probe.exit, ctl_probe_mode(inv), res, e);
 }
 
 /* Inconclusive runs the pre-start probe may have in a row before the
@@ -314,7 +345,7 @@ judge(struct ctl_inv *inv, const struct dk_response *r)
     if (ctl_test_probe_silent())
         res.verdict = RC_PROBE_INCONCLUSIVE; /* test-hooks build only */
     if (res.verdict == RC_PROBE_INCONCLUSIVE &&
-        ++inv->probe_silent < PROBE_SILENT_MAX &&
+        ++inv->probe.silent < PROBE_SILENT_MAX &&
         !ctl_test_disabled("probe-rerun")) {
         ctl_event(inv, true, "BoundaryInconclusive",
                   "the boundary probe got no definite answer (%s): it runs "
@@ -356,7 +387,7 @@ on_removed_for_rerun(struct ctl_inv *inv, struct dk_response *r)
     ctl_record_drop_role(&inv->rec, CTL_REC_PROBE);
     ctl_record_clear_done(&inv->rec, CTL_PROG_PROBE_STARTED);
     ctl_record_clear_done(&inv->rec, CTL_PROG_PROBE_CREATED);
-    inv->probe_exited = false;
+    inv->probe.exited = false;
     return CTL_STEP_DONE;
 }
 
@@ -364,16 +395,13 @@ static enum ctl_step
 on_logs(struct ctl_inv *inv, struct dk_response *r)
 {
     const char *id = ctl_record_role_id(&inv->rec, CTL_REC_PROBE);
-    struct err e;
 
     if (r->err != NULL)
         return ctl_step_failed(inv, r->err);
     if (judge(inv, r) == JUDGED)
         return CTL_STEP_DONE;
-    return ctl_step_request(inv, on_removed_for_rerun,
-                            dk_remove(inv->ctl->dk, DK_CONTAINER, id,
-                                      ctl_step_answered, inv, &e),
-                            &e);
+    return ctl_probe_run(inv, on_removed_for_rerun, CTL_PROBE_REMOVE,
+                         (struct ctl_probe_call){ .id = id });
 }
 
 static enum ctl_step
@@ -388,27 +416,20 @@ on_removed(struct ctl_inv *inv, struct dk_response *r)
 enum ctl_step
 ctl_probe_step(struct ctl_inv *inv, enum plan_action action)
 {
-    const char *id = ctl_record_role_id(&inv->rec, CTL_REC_PROBE);
-    struct dk *dk = inv->ctl->dk;
-    struct err e;
+    struct ctl_probe_call pc = {
+        .id = ctl_record_role_id(&inv->rec, CTL_REC_PROBE),
+        .wait_ms = PROBE_TIMEOUT_S * 1000L,
+    };
 
     switch (action) {
     case PLAN_PROBE_CREATE:
         return step_create(inv);
     case PLAN_PROBE_WAIT:
-        return ctl_step_request(inv, on_waited,
-                                dk_container_wait(dk, id,
-                                                  PROBE_TIMEOUT_S * 1000L,
-                                                  ctl_step_answered, inv, &e),
-                                &e);
+        return ctl_probe_run(inv, on_waited, CTL_PROBE_WAIT, pc);
     case PLAN_PROBE_READ:
-        return ctl_step_request(
-            inv, on_logs, dk_container_logs(dk, id, ctl_step_answered, inv, &e),
-            &e);
+        return ctl_probe_run(inv, on_logs, CTL_PROBE_READ, pc);
     case PLAN_PROBE_DISCARD:
-        return ctl_step_request(
-            inv, on_removed,
-            dk_remove(dk, DK_CONTAINER, id, ctl_step_answered, inv, &e), &e);
+        return ctl_probe_run(inv, on_removed, CTL_PROBE_REMOVE, pc);
     default:
         return CTL_STEP_NONE; /* not a probe step */
     }

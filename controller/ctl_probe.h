@@ -5,6 +5,41 @@
 #include "ctl.h"
 #include "rc_probe.h"
 
+/* One run of a probe container, in order: the boundary probe before an
+ * agent starts (ctl_probe_step), the canary while it runs (ctl_canary.c)
+ * and a warm box's probe (ctl_box.c) are each these requests. */
+enum ctl_probe_stage {
+    CTL_PROBE_CREATE, /* create it (name, body, opts) */
+    CTL_PROBE_START,
+    CTL_PROBE_WAIT,   /* for its exit, at most wait_ms */
+    CTL_PROBE_READ,   /* its logs: the verdict (ctl_probe_read) */
+    CTL_PROBE_REMOVE, /* by ID */
+};
+
+/* What a stage's request needs: the container's ID (or, for the create,
+ * its name, body and call options), and who gets the answer. */
+struct ctl_probe_call {
+    const char *id;
+    const char *name;
+    const cJSON *body;
+    const struct dk_call *opts;
+    long wait_ms;
+    dk_done_fn *done;
+    void *arg;
+};
+
+/* The one probe runner: the request of stage s of a probe's run. NULL
+ * with e set when it cannot start. */
+struct dk_req *ctl_probe_request(struct dk *dk, enum ctl_probe_stage s,
+                                 const struct ctl_probe_call *pc,
+                                 struct err *e);
+
+/* The same as a step of inv (the preparation's probe, the canary): its
+ * answer goes to `answer` through ctl_step_answered (pc's done and arg
+ * are set here). */
+enum ctl_step ctl_probe_run(struct ctl_inv *inv, ctl_answer_fn *answer,
+                            enum ctl_probe_stage s, struct ctl_probe_call pc);
+
 /* The probe step the planner chose: PLAN_PROBE_CREATE, _WAIT, _READ or
  * _DISCARD (its start is a run-once start, ctl_prepare.c). */
 enum ctl_step ctl_probe_step(struct ctl_inv *inv, enum plan_action action);
@@ -29,7 +64,7 @@ cJSON *ctl_probe_body_connect(const struct ctl *c, const struct rc_desired *d,
                               const char *uid, const char *attempt);
 
 /* Read a probe's verdict from the answer of its GET /logs and its exit
- * code in inv->probe_exit (rc_probe_parse, in the mode ctl_probe_body
+ * code in inv->probe.exit (rc_probe_parse, in the mode ctl_probe_body
  * built the probe for, ctl_probe_mode). -1 with e
  * set when it is not one well-formed probe line of that mode. */
 /* The same from an exit code and a mode (the warm pool's probe). */

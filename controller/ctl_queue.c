@@ -141,7 +141,7 @@ ctl_inv_remove(struct ctl_inv *inv)
     }
     ev_timer_stop(c->loop, &inv->kick);
     ev_timer_stop(c->loop, &inv->deadline);
-    ev_timer_stop(c->loop, &inv->canary);
+    ev_timer_stop(c->loop, &inv->probe.canary);
     for (int i = 0; i < CTL_LANES; i++)
         dk_cancel(inv->lanes[i].call);
     ctl_ws_free(inv); /* after the cancel: it closes the upload's fd */

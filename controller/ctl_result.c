@@ -84,15 +84,23 @@ note_daemon_unreachable(struct ctl_inv *inv, const struct err *why)
     }
 }
 
+double
+ctl_retry_delay(unsigned *failures, double base)
+{
+    double delay = base * pow(2.0, *failures);
+
+    if (delay > CTL_BACKOFF_MAX)
+        delay = CTL_BACKOFF_MAX;
+    (*failures)++;
+    return delay;
+}
+
 static void
 retry_later(struct ctl_inv *inv)
 {
     const struct err *why = inv->step_err ? inv->step_err : &step_err_nomem;
-    double delay = CTL_BACKOFF_MIN * pow(2.0, inv->failures);
+    double delay = ctl_retry_delay(&inv->failures, CTL_BACKOFF_MIN);
 
-    if (delay > CTL_BACKOFF_MAX)
-        delay = CTL_BACKOFF_MAX;
-    inv->failures++;
     inv->ctl->reconciles_error++;
     inv->ctl->queue_retries++;
     note_daemon_unreachable(inv, why);

@@ -39,6 +39,11 @@ enum ctl_step ctl_step_request(struct ctl_inv *inv, ctl_answer_fn *answer,
  * ctl_inv_settle(). */
 void ctl_step_answered(struct dk_req *req, struct dk_response *r, void *arg);
 
+/* The one retry delay, of an invocation's failed step and of the warm
+ * pool's failed box (ctl_box.c): base * 2^failures up to CTL_BACKOFF_MAX;
+ * counts the failure. */
+double ctl_retry_delay(unsigned *failures, double base);
+
 /* The one decision point: DONE queues the next pass now (failures
  * reset), FAILED queues it after an exponential backoff, STARTED and
  * NONE queue nothing (an answer, a watch, an event or a timer will). */

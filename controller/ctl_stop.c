@@ -57,7 +57,7 @@ ctl_stop(struct ctl_inv *inv, enum ctl_phase phase, enum ctl_stop_reason why,
     ctl_stop_detach(inv);
     ctl_status_set_phase(inv, phase);
     ev_timer_stop(inv->ctl->loop, &inv->deadline);
-    ev_timer_stop(inv->ctl->loop, &inv->canary);
+    ev_timer_stop(inv->ctl->loop, &inv->probe.canary);
     ctl_inv_kick(inv, 0);
 }
 

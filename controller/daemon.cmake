@@ -1,6 +1,6 @@
 # agent-controller - the controller daemon (ctl_*.c; see ctl.h for the map).
 set(ctl_core_sources ctl_sync.c ctl_events.c ctl_gc.c ctl_inv.c
-  ctl_prepare.c ctl_network.c ctl_create.c ctl_probe.c ctl_canary.c ctl_git.c
+  ctl_prepare.c ctl_boxreq.c ctl_network.c ctl_create.c ctl_probe.c ctl_probing.c ctl_canary.c ctl_git.c
   ctl_run.c ctl_verify.c ctl_neighbours.c ctl_nscache.c ctl_drift.c ctl_cleanup.c
   ctl_claim.c ctl_objects.c ctl_attempt.c ctl_plan.c ctl_stop.c ctl_result.c
   ctl_build.c ctl_pool.c ctl_box.c ctl_egressnet.c ctl_start.c ctl_pins.c ctl_pinset.c ctl_queue.c ctl_docker.c ctl_condition.c ctl_waiting.c ctl_invalid.c ctl_status.c ctl_write.c
