@@ -155,12 +155,23 @@ struct ctl_claim_batch;
 struct ctl_write_group;
 struct ctl_nscache;
 
+/* Where an invocation is in the controller's queue (ctl_queue.c): its
+ * name bucket, the backlog of due passes, its kick timer and backoff. */
+struct ctl_inv_queue {
+    struct ctl_inv *hnext; /* the next in its name bucket */
+    struct ctl_inv *bnext; /* the next in the backlog of due passes */
+    bool in_backlog;
+    ev_timer kick;         /* run the next pass (0 s, or backoff) */
+    bool pass_asked;       /* a pass was turned away while a request was
+                              in flight: the last answer runs it
+                              (ctl_inv_settle) */
+    unsigned failures;     /* consecutive failed steps: backoff exponent */
+};
+
 struct ctl_inv {
     struct ctl *ctl;
     struct ctl_inv *next;
-    struct ctl_inv *hnext; /* the next in its name bucket (ctl_queue.c) */
-    struct ctl_inv *bnext; /* the next in the backlog of due passes */
-    bool in_backlog;
+    struct ctl_inv_queue queue; /* ctl_queue.c */
     char name[STORE_NAME_MAX + 1];
     struct spec_invocation *spec; /* latest valid spec; NULL if none */
     bool spec_invalid;            /* the store holds an invalid version */
@@ -182,12 +193,7 @@ struct ctl_inv {
     char ws_checked[65];    /* spec hash whose workspace passed the check
                                for the capture to come; "" none */
     char ws_checking[65];   /* spec hash of the check in flight */
-    ev_timer kick;          /* run the next pass (0 s, or backoff) */
-    bool pass_asked;        /* a pass was turned away while a request was
-                               in flight: the last answer runs it
-                               (ctl_inv_settle) */
     ev_timer deadline;      /* end of the attempt's deadlineSeconds */
-    unsigned failures;      /* consecutive failed steps: backoff exponent */
     bool status_unreadable;  /* its status exists and cannot be read: held,
                                 nothing done or written (ctl_inv.c) */
     struct ctl_stuck *stuck; /* the step error shown as Ready=False; NULL

@@ -356,7 +356,7 @@ ctl_claim_after_pass(struct ctl_inv *inv)
         return;
     }
     if (inv->freeing || (ctl_phase_terminal(phase) && cleaned_up(inv) &&
-                         !ev_is_active(&inv->kick)))
+                         !ev_is_active(&inv->queue.kick)))
         release(inv);
 }
 

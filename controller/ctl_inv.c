@@ -652,13 +652,13 @@ ctl_inv_pass(struct ctl_inv *inv)
         /* the step's answer runs it (ctl_inv_settle: pass_asked; the
          * storage lane may take its next step meanwhile) */
         c->reconciles_requeue++;
-        inv->pass_asked = true;
+        inv->queue.pass_asked = true;
         if (inv->lanes[CTL_LANE_MAIN].call != NULL && !ctl_ws_in_flight(inv) &&
             building(inv))
             storage_pass(inv);
         return;
     }
-    inv->pass_asked = false; /* this is the pass it asked for */
+    inv->queue.pass_asked = false; /* this is the pass it asked for */
     ev_now_update(c->loop);
     started = ev_now(c->loop);
     pass(inv);

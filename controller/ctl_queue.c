@@ -51,7 +51,7 @@ index_grow(struct ctl *c)
     for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
         size_t k = name_hash(i->name) % n;
 
-        i->hnext = b[k];
+        i->queue.hnext = b[k];
         b[k] = i;
     }
     free(c->by_name);
@@ -68,9 +68,9 @@ index_unlink(struct ctl *c, struct ctl_inv *inv)
     if (c->by_name == NULL)
         return;
     for (pp = &c->by_name[name_hash(inv->name) % c->buckets]; *pp != NULL;
-         pp = &(*pp)->hnext)
+         pp = &(*pp)->queue.hnext)
         if (*pp == inv) {
-            *pp = inv->hnext;
+            *pp = inv->queue.hnext;
             return;
         }
 }
@@ -85,7 +85,7 @@ ctl_inv_find(struct ctl *c, const char *name)
     if (c->by_name == NULL)
         return NULL;
     for (struct ctl_inv *i = c->by_name[name_hash(name) % c->buckets];
-         i != NULL; i = i->hnext)
+         i != NULL; i = i->queue.hnext)
         if (strcmp(i->name, name) == 0)
             return i;
     return NULL;
@@ -107,7 +107,7 @@ void
 ctl_inv_link(struct ctl *c, struct ctl_inv *inv)
 {
     inv->ctl = c;
-    ev_timer_init(&inv->kick, on_kick, 0., 0.);
+    ev_timer_init(&inv->queue.kick, on_kick, 0., 0.);
     inv->next = c->invs;
     c->invs = inv;
     if (++c->ninvs > c->buckets && index_grow(c))
@@ -115,7 +115,7 @@ ctl_inv_link(struct ctl *c, struct ctl_inv *inv)
     if (c->by_name != NULL) {
         size_t k = name_hash(inv->name) % c->buckets;
 
-        inv->hnext = c->by_name[k];
+        inv->queue.hnext = c->by_name[k];
         c->by_name[k] = inv;
     }
 }
@@ -139,7 +139,7 @@ ctl_inv_remove(struct ctl_inv *inv)
         c->by_name = NULL;
         c->buckets = 0;
     }
-    ev_timer_stop(c->loop, &inv->kick);
+    ev_timer_stop(c->loop, &inv->queue.kick);
     ev_timer_stop(c->loop, &inv->deadline);
     ev_timer_stop(c->loop, &inv->canary);
     for (int i = 0; i < CTL_LANES; i++)
@@ -182,8 +182,8 @@ ctl_inv_kick(struct ctl_inv *inv, double after)
     struct ev_loop *loop = inv->ctl->loop;
 
     /* An earlier kick wins: never postpone work already due sooner. */
-    if (ev_is_active(&inv->kick) &&
-        ev_timer_remaining(loop, &inv->kick) <= after)
+    if (ev_is_active(&inv->queue.kick) &&
+        ev_timer_remaining(loop, &inv->queue.kick) <= after)
         return;
     ctl_inv_requeue(inv, after);
 }
@@ -193,9 +193,9 @@ ctl_inv_requeue(struct ctl_inv *inv, double after)
 {
     struct ev_loop *loop = inv->ctl->loop;
 
-    ev_timer_stop(loop, &inv->kick);
-    ev_timer_set(&inv->kick, after, 0.);
-    ev_timer_start(loop, &inv->kick);
+    ev_timer_stop(loop, &inv->queue.kick);
+    ev_timer_set(&inv->queue.kick, after, 0.);
+    ev_timer_start(loop, &inv->queue.kick);
 }
 
 void
@@ -236,14 +236,14 @@ slice_left(struct ctl *c, struct ev_loop *loop)
 static void
 backlog_push(struct ctl *c, struct ctl_inv *inv)
 {
-    if (inv->in_backlog)
+    if (inv->queue.in_backlog)
         return;
-    inv->in_backlog = true;
-    inv->bnext = NULL;
+    inv->queue.in_backlog = true;
+    inv->queue.bnext = NULL;
     if (c->backlog == NULL)
         c->backlog = inv;
     else
-        c->backlog_last->bnext = inv;
+        c->backlog_last->queue.bnext = inv;
     c->backlog_last = inv;
     if (!ev_is_active(&c->backlog_timer))
         ev_timer_start(c->loop, &c->backlog_timer);
@@ -254,20 +254,20 @@ backlog_unlink(struct ctl *c, struct ctl_inv *inv)
 {
     struct ctl_inv *prev = NULL;
 
-    if (!inv->in_backlog)
+    if (!inv->queue.in_backlog)
         return;
-    for (struct ctl_inv *i = c->backlog; i != NULL; prev = i, i = i->bnext)
+    for (struct ctl_inv *i = c->backlog; i != NULL; prev = i, i = i->queue.bnext)
         if (i == inv) {
             if (prev == NULL)
-                c->backlog = inv->bnext;
+                c->backlog = inv->queue.bnext;
             else
-                prev->bnext = inv->bnext;
+                prev->queue.bnext = inv->queue.bnext;
             if (c->backlog_last == inv)
                 c->backlog_last = prev;
             break;
         }
-    inv->in_backlog = false;
-    inv->bnext = NULL;
+    inv->queue.in_backlog = false;
+    inv->queue.bnext = NULL;
 }
 
 static void
@@ -281,9 +281,9 @@ on_backlog(struct ev_loop *loop, ev_timer *w, int revents)
 
         backlog_unlink(c, inv);
         /* a kick due by now is this pass; a later one (a backoff) stays */
-        if (ev_is_active(&inv->kick) &&
-            ev_timer_remaining(loop, &inv->kick) <= 0)
-            ev_timer_stop(loop, &inv->kick);
+        if (ev_is_active(&inv->queue.kick) &&
+            ev_timer_remaining(loop, &inv->queue.kick) <= 0)
+            ev_timer_stop(loop, &inv->queue.kick);
         c->pass(inv);
     }
     if (c->backlog != NULL) /* the next iteration, after the I/O */
@@ -293,7 +293,7 @@ on_backlog(struct ev_loop *loop, ev_timer *w, int revents)
 static void
 on_kick(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    struct ctl_inv *inv = container_of(w, struct ctl_inv, kick);
+    struct ctl_inv *inv = container_of(w, struct ctl_inv, queue.kick);
     struct ctl *c = inv->ctl;
 
     (void)revents;
@@ -319,7 +319,7 @@ ctl_idle(const struct ctl *c)
         /* work still queued */
         return false;
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        if (ctl_inv_in_flight(i) || ev_is_active(&i->kick) || i->logs != NULL ||
+        if (ctl_inv_in_flight(i) || ev_is_active(&i->queue.kick) || i->logs != NULL ||
             i->wait != NULL)
             return false;
     return true;

@@ -88,11 +88,11 @@ static void
 retry_later(struct ctl_inv *inv)
 {
     const struct err *why = inv->step_err ? inv->step_err : &step_err_nomem;
-    double delay = CTL_BACKOFF_MIN * pow(2.0, inv->failures);
+    double delay = CTL_BACKOFF_MIN * pow(2.0, inv->queue.failures);
 
     if (delay > CTL_BACKOFF_MAX)
         delay = CTL_BACKOFF_MAX;
-    inv->failures++;
+    inv->queue.failures++;
     inv->ctl->reconciles_error++;
     inv->ctl->queue_retries++;
     note_daemon_unreachable(inv, why);
@@ -108,7 +108,7 @@ ctl_inv_settle(struct ctl_inv *inv, enum ctl_step s)
 {
     switch (s) {
     case CTL_STEP_DONE:
-        inv->failures = 0;
+        inv->queue.failures = 0;
         free(inv->step_err);
         inv->step_err = NULL;
         ctl_condition_step_ok(inv);
@@ -129,9 +129,9 @@ ctl_inv_settle(struct ctl_inv *inv, enum ctl_step s)
      * stream's end, the resync) runs once nothing is: an answer that
      * settles CTL_STEP_NONE queues nothing of its own, and with --once
      * an invocation with nothing queued looks finished (ctl_idle). */
-    if (inv->pass_asked && !ctl_inv_in_flight(inv)) {
-        inv->pass_asked = false;
-        if (!ev_is_active(&inv->kick))
+    if (inv->queue.pass_asked && !ctl_inv_in_flight(inv)) {
+        inv->queue.pass_asked = false;
+        if (!ev_is_active(&inv->queue.kick))
             ctl_inv_kick(inv, 0);
     }
 }

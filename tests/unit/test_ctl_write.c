@@ -244,7 +244,7 @@ test_a_failed_group_fails_the_next_pass_as_the_store(void **state)
     assert_non_null(strstr(e.msg, "status not written: etcd http://x"));
     ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e)); /* as the pass */
     assert_true(f->c.docker_up); /* not "Docker unreachable" */
-    assert_int_equal(f->inv->failures, 1);
+    assert_int_equal(f->inv->queue.failures, 1);
     assert_int_equal(ctl_write_first(f->inv, &e), 1); /* then it is queued */
 }
 
@@ -260,7 +260,7 @@ test_no_pass_while_its_status_is_in_flight(void **state)
     assert_true(f->inv->pass_after_write);
     answer_group(f, NULL);
     assert_false(ctl_write_in_flight(f->inv));
-    assert_true(ev_is_active(&f->inv->kick)); /* the answer runs it again */
+    assert_true(ev_is_active(&f->inv->queue.kick)); /* the answer runs it again */
 }
 
 int
