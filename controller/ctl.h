@@ -168,6 +168,21 @@ struct ctl_inv_queue {
     unsigned failures;     /* consecutive failed steps: backoff exponent */
 };
 
+/* Where an invocation is with the build slots (ctl_build.c): none, in
+ * c->build_line, holding one (its box is being built), or uploading its
+ * workspace (a box begun that holds no slot meanwhile). */
+enum ctl_build_state {
+    CTL_BUILD_NONE,
+    CTL_BUILD_WAITING,
+    CTL_BUILD_SLOT,
+    CTL_BUILD_UPLOADING,
+};
+
+struct ctl_inv_build {
+    enum ctl_build_state state;
+    struct ctl_inv *next; /* the next in c->build_line (WAITING) */
+};
+
 struct ctl_inv {
     struct ctl *ctl;
     struct ctl_inv *next;
@@ -304,12 +319,7 @@ struct ctl_inv {
     bool claim_fresh;    /* claimed by a group: its next pass acts on it */
     bool claim_was_free; /* ... and nobody held it before */
     bool claim_waiting;  /* a pass was turned away while claim_op was out */
-    /* build slots (ctl_build.c) */
-    bool build_slot;            /* it holds one: its box is being built */
-    bool build_waiting;         /* it waits in c->build_line */
-    bool build_uploading;       /* its workspace upload is in flight: it holds
-                                   no slot meanwhile (ctl_build.c) */
-    struct ctl_inv *build_next; /* the next in that line */
+    struct ctl_inv_build build; /* ctl_build.c */
 };
 
 /* One warm box (ctl_pool.c, docs/warm-pool.md): an internal network and

@@ -731,7 +731,7 @@ out:
     /* started or stopped (a deleted spec stops it): its build slot goes
      * to the next in line */
     if (inv->rec.phase != CTL_PREPARING) {
-        bool held = inv->build_slot;
+        bool held = inv->build.state == CTL_BUILD_SLOT;
 
         ctl_build_release(inv);
         /* the last box of a burst is built: the warm pool refills now,

@@ -486,7 +486,7 @@ ctl_prepare_step(struct ctl_inv *inv)
     bool waited;
 
     ctl_plan_view(inv, &v);
-    waited = inv->build_waiting;
+    waited = inv->build.state == CTL_BUILD_WAITING;
     /* a box begun (its objects recorded) is finished; a new one waits
      * for a build slot, and its pass runs again when it gets one */
     if (!ctl_build_admit(inv, v.recorded != 0 || v.progress != 0)) {

@@ -178,7 +178,7 @@ test_an_upload_in_flight_holds_no_slot(void **state)
     assert_int_equal(f->c.building, 3);
     ctl_build_release(v[1]); /* b stopped mid-upload: nothing to give */
     assert_int_equal(f->c.building, 3);
-    assert_false(v[1]->build_uploading);
+    assert_false(v[1]->build.state == CTL_BUILD_UPLOADING);
 }
 
 static void
