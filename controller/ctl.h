@@ -150,6 +150,22 @@ struct ctl_pins {
 /* An invocation's claim request waiting for the loop iteration's group
  * (ctl_claim.c). */
 enum ctl_claim_op { CTL_CLAIM_NONE, CTL_CLAIM_TAKE, CTL_CLAIM_RELEASE };
+/* Whether our claim key holds it under c->lease (ctl_claim.c): not, won
+ * by the last group and not yet acted on (its next pass does), or held. */
+enum ctl_claim_hold { CTL_CLAIM_UNHELD, CTL_CLAIM_WON, CTL_CLAIM_HELD };
+
+/* An invocation's scale-out claim (ctl_claim.c; always UNHELD on the
+ * directory store). */
+struct ctl_inv_claim {
+    enum ctl_claim_hold hold;
+    bool was_free;   /* WON: ... and nobody held it before */
+    bool lease_lost; /* ours when the lease expired: stop and clean it */
+    /* another controller's attempt marked NodeLost: the claim goes once
+     * that status is written (without blocking) */
+    bool release_after_write;
+    enum ctl_claim_op op; /* its request waiting in c->claims */
+    bool waiting;         /* a pass was turned away while op was out */
+};
 struct ctl_claim_req;
 struct ctl_claim_batch;
 struct ctl_write_group;
@@ -309,16 +325,7 @@ struct ctl_inv {
     unsigned canary_passed; /* runs in a row that verified the boundary */
     unsigned canary_silent; /* inconclusive runs in a row */
     char canary_first[32];  /* when the passes in a row began */
-    /* scale-out (ctl_claim.c; always false on the directory store) */
-    bool claimed;    /* our claim key holds it under c->lease */
-    bool lease_lost; /* ours when the lease expired: stop and clean it */
-    /* another controller's attempt marked NodeLost: the claim goes once
-     * that status is written (ctl_claim.c, without blocking) */
-    bool release_after_write;
-    enum ctl_claim_op claim_op; /* its request waiting in c->claims */
-    bool claim_fresh;    /* claimed by a group: its next pass acts on it */
-    bool claim_was_free; /* ... and nobody held it before */
-    bool claim_waiting;  /* a pass was turned away while claim_op was out */
+    struct ctl_inv_claim claim; /* ctl_claim.c */
     struct ctl_inv_build build; /* ctl_build.c */
 };
 

@@ -247,7 +247,8 @@ may_join_group(const struct ctl_inv *inv)
     const struct ctl *c = inv->ctl;
 
     return c->join_group != NULL &&
-           (!store_has_claims(c->store) || (inv->claimed && !inv->lease_lost));
+           (!store_has_claims(c->store) ||
+            (inv->claim.hold != CTL_CLAIM_UNHELD && !inv->claim.lease_lost));
 }
 
 /* Held for the pass's status write (or the group write it joined), or
