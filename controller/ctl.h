@@ -166,6 +166,33 @@ struct ctl_inv_claim {
     enum ctl_claim_op op; /* its request waiting in c->claims */
     bool waiting;         /* a pass was turned away while op was out */
 };
+/* Whether its status and metadata are removed from the store (the spec
+ * deleted, its objects gone; ctl_write.c, etcd only). */
+enum ctl_status_removal {
+    CTL_STATUS_KEPT,
+    CTL_STATUS_REMOVING, /* they go in the next group */
+    CTL_STATUS_REMOVED,  /* they went: nothing writes its status again */
+};
+
+/* An invocation's status write (ctl_status.c; the group write of a loop
+ * iteration, ctl_write.c). */
+struct ctl_inv_write {
+    /* events of the pass running now, written with its next status
+     * (ctl_status.c: one etcd txn instead of one request each) */
+    bool in_pass;
+    char *events[CTL_EVENTS_HELD];
+    size_t events_n;
+    /* its status and events wait in the loop iteration's group write
+     * (etcd only): c->writes, linked by next. Both may hold: queued
+     * again while the last one is out. */
+    bool queued;
+    struct ctl_inv *next;
+    bool sent; /* in the group write etcd has not answered */
+    enum ctl_status_removal removal;
+    bool pass_after;    /* a pass waits for that write (ctl_write_first) */
+    struct err *failed; /* the last group write of it failed: the next
+                           pass fails with it and backs off */
+};
 struct ctl_claim_req;
 struct ctl_claim_batch;
 struct ctl_write_group;
@@ -229,22 +256,7 @@ struct ctl_inv {
                                 nothing done or written (ctl_inv.c) */
     struct ctl_stuck *stuck; /* the step error shown as Ready=False; NULL
                                 while no step fails (ctl_condition.c) */
-    /* events of the pass running now, written with its next status
-     * (ctl_status.c: one etcd txn instead of one request each) */
-    bool in_pass;
-    char *events[CTL_EVENTS_HELD];
-    size_t events_n;
-    /* its status and events wait in the loop iteration's group write
-     * (ctl_status.c, etcd only): c->writes, linked by wnext */
-    bool write_queued;
-    struct ctl_inv *wnext;
-    bool write_sent;       /* in the group write etcd has not answered */
-    bool remove_status;    /* its status and metadata go in the next group
-                              (the spec deleted, its objects gone) */
-    bool status_removed;   /* they went: nothing writes its status again */
-    bool pass_after_write; /* a pass waits for that write (ctl_write_first) */
-    struct err *write_failed; /* the last group write of it failed: the
-                                 next pass fails with it and backs off */
+    struct ctl_inv_write write; /* ctl_status.c, ctl_write.c */
     char *credential;       /* the attempt's secret; never logged */
     /* a running agent */
     struct dk_req *logs; /* follow stream */

@@ -217,11 +217,11 @@ release(struct ctl_inv *inv)
 static void
 lost_status_send(struct ctl_inv *inv)
 {
-    if (inv->write_queued || inv->write_sent)
+    if (inv->write.queued || inv->write.sent)
         return; /* its answer comes */
-    if (inv->write_failed != NULL) {
-        free(inv->write_failed);
-        inv->write_failed = NULL;
+    if (inv->write.failed != NULL) {
+        free(inv->write.failed);
+        inv->write.failed = NULL;
         ctl_inv_kick(inv, 1.0);
         return;
     }
@@ -343,7 +343,7 @@ ctl_claim_after_pass(struct ctl_inv *inv)
     enum ctl_phase phase;
 
     if (!store_has_claims(inv->ctl->store) || inv->rec.dirty ||
-        inv->write_queued || inv->write_sent)
+        inv->write.queued || inv->write.sent)
         return; /* a release follows the status that ended the work */
     phase = inv->rec.phase;
     if (inv->claim.lease_lost && ctl_phase_terminal(phase) && cleaned_up(inv))

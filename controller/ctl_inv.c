@@ -457,12 +457,13 @@ pass_deleted(struct ctl_inv *inv, enum ctl_phase phase)
     /* Everything is gone: forget the name, so a new spec of the same name
      * starts with a new uid. On etcd the removal goes in the group write
      * (ctl_write.c) and its answer runs this pass again. */
-    if (store_groups_status(inv->ctl->store) && !inv->status_removed) {
-        inv->remove_status = true;
-        inv->pass_after_write = true;
+    if (store_groups_status(inv->ctl->store) &&
+        inv->write.removal != CTL_STATUS_REMOVED) {
+        inv->write.removal = CTL_STATUS_REMOVING;
+        inv->write.pass_after = true;
         return CTL_STEP_NONE;
     }
-    if (!inv->status_removed &&
+    if (inv->write.removal != CTL_STATUS_REMOVED &&
         (store_doc_del(inv->ctl->store, STORE_DOC_STATUS, inv->name, &e) ==
              -1 ||
          store_doc_del(inv->ctl->store, STORE_DOC_META, inv->name, &e) == -1))
