@@ -193,6 +193,45 @@ struct ctl_inv_write {
     struct err *failed; /* the last group write of it failed: the next
                            pass fails with it and backs off */
 };
+/* An invocation's revalidation (ctl_verify.c: the rounds; ctl_drift.c
+ * and ctl_neighbours.c: what they find). */
+struct ctl_inv_verify {
+    bool due;        /* re-inspect every object before going on */
+    bool round_open; /* a round's first inspect went out: an
+                        event from now on may be newer than an
+                        answer the round checks */
+    bool again;      /* an event came while the round was open:
+                        one more round after it */
+    /* drift a round found, counted once the daemon takes a new
+     * connection (ctl_drift.c); rule "" = none */
+    char drift_rule[48];
+    char drift_message[320];
+    unsigned verified;        /* roles checked in this round (1 << rc_role,
+                                 CTL_VERIFIED_NEIGHBOURS) */
+    const char *foreign_rule; /* the rule of foreign_seen (static) */
+    char foreign_seen[224];   /* a docker exec or cp on one of the
+                                 attempt's containers, Docker's event as
+                                 the finding; "" = none (ctl_neighbours.c) */
+    char role[16];            /* role being inspected */
+    cJSON *pending_inspect;   /* inspect waiting for its image's config */
+    /* the neighbours a listing left to inspect (ctl_neighbours.c) */
+    char (*ns_queue)[65];
+    unsigned ns_queue_n, ns_queue_at;
+    bool ns_queue_more;     /* more than the queue holds: list again */
+    bool repairing;         /* drift before start: tear down, rebuild */
+    bool resumed;           /* a box this process did not see built
+                               (a restart): inspected before any step */
+    bool prestart_verified; /* the round right before the agent start ran */
+    bool storage_verified;  /* the volumes' identity was inspected before
+                               the keeper's create (ctl_verify.c) */
+    bool start_checked;     /* Docker says the run-once container about
+                             * to be started never ran (ctl_prepare.c) */
+    char never_started[65]; /* a run-once container this process saw
+                               never started (its create answered, or
+                               the round before the start inspected
+                               it) and sent no start since: its start
+                               needs no inspect first; "" = none */
+};
 struct ctl_claim_req;
 struct ctl_claim_batch;
 struct ctl_write_group;
@@ -286,42 +325,8 @@ struct ctl_inv {
     char cleanup_created[40]; /* cleanup: the CreatedAt the volume showed */
     bool network_listed;      /* no network of this attempt: create next */
     enum ctl_net_retry network_retry; /* why the networks are listed */
-    /* revalidation */
-    bool verify_due;          /* re-inspect every object before going on */
-    bool round_open;          /* a round's first inspect went out: an
-                                 event from now on may be newer than an
-                                 answer the round checks */
-    bool verify_again;        /* an event came while the round was open:
-                                 one more round after it */
-    /* drift a round found, counted once the daemon takes a new
-     * connection (ctl_drift.c); rule "" = none */
-    char drift_rule[48];
-    char drift_message[320];
-    unsigned verified;        /* roles checked in this round (1 << rc_role,
-                                 CTL_VERIFIED_NEIGHBOURS) */
-    const char *foreign_rule; /* the rule of foreign_seen (static) */
-    char foreign_seen[224];   /* a docker exec or cp on one of the
-                                 attempt's containers, Docker's event as
-                                 the finding; "" = none (ctl_neighbours.c) */
-    char verify_role[16];     /* role being inspected */
-    cJSON *pending_inspect;   /* inspect waiting for its image's config */
-    /* the neighbours a listing left to inspect (ctl_neighbours.c) */
-    char (*ns_queue)[65];
-    unsigned ns_queue_n, ns_queue_at;
-    bool ns_queue_more;       /* more than the queue holds: list again */
-    bool repairing;           /* drift before start: tear down, rebuild */
-    bool resumed;             /* a box this process did not see built
-                                 (a restart): inspected before any step */
-    bool prestart_verified;   /* the round right before the agent start ran */
-    bool storage_verified;    /* the volumes' identity was inspected before
-                                 the keeper's create (ctl_verify.c) */
-    bool start_checked;       /* Docker says the run-once container about
-                               * to be started never ran (ctl_prepare.c) */
-    char never_started[65];   /* a run-once container this process saw
-                                 never started (its create answered, or
-                                 the round before the start inspected
-                                 it) and sent no start since: its start
-                                 needs no inspect first; "" = none */
+    struct ctl_inv_verify verify;     /* ctl_verify.c, ctl_drift.c,
+                                         ctl_neighbours.c */
     char proxy_egress_ip[16]; /* the proxy's address on the egress net */
     char gateway_egress_ip[16]; /* the credential gateway's, likewise */
     struct ctl_egress *egress;  /* the egress audit being read (cleanup) */

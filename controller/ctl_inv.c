@@ -211,12 +211,12 @@ capture_commit(struct ctl_inv *inv)
     ctl_pins_forget(inv);
     inv->ws_checked[0] = '\0'; /* the next attempt's capture checks again */
     inv->egress_checked = false;
-    inv->start_checked = false;
+    inv->verify.start_checked = false;
     inv->cleanup_swept = false;
     /* a later attempt of this invocation, in this process, gets its own
      * volume check and its own last round before the start */
-    inv->prestart_verified = false;
-    inv->storage_verified = false;
+    inv->verify.prestart_verified = false;
+    inv->verify.storage_verified = false;
     snprintf(inv->frozen_hash, sizeof(inv->frozen_hash), "%s", s->spec_hash);
 }
 
@@ -504,7 +504,7 @@ pass_phase(struct ctl_inv *inv)
     /* drift a round found counts once the daemon answers anew */
     if ((s = ctl_drift_step(inv)) != CTL_STEP_NONE)
         return s;
-    if (phase == CTL_PREPARING && inv->repairing) {
+    if (phase == CTL_PREPARING && inv->verify.repairing) {
         if ((s = ctl_cleanup_step(inv)) != CTL_STEP_NONE)
             return s;
         ctl_inv_reset_attempt(inv, CTL_RESET_REPAIR);
@@ -587,7 +587,7 @@ ctl_inv_add(struct ctl *c, const char *name)
     ctl_canary_init(inv);
     if (ctl_status_load(inv, &e) == -1)
         hold_unreadable(inv, &e);
-    inv->resumed = inv->rec.present && inv->rec.phase == CTL_PREPARING;
+    inv->verify.resumed = inv->rec.present && inv->rec.phase == CTL_PREPARING;
     ctl_inv_link(c, inv);
     return inv;
 }
@@ -614,9 +614,9 @@ static bool
 building(const struct ctl_inv *inv)
 {
     return inv->rec.present && inv->rec.phase == CTL_PREPARING &&
-           !inv->repairing && inv->drift_rule[0] == '\0' && !inv->deleted &&
-           inv->spec != NULL && inv->desired != NULL &&
-           !inv->prestart_verified && !inv->resumed;
+           !inv->verify.repairing && inv->verify.drift_rule[0] == '\0' &&
+           !inv->deleted && inv->spec != NULL && inv->desired != NULL &&
+           !inv->verify.prestart_verified && !inv->verify.resumed;
 }
 
 /* The main lane is busy: only the storage's next step, after what the

@@ -52,8 +52,8 @@ ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v)
     /* the controller saw the shared network: no inspect per attempt */
     v->egress_checked = inv->egress_checked || ctl_egressnet_known(inv->ctl);
     v->network_sweep = inv->network_retry == CTL_NET_SWEEP;
-    v->prestart_verified = inv->prestart_verified;
-    v->storage_verified = inv->storage_verified;
+    v->prestart_verified = inv->verify.prestart_verified;
+    v->storage_verified = inv->verify.storage_verified;
     ctl_git_digests(inv, &v->git_digest_before, &v->git_digest_after);
     v->changes_wanted = ctl_changes_wanted(inv);
     v->unrecorded_swept = inv->cleanup_swept;

@@ -209,8 +209,8 @@ ctl_pool_hand_over(struct ctl_inv *inv)
      * of every drift rule inspects them before any other step, as it
      * does a box a restart resumes (ctl_verify.c) */
     ctl_inv_reset_attempt(inv, CTL_RESET_SUBNET);
-    inv->resumed = true;
-    inv->verify_due = true;
+    inv->verify.resumed = true;
+    inv->verify.due = true;
     log_kv(LOG_INFO, "warm box handed", "box", b->name, "invocation", inv->name,
            NULL);
     ctl_observe_pool(c, vendor, "handed");

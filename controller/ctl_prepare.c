@@ -184,7 +184,7 @@ on_start_checked(struct ctl_inv *inv, struct dk_response *r)
     at = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(r->json, "State"), "StartedAt");
     if (ctl_start_never_ran(r->json)) {
-        inv->start_checked = true;
+        inv->verify.start_checked = true;
     } else if (inv->lane->action == CTL_PROG_AGENT_STARTED) {
         ctl_event(inv, false, "Adopted",
                   "the agent was started before (at %s): following it, "
@@ -204,13 +204,13 @@ step_start(struct ctl_inv *inv, int role, enum ctl_progress action)
     struct err e;
 
     inv->lane->action = action;
-    if (runs_once(action) && !inv->start_checked &&
+    if (runs_once(action) && !inv->verify.start_checked &&
         !ctl_start_known_unstarted(inv, id))
         return ctl_step_request(inv, on_start_checked,
                                 dk_inspect(inv->ctl->dk, DK_CONTAINER, id,
                                            ctl_step_answered, inv, &e),
                                 &e);
-    inv->start_checked = false; /* the next start asks again */
+    inv->verify.start_checked = false; /* the next start asks again */
     ctl_start_sent(inv, id);
     return action_request(
         inv, dk_container_start(inv->ctl->dk, id, ctl_step_answered, inv, &e),
@@ -449,8 +449,8 @@ rung(struct ctl_inv *inv, struct plan_step s)
         /* The whole box, the agent container included, is inspected once
          * more right before the start (docs/design.md, "What one
          * invocation becomes", step 4). */
-        inv->prestart_verified = true;
-        inv->verify_due = true;
+        inv->verify.prestart_verified = true;
+        inv->verify.due = true;
         return CTL_STEP_DONE;
     case PLAN_START_AGENT:
         return step_start(inv, RC_ROLE_AGENT, CTL_PROG_AGENT_STARTED);

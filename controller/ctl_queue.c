@@ -150,8 +150,8 @@ ctl_inv_remove(struct ctl_inv *inv)
     ctl_resultread_free(inv);
     dk_cancel(inv->logs);
     dk_cancel(inv->wait);
-    cJSON_Delete(inv->pending_inspect);
-    free(inv->ns_queue);
+    cJSON_Delete(inv->verify.pending_inspect);
+    free(inv->verify.ns_queue);
     spec_invocation_free(inv->spec);
     rc_credential_free(inv->credential);
     spec_invocation_free(inv->captured);
@@ -201,15 +201,15 @@ ctl_inv_requeue(struct ctl_inv *inv, double after)
 void
 ctl_inv_resync(struct ctl_inv *inv)
 {
-    inv->verify_due = true;
+    inv->verify.due = true;
     ctl_inv_kick(inv, 0);
 }
 
 void
 ctl_inv_revalidate(struct ctl_inv *inv)
 {
-    if (inv->round_open && !ctl_test_disabled("verify-again"))
-        inv->verify_again = true;
+    if (inv->verify.round_open && !ctl_test_disabled("verify-again"))
+        inv->verify.again = true;
     ctl_inv_resync(inv);
 }
 

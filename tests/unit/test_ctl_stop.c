@@ -436,7 +436,7 @@ prime_verify(struct fx *f)
         "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
     ctl_record_set_captured(r, spec_resource(f->inv->spec));
     ctl_record_set_subnet(r, 0);
-    f->inv->verify_due = true;
+    f->inv->verify.due = true;
 }
 
 /* Let the fake daemon answer until no request of the attempt is open. */
@@ -453,10 +453,10 @@ run_calls(struct fx *f)
 static void
 confirm_drift(struct fx *f)
 {
-    assert_true(f->inv->drift_rule[0] != '\0');
+    assert_true(f->inv->verify.drift_rule[0] != '\0');
     ctl_inv_pass(f->inv); /* GET /_ping over a new connection */
     run_calls(f);
-    assert_true(f->inv->drift_rule[0] == '\0');
+    assert_true(f->inv->verify.drift_rule[0] == '\0');
 }
 
 /* The deadline fires while a revalidation inspect is in flight, and the
@@ -478,7 +478,7 @@ test_deadline_during_verify(void **state)
     assert_stopped(f, "deadline", CTL_FAILED);
     event_reasons(f, reasons, sizeof(reasons));
     assert_null(strstr(reasons, "DriftRepaired"));
-    assert_false(f->inv->repairing);
+    assert_false(f->inv->verify.repairing);
     assert_string_equal(condition(f, "Drifted", "status"), "True");
     assert_string_equal(condition(f, "Drifted", "reason"), "object.gone");
 }
@@ -534,7 +534,7 @@ test_drift_confirmed_over_new_connection(void **state)
     confirm_drift(f); /* the ping fails: not counted */
     assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
     assert_null(condition(f, "Drifted", "status"));
-    assert_true(f->inv->verify_due);
+    assert_true(f->inv->verify.due);
 
     /* control: the daemon answers, the next round's finding counts */
     f->ping_status = 0;
