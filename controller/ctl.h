@@ -232,6 +232,21 @@ struct ctl_inv_verify {
                                it) and sent no start since: its start
                                needs no inspect first; "" = none */
 };
+/* A running agent (ctl_run.c): its log stream, its wait, its exit. */
+struct ctl_inv_run {
+    struct dk_req *logs; /* follow stream */
+    struct dk_req *wait; /* POST /wait */
+    /* the capture while the logs are followed, NULL otherwise: allocated
+     * only then (about 17 KiB each, most invocations never hold one) */
+    struct rc_output *out;
+    bool exited; /* wait answered */
+    long exit_code;
+    bool logs_done;
+    bool exit_confirmed; /* the daemon still accepts connections after
+                            the exit: the exit is the agent's own */
+    bool daemon_lost;    /* Docker was unreachable while it ran */
+};
+
 struct ctl_claim_req;
 struct ctl_claim_batch;
 struct ctl_write_group;
@@ -297,18 +312,7 @@ struct ctl_inv {
                                 while no step fails (ctl_condition.c) */
     struct ctl_inv_write write; /* ctl_status.c, ctl_write.c */
     char *credential;       /* the attempt's secret; never logged */
-    /* a running agent */
-    struct dk_req *logs; /* follow stream */
-    struct dk_req *wait; /* POST /wait */
-    /* the capture while the logs are followed, NULL otherwise: allocated
-     * only then (about 17 KiB each, most invocations never hold one) */
-    struct rc_output *out;
-    bool exited; /* wait answered */
-    long exit_code;
-    bool logs_done;
-    bool exit_confirmed;   /* the daemon still accepts connections after
-                              the exit: the exit is the agent's own */
-    bool daemon_lost;      /* Docker was unreachable while it ran */
+    struct ctl_inv_run run; /* ctl_run.c */
     bool freeing;          /* done: free when the pass returns */
     bool seen;             /* found in the last full listing */
     char *invalid_msg;     /* first error of the invalid version; NULL:

@@ -496,7 +496,7 @@ pass_phase(struct ctl_inv *inv)
     }
     /* Lost before drift: after a daemon restart the revalidation would
      * find the box torn down by the daemon, but the cause is the loss. */
-    if (phase == CTL_RUNNING && inv->daemon_lost &&
+    if (phase == CTL_RUNNING && inv->run.daemon_lost &&
         !ctl_test_disabled("lost-first")) {
         ctl_stop_lost(inv);
         phase = inv->rec.phase;

@@ -148,8 +148,8 @@ ctl_inv_remove(struct ctl_inv *inv)
     ctl_egress_free(inv);
     ctl_changes_free(inv);
     ctl_resultread_free(inv);
-    dk_cancel(inv->logs);
-    dk_cancel(inv->wait);
+    dk_cancel(inv->run.logs);
+    dk_cancel(inv->run.wait);
     cJSON_Delete(inv->verify.pending_inspect);
     free(inv->verify.ns_queue);
     spec_invocation_free(inv->spec);
@@ -319,8 +319,8 @@ ctl_idle(const struct ctl *c)
         /* work still queued */
         return false;
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        if (ctl_inv_in_flight(i) || ev_is_active(&i->queue.kick) || i->logs != NULL ||
-            i->wait != NULL)
+        if (ctl_inv_in_flight(i) || ev_is_active(&i->queue.kick) ||
+            i->run.logs != NULL || i->run.wait != NULL)
             return false;
     return true;
 }

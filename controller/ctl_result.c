@@ -77,7 +77,7 @@ note_daemon_unreachable(struct ctl_inv *inv, const struct err *why)
     if (why->code != ERR_UNAVAIL || why->peer != ERR_PEER_DOCKER)
         return;
     if (inv->rec.present && inv->rec.phase == CTL_RUNNING)
-        inv->daemon_lost = true;
+        inv->run.daemon_lost = true;
     if (c->docker_up) {
         snprintf(c->docker_error, sizeof(c->docker_error), "%s", why->msg);
         c->docker_up = false;

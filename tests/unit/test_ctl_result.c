@@ -217,7 +217,7 @@ test_unreachable_daemon_is_noted(void **state)
     err_set(&e, ERR_UNAVAIL, "connect: no such file");
     e.peer = ERR_PEER_DOCKER; /* as the Docker client says it */
     fail_while_running(f, &e);
-    assert_true(f->inv->daemon_lost);
+    assert_true(f->inv->run.daemon_lost);
     assert_false(f->c.docker_up);
     assert_string_equal(f->c.docker_error, "connect: no such file");
     f->inv->rec.phase = CTL_PENDING;
@@ -234,7 +234,7 @@ test_unreachable_store_is_not_docker(void **state)
 
     err_set(&e, ERR_UNAVAIL, "etcd http://127.0.0.1:1: connection refused");
     fail_while_running(f, &e);
-    assert_false(f->inv->daemon_lost);
+    assert_false(f->inv->run.daemon_lost);
     assert_true(f->c.docker_up);
     assert_string_equal(f->c.docker_error, "");
     f->inv->rec.phase = CTL_PENDING;

@@ -334,12 +334,12 @@ test_output_limit_then_cancel(void **state)
 
     /* the real capture: ctl_run_step follows logs and wait of agent c1 */
     assert_int_equal(ctl_run_step(f->inv), CTL_STEP_NONE);
-    assert_non_null(f->inv->logs);
-    assert_non_null(f->inv->wait);
+    assert_non_null(f->inv->run.logs);
+    assert_non_null(f->inv->run.wait);
     run_until_stopped(f);
     assert_stopped(f, "output-limit", CTL_FAILED);
-    assert_null(f->inv->logs); /* detached: no later byte can count */
-    assert_null(f->inv->wait);
+    assert_null(f->inv->run.logs); /* detached: no later byte can count */
+    assert_null(f->inv->run.wait);
     cause_cancel(f);
     cause_deadline(f);
     assert_stopped(f, "output-limit", CTL_FAILED);
@@ -347,11 +347,11 @@ test_output_limit_then_cancel(void **state)
 
     /* control: cancel first, and the same stream records nothing more */
     fresh_attempt(f);
-    f->inv->logs_done = false;
+    f->inv->run.logs_done = false;
     assert_int_equal(ctl_run_step(f->inv), CTL_STEP_NONE);
-    assert_non_null(f->inv->logs);
+    assert_non_null(f->inv->run.logs);
     cause_cancel(f);
-    assert_null(f->inv->logs);
+    assert_null(f->inv->run.logs);
     for (int i = 0; i < 50; i++)
         ev_run(f->c.loop, EVRUN_NOWAIT);
     assert_stopped(f, "cancelled", CTL_CANCELLED);
