@@ -247,6 +247,18 @@ struct ctl_inv_run {
     bool daemon_lost;    /* Docker was unreachable while it ran */
 };
 
+/* An invocation's cleanup (ctl_cleanup.c): the object being removed, and
+ * the readers of what the attempt left (egress audit, change set, the
+ * CLI's result). */
+struct ctl_inv_cleanup {
+    char role[16];             /* role of the object the step is removing */
+    bool swept;                /* no unrecorded container of the attempt left */
+    char created[40];          /* the CreatedAt the volume showed */
+    struct ctl_egress *egress; /* the egress audit being read */
+    struct ctl_changes *changes;   /* the change set being read */
+    struct ctl_resultread *result; /* the CLI's result (ctl_resultread.c) */
+};
+
 struct ctl_claim_req;
 struct ctl_claim_batch;
 struct ctl_write_group;
@@ -324,18 +336,13 @@ struct ctl_inv {
     struct rc_desired *desired;       /* built from `captured` */
     bool egress_checked;              /* this attempt saw the egress network */
     char frozen_hash[65];     /* spec hash already warned about (SpecFrozen) */
-    char cleanup_role[16];    /* role of the object the step is removing */
-    bool cleanup_swept;       /* no unrecorded container of the attempt left */
-    char cleanup_created[40]; /* cleanup: the CreatedAt the volume showed */
+    struct ctl_inv_cleanup cleanup; /* ctl_cleanup.c */
     bool network_listed;      /* no network of this attempt: create next */
     enum ctl_net_retry network_retry; /* why the networks are listed */
     struct ctl_inv_verify verify;     /* ctl_verify.c, ctl_drift.c,
                                          ctl_neighbours.c */
     char proxy_egress_ip[16]; /* the proxy's address on the egress net */
     char gateway_egress_ip[16]; /* the credential gateway's, likewise */
-    struct ctl_egress *egress;  /* the egress audit being read (cleanup) */
-    struct ctl_changes *changes; /* the change set being read (cleanup) */
-    struct ctl_resultread *result; /* the CLI's result (ctl_resultread.c) */
     /* boundary probe (before the start) and canary (while running) */
     long probe_exit;
     bool probe_exited;

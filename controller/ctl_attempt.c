@@ -144,7 +144,7 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
         inv->verify.resumed = false; /* the rebuild is this process's own */
         inv->egress_checked = false;
         inv->verify.start_checked = false;
-        inv->cleanup_swept = false;
+        inv->cleanup.swept = false;
         inv->probe_exited = false;
         inv->probe_silent = 0;
         ctl_record_reset_progress(&inv->rec);

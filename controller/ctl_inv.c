@@ -212,7 +212,7 @@ capture_commit(struct ctl_inv *inv)
     inv->ws_checked[0] = '\0'; /* the next attempt's capture checks again */
     inv->egress_checked = false;
     inv->verify.start_checked = false;
-    inv->cleanup_swept = false;
+    inv->cleanup.swept = false;
     /* a later attempt of this invocation, in this process, gets its own
      * volume check and its own last round before the start */
     inv->verify.prestart_verified = false;

@@ -56,7 +56,7 @@ ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v)
     v->storage_verified = inv->verify.storage_verified;
     ctl_git_digests(inv, &v->git_digest_before, &v->git_digest_after);
     v->changes_wanted = ctl_changes_wanted(inv);
-    v->unrecorded_swept = inv->cleanup_swept;
+    v->unrecorded_swept = inv->cleanup.swept;
     v->has_uid = rec->uid != NULL;
     v->has_attempt = rec->attempt != NULL;
     v->terminal = ctl_phase_terminal(rec->phase);
