@@ -259,6 +259,16 @@ struct ctl_inv_cleanup {
     struct ctl_resultread *result; /* the CLI's result (ctl_resultread.c) */
 };
 
+/* An attempt's networks (ctl_network.c) and its place on the egress
+ * network (ctl_egressnet.c). */
+struct ctl_inv_net {
+    bool listed;                /* no network of this attempt: create next */
+    enum ctl_net_retry retry;   /* why the networks are listed */
+    bool egress_checked;        /* this attempt saw the egress network */
+    char proxy_egress_ip[16];   /* the proxy's address on the egress net */
+    char gateway_egress_ip[16]; /* the credential gateway's, likewise */
+};
+
 struct ctl_claim_req;
 struct ctl_claim_batch;
 struct ctl_write_group;
@@ -325,6 +335,7 @@ struct ctl_inv {
     struct ctl_inv_write write; /* ctl_status.c, ctl_write.c */
     char *credential;       /* the attempt's secret; never logged */
     struct ctl_inv_run run; /* ctl_run.c */
+    struct ctl_inv_net net; /* ctl_network.c */
     bool freeing;          /* done: free when the pass returns */
     bool seen;             /* found in the last full listing */
     char *invalid_msg;     /* first error of the invalid version; NULL:
@@ -334,15 +345,10 @@ struct ctl_inv {
     struct ctl_pins *pins;
     struct spec_invocation *captured; /* the spec as captured (frozen) */
     struct rc_desired *desired;       /* built from `captured` */
-    bool egress_checked;              /* this attempt saw the egress network */
     char frozen_hash[65];     /* spec hash already warned about (SpecFrozen) */
     struct ctl_inv_cleanup cleanup; /* ctl_cleanup.c */
-    bool network_listed;      /* no network of this attempt: create next */
-    enum ctl_net_retry network_retry; /* why the networks are listed */
-    struct ctl_inv_verify verify;     /* ctl_verify.c, ctl_drift.c,
-                                         ctl_neighbours.c */
-    char proxy_egress_ip[16]; /* the proxy's address on the egress net */
-    char gateway_egress_ip[16]; /* the credential gateway's, likewise */
+    struct ctl_inv_verify verify;   /* ctl_verify.c, ctl_drift.c,
+                                       ctl_neighbours.c */
     /* boundary probe (before the start) and canary (while running) */
     long probe_exit;
     bool probe_exited;

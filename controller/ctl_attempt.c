@@ -142,7 +142,7 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
         }
         inv->verify.repairing = false;
         inv->verify.resumed = false; /* the rebuild is this process's own */
-        inv->egress_checked = false;
+        inv->net.egress_checked = false;
         inv->verify.start_checked = false;
         inv->cleanup.swept = false;
         inv->probe_exited = false;

@@ -38,7 +38,7 @@ act_on_drift(struct ctl_inv *inv, const char *rule, const char *message)
               message);
     inv->verify.repairing = true;
     inv->verify.prestart_verified = false;
-    inv->egress_checked = false;
+    inv->net.egress_checked = false;
     return CTL_STEP_DONE;
 }
 

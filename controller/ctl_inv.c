@@ -210,7 +210,7 @@ capture_commit(struct ctl_inv *inv)
               s->attempt, inv->pins->image);
     ctl_pins_forget(inv);
     inv->ws_checked[0] = '\0'; /* the next attempt's capture checks again */
-    inv->egress_checked = false;
+    inv->net.egress_checked = false;
     inv->verify.start_checked = false;
     inv->cleanup.swept = false;
     /* a later attempt of this invocation, in this process, gets its own

@@ -162,8 +162,8 @@ record_box(struct ctl_inv *inv, const struct ctl_box *b)
     ctl_record_set_role_image(rec, RC_ROLE_PROXY, b->helpers[RC_HELPER_PROXY]);
     for (size_t i = 0; i < sizeof(done) / sizeof(done[0]); i++)
         ctl_record_set_done(rec, done[i]);
-    inv->egress_checked = true;
-    snprintf(inv->proxy_egress_ip, sizeof(inv->proxy_egress_ip), "%s",
+    inv->net.egress_checked = true;
+    snprintf(inv->net.proxy_egress_ip, sizeof(inv->net.proxy_egress_ip), "%s",
              b->proxy_egress_ip);
     if (!ctl_box_probed(b)) {
         /* the invocation's own probe runs once its gateway is up */

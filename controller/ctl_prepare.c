@@ -46,7 +46,7 @@ on_egress_created(struct ctl_inv *inv, struct dk_response *r)
 {
     if (r->err != NULL && r->err->code != ERR_CONFLICT)
         return ctl_step_failed(inv, r->err);
-    inv->egress_checked = true;
+    inv->net.egress_checked = true;
     ctl_egressnet_seen(inv->ctl, true);
     return CTL_STEP_DONE;
 }
@@ -60,7 +60,7 @@ on_egress_inspected(struct ctl_inv *inv, struct dk_response *r)
     enum ctl_step s;
 
     if (r->err == NULL) {
-        inv->egress_checked = true;
+        inv->net.egress_checked = true;
         ctl_egressnet_seen(inv->ctl, true);
         return CTL_STEP_DONE;
     }
@@ -117,7 +117,7 @@ on_action_done(struct ctl_inv *inv, struct dk_response *r)
             !ctl_test_disabled("egress-forget")) {
             /* the egress network may be gone: the retry looks again */
             ctl_egressnet_seen(inv->ctl, false);
-            inv->egress_checked = false;
+            inv->net.egress_checked = false;
         }
         return ctl_step_failed(inv, r->err);
     }

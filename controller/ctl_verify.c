@@ -239,9 +239,9 @@ inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
         return check_inspect(inv, role, r->json);
     /* the egress-side addresses the boundary probe must not reach */
     if (strcmp(role, "proxy") == 0)
-        ctl_objects_egress_ip(inv->ctl, r->json, inv->proxy_egress_ip);
+        ctl_objects_egress_ip(inv->ctl, r->json, inv->net.proxy_egress_ip);
     else if (strcmp(role, "gateway") == 0)
-        ctl_objects_egress_ip(inv->ctl, r->json, inv->gateway_egress_ip);
+        ctl_objects_egress_ip(inv->ctl, r->json, inv->net.gateway_egress_ip);
     if (!note_image(inv, role, r->json))
         return CTL_STEP_DONE; /* the drift is recorded */
     if (strcmp(role, "agent") == 0)
