@@ -269,6 +269,15 @@ struct ctl_inv_net {
     char gateway_egress_ip[16]; /* the credential gateway's, likewise */
 };
 
+/* An invalid version of its spec in the store (ctl_invalid.c): logged
+ * once per version. */
+struct ctl_inv_invalid {
+    bool spec;           /* the store holds an invalid version */
+    uint64_t rev;        /* the version's revision, hashed, and */
+    uint64_t logged_rev; /* the invalid one logged */
+    char *msg;           /* its first error; NULL: none known */
+};
+
 struct ctl_claim_req;
 struct ctl_claim_batch;
 struct ctl_write_group;
@@ -308,9 +317,7 @@ struct ctl_inv {
     struct ctl_inv_queue queue; /* ctl_queue.c */
     char name[STORE_NAME_MAX + 1];
     struct spec_invocation *spec; /* latest valid spec; NULL if none */
-    bool spec_invalid;            /* the store holds an invalid version */
-    uint64_t invalid_rev;         /* the version's revision, hashed, and */
-    uint64_t invalid_logged_rev;  /* the invalid one logged (ctl_invalid.c) */
+    struct ctl_inv_invalid invalid; /* ctl_invalid.c */
     bool meta_unwritten;          /* its metadata could not be written: the
                                      spec is read again on every resync
                                      (ctl_sync.c) */
@@ -338,8 +345,6 @@ struct ctl_inv {
     struct ctl_inv_net net; /* ctl_network.c */
     bool freeing;          /* done: free when the pass returns */
     bool seen;             /* found in the last full listing */
-    char *invalid_msg;     /* first error of the invalid version; NULL:
-                              none known */
     /* capture in progress: the image IDs found so far; NULL outside
      * a capture (most invocations are not capturing) */
     struct ctl_pins *pins;

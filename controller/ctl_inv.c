@@ -419,9 +419,9 @@ arm_deadline(struct ctl_inv *inv)
 static void
 note_validity(struct ctl_inv *inv)
 {
-    if (inv->spec_invalid)
+    if (inv->invalid.spec)
         ctl_status_set_condition(inv, "Valid", false, "Invalid",
-                                 inv->invalid_msg ? inv->invalid_msg
+                                 inv->invalid.msg ? inv->invalid.msg
                                                   : "the spec is invalid");
     else
         ctl_status_set_condition(inv, "Valid", true, "Valid",

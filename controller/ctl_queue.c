@@ -157,7 +157,7 @@ ctl_inv_remove(struct ctl_inv *inv)
     spec_invocation_free(inv->captured);
     rc_desired_free(inv->desired);
     ctl_record_cleanup(&inv->rec);
-    free(inv->invalid_msg);
+    free(inv->invalid.msg);
     free(inv->stuck);
     free(inv->step_err);
     ctl_pins_free(inv->pins);
