@@ -278,6 +278,18 @@ struct ctl_inv_invalid {
     char *msg;           /* its first error; NULL: none known */
 };
 
+/* What a capture checks and pins before the attempt freezes the spec
+ * (ctl_inv.c, ctl_pins.c, ctl_ws.c's check). */
+struct ctl_inv_capture {
+    char ws_checked[65];  /* spec hash whose workspace passed the check
+                             for the capture to come; "" none */
+    char ws_checking[65]; /* spec hash of the check in flight */
+    /* capture in progress: the image IDs found so far; NULL outside
+     * a capture (most invocations are not capturing) */
+    struct ctl_pins *pins;
+    char frozen_hash[65]; /* spec hash already warned about (SpecFrozen) */
+};
+
 struct ctl_claim_req;
 struct ctl_claim_batch;
 struct ctl_write_group;
@@ -318,6 +330,7 @@ struct ctl_inv {
     char name[STORE_NAME_MAX + 1];
     struct spec_invocation *spec; /* latest valid spec; NULL if none */
     struct ctl_inv_invalid invalid; /* ctl_invalid.c */
+    struct ctl_inv_capture capture; /* ctl_inv.c, ctl_pins.c */
     bool meta_unwritten;          /* its metadata could not be written: the
                                      spec is read again on every resync
                                      (ctl_sync.c) */
@@ -331,9 +344,6 @@ struct ctl_inv {
                                while steps go through (ctl_result.c) */
     struct ctl_ws *ws;      /* workspace worker: a check in flight, or the
                                upload behind `call` (ctl_ws.c) */
-    char ws_checked[65];    /* spec hash whose workspace passed the check
-                               for the capture to come; "" none */
-    char ws_checking[65];   /* spec hash of the check in flight */
     ev_timer deadline;      /* end of the attempt's deadlineSeconds */
     bool status_unreadable;  /* its status exists and cannot be read: held,
                                 nothing done or written (ctl_inv.c) */
@@ -345,12 +355,8 @@ struct ctl_inv {
     struct ctl_inv_net net; /* ctl_network.c */
     bool freeing;          /* done: free when the pass returns */
     bool seen;             /* found in the last full listing */
-    /* capture in progress: the image IDs found so far; NULL outside
-     * a capture (most invocations are not capturing) */
-    struct ctl_pins *pins;
     struct spec_invocation *captured; /* the spec as captured (frozen) */
     struct rc_desired *desired;       /* built from `captured` */
-    char frozen_hash[65];     /* spec hash already warned about (SpecFrozen) */
     struct ctl_inv_cleanup cleanup; /* ctl_cleanup.c */
     struct ctl_inv_verify verify;   /* ctl_verify.c, ctl_drift.c,
                                        ctl_neighbours.c */

@@ -90,11 +90,12 @@ on_workspace_checked(struct ctl_inv *inv, struct dk_response *r)
     /* The spec changed (or went) while its tree was walked: this answer
      * is about another spec; the next pass checks the current one. */
     if (inv->spec == NULL || inv->deleted ||
-        strcmp(inv->ws_checking, inv->spec->spec_hash) != 0 ||
+        strcmp(inv->capture.ws_checking, inv->spec->spec_hash) != 0 ||
         ctl_record_attempt_used(&inv->rec, inv->spec->attempt))
         return CTL_STEP_DONE;
     if (r->err == NULL) {
-        memcpy(inv->ws_checked, inv->ws_checking, sizeof(inv->ws_checked));
+        memcpy(inv->capture.ws_checked, inv->capture.ws_checking,
+               sizeof(inv->capture.ws_checked));
         return CTL_STEP_DONE; /* the next pass captures */
     }
     reason = rc_workspace_reason_name(rc_workspace_reason(r->err));
@@ -133,9 +134,10 @@ capture_checks(struct ctl_inv *inv, enum ctl_step *s)
     }
     /* The walk runs off the loop; the spec it passed for is remembered,
      * so a spec changed meanwhile is checked again. */
-    if (spec->has_workspace && strcmp(inv->ws_checked, spec->spec_hash) != 0) {
-        snprintf(inv->ws_checking, sizeof(inv->ws_checking), "%s",
-                 spec->spec_hash);
+    if (spec->has_workspace &&
+        strcmp(inv->capture.ws_checked, spec->spec_hash) != 0) {
+        snprintf(inv->capture.ws_checking, sizeof(inv->capture.ws_checking),
+                 "%s", spec->spec_hash);
         *s = ctl_ws_check(inv, on_workspace_checked);
         return false;
     }
@@ -185,11 +187,12 @@ capture_commit(struct ctl_inv *inv)
     /* the attempt is this controller's (a status another one wrote for
      * an earlier attempt names that one) */
     ctl_record_set_str(r, &r->controller, inv->ctl->opts.controller_id);
-    ctl_record_set_str(r, &r->image_id, inv->pins->image);
+    ctl_record_set_str(r, &r->image_id, inv->capture.pins->image);
     for (int h = 0; h < RC_HELPER_COUNT; h++) /* "" : not run */
-        ctl_record_set_helper_image(
-            r, (enum rc_helper)h,
-            inv->pins->helpers[h][0] ? inv->pins->helpers[h] : NULL);
+        ctl_record_set_helper_image(r, (enum rc_helper)h,
+                                    inv->capture.pins->helpers[h][0]
+                                        ? inv->capture.pins->helpers[h]
+                                        : NULL);
     ctl_record_set_str(r, &r->spec_hash, s->spec_hash);
     ctl_record_set_str(r, &r->captured_at, now);
     capture_credential_mode(inv);
@@ -207,9 +210,10 @@ capture_commit(struct ctl_inv *inv)
     r->observed_generation = (double)inv->meta.generation;
     ctl_status_set_phase(inv, CTL_PREPARING);
     ctl_event(inv, false, "Captured", "attempt %s captured, image %s",
-              s->attempt, inv->pins->image);
+              s->attempt, inv->capture.pins->image);
     ctl_pins_forget(inv);
-    inv->ws_checked[0] = '\0'; /* the next attempt's capture checks again */
+    inv->capture.ws_checked[0] =
+        '\0'; /* the next attempt's capture checks again */
     inv->net.egress_checked = false;
     inv->verify.start_checked = false;
     inv->cleanup.swept = false;
@@ -217,7 +221,8 @@ capture_commit(struct ctl_inv *inv)
      * volume check and its own last round before the start */
     inv->verify.prestart_verified = false;
     inv->verify.storage_verified = false;
-    snprintf(inv->frozen_hash, sizeof(inv->frozen_hash), "%s", s->spec_hash);
+    snprintf(inv->capture.frozen_hash, sizeof(inv->capture.frozen_hash), "%s",
+             s->spec_hash);
 }
 
 static enum ctl_step
@@ -353,10 +358,10 @@ watch_spec_changes(struct ctl_inv *inv)
     } else if (attempt != NULL && strcmp(s->attempt, attempt) != 0) {
         ctl_stop(inv, CTL_CANCELLED, CTL_STOP_SUPERSEDED,
                  "a new attempt ID was given");
-    } else if (strcmp(s->spec_hash, inv->frozen_hash) != 0 &&
+    } else if (strcmp(s->spec_hash, inv->capture.frozen_hash) != 0 &&
                strcmp(s->spec_hash, hash ? hash : "") != 0) {
-        snprintf(inv->frozen_hash, sizeof(inv->frozen_hash), "%s",
-                 s->spec_hash);
+        snprintf(inv->capture.frozen_hash, sizeof(inv->capture.frozen_hash),
+                 "%s", s->spec_hash);
         ctl_event(inv, true, "SpecFrozen",
                   "attempt %s is captured: spec changes other than cancel "
                   "and labels are not applied; set a new spec.attempt to "
@@ -648,7 +653,7 @@ ctl_inv_pass(struct ctl_inv *inv)
     double started;
 
     if (inv->lanes[CTL_LANE_MAIN].call != NULL || ctl_ws_in_flight(inv) ||
-        ctl_changes_in_flight(inv) || ctl_pins_out(inv->pins) ||
+        ctl_changes_in_flight(inv) || ctl_pins_out(inv->capture.pins) ||
         (inv->lanes[CTL_LANE_STORAGE].call != NULL && !building(inv))) {
         /* the step's answer runs it (ctl_inv_settle: pass_asked; the
          * storage lane may take its next step meanwhile) */

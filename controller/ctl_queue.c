@@ -160,7 +160,7 @@ ctl_inv_remove(struct ctl_inv *inv)
     free(inv->invalid.msg);
     free(inv->stuck);
     free(inv->step_err);
-    ctl_pins_free(inv->pins);
+    ctl_pins_free(inv->capture.pins);
     free(inv);
 }
 
@@ -173,7 +173,7 @@ ctl_inv_in_flight(const struct ctl_inv *inv)
     /* a workspace check (ctl_ws.h), a change set built (ctl_changes.h),
      * the capture's image inspects (ctl_pins.c) */
     return ctl_ws_in_flight(inv) || ctl_changes_in_flight(inv) ||
-           ctl_pins_out(inv->pins);
+           ctl_pins_out(inv->capture.pins);
 }
 
 void
