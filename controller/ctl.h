@@ -193,6 +193,18 @@ struct ctl_inv_write {
     struct err *failed; /* the last group write of it failed: the next
                            pass fails with it and backs off */
 };
+/* Drift found on an invocation's objects (ctl_verify_part.h). */
+struct ctl_drift_finding {
+    /* drift a round found, counted once the daemon takes a new
+     * connection (ctl_drift.c); rule "" = none */
+    char drift_rule[48];
+    char drift_message[320];
+    const char *foreign_rule; /* the rule of foreign_seen (static) */
+    char foreign_seen[224];   /* a docker exec or cp on one of the
+                                 attempt's containers, Docker's event as
+                                 the finding; "" = none (ctl_neighbours.c) */
+};
+
 /* An invocation's revalidation (ctl_verify.c: the rounds; ctl_drift.c
  * and ctl_neighbours.c: what they find). */
 struct ctl_inv_verify {
@@ -202,16 +214,11 @@ struct ctl_inv_verify {
                         answer the round checks */
     bool again;      /* an event came while the round was open:
                         one more round after it */
-    /* drift a round found, counted once the daemon takes a new
-     * connection (ctl_drift.c); rule "" = none */
-    char drift_rule[48];
-    char drift_message[320];
     unsigned verified;        /* roles checked in this round (1 << rc_role,
                                  CTL_VERIFIED_NEIGHBOURS) */
-    const char *foreign_rule; /* the rule of foreign_seen (static) */
-    char foreign_seen[224];   /* a docker exec or cp on one of the
-                                 attempt's containers, Docker's event as
-                                 the finding; "" = none (ctl_neighbours.c) */
+    /* what a round or an event found, allocated only then (600 B: most
+     * invocations never hold one; ctl_verify_part.h) */
+    struct ctl_drift_finding *found;
     char role[16];            /* role being inspected */
     cJSON *pending_inspect;   /* inspect waiting for its image's config */
     /* the neighbours a listing left to inspect (ctl_neighbours.c) */

@@ -10,6 +10,7 @@
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
+#include "ctl_verify_part.h"
 #include "dk_engine.h"
 #include "log.h"
 
@@ -45,26 +46,33 @@ act_on_drift(struct ctl_inv *inv, const char *rule, const char *message)
 enum ctl_step
 ctl_drift_found(struct ctl_inv *inv, const char *rule, const char *message)
 {
+    struct ctl_drift_finding *f;
+
     inv->verify.due = false;
     inv->verify.again = false; /* what comes next is decided here */
     inv->verify.verified = 0;
     inv->verify.round_open = false;
     if (ctl_test_disabled("drift-confirmation"))
         return act_on_drift(inv, rule, message);
-    snprintf(inv->verify.drift_rule, sizeof(inv->verify.drift_rule), "%s",
-             rule);
-    snprintf(inv->verify.drift_message, sizeof(inv->verify.drift_message), "%s",
-             message);
+    f = ctl_verify_finding(inv);
+    if (f == NULL) /* no memory to wait with: acted on now (closed) */
+        return act_on_drift(inv, rule, message);
+    snprintf(f->drift_rule, sizeof(f->drift_rule), "%s", rule);
+    snprintf(f->drift_message, sizeof(f->drift_message), "%s", message);
     return CTL_STEP_DONE;
 }
 
 static enum ctl_step
 on_daemon_answered(struct ctl_inv *inv, struct dk_response *r)
 {
-    char rule[sizeof(inv->verify.drift_rule)];
+    struct ctl_drift_finding *f = inv->verify.found; /* drift pending */
+    char rule[sizeof(f->drift_rule)];
+    char message[sizeof(f->drift_message)];
 
-    snprintf(rule, sizeof(rule), "%s", inv->verify.drift_rule);
-    inv->verify.drift_rule[0] = '\0';
+    snprintf(rule, sizeof(rule), "%s", f->drift_rule);
+    snprintf(message, sizeof(message), "%s", f->drift_message);
+    f->drift_rule[0] = '\0';
+    ctl_verify_finding_done(inv, false);
     if (r->err != NULL) {
         /* ERR_UNAVAIL marks the daemon lost (ctl_result.c); once it is
          * back, a round inspects everything again. */
@@ -75,7 +83,7 @@ on_daemon_answered(struct ctl_inv *inv, struct dk_response *r)
         inv->verify.due = true;
         return ctl_step_failed(inv, r->err);
     }
-    return act_on_drift(inv, rule, inv->verify.drift_message);
+    return act_on_drift(inv, rule, message);
 }
 
 /* A dockerd stopped with SIGTERM closes its listener, then stops every
@@ -88,7 +96,7 @@ ctl_drift_step(struct ctl_inv *inv)
 {
     struct err e;
 
-    if (inv->verify.drift_rule[0] == '\0')
+    if (!ctl_verify_drift_pending(inv))
         return CTL_STEP_NONE;
     return ctl_step_request(
         inv, on_daemon_answered,

@@ -40,6 +40,7 @@
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
 #include "ctl_verify.h"
+#include "ctl_verify_part.h"
 #include "ctl_waiting.h"
 #include "ctl_write.h"
 #include "ctl_ws.h"
@@ -619,7 +620,7 @@ static bool
 building(const struct ctl_inv *inv)
 {
     return inv->rec.present && inv->rec.phase == CTL_PREPARING &&
-           !inv->verify.repairing && inv->verify.drift_rule[0] == '\0' &&
+           !inv->verify.repairing && !ctl_verify_drift_pending(inv) &&
            !inv->deleted && inv->spec != NULL && inv->desired != NULL &&
            !inv->verify.prestart_verified && !inv->verify.resumed;
 }

@@ -31,6 +31,7 @@
 #include "ctl_record.h"
 #include "ctl_result.h"
 #include "ctl_testhooks.h"
+#include "ctl_verify_part.h"
 #include "log.h"
 #include "rc_drift.h"
 
@@ -134,7 +135,7 @@ static enum ctl_step inspect_next(struct ctl_inv *inv);
 static bool
 round_over(const struct ctl_inv *inv)
 {
-    return !inv->verify.due || inv->verify.drift_rule[0] != '\0' ||
+    return !inv->verify.due || ctl_verify_drift_pending(inv) ||
            ctl_phase_terminal(inv->rec.phase);
 }
 
@@ -317,16 +318,22 @@ ctl_neighbours_event_seen(struct ctl_inv *inv, const char *container_id,
                 strcmp(action, "extract-to-dir") == 0;
     const char *id = exec ? "container.exec-ids" : "container.archive";
     int rule = rc_drift_rule_by_id(id);
+    struct ctl_drift_finding *f;
 
     /* the keeper's archives are the controller's own uploads and
      * read-backs */
     if (role == NULL || !(exec || copy) || rule < 0 ||
         (copy && strcmp(role, "keeper") == 0) ||
         rc_drift_set_has(&inv->ctl->disabled_rules, (size_t)rule) ||
-        inv->verify.foreign_seen[0] != '\0')
+        ctl_verify_foreign_pending(inv))
         return;
-    inv->verify.foreign_rule = id;
-    snprintf(inv->verify.foreign_seen, sizeof(inv->verify.foreign_seen),
+    f = ctl_verify_finding(inv);
+    if (f == NULL) { /* no memory to hold it: a round inspects them all */
+        inv->verify.due = true;
+        return;
+    }
+    f->foreign_rule = id;
+    snprintf(f->foreign_seen, sizeof(f->foreign_seen),
              exec ? "%s %.12s: Docker reports \"%.80s\": a process started "
                     "with docker exec, outside the box's user, capabilities "
                     "and no-new-privileges"

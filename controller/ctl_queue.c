@@ -10,6 +10,7 @@
 #include "ctl_record.h"
 #include "ctl_resultjob.h"
 #include "ctl_testhooks.h"
+#include "ctl_verify_part.h"
 #include "ctl_wsjob.h"
 #include "log.h"
 #include "rc_credential.h"
@@ -152,6 +153,7 @@ ctl_inv_remove(struct ctl_inv *inv)
     dk_cancel(inv->run.wait);
     cJSON_Delete(inv->verify.pending_inspect);
     free(inv->verify.ns_queue);
+    ctl_verify_finding_done(inv, true);
     spec_invocation_free(inv->spec);
     rc_credential_free(inv->credential);
     spec_invocation_free(inv->captured);

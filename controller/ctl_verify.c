@@ -35,10 +35,11 @@
 #include "ctl_neighbours.h"
 #include "ctl_objects.h"
 #include "ctl_record.h"
-#include "ctl_start.h"
 #include "ctl_result.h"
+#include "ctl_start.h"
 #include "ctl_status.h"
 #include "ctl_testhooks.h"
+#include "ctl_verify_part.h"
 #include "log.h"
 #include "rc_drift.h"
 
@@ -421,12 +422,15 @@ ctl_verify_step(struct ctl_inv *inv)
         !inv->verify.repairing && !inv->verify.resumed &&
         !ctl_test_disabled("prestart-only-rounds"))
         return CTL_STEP_NONE;
-    if (inv->verify.foreign_seen[0] != '\0') {
-        char msg[sizeof(inv->verify.foreign_seen)];
+    if (ctl_verify_foreign_pending(inv)) {
+        struct ctl_drift_finding *f = inv->verify.found;
+        char msg[sizeof(f->foreign_seen)];
+        const char *rule = f->foreign_rule;
 
-        snprintf(msg, sizeof(msg), "%s", inv->verify.foreign_seen);
-        inv->verify.foreign_seen[0] = '\0';
-        return ctl_drift_found(inv, inv->verify.foreign_rule, msg);
+        snprintf(msg, sizeof(msg), "%s", f->foreign_seen);
+        f->foreign_seen[0] = '\0';
+        ctl_verify_finding_done(inv, false);
+        return ctl_drift_found(inv, rule, msg);
     }
     inv->verify.round_open = true; /* ctl_inv_revalidate() */
     for (size_t i = 0; verify_roles[i] != NULL; i++)

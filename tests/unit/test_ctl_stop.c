@@ -33,6 +33,7 @@
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "ctl_sync.h"
+#include "ctl_verify_part.h"
 
 #define OUTPUT_MAX 16
 
@@ -453,10 +454,10 @@ run_calls(struct fx *f)
 static void
 confirm_drift(struct fx *f)
 {
-    assert_true(f->inv->verify.drift_rule[0] != '\0');
+    assert_true(ctl_verify_drift_pending(f->inv));
     ctl_inv_pass(f->inv); /* GET /_ping over a new connection */
     run_calls(f);
-    assert_true(f->inv->verify.drift_rule[0] == '\0');
+    assert_true(!ctl_verify_drift_pending(f->inv));
 }
 
 /* The deadline fires while a revalidation inspect is in flight, and the
