@@ -169,22 +169,194 @@ struct ctl_pins {
 /* An invocation's claim request waiting for the loop iteration's group
  * (ctl_claim.c). */
 enum ctl_claim_op { CTL_CLAIM_NONE, CTL_CLAIM_TAKE, CTL_CLAIM_RELEASE };
+/* Whether our claim key holds it under c->lease (ctl_claim.c): not, won
+ * by the last group and not yet acted on (its next pass does), or held. */
+enum ctl_claim_hold { CTL_CLAIM_UNHELD, CTL_CLAIM_WON, CTL_CLAIM_HELD };
+
+/* An invocation's scale-out claim (ctl_claim.c; always UNHELD on the
+ * directory store). */
+struct ctl_inv_claim {
+    enum ctl_claim_hold hold;
+    bool was_free;   /* WON: ... and nobody held it before */
+    bool lease_lost; /* ours when the lease expired: stop and clean it */
+    /* another controller's attempt marked NodeLost: the claim goes once
+     * that status is written (without blocking) */
+    bool release_after_write;
+    enum ctl_claim_op op; /* its request waiting in c->claims */
+    bool waiting;         /* a pass was turned away while op was out */
+};
+/* Whether its status and metadata are removed from the store (the spec
+ * deleted, its objects gone; ctl_write.c, etcd only). */
+enum ctl_status_removal {
+    CTL_STATUS_KEPT,
+    CTL_STATUS_REMOVING, /* they go in the next group */
+    CTL_STATUS_REMOVED,  /* they went: nothing writes its status again */
+};
+
+/* An invocation's status write (ctl_status.c; the group write of a loop
+ * iteration, ctl_write.c). */
+struct ctl_inv_write {
+    /* events of the pass running now, written with its next status
+     * (ctl_status.c: one etcd txn instead of one request each) */
+    bool in_pass;
+    char *events[CTL_EVENTS_HELD];
+    size_t events_n;
+    /* its status and events wait in the loop iteration's group write
+     * (etcd only): c->writes, linked by next. Both may hold: queued
+     * again while the last one is out. */
+    bool queued;
+    struct ctl_inv *next;
+    bool sent; /* in the group write etcd has not answered */
+    enum ctl_status_removal removal;
+    bool pass_after;    /* a pass waits for that write (ctl_write_first) */
+    struct err *failed; /* the last group write of it failed: the next
+                           pass fails with it and backs off */
+};
+/* Drift found on an invocation's objects (ctl_verify_part.h). */
+struct ctl_drift_finding {
+    /* drift a round found, counted once the daemon takes a new
+     * connection (ctl_drift.c); rule "" = none */
+    char drift_rule[48];
+    char drift_message[320];
+    const char *foreign_rule; /* the rule of foreign_seen (static) */
+    char foreign_seen[224];   /* a docker exec or cp on one of the
+                                 attempt's containers, Docker's event as
+                                 the finding; "" = none (ctl_neighbours.c) */
+};
+
+/* An invocation's revalidation (ctl_verify.c: the rounds; ctl_drift.c
+ * and ctl_neighbours.c: what they find). */
+struct ctl_inv_verify {
+    bool due;        /* re-inspect every object before going on */
+    bool round_open; /* a round's first inspect went out: an
+                        event from now on may be newer than an
+                        answer the round checks */
+    bool again;      /* an event came while the round was open:
+                        one more round after it */
+    unsigned verified;        /* roles checked in this round (1 << rc_role,
+                                 CTL_VERIFIED_NEIGHBOURS) */
+    /* what a round or an event found, allocated only then (600 B: most
+     * invocations never hold one; ctl_verify_part.h) */
+    struct ctl_drift_finding *found;
+    char role[16];            /* role being inspected */
+    cJSON *pending_inspect;   /* inspect waiting for its image's config */
+    /* the neighbours a listing left to inspect (ctl_neighbours.c) */
+    char (*ns_queue)[65];
+    unsigned ns_queue_n, ns_queue_at;
+    bool ns_queue_more;     /* more than the queue holds: list again */
+    bool repairing;         /* drift before start: tear down, rebuild */
+    bool resumed;           /* a box this process did not see built
+                               (a restart): inspected before any step */
+    bool prestart_verified; /* the round right before the agent start ran */
+    bool storage_verified;  /* the volumes' identity was inspected before
+                               the keeper's create (ctl_verify.c) */
+    bool start_checked;     /* Docker says the run-once container about
+                             * to be started never ran (ctl_prepare.c) */
+    char never_started[65]; /* a run-once container this process saw
+                               never started (its create answered, or
+                               the round before the start inspected
+                               it) and sent no start since: its start
+                               needs no inspect first; "" = none */
+};
+/* A running agent (ctl_run.c): its log stream, its wait, its exit. */
+struct ctl_inv_run {
+    struct dk_req *logs; /* follow stream */
+    struct dk_req *wait; /* POST /wait */
+    /* the capture while the logs are followed, NULL otherwise: allocated
+     * only then (about 17 KiB each, most invocations never hold one) */
+    struct rc_output *out;
+    bool exited; /* wait answered */
+    long exit_code;
+    bool logs_done;
+    bool exit_confirmed; /* the daemon still accepts connections after
+                            the exit: the exit is the agent's own */
+    bool daemon_lost;    /* Docker was unreachable while it ran */
+};
+
+/* An invocation's cleanup (ctl_cleanup.c): the object being removed, and
+ * the readers of what the attempt left (egress audit, change set, the
+ * CLI's result). */
+struct ctl_inv_cleanup {
+    char role[16];             /* role of the object the step is removing */
+    bool swept;                /* no unrecorded container of the attempt left */
+    char created[40];          /* the CreatedAt the volume showed */
+    struct ctl_egress *egress; /* the egress audit being read */
+    struct ctl_changes *changes;   /* the change set being read */
+    struct ctl_resultread *result; /* the CLI's result (ctl_resultread.c) */
+};
+
+/* An attempt's networks (ctl_network.c) and its place on the egress
+ * network (ctl_egressnet.c). */
+struct ctl_inv_net {
+    bool listed;                /* no network of this attempt: create next */
+    enum ctl_net_retry retry;   /* why the networks are listed */
+    bool egress_checked;        /* this attempt saw the egress network */
+    char proxy_egress_ip[16];   /* the proxy's address on the egress net */
+    char gateway_egress_ip[16]; /* the credential gateway's, likewise */
+};
+
+/* An invalid version of its spec in the store (ctl_invalid.c): logged
+ * once per version. */
+struct ctl_inv_invalid {
+    bool spec;           /* the store holds an invalid version */
+    uint64_t rev;        /* the version's revision, hashed, and */
+    uint64_t logged_rev; /* the invalid one logged */
+    char *msg;           /* its first error; NULL: none known */
+};
+
+/* What a capture checks and pins before the attempt freezes the spec
+ * (ctl_inv.c, ctl_pins.c, ctl_ws.c's check). */
+struct ctl_inv_capture {
+    char ws_checked[65];  /* spec hash whose workspace passed the check
+                             for the capture to come; "" none */
+    char ws_checking[65]; /* spec hash of the check in flight */
+    /* capture in progress: the image IDs found so far; NULL outside
+     * a capture (most invocations are not capturing) */
+    struct ctl_pins *pins;
+    char frozen_hash[65]; /* spec hash already warned about (SpecFrozen) */
+};
+
 struct ctl_claim_req;
 struct ctl_claim_batch;
 struct ctl_write_group;
 struct ctl_nscache;
 
+/* Where an invocation is in the controller's queue (ctl_queue.c): its
+ * name bucket, the backlog of due passes, its kick timer and backoff. */
+struct ctl_inv_queue {
+    struct ctl_inv *hnext; /* the next in its name bucket */
+    struct ctl_inv *bnext; /* the next in the backlog of due passes */
+    bool in_backlog;
+    ev_timer kick;         /* run the next pass (0 s, or backoff) */
+    bool pass_asked;       /* a pass was turned away while a request was
+                              in flight: the last answer runs it
+                              (ctl_inv_settle) */
+    unsigned failures;     /* consecutive failed steps: backoff exponent */
+};
+
+/* Where an invocation is with the build slots (ctl_build.c): none, in
+ * c->build_line, holding one (its box is being built), or uploading its
+ * workspace (a box begun that holds no slot meanwhile). */
+enum ctl_build_state {
+    CTL_BUILD_NONE,
+    CTL_BUILD_WAITING,
+    CTL_BUILD_SLOT,
+    CTL_BUILD_UPLOADING,
+};
+
+struct ctl_inv_build {
+    enum ctl_build_state state;
+    struct ctl_inv *next; /* the next in c->build_line (WAITING) */
+};
+
 struct ctl_inv {
     struct ctl *ctl;
     struct ctl_inv *next;
-    struct ctl_inv *hnext; /* the next in its name bucket (ctl_queue.c) */
-    struct ctl_inv *bnext; /* the next in the backlog of due passes */
-    bool in_backlog;
+    struct ctl_inv_queue queue; /* ctl_queue.c */
     char name[STORE_NAME_MAX + 1];
     struct spec_invocation *spec; /* latest valid spec; NULL if none */
-    bool spec_invalid;            /* the store holds an invalid version */
-    uint64_t invalid_rev;         /* the version's revision, hashed, and */
-    uint64_t invalid_logged_rev;  /* the invalid one logged (ctl_invalid.c) */
+    struct ctl_inv_invalid invalid; /* ctl_invalid.c */
+    struct ctl_inv_capture capture; /* ctl_inv.c, ctl_pins.c */
     bool meta_unwritten;          /* its metadata could not be written: the
                                      spec is read again on every resync
                                      (ctl_sync.c) */
@@ -198,122 +370,25 @@ struct ctl_inv {
                                while steps go through (ctl_result.c) */
     struct ctl_ws *ws;      /* workspace worker: a check in flight, or the
                                upload behind `call` (ctl_ws.c) */
-    char ws_checked[65];    /* spec hash whose workspace passed the check
-                               for the capture to come; "" none */
-    char ws_checking[65];   /* spec hash of the check in flight */
-    ev_timer kick;          /* run the next pass (0 s, or backoff) */
-    bool pass_asked;        /* a pass was turned away while a request was
-                               in flight: the last answer runs it
-                               (ctl_inv_settle) */
     ev_timer deadline;      /* end of the attempt's deadlineSeconds */
-    unsigned failures;      /* consecutive failed steps: backoff exponent */
     bool status_unreadable;  /* its status exists and cannot be read: held,
                                 nothing done or written (ctl_inv.c) */
     struct ctl_stuck *stuck; /* the step error shown as Ready=False; NULL
                                 while no step fails (ctl_condition.c) */
-    /* events of the pass running now, written with its next status
-     * (ctl_status.c: one etcd txn instead of one request each) */
-    bool in_pass;
-    char *events[CTL_EVENTS_HELD];
-    size_t events_n;
-    /* its status and events wait in the loop iteration's group write
-     * (ctl_status.c, etcd only): c->writes, linked by wnext */
-    bool write_queued;
-    struct ctl_inv *wnext;
-    bool write_sent;       /* in the group write etcd has not answered */
-    bool remove_status;    /* its status and metadata go in the next group
-                              (the spec deleted, its objects gone) */
-    bool status_removed;   /* they went: nothing writes its status again */
-    bool pass_after_write; /* a pass waits for that write (ctl_write_first) */
-    struct err *write_failed; /* the last group write of it failed: the
-                                 next pass fails with it and backs off */
+    struct ctl_inv_write write; /* ctl_status.c, ctl_write.c */
     char *credential;       /* the attempt's secret; never logged */
-    /* a running agent */
-    struct dk_req *logs; /* follow stream */
-    struct dk_req *wait; /* POST /wait */
-    /* the capture while the logs are followed, NULL otherwise: allocated
-     * only then (about 17 KiB each, most invocations never hold one) */
-    struct rc_output *out;
-    bool exited; /* wait answered */
-    long exit_code;
-    bool logs_done;
-    bool exit_confirmed;   /* the daemon still accepts connections after
-                              the exit: the exit is the agent's own */
-    bool daemon_lost;      /* Docker was unreachable while it ran */
+    struct ctl_inv_run run; /* ctl_run.c */
+    struct ctl_inv_net net; /* ctl_network.c */
     bool freeing;          /* done: free when the pass returns */
     bool seen;             /* found in the last full listing */
-    char *invalid_msg;     /* first error of the invalid version; NULL:
-                              none known */
-    /* capture in progress: the image IDs found so far; NULL outside
-     * a capture (most invocations are not capturing) */
-    struct ctl_pins *pins;
     struct spec_invocation *captured; /* the spec as captured (frozen) */
     struct rc_desired *desired;       /* built from `captured` */
-    bool egress_checked;              /* this attempt saw the egress network */
-    char frozen_hash[65];     /* spec hash already warned about (SpecFrozen) */
-    char cleanup_role[16];    /* role of the object the step is removing */
-    bool cleanup_swept;       /* no unrecorded container of the attempt left */
-    char cleanup_created[40]; /* cleanup: the CreatedAt the volume showed */
-    bool network_listed;      /* no network of this attempt: create next */
-    enum ctl_net_retry network_retry; /* why the networks are listed */
-    /* revalidation */
-    bool verify_due;          /* re-inspect every object before going on */
-    bool round_open;          /* a round's first inspect went out: an
-                                 event from now on may be newer than an
-                                 answer the round checks */
-    bool verify_again;        /* an event came while the round was open:
-                                 one more round after it */
-    /* drift a round found, counted once the daemon takes a new
-     * connection (ctl_drift.c); rule "" = none */
-    char drift_rule[48];
-    char drift_message[320];
-    unsigned verified;        /* roles checked in this round (1 << rc_role,
-                                 CTL_VERIFIED_NEIGHBOURS) */
-    const char *foreign_rule; /* the rule of foreign_seen (static) */
-    char foreign_seen[224];   /* a docker exec or cp on one of the
-                                 attempt's containers, Docker's event as
-                                 the finding; "" = none (ctl_neighbours.c) */
-    char verify_role[16];     /* role being inspected */
-    cJSON *pending_inspect;   /* inspect waiting for its image's config */
-    /* the neighbours a listing left to inspect (ctl_neighbours.c) */
-    char (*ns_queue)[65];
-    unsigned ns_queue_n, ns_queue_at;
-    bool ns_queue_more;       /* more than the queue holds: list again */
-    bool repairing;           /* drift before start: tear down, rebuild */
-    bool resumed;             /* a box this process did not see built
-                                 (a restart): inspected before any step */
-    bool prestart_verified;   /* the round right before the agent start ran */
-    bool storage_verified;    /* the volumes' identity was inspected before
-                                 the keeper's create (ctl_verify.c) */
-    bool start_checked;       /* Docker says the run-once container about
-                               * to be started never ran (ctl_prepare.c) */
-    char never_started[65];   /* a run-once container this process saw
-                                 never started (its create answered, or
-                                 the round before the start inspected
-                                 it) and sent no start since: its start
-                                 needs no inspect first; "" = none */
-    char proxy_egress_ip[16]; /* the proxy's address on the egress net */
-    char gateway_egress_ip[16]; /* the credential gateway's, likewise */
-    struct ctl_egress *egress;  /* the egress audit being read (cleanup) */
-    struct ctl_changes *changes; /* the change set being read (cleanup) */
-    struct ctl_resultread *result; /* the CLI's result (ctl_resultread.c) */
+    struct ctl_inv_cleanup cleanup; /* ctl_cleanup.c */
+    struct ctl_inv_verify verify;   /* ctl_verify.c, ctl_drift.c,
+                                       ctl_neighbours.c */
     struct ctl_probing probe; /* boundary probe and canary (ctl_probe.h) */
-    /* scale-out (ctl_claim.c; always false on the directory store) */
-    bool claimed;    /* our claim key holds it under c->lease */
-    bool lease_lost; /* ours when the lease expired: stop and clean it */
-    /* another controller's attempt marked NodeLost: the claim goes once
-     * that status is written (ctl_claim.c, without blocking) */
-    bool release_after_write;
-    enum ctl_claim_op claim_op; /* its request waiting in c->claims */
-    bool claim_fresh;    /* claimed by a group: its next pass acts on it */
-    bool claim_was_free; /* ... and nobody held it before */
-    bool claim_waiting;  /* a pass was turned away while claim_op was out */
-    /* build slots (ctl_build.c) */
-    bool build_slot;            /* it holds one: its box is being built */
-    bool build_waiting;         /* it waits in c->build_line */
-    bool build_uploading;       /* its workspace upload is in flight: it holds
-                                   no slot meanwhile (ctl_build.c) */
-    struct ctl_inv *build_next; /* the next in that line */
+    struct ctl_inv_claim claim; /* ctl_claim.c */
+    struct ctl_inv_build build; /* ctl_build.c */
 };
 
 /* A warm box's steps, in order (ctl_box.c): its stage is the one in

@@ -7,6 +7,7 @@
 #include "ctl_probing.h"
 #include "ctl_record.h"
 #include "ctl_stop.h"
+#include "ctl_verify_part.h"
 #include "rc_credential.h"
 #include "rc_desired.h"
 
@@ -117,14 +118,7 @@ forget_built(struct ctl_inv *inv, bool capture_too)
 void
 ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
 {
-    /* whatever starts over is inspected again before its start, by a
-     * round of its own: a round left half done checked the old objects */
-    inv->prestart_verified = false;
-    inv->storage_verified = false;
-    inv->verified = 0;
-    inv->verify_again = false;
-    inv->round_open = false;
-    inv->drift_rule[0] = '\0'; /* found on the objects that go */
+    ctl_verify_reset(inv); /* a round of its own before the start */
     switch (what) {
     case CTL_RESET_NEW_ATTEMPT:
         forget_built(inv, true);
@@ -143,11 +137,11 @@ ctl_inv_reset_attempt(struct ctl_inv *inv, enum ctl_reset what)
             ctl_record_set_box(&inv->rec, NULL);
             forget_built(inv, false);
         }
-        inv->repairing = false;
-        inv->resumed = false; /* the rebuild is this process's own */
-        inv->egress_checked = false;
-        inv->start_checked = false;
-        inv->cleanup_swept = false;
+        inv->verify.repairing = false;
+        inv->verify.resumed = false; /* the rebuild is this process's own */
+        inv->net.egress_checked = false;
+        inv->verify.start_checked = false;
+        inv->cleanup.swept = false;
         ctl_probing_reset(inv);
         ctl_record_reset_progress(&inv->rec);
         /* the old network went by ID; the rebuild's creates are new, and

@@ -11,11 +11,11 @@ line_up(struct ctl_inv *inv)
 {
     struct ctl *c = inv->ctl;
 
-    inv->build_waiting = true;
-    inv->build_next = NULL;
+    inv->build.state = CTL_BUILD_WAITING;
+    inv->build.next = NULL;
     c->build_waiters++;
     if (c->build_last != NULL)
-        c->build_last->build_next = inv;
+        c->build_last->build.next = inv;
     else
         c->build_line = inv;
     c->build_last = inv;
@@ -27,22 +27,22 @@ leave_line(struct ctl_inv *inv)
     struct ctl *c = inv->ctl;
     struct ctl_inv *prev = NULL;
 
-    for (struct ctl_inv *i = c->build_line; i != NULL; i = i->build_next) {
+    for (struct ctl_inv *i = c->build_line; i != NULL; i = i->build.next) {
         if (i != inv) {
             prev = i;
             continue;
         }
         if (prev != NULL)
-            prev->build_next = i->build_next;
+            prev->build.next = i->build.next;
         else
-            c->build_line = i->build_next;
+            c->build_line = i->build.next;
         if (c->build_last == i)
             c->build_last = prev;
         c->build_waiters--;
         break;
     }
-    inv->build_waiting = false;
-    inv->build_next = NULL;
+    inv->build.state = CTL_BUILD_NONE;
+    inv->build.next = NULL;
 }
 
 /* Slots free now; UINT_MAX without a limit. */
@@ -61,7 +61,7 @@ static bool
 in_front(const struct ctl *c, const struct ctl_inv *inv, unsigned n)
 {
     for (const struct ctl_inv *i = c->build_line; i != NULL && n > 0;
-         i = i->build_next, n--)
+         i = i->build.next, n--)
         if (i == inv)
             return true;
     return false;
@@ -72,18 +72,19 @@ ctl_build_admit(struct ctl_inv *inv, bool begun)
 {
     struct ctl *c = inv->ctl;
 
-    if (inv->build_slot || inv->build_uploading)
+    if (inv->build.state == CTL_BUILD_SLOT ||
+        inv->build.state == CTL_BUILD_UPLOADING)
         return true; /* an uploading box is begun: its other steps go on */
     if (!begun) {
         /* first come, first served: a free slot is the first waiter's */
-        if (!inv->build_waiting)
+        if (inv->build.state != CTL_BUILD_WAITING)
             line_up(inv);
         if (!in_front(c, inv, slots_free(c)))
             return false;
     }
-    if (inv->build_waiting)
+    if (inv->build.state == CTL_BUILD_WAITING)
         leave_line(inv);
-    inv->build_slot = true;
+    inv->build.state = CTL_BUILD_SLOT;
     c->building++;
     return true;
 }
@@ -94,14 +95,14 @@ ctl_build_yield(struct ctl_inv *inv)
     struct ctl *c = inv->ctl;
     unsigned n;
 
-    if (!inv->build_slot)
+    if (inv->build.state != CTL_BUILD_SLOT)
         return;
-    inv->build_slot = false;
+    inv->build.state = CTL_BUILD_NONE;
     c->building--;
     /* the waiters a slot is now free for: their passes take them */
     n = slots_free(c);
     for (struct ctl_inv *i = c->build_line; i != NULL && n > 0;
-         i = i->build_next, n--)
+         i = i->build.next, n--)
         ctl_inv_kick(i, 0);
 }
 
@@ -109,18 +110,22 @@ void
 ctl_build_uploading(struct ctl_inv *inv, bool on)
 {
     if (!on || ctl_test_disabled("upload-slot")) {
-        inv->build_uploading = false;
+        if (inv->build.state == CTL_BUILD_UPLOADING)
+            inv->build.state = CTL_BUILD_NONE;
         return;
     }
-    inv->build_uploading = true;
+    if (inv->build.state == CTL_BUILD_WAITING)
+        leave_line(inv); /* (not reached: a box that uploads was admitted) */
     ctl_build_yield(inv);
+    inv->build.state = CTL_BUILD_UPLOADING;
 }
 
 void
 ctl_build_release(struct ctl_inv *inv)
 {
-    inv->build_uploading = false;
-    if (inv->build_waiting)
+    if (inv->build.state == CTL_BUILD_UPLOADING)
+        inv->build.state = CTL_BUILD_NONE;
+    if (inv->build.state == CTL_BUILD_WAITING)
         leave_line(inv);
     ctl_build_yield(inv);
 }

@@ -270,7 +270,7 @@ silent(struct ctl_inv *inv, const char *finding)
 static enum ctl_step
 on_waited(struct ctl_inv *inv, struct dk_response *r)
 {
-    if (r->err != NULL && r->err->code == ERR_TIMEOUT && !inv->exited)
+    if (r->err != NULL && r->err->code == ERR_TIMEOUT && !inv->run.exited)
         return silent(inv, "inconclusive: the canary did not exit within "
                            "20 s");
     if (r->err != NULL)
@@ -351,7 +351,7 @@ on_logs(struct ctl_inv *inv, struct dk_response *r)
     inv->probe.canary_stage = CTL_CANARY_JUDGED;
     /* The agent exited meanwhile: its namespace went with it, and what
      * the canary saw of a torn-down namespace says nothing of the box. */
-    if (inv->exited)
+    if (inv->run.exited)
         return CTL_STEP_DONE;
     return judge(inv, r);
 }
@@ -408,7 +408,7 @@ ctl_canary_step(struct ctl_inv *inv)
     const char *probe = ctl_record_role_id(&inv->rec, CTL_REC_PROBE);
     const char *agent = ctl_record_role_id(&inv->rec, RC_ROLE_AGENT);
 
-    if (inv->rec.phase != CTL_RUNNING || inv->exited || agent == NULL) {
+    if (inv->rec.phase != CTL_RUNNING || inv->run.exited || agent == NULL) {
         ev_timer_stop(inv->ctl->loop, &inv->probe.canary);
         return CTL_STEP_NONE; /* cleanup removes a recorded probe */
     }

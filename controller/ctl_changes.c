@@ -188,7 +188,7 @@ static int
 build_start(struct ctl_inv *inv, struct err *e)
 {
     const struct spec_invocation *s = inv->captured;
-    struct ctl_changes *c = inv->changes;
+    struct ctl_changes *c = inv->cleanup.changes;
     struct build_arg *b = calloc(1, sizeof(*b));
     char base[4096], after[4096], out[4096];
 
@@ -234,7 +234,7 @@ static void
 on_data(struct dk_req *req, const char *data, size_t len, void *arg)
 {
     struct ctl_inv *inv = arg;
-    struct ctl_changes *c = inv->changes;
+    struct ctl_changes *c = inv->cleanup.changes;
 
     (void)req;
     if (c == NULL || c->write_errno != 0)
@@ -259,7 +259,7 @@ on_data(struct dk_req *req, const char *data, size_t len, void *arg)
 static enum ctl_step
 on_archive(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_changes *c = inv->changes;
+    struct ctl_changes *c = inv->cleanup.changes;
     char why[400];
     struct err e;
 
@@ -319,7 +319,7 @@ ctl_changes_step(struct ctl_inv *inv)
     c->max = s->workspace_bytes + s->workspace_inodes * 1536 + (1u << 20);
     c->fd = open(spool, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
                  0600);
-    inv->changes = c;
+    inv->cleanup.changes = c;
     if (c->fd == -1) {
         err_sys(&e, "the spool %s", spool);
         return unavailable(inv, e.msg);

@@ -38,13 +38,14 @@ ctl_changes_base_path(const struct ctl_inv *inv, char *path, size_t size,
 bool
 ctl_changes_in_flight(const struct ctl_inv *inv)
 {
-    return inv->changes != NULL && ev_is_active(&inv->changes->io);
+    return inv->cleanup.changes != NULL &&
+           ev_is_active(&inv->cleanup.changes->io);
 }
 
 void
 ctl_changes_free(struct ctl_inv *inv)
 {
-    struct ctl_changes *c = inv->changes;
+    struct ctl_changes *c = inv->cleanup.changes;
 
     if (c == NULL)
         return;
@@ -53,7 +54,7 @@ ctl_changes_free(struct ctl_inv *inv)
     if (c->fd != -1)
         close(c->fd);
     free(c);
-    inv->changes = NULL;
+    inv->cleanup.changes = NULL;
 }
 
 void

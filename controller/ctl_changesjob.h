@@ -13,7 +13,7 @@
 
 struct rc_bg;
 
-/* A read in progress (inv->changes). */
+/* A read in progress (inv->cleanup.changes). */
 struct ctl_changes {
     struct ctl_inv *inv;
     int fd;          /* the spool, while the archive comes */

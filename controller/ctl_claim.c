@@ -103,7 +103,8 @@ unfinished_claims(const struct ctl *c)
     unsigned n = 0;
 
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        if ((i->claimed || i->claim_op == CTL_CLAIM_TAKE) &&
+        if ((i->claim.hold != CTL_CLAIM_UNHELD ||
+             i->claim.op == CTL_CLAIM_TAKE) &&
             (!i->rec.present || !ctl_phase_terminal(i->rec.phase)))
             n++;
     return n;
@@ -187,7 +188,7 @@ queue_req(struct ctl *c, struct ctl_inv *inv, const char *name, bool release)
     *c->claims_tail = r;
     c->claims_tail = &r->next;
     if (inv != NULL)
-        inv->claim_op = release ? CTL_CLAIM_RELEASE : CTL_CLAIM_TAKE;
+        inv->claim.op = release ? CTL_CLAIM_RELEASE : CTL_CLAIM_TAKE;
     return true;
 }
 
@@ -205,8 +206,7 @@ release_name(struct ctl *c, struct ctl_inv *inv, const char *name)
 static void
 release(struct ctl_inv *inv)
 {
-    inv->claimed = false;
-    inv->claim_fresh = false;
+    inv->claim.hold = CTL_CLAIM_UNHELD;
     release_name(inv->ctl, inv, inv->name);
 }
 
@@ -217,11 +217,11 @@ release(struct ctl_inv *inv)
 static void
 lost_status_send(struct ctl_inv *inv)
 {
-    if (inv->write_queued || inv->write_sent)
+    if (inv->write.queued || inv->write.sent)
         return; /* its answer comes */
-    if (inv->write_failed != NULL) {
-        free(inv->write_failed);
-        inv->write_failed = NULL;
+    if (inv->write.failed != NULL) {
+        free(inv->write.failed);
+        inv->write.failed = NULL;
         ctl_inv_kick(inv, 1.0);
         return;
     }
@@ -236,7 +236,7 @@ lost_status_send(struct ctl_inv *inv)
             lost_status_send(inv);
         return;
     }
-    inv->release_after_write = false;
+    inv->claim.release_after_write = false;
     release(inv);
 }
 
@@ -266,7 +266,7 @@ claimed_now(struct ctl_inv *inv, bool was_free)
         if (owner == NULL || strcmp(lost, self) != 0) {
             /* Its objects are the lost controller's: leave them recorded
              * for it and let the invocation go, once that is written. */
-            inv->release_after_write = true;
+            inv->claim.release_after_write = true;
             lost_status_send(inv);
             return false;
         }
@@ -295,20 +295,20 @@ ctl_claim_gate(struct ctl_inv *inv)
     bool ours;
     struct err e;
 
-    if (!store_has_claims(c->store) || inv->lease_lost)
+    if (!store_has_claims(c->store) || inv->claim.lease_lost)
         return true; /* lease_lost: stop and clean our own (fail closed) */
-    if (inv->claimed && inv->release_after_write) {
+    if (inv->claim.hold != CTL_CLAIM_UNHELD && inv->claim.release_after_write) {
         lost_status_send(inv); /* nothing else of it is ours to do */
         return false;
     }
-    if (inv->claimed) {
-        if (!inv->claim_fresh)
+    if (inv->claim.hold != CTL_CLAIM_UNHELD) {
+        if (inv->claim.hold != CTL_CLAIM_WON)
             return true;
-        inv->claim_fresh = false; /* won in the last group: act on it */
-        return claimed_now(inv, inv->claim_was_free);
+        inv->claim.hold = CTL_CLAIM_HELD; /* won in the last group: act on it */
+        return claimed_now(inv, inv->claim.was_free);
     }
-    if (inv->claim_op != CTL_CLAIM_NONE) {
-        inv->claim_waiting = true; /* its answer queues the pass again */
+    if (inv->claim.op != CTL_CLAIM_NONE) {
+        inv->claim.waiting = true; /* its answer queues the pass again */
         return false;
     }
     if (c->lease == 0 || !refresh_status(inv))
@@ -343,20 +343,21 @@ ctl_claim_after_pass(struct ctl_inv *inv)
     enum ctl_phase phase;
 
     if (!store_has_claims(inv->ctl->store) || inv->rec.dirty ||
-        inv->write_queued || inv->write_sent)
+        inv->write.queued || inv->write.sent)
         return; /* a release follows the status that ended the work */
     phase = inv->rec.phase;
-    if (inv->lease_lost && ctl_phase_terminal(phase) && cleaned_up(inv))
-        inv->lease_lost = false; /* stopped and cleaned: back to the rules */
-    if (!inv->claimed || ctl_inv_in_flight(inv))
+    if (inv->claim.lease_lost && ctl_phase_terminal(phase) && cleaned_up(inv))
+        inv->claim.lease_lost =
+            false; /* stopped and cleaned: back to the rules */
+    if (inv->claim.hold == CTL_CLAIM_UNHELD || ctl_inv_in_flight(inv))
         return;
-    if (inv->release_after_write) { /* its NodeLost status is written */
-        inv->release_after_write = false;
+    if (inv->claim.release_after_write) { /* its NodeLost status is written */
+        inv->claim.release_after_write = false;
         release(inv);
         return;
     }
     if (inv->freeing || (ctl_phase_terminal(phase) && cleaned_up(inv) &&
-                         !ev_is_active(&inv->kick)))
+                         !ev_is_active(&inv->queue.kick)))
         release(inv);
 }
 
@@ -371,19 +372,18 @@ lease_lost(struct ctl *c)
     c->lease = 0;
     for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
         enum ctl_phase p = i->rec.phase;
-        bool fresh = i->claim_fresh;
+        bool fresh = i->claim.hold == CTL_CLAIM_WON;
 
-        i->claim_fresh = false;
-        if (!i->claimed)
+        if (i->claim.hold == CTL_CLAIM_UNHELD)
             continue;
-        i->claimed = false;
+        i->claim.hold = CTL_CLAIM_UNHELD;
         /* won by the last group and never acted on: nothing of ours runs
          * (the status may be another controller's attempt); the next
          * claim finds the key free and claimed_now() decides */
         if (fresh)
             continue;
         if (p == CTL_PREPARING || p == CTL_RUNNING) {
-            i->lease_lost = true;
+            i->claim.lease_lost = true;
             mark_node_lost(i, c->opts.controller_id);
             ctl_inv_kick(i, 0);
         }
@@ -405,7 +405,8 @@ on_granted(void *arg, int rc, int64_t lease, const struct err *e)
     c->lease = lease;
     store_fine(c);
     for (struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        if (!i->claimed && i->claim_op == CTL_CLAIM_NONE && !i->deleted)
+        if (i->claim.hold == CTL_CLAIM_UNHELD &&
+            i->claim.op == CTL_CLAIM_NONE && !i->deleted)
             ctl_inv_kick(i, 0);
 }
 
@@ -492,7 +493,7 @@ static void
 req_dropped(struct ctl_claim_req *r)
 {
     if (r->inv != NULL)
-        r->inv->claim_op = CTL_CLAIM_NONE;
+        r->inv->claim.op = CTL_CLAIM_NONE;
     free(r);
 }
 
@@ -540,10 +541,9 @@ claim_won(struct ctl *c, struct ctl_claim_req *r,
         release_name(c, NULL, r->name);
         return;
     }
-    inv->claimed = true;
-    inv->claim_fresh = true;
-    inv->claim_waiting = false;
-    inv->claim_was_free = it->was_free;
+    inv->claim.hold = CTL_CLAIM_WON;
+    inv->claim.waiting = false;
+    inv->claim.was_free = it->was_free;
     log_kv(LOG_DEBUG, "claimed", "invocation", inv->name, NULL);
     ctl_inv_kick(inv, 0);
 }
@@ -561,15 +561,15 @@ req_answered(struct ctl *c, struct ctl_claim_req *r,
         ctl_store_trouble(c, &it->err); /* a release: the lease's expiry frees
                                        it; a claim: the resync asks again */
     if (inv != NULL)
-        inv->claim_op = CTL_CLAIM_NONE;
+        inv->claim.op = CTL_CLAIM_NONE;
     if (!r->release && it->rc == 0) {
         claim_won(c, r, it);
         return;
     }
     /* a pass turned away meanwhile runs now - not on an etcd that did
      * not answer, which it would only ask again at once */
-    if (inv != NULL && inv->claim_waiting && answered) {
-        inv->claim_waiting = false;
+    if (inv != NULL && inv->claim.waiting && answered) {
+        inv->claim.waiting = false;
         ctl_inv_kick(inv, 0);
     }
 }

@@ -46,10 +46,10 @@ volume_held(struct ctl_inv *inv, const char *holder)
         inv, true, "VolumeHeld",
         "%s %s is mounted by container %.12s, which is not this "
         "attempt's: left in place",
-        inv->cleanup_role,
-        ctl_record_role_obj_name(&inv->rec, ctl_record_role(inv->cleanup_role)),
+        inv->cleanup.role,
+        ctl_record_role_obj_name(&inv->rec, ctl_record_role(inv->cleanup.role)),
         holder ? holder : "?");
-    ctl_record_drop_role(&inv->rec, ctl_record_role(inv->cleanup_role));
+    ctl_record_drop_role(&inv->rec, ctl_record_role(inv->cleanup.role));
     return CTL_STEP_DONE;
 }
 
@@ -57,7 +57,7 @@ static enum ctl_step
 on_removed(struct ctl_inv *inv, struct dk_response *r)
 {
     if (r->err != NULL && r->err->code != ERR_NOTFOUND) {
-        if (r->err->code == ERR_CONFLICT && is_volume_role(inv->cleanup_role)) {
+        if (r->err->code == ERR_CONFLICT && is_volume_role(inv->cleanup.role)) {
             const char *in_use = strstr(r->err->msg, "in use - [");
 
             return volume_held(inv,
@@ -65,8 +65,8 @@ on_removed(struct ctl_inv *inv, struct dk_response *r)
         }
         return ctl_step_failed(inv, r->err);
     }
-    ctl_test_point("removed", inv->cleanup_role);
-    ctl_record_drop_role(&inv->rec, ctl_record_role(inv->cleanup_role));
+    ctl_test_point("removed", inv->cleanup.role);
+    ctl_record_drop_role(&inv->rec, ctl_record_role(inv->cleanup.role));
     return CTL_STEP_DONE;
 }
 
@@ -76,8 +76,8 @@ remove_object(struct ctl_inv *inv, const char *role, enum dk_kind kind,
 {
     struct err e;
 
-    if (role != inv->cleanup_role)
-        snprintf(inv->cleanup_role, sizeof(inv->cleanup_role), "%s", role);
+    if (role != inv->cleanup.role)
+        snprintf(inv->cleanup.role, sizeof(inv->cleanup.role), "%s", role);
     return ctl_step_request(
         inv, on_removed,
         dk_remove(inv->ctl->dk, kind, ref, ctl_step_answered, inv, &e), &e);
@@ -89,7 +89,7 @@ remove_object(struct ctl_inv *inv, const char *role, enum dk_kind kind,
 static enum ctl_step
 standin_left(struct ctl_inv *inv, const char *created)
 {
-    const char *role = inv->cleanup_role;
+    const char *role = inv->cleanup.role;
     const char *want = ctl_record_role_id(&inv->rec, ctl_record_role(role));
 
     ctl_event(inv, true, "StandInLeft",
@@ -119,14 +119,14 @@ on_volume_holders(struct ctl_inv *inv, struct dk_response *r)
         return volume_held(inv,
                            cJSON_GetStringValue(
                                cJSON_GetObjectItemCaseSensitive(first, "Id")));
-    return standin_left(inv, inv->cleanup_created);
+    return standin_left(inv, inv->cleanup.created);
 }
 
 /* The volume answered: remove it only if it is the one we made. */
 static enum ctl_step
 on_volume_inspected(struct ctl_inv *inv, struct dk_response *r)
 {
-    const char *role = inv->cleanup_role;
+    const char *role = inv->cleanup.role;
     const char *want = ctl_record_role_id(&inv->rec, ctl_record_role(role));
     const char *name =
         ctl_record_role_obj_name(&inv->rec, ctl_record_role(role));
@@ -144,7 +144,7 @@ on_volume_inspected(struct ctl_inv *inv, struct dk_response *r)
     if (!cJSON_IsString(created) || want == NULL ||
         strcmp(created->valuestring, want) != 0 || !cJSON_IsString(uid) ||
         strcmp(uid->valuestring, inv->rec.uid) != 0) {
-        snprintf(inv->cleanup_created, sizeof(inv->cleanup_created), "%s",
+        snprintf(inv->cleanup.created, sizeof(inv->cleanup.created), "%s",
                  cJSON_IsString(created) ? created->valuestring : "");
         return ctl_objects_list(inv, DK_CONTAINER, "volume",
                                 (const char *const[]){ name }, 1,
@@ -164,7 +164,7 @@ remove_volume(struct ctl_inv *inv, const char *role)
         ctl_record_drop_role(&inv->rec, ctl_record_role(role));
         return CTL_STEP_DONE;
     }
-    snprintf(inv->cleanup_role, sizeof(inv->cleanup_role), "%s", role);
+    snprintf(inv->cleanup.role, sizeof(inv->cleanup.role), "%s", role);
     return ctl_step_request(
         inv, on_volume_inspected,
         dk_inspect(inv->ctl->dk, DK_VOLUME, name, ctl_step_answered, inv, &e),
@@ -221,7 +221,7 @@ on_unrecorded_listed(struct ctl_inv *inv, struct dk_response *r)
                   id->valuestring, role->valuestring);
         return remove_object(inv, "unrecorded", DK_CONTAINER, id->valuestring);
     }
-    inv->cleanup_swept = true;
+    inv->cleanup.swept = true;
     return CTL_STEP_DONE;
 }
 

@@ -65,7 +65,7 @@ network_ambiguous(struct ctl_inv *inv, const struct err *why)
            "the attempt's network name is ambiguous: removing the "
            "unrecorded twin",
            "invocation", inv->name, "error", why->msg, NULL);
-    inv->network_retry = CTL_NET_SWEEP;
+    inv->net.retry = CTL_NET_SWEEP;
     return ctl_step_failed(inv, why);
 }
 

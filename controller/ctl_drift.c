@@ -10,6 +10,7 @@
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
+#include "ctl_verify_part.h"
 #include "dk_engine.h"
 #include "log.h"
 
@@ -36,33 +37,42 @@ act_on_drift(struct ctl_inv *inv, const char *rule, const char *message)
     ctl_event(inv, true, "DriftRepaired",
               "%s: removing every object of the attempt and building it again",
               message);
-    inv->repairing = true;
-    inv->prestart_verified = false;
-    inv->egress_checked = false;
+    inv->verify.repairing = true;
+    inv->verify.prestart_verified = false;
+    inv->net.egress_checked = false;
     return CTL_STEP_DONE;
 }
 
 enum ctl_step
 ctl_drift_found(struct ctl_inv *inv, const char *rule, const char *message)
 {
-    inv->verify_due = false;
-    inv->verify_again = false; /* what comes next is decided here */
-    inv->verified = 0;
-    inv->round_open = false;
+    struct ctl_drift_finding *f;
+
+    inv->verify.due = false;
+    inv->verify.again = false; /* what comes next is decided here */
+    inv->verify.verified = 0;
+    inv->verify.round_open = false;
     if (ctl_test_disabled("drift-confirmation"))
         return act_on_drift(inv, rule, message);
-    snprintf(inv->drift_rule, sizeof(inv->drift_rule), "%s", rule);
-    snprintf(inv->drift_message, sizeof(inv->drift_message), "%s", message);
+    f = ctl_verify_finding(inv);
+    if (f == NULL) /* no memory to wait with: acted on now (closed) */
+        return act_on_drift(inv, rule, message);
+    snprintf(f->drift_rule, sizeof(f->drift_rule), "%s", rule);
+    snprintf(f->drift_message, sizeof(f->drift_message), "%s", message);
     return CTL_STEP_DONE;
 }
 
 static enum ctl_step
 on_daemon_answered(struct ctl_inv *inv, struct dk_response *r)
 {
-    char rule[sizeof(inv->drift_rule)];
+    struct ctl_drift_finding *f = inv->verify.found; /* drift pending */
+    char rule[sizeof(f->drift_rule)];
+    char message[sizeof(f->drift_message)];
 
-    snprintf(rule, sizeof(rule), "%s", inv->drift_rule);
-    inv->drift_rule[0] = '\0';
+    snprintf(rule, sizeof(rule), "%s", f->drift_rule);
+    snprintf(message, sizeof(message), "%s", f->drift_message);
+    f->drift_rule[0] = '\0';
+    ctl_verify_finding_done(inv, false);
     if (r->err != NULL) {
         /* ERR_UNAVAIL marks the daemon lost (ctl_result.c); once it is
          * back, a round inspects everything again. */
@@ -70,10 +80,10 @@ on_daemon_answered(struct ctl_inv *inv, struct dk_response *r)
                "drift not counted: the daemon did not answer a new connection",
                "invocation", inv->name, "rule", rule, "error", r->err->msg,
                NULL);
-        inv->verify_due = true;
+        inv->verify.due = true;
         return ctl_step_failed(inv, r->err);
     }
-    return act_on_drift(inv, rule, inv->drift_message);
+    return act_on_drift(inv, rule, message);
 }
 
 /* A dockerd stopped with SIGTERM closes its listener, then stops every
@@ -86,7 +96,7 @@ ctl_drift_step(struct ctl_inv *inv)
 {
     struct err e;
 
-    if (inv->drift_rule[0] == '\0')
+    if (!ctl_verify_drift_pending(inv))
         return CTL_STEP_NONE;
     return ctl_step_request(
         inv, on_daemon_answered,

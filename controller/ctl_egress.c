@@ -142,7 +142,7 @@ num(const cJSON *o, const char *key)
 static void
 record(struct ctl_inv *inv)
 {
-    const struct ctl_egress *g = inv->egress;
+    const struct ctl_egress *g = inv->cleanup.egress;
     cJSON *o = cJSON_CreateObject(), *c;
 
     cJSON_AddNumberToObject(o, "lines", (double)g->lines);
@@ -211,7 +211,7 @@ restore(struct ctl_egress *g, const cJSON *o)
 static void
 open_file(struct ctl_inv *inv, bool resume)
 {
-    struct ctl_egress *g = inv->egress;
+    struct ctl_egress *g = inv->cleanup.egress;
     char path[4096];
     struct stat st;
     struct err e;
@@ -251,7 +251,7 @@ load_key(struct ctl_inv *inv)
             return;
         err_set(&e, ERR_INVALID, "the captured spec is unreadable");
     }
-    inv->egress->no_key = true;
+    inv->cleanup.egress->no_key = true;
     ctl_event(inv, true, "EgressAuditUnredactable",
               "the attempt's credential cannot be read (%s): egress audit "
               "lines are counted as dropped, never written unredacted",
@@ -266,14 +266,14 @@ egress_open(struct ctl_inv *inv, struct err *e)
     const cJSON *rec = ctl_record_egress(&inv->rec);
     struct ctl_egress *g;
 
-    if (inv->egress != NULL)
-        return inv->egress;
+    if (inv->cleanup.egress != NULL)
+        return inv->cleanup.egress;
     g = calloc(1, sizeof(*g));
     if (g == NULL) {
         err_set(e, ERR_NOMEM, "out of memory for the egress audit");
         return NULL;
     }
-    inv->egress = g;
+    inv->cleanup.egress = g;
     g->fd = -1;
     buf_init(&g->q, EGRESS_QUEUE_MAX);
     for (size_t i = 0; i < N_SOURCES; i++) {
@@ -297,7 +297,7 @@ egress_open(struct ctl_inv *inv, struct err *e)
 static void
 flush(struct ctl_inv *inv)
 {
-    struct ctl_egress *g = inv->egress;
+    struct ctl_egress *g = inv->cleanup.egress;
     size_t off = 0;
     ssize_t n = 0;
 
@@ -333,7 +333,7 @@ flush(struct ctl_inv *inv)
 static void
 keep(struct ctl_inv *inv, size_t src, const char *line)
 {
-    struct ctl_egress *g = inv->egress;
+    struct ctl_egress *g = inv->cleanup.egress;
     struct err e;
     size_t was;
 
@@ -364,7 +364,7 @@ keep(struct ctl_inv *inv, size_t src, const char *line)
 static void
 check_gap(struct ctl_egress_src *s, const char *ts)
 {
-    struct ctl_egress *g = s->inv->egress;
+    struct ctl_egress *g = s->inv->cleanup.egress;
 
     s->first = false;
     if (s->pos.at[0] == '\0' || s->pos.seen == 0 || strcmp(ts, s->pos.at) <= 0)
@@ -383,7 +383,7 @@ static void
 on_line(const char *line, size_t len, bool over, void *arg)
 {
     struct ctl_egress_src *s = arg;
-    struct ctl_egress *g = s->inv->egress;
+    struct ctl_egress *g = s->inv->cleanup.egress;
     const char *msg = sources[s->idx].msg;
     char ts[CTL_AUDIT_TS_LEN + 1];
     enum ctl_audit_verdict v;
@@ -618,13 +618,13 @@ on_drain_data(struct dk_req *req, const char *data, size_t len, void *arg)
     struct ctl_inv *inv = arg;
 
     (void)req;
-    feed(&inv->egress->src[inv->egress->next], data, len);
+    feed(&inv->cleanup.egress->src[inv->cleanup.egress->next], data, len);
 }
 
 static enum ctl_step
 on_drained(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_egress *g = inv->egress;
+    struct ctl_egress *g = inv->cleanup.egress;
     const struct ctl_egress_src *s = &g->src[g->next];
 
     /* the daemon gone: the logs are still there, and nothing can be
@@ -644,7 +644,7 @@ on_drained(struct ctl_inv *inv, struct dk_response *r)
 static enum ctl_step
 finish(struct ctl_inv *inv)
 {
-    struct ctl_egress *g = inv->egress;
+    struct ctl_egress *g = inv->cleanup.egress;
 
     flush(inv);
     record(inv);
@@ -671,7 +671,7 @@ finish(struct ctl_inv *inv)
 static enum ctl_step
 drain_next(struct ctl_inv *inv)
 {
-    struct ctl_egress *g = inv->egress;
+    struct ctl_egress *g = inv->cleanup.egress;
 
     for (; g->next < N_SOURCES; g->next++) {
         struct ctl_egress_src *s = &g->src[g->next];

@@ -8,7 +8,7 @@
 void
 ctl_egress_free(struct ctl_inv *inv)
 {
-    struct ctl_egress *g = inv->egress;
+    struct ctl_egress *g = inv->cleanup.egress;
 
     if (g == NULL)
         return;
@@ -22,5 +22,5 @@ ctl_egress_free(struct ctl_inv *inv)
         close(g->fd);
     buf_cleanup(&g->q);
     free(g);
-    inv->egress = NULL;
+    inv->cleanup.egress = NULL;
 }

@@ -32,7 +32,7 @@ struct ctl_egress_src {
     struct ctl_audit_framer fr;
 };
 
-/* inv->egress: made at the first start of a source, or at cleanup. */
+/* inv->cleanup.egress: made at the first start of a source, or at cleanup. */
 struct ctl_egress {
     struct ctl_egress_src src[CTL_EGRESS_SOURCES];
     int fd;                /* egress.jsonl, appended; -1 unwritable */
@@ -52,7 +52,7 @@ struct ctl_egress {
 };
 
 /* Stop the follows, close the file, free. What the file holds is what
- * the record says (status.egress). NULL-safe (inv->egress NULL). */
+ * the record says (status.egress). NULL-safe (inv->cleanup.egress NULL). */
 void ctl_egress_free(struct ctl_inv *inv);
 
 #endif

@@ -40,6 +40,7 @@
 #include "ctl_stop.h"
 #include "ctl_testhooks.h"
 #include "ctl_verify.h"
+#include "ctl_verify_part.h"
 #include "ctl_waiting.h"
 #include "ctl_write.h"
 #include "ctl_ws.h"
@@ -90,11 +91,12 @@ on_workspace_checked(struct ctl_inv *inv, struct dk_response *r)
     /* The spec changed (or went) while its tree was walked: this answer
      * is about another spec; the next pass checks the current one. */
     if (inv->spec == NULL || inv->deleted ||
-        strcmp(inv->ws_checking, inv->spec->spec_hash) != 0 ||
+        strcmp(inv->capture.ws_checking, inv->spec->spec_hash) != 0 ||
         ctl_record_attempt_used(&inv->rec, inv->spec->attempt))
         return CTL_STEP_DONE;
     if (r->err == NULL) {
-        memcpy(inv->ws_checked, inv->ws_checking, sizeof(inv->ws_checked));
+        memcpy(inv->capture.ws_checked, inv->capture.ws_checking,
+               sizeof(inv->capture.ws_checked));
         return CTL_STEP_DONE; /* the next pass captures */
     }
     reason = rc_workspace_reason_name(rc_workspace_reason(r->err));
@@ -133,9 +135,10 @@ capture_checks(struct ctl_inv *inv, enum ctl_step *s)
     }
     /* The walk runs off the loop; the spec it passed for is remembered,
      * so a spec changed meanwhile is checked again. */
-    if (spec->has_workspace && strcmp(inv->ws_checked, spec->spec_hash) != 0) {
-        snprintf(inv->ws_checking, sizeof(inv->ws_checking), "%s",
-                 spec->spec_hash);
+    if (spec->has_workspace &&
+        strcmp(inv->capture.ws_checked, spec->spec_hash) != 0) {
+        snprintf(inv->capture.ws_checking, sizeof(inv->capture.ws_checking),
+                 "%s", spec->spec_hash);
         *s = ctl_ws_check(inv, on_workspace_checked);
         return false;
     }
@@ -185,11 +188,12 @@ capture_commit(struct ctl_inv *inv)
     /* the attempt is this controller's (a status another one wrote for
      * an earlier attempt names that one) */
     ctl_record_set_str(r, &r->controller, inv->ctl->opts.controller_id);
-    ctl_record_set_str(r, &r->image_id, inv->pins->image);
+    ctl_record_set_str(r, &r->image_id, inv->capture.pins->image);
     for (int h = 0; h < RC_HELPER_COUNT; h++) /* "" : not run */
-        ctl_record_set_helper_image(
-            r, (enum rc_helper)h,
-            inv->pins->helpers[h][0] ? inv->pins->helpers[h] : NULL);
+        ctl_record_set_helper_image(r, (enum rc_helper)h,
+                                    inv->capture.pins->helpers[h][0]
+                                        ? inv->capture.pins->helpers[h]
+                                        : NULL);
     ctl_record_set_str(r, &r->spec_hash, s->spec_hash);
     ctl_record_set_str(r, &r->captured_at, now);
     capture_credential_mode(inv);
@@ -207,17 +211,19 @@ capture_commit(struct ctl_inv *inv)
     r->observed_generation = (double)inv->meta.generation;
     ctl_status_set_phase(inv, CTL_PREPARING);
     ctl_event(inv, false, "Captured", "attempt %s captured, image %s",
-              s->attempt, inv->pins->image);
+              s->attempt, inv->capture.pins->image);
     ctl_pins_forget(inv);
-    inv->ws_checked[0] = '\0'; /* the next attempt's capture checks again */
-    inv->egress_checked = false;
-    inv->start_checked = false;
-    inv->cleanup_swept = false;
+    inv->capture.ws_checked[0] =
+        '\0'; /* the next attempt's capture checks again */
+    inv->net.egress_checked = false;
+    inv->verify.start_checked = false;
+    inv->cleanup.swept = false;
     /* a later attempt of this invocation, in this process, gets its own
      * volume check and its own last round before the start */
-    inv->prestart_verified = false;
-    inv->storage_verified = false;
-    snprintf(inv->frozen_hash, sizeof(inv->frozen_hash), "%s", s->spec_hash);
+    inv->verify.prestart_verified = false;
+    inv->verify.storage_verified = false;
+    snprintf(inv->capture.frozen_hash, sizeof(inv->capture.frozen_hash), "%s",
+             s->spec_hash);
 }
 
 static enum ctl_step
@@ -353,10 +359,10 @@ watch_spec_changes(struct ctl_inv *inv)
     } else if (attempt != NULL && strcmp(s->attempt, attempt) != 0) {
         ctl_stop(inv, CTL_CANCELLED, CTL_STOP_SUPERSEDED,
                  "a new attempt ID was given");
-    } else if (strcmp(s->spec_hash, inv->frozen_hash) != 0 &&
+    } else if (strcmp(s->spec_hash, inv->capture.frozen_hash) != 0 &&
                strcmp(s->spec_hash, hash ? hash : "") != 0) {
-        snprintf(inv->frozen_hash, sizeof(inv->frozen_hash), "%s",
-                 s->spec_hash);
+        snprintf(inv->capture.frozen_hash, sizeof(inv->capture.frozen_hash),
+                 "%s", s->spec_hash);
         ctl_event(inv, true, "SpecFrozen",
                   "attempt %s is captured: spec changes other than cancel "
                   "and labels are not applied; set a new spec.attempt to "
@@ -419,9 +425,9 @@ arm_deadline(struct ctl_inv *inv)
 static void
 note_validity(struct ctl_inv *inv)
 {
-    if (inv->spec_invalid)
+    if (inv->invalid.spec)
         ctl_status_set_condition(inv, "Valid", false, "Invalid",
-                                 inv->invalid_msg ? inv->invalid_msg
+                                 inv->invalid.msg ? inv->invalid.msg
                                                   : "the spec is invalid");
     else
         ctl_status_set_condition(inv, "Valid", true, "Valid",
@@ -457,12 +463,13 @@ pass_deleted(struct ctl_inv *inv, enum ctl_phase phase)
     /* Everything is gone: forget the name, so a new spec of the same name
      * starts with a new uid. On etcd the removal goes in the group write
      * (ctl_write.c) and its answer runs this pass again. */
-    if (store_groups_status(inv->ctl->store) && !inv->status_removed) {
-        inv->remove_status = true;
-        inv->pass_after_write = true;
+    if (store_groups_status(inv->ctl->store) &&
+        inv->write.removal != CTL_STATUS_REMOVED) {
+        inv->write.removal = CTL_STATUS_REMOVING;
+        inv->write.pass_after = true;
         return CTL_STEP_NONE;
     }
-    if (!inv->status_removed &&
+    if (inv->write.removal != CTL_STATUS_REMOVED &&
         (store_doc_del(inv->ctl->store, STORE_DOC_STATUS, inv->name, &e) ==
              -1 ||
          store_doc_del(inv->ctl->store, STORE_DOC_META, inv->name, &e) == -1))
@@ -495,7 +502,7 @@ pass_phase(struct ctl_inv *inv)
     }
     /* Lost before drift: after a daemon restart the revalidation would
      * find the box torn down by the daemon, but the cause is the loss. */
-    if (phase == CTL_RUNNING && inv->daemon_lost &&
+    if (phase == CTL_RUNNING && inv->run.daemon_lost &&
         !ctl_test_disabled("lost-first")) {
         ctl_stop_lost(inv);
         phase = inv->rec.phase;
@@ -503,7 +510,7 @@ pass_phase(struct ctl_inv *inv)
     /* drift a round found counts once the daemon answers anew */
     if ((s = ctl_drift_step(inv)) != CTL_STEP_NONE)
         return s;
-    if (phase == CTL_PREPARING && inv->repairing) {
+    if (phase == CTL_PREPARING && inv->verify.repairing) {
         if ((s = ctl_cleanup_step(inv)) != CTL_STEP_NONE)
             return s;
         ctl_inv_reset_attempt(inv, CTL_RESET_REPAIR);
@@ -586,7 +593,7 @@ ctl_inv_add(struct ctl *c, const char *name)
     ctl_canary_init(inv);
     if (ctl_status_load(inv, &e) == -1)
         hold_unreadable(inv, &e);
-    inv->resumed = inv->rec.present && inv->rec.phase == CTL_PREPARING;
+    inv->verify.resumed = inv->rec.present && inv->rec.phase == CTL_PREPARING;
     ctl_inv_link(c, inv);
     return inv;
 }
@@ -613,9 +620,9 @@ static bool
 building(const struct ctl_inv *inv)
 {
     return inv->rec.present && inv->rec.phase == CTL_PREPARING &&
-           !inv->repairing && inv->drift_rule[0] == '\0' && !inv->deleted &&
-           inv->spec != NULL && inv->desired != NULL &&
-           !inv->prestart_verified && !inv->resumed;
+           !inv->verify.repairing && !ctl_verify_drift_pending(inv) &&
+           !inv->deleted && inv->spec != NULL && inv->desired != NULL &&
+           !inv->verify.prestart_verified && !inv->verify.resumed;
 }
 
 /* The main lane is busy: only the storage's next step, after what the
@@ -647,18 +654,18 @@ ctl_inv_pass(struct ctl_inv *inv)
     double started;
 
     if (inv->lanes[CTL_LANE_MAIN].call != NULL || ctl_ws_in_flight(inv) ||
-        ctl_changes_in_flight(inv) || ctl_pins_out(inv->pins) ||
+        ctl_changes_in_flight(inv) || ctl_pins_out(inv->capture.pins) ||
         (inv->lanes[CTL_LANE_STORAGE].call != NULL && !building(inv))) {
         /* the step's answer runs it (ctl_inv_settle: pass_asked; the
          * storage lane may take its next step meanwhile) */
         c->reconciles_requeue++;
-        inv->pass_asked = true;
+        inv->queue.pass_asked = true;
         if (inv->lanes[CTL_LANE_MAIN].call != NULL && !ctl_ws_in_flight(inv) &&
             building(inv))
             storage_pass(inv);
         return;
     }
-    inv->pass_asked = false; /* this is the pass it asked for */
+    inv->queue.pass_asked = false; /* this is the pass it asked for */
     ev_now_update(c->loop);
     started = ev_now(c->loop);
     pass(inv);
@@ -731,7 +738,7 @@ out:
     /* started or stopped (a deleted spec stops it): its build slot goes
      * to the next in line */
     if (inv->rec.phase != CTL_PREPARING) {
-        bool held = inv->build_slot;
+        bool held = inv->build.state == CTL_BUILD_SLOT;
 
         ctl_build_release(inv);
         /* the last box of a burst is built: the warm pool refills now,

@@ -28,21 +28,22 @@ rev_hash(const char *rev)
 void
 ctl_invalid_seen(struct ctl_inv *inv, const char *rev)
 {
-    inv->invalid_rev = rev_hash(rev);
+    inv->invalid.rev = rev_hash(rev);
 }
 
 void
 ctl_invalid_note(struct ctl_inv *inv)
 {
-    if (!inv->spec_invalid || inv->deleted ||
-        (inv->invalid_logged_rev == inv->invalid_rev &&
+    if (!inv->invalid.spec || inv->deleted ||
+        (inv->invalid.logged_rev == inv->invalid.rev &&
          !ctl_test_disabled("invalid-log-once")))
         return;
-    inv->invalid_logged_rev = inv->invalid_rev;
-    log_kv(LOG_WARN, "spec invalid: fix it, the controller keeps the last "
-                     "valid version",
+    inv->invalid.logged_rev = inv->invalid.rev;
+    log_kv(LOG_WARN,
+           "spec invalid: fix it, the controller keeps the last "
+           "valid version",
            "invocation", inv->name, "error",
-           inv->invalid_msg ? inv->invalid_msg : "the spec is invalid", NULL);
+           inv->invalid.msg ? inv->invalid.msg : "the spec is invalid", NULL);
 }
 
 unsigned
@@ -51,6 +52,6 @@ ctl_invalid_count(const struct ctl *c)
     unsigned n = 0;
 
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        n += i->spec_invalid && !i->deleted;
+        n += i->invalid.spec && !i->deleted;
     return n;
 }

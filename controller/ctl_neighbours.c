@@ -31,6 +31,7 @@
 #include "ctl_record.h"
 #include "ctl_result.h"
 #include "ctl_testhooks.h"
+#include "ctl_verify_part.h"
 #include "log.h"
 #include "rc_drift.h"
 
@@ -59,22 +60,23 @@ ours_of(const struct ctl_inv *inv)
 static void
 drop_listing(struct ctl_inv *inv)
 {
-    free(inv->ns_queue);
-    inv->ns_queue = NULL;
-    inv->ns_queue_n = inv->ns_queue_at = 0;
-    inv->ns_queue_more = false;
+    free(inv->verify.ns_queue);
+    inv->verify.ns_queue = NULL;
+    inv->verify.ns_queue_n = inv->verify.ns_queue_at = 0;
+    inv->verify.ns_queue_more = false;
 }
 
 /* 0 queued, -1 full or out of memory (listed again after the queue). */
 static int
 queue_id(struct ctl_inv *inv, const char *id)
 {
-    if (inv->ns_queue == NULL &&
-        (inv->ns_queue = malloc(NS_QUEUE_MAX * sizeof(*inv->ns_queue))) == NULL)
+    if (inv->verify.ns_queue == NULL &&
+        (inv->verify.ns_queue =
+             malloc(NS_QUEUE_MAX * sizeof(*inv->verify.ns_queue))) == NULL)
         return -1;
-    if (inv->ns_queue_n == NS_QUEUE_MAX || strlen(id) >= 65)
+    if (inv->verify.ns_queue_n == NS_QUEUE_MAX || strlen(id) >= 65)
         return -1;
-    memcpy(inv->ns_queue[inv->ns_queue_n++], id, strlen(id) + 1);
+    memcpy(inv->verify.ns_queue[inv->verify.ns_queue_n++], id, strlen(id) + 1);
     return 0;
 }
 
@@ -83,7 +85,7 @@ static enum ctl_step
 checked(struct ctl_inv *inv)
 {
     drop_listing(inv);
-    inv->verified |= CTL_VERIFIED_NEIGHBOURS;
+    inv->verify.verified |= CTL_VERIFIED_NEIGHBOURS;
     return CTL_STEP_DONE;
 }
 
@@ -133,7 +135,7 @@ static enum ctl_step inspect_next(struct ctl_inv *inv);
 static bool
 round_over(const struct ctl_inv *inv)
 {
-    return !inv->verify_due || inv->drift_rule[0] != '\0' ||
+    return !inv->verify.due || ctl_verify_drift_pending(inv) ||
            ctl_phase_terminal(inv->rec.phase);
 }
 
@@ -208,13 +210,14 @@ inspect_next(struct ctl_inv *inv)
 {
     struct err e;
 
-    if (inv->ns_queue_at < inv->ns_queue_n)
-        return ctl_step_request(inv, on_other_inspected,
-                                dk_inspect(inv->ctl->dk, DK_CONTAINER,
-                                           inv->ns_queue[inv->ns_queue_at++],
-                                           ctl_step_answered, inv, &e),
-                                &e);
-    if (inv->ns_queue_more) {
+    if (inv->verify.ns_queue_at < inv->verify.ns_queue_n)
+        return ctl_step_request(
+            inv, on_other_inspected,
+            dk_inspect(inv->ctl->dk, DK_CONTAINER,
+                       inv->verify.ns_queue[inv->verify.ns_queue_at++],
+                       ctl_step_answered, inv, &e),
+            &e);
+    if (inv->verify.ns_queue_more) {
         drop_listing(inv);
         return CTL_STEP_DONE; /* the round lists again, these now known */
     }
@@ -237,7 +240,7 @@ on_listed(struct ctl_inv *inv, struct dk_response *r)
          * the listing would never end the round. */
         if (r->err->code == ERR_NOTFOUND ||
             strstr(r->err->msg, "no such container") != NULL) {
-            inv->verified = 0;
+            inv->verify.verified = 0;
             return CTL_STEP_DONE;
         }
         return ctl_step_failed(inv, r->err);
@@ -259,7 +262,7 @@ on_listed(struct ctl_inv *inv, struct dk_response *r)
             continue;
         if (!add_cached_modes(inv->ctl, it, id)) {
             if (queue_id(inv, id) == -1)
-                inv->ns_queue_more = true;
+                inv->verify.ns_queue_more = true;
             continue;
         }
         if (judge(inv, it) == 1) {
@@ -275,10 +278,10 @@ ctl_neighbours_step(struct ctl_inv *inv)
 {
     const char *proxy = ctl_record_role_id(&inv->rec, RC_ROLE_PROXY);
 
-    if (inv->verified & CTL_VERIFIED_NEIGHBOURS)
+    if (inv->verify.verified & CTL_VERIFIED_NEIGHBOURS)
         return CTL_STEP_NONE;
     if (proxy == NULL) {
-        inv->verified |= CTL_VERIFIED_NEIGHBOURS;
+        inv->verify.verified |= CTL_VERIFIED_NEIGHBOURS;
         return CTL_STEP_NONE;
     }
     ctl_test_point("round", "neighbours");
@@ -315,16 +318,22 @@ ctl_neighbours_event_seen(struct ctl_inv *inv, const char *container_id,
                 strcmp(action, "extract-to-dir") == 0;
     const char *id = exec ? "container.exec-ids" : "container.archive";
     int rule = rc_drift_rule_by_id(id);
+    struct ctl_drift_finding *f;
 
     /* the keeper's archives are the controller's own uploads and
      * read-backs */
     if (role == NULL || !(exec || copy) || rule < 0 ||
         (copy && strcmp(role, "keeper") == 0) ||
         rc_drift_set_has(&inv->ctl->disabled_rules, (size_t)rule) ||
-        inv->foreign_seen[0] != '\0')
+        ctl_verify_foreign_pending(inv))
         return;
-    inv->foreign_rule = id;
-    snprintf(inv->foreign_seen, sizeof(inv->foreign_seen),
+    f = ctl_verify_finding(inv);
+    if (f == NULL) { /* no memory to hold it: a round inspects them all */
+        inv->verify.due = true;
+        return;
+    }
+    f->foreign_rule = id;
+    snprintf(f->foreign_seen, sizeof(f->foreign_seen),
              exec ? "%s %.12s: Docker reports \"%.80s\": a process started "
                     "with docker exec, outside the box's user, capabilities "
                     "and no-new-privileges"

@@ -141,7 +141,7 @@ adopt(struct ctl_inv *inv, const cJSON *net)
                   "request: adopted",
                   name);
     }
-    inv->network_retry = CTL_NET_FRESH;
+    inv->net.retry = CTL_NET_FRESH;
     return CTL_STEP_DONE;
 }
 
@@ -149,10 +149,10 @@ adopt(struct ctl_inv *inv, const cJSON *net)
 static enum ctl_step
 none_found(struct ctl_inv *inv)
 {
-    enum ctl_net_retry why = inv->network_retry;
+    enum ctl_net_retry why = inv->net.retry;
     char msg[300];
 
-    inv->network_retry = CTL_NET_FRESH;
+    inv->net.retry = CTL_NET_FRESH;
     if (why == CTL_NET_CONFLICT) {
         snprintf(msg, sizeof(msg),
                  "network %s already exists and is not this attempt's: "
@@ -164,7 +164,7 @@ none_found(struct ctl_inv *inv)
     }
     if (why == CTL_NET_OVERLAP)
         return ctl_attempt_next_subnet(inv);
-    inv->network_listed = true;
+    inv->net.listed = true;
     return CTL_STEP_DONE;
 }
 
@@ -198,10 +198,10 @@ on_created(struct ctl_inv *inv, struct dk_response *r)
     if (r->err == NULL)
         return ctl_create_answered(inv, r);
     if (r->err->code == ERR_CONFLICT)
-        inv->network_retry = CTL_NET_CONFLICT;
+        inv->net.retry = CTL_NET_CONFLICT;
     else if (r->status == 403 && strstr(r->err->msg, "overlaps") != NULL)
-        inv->network_retry = CTL_NET_OVERLAP;
-    if (inv->network_retry != CTL_NET_FRESH)
+        inv->net.retry = CTL_NET_OVERLAP;
+    if (inv->net.retry != CTL_NET_FRESH)
         return CTL_STEP_DONE;
     return ctl_step_failed(inv, r->err); /* a timeout: it may exist anyway */
 }
@@ -211,7 +211,7 @@ ctl_network_step(struct ctl_inv *inv)
 {
     const char *want = rc_desired_object(inv->desired, RC_ROLE_NETWORK)->name;
 
-    if (!inv->network_listed || inv->network_retry == CTL_NET_SWEEP)
+    if (!inv->net.listed || inv->net.retry == CTL_NET_SWEEP)
         return ctl_objects_list_ours(inv, DK_NETWORK, "network", on_listed);
     if (inv->rec.network_pending == NULL) {
         /* on disk before the create: the next pass writes it, then
@@ -219,6 +219,6 @@ ctl_network_step(struct ctl_inv *inv)
         ctl_record_set_str(&inv->rec, &inv->rec.network_pending, want);
         return CTL_STEP_DONE;
     }
-    inv->network_listed = false; /* a failed create lists again first */
+    inv->net.listed = false; /* a failed create lists again first */
     return ctl_create_request(inv, RC_ROLE_NETWORK, on_created);
 }

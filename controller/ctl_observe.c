@@ -31,7 +31,7 @@ queue_depth(const struct ctl *c)
     double n = 0;
 
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        n += ev_is_active(&i->kick) ? 1 : 0;
+        n += ev_is_active(&i->queue.kick) ? 1 : 0;
     return n;
 }
 

@@ -45,8 +45,8 @@ slot(struct ctl_pins *p, int i)
 void
 ctl_pins_forget(struct ctl_inv *inv)
 {
-    ctl_pins_free(inv->pins);
-    inv->pins = NULL;
+    ctl_pins_free(inv->capture.pins);
+    inv->capture.pins = NULL;
 }
 
 static void
@@ -65,7 +65,8 @@ keep_failure(struct ctl_pins *p, const struct err *why, int missing)
 static void
 pinned(struct ctl_inv *inv, int i, const char *id, cJSON *inspect)
 {
-    snprintf(slot(inv->pins, i), sizeof(inv->pins->image), "%s", id);
+    snprintf(slot(inv->capture.pins, i), sizeof(inv->capture.pins->image), "%s",
+             id);
     if (cJSON_GetObjectItemCaseSensitive(inv->ctl->image_configs, id) == NULL)
         ctl_objects_keep_image_config(inv->ctl, id, inspect);
 }
@@ -74,7 +75,7 @@ static void
 on_pinned(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct ctl_inv *inv = arg;
-    struct ctl_pins *p = inv->pins;
+    struct ctl_pins *p = inv->capture.pins;
     const cJSON *id;
     struct err e;
     int i = 0;
@@ -109,7 +110,7 @@ on_pinned(struct dk_req *req, struct dk_response *r, void *arg)
 static void
 say_missing(const struct ctl_inv *inv, char *out, size_t size)
 {
-    int i = inv->pins->missing - 1;
+    int i = inv->capture.pins->missing - 1;
 
     if (i == 0)
         snprintf(out, size,
@@ -127,7 +128,7 @@ say_missing(const struct ctl_inv *inv, char *out, size_t size)
 static enum ctl_step
 send_all(struct ctl_inv *inv)
 {
-    struct ctl_pins *p = inv->pins;
+    struct ctl_pins *p = inv->capture.pins;
     struct err e;
 
     for (int i = 0; i < PIN_SLOTS; i++) {
@@ -152,19 +153,21 @@ ctl_pins_step(struct ctl_inv *inv, char *missing, size_t size)
 
     /* The pins of one capture are of one spec: a spec changed between
      * two inspects starts the pinning over. */
-    if (inv->pins != NULL && strcmp(inv->pins->hash, inv->spec->spec_hash) != 0)
+    if (inv->capture.pins != NULL &&
+        strcmp(inv->capture.pins->hash, inv->spec->spec_hash) != 0)
         ctl_pins_forget(inv);
-    if (inv->pins == NULL) {
-        if ((inv->pins = calloc(1, sizeof(*inv->pins))) == NULL) {
+    if (inv->capture.pins == NULL) {
+        if ((inv->capture.pins = calloc(1, sizeof(*inv->capture.pins))) ==
+            NULL) {
             err_set(&e, ERR_NOMEM, "out of memory pinning images");
             return ctl_step_failed(inv, &e);
         }
-        snprintf(inv->pins->hash, sizeof(inv->pins->hash), "%s",
+        snprintf(inv->capture.pins->hash, sizeof(inv->capture.pins->hash), "%s",
                  inv->spec->spec_hash);
     }
-    if (ctl_pins_out(inv->pins))
+    if (ctl_pins_out(inv->capture.pins))
         return CTL_STEP_STARTED; /* the last answer settles the pass */
-    if (inv->pins->missing) {
+    if (inv->capture.pins->missing) {
         /* its slot is the first still empty: name it before they go */
         say_missing(inv, missing, size);
         ctl_pins_forget(inv);

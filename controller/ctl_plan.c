@@ -28,13 +28,14 @@ ctl_plan_view(const struct ctl_inv *inv, struct plan_view *v)
     v->probe_exited = inv->probe.exited;
     v->has_workspace = inv->captured != NULL && inv->captured->has_workspace;
     /* the controller saw the shared network: no inspect per attempt */
-    v->egress_checked = inv->egress_checked || ctl_egressnet_known(inv->ctl);
-    v->network_sweep = inv->network_retry == CTL_NET_SWEEP;
-    v->prestart_verified = inv->prestart_verified;
-    v->storage_verified = inv->storage_verified;
+    v->egress_checked =
+        inv->net.egress_checked || ctl_egressnet_known(inv->ctl);
+    v->network_sweep = inv->net.retry == CTL_NET_SWEEP;
+    v->prestart_verified = inv->verify.prestart_verified;
+    v->storage_verified = inv->verify.storage_verified;
     ctl_git_digests(inv, &v->git_digest_before, &v->git_digest_after);
     v->changes_wanted = ctl_changes_wanted(inv);
-    v->unrecorded_swept = inv->cleanup_swept;
+    v->unrecorded_swept = inv->cleanup.swept;
     v->has_uid = rec->uid != NULL;
     v->has_attempt = rec->attempt != NULL;
     v->terminal = ctl_phase_terminal(rec->phase);

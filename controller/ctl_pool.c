@@ -162,8 +162,8 @@ record_box(struct ctl_inv *inv, const struct ctl_box *b)
     ctl_record_set_role_image(rec, RC_ROLE_PROXY, b->helpers[RC_HELPER_PROXY]);
     for (size_t i = 0; i < sizeof(done) / sizeof(done[0]); i++)
         ctl_record_set_done(rec, done[i]);
-    inv->egress_checked = true;
-    snprintf(inv->proxy_egress_ip, sizeof(inv->proxy_egress_ip), "%s",
+    inv->net.egress_checked = true;
+    snprintf(inv->net.proxy_egress_ip, sizeof(inv->net.proxy_egress_ip), "%s",
              b->proxy_egress_ip);
     if (!ctl_box_probed(b)) {
         /* the invocation's own probe runs once its gateway is up */
@@ -209,8 +209,8 @@ ctl_pool_hand_over(struct ctl_inv *inv)
      * of every drift rule inspects them before any other step, as it
      * does a box a restart resumes (ctl_verify.c) */
     ctl_inv_reset_attempt(inv, CTL_RESET_SUBNET);
-    inv->resumed = true;
-    inv->verify_due = true;
+    inv->verify.resumed = true;
+    inv->verify.due = true;
     log_kv(LOG_INFO, "warm box handed", "box", b->name, "invocation", inv->name,
            NULL);
     ctl_observe_pool(c, vendor, "handed");

@@ -47,7 +47,7 @@ on_egress_created(struct ctl_inv *inv, struct dk_response *r)
 {
     if (r->err != NULL && r->err->code != ERR_CONFLICT)
         return ctl_step_failed(inv, r->err);
-    inv->egress_checked = true;
+    inv->net.egress_checked = true;
     ctl_egressnet_seen(inv->ctl, true);
     return CTL_STEP_DONE;
 }
@@ -62,7 +62,7 @@ on_egress_inspected(struct ctl_inv *inv, struct dk_response *r)
     struct err e;
 
     if (r->err == NULL) {
-        inv->egress_checked = true;
+        inv->net.egress_checked = true;
         ctl_egressnet_seen(inv->ctl, true);
         return CTL_STEP_DONE;
     }
@@ -115,7 +115,7 @@ on_action_done(struct ctl_inv *inv, struct dk_response *r)
             !ctl_test_disabled("egress-forget")) {
             /* the egress network may be gone: the retry looks again */
             ctl_egressnet_seen(inv->ctl, false);
-            inv->egress_checked = false;
+            inv->net.egress_checked = false;
         }
         return ctl_step_failed(inv, r->err);
     }
@@ -182,7 +182,7 @@ on_start_checked(struct ctl_inv *inv, struct dk_response *r)
     at = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(r->json, "State"), "StartedAt");
     if (ctl_start_never_ran(r->json)) {
-        inv->start_checked = true;
+        inv->verify.start_checked = true;
     } else if (inv->lane->action == CTL_PROG_AGENT_STARTED) {
         ctl_event(inv, false, "Adopted",
                   "the agent was started before (at %s): following it, "
@@ -205,13 +205,13 @@ step_start(struct ctl_inv *inv, int role, enum ctl_progress action)
     struct err e;
 
     inv->lane->action = action;
-    if (runs_once(action) && !inv->start_checked &&
+    if (runs_once(action) && !inv->verify.start_checked &&
         !ctl_start_known_unstarted(inv, id))
         return ctl_step_request(inv, on_start_checked,
                                 dk_inspect(inv->ctl->dk, DK_CONTAINER, id,
                                            ctl_step_answered, inv, &e),
                                 &e);
-    inv->start_checked = false; /* the next start asks again */
+    inv->verify.start_checked = false; /* the next start asks again */
     ctl_start_sent(inv, id);
     return action_request(inv, ctl_boxreq_send(CTL_BOXREQ_START, &q, &e), &e);
 }
@@ -444,8 +444,8 @@ rung(struct ctl_inv *inv, struct plan_step s)
         /* The whole box, the agent container included, is inspected once
          * more right before the start (docs/design.md, "What one
          * invocation becomes", step 4). */
-        inv->prestart_verified = true;
-        inv->verify_due = true;
+        inv->verify.prestart_verified = true;
+        inv->verify.due = true;
         return CTL_STEP_DONE;
     case PLAN_START_AGENT:
         return step_start(inv, RC_ROLE_AGENT, CTL_PROG_AGENT_STARTED);
@@ -481,7 +481,7 @@ ctl_prepare_step(struct ctl_inv *inv)
     bool waited;
 
     ctl_plan_view(inv, &v);
-    waited = inv->build_waiting;
+    waited = inv->build.state == CTL_BUILD_WAITING;
     /* a box begun (its objects recorded) is finished; a new one waits
      * for a build slot, and its pass runs again when it gets one */
     if (!ctl_build_admit(inv, v.recorded != 0 || v.progress != 0)) {

@@ -176,16 +176,16 @@ ctl_probe_body(struct ctl_inv *inv)
 
     if (ctl_probe_mode(inv) == RC_PROBE_MODE_CONNECT)
         return ctl_probe_body_connect(
-            inv->ctl, inv->desired, inv->captured->vendor, inv->proxy_egress_ip,
-            inv->rec.uid, inv->rec.attempt);
+            inv->ctl, inv->desired, inv->captured->vendor,
+            inv->net.proxy_egress_ip, inv->rec.uid, inv->rec.attempt);
     /* Gateway mode: the gateway must refuse a path outside its rules, and
      * the vendor through the proxy must be refused (a request that goes
      * around the gateway fails); nor may its egress side be reached. */
-    n = direct_targets(inv->ctl, inv->desired, inv->proxy_egress_ip, direct,
+    n = direct_targets(inv->ctl, inv->desired, inv->net.proxy_egress_ip, direct,
                        dp);
-    if (inv->gateway_egress_ip[0] != '\0') {
-        snprintf(direct[n], sizeof(direct[n]), "%s:%u", inv->gateway_egress_ip,
-                 (unsigned)RC_GATEWAY_PORT);
+    if (inv->net.gateway_egress_ip[0] != '\0') {
+        snprintf(direct[n], sizeof(direct[n]), "%s:%u",
+                 inv->net.gateway_egress_ip, (unsigned)RC_GATEWAY_PORT);
         dp[n] = direct[n], n++;
     }
     snprintf(gateway, sizeof(gateway), "%s:%u", inv->desired->gateway_ip,
@@ -218,13 +218,13 @@ egress_learnt(struct ctl_inv *inv, struct dk_response *r, char ip[16],
 static enum ctl_step
 on_proxy_inspected(struct ctl_inv *inv, struct dk_response *r)
 {
-    return egress_learnt(inv, r, inv->proxy_egress_ip, "proxy");
+    return egress_learnt(inv, r, inv->net.proxy_egress_ip, "proxy");
 }
 
 static enum ctl_step
 on_gateway_inspected(struct ctl_inv *inv, struct dk_response *r)
 {
-    return egress_learnt(inv, r, inv->gateway_egress_ip, "gateway");
+    return egress_learnt(inv, r, inv->net.gateway_egress_ip, "gateway");
 }
 
 /* The proxy's (and the gateway's) egress address, when no inspect has
@@ -239,10 +239,10 @@ learn_egress(struct ctl_inv *inv)
 
     if (ctl_test_disabled("probe-egress"))
         return CTL_STEP_NONE;
-    if (inv->proxy_egress_ip[0] == '\0')
+    if (inv->net.proxy_egress_ip[0] == '\0')
         role = "proxy", answer = on_proxy_inspected;
     else if (ctl_probe_mode(inv) == RC_PROBE_MODE_GATEWAY &&
-             inv->gateway_egress_ip[0] == '\0')
+             inv->net.gateway_egress_ip[0] == '\0')
         role = "gateway", answer = on_gateway_inspected;
     if (role == NULL)
         return CTL_STEP_NONE;

@@ -10,6 +10,7 @@
 #include "ctl_record.h"
 #include "ctl_resultjob.h"
 #include "ctl_testhooks.h"
+#include "ctl_verify_part.h"
 #include "ctl_wsjob.h"
 #include "log.h"
 #include "rc_credential.h"
@@ -51,7 +52,7 @@ index_grow(struct ctl *c)
     for (struct ctl_inv *i = c->invs; i != NULL; i = i->next) {
         size_t k = name_hash(i->name) % n;
 
-        i->hnext = b[k];
+        i->queue.hnext = b[k];
         b[k] = i;
     }
     free(c->by_name);
@@ -68,9 +69,9 @@ index_unlink(struct ctl *c, struct ctl_inv *inv)
     if (c->by_name == NULL)
         return;
     for (pp = &c->by_name[name_hash(inv->name) % c->buckets]; *pp != NULL;
-         pp = &(*pp)->hnext)
+         pp = &(*pp)->queue.hnext)
         if (*pp == inv) {
-            *pp = inv->hnext;
+            *pp = inv->queue.hnext;
             return;
         }
 }
@@ -85,7 +86,7 @@ ctl_inv_find(struct ctl *c, const char *name)
     if (c->by_name == NULL)
         return NULL;
     for (struct ctl_inv *i = c->by_name[name_hash(name) % c->buckets];
-         i != NULL; i = i->hnext)
+         i != NULL; i = i->queue.hnext)
         if (strcmp(i->name, name) == 0)
             return i;
     return NULL;
@@ -107,7 +108,7 @@ void
 ctl_inv_link(struct ctl *c, struct ctl_inv *inv)
 {
     inv->ctl = c;
-    ev_timer_init(&inv->kick, on_kick, 0., 0.);
+    ev_timer_init(&inv->queue.kick, on_kick, 0., 0.);
     inv->next = c->invs;
     c->invs = inv;
     if (++c->ninvs > c->buckets && index_grow(c))
@@ -115,7 +116,7 @@ ctl_inv_link(struct ctl *c, struct ctl_inv *inv)
     if (c->by_name != NULL) {
         size_t k = name_hash(inv->name) % c->buckets;
 
-        inv->hnext = c->by_name[k];
+        inv->queue.hnext = c->by_name[k];
         c->by_name[k] = inv;
     }
 }
@@ -139,7 +140,7 @@ ctl_inv_remove(struct ctl_inv *inv)
         c->by_name = NULL;
         c->buckets = 0;
     }
-    ev_timer_stop(c->loop, &inv->kick);
+    ev_timer_stop(c->loop, &inv->queue.kick);
     ev_timer_stop(c->loop, &inv->deadline);
     ev_timer_stop(c->loop, &inv->probe.canary);
     for (int i = 0; i < CTL_LANES; i++)
@@ -148,19 +149,20 @@ ctl_inv_remove(struct ctl_inv *inv)
     ctl_egress_free(inv);
     ctl_changes_free(inv);
     ctl_resultread_free(inv);
-    dk_cancel(inv->logs);
-    dk_cancel(inv->wait);
-    cJSON_Delete(inv->pending_inspect);
-    free(inv->ns_queue);
+    dk_cancel(inv->run.logs);
+    dk_cancel(inv->run.wait);
+    cJSON_Delete(inv->verify.pending_inspect);
+    free(inv->verify.ns_queue);
+    ctl_verify_finding_done(inv, true);
     spec_invocation_free(inv->spec);
     rc_credential_free(inv->credential);
     spec_invocation_free(inv->captured);
     rc_desired_free(inv->desired);
     ctl_record_cleanup(&inv->rec);
-    free(inv->invalid_msg);
+    free(inv->invalid.msg);
     free(inv->stuck);
     free(inv->step_err);
-    ctl_pins_free(inv->pins);
+    ctl_pins_free(inv->capture.pins);
     free(inv);
 }
 
@@ -173,7 +175,7 @@ ctl_inv_in_flight(const struct ctl_inv *inv)
     /* a workspace check (ctl_ws.h), a change set built (ctl_changes.h),
      * the capture's image inspects (ctl_pins.c) */
     return ctl_ws_in_flight(inv) || ctl_changes_in_flight(inv) ||
-           ctl_pins_out(inv->pins);
+           ctl_pins_out(inv->capture.pins);
 }
 
 void
@@ -182,8 +184,8 @@ ctl_inv_kick(struct ctl_inv *inv, double after)
     struct ev_loop *loop = inv->ctl->loop;
 
     /* An earlier kick wins: never postpone work already due sooner. */
-    if (ev_is_active(&inv->kick) &&
-        ev_timer_remaining(loop, &inv->kick) <= after)
+    if (ev_is_active(&inv->queue.kick) &&
+        ev_timer_remaining(loop, &inv->queue.kick) <= after)
         return;
     ctl_inv_requeue(inv, after);
 }
@@ -193,23 +195,23 @@ ctl_inv_requeue(struct ctl_inv *inv, double after)
 {
     struct ev_loop *loop = inv->ctl->loop;
 
-    ev_timer_stop(loop, &inv->kick);
-    ev_timer_set(&inv->kick, after, 0.);
-    ev_timer_start(loop, &inv->kick);
+    ev_timer_stop(loop, &inv->queue.kick);
+    ev_timer_set(&inv->queue.kick, after, 0.);
+    ev_timer_start(loop, &inv->queue.kick);
 }
 
 void
 ctl_inv_resync(struct ctl_inv *inv)
 {
-    inv->verify_due = true;
+    inv->verify.due = true;
     ctl_inv_kick(inv, 0);
 }
 
 void
 ctl_inv_revalidate(struct ctl_inv *inv)
 {
-    if (inv->round_open && !ctl_test_disabled("verify-again"))
-        inv->verify_again = true;
+    if (inv->verify.round_open && !ctl_test_disabled("verify-again"))
+        inv->verify.again = true;
     ctl_inv_resync(inv);
 }
 
@@ -236,14 +238,14 @@ slice_left(struct ctl *c, struct ev_loop *loop)
 static void
 backlog_push(struct ctl *c, struct ctl_inv *inv)
 {
-    if (inv->in_backlog)
+    if (inv->queue.in_backlog)
         return;
-    inv->in_backlog = true;
-    inv->bnext = NULL;
+    inv->queue.in_backlog = true;
+    inv->queue.bnext = NULL;
     if (c->backlog == NULL)
         c->backlog = inv;
     else
-        c->backlog_last->bnext = inv;
+        c->backlog_last->queue.bnext = inv;
     c->backlog_last = inv;
     if (!ev_is_active(&c->backlog_timer))
         ev_timer_start(c->loop, &c->backlog_timer);
@@ -254,20 +256,20 @@ backlog_unlink(struct ctl *c, struct ctl_inv *inv)
 {
     struct ctl_inv *prev = NULL;
 
-    if (!inv->in_backlog)
+    if (!inv->queue.in_backlog)
         return;
-    for (struct ctl_inv *i = c->backlog; i != NULL; prev = i, i = i->bnext)
+    for (struct ctl_inv *i = c->backlog; i != NULL; prev = i, i = i->queue.bnext)
         if (i == inv) {
             if (prev == NULL)
-                c->backlog = inv->bnext;
+                c->backlog = inv->queue.bnext;
             else
-                prev->bnext = inv->bnext;
+                prev->queue.bnext = inv->queue.bnext;
             if (c->backlog_last == inv)
                 c->backlog_last = prev;
             break;
         }
-    inv->in_backlog = false;
-    inv->bnext = NULL;
+    inv->queue.in_backlog = false;
+    inv->queue.bnext = NULL;
 }
 
 static void
@@ -281,9 +283,9 @@ on_backlog(struct ev_loop *loop, ev_timer *w, int revents)
 
         backlog_unlink(c, inv);
         /* a kick due by now is this pass; a later one (a backoff) stays */
-        if (ev_is_active(&inv->kick) &&
-            ev_timer_remaining(loop, &inv->kick) <= 0)
-            ev_timer_stop(loop, &inv->kick);
+        if (ev_is_active(&inv->queue.kick) &&
+            ev_timer_remaining(loop, &inv->queue.kick) <= 0)
+            ev_timer_stop(loop, &inv->queue.kick);
         c->pass(inv);
     }
     if (c->backlog != NULL) /* the next iteration, after the I/O */
@@ -293,7 +295,7 @@ on_backlog(struct ev_loop *loop, ev_timer *w, int revents)
 static void
 on_kick(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    struct ctl_inv *inv = container_of(w, struct ctl_inv, kick);
+    struct ctl_inv *inv = container_of(w, struct ctl_inv, queue.kick);
     struct ctl *c = inv->ctl;
 
     (void)revents;
@@ -319,8 +321,8 @@ ctl_idle(const struct ctl *c)
         /* work still queued */
         return false;
     for (const struct ctl_inv *i = c->invs; i != NULL; i = i->next)
-        if (ctl_inv_in_flight(i) || ev_is_active(&i->kick) || i->logs != NULL ||
-            i->wait != NULL)
+        if (ctl_inv_in_flight(i) || ev_is_active(&i->queue.kick) ||
+            i->run.logs != NULL || i->run.wait != NULL)
             return false;
     return true;
 }

@@ -77,7 +77,7 @@ note_daemon_unreachable(struct ctl_inv *inv, const struct err *why)
     if (why->code != ERR_UNAVAIL || why->peer != ERR_PEER_DOCKER)
         return;
     if (inv->rec.present && inv->rec.phase == CTL_RUNNING)
-        inv->daemon_lost = true;
+        inv->run.daemon_lost = true;
     if (c->docker_up) {
         snprintf(c->docker_error, sizeof(c->docker_error), "%s", why->msg);
         c->docker_up = false;
@@ -99,7 +99,7 @@ static void
 retry_later(struct ctl_inv *inv)
 {
     const struct err *why = inv->step_err ? inv->step_err : &step_err_nomem;
-    double delay = ctl_retry_delay(&inv->failures, CTL_BACKOFF_MIN);
+    double delay = ctl_retry_delay(&inv->queue.failures, CTL_BACKOFF_MIN);
 
     inv->ctl->reconciles_error++;
     inv->ctl->queue_retries++;
@@ -116,7 +116,7 @@ ctl_inv_settle(struct ctl_inv *inv, enum ctl_step s)
 {
     switch (s) {
     case CTL_STEP_DONE:
-        inv->failures = 0;
+        inv->queue.failures = 0;
         free(inv->step_err);
         inv->step_err = NULL;
         ctl_condition_step_ok(inv);
@@ -137,9 +137,9 @@ ctl_inv_settle(struct ctl_inv *inv, enum ctl_step s)
      * stream's end, the resync) runs once nothing is: an answer that
      * settles CTL_STEP_NONE queues nothing of its own, and with --once
      * an invocation with nothing queued looks finished (ctl_idle). */
-    if (inv->pass_asked && !ctl_inv_in_flight(inv)) {
-        inv->pass_asked = false;
-        if (!ev_is_active(&inv->kick))
+    if (inv->queue.pass_asked && !ctl_inv_in_flight(inv)) {
+        inv->queue.pass_asked = false;
+        if (!ev_is_active(&inv->queue.kick))
             ctl_inv_kick(inv, 0);
     }
 }

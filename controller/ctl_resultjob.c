@@ -1,4 +1,4 @@
-/* ctl_resultjob.c - inv->result let go (ctl_resultjob.h). */
+/* ctl_resultjob.c - inv->cleanup.result let go (ctl_resultjob.h). */
 #include "ctl_resultjob.h"
 
 #include <stdlib.h>
@@ -6,9 +6,9 @@
 void
 ctl_resultread_free(struct ctl_inv *inv)
 {
-    if (inv->result == NULL)
+    if (inv->cleanup.result == NULL)
         return;
-    free(inv->result->buf);
-    free(inv->result);
-    inv->result = NULL;
+    free(inv->cleanup.result->buf);
+    free(inv->cleanup.result);
+    inv->cleanup.result = NULL;
 }

@@ -1,6 +1,6 @@
 /* ctl_resultjob.h - the agent's result being read, as the controller
- * holds it (inv->result): what was kept of the channel and what the read
- * found. Below ctl_queue, which frees it; the steps that read it are
+ * holds it (inv->cleanup.result): what was kept of the channel and what the
+ * read found. Below ctl_queue, which frees it; the steps that read it are
  * ctl_resultread.h. */
 #ifndef CTL_RESULTJOB_H
 #define CTL_RESULTJOB_H

@@ -52,12 +52,12 @@ static struct ctl_resultread *
 fresh(struct ctl_inv *inv, size_t max)
 {
     ctl_resultread_free(inv);
-    inv->result = calloc(1, sizeof(*inv->result));
-    if (inv->result == NULL)
+    inv->cleanup.result = calloc(1, sizeof(*inv->cleanup.result));
+    if (inv->cleanup.result == NULL)
         return NULL;
-    dk_logs_demux_init(&inv->result->demux);
-    inv->result->max = max;
-    return inv->result;
+    dk_logs_demux_init(&inv->cleanup.result->demux);
+    inv->cleanup.result->max = max;
+    return inv->cleanup.result;
 }
 
 void
@@ -106,7 +106,7 @@ on_frame(int stream, const char *data, size_t len, void *arg)
 void
 ctl_resultread_feed_logs(struct ctl_inv *inv, const char *data, size_t len)
 {
-    struct ctl_resultread *rr = inv->result;
+    struct ctl_resultread *rr = inv->cleanup.result;
     struct err e;
 
     if (rr == NULL || rr->over || rr->broken)
@@ -133,7 +133,7 @@ record(struct ctl_inv *inv, const struct rc_result *r)
         "problem", "detail",
     };
     cJSON *fresh_members = rc_result_status(r), *it;
-    struct ctl_resultread *rr = inv->result;
+    struct ctl_resultread *rr = inv->cleanup.result;
 
     if (inv->rec.result == NULL)
         inv->rec.result = cJSON_CreateObject();
@@ -171,7 +171,7 @@ static void
 read_stdout(struct ctl_inv *inv)
 {
     struct rc_result_opts o = opts_of(inv);
-    struct ctl_resultread *rr = inv->result;
+    struct ctl_resultread *rr = inv->cleanup.result;
     struct rc_result r;
 
     rc_result_claude(rr->buf != NULL ? rr->buf : "", rr->len, &o, &r);
@@ -200,10 +200,10 @@ on_file_data(struct dk_req *req, const char *data, size_t len, void *arg)
     struct ctl_inv *inv = arg;
     struct dk_response cut = { .status = 200, .body = "" };
 
-    if (inv->result == NULL || inv->result->over)
+    if (inv->cleanup.result == NULL || inv->cleanup.result->over)
         return;
-    keep(inv->result, data, len);
-    if (!inv->result->over || ctl_test_disabled("result-stream-cut"))
+    keep(inv->cleanup.result, data, len);
+    if (!inv->cleanup.result->over || ctl_test_disabled("result-stream-cut"))
         return;
     dk_cancel(req);
     ctl_step_answered(req, &cut, inv);
@@ -226,7 +226,7 @@ file_missing(struct ctl_inv *inv, const char *why)
 static enum ctl_step
 on_file(struct ctl_inv *inv, struct dk_response *resp)
 {
-    struct ctl_resultread *rr = inv->result;
+    struct ctl_resultread *rr = inv->cleanup.result;
     struct rc_result_opts o = opts_of(inv);
     struct rc_result r;
     char *data, why[400];
@@ -294,11 +294,12 @@ ctl_resultread_step(struct ctl_inv *inv)
 {
     enum channel ch = channel_of(inv);
 
-    if (ch == CHANNEL_NONE || (inv->result != NULL && inv->result->done))
+    if (ch == CHANNEL_NONE ||
+        (inv->cleanup.result != NULL && inv->cleanup.result->done))
         return CTL_STEP_NONE;
     if (ch == CHANNEL_FILE)
         return read_file(inv);
-    if (inv->result == NULL) { /* out of memory when the logs began */
+    if (inv->cleanup.result == NULL) { /* out of memory when the logs began */
         struct err e;
 
         err_set(&e, ERR_NOMEM, "out of memory keeping the agent's stdout");
@@ -311,7 +312,7 @@ ctl_resultread_step(struct ctl_inv *inv)
 enum ctl_result_verdict
 ctl_resultread_verdict(const struct ctl_inv *inv, char *msg, size_t size)
 {
-    const struct ctl_resultread *rr = inv->result;
+    const struct ctl_resultread *rr = inv->cleanup.result;
 
     if (rr == NULL || !rr->done)
         return CTL_RESULT_FINE;

@@ -24,10 +24,11 @@ stop_for_output(struct ctl_inv *inv, enum rc_output_status st)
                  "output passed spec.output.maxBytes");
     else if (st == RC_OUTPUT_CAPTURE_FAILURE)
         ctl_stop(inv, CTL_FAILED, CTL_STOP_CAPTURE_FAILURE,
-                 inv->out->err.msg[0] ? inv->out->err.msg
-                                     : "output is not strict UTF-8");
+                 inv->run.out->err.msg[0] ? inv->run.out->err.msg
+                                          : "output is not strict UTF-8");
     else if (st == RC_OUTPUT_IO_ERROR)
-        ctl_stop(inv, CTL_FAILED, CTL_STOP_CAPTURE_FAILURE, inv->out->err.msg);
+        ctl_stop(inv, CTL_FAILED, CTL_STOP_CAPTURE_FAILURE,
+                 inv->run.out->err.msg);
 }
 
 static void
@@ -37,7 +38,7 @@ on_logs_data(struct dk_req *req, const char *data, size_t len, void *arg)
     enum rc_output_status st;
 
     (void)req;
-    st = rc_output_feed_logs(inv->out, data, len);
+    st = rc_output_feed_logs(inv->run.out, data, len);
     if (st != RC_OUTPUT_OK)
         stop_for_output(inv, st);
     else
@@ -50,7 +51,7 @@ on_logs_done(struct dk_req *req, struct dk_response *r, void *arg)
     struct ctl_inv *inv = arg;
 
     (void)req;
-    inv->logs = NULL;
+    inv->run.logs = NULL;
     if (r->err != NULL) {
         /* Start the capture over from the first byte on the next pass:
          * Docker keeps the whole log, and a half capture is worthless. */
@@ -58,7 +59,7 @@ on_logs_done(struct dk_req *req, struct dk_response *r, void *arg)
         ctl_inv_settle(inv, ctl_step_failed(inv, r->err));
         return;
     }
-    inv->logs_done = true;
+    inv->run.logs_done = true;
     ctl_inv_settle(inv, CTL_STEP_DONE);
 }
 
@@ -67,14 +68,14 @@ on_wait_done(struct dk_req *req, struct dk_response *r, void *arg)
 {
     struct ctl_inv *inv = arg;
     (void)req;
-    inv->wait = NULL;
+    inv->run.wait = NULL;
     if (r->err != NULL) {
         ctl_inv_settle(inv, ctl_step_failed(inv, r->err));
         return;
     }
-    inv->exit_code = dk_wait_status(r);
+    inv->run.exit_code = dk_wait_status(r);
     ctl_test_point("exited", "agent");
-    inv->exited = true;
+    inv->run.exited = true;
     ctl_inv_settle(inv, CTL_STEP_DONE);
 }
 
@@ -95,14 +96,14 @@ open_output(struct ctl_inv *inv, struct err *e)
         free(out);
         return -1;
     }
-    inv->out = out;
+    inv->run.out = out;
     if (inv->credential != NULL &&
         rc_output_redact(out, inv->credential, strlen(inv->credential), e) ==
             -1) {
         ctl_output_close(inv, NULL, NULL);
         return -1;
     }
-    inv->logs_done = false;
+    inv->run.logs_done = false;
     ctl_resultread_restart(inv); /* the envelope is read from byte 0 too */
     return 0;
 }
@@ -110,16 +111,16 @@ open_output(struct ctl_inv *inv, struct err *e)
 static int
 attach(struct ctl_inv *inv, const char *agent, struct err *e)
 {
-    if (inv->logs == NULL && !inv->logs_done) {
-        inv->logs = dk_container_follow_logs(inv->ctl->dk, agent, on_logs_data,
-                                             on_logs_done, inv, e);
-        if (inv->logs == NULL)
+    if (inv->run.logs == NULL && !inv->run.logs_done) {
+        inv->run.logs = dk_container_follow_logs(
+            inv->ctl->dk, agent, on_logs_data, on_logs_done, inv, e);
+        if (inv->run.logs == NULL)
             return -1;
     }
-    if (inv->wait == NULL && !inv->exited) {
-        inv->wait = dk_container_wait(inv->ctl->dk, agent, DK_NO_TIMEOUT,
-                                      on_wait_done, inv, e);
-        if (inv->wait == NULL)
+    if (inv->run.wait == NULL && !inv->run.exited) {
+        inv->run.wait = dk_container_wait(inv->ctl->dk, agent, DK_NO_TIMEOUT,
+                                          on_wait_done, inv, e);
+        if (inv->run.wait == NULL)
             return -1;
     }
     return 0;
@@ -130,7 +131,7 @@ on_exit_confirmed(struct ctl_inv *inv, struct dk_response *r)
 {
     if (r->err != NULL) /* ERR_UNAVAIL marks the daemon lost (ctl_result.c) */
         return ctl_step_failed(inv, r->err);
-    inv->exit_confirmed = true;
+    inv->run.exit_confirmed = true;
     return CTL_STEP_DONE;
 }
 
@@ -177,10 +178,10 @@ finish(struct ctl_inv *inv)
     ctl_stop_detach(inv);
     if (ctl_phase_terminal(inv->rec.phase))
         return; /* a stop cause came first */
-    ctl_record_set_exit_code(&inv->rec, inv->exit_code);
-    if (inv->exit_code == 0 && finish_by_result(inv))
+    ctl_record_set_exit_code(&inv->rec, inv->run.exit_code);
+    if (inv->run.exit_code == 0 && finish_by_result(inv))
         return;
-    if (inv->exit_code == 0) {
+    if (inv->run.exit_code == 0) {
         ctl_status_set_condition(inv, "Ready", false, "Completed",
                                  "the agent exited 0");
         ctl_status_set_phase(inv, CTL_SUCCEEDED);
@@ -188,7 +189,7 @@ finish(struct ctl_inv *inv)
     } else {
         char msg[80];
 
-        snprintf(msg, sizeof(msg), "the agent exited %ld", inv->exit_code);
+        snprintf(msg, sizeof(msg), "the agent exited %ld", inv->run.exit_code);
         ctl_status_set_condition(inv, "Ready", false, "Error", msg);
         ctl_status_set_phase(inv, CTL_FAILED);
         ctl_event(inv, true, "Error", "%s", msg);
@@ -207,14 +208,14 @@ ctl_run_step(struct ctl_inv *inv)
                  "the agent container is not recorded");
         return CTL_STEP_DONE;
     }
-    if (inv->out == NULL && !inv->logs_done && inv->logs == NULL) {
+    if (inv->run.out == NULL && !inv->run.logs_done && inv->run.logs == NULL) {
         if (open_output(inv, &e) == -1) {
             ctl_stop(inv, CTL_FAILED, CTL_STOP_CAPTURE_FAILURE, e.msg);
             return CTL_STEP_DONE;
         }
     }
-    if (inv->exited && inv->logs_done) {
-        if (!inv->exit_confirmed && !ctl_test_disabled("exit-confirmation"))
+    if (inv->run.exited && inv->run.logs_done) {
+        if (!inv->run.exit_confirmed && !ctl_test_disabled("exit-confirmation"))
             return confirm_exit(inv);
         if ((st = ctl_resultread_step(inv)) != CTL_STEP_NONE)
             return st; /* the result first: it may decide the end */

@@ -36,7 +36,8 @@ ctl_start_saw(struct ctl_inv *inv, const char *id, const cJSON *inspect)
     if (id == NULL)
         return;
     if (inspect == NULL || ctl_start_never_ran(inspect))
-        snprintf(inv->never_started, sizeof(inv->never_started), "%s", id);
+        snprintf(inv->verify.never_started, sizeof(inv->verify.never_started),
+                 "%s", id);
     else
         ctl_start_sent(inv, id); /* it ran: forgotten */
 }
@@ -44,12 +45,12 @@ ctl_start_saw(struct ctl_inv *inv, const char *id, const cJSON *inspect)
 void
 ctl_start_sent(struct ctl_inv *inv, const char *id)
 {
-    if (id != NULL && strcmp(inv->never_started, id) == 0)
-        inv->never_started[0] = '\0';
+    if (id != NULL && strcmp(inv->verify.never_started, id) == 0)
+        inv->verify.never_started[0] = '\0';
 }
 
 bool
 ctl_start_known_unstarted(const struct ctl_inv *inv, const char *id)
 {
-    return id != NULL && strcmp(inv->never_started, id) == 0;
+    return id != NULL && strcmp(inv->verify.never_started, id) == 0;
 }

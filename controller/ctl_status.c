@@ -105,9 +105,9 @@ note_generation(struct ctl_inv *inv)
 static void
 events_drop(struct ctl_inv *inv)
 {
-    for (size_t i = 0; i < inv->events_n; i++)
-        cJSON_free(inv->events[i]);
-    inv->events_n = 0;
+    for (size_t i = 0; i < inv->write.events_n; i++)
+        cJSON_free(inv->write.events[i]);
+    inv->write.events_n = 0;
 }
 
 /* The status text (NULL: none) and the held events, written together. */
@@ -115,10 +115,10 @@ static int
 write_with_events(struct ctl_inv *inv, const char *status, struct err *e)
 {
     int rc = store_status_write(inv->ctl->store, inv->name, status,
-                                status ? strlen(status) : 0, inv->events,
-                                inv->events_n, e);
+                                status ? strlen(status) : 0, inv->write.events,
+                                inv->write.events_n, e);
 
-    if (rc == -1 && inv->events_n > 0)
+    if (rc == -1 && inv->write.events_n > 0)
         log_kv(LOG_WARN, "cannot record events", "invocation", inv->name,
                "error", e->msg, NULL);
     events_drop(inv);
@@ -170,10 +170,11 @@ ctl_status_text(struct ctl_inv *inv)
 bool
 ctl_status_pending(struct ctl_inv *inv)
 {
-    if (inv->status_removed)
-        return inv->events_n > 0;
+    if (inv->write.removal == CTL_STATUS_REMOVED)
+        return inv->write.events_n > 0;
     note_generation(inv);
-    return inv->rec.dirty || inv->events_n > 0 || inv->remove_status;
+    return inv->rec.dirty || inv->write.events_n > 0 ||
+           inv->write.removal == CTL_STATUS_REMOVING;
 }
 
 /* A write made here went (e NULL) or failed; the held events are
@@ -195,15 +196,15 @@ ctl_status_take(struct ctl_inv *inv, char **events, size_t *n)
 {
     char *text = NULL;
 
-    if (inv->status_removed || inv->remove_status)
+    if (inv->write.removal != CTL_STATUS_KEPT)
         inv->rec.dirty = false; /* its status is gone, or going */
     else
         text = ctl_status_text(inv);
     if (text != NULL)
         inv->rec.dirty = false; /* a change made meanwhile dirties it again */
-    memcpy(events, inv->events, inv->events_n * sizeof(*events));
-    *n = inv->events_n;
-    inv->events_n = 0;
+    memcpy(events, inv->write.events, inv->write.events_n * sizeof(*events));
+    *n = inv->write.events_n;
+    inv->write.events_n = 0;
     return text;
 }
 
@@ -224,7 +225,7 @@ ctl_status_answered(struct ctl_inv *inv, bool with_status, const struct err *e)
 void
 ctl_events_hold(struct ctl_inv *inv)
 {
-    inv->in_pass = true;
+    inv->write.in_pass = true;
 }
 
 void
@@ -232,8 +233,8 @@ ctl_events_release(struct ctl_inv *inv)
 {
     struct err e;
 
-    inv->in_pass = false;
-    if (inv->events_n > 0 && !inv->write_queued)
+    inv->write.in_pass = false;
+    if (inv->write.events_n > 0 && !inv->write.queued)
         (void)write_with_events(inv, NULL, &e);
 }
 
@@ -247,7 +248,8 @@ may_join_group(const struct ctl_inv *inv)
     const struct ctl *c = inv->ctl;
 
     return c->join_group != NULL &&
-           (!store_has_claims(c->store) || (inv->claimed && !inv->lease_lost));
+           (!store_has_claims(c->store) ||
+            (inv->claim.hold != CTL_CLAIM_UNHELD && !inv->claim.lease_lost));
 }
 
 /* Held for the pass's status write (or the group write it joined), or
@@ -257,12 +259,12 @@ event_write(struct ctl_inv *inv, char *line)
 {
     struct err e;
 
-    if (inv->in_pass || inv->write_queued || may_join_group(inv)) {
+    if (inv->write.in_pass || inv->write.queued || may_join_group(inv)) {
         /* kept in order behind the held ones, which go first when full */
-        if (inv->events_n == CTL_EVENTS_HELD)
+        if (inv->write.events_n == CTL_EVENTS_HELD)
             (void)write_with_events(inv, NULL, &e);
-        inv->events[inv->events_n++] = line;
-        if (!inv->in_pass && !inv->write_queued)
+        inv->write.events[inv->write.events_n++] = line;
+        if (!inv->write.in_pass && !inv->write.queued)
             inv->ctl->join_group(inv);
         return;
     }

@@ -15,11 +15,11 @@ ctl_output_close(struct ctl_inv *inv, struct rc_output_result *r,
     struct rc_output_result ignored;
     int rc;
 
-    if (inv->out == NULL)
+    if (inv->run.out == NULL)
         return 0;
-    rc = rc_output_close(inv->out, r != NULL ? r : &ignored, e);
-    free(inv->out);
-    inv->out = NULL;
+    rc = rc_output_close(inv->run.out, r != NULL ? r : &ignored, e);
+    free(inv->run.out);
+    inv->run.out = NULL;
     return rc;
 }
 
@@ -29,10 +29,10 @@ ctl_stop_detach(struct ctl_inv *inv)
     struct rc_output_result r;
     struct err e;
 
-    dk_cancel(inv->logs);
-    dk_cancel(inv->wait);
-    inv->logs = inv->wait = NULL;
-    if (inv->out == NULL)
+    dk_cancel(inv->run.logs);
+    dk_cancel(inv->run.wait);
+    inv->run.logs = inv->run.wait = NULL;
+    if (inv->run.out == NULL)
         return;
     if (ctl_output_close(inv, &r, &e) == -1)
         log_kv(LOG_WARN, "closing the output failed", "invocation", inv->name,

@@ -14,7 +14,7 @@ void ctl_stop(struct ctl_inv *inv, enum ctl_phase phase,
 void ctl_stop_lost(struct ctl_inv *inv);
 /* Stop following the agent (logs, wait) and seal what was captured. */
 void ctl_stop_detach(struct ctl_inv *inv);
-/* Close and free the output capture if one is open (inv->out), filling
+/* Close and free the output capture if one is open (inv->run.out), filling
  * r when not NULL. 0, or -1 with e when the last write failed. */
 int ctl_output_close(struct ctl_inv *inv, struct rc_output_result *r,
                      struct err *e);

@@ -35,16 +35,16 @@ ctl_sync_spec(struct ctl *c, struct store_spec *sp)
     inv->deleted = false;
     ctl_invalid_seen(inv, sp->rev); /* logged once per version if invalid */
     if (sp->inv == NULL) {
-        inv->spec_invalid = true;
+        inv->invalid.spec = true;
         if (sp->errors != NULL && sp->errors->n > 0) {
             char msg[600];
 
             err_format(&sp->errors->items[0], msg, sizeof(msg));
-            free(inv->invalid_msg);
-            inv->invalid_msg = strdup(msg); /* NULL: a generic message */
+            free(inv->invalid.msg);
+            inv->invalid.msg = strdup(msg); /* NULL: a generic message */
         }
     } else {
-        inv->spec_invalid = false;
+        inv->invalid.spec = false;
         if (!known && store_meta_observe(c->store, sp->name, sp->inv->spec_hash,
                                          &inv->meta, &e) == -1) {
             /* the watch will not say it again: the resync reads it */

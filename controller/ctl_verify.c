@@ -35,10 +35,11 @@
 #include "ctl_neighbours.h"
 #include "ctl_objects.h"
 #include "ctl_record.h"
-#include "ctl_start.h"
 #include "ctl_result.h"
+#include "ctl_start.h"
 #include "ctl_status.h"
 #include "ctl_testhooks.h"
+#include "ctl_verify_part.h"
 #include "log.h"
 #include "rc_drift.h"
 
@@ -165,27 +166,27 @@ check_inspect(struct ctl_inv *inv, const char *role, const cJSON *inspect)
     if (rc == -1)
         log_kv(LOG_WARN, "drift check could not run", "invocation", inv->name,
                "role", role, NULL);
-    inv->verified |= 1u << r;
+    inv->verify.verified |= 1u << r;
     return CTL_STEP_DONE;
 }
 
 static enum ctl_step
 on_image_config(struct ctl_inv *inv, struct dk_response *r)
 {
-    const char *role = inv->verify_role;
+    const char *role = inv->verify.role;
     enum ctl_step s;
 
     if (r->err != NULL) {
-        cJSON_Delete(inv->pending_inspect);
-        inv->pending_inspect = NULL;
+        cJSON_Delete(inv->verify.pending_inspect);
+        inv->verify.pending_inspect = NULL;
         return ctl_step_failed(inv, r->err);
     }
     ctl_objects_keep_image_config(
         inv->ctl, ctl_record_role_image(&inv->rec, ctl_record_role(role)),
         r->json);
-    s = check_inspect(inv, role, inv->pending_inspect);
-    cJSON_Delete(inv->pending_inspect);
-    inv->pending_inspect = NULL;
+    s = check_inspect(inv, role, inv->verify.pending_inspect);
+    cJSON_Delete(inv->verify.pending_inspect);
+    inv->verify.pending_inspect = NULL;
     return s;
 }
 
@@ -239,9 +240,9 @@ inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
         return check_inspect(inv, role, r->json);
     /* the egress-side addresses the boundary probe must not reach */
     if (strcmp(role, "proxy") == 0)
-        ctl_objects_egress_ip(inv->ctl, r->json, inv->proxy_egress_ip);
+        ctl_objects_egress_ip(inv->ctl, r->json, inv->net.proxy_egress_ip);
     else if (strcmp(role, "gateway") == 0)
-        ctl_objects_egress_ip(inv->ctl, r->json, inv->gateway_egress_ip);
+        ctl_objects_egress_ip(inv->ctl, r->json, inv->net.gateway_egress_ip);
     if (!note_image(inv, role, r->json))
         return CTL_STEP_DONE; /* the drift is recorded */
     if (strcmp(role, "agent") == 0)
@@ -251,15 +252,15 @@ inspected(struct ctl_inv *inv, const char *role, struct dk_response *r)
         cJSON_GetObjectItemCaseSensitive(inv->ctl->image_configs, image))
         return check_inspect(inv, role, r->json);
     /* Fetch the image's config once, then check this inspect. */
-    inv->pending_inspect = r->json;
+    inv->verify.pending_inspect = r->json;
     r->json = NULL;
     if (ctl_step_request(inv, on_image_config,
                          dk_inspect(inv->ctl->dk, DK_IMAGE, image,
                                     ctl_step_answered, inv, &e),
                          &e) == CTL_STEP_STARTED)
         return CTL_STEP_STARTED;
-    cJSON_Delete(inv->pending_inspect);
-    inv->pending_inspect = NULL;
+    cJSON_Delete(inv->verify.pending_inspect);
+    inv->verify.pending_inspect = NULL;
     return CTL_STEP_FAILED;
 }
 
@@ -301,14 +302,14 @@ judge_missing(struct ctl_inv *inv, const char *role, const cJSON *by_name)
                "role", role, NULL);
     /* object.gone switched off (test hooks), or no judgement: nothing to
      * report on this pass */
-    inv->verified |= 1u << r;
+    inv->verify.verified |= 1u << r;
     return CTL_STEP_DONE;
 }
 
 static enum ctl_step
 on_named(struct ctl_inv *inv, struct dk_response *r)
 {
-    const char *role = inv->verify_role;
+    const char *role = inv->verify.role;
     enum ctl_step s;
 
     if (r->err != NULL) {
@@ -345,9 +346,9 @@ on_inspected(struct ctl_inv *inv, struct dk_response *r)
     if (r->err != NULL) {
         if (r->err->code != ERR_NOTFOUND)
             return ctl_step_failed(inv, r->err);
-        return missing(inv, inv->verify_role);
+        return missing(inv, inv->verify.role);
     }
-    return inspected(inv, inv->verify_role, r);
+    return inspected(inv, inv->verify.role, r);
 }
 
 /* By the recorded ID; a volume, which has none, by its recorded name. */
@@ -358,7 +359,7 @@ inspect(struct ctl_inv *inv, const char *role)
     bool volume = is_volume(role);
     struct err e;
 
-    snprintf(inv->verify_role, sizeof(inv->verify_role), "%s", role);
+    snprintf(inv->verify.role, sizeof(inv->verify.role), "%s", role);
     return ctl_step_request(
         inv, on_inspected,
         dk_inspect(inv->ctl->dk,
@@ -377,20 +378,20 @@ ctl_verify_storage_step(struct ctl_inv *inv)
     unsigned bits = 0;
 
     if (ctl_test_disabled("storage-verify")) {
-        inv->storage_verified = true;
+        inv->verify.storage_verified = true;
         return CTL_STEP_DONE;
     }
     for (int r = 0; r < RC_ROLE_COUNT; r++) {
         if (rc_role_kind((enum rc_role)r) != RC_KIND_VOLUME)
             continue;
         bits |= 1u << r;
-        if ((inv->verified & (1u << r)) == 0 &&
+        if ((inv->verify.verified & (1u << r)) == 0 &&
             ctl_record_role_id(&inv->rec, r) != NULL)
             return inspect(inv, rc_role_name((enum rc_role)r));
     }
     /* the round before the start inspects them again */
-    inv->verified &= ~bits;
-    inv->storage_verified = true;
+    inv->verify.verified &= ~bits;
+    inv->verify.storage_verified = true;
     return CTL_STEP_DONE;
 }
 
@@ -398,7 +399,7 @@ ctl_verify_storage_step(struct ctl_inv *inv)
 static bool
 due(const struct ctl_inv *inv, const char *role)
 {
-    return (inv->verified & (1u << role_of(role))) == 0 &&
+    return (inv->verify.verified & (1u << role_of(role))) == 0 &&
            ctl_record_role_id(&inv->rec, ctl_record_role(role)) != NULL;
 }
 
@@ -407,7 +408,7 @@ ctl_verify_step(struct ctl_inv *inv)
 {
     enum ctl_step s;
 
-    if (!inv->verify_due || inv->desired == NULL)
+    if (!inv->verify.due || inv->desired == NULL)
         return CTL_STEP_NONE;
     /* While the box is being built nothing runs in it, and the whole box
      * is inspected right before the agent starts (PLAN_REVALIDATE), where
@@ -417,33 +418,36 @@ ctl_verify_step(struct ctl_inv *inv)
      * between every two steps: verify_due stays set. A box this process
      * resumes (a restart) is inspected first: what happened to it while
      * no controller watched is not known. */
-    if (inv->rec.phase == CTL_PREPARING && !inv->prestart_verified &&
-        !inv->repairing && !inv->resumed &&
+    if (inv->rec.phase == CTL_PREPARING && !inv->verify.prestart_verified &&
+        !inv->verify.repairing && !inv->verify.resumed &&
         !ctl_test_disabled("prestart-only-rounds"))
         return CTL_STEP_NONE;
-    if (inv->foreign_seen[0] != '\0') {
-        char msg[sizeof(inv->foreign_seen)];
+    if (ctl_verify_foreign_pending(inv)) {
+        struct ctl_drift_finding *f = inv->verify.found;
+        char msg[sizeof(f->foreign_seen)];
+        const char *rule = f->foreign_rule;
 
-        snprintf(msg, sizeof(msg), "%s", inv->foreign_seen);
-        inv->foreign_seen[0] = '\0';
-        return ctl_drift_found(inv, inv->foreign_rule, msg);
+        snprintf(msg, sizeof(msg), "%s", f->foreign_seen);
+        f->foreign_seen[0] = '\0';
+        ctl_verify_finding_done(inv, false);
+        return ctl_drift_found(inv, rule, msg);
     }
-    inv->round_open = true; /* ctl_inv_revalidate() */
+    inv->verify.round_open = true; /* ctl_inv_revalidate() */
     for (size_t i = 0; verify_roles[i] != NULL; i++)
         if (due(inv, verify_roles[i]))
             return inspect(inv, verify_roles[i]);
     if ((s = ctl_neighbours_step(inv)) != CTL_STEP_NONE)
         return s;
-    inv->round_open = false;
-    inv->verified = 0;
-    if (inv->verify_again) {
+    inv->verify.round_open = false;
+    inv->verify.verified = 0;
+    if (inv->verify.again) {
         /* What an event during the round reports may be newer than an
          * answer the round had already checked: check again. */
-        inv->verify_again = false;
+        inv->verify.again = false;
         return CTL_STEP_DONE;
     }
-    inv->verify_due = false;
-    inv->resumed = false;
+    inv->verify.due = false;
+    inv->verify.resumed = false;
     ctl_status_set_condition(inv, "Drifted", false, "Verified",
                              "every object matches the desired state");
     return CTL_STEP_NONE;

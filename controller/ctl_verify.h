@@ -12,7 +12,7 @@ enum ctl_step ctl_verify_step(struct ctl_inv *inv);
  * container to mount them - is created (PLAN_VERIFY_STORAGE): a volume's
  * identity is the CreatedAt of its create answer until a mount moves it.
  * Drift found is repaired like any drift before the start; CTL_STEP_DONE
- * with inv->storage_verified set once every recorded volume passed. */
+ * with inv->verify.storage_verified set once every recorded volume passed. */
 enum ctl_step ctl_verify_storage_step(struct ctl_inv *inv);
 
 #endif

@@ -36,13 +36,13 @@ ctl_write_end(struct ctl_inv *inv, struct err *e)
 
     if (!store_groups_status(c->store))
         return ctl_status_flush(inv, e);
-    if (!inv->write_queued && ctl_status_pending(inv)) {
-        inv->write_queued = true;
-        inv->wnext = NULL;
+    if (!inv->write.queued && ctl_status_pending(inv)) {
+        inv->write.queued = true;
+        inv->write.next = NULL;
         if (c->writes == NULL)
             c->writes = inv;
         else
-            c->writes_last->wnext = inv;
+            c->writes_last->write.next = inv;
         c->writes_last = inv;
     }
     return 0;
@@ -51,18 +51,18 @@ ctl_write_end(struct ctl_inv *inv, struct err *e)
 bool
 ctl_write_in_flight(struct ctl_inv *inv)
 {
-    if (!inv->write_sent)
+    if (!inv->write.sent)
         return false;
-    inv->pass_after_write = true;
+    inv->write.pass_after = true;
     return true;
 }
 
 bool
 ctl_write_waits(struct ctl_inv *inv)
 {
-    if (!inv->write_queued && !inv->write_sent)
+    if (!inv->write.queued && !inv->write.sent)
         return false;
-    inv->pass_after_write = true;
+    inv->write.pass_after = true;
     return true;
 }
 
@@ -71,16 +71,16 @@ ctl_write_first(struct ctl_inv *inv, struct err *e)
 {
     if (!store_groups_status(inv->ctl->store))
         return 0;
-    if (inv->write_failed != NULL) {
-        *e = *inv->write_failed;
-        free(inv->write_failed);
-        inv->write_failed = NULL;
+    if (inv->write.failed != NULL) {
+        *e = *inv->write.failed;
+        free(inv->write.failed);
+        inv->write.failed = NULL;
         return -1;
     }
     if (!ctl_status_pending(inv))
         return 0;
     (void)ctl_write_end(inv, NULL); /* grouping: it only queues */
-    inv->pass_after_write = true;
+    inv->write.pass_after = true;
     return 1;
 }
 
@@ -89,9 +89,9 @@ ctl_write_first(struct ctl_inv *inv, struct err *e)
 static void
 pass_again(struct ctl_inv *inv)
 {
-    if (!inv->pass_after_write)
+    if (!inv->write.pass_after)
         return;
-    inv->pass_after_write = false;
+    inv->write.pass_after = false;
     ctl_inv_kick(inv, 0);
 }
 
@@ -101,15 +101,15 @@ unlink_write(struct ctl_inv *inv)
     struct ctl *c = inv->ctl;
     struct ctl_inv **pp, *prev = NULL;
 
-    for (pp = &c->writes; *pp != NULL; prev = *pp, pp = &(*pp)->wnext)
+    for (pp = &c->writes; *pp != NULL; prev = *pp, pp = &(*pp)->write.next)
         if (*pp == inv) {
-            *pp = inv->wnext;
+            *pp = inv->write.next;
             if (c->writes_last == inv)
                 c->writes_last = prev;
             break;
         }
-    inv->write_queued = false;
-    inv->wnext = NULL;
+    inv->write.queued = false;
+    inv->write.next = NULL;
 }
 
 void
@@ -117,13 +117,13 @@ ctl_write_unqueue(struct ctl_inv *inv)
 {
     struct ctl_write_group *g = inv->ctl->write_sent;
 
-    for (size_t i = 0; inv->write_sent && g != NULL && i < g->n; i++)
+    for (size_t i = 0; inv->write.sent && g != NULL && i < g->n; i++)
         if (g->slots[i].inv == inv)
             g->slots[i].inv = NULL; /* its answer goes nowhere */
-    inv->write_sent = false;
-    free(inv->write_failed);
-    inv->write_failed = NULL;
-    if (!inv->write_queued)
+    inv->write.sent = false;
+    free(inv->write.failed);
+    inv->write.failed = NULL;
+    if (!inv->write.queued)
         return;
     unlink_write(inv);
     (void)ctl_status_flush(inv, NULL);
@@ -144,42 +144,43 @@ group_item(struct ctl_inv *inv, struct store_status_item *it,
     if (slot->name == NULL)
         return false; /* still pending: the next pass queues it again */
     slot->text = ctl_status_take(inv, slot->events, &n);
-    if (slot->text == NULL && n == 0 && !inv->remove_status) {
+    if (slot->text == NULL && n == 0 &&
+        inv->write.removal != CTL_STATUS_REMOVING) {
         free(slot->name);
         return false;
     }
     slot->inv = inv;
-    inv->write_sent = true;
+    inv->write.sent = true;
     *it =
         (struct store_status_item){ .name = slot->name,
                                     .status = slot->text,
                                     .len = slot->text ? strlen(slot->text) : 0,
                                     .events = slot->events,
                                     .n_events = n,
-                                    .remove = inv->remove_status };
+                                    .remove = inv->write.removal ==
+                                              CTL_STATUS_REMOVING };
     return true;
 }
 
 static void
 item_answered(struct ctl_inv *inv, const struct store_status_item *it)
 {
-    inv->write_sent = false;
+    inv->write.sent = false;
     ctl_status_answered(inv, it->status != NULL, it->rc == 0 ? NULL : &it->err);
     if (it->rc == -1) {
         /* its next pass fails with this, then backs off; the trouble is
          * the store's (its error names no peer, so ctl_result.c does not
          * mark Docker down) */
         ctl_store_trouble(inv->ctl, &it->err);
-        free(inv->write_failed);
-        inv->write_failed = malloc(sizeof(*inv->write_failed));
-        if (inv->write_failed != NULL)
-            err_set(inv->write_failed, it->err.code, "status not written: %s",
+        free(inv->write.failed);
+        inv->write.failed = malloc(sizeof(*inv->write.failed));
+        if (inv->write.failed != NULL)
+            err_set(inv->write.failed, it->err.code, "status not written: %s",
                     it->err.msg);
-        inv->pass_after_write = true;
+        inv->write.pass_after = true;
     } else {
         if (it->remove) { /* gone: its next pass forgets it */
-            inv->remove_status = false;
-            inv->status_removed = true;
+            inv->write.removal = CTL_STATUS_REMOVED;
         }
         ctl_claim_after_pass(inv); /* the work's end is written: let go */
     }
@@ -231,7 +232,7 @@ group_answered(void *arg, int rc, const struct err *e)
 static bool
 may_wait(const struct ctl_inv *inv)
 {
-    return inv->pass_after_write && !ctl_inv_in_flight(inv);
+    return inv->write.pass_after && !ctl_inv_in_flight(inv);
 }
 
 static size_t
@@ -239,7 +240,7 @@ queued_count(const struct ctl *c)
 {
     size_t n = 0;
 
-    for (struct ctl_inv *i = c->writes; i != NULL; i = i->wnext)
+    for (struct ctl_inv *i = c->writes; i != NULL; i = i->write.next)
         n++;
     return n;
 }
@@ -270,7 +271,7 @@ group_take(struct ctl *c, struct ctl_write_group *g, size_t max)
     struct ctl_inv *next;
 
     for (struct ctl_inv *inv = c->writes; inv != NULL; inv = next) {
-        next = inv->wnext;
+        next = inv->write.next;
         if (may_wait(inv) && max > 0 && waiting++ >= max)
             continue; /* a later group's */
         unlink_write(inv);
@@ -368,7 +369,7 @@ group_drop(struct ctl *c)
 
     for (size_t i = 0; i < g->n; i++)
         if (g->slots[i].inv != NULL)
-            g->slots[i].inv->write_sent = false;
+            g->slots[i].inv->write.sent = false;
     c->write_sent = NULL;
     group_free(g);
 }

@@ -81,7 +81,7 @@ ctl_fixture_open(struct ctl_fixture *fx, struct ctl *c, const char *name,
     inv = ctl_inv_find(c, name);
     assert_non_null(inv);
     assert_non_null(inv->spec);
-    ev_set_cb(&inv->kick, on_kick);
+    ev_set_cb(&inv->queue.kick, on_kick);
     /* not a timed assertion: only stops a broken test from hanging */
     ev_timer_init(&fx->watchdog, on_watchdog, 20., 0.);
     ev_timer_start(c->loop, &fx->watchdog);

@@ -56,7 +56,7 @@ teardown(void **state)
 
     for (int i = 0; i < N_INVS; i++) {
         ctl_build_release(f->inv[i]);
-        ev_timer_stop(f->c.loop, &f->inv[i]->kick);
+        ev_timer_stop(f->c.loop, &f->inv[i]->queue.kick);
         free(f->inv[i]);
     }
     assert_int_equal(f->c.building, 0);
@@ -70,7 +70,7 @@ teardown(void **state)
 static bool
 kicked(const struct ctl_inv *inv)
 {
-    return ev_is_active(&inv->kick);
+    return ev_is_active(&inv->queue.kick);
 }
 
 /* a and b take the two slots, the next `waiting` (c, then d) line up. */
@@ -178,7 +178,7 @@ test_an_upload_in_flight_holds_no_slot(void **state)
     assert_int_equal(f->c.building, 3);
     ctl_build_release(v[1]); /* b stopped mid-upload: nothing to give */
     assert_int_equal(f->c.building, 3);
-    assert_false(v[1]->build_uploading);
+    assert_false(v[1]->build.state == CTL_BUILD_UPLOADING);
 }
 
 static void

@@ -109,15 +109,15 @@ teardown(void **state)
 static double
 queued_in(const struct fx *f)
 {
-    if (!ev_is_active(&f->inv->kick))
+    if (!ev_is_active(&f->inv->queue.kick))
         return -1;
-    return ev_timer_remaining(f->c.loop, &f->inv->kick);
+    return ev_timer_remaining(f->c.loop, &f->inv->queue.kick);
 }
 
 static void
 unqueue(struct fx *f)
 {
-    ev_timer_stop(f->c.loop, &f->inv->kick);
+    ev_timer_stop(f->c.loop, &f->inv->queue.kick);
 }
 
 static void
@@ -126,10 +126,10 @@ test_done_passes_again_now(void **state)
     struct fx *f = *state;
 
     unqueue(f);
-    f->inv->failures = 3;
+    f->inv->queue.failures = 3;
     ctl_inv_settle(f->inv, CTL_STEP_DONE);
     assert_true(queued_in(f) >= 0 && queued_in(f) < 0.05);
-    assert_int_equal(f->inv->failures, 0);
+    assert_int_equal(f->inv->queue.failures, 0);
 }
 
 static void
@@ -145,11 +145,11 @@ test_failed_backs_off_and_caps(void **state)
         ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
         assert_true(queued_in(f) > want[i] - 0.05 &&
                     queued_in(f) <= want[i] + 0.001);
-        assert_int_equal(f->inv->failures, i + 1);
+        assert_int_equal(f->inv->queue.failures, i + 1);
     }
     assert_non_null(f->inv->step_err);
     assert_string_equal(f->inv->step_err->msg, "Docker said no");
-    f->inv->failures = 20;
+    f->inv->queue.failures = 20;
     ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
     assert_true(queued_in(f) > CTL_BACKOFF_MAX - 0.05 &&
                 queued_in(f) <= CTL_BACKOFF_MAX + 0.001);
@@ -196,7 +196,7 @@ test_a_pass_turned_away_runs_after_the_answer(void **state)
     f->inv->lanes[CTL_LANE_MAIN].call = NULL; /* its answer: */
     ctl_inv_settle(f->inv, CTL_STEP_NONE);
     assert_true(queued_in(f) >= 0 && queued_in(f) < 0.05);
-    assert_false(f->inv->pass_asked);
+    assert_false(f->inv->queue.pass_asked);
 }
 
 /* A running invocation's step fails with e, as an answer settles it. */
@@ -217,7 +217,7 @@ test_unreachable_daemon_is_noted(void **state)
     err_set(&e, ERR_UNAVAIL, "connect: no such file");
     e.peer = ERR_PEER_DOCKER; /* as the Docker client says it */
     fail_while_running(f, &e);
-    assert_true(f->inv->daemon_lost);
+    assert_true(f->inv->run.daemon_lost);
     assert_false(f->c.docker_up);
     assert_string_equal(f->c.docker_error, "connect: no such file");
     f->inv->rec.phase = CTL_PENDING;
@@ -234,7 +234,7 @@ test_unreachable_store_is_not_docker(void **state)
 
     err_set(&e, ERR_UNAVAIL, "etcd http://127.0.0.1:1: connection refused");
     fail_while_running(f, &e);
-    assert_false(f->inv->daemon_lost);
+    assert_false(f->inv->run.daemon_lost);
     assert_true(f->c.docker_up);
     assert_string_equal(f->c.docker_error, "");
     f->inv->rec.phase = CTL_PENDING;

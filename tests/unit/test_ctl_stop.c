@@ -33,6 +33,7 @@
 #include "ctl_status.h"
 #include "ctl_stop.h"
 #include "ctl_sync.h"
+#include "ctl_verify_part.h"
 
 #define OUTPUT_MAX 16
 
@@ -334,12 +335,12 @@ test_output_limit_then_cancel(void **state)
 
     /* the real capture: ctl_run_step follows logs and wait of agent c1 */
     assert_int_equal(ctl_run_step(f->inv), CTL_STEP_NONE);
-    assert_non_null(f->inv->logs);
-    assert_non_null(f->inv->wait);
+    assert_non_null(f->inv->run.logs);
+    assert_non_null(f->inv->run.wait);
     run_until_stopped(f);
     assert_stopped(f, "output-limit", CTL_FAILED);
-    assert_null(f->inv->logs); /* detached: no later byte can count */
-    assert_null(f->inv->wait);
+    assert_null(f->inv->run.logs); /* detached: no later byte can count */
+    assert_null(f->inv->run.wait);
     cause_cancel(f);
     cause_deadline(f);
     assert_stopped(f, "output-limit", CTL_FAILED);
@@ -347,11 +348,11 @@ test_output_limit_then_cancel(void **state)
 
     /* control: cancel first, and the same stream records nothing more */
     fresh_attempt(f);
-    f->inv->logs_done = false;
+    f->inv->run.logs_done = false;
     assert_int_equal(ctl_run_step(f->inv), CTL_STEP_NONE);
-    assert_non_null(f->inv->logs);
+    assert_non_null(f->inv->run.logs);
     cause_cancel(f);
-    assert_null(f->inv->logs);
+    assert_null(f->inv->run.logs);
     for (int i = 0; i < 50; i++)
         ev_run(f->c.loop, EVRUN_NOWAIT);
     assert_stopped(f, "cancelled", CTL_CANCELLED);
@@ -436,7 +437,7 @@ prime_verify(struct fx *f)
         "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
     ctl_record_set_captured(r, spec_resource(f->inv->spec));
     ctl_record_set_subnet(r, 0);
-    f->inv->verify_due = true;
+    f->inv->verify.due = true;
 }
 
 /* Let the fake daemon answer until no request of the attempt is open. */
@@ -453,10 +454,10 @@ run_calls(struct fx *f)
 static void
 confirm_drift(struct fx *f)
 {
-    assert_true(f->inv->drift_rule[0] != '\0');
+    assert_true(ctl_verify_drift_pending(f->inv));
     ctl_inv_pass(f->inv); /* GET /_ping over a new connection */
     run_calls(f);
-    assert_true(f->inv->drift_rule[0] == '\0');
+    assert_true(!ctl_verify_drift_pending(f->inv));
 }
 
 /* The deadline fires while a revalidation inspect is in flight, and the
@@ -478,7 +479,7 @@ test_deadline_during_verify(void **state)
     assert_stopped(f, "deadline", CTL_FAILED);
     event_reasons(f, reasons, sizeof(reasons));
     assert_null(strstr(reasons, "DriftRepaired"));
-    assert_false(f->inv->repairing);
+    assert_false(f->inv->verify.repairing);
     assert_string_equal(condition(f, "Drifted", "status"), "True");
     assert_string_equal(condition(f, "Drifted", "reason"), "object.gone");
 }
@@ -534,7 +535,7 @@ test_drift_confirmed_over_new_connection(void **state)
     confirm_drift(f); /* the ping fails: not counted */
     assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
     assert_null(condition(f, "Drifted", "status"));
-    assert_true(f->inv->verify_due);
+    assert_true(f->inv->verify.due);
 
     /* control: the daemon answers, the next round's finding counts */
     f->ping_status = 0;

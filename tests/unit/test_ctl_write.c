@@ -183,7 +183,7 @@ record_and_act(struct fx *f)
 
     ctl_status_set_phase(f->inv, CTL_RUNNING);
     assert_int_equal(ctl_write_end(f->inv, &e), 0);
-    assert_true(f->inv->write_queued);
+    assert_true(f->inv->write.queued);
     assert_non_null(dk_get(f->c.dk, "/containers/x/json", on_answer, f, &e));
 }
 
@@ -196,7 +196,7 @@ test_a_request_waits_for_the_group_with_its_record(void **state)
     record_and_act(f);
     fake_pause(f->c.loop);
     assert_int_equal(f->groups, 1); /* sent without blocking */
-    assert_true(f->inv->write_sent);
+    assert_true(f->inv->write.sent);
     assert_int_equal(fake_requests(f->fix.srv), 0); /* held meanwhile */
     assert_int_equal(dk_held(f->c.dk), 1);
 
@@ -204,7 +204,7 @@ test_a_request_waits_for_the_group_with_its_record(void **state)
     while (f->answered == 0)
         ev_run(f->c.loop, EVRUN_ONCE);
     assert_string_equal(f->seen_phase, "Running"); /* recorded, then acted */
-    assert_false(f->inv->write_sent);
+    assert_false(f->inv->write.sent);
     assert_false(f->inv->rec.dirty);
 }
 
@@ -244,7 +244,7 @@ test_a_failed_group_fails_the_next_pass_as_the_store(void **state)
     assert_non_null(strstr(e.msg, "status not written: etcd http://x"));
     ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e)); /* as the pass */
     assert_true(f->c.docker_up); /* not "Docker unreachable" */
-    assert_int_equal(f->inv->failures, 1);
+    assert_int_equal(f->inv->queue.failures, 1);
     assert_int_equal(ctl_write_first(f->inv, &e), 1); /* then it is queued */
 }
 
@@ -257,10 +257,10 @@ test_no_pass_while_its_status_is_in_flight(void **state)
     record_and_act(f);
     fake_pause(f->c.loop);
     assert_true(ctl_write_in_flight(f->inv)); /* the pass returns here */
-    assert_true(f->inv->pass_after_write);
+    assert_true(f->inv->write.pass_after);
     answer_group(f, NULL);
     assert_false(ctl_write_in_flight(f->inv));
-    assert_true(ev_is_active(&f->inv->kick)); /* the answer runs it again */
+    assert_true(ev_is_active(&f->inv->queue.kick)); /* the answer runs it again */
 }
 
 int

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test_shape.sh - the 800-line rule (hack/shape.sh --check) holds on this
 # tree and is refused, naming the file, on scratch copies that break it: a
-# new file over 800 lines, and a listed one that grew.
+# new file over 800 lines, and a listed one that grew. Likewise the size of
+# struct ctl_inv (at most 40 members and 8 bools, issue 37 item 2): refused
+# on a copy with two members more, and on one with two bools more.
 set -euo pipefail
 ROOT=${AGENTCTL_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
 SHAPE=$ROOT/hack/shape.sh
@@ -43,4 +45,17 @@ chmod +x "$S/shape.sh"
 echo '/* one line more */' >>"$S/tree/plan/rc_desired.c"
 SHAPE=$S/shape.sh
 expect_refused "a listed file that grew" 'plan/rc_desired.c: [0-9]* lines, grew past'
-echo "PASS: the 800-line rule and its negative controls"
+# struct ctl_inv's limits: figures as the check counts them
+read -r members bools < <(awk '/^struct ctl_inv \{/ { on = 1; next } on && /^\};/ { exit }
+    on && /^    [a-z].*;/ { l = $0; sub(/\/\*.*/, "", l); n = 1 + gsub(/,/, ",", l)
+        m += n; if (l ~ /^    bool /) b += n } END { print m, b }' "$ROOT/controller/ctl.h")
+[ "$members" -le 40 ] && [ "$bools" -le 8 ] ||
+    fail "struct ctl_inv: $members members, $bools bools on this tree"
+copy
+sed -i "/^struct ctl_inv {/a\\    int extra_a[$((41 - members))], extra_b;" "$S/tree/controller/ctl.h"
+expect_refused "struct ctl_inv with members past 40" 'struct ctl_inv has [0-9]* members'
+copy
+extra=$(seq -s ', ' -f 'extra_%g' $((9 - bools)) | sed 's/, $//')
+sed -i "/^    struct ctl_inv_build build;/c\\    bool $extra;" "$S/tree/controller/ctl.h"
+expect_refused "struct ctl_inv with bools past 8" 'struct ctl_inv has [0-9]* members, 9 bools'
+echo "PASS: the 800-line rule, struct ctl_inv's limits and their negative controls"
