@@ -7,6 +7,8 @@
  *   store_kube_docs.c    status, meta and applied documents
  *   store_kube_events.c  events as Kubernetes Events
  *   store_kube_watch.c   the watch (list + watch from its version)
+ *   store_kube_cache.c   the informer cache (pure, own header)
+ *   store_kube_informer.c reads served from it while the watch is live
  *   store_kube.c         open, close, the ops table
  */
 #ifndef STORE_KUBE_INT_H
@@ -21,6 +23,7 @@
 #include "err.h"
 #include "store.h"
 #include "store_int.h"
+#include "store_kube_cache.h"
 #include "store_kube_config.h"
 
 #define STORE_KUBE_TIMEOUT_MS 10000
@@ -66,6 +69,8 @@ struct store_kube {
     void *curl;  /* CURL *, reused for the blocking requests */
     int lock_depth;
     struct store_kube_watch *w; /* NULL until store_watch_fd() */
+    struct store_kube_cache cache; /* filled by the watch (w) only */
+    bool cache_off; /* AGENTCTL_KUBE_CACHE=off: every read asks the server */
 };
 
 /* --- store_kube_object.c (pure) --- */
@@ -115,6 +120,22 @@ int store__kube_put(struct store *st, const char *name, const char *data,
 int store__kube_del(struct store *st, const char *name, const char *expect_rev,
                     struct err *e);
 
+/* A spec read from its text (store__kube_spec_text) at revision rv. */
+int store__kube_spec_from_text(const char *name, const char *rv,
+                               const char *text, struct store_spec *out,
+                               struct err *e);
+
+/* --- store_kube_informer.c --- */
+
+/* The cached entry of name when the cache may answer: the watch is
+ * streaming from a whole list (not broken, no list owed) and not turned
+ * off. NULL: read the API server. */
+const struct store_kube_cached *store__kube_cached(const struct store_kube *s,
+                                                   const char *name);
+/* An object the API server answered to our write: into the cache, so a
+ * read right after the write sees it. */
+void store__kube_write_through(struct store_kube *s, const cJSON *ans);
+
 /* --- store_kube_watch.c --- */
 
 int store__kube_watch_fd(struct store *st, struct err *e);
@@ -123,6 +144,10 @@ int store__kube_watch_read(struct store *st, struct store_change *out,
 void store__kube_watch_free(struct store_kube *s);
 
 /* --- store_kube_docs.c, store_kube_events.c --- */
+
+/* The STORE_DOC_META document of obj with its spec's hash; NULL when it
+ * lacks uid, generation or creationTimestamp. Caller frees. */
+char *store__kube_meta_with_hash(const cJSON *obj);
 
 int store__kube_doc_get(struct store *st, enum store_doc kind, const char *name,
                         char **data, size_t *len, struct err *e);
