@@ -364,6 +364,9 @@ store__kube_doc_names(struct store *st, enum store_doc kind, char ***names,
     *n = 0;
     if (kind == STORE_DOC_POOL)
         return 0;
+    if ((kind == STORE_DOC_STATUS || kind == STORE_DOC_APPLIED) &&
+        store__kube_cache_live(KUBE_OF(st)))
+        return store__kube_cached_names(KUBE_OF(st), kind, names, n, e);
     if (store__kube_path(path, sizeof(path), NULL, NULL, e) == -1 ||
         store__kube_request(KUBE_OF(st), "GET", path, NULL, NULL, &ans, NULL,
                             e) == -1)

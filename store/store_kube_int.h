@@ -127,11 +127,18 @@ int store__kube_spec_from_text(const char *name, const char *rv,
 
 /* --- store_kube_informer.c --- */
 
-/* The cached entry of name when the cache may answer: the watch is
- * streaming from a whole list (not broken, no list owed) and not turned
- * off. NULL: read the API server. */
+/* The cache may answer: the watch is streaming from a whole list (not
+ * broken, no list owed) and the cache is not turned off. */
+bool store__kube_cache_live(const struct store_kube *s);
+/* The cached entry of name when the cache may answer; NULL: read the API
+ * server. */
 const struct store_kube_cached *store__kube_cached(const struct store_kube *s,
                                                    const char *name);
+/* store_list and store_doc_names (status, applied) from a live cache. */
+int store__kube_cached_list(const struct store_kube *s, struct store_list *out,
+                            struct err *e);
+int store__kube_cached_names(const struct store_kube *s, enum store_doc kind,
+                             char ***names, size_t *n, struct err *e);
 /* An object the API server answered to our write: into the cache, so a
  * read right after the write sees it. */
 void store__kube_write_through(struct store_kube *s, const cJSON *ans);

@@ -93,6 +93,8 @@ store__kube_list(struct store *st, struct store_list *out, struct err *e)
     const cJSON *it, *items;
     struct store_list l = { 0 };
 
+    if (store__kube_cache_live(s)) /* the controller's relist */
+        return store__kube_cached_list(s, out, e);
     if (store__kube_path(path, sizeof(path), NULL, NULL, e) == -1 ||
         store__kube_request(s, "GET", path, NULL, NULL, &ans, NULL, e) == -1)
         return -1;

@@ -1,7 +1,8 @@
 /* test_store_kube_cache.c - the API server store's informer cache: what a
  * list or a watch event delivers is kept as the texts the reads return,
  * an older resourceVersion never takes it back, a DELETED event and a
- * relist forget, and the store answers reads from it only while the
+ * relist forget, and the store answers reads (get, documents, the
+ * controller's list and status names) from it only while the
  * watch is streaming from a whole list (not broken, not turned off). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -111,9 +112,10 @@ test_served_while_live(void **state)
     struct store_kube s = { 0 };
     struct store_kube_watch w = { 0 };
     struct store_spec sp;
+    struct store_list l;
     struct err e = { 0 };
-    char *data;
-    size_t len;
+    char *data, **names;
+    size_t len, n;
     int easy;
 
     (void)state;
@@ -130,7 +132,19 @@ test_served_while_live(void **state)
     assert_string_equal(sp.rev, "812");
     assert_non_null(sp.inv);
     store_spec_cleanup(&sp);
+    /* the controller's relist and its status names, no request */
+    assert_int_equal(store__kube_list(&s.base, &l, &e), 0);
+    assert_int_equal(l.n, 1);
+    assert_string_equal(l.items[0].name, "web");
+    store_list_cleanup(&l);
+    assert_int_equal(store__kube_doc_names(&s.base, STORE_DOC_STATUS, &names, &n, &e), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(names[0], "web");
+    store_names_free(names, n);
     take(&s.cache, "813", "Running", true);
+    assert_int_equal(store__kube_list(&s.base, &l, &e), 0);
+    assert_int_equal(l.n, 0); /* being deleted: gone for the controller */
+    store_list_cleanup(&l);
     assert_int_equal(store__kube_get(&s.base, "web", &sp, &e), -1);
     assert_int_equal(e.code, ERR_NOTFOUND);
     s.cache_off = true;
