@@ -116,6 +116,9 @@ store_kube_open(const char *kubeconfig, const char *context,
              : store_kube_config_in_cluster(NULL, &s->cfg, e);
     if (rc == -1)
         goto fail;
+    /* the negative control of the cache's tests and benchmark */
+    s->cache_off = getenv("AGENTCTL_KUBE_CACHE") != NULL &&
+                   strcmp(getenv("AGENTCTL_KUBE_CACHE"), "off") == 0;
     s->state = strdup(state_dir ? state_dir : "/var/lib/agentctl/kube");
     s->curl = curl_easy_init();
     if (s->state == NULL || s->curl == NULL) {

@@ -29,8 +29,8 @@ give_text(char *text, char **data, size_t *len, struct err *e)
 
 /* The meta document with the spec hash of the object's spec, so
  * store_meta_observe() sees no change to count (the server counts). */
-static char *
-meta_with_hash(const cJSON *obj)
+char *
+store__kube_meta_with_hash(const cJSON *obj)
 {
     struct store_spec sp;
     char *text = store__kube_meta_doc(obj), *out = NULL;
@@ -50,6 +50,24 @@ meta_with_hash(const cJSON *obj)
     return out;
 }
 
+/* A document from the informer cache (store_kube_informer.c). */
+static int
+cached_doc(const struct store_kube_cached *c, enum store_doc kind, char **data,
+           size_t *len, struct err *e)
+{
+    const char *text = kind == STORE_DOC_STATUS ? c->status
+                       : kind == STORE_DOC_META ? c->meta
+                                                : c->applied;
+
+    if (text == NULL)
+        return err_set(e, ERR_NOTFOUND, "no %s document of \"%s\"",
+                       kind == STORE_DOC_STATUS ? "status"
+                       : kind == STORE_DOC_META ? "metadata"
+                                                : "applied",
+                       c->name);
+    return give_text(strdup(text), data, len, e);
+}
+
 int
 store__kube_doc_get(struct store *st, enum store_doc kind, const char *name,
                     char **data, size_t *len, struct err *e)
@@ -63,6 +81,9 @@ store__kube_doc_get(struct store *st, enum store_doc kind, const char *name,
     if (kind == STORE_DOC_POOL)
         return err_set(e, ERR_NOTFOUND,
                        "no warm pool document on the API server store");
+    if (store__kube_cached(KUBE_OF(st), name) != NULL)
+        return cached_doc(store__kube_cached(KUBE_OF(st), name), kind, data,
+                          len, e);
     if (store__kube_get_object(KUBE_OF(st), name, &obj, e) == -1)
         return -1;
     status = cJSON_GetObjectItemCaseSensitive(obj, "status");
@@ -74,7 +95,7 @@ store__kube_doc_get(struct store *st, enum store_doc kind, const char *name,
         status->child != NULL)
         text = cJSON_PrintUnformatted(status);
     else if (kind == STORE_DOC_META)
-        text = meta_with_hash(obj);
+        text = store__kube_meta_with_hash(obj);
     else if (kind == STORE_DOC_APPLIED && applied != NULL)
         text = strdup(applied);
     else {
@@ -92,7 +113,7 @@ static int
 put_status(struct store_kube *s, const char *name, cJSON *obj,
            const char *status, size_t len, struct err *e)
 {
-    cJSON *st = cJSON_ParseWithLength(status, len);
+    cJSON *st = cJSON_ParseWithLength(status, len), *ans = NULL;
     char path[256], *body;
     int rc;
 
@@ -107,8 +128,11 @@ put_status(struct store_kube *s, const char *name, cJSON *obj,
         return err_set(e, ERR_NOMEM, "out of memory");
     rc = store__kube_path(path, sizeof(path), name, "status", e);
     if (rc == 0)
-        rc = store__kube_request(s, "PUT", path, body, NULL, NULL, NULL, e);
+        rc = store__kube_request(s, "PUT", path, body, NULL, &ans, NULL, e);
     free(body);
+    if (rc == 0)
+        store__kube_write_through(s, ans); /* a pass reads it next */
+    cJSON_Delete(ans);
     return rc;
 }
 
@@ -340,6 +364,9 @@ store__kube_doc_names(struct store *st, enum store_doc kind, char ***names,
     *n = 0;
     if (kind == STORE_DOC_POOL)
         return 0;
+    if ((kind == STORE_DOC_STATUS || kind == STORE_DOC_APPLIED) &&
+        store__kube_cache_live(KUBE_OF(st)))
+        return store__kube_cached_names(KUBE_OF(st), kind, names, n, e);
     if (store__kube_path(path, sizeof(path), NULL, NULL, e) == -1 ||
         store__kube_request(KUBE_OF(st), "GET", path, NULL, NULL, &ans, NULL,
                             e) == -1)

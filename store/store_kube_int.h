@@ -10,6 +10,8 @@
  *   store_kube_lease.c   the controller's Lease and the claims
  *   store_kube_lease_obj.c  their Lease objects (pure)
  *   store_kube_async.c   a request on the watch's multi handle
+ *   store_kube_cache.c   the informer cache (pure, own header)
+ *   store_kube_informer.c reads served from it while the watch is live
  *   store_kube.c         open, close, the ops table
  */
 #ifndef STORE_KUBE_INT_H
@@ -24,6 +26,7 @@
 #include "err.h"
 #include "store.h"
 #include "store_int.h"
+#include "store_kube_cache.h"
 #include "store_kube_config.h"
 
 #define STORE_KUBE_TIMEOUT_MS 10000
@@ -80,6 +83,8 @@ struct store_kube {
     bool check_holders; /* false: the claims' negative control */
     cJSON *own;  /* its Lease as last written (NULL: read it first) */
     struct store_kube_call *call; /* the request out without blocking */
+    struct store_kube_cache cache; /* filled by the watch (w) only */
+    bool cache_off; /* AGENTCTL_KUBE_CACHE=off: every read asks the server */
 };
 
 /* --- store_kube_object.c (pure) --- */
@@ -129,6 +134,29 @@ int store__kube_put(struct store *st, const char *name, const char *data,
 int store__kube_del(struct store *st, const char *name, const char *expect_rev,
                     struct err *e);
 
+/* A spec read from its text (store__kube_spec_text) at revision rv. */
+int store__kube_spec_from_text(const char *name, const char *rv,
+                               const char *text, struct store_spec *out,
+                               struct err *e);
+
+/* --- store_kube_informer.c --- */
+
+/* The cache may answer: the watch is streaming from a whole list (not
+ * broken, no list owed) and the cache is not turned off. */
+bool store__kube_cache_live(const struct store_kube *s);
+/* The cached entry of name when the cache may answer; NULL: read the API
+ * server. */
+const struct store_kube_cached *store__kube_cached(const struct store_kube *s,
+                                                   const char *name);
+/* store_list and store_doc_names (status, applied) from a live cache. */
+int store__kube_cached_list(const struct store_kube *s, struct store_list *out,
+                            struct err *e);
+int store__kube_cached_names(const struct store_kube *s, enum store_doc kind,
+                             char ***names, size_t *n, struct err *e);
+/* An object the API server answered to our write: into the cache, so a
+ * read right after the write sees it. */
+void store__kube_write_through(struct store_kube *s, const cJSON *ans);
+
 /* --- store_kube_watch.c --- */
 
 int store__kube_watch_fd(struct store *st, struct err *e);
@@ -137,6 +165,10 @@ int store__kube_watch_read(struct store *st, struct store_change *out,
 void store__kube_watch_free(struct store_kube *s);
 
 /* --- store_kube_docs.c, store_kube_events.c --- */
+
+/* The STORE_DOC_META document of obj with its spec's hash; NULL when it
+ * lacks uid, generation or creationTimestamp. Caller frees. */
+char *store__kube_meta_with_hash(const cJSON *obj);
 
 int store__kube_doc_get(struct store *st, enum store_doc kind, const char *name,
                         char **data, size_t *len, struct err *e);

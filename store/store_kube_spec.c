@@ -47,10 +47,9 @@ check_spec(struct store_spec *sp)
 }
 
 int
-store__kube_spec_of(const cJSON *obj, struct store_spec *out, struct err *e)
+store__kube_spec_from_text(const char *name, const char *rv, const char *text,
+                           struct store_spec *out, struct err *e)
 {
-    const char *name = store__kube_str(obj, "metadata", "name");
-    const char *rv = store__kube_str(obj, "metadata", "resourceVersion");
     char key[512];
 
     memset(out, 0, sizeof(*out));
@@ -64,13 +63,25 @@ store__kube_spec_of(const cJSON *obj, struct store_spec *out, struct err *e)
     snprintf(out->rev, sizeof(out->rev), "%s", rv);
     out->name = strdup(name);
     out->key = strdup(key);
-    out->data = store__kube_spec_text(obj);
+    out->data = text != NULL ? strdup(text) : NULL;
     if (out->name == NULL || out->key == NULL || out->data == NULL ||
         (out->len = strlen(out->data), check_spec(out)) == -1) {
         store_spec_cleanup(out);
         return err_set(e, ERR_NOMEM, "out of memory");
     }
     return 0;
+}
+
+int
+store__kube_spec_of(const cJSON *obj, struct store_spec *out, struct err *e)
+{
+    char *text = store__kube_spec_text(obj);
+    int rc = store__kube_spec_from_text(
+        store__kube_str(obj, "metadata", "name"),
+        store__kube_str(obj, "metadata", "resourceVersion"), text, out, e);
+
+    free(text);
+    return rc;
 }
 
 int
@@ -82,6 +93,8 @@ store__kube_list(struct store *st, struct store_list *out, struct err *e)
     const cJSON *it, *items;
     struct store_list l = { 0 };
 
+    if (store__kube_cache_live(s)) /* the controller's relist */
+        return store__kube_cached_list(s, out, e);
     if (store__kube_path(path, sizeof(path), NULL, NULL, e) == -1 ||
         store__kube_request(s, "GET", path, NULL, NULL, &ans, NULL, e) == -1)
         return -1;
@@ -128,9 +141,14 @@ int
 store__kube_get(struct store *st, const char *name, struct store_spec *out,
                 struct err *e)
 {
+    const struct store_kube_cached *c = store__kube_cached(KUBE_OF(st), name);
     cJSON *obj;
     int rc;
 
+    if (c != NULL && c->deleting)
+        return err_set(e, ERR_NOTFOUND, "AgentInvocation \"%s\" is being deleted", name);
+    if (c != NULL)
+        return store__kube_spec_from_text(name, c->rv, c->spec, out, e);
     if (store__kube_get_object(KUBE_OF(st), name, &obj, e) == -1)
         return -1;
     if (store__kube_deleting(obj)) {
@@ -159,6 +177,8 @@ send_object(struct store_kube *s, const char *name, bool create, cJSON *obj,
         rc = store__kube_request(s, create ? "POST" : "PUT", path, body, NULL,
                                  &ans, NULL, e);
     free(body);
+    if (rc == 0)
+        store__kube_write_through(s, ans);
     if (rc == 0 && new_rev != NULL &&
         (rv = store__kube_str(ans, "metadata", "resourceVersion")) != NULL)
         snprintf(new_rev, STORE_REV_MAX, "%s", rv);

@@ -167,8 +167,13 @@ relist(struct store_kube *s, struct err *e)
     }
     snprintf(w->rv, sizeof(w->rv), "%s", rv);
     w->nseen = 0;
+    store__kube_cache_relist_begin(&s->cache);
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(ans, "items"))
+    {
         seen_update(w, it, false);
+        (void)store__kube_cache_take(&s->cache, it); /* a miss reads the server */
+    }
+    store__kube_cache_relist_end(&s->cache);
     cJSON_Delete(ans);
     w->relists++;
     return 0;
@@ -222,6 +227,7 @@ store__kube_watch_free(struct store_kube *s)
     free(w->seen);
     free(w);
     s->w = NULL;
+    store__kube_cache_cleanup(&s->cache);
 }
 
 int
@@ -290,13 +296,14 @@ drive(struct store_kube *s, bool *ended, int *how, bool *retry_due)
 /* One event line: the resourceVersion to resume from, the change (if the
  * controller must hear of it) into out. -1: 410 Gone, list again. */
 static int
-take_event(struct store_kube_watch *w, const cJSON *ev, struct store_change *out,
+take_event(struct store_kube *s, const cJSON *ev, struct store_change *out,
            size_t *n)
 {
     const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "type"));
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
     const char *rv = store__kube_str(obj, "metadata", "resourceVersion");
     const char *name = store__kube_str(obj, "metadata", "name");
+    struct store_kube_watch *w = s->w;
     bool deleted;
 
     if (type == NULL)
@@ -311,6 +318,11 @@ take_event(struct store_kube_watch *w, const cJSON *ev, struct store_change *out
     /* a deletion requested is a spec gone for the controller: it removes
      * the Docker objects, then the finalizer (store_kube_docs.c) */
     deleted = strcmp(type, "DELETED") == 0 || store__kube_deleting(obj);
+    /* the cache first: the controller reads it when it hears of this */
+    if (strcmp(type, "DELETED") == 0)
+        store__kube_cache_drop(&s->cache, obj);
+    else
+        (void)store__kube_cache_take(&s->cache, obj);
     if (seen_update(w, obj, deleted)) {
         out[*n].kind = deleted ? STORE_CHANGE_DELETE : STORE_CHANGE_PUT;
         snprintf(out[*n].name, sizeof(out[*n].name), "%s", name);
@@ -321,9 +333,10 @@ take_event(struct store_kube_watch *w, const cJSON *ev, struct store_change *out
 
 /* The complete lines of the stream's buffer; -1 when it must relist. */
 static int
-take_lines(struct store_kube_watch *w, struct store_change *out, size_t max,
+take_lines(struct store_kube *s, struct store_change *out, size_t max,
            size_t *n, bool *over)
 {
+    struct store_kube_watch *w = s->w;
     size_t used = 0;
     int rc = 0;
 
@@ -341,7 +354,7 @@ take_lines(struct store_kube_watch *w, struct store_change *out, size_t max,
         }
         ev = cJSON_ParseWithLength(start, (size_t)(nl - start));
         used = (size_t)(nl - w->pending.data) + 1;
-        rc = ev != NULL ? take_event(w, ev, out, n) : -1;
+        rc = ev != NULL ? take_event(s, ev, out, n) : -1;
         cJSON_Delete(ev);
         if (rc == -1)
             break;
@@ -370,7 +383,7 @@ store__kube_watch_read(struct store *st, struct store_change *out, size_t max,
     w = s->w;
     drive(s, &ended, &how, &retry_due);
     /* keep a slot for RESYNC */
-    if (take_lines(w, out, max - 1, n, &over) == -1)
+    if (take_lines(s, out, max - 1, n, &over) == -1)
         restart(s, true);
     else if (ended && how == CURLE_OK)
         restart(s, false); /* the server's timeout: resume at once */

@@ -6,3 +6,5 @@ agentctl_unit_test(test_store_kube_object
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_kube_object.c LIBS store)
 agentctl_unit_test(test_store_kube_lease
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_kube_lease.c LIBS store)
+agentctl_unit_test(test_store_kube_cache
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_kube_cache.c LIBS store)

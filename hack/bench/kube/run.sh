@@ -24,6 +24,9 @@
 #            audit log, by verb and resource; the watch itself is one
 #            request when it ends);
 #   RSS:     its VmRSS and VmHWM then;
+#   cache:   the same restart with AGENTCTL_KUBE_CACHE=off (every read a
+#            GET): seconds until all seen and its requests, beside the
+#            cached restart above;
 #   etcd:    the same N put by `agentctl apply` under a prefix of the
 #            same etcd, an etcd controller started on them: seconds until
 #            it knows all N, and its VmRSS and VmHWM once all are Failed.
@@ -58,7 +61,7 @@ stop_ctl() { # NAME
 }
 stop_all() { local n; for n in "${!CP[@]}"; do stop_ctl "$n"; done; }
 on_cleanup stop_all
-sweep() { local n; for n in k1 k2 e; do docker_cleanup_label "agentctl.dev/managed-by=$RUN-$n"; done; }
+sweep() { local n; for n in k1 k2 k3 e; do docker_cleanup_label "agentctl.dev/managed-by=$RUN-$n"; done; }
 on_cleanup sweep
 
 now() { echo "$EPOCHREALTIME"; }
@@ -151,6 +154,17 @@ one() { # REP
     row "kube: controller VmHWM with $N (MiB)" "$(mib k2 VmHWM)"
     stop_ctl k2
 
+    # the informer cache's comparison: the same restart, every read a GET
+    say "kube controller k1 restarted (as k3) with AGENTCTL_KUBE_CACHE=off"
+    idle0=$(kube_requests "$KUSER")
+    T0=$(now)
+    AGENTCTL_KUBE_CACHE=off CTL_ID=$RUN-k1 start_ctl k3 --kubeconfig "$TEST_TMP/bench.kubeconfig"
+    row "kube, cache off: the controller restarted on $N, start to all seen (s)" "$(until_true knows_all k3)"
+    row "kube, cache off: ... its requests until then, by verb and resource" "$(requests_since "$idle0")"
+    row "kube, cache off: ... start to its work queue empty (s)" "$(until_true settled k3)"
+    row "kube, cache off: controller VmRSS with $N (MiB)" "$(mib k3 VmRSS)"
+    stop_ctl k3
+
     say "etcd controller e on the same $N under a prefix of the same etcd"
     local pfx=/agentctl-bench-$1
     "$B/cli/agentctl" --etcd "$ETCD_URL" --etcd-prefix "$pfx" --state "$TEST_TMP/cli" \
@@ -176,6 +190,7 @@ kube_cert "$KUSER" "/O=system:masters/CN=$KUSER" "extendedKeyUsage=clientAuth"
 kube_kubeconfig "$TEST_TMP/bench.kubeconfig" "$KUSER"
 absent_config "$TEST_TMP/controller-k1.yaml" 10.218.0.0/16
 cp "$TEST_TMP/controller-k1.yaml" "$TEST_TMP/controller-k2.yaml"
+cp "$TEST_TMP/controller-k1.yaml" "$TEST_TMP/controller-k3.yaml"
 absent_config "$TEST_TMP/controller-e.yaml" 10.219.0.0/16
 absent_specs k- "$N" >"$TEST_TMP/all.yaml"
 for r in $(seq "$REPS"); do one "$r"; done
