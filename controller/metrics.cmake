@@ -5,5 +5,5 @@
 add_library(ctlmetrics STATIC ${CMAKE_CURRENT_LIST_DIR}/ctl_metrics.c
             ${CMAKE_CURRENT_LIST_DIR}/ctl_metrics_process.c
             ${CMAKE_CURRENT_LIST_DIR}/ctl_metrics_http.c)
-target_include_directories(ctlmetrics PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+target_include_directories(ctlmetrics PUBLIC ${ctl_include_dirs})
 target_link_libraries(ctlmetrics PUBLIC common libev PRIVATE PkgConfig::MHD m)
