@@ -3,7 +3,9 @@
 # tree and is refused, naming the file, on scratch copies that break it: a
 # new file over 800 lines, and a listed one that grew. Likewise the size of
 # struct ctl_inv (at most 40 members and 8 bools, issue 37 item 2): refused
-# on a copy with two members more, and on one with two bools more.
+# on a copy with two members more, and on one with two bools more; and the
+# 30-file rule for folders (a controller wing counts alone): a folder with
+# 31 .c files more is refused.
 set -euo pipefail
 ROOT=${AGENTCTL_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
 SHAPE=$ROOT/hack/shape.sh
@@ -58,4 +60,10 @@ copy
 extra=$(seq -s ', ' -f 'extra_%g' $((9 - bools)) | sed 's/, $//')
 sed -i "/^    struct ctl_inv_build build;/c\\    bool $extra;" "$S/tree/controller/ctl.h"
 expect_refused "struct ctl_inv with bools past 8" 'struct ctl_inv has [0-9]* members, 9 bools'
-echo "PASS: the 800-line rule, struct ctl_inv's limits and their negative controls"
+copy
+for i in $(seq 31); do
+    printf '/* filler */\n' >"$S/tree/plan/zz_filler_$i.c"
+done
+expect_refused "a folder over 30 .c files" 'plan/: [0-9]* .c files, over the 30-file rule'
+
+echo "PASS: the 800-line rule, struct ctl_inv's limits, the 30-file rule and their negative controls"
