@@ -56,8 +56,7 @@ allowed() { # allowed FROM TO
 declare -A HEADER_DIR=()
 for dir in "${!LAYERS[@]}"; do
     [ -d "$dir" ] || continue
-    for h in "$dir"/*.h; do
-        [ -e "$h" ] || continue
+    for h in $(find "$dir" -name '*.h' | sort); do
         name=${h##*/}
         if [ -n "${HEADER_DIR[$name]:-}" ]; then
             report "$h: header name also used in ${HEADER_DIR[$name]}/"
@@ -69,8 +68,7 @@ done
 # Includes.
 for dir in "${!LAYERS[@]}"; do
     [ -d "$dir" ] || continue
-    for f in "$dir"/*.[ch]; do
-        [ -e "$f" ] || continue
+    for f in $(find "$dir" -name '*.[ch]' | sort); do
         while IFS=: read -r line header; do
             to=${HEADER_DIR[$header]:-}
             [ -n "$to" ] || continue # system, generated or third-party
@@ -133,34 +131,61 @@ for dir in "${!LAYERS[@]}"; do
     [ -d "$dir" ] && [ "$dir" != docker ] || continue
     while IFS= read -r hit; do
         report "$hit: an Engine API path outside docker/ (use dk_engine.h)"
-    done < <(grep -nE '"/(containers|networks|volumes|images|events|_ping|version)([/?"]|$)' \
-        "$dir"/*.[ch] 2>/dev/null | cut -d: -f1,2)
+    done < <(grep -rnE --include='*.[ch]' \
+        '"/(containers|networks|volumes|images|events|_ping|version)([/?"]|$)' \
+        "$dir" 2>/dev/null | cut -d: -f1,2)
 done
+
+# The controller's wings (docs/architecture.md): each subfolder of
+# controller/ is one concern with its own prefix; the files directly in
+# controller/ are the core (ctl.h's shared types, the test hooks, the
+# attempt record). A wing may include the headers of the wings listed for
+# it (lowest first), so the wings sort and no two call each other.
+declare -A WINGS=(
+    [core]=""
+    [obs]="core"
+    [inv]="core obs"
+    [try]="core obs inv"
+    [drift]="core obs inv try"
+    [box]="core obs inv try drift"
+    [out]="core obs inv try"
+    [pass]="core obs inv try drift box out"
+    [loop]="core obs inv try drift box out pass"
+)
 
 # ctl_includes FILE: the controller headers FILE includes.
 ctl_includes() {
-    sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(ctl[a-z_]*\.h\)".*/\1/p' "$1"
+    local known
+    known=$(find controller -name '*.h' -printf '%f\n')
+    sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([a-z_]*\.h\)".*/\1/p' "$1" |
+        grep -xF -f <(echo "$known") || true
 }
 
 # ctl_edges: "<module> <module>" for every controller module and every
 # module whose header it reaches, through headers that include headers
 # (an umbrella header is expanded, however deep), so a module cannot hide
 # an edge behind a header it includes. One pass over the includes. A
-# module is ctl_X.c with its header ctl_X.h; ctl_metrics_http.c is the
-# metrics module's. ctl.h and the *_types.h headers are types only
-# (checked below), so they are leaves; so is the attempt record
-# (model/ctl_record.h), which is below the controller.
+# module is X.c with its header X.h, in any wing; X_json.c, X_http.c,
+# X_process.c and X_int.h belong to module X (ctl_metrics_http.c). ctl.h
+# and the *_types.h headers are types only (checked below), so they are
+# leaves; so is the attempt record (model/ctl_record.h), which is below
+# the controller.
 ctl_edges() {
-    grep -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*"ctl[a-z_]*\.h"' \
-        controller/ctl*.[ch] | awk '
-        function module(f,   m) {
+    find controller -name '*.[ch]' | sort | xargs grep -H \
+        '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[a-z_]*\.h"' | awk '
+        FNR == NR { hdr[$0] = 1; next }
+        function module(f,   m, b) {
             m = f; sub(/.*\//, "", m); sub(/\.[ch]$/, "", m)
-            if (m == "ctl_metrics_http") m = "ctl_metrics"
+            if (m ~ /_(json|int|http|process)$/) {
+                b = m; sub(/_[a-z]+$/, "", b)
+                if ((b ".h") in hdr) m = b
+            }
             return m
         }
         {
             f = $0; sub(/:.*/, "", f); sub(/.*\//, "", f)
             h = $0; sub(/^[^"]*"/, "", h); sub(/".*/, "", h)
+            if (!(h in hdr)) next
             inc[f] = inc[f] " " h; files[f] = 1
         }
         END {
@@ -175,7 +200,18 @@ ctl_edges() {
                         for (j = 1; j <= k; j++) todo[++n] = more[j] }
                 }
             }
-        }' | sort -u
+        }' <(find controller -name '*.h' -printf '%f\n') - | sort -u
+}
+
+# wing_of_module MODULE: the wing its header (or file) lives in.
+wing_of_module() {
+    local p
+    p=$(find controller \( -name "$1.h" -o -name "$1.c" \) -print -quit)
+    p=${p#controller/}
+    case $p in
+    */*) echo "${p%%/*}" ;;
+    *) echo core ;;
+    esac
 }
 
 # file_scope_functions HEADER: the line numbers of function declarations
@@ -204,7 +240,33 @@ if [ -d controller ]; then
             $(awk '/input contains a loop/ { n++; next } n == 1' <<<"$loop" |
                 sed 's/^tsort: //')
     fi
-    for h in controller/ctl.h controller/*_types.h model/*_types.h; do
+    for d in controller/*/; do
+        [ -d "$d" ] || continue
+        d=${d%/}
+        [ -n "${WINGS[${d#controller/}]+set}" ] ||
+            report "$d/: a wing hack/check-layers.sh does not know (add it to WINGS)"
+    done
+    declare -A MODULE_WING=()
+    for m in $(tr ' ' '\n' <<<"$edges" | sort -u); do
+        MODULE_WING[$m]=$(wing_of_module "$m")
+    done
+    wing_edges=""
+    while read -r from to; do
+        [ -n "$from" ] || continue
+        wf=${MODULE_WING[$from]} wt=${MODULE_WING[$to]}
+        [ "$wf" != "$wt" ] || continue
+        wing_edges+="$wf $wt"$'\n'
+        [ -n "${WINGS[$wf]+set}" ] || continue
+        [[ " ${WINGS[$wf]} " == *" $wt "* ]] ||
+            report "controller/$wf/: $from includes $to's header ($wt):" \
+                "wing $wf may use ${WINGS[$wf]:-no other wing}"
+    done <<<"$edges"
+    if ! loop=$(sort -u <<<"$wing_edges" | tsort 2>&1 >/dev/null) || [ -n "$loop" ]; then
+        report "controller/: wings call each other in a cycle:" \
+            $(awk '/input contains a loop/ { n++; next } n == 1' <<<"$loop" |
+                sed 's/^tsort: //')
+    fi
+    for h in controller/ctl.h $(find controller -name '*_types.h' | sort) model/*_types.h; do
         [ -e "$h" ] || continue
         while IFS= read -r hit; do
             report "$h:$hit: a function declared in a types-only header" \
