@@ -59,16 +59,16 @@ members() {
 
 folder_figures() {
     local d files lines all
-    all=$(find "${FOLDERS[@]}" -maxdepth 1 -name '*.[ch]' -print0 |
+    all=$(find "${FOLDERS[@]}" -name '*.[ch]' -print0 |
         xargs -0 cat | wc -l)
     for d in "${FOLDERS[@]}" $(find controller -mindepth 1 -type d 2>/dev/null | sort); do
         [ -d "$d" ] || continue
         files=$(find "$d" -maxdepth 1 -name '*.c' | wc -l)
         lines=$(find "$d" -maxdepth 1 -name '*.[ch]' -print0 | xargs -0 cat | wc -l)
-        printf '  %-11s %3d .c files %6d lines (%d%%)\n' "$d/" "$files" \
+        printf '  %-18s %3d .c files %6d lines (%d%%)\n' "$d/" "$files" \
             "$lines" $((lines * 100 / all))
     done
-    echo "  all         $all lines"
+    echo "  all                $all lines"
 }
 
 # graph_figures: the controller's module graph as hack/check-layers.sh
@@ -81,6 +81,20 @@ graph_figures() {
         awk '/input contains a loop/ { n++; next } n == 1' | grep -c . || true)
     echo "  controller modules: $(tr ' ' '\n' <<<"$edges" | sort -u | grep -c .)," \
         "include edges: $(grep -c . <<<"$edges"), longest cycle found: $loop modules"
+    # the same graph between wings (a module's wing: its folder)
+    local wings m from to
+    declare -A wing=()
+    for m in $(tr ' ' '\n' <<<"$edges" | sort -u); do
+        wing[$m]=$(find controller \( -name "$m.h" -o -name "$m.c" \) -printf '%h\n' -quit)
+    done
+    wings=$(while read -r from to; do
+        [ "${wing[$from]}" = "${wing[$to]}" ] || echo "${wing[$from]} ${wing[$to]}"
+    done <<<"$edges" | sort -u)
+    loop=$(tsort <<<"$wings" 2>&1 >/dev/null |
+        awk '/input contains a loop/ { n++; next } n == 1' | grep -c . || true)
+    echo "  controller wings: $(find controller -mindepth 1 -type d | grep -c . || true)" \
+        "(and the core), wing edges: $(grep -c . <<<"$wings" || true)," \
+        "longest cycle found: $loop wings"
 }
 
 # The folders over FOLDER_LIMIT when the rule came, with their .c files
