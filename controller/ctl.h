@@ -4,42 +4,42 @@
  * module includes only the headers of the modules under it
  * (docs/architecture.md draws the order; hack/check-layers.sh checks it):
  *
- *   ctl_main.c      flags, start-up, signals, the loop
- *   ctl_flags.c     the flag table: getopt_long's options and --help
- *   ctl_sync.c      the store watch and resync: specs into invocations
- *   ctl_events.c    Docker events: a revalidation for the invocation
- *   ctl_gc.c        objects of this controller that nobody owns
- *   ctl_inv.c       one invocation's pass: capture, then the phase's step
- *   ctl_prepare.c   preparation: the planner's next rung as a request
- *     ctl_network.c, ctl_create.c, ctl_probe.c, ctl_git.c   its steps;
- *                   ctl_probe.c is the one probe runner (preparation,
- *                   canary, warm box), ctl_probing.c resets its state
- *   ctl_boxreq.c    the requests that build a box (creates, egress connect,
+ *   loop_main.c      flags, start-up, signals, the loop
+ *   loop_flags.c     the flag table: getopt_long's options and --help
+ *   loop_sync.c      the store watch and resync: specs into invocations
+ *   loop_events.c    Docker events: a revalidation for the invocation
+ *   loop_gc.c        objects of this controller that nobody owns
+ *   pass_inv.c       one invocation's pass: capture, then the phase's step
+ *   pass_prepare.c   preparation: the planner's next rung as a request
+ *     box_network.c, box_create.c, box_probe.c, box_git.c   its steps;
+ *                   box_probe.c is the one probe runner (preparation,
+ *                   canary, warm box), inv_probing.c resets its state
+ *   box_boxreq.c    the requests that build a box (creates, egress connect,
  *                   start), an invocation's and a warm box's alike
- *   ctl_run.c       a running agent: logs, wait, exit
- *   ctl_canary.c    the boundary probe again, inside the running agent's
+ *   pass_run.c       a running agent: logs, wait, exit
+ *   box_canary.c    the boundary probe again, inside the running agent's
  *                   network namespace (timer, events)
- *   ctl_verify.c    the revalidation round (drift rules)
- *   ctl_cleanup.c   removal by recorded ID, the planner's cleanup rungs
- *   ctl_claim.c     etcd claims and the controller's lease (scale-out)
- *   ctl_objects.c   which Docker objects are this attempt's (labels)
- *   ctl_attempt.c   starting an attempt over; the subnet of an attempt
- *   ctl_plan.c      the facts the step planner (plan/plan_step.c) reads
- *   ctl_stop.c      the stop decision (first reason wins)
- *   ctl_result.c    the result interpreter: the one retry decision (and
+ *   drift_verify.c    the revalidation round (drift rules)
+ *   pass_cleanup.c   removal by recorded ID, the planner's cleanup rungs
+ *   try_claim.c     etcd claims and the controller's lease (scale-out)
+ *   drift_objects.c   which Docker objects are this attempt's (labels)
+ *   try_attempt.c   starting an attempt over; the subnet of an attempt
+ *   pass_plan.c      the facts the step planner (plan/plan_step.c) reads
+ *   inv_stop.c      the stop decision (first reason wins)
+ *   try_result.c    the result interpreter: the one retry decision (and
  *                   the one retry delay, the warm pool's too)
- *   ctl_build.c     build slots: boxes built a few at a time, in order
- *   ctl_pool.c      the warm pool: boxes made ahead, handed to one
- *                   invocation each; ctl_box.c one box's steps
- *   ctl_queue.c     the invocation list and its work queue
- *   ctl_docker.c    whether the daemon answers
- *   ctl_waiting.c   what a Pending invocation waits for (Waiting)
- *   ctl_invalid.c   an invalid spec: logged once per version, counted
- *   ctl_status.c    phase, conditions, events, status writes
- *   ctl_write.c     the status writes of a loop iteration, grouped (etcd)
+ *   try_build.c     build slots: boxes built a few at a time, in order
+ *   box_pool.c      the warm pool: boxes made ahead, handed to one
+ *                   invocation each; box.c one box's steps
+ *   inv_queue.c     the invocation list and its work queue
+ *   loop_docker.c    whether the daemon answers
+ *   pass_waiting.c   what a Pending invocation waits for (Waiting)
+ *   obs_invalid.c   an invalid spec: logged once per version, counted
+ *   inv_status.c    phase, conditions, events, status writes
+ *   try_write.c     the status writes of a loop iteration, grouped (etcd)
  *   (the attempt record, typed status: model/ctl_record.h)
- *   ctl_metrics.c   the metrics registry; ctl_metrics_http.c and
- *                   ctl_observe.c serve /metrics and /healthz
+ *   obs_metrics.c   the metrics registry; obs_metrics_http.c and
+ *                   obs_observe.c serve /metrics and /healthz
  */
 #ifndef CTL_H
 #define CTL_H
@@ -67,18 +67,18 @@
 #define CTL_BACKOFF_MIN   0.1  /* seconds, docs/design.md "base 100ms" */
 #define CTL_BACKOFF_MAX   30.0 /* seconds, "cap 30s" */
 #define CTL_KILL_GRACE_MS 2000
-#define CTL_MAX_BUILDING  6 /* --max-building's default (ctl_build.h) */
+#define CTL_MAX_BUILDING  6 /* --max-building's default (try_build.h) */
 
 struct ctl;
 struct ctl_inv;
-struct ctl_ws;
-struct ctl_changes;
-struct ctl_resultread;
-struct ctl_egress;
+struct inv_ws;
+struct inv_changes;
+struct inv_resultread;
+struct inv_egress;
 
 struct buf;
 
-/* Why this attempt's networks are listed (ctl_network.c). */
+/* Why this attempt's networks are listed (box_network.c). */
 enum ctl_net_retry {
     CTL_NET_FRESH,    /* before a create */
     CTL_NET_CONFLICT, /* the create found the name taken */
@@ -89,7 +89,7 @@ enum ctl_net_retry {
 /* One invocation the controller knows: the latest spec from the store, the
  * attempt record it owns (which records every Docker object by ID), and
  * the watchers and requests of the pass in progress. */
-/* Where the boundary canary of a running agent is (ctl_canary.c). */
+/* Where the boundary canary of a running agent is (box_canary.c). */
 enum ctl_canary_stage {
     CTL_CANARY_IDLE,    /* none of this process in flight */
     CTL_CANARY_NAMED,   /* its name is recorded (canaryPending): create */
@@ -100,8 +100,8 @@ enum ctl_canary_stage {
 };
 
 /* The boundary probe (before the start) and the canary (while the agent
- * runs) of one attempt: owned by the probe runner (ctl_probe.c) and the
- * canary (ctl_canary.c), started over by ctl_probing_reset() only. */
+ * runs) of one attempt: owned by the probe runner (box_probe.c) and the
+ * canary (box_canary.c), started over by inv_probing_reset() only. */
 struct ctl_probing {
     long exit;              /* the last run's exit code (its /wait) */
     bool exited;            /* the pre-start probe's /wait answered */
@@ -114,7 +114,7 @@ struct ctl_probing {
     char canary_first[32];  /* when the passes in a row began */
 };
 
-/* What a step did (ctl_result.h interprets it). */
+/* What a step did (try_result.h interprets it). */
 enum ctl_step {
     CTL_STEP_NONE,    /* nothing to do at this point: go on (or idle) */
     CTL_STEP_STARTED, /* a request is in flight: its answer decides */
@@ -125,10 +125,10 @@ enum ctl_step {
 /* Reads the answer of a step's request (r->err set when it failed). */
 typedef enum ctl_step ctl_answer_fn(struct ctl_inv *inv, struct dk_response *r);
 
-/* One step request in flight (ctl_result.h). An invocation has one lane
+/* One step request in flight (try_result.h). An invocation has one lane
  * for every step, and while its box is built a second one for the
  * storage (volumes, keeper, uploads), which needs nothing of the network
- * and the proxy being made at the same time (ctl_prepare.c). */
+ * and the proxy being made at the same time (pass_prepare.c). */
 enum ctl_lane_id { CTL_LANE_MAIN, CTL_LANE_STORAGE, CTL_LANES };
 
 struct ctl_lane {
@@ -138,7 +138,7 @@ struct ctl_lane {
     int creating;             /* enum rc_role the create in flight makes */
 };
 
-/* A step error that keeps recurring (ctl_condition.c). */
+/* A step error that keeps recurring (try_condition.c). */
 struct ctl_stuck {
     unsigned count;    /* failures in a row with this message; 0: none */
     char message[256]; /* the error, as in the Ready condition */
@@ -149,12 +149,12 @@ struct ctl_stuck {
     char ready_message[256];
 };
 
-/* The images one capture pinned so far (ctl_inv.c), all of one spec. */
+/* The images one capture pinned so far (pass_inv.c), all of one spec. */
 struct ctl_pins {
     char hash[65];                     /* the spec hash they are for */
     char image[80];                    /* the agent image's ID */
     char helpers[RC_HELPER_COUNT][80]; /* the helpers' ("" not yet) */
-    /* the inspects out at once (ctl_pins.c): [0] the agent's image,
+    /* the inspects out at once (drift_pins.c): [0] the agent's image,
      * [1 + h] helper h's; how many are out; the first failure */
     struct dk_req *req[1 + RC_HELPER_COUNT];
     unsigned out;
@@ -167,13 +167,13 @@ struct ctl_pins {
 #define CTL_EVENTS_HELD 8
 
 /* An invocation's claim request waiting for the loop iteration's group
- * (ctl_claim.c). */
+ * (try_claim.c). */
 enum ctl_claim_op { CTL_CLAIM_NONE, CTL_CLAIM_TAKE, CTL_CLAIM_RELEASE };
-/* Whether our claim key holds it under c->lease (ctl_claim.c): not, won
+/* Whether our claim key holds it under c->lease (try_claim.c): not, won
  * by the last group and not yet acted on (its next pass does), or held. */
 enum ctl_claim_hold { CTL_CLAIM_UNHELD, CTL_CLAIM_WON, CTL_CLAIM_HELD };
 
-/* An invocation's scale-out claim (ctl_claim.c; always UNHELD on the
+/* An invocation's scale-out claim (try_claim.c; always UNHELD on the
  * directory store). */
 struct ctl_inv_claim {
     enum ctl_claim_hold hold;
@@ -186,18 +186,18 @@ struct ctl_inv_claim {
     bool waiting;         /* a pass was turned away while op was out */
 };
 /* Whether its status and metadata are removed from the store (the spec
- * deleted, its objects gone; ctl_write.c, etcd only). */
+ * deleted, its objects gone; try_write.c, etcd only). */
 enum ctl_status_removal {
     CTL_STATUS_KEPT,
     CTL_STATUS_REMOVING, /* they go in the next group */
     CTL_STATUS_REMOVED,  /* they went: nothing writes its status again */
 };
 
-/* An invocation's status write (ctl_status.c; the group write of a loop
- * iteration, ctl_write.c). */
+/* An invocation's status write (inv_status.c; the group write of a loop
+ * iteration, try_write.c). */
 struct ctl_inv_write {
     /* events of the pass running now, written with its next status
-     * (ctl_status.c: one etcd txn instead of one request each) */
+     * (inv_status.c: one etcd txn instead of one request each) */
     bool in_pass;
     char *events[CTL_EVENTS_HELD];
     size_t events_n;
@@ -208,24 +208,24 @@ struct ctl_inv_write {
     struct ctl_inv *next;
     bool sent; /* in the group write etcd has not answered */
     enum ctl_status_removal removal;
-    bool pass_after;    /* a pass waits for that write (ctl_write_first) */
+    bool pass_after;    /* a pass waits for that write (try_write_first) */
     struct err *failed; /* the last group write of it failed: the next
                            pass fails with it and backs off */
 };
-/* Drift found on an invocation's objects (ctl_verify_part.h). */
+/* Drift found on an invocation's objects (inv_verify_part.h). */
 struct ctl_drift_finding {
     /* drift a round found, counted once the daemon takes a new
-     * connection (ctl_drift.c); rule "" = none */
+     * connection (drift.c); rule "" = none */
     char drift_rule[48];
     char drift_message[320];
     const char *foreign_rule; /* the rule of foreign_seen (static) */
     char foreign_seen[224];   /* a docker exec or cp on one of the
                                  attempt's containers, Docker's event as
-                                 the finding; "" = none (ctl_neighbours.c) */
+                                 the finding; "" = none (drift_neighbours.c) */
 };
 
-/* An invocation's revalidation (ctl_verify.c: the rounds; ctl_drift.c
- * and ctl_neighbours.c: what they find). */
+/* An invocation's revalidation (drift_verify.c: the rounds; drift.c
+ * and drift_neighbours.c: what they find). */
 struct ctl_inv_verify {
     bool due;        /* re-inspect every object before going on */
     bool round_open; /* a round's first inspect went out: an
@@ -236,11 +236,11 @@ struct ctl_inv_verify {
     unsigned verified;        /* roles checked in this round (1 << rc_role,
                                  CTL_VERIFIED_NEIGHBOURS) */
     /* what a round or an event found, allocated only then (600 B: most
-     * invocations never hold one; ctl_verify_part.h) */
+     * invocations never hold one; inv_verify_part.h) */
     struct ctl_drift_finding *found;
     char role[16];            /* role being inspected */
     cJSON *pending_inspect;   /* inspect waiting for its image's config */
-    /* the neighbours a listing left to inspect (ctl_neighbours.c) */
+    /* the neighbours a listing left to inspect (drift_neighbours.c) */
     char (*ns_queue)[65];
     unsigned ns_queue_n, ns_queue_at;
     bool ns_queue_more;     /* more than the queue holds: list again */
@@ -249,16 +249,16 @@ struct ctl_inv_verify {
                                (a restart): inspected before any step */
     bool prestart_verified; /* the round right before the agent start ran */
     bool storage_verified;  /* the volumes' identity was inspected before
-                               the keeper's create (ctl_verify.c) */
+                               the keeper's create (drift_verify.c) */
     bool start_checked;     /* Docker says the run-once container about
-                             * to be started never ran (ctl_prepare.c) */
+                             * to be started never ran (pass_prepare.c) */
     char never_started[65]; /* a run-once container this process saw
                                never started (its create answered, or
                                the round before the start inspected
                                it) and sent no start since: its start
                                needs no inspect first; "" = none */
 };
-/* A running agent (ctl_run.c): its log stream, its wait, its exit. */
+/* A running agent (pass_run.c): its log stream, its wait, its exit. */
 struct ctl_inv_run {
     struct dk_req *logs; /* follow stream */
     struct dk_req *wait; /* POST /wait */
@@ -273,20 +273,20 @@ struct ctl_inv_run {
     bool daemon_lost;    /* Docker was unreachable while it ran */
 };
 
-/* An invocation's cleanup (ctl_cleanup.c): the object being removed, and
+/* An invocation's cleanup (pass_cleanup.c): the object being removed, and
  * the readers of what the attempt left (egress audit, change set, the
  * CLI's result). */
 struct ctl_inv_cleanup {
     char role[16];             /* role of the object the step is removing */
     bool swept;                /* no unrecorded container of the attempt left */
     char created[40];          /* the CreatedAt the volume showed */
-    struct ctl_egress *egress; /* the egress audit being read */
-    struct ctl_changes *changes;   /* the change set being read */
-    struct ctl_resultread *result; /* the CLI's result (ctl_resultread.c) */
+    struct inv_egress *egress; /* the egress audit being read */
+    struct inv_changes *changes;   /* the change set being read */
+    struct inv_resultread *result; /* the CLI's result (out_resultread.c) */
 };
 
-/* An attempt's networks (ctl_network.c) and its place on the egress
- * network (ctl_egressnet.c). */
+/* An attempt's networks (box_network.c) and its place on the egress
+ * network (box_egressnet.c). */
 struct ctl_inv_net {
     bool listed;                /* no network of this attempt: create next */
     enum ctl_net_retry retry;   /* why the networks are listed */
@@ -295,7 +295,7 @@ struct ctl_inv_net {
     char gateway_egress_ip[16]; /* the credential gateway's, likewise */
 };
 
-/* An invalid version of its spec in the store (ctl_invalid.c): logged
+/* An invalid version of its spec in the store (obs_invalid.c): logged
  * once per version. */
 struct ctl_inv_invalid {
     bool spec;           /* the store holds an invalid version */
@@ -305,7 +305,7 @@ struct ctl_inv_invalid {
 };
 
 /* What a capture checks and pins before the attempt freezes the spec
- * (ctl_inv.c, ctl_pins.c, ctl_ws.c's check). */
+ * (pass_inv.c, drift_pins.c, out_ws.c's check). */
 struct ctl_inv_capture {
     char ws_checked[65];  /* spec hash whose workspace passed the check
                              for the capture to come; "" none */
@@ -316,12 +316,12 @@ struct ctl_inv_capture {
     char frozen_hash[65]; /* spec hash already warned about (SpecFrozen) */
 };
 
-struct ctl_claim_req;
-struct ctl_claim_batch;
-struct ctl_write_group;
-struct ctl_nscache;
+struct try_claim_req;
+struct try_claim_batch;
+struct try_write_group;
+struct drift_nscache;
 
-/* Where an invocation is in the controller's queue (ctl_queue.c): its
+/* Where an invocation is in the controller's queue (inv_queue.c): its
  * name bucket, the backlog of due passes, its kick timer and backoff. */
 struct ctl_inv_queue {
     struct ctl_inv *hnext; /* the next in its name bucket */
@@ -330,11 +330,11 @@ struct ctl_inv_queue {
     ev_timer kick;         /* run the next pass (0 s, or backoff) */
     bool pass_asked;       /* a pass was turned away while a request was
                               in flight: the last answer runs it
-                              (ctl_inv_settle) */
+                              (try_inv_settle) */
     unsigned failures;     /* consecutive failed steps: backoff exponent */
 };
 
-/* Where an invocation is with the build slots (ctl_build.c): none, in
+/* Where an invocation is with the build slots (try_build.c): none, in
  * c->build_line, holding one (its box is being built), or uploading its
  * workspace (a box begun that holds no slot meanwhile). */
 enum ctl_build_state {
@@ -352,14 +352,14 @@ struct ctl_inv_build {
 struct ctl_inv {
     struct ctl *ctl;
     struct ctl_inv *next;
-    struct ctl_inv_queue queue; /* ctl_queue.c */
+    struct ctl_inv_queue queue; /* inv_queue.c */
     char name[STORE_NAME_MAX + 1];
     struct spec_invocation *spec; /* latest valid spec; NULL if none */
-    struct ctl_inv_invalid invalid; /* ctl_invalid.c */
-    struct ctl_inv_capture capture; /* ctl_inv.c, ctl_pins.c */
+    struct ctl_inv_invalid invalid; /* obs_invalid.c */
+    struct ctl_inv_capture capture; /* pass_inv.c, drift_pins.c */
     bool meta_unwritten;          /* its metadata could not be written: the
                                      spec is read again on every resync
-                                     (ctl_sync.c) */
+                                     (loop_sync.c) */
     bool deleted;                 /* the spec is gone: stop and clean */
     struct store_meta meta;
     struct ctl_record rec;  /* the status; rec.dirty: write it before
@@ -367,32 +367,32 @@ struct ctl_inv {
     struct ctl_lane lanes[CTL_LANES]; /* the step requests in flight */
     struct ctl_lane *lane;  /* the lane of the step or answer running */
     struct err *step_err;   /* why the last failed step failed; NULL
-                               while steps go through (ctl_result.c) */
-    struct ctl_ws *ws;      /* workspace worker: a check in flight, or the
-                               upload behind `call` (ctl_ws.c) */
+                               while steps go through (try_result.c) */
+    struct inv_ws *ws;      /* workspace worker: a check in flight, or the
+                               upload behind `call` (out_ws.c) */
     ev_timer deadline;      /* end of the attempt's deadlineSeconds */
     bool status_unreadable;  /* its status exists and cannot be read: held,
-                                nothing done or written (ctl_inv.c) */
+                                nothing done or written (pass_inv.c) */
     struct ctl_stuck *stuck; /* the step error shown as Ready=False; NULL
-                                while no step fails (ctl_condition.c) */
-    struct ctl_inv_write write; /* ctl_status.c, ctl_write.c */
+                                while no step fails (try_condition.c) */
+    struct ctl_inv_write write; /* inv_status.c, try_write.c */
     char *credential;       /* the attempt's secret; never logged */
-    struct ctl_inv_run run; /* ctl_run.c */
-    struct ctl_inv_net net; /* ctl_network.c */
+    struct ctl_inv_run run; /* pass_run.c */
+    struct ctl_inv_net net; /* box_network.c */
     bool freeing;          /* done: free when the pass returns */
     bool seen;             /* found in the last full listing */
     struct spec_invocation *captured; /* the spec as captured (frozen) */
     struct rc_desired *desired;       /* built from `captured` */
-    struct ctl_inv_cleanup cleanup; /* ctl_cleanup.c */
-    struct ctl_inv_verify verify;   /* ctl_verify.c, ctl_drift.c,
-                                       ctl_neighbours.c */
-    struct ctl_probing probe; /* boundary probe and canary (ctl_probe.h) */
-    struct ctl_inv_claim claim; /* ctl_claim.c */
-    struct ctl_inv_build build; /* ctl_build.c */
+    struct ctl_inv_cleanup cleanup; /* pass_cleanup.c */
+    struct ctl_inv_verify verify;   /* drift_verify.c, drift.c,
+                                       drift_neighbours.c */
+    struct ctl_probing probe; /* boundary probe and canary (box_probe.h) */
+    struct ctl_inv_claim claim; /* try_claim.c */
+    struct ctl_inv_build build; /* try_build.c */
 };
 
-/* A warm box's steps, in order (ctl_box.c): its stage is the one in
- * flight (call set) or the next; only ctl_box.c's set_stage() moves it. */
+/* A warm box's steps, in order (box.c): its stage is the one in
+ * flight (call set) or the next; only box.c's set_stage() moves it. */
 enum ctl_box_stage {
     CTL_BOX_PIN,           /* inspect the next helper image not pinned yet */
     CTL_BOX_EGRESS,        /* the shared egress network is there */
@@ -417,7 +417,7 @@ enum ctl_box_stage {
     CTL_BOX_GONE,
 };
 
-/* One warm box (ctl_pool.c, docs/warm-pool.md): an internal network and
+/* One warm box (box_pool.c, docs/warm-pool.md): an internal network and
  * a started proxy on it whose boundary probe passed, made ahead for one
  * vendor and handed to exactly one invocation. Its objects carry an
  * identity of their own (invocation label pool.<vendor>, the box's uid)
@@ -430,8 +430,8 @@ struct ctl_box {
     char uid[33];                /* 32 hex digits */
     char attempt[8];             /* the attempt label, "w1" */
     char name[RC_NAME_MAX];      /* agentctl-pool.<vendor>-<uid8> */
-    long subnet;                 /* its /24 of subnetPool (ctl_attempt.c) */
-    enum ctl_box_stage stage;    /* the step in flight or next (ctl_box.c) */
+    long subnet;                 /* its /24 of subnetPool (try_attempt.c) */
+    enum ctl_box_stage stage;    /* the step in flight or next (box.c) */
     struct dk_req *call;         /* that step's request, or NULL */
     bool ready;                  /* the probe passed: it may be handed */
     bool check_due;              /* revalidate it (an event, the resync) */
@@ -459,12 +459,12 @@ struct ctl_opts {
     unsigned max_running; /* --max-running: unfinished claims, 0 = any */
     double lease_ttl_s;   /* --lease-ttl (etcd), default 15 s */
     unsigned max_building; /* --max-building: boxes built at once, 0 = any
-                              (ctl_build.h) */
+                              (try_build.h) */
 };
 
 struct ctl {
     struct ev_loop *loop;
-    void (*pass)(struct ctl_inv *inv);  /* the queue's pass (ctl_queue.h) */
+    void (*pass)(struct ctl_inv *inv);  /* the queue's pass (inv_queue.h) */
     void (*docker_back)(struct ctl *c); /* the daemon answers again */
     struct ctl_opts opts;
     struct store *store;
@@ -480,30 +480,30 @@ struct ctl {
     ev_io store_watch;
     ev_prepare status_writer;  /* writes c->writes before the loop waits */
     struct ctl_inv *writes, *writes_last; /* whose status waits for it, FIFO */
-    struct ctl_write_group *write_sent;   /* the one etcd has not answered */
-    /* ctl_write.c's queueing, set when the store groups writes: an event
+    struct try_write_group *write_sent;   /* the one etcd has not answered */
+    /* try_write.c's queueing, set when the store groups writes: an event
      * made outside a pass (a step's answer) joins the group write rather
-     * than taking a request of its own (ctl_status.c, which sits under
-     * ctl_write.c and so reaches it only through this) */
+     * than taking a request of its own (inv_status.c, which sits under
+     * try_write.c and so reaches it only through this) */
     void (*join_group)(struct ctl_inv *inv);
     ev_idle writes_left;       /* more than one group queued: the loop does
                                   not wait before the next one goes */
     ev_timer resync;
     ev_signal sigterm, sigint, sighup;
     bool docker_up;
-    bool egress_known; /* the egress network was seen (ctl_egressnet.c) */
+    bool egress_known; /* the egress network was seen (box_egressnet.c) */
     struct dk_req *egress_look; /* its look-up in flight */
     char docker_error[256];
     bool negotiating;
     struct dk_security security; /* GET /info after each negotiation */
     char security_error[256];    /* why boxes cannot run ("" = they can) */
     bool stopping;
-    bool listed;           /* the store has been listed once (ctl_sync_all) */
+    bool listed;           /* the store has been listed once (loop_sync_all) */
     unsigned once_stalls;  /* --once: resyncs in a row without the daemon
-                              or the store's list (ctl_once_gave_up) */
+                              or the store's list (inv_once_gave_up) */
     int exit_code;         /* main()'s, once the loop has ended */
-    struct ctl_metrics *metrics;
-    struct ctl_http *http;
+    struct obs_metrics *metrics;
+    struct obs_http *http;
     uint64_t reconciles_ok, reconciles_error;
     uint64_t reconciles_requeue; /* asked for while a step's request was in
                                     flight: run again when it answers */
@@ -517,14 +517,14 @@ struct ctl {
     int gc_stage;           /* which object list it is reading */
     cJSON *gc_queue;        /* paths of orphans still to remove */
     cJSON *image_configs;   /* image ID -> Config (immutable by ID) */
-    /* other containers' PidMode and IpcMode (ctl_nscache.h) */
-    struct ctl_nscache *ns_modes;
+    /* other containers' PidMode and IpcMode (drift_nscache.h) */
+    struct drift_nscache *ns_modes;
     struct rc_drift_set disabled_rules; /* test-hooks build only: drift
                                            rules off */
     int64_t lease;         /* etcd lease of our claims; 0 = none yet */
-    struct ctl_claim_req *claims, **claims_tail; /* claims and releases for
+    struct try_claim_req *claims, **claims_tail; /* claims and releases for
                               the group at the iteration's end, FIFO */
-    struct ctl_claim_batch *claims_sent; /* the group etcd has not answered
+    struct try_claim_batch *claims_sent; /* the group etcd has not answered
                               yet (one at a time); NULL: none */
     ev_timer lease_timer;  /* keepalive every lease_ttl_s / 3 */
     bool keepalive_busy;   /* one keep-alive in flight (not blocking) */
@@ -533,15 +533,15 @@ struct ctl {
     char store_error[256]; /* why etcd is unreachable ("" = it is not) */
     /* why the last status write to the directory store failed, or why
      * the API server refused it ("" = it went): /readyz names it
-     * (ctl_status.c, ctl_observe.c) */
+     * (inv_status.c, obs_observe.c) */
     char state_error[256];
-    unsigned building;     /* build slots held (ctl_build.c) */
+    unsigned building;     /* build slots held (try_build.c) */
     struct ctl_inv *build_line, *build_last; /* waiting for one, FIFO */
     unsigned build_waiters;                  /* in build_line */
-    /* the warm pool (ctl_pool.c): off with --once and without warmPool */
+    /* the warm pool (box_pool.c): off with --once and without warmPool */
     struct ctl_box *boxes;
     void (*pool_changed)(struct ctl *c); /* a box started, is ready or went
-                                            (ctl_box.c, under ctl_pool.c) */
+                                            (box.c, under box_pool.c) */
     ev_timer pool_timer;    /* refill and age checks; backoff after a failure */
     unsigned pool_failures; /* boxes failed in a row: the backoff exponent */
     double pool_not_before; /* ev_now() before which no box starts */

@@ -12,7 +12,7 @@
  * (a cleanup removal succeeded, not recorded), created:canary, and
  * recorded:<phase> (the status of that phase was just written).
  * AGENTCTL_TEST_PROBE_SILENT=<N> makes the first N pre-start probe
- * verdicts of the process inconclusive (ctl_probe.c's rerun, shown).
+ * verdicts of the process inconclusive (box_probe.c's rerun, shown).
  * AGENTCTL_TEST_SLOW_UPLOAD=<ms> makes every workspace upload wait that
  * long before its walk, as from a slow disk (test_build_slots_upload.sh).
  * AGENTCTL_TEST_PAUSE_AT=<point>[,<point>...] stops the controller there
@@ -24,22 +24,22 @@
  * AGENTCTL_TEST_DISABLE=<name>[,<name>...] switches off a protection that
  * is not a drift rule, for a negative control: "probe-egress" creates the
  * first probe without learning the proxy's egress address first
- * (ctl_probe.c); "pool-stop-drain" leaves
- * the warm pool's boxes on the daemon at a clean stop (ctl_pool.c);
+ * (box_probe.c); "pool-stop-drain" leaves
+ * the warm pool's boxes on the daemon at a clean stop (box_pool.c);
  * "probe-rerun" fails the
  * attempt at the pre-start probe's first inconclusive run instead of
- * running it again (ctl_probe.c); "status-hold" starts an
- * invocation whose status cannot be read afresh (ctl_inv.c);
+ * running it again (box_probe.c); "status-hold" starts an
+ * invocation whose status cannot be read afresh (pass_inv.c);
  * "network-adoption" makes the listing of the attempt's networks see none
- * (ctl_network.c);
+ * (box_network.c);
  * "standin-sweep" lets cleanup's sweep and garbage collection take a
  * container with the labels of a role whose create answered for an
- * unrecorded one of ours (ctl_cleanup.c, ctl_gc.c); "helper-pin" builds
+ * unrecorded one of ours (pass_cleanup.c, loop_gc.c); "helper-pin" builds
  * every attempt's helper containers from the config's tags, as for an
- * attempt captured before helper images were pinned (ctl_inv.c), which
+ * attempt captured before helper images were pinned (pass_inv.c), which
  * also leaves container.image-pinned nothing to compare for them;
  * "workspace-stream" puts back the buffered upload, walked and packed on
- * the loop into one buffer the archive's size (ctl_prepare.c;
+ * the loop into one buffer the archive's size (pass_prepare.c;
  * tests/integration/controller/test_workspace_stream.sh shows the memory
  * it costs); "etcd-cache" sends the controller's reads of specs, status,
  * metadata and claim holders to etcd instead of the informer cache
@@ -47,36 +47,36 @@
  * per unclaimed invocation per pass; "etcd-loop-async" makes the lease
  * grant, the pool document and the lists that start the etcd watches
  * blocking requests again (store_etcd_set_loop_blocking); "storage-verify" skips the volumes'
- * identity check before the keeper's create (ctl_verify.c); "canary"
+ * identity check before the keeper's create (drift_verify.c); "canary"
  * runs no boundary canary and "canary-pending" creates it without its
- * name on disk first (ctl_canary.c); "canary-cleanup" leaves a pending
+ * name on disk first (box_canary.c); "canary-cleanup" leaves a pending
  * canary name to cleanup's sweep, which takes the canary a crash left for
- * a stand-in (ctl_canary.c, ctl_cleanup.c); "network-standin" lets the
+ * a stand-in (box_canary.c, pass_cleanup.c); "network-standin" lets the
  * network step adopt or remove a network by its labels alone, also when
- * no create of ours was sent (ctl_network.c): a look-alike that copied
+ * no create of ours was sent (box_network.c): a look-alike that copied
  * them is adopted; "upload-slot" keeps the build slot of a box whose
- * workspace upload is in flight (ctl_build.c), as before; "state-check"
+ * workspace upload is in flight (try_build.c), as before; "state-check"
  * keeps a state directory that cannot be written out of /readyz and the
- * log's one line about it (ctl_observe.c); "storage-lane" takes the ladder on
+ * log's one line about it (obs_observe.c); "storage-lane" takes the ladder on
  * one lane and "prestart-only-rounds" runs rounds between the steps of a
- * box being built, as before the two lanes (ctl_prepare.c, ctl_verify.c);
+ * box being built, as before the two lanes (pass_prepare.c, drift_verify.c);
  * "verify-again" lets a round under way absorb the revalidation an event
- * asks for (ctl_queue.c); "drift-confirmation" acts on drift without
- * asking the daemon over a new connection first (ctl_drift.c);
+ * asks for (inv_queue.c); "drift-confirmation" acts on drift without
+ * asking the daemon over a new connection first (drift.c);
  * "pool-revalidation" skips the drift rules on a warm box while it
- * waits (ctl_box.c), so a changed box is handed; "warm-box-gc" lets
+ * waits (box.c), so a changed box is handed; "warm-box-gc" lets
  * garbage collection take a handed warm box's objects, which carry the
- * box's uid and not the invocation's (ctl_gc.c); "live-audit" follows
+ * box's uid and not the invocation's (loop_gc.c); "live-audit" follows
  * no gateway or proxy log and reads the last 20,000 lines of each once at
- * cleanup, as before the live audit (ctl_egress.c): a flood pushes lines
+ * cleanup, as before the live audit (out_egress.c): a flood pushes lines
  * out, uncounted; "result-validation" accepts a result that breaks
- * spec.output.schema (ctl_resultread.c), as without a schema check;
+ * spec.output.schema (out_resultread.c), as without a schema check;
  * "result-stream-cut" reads a result file past spec.output.maxResultBytes
- * to its end instead of cancelling the read (ctl_resultread.c);
+ * to its end instead of cancelling the read (out_resultread.c);
  * "wait-event-once" writes the Waiting condition's event at every pass
- * of a wait, not once when its reason changes (ctl_waiting.c);
+ * of a wait, not once when its reason changes (pass_waiting.c);
  * "invalid-log-once" logs an invalid spec at every resync, not once per
- * version (ctl_invalid.c).
+ * version (obs_invalid.c).
  */
 #include "ctl_testhooks.h"
 

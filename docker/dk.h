@@ -214,7 +214,7 @@ struct dk_req *dk_stream(struct dk *dk, const char *path,
  * (then they queue as any other, first in first out). For a caller that
  * must record before it acts and whose record is written without
  * blocking: what a step asks for waits for the write of its record (the
- * controller's status group on etcd, ctl_write.c). A held request that
+ * controller's status group on etcd, try_write.c). A held request that
  * is cancelled never starts. Off: everything held is let go. */
 void dk_hold(struct dk *dk, bool on);
 /* The mark of what was made so far, and a new one for what follows. */

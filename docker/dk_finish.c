@@ -80,7 +80,7 @@ dk_transport_err(const struct dk_req *req, CURLcode rc, struct err *e)
         err_set(e, ERR_IO, "%s: %s", req->what, detail);
         break;
     }
-    e->peer = ERR_PEER_DOCKER; /* not the store's (ctl_result.c) */
+    e->peer = ERR_PEER_DOCKER; /* not the store's (try_result.c) */
 }
 
 /* NULL on success, else e filled. *json gets the parsed body if any. */

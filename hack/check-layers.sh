@@ -166,7 +166,7 @@ ctl_includes() {
 # (an umbrella header is expanded, however deep), so a module cannot hide
 # an edge behind a header it includes. One pass over the includes. A
 # module is X.c with its header X.h, in any wing; X_json.c, X_http.c,
-# X_process.c and X_int.h belong to module X (ctl_metrics_http.c). ctl.h
+# X_process.c and X_int.h belong to module X (obs_metrics_http.c). ctl.h
 # and the *_types.h headers are types only (checked below), so they are
 # leaves; so is the attempt record (model/ctl_record.h), which is below
 # the controller.

@@ -113,7 +113,7 @@ struct cfg {
     size_t n_vendors;
     char *proxy_image;
     char *keeper_image;
-    char *probe_image; /* the boundary probe (ctl_probe.c) */
+    char *probe_image; /* the boundary probe (box_probe.c) */
     char *gateway_image; /* images.gateway */
     char *egress_network;
     char *subnet_pool;    /* as written, e.g. "10.213.0.0/16" */

@@ -1,7 +1,7 @@
 /* ctl_record.c - the attempt record in memory: its setters, the recorded
  * objects by role, progress, conditions, and the two resets.
  *
- * Setters mark the record dirty so that ctl_status_flush() writes it
+ * Setters mark the record dirty so that inv_status_flush() writes it
  * before the next Docker call; ctl_record_json.c turns it into the status
  * document and back.
  */

@@ -138,7 +138,7 @@ const char *ctl_record_box_str(const struct ctl_record *r, const char *key);
  * above), or forget it (NULL). */
 void ctl_record_set_box(struct ctl_record *r, cJSON *box);
 
-/* status.egress (ctl_egress.c owns its keys), or NULL. */
+/* status.egress (out_egress.c owns its keys), or NULL. */
 const cJSON *ctl_record_egress(const struct ctl_record *r);
 /* Replace it (taken; NULL drops it); marks r dirty. */
 void ctl_record_set_egress(struct ctl_record *r, cJSON *egress);

@@ -68,10 +68,10 @@ enum ctl_progress {
     CTL_PROG_GATEWAY_CREATED,
     CTL_PROG_GATEWAY_CONNECTED,
     CTL_PROG_GATEWAY_STARTED,
-    /* cleanup: the egress audit is written (ctl_egress.c) */
+    /* cleanup: the egress audit is written (out_egress.c) */
     CTL_PROG_EGRESS_READ,
     /* cleanup: the change set is kept, or found unavailable
-       (ctl_changes.c) */
+       (out_changes.c) */
     CTL_PROG_CHANGES_READ,
 };
 #define CTL_PROG_COUNT (CTL_PROG_CHANGES_READ + 1)
@@ -181,12 +181,12 @@ struct ctl_record {
     unsigned captured_parses; /* times `captured` was parsed into it since
                                  the record was loaded or the attempt began */
     cJSON *git;            /* digestBefore/digestAfter (JSON by nature) */
-    cJSON *result;         /* status.result: changes (ctl_changes.c) */
+    cJSON *result;         /* status.result: changes (out_changes.c) */
     cJSON *usage;          /* status.usage: the gateway's counts
-                              (ctl_usage.c); NULL before any */
+                              (obs_usage.c); NULL before any */
     cJSON *egress;         /* status.egress: the live audit's counts and
                               where each log was read up to
-                              (ctl_egress.c); NULL before its first line */
+                              (out_egress.c); NULL before its first line */
     cJSON *box;            /* the warm box taken (docs/warm-pool.md): name,
                               vendor, uid, attempt, verifiedAt; NULL none */
     cJSON *progress_extra; /* progress keys of a newer version */

@@ -5,7 +5,7 @@
 #   agentctl.1                 agentctl --help and every COMMAND --help
 #                              (the command table, cli/cli_commands.c)
 #   agent-controller.8         agent-controller --help (the flag table,
-#                              controller/ctl_flags.c)
+#                              controller/loop/loop_flags.c)
 #   agent-controller.yaml.5    docs/config.md (its key table is the one
 #                              place the keys are described)
 #

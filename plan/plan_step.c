@@ -42,7 +42,7 @@ done(const struct plan_view *v, enum ctl_progress p)
 /* The boundary probe, between the agent's create and its start: create,
  * start, wait, read the verdict. PLAN_NONE once the verdict is recorded:
  * the exited probe (no endpoint left on the network) is removed after the
- * agent's start, off the path to it (controller/ctl_canary.c), or by
+ * agent's start, off the path to it (controller/box/box_canary.c), or by
  * cleanup. */
 static struct plan_step
 probe_next(const struct plan_view *v)

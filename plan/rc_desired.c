@@ -501,7 +501,7 @@ rc_names_and_addresses(struct rc_build *b, struct err *e)
     if (w < 0 || (size_t)w >= sizeof(d->proxy_url))
         return err_set(e, ERR_LIMIT, "proxy URL too long");
     /* gateway_url is the one mark of gateway mode past this point (the
-     * probe's mode, ctl_probe_mode, reads it) */
+     * probe's mode, box_probe_mode, reads it) */
     if (rc_gateway_mode(b)) {
         if (rc_subnet_host(d, RC_GATEWAY_HOST_OCTET, d->gateway_ip) == -1)
             return err_set(e, ERR_INVALID, "no gateway address in %s",

@@ -468,7 +468,7 @@ dr_rule(const struct rc_drift_ctx *c, const struct rc_drift_rule *r,
     case RC_CMP_NEIGHBOUR:
         return 0; /* about other containers: rc_drift_check_neighbour() */
     case RC_CMP_CANARY:
-        return 0; /* the probe's verdict while running: ctl_canary.c */
+        return 0; /* the probe's verdict while running: box_canary.c */
     case RC_CMP_WAITING:
         return rc_drift__cmp_waiting(c, r, f);
     case RC_CMP_EXACT:

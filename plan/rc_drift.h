@@ -72,7 +72,7 @@ enum rc_drift_cmp {
     RC_CMP_NEIGHBOUR,         /* another container, not this object's
                                  inspect (rc_drift_check_neighbour) */
     RC_CMP_CANARY,            /* the boundary canary's verdict, not an
-                                 inspect (controller/ctl_canary.c) */
+                                 inspect (controller/box/box_canary.c) */
     RC_CMP_WAITING,           /* a warm box's agent still waits for its
                                  order (rc_drift_expect.waiting) */
 };

@@ -285,7 +285,7 @@ static const struct rc_drift_rule rules[] = {
       "workspace from outside the box, and a volume's inspect does not say "
       "who mounts it" },
     /* ---- the boundary canary: the probe, run again inside the running
-     * agent's network namespace (controller/ctl_canary.c) ---- */
+     * agent's network namespace (controller/box/box_canary.c) ---- */
     { "probe.allowed", AGT, "canary check allowed", NULL, NULL, RC_CMP_CANARY,
       "CONNECT to the vendor through the proxy answers 200 (502/504: the "
       "vendor is down, recorded, not drift)",

@@ -2,7 +2,7 @@
  * (store.h: store_terminating_list, store_terminating_get), on any store:
  * a status document with no spec of its name. The controller keeps the
  * status until it removed every Docker object the status records, then
- * deletes it and the metadata (controller/ctl_inv.c pass_deleted); the
+ * deletes it and the metadata (controller/pass/pass_inv.c pass_deleted); the
  * directory store keeps it as <state>/status/<name>.json, etcd as
  * <prefix>/status/<name>. */
 #include "store.h"

@@ -2,7 +2,7 @@
  * controller reads it: the bytes go through curl's write callback of a
  * GET /events request (dk__on_write in line mode, docker/dk_req.c), and
  * every line it hands on through dk_event_parse (docker/dk_event.c), the
- * reader controller/ctl_events.c routes by.
+ * reader controller/loop/loop_events.c routes by.
  *
  * Byte 0 is the line cap (the request's max_line, small so the "line too
  * long" end is reached) and byte 1 seeds the split: the stream is fed

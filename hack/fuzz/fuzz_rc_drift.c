@@ -1,6 +1,6 @@
 /* fuzz_rc_drift.c - libFuzzer target for the drift rules (plan/rc_drift*)
  * fed Docker's inspect documents: the path the revalidation takes
- * (controller/ctl_verify.c) from the reply body (cJSON_ParseWithLength,
+ * (controller/drift/drift_verify.c) from the reply body (cJSON_ParseWithLength,
  * as dk_finish.c parses it) to rc_drift_check(), rc_drift_check_missing()
  * for a recorded ID that answered 404, or rc_drift_check_neighbour() for
  * another container.

@@ -1,4 +1,4 @@
-# The live egress audit's pure parts (controller/ctl_auditline.h): the
+# The live egress audit's pure parts (controller/inv/inv_auditline.h): the
 # resume rule, Docker's timestamps, line framing under a cap, strict
 # lines and their rendering with the credential redacted.
 agentctl_unit_test(test_ctl_auditline

@@ -1,4 +1,4 @@
-# The result interpreter (controller/ctl_result.c): what each step result
+# The result interpreter (controller/try/try_result.c): what each step result
 # queues, the backoff, and a refused spec that must not spin the loop,
 # through the daemon's own code (ctlcore).
 agentctl_unit_test(test_ctl_result

@@ -1,4 +1,4 @@
-# The controller's stop rules (controller/ctl_stop.c ctl_stop: the first
+# The controller's stop rules (controller/inv/inv_stop.c inv_stop: the first
 # stop reason is kept), driven through the daemon's own code (ctlcore) with
 # a fake Docker daemon for the log stream.
 agentctl_unit_test(test_ctl_stop

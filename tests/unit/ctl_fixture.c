@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "ctl_inv.h"
-#include "ctl_queue.h"
-#include "ctl_sync.h"
+#include "pass_inv.h"
+#include "inv_queue.h"
+#include "loop_sync.h"
 
 /* A queued pass would talk to Docker: the tests make the steps
  * themselves, so a queued pass does nothing. */
@@ -77,8 +77,8 @@ ctl_fixture_open(struct ctl_fixture *fx, struct ctl *c, const char *name,
     c->dk = dk_new(c->loop, fake_url(fx->srv), &e);
     assert_non_null(c->dk);
 
-    ctl_sync_all(c);
-    inv = ctl_inv_find(c, name);
+    loop_sync_all(c);
+    inv = inv_find(c, name);
     assert_non_null(inv);
     assert_non_null(inv->spec);
     ev_set_cb(&inv->queue.kick, on_kick);
@@ -95,7 +95,7 @@ ctl_fixture_close(struct ctl_fixture *fx, struct ctl *c)
 
     ev_timer_stop(c->loop, &fx->watchdog);
     while (c->invs != NULL)
-        ctl_inv_forget(c->invs);
+        pass_inv_forget(c->invs);
     dk_free(c->dk);
     fake_stop(fx->srv);
     cfg_free(c->cfg);

@@ -1,7 +1,7 @@
 /* ctl_fixture.h - a controller for the unit tests that drive its own code
  * (ctlcore): a directory store in a temp directory holding one spec, a
  * fake Docker daemon and the client talking to it, the invocation made
- * by ctl_sync_all() - its queued passes do nothing, the test makes the
+ * by loop_sync_all() - its queued passes do nothing, the test makes the
  * steps itself - and a watchdog that fails a test that hangs. */
 #ifndef CTL_FIXTURE_H
 #define CTL_FIXTURE_H

@@ -1,5 +1,5 @@
 /* test_ctl_auditline.c - the live egress audit's pure parts
- * (controller/ctl_auditline.h): a read resumed from a position takes
+ * (controller/inv/inv_auditline.h): a read resumed from a position takes
  * every line once (the equal-timestamp case included), since= is
  * Docker's seconds.nanoseconds, lines come whole whatever the chunking
  * and a line over the cap is reported once as over, only strict JSON
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "ctl_auditline.h"
+#include "inv_auditline.h"
 
 #define T1 "2026-12-07T12:00:00.000000001Z"
 #define T2 "2026-12-07T12:00:00.000000002Z"
@@ -30,20 +30,20 @@ test_resume_takes_every_line_once(void **state)
 
     (void)state;
     for (size_t cut = 0; cut <= n; cut++) {
-        struct ctl_audit_pos p = { 0 };
+        struct inv_audit_pos p = { 0 };
         size_t taken = 0, first;
 
-        ctl_audit_pos_begin(&p);
+        inv_audit_pos_begin(&p);
         for (size_t i = 0; i < cut; i++)
-            taken += ctl_audit_pos_take(&p, log[i]);
+            taken += inv_audit_pos_take(&p, log[i]);
         assert_int_equal(taken, cut);
         /* the restart: Docker gives every line at or after p.at */
-        ctl_audit_pos_begin(&p);
+        inv_audit_pos_begin(&p);
         for (first = 0; first < n && cut > 0 && strcmp(log[first], p.at) < 0;
              first++)
             ;
         for (size_t i = first; i < n; i++)
-            taken += ctl_audit_pos_take(&p, log[i]);
+            taken += inv_audit_pos_take(&p, log[i]);
         assert_int_equal(taken, n);
         assert_string_equal(p.at, T3);
         assert_int_equal(p.seen, 2);
@@ -58,18 +58,18 @@ test_resend_within_a_read_taken_once(void **state)
 {
     static const char *const stream[] = { T1, T2, T2, T1, T2, T2, T2, T3 };
     static const bool want[] = { 1, 1, 1, 0, 0, 0, 1, 1 };
-    struct ctl_audit_pos p = { 0 };
+    struct inv_audit_pos p = { 0 };
 
     (void)state;
-    ctl_audit_pos_begin(&p);
+    inv_audit_pos_begin(&p);
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-        assert_int_equal(ctl_audit_pos_take(&p, stream[i]), want[i]);
+        assert_int_equal(inv_audit_pos_take(&p, stream[i]), want[i]);
     assert_string_equal(p.at, T3);
     assert_int_equal(p.seen, 1);
     /* a stray older line alone (a clock stepped back): lost, not twice */
-    assert_false(ctl_audit_pos_take(&p, T2));
-    assert_false(ctl_audit_pos_take(&p, T3)); /* taken as the T3 again */
-    assert_true(ctl_audit_pos_take(&p, T3));  /* a second line at T3 */
+    assert_false(inv_audit_pos_take(&p, T2));
+    assert_false(inv_audit_pos_take(&p, T3)); /* taken as the T3 again */
+    assert_true(inv_audit_pos_take(&p, T3));  /* a second line at T3 */
     assert_int_equal(p.seen, 2);
 }
 
@@ -81,23 +81,23 @@ test_since_is_seconds_dot_nanoseconds(void **state)
 
     (void)state;
     assert_int_equal(
-        ctl_audit_since("1970-01-01T00:00:00.000000000Z", out, sizeof(out), &e),
+        inv_audit_since("1970-01-01T00:00:00.000000000Z", out, sizeof(out), &e),
         0);
     assert_string_equal(out, "0.000000000");
     assert_int_equal(
-        ctl_audit_since("2026-12-07T12:13:58.123456789Z", out, sizeof(out), &e),
+        inv_audit_since("2026-12-07T12:13:58.123456789Z", out, sizeof(out), &e),
         0);
     assert_string_equal(out, "1796645638.123456789");
     assert_int_equal(
-        ctl_audit_since("2026-12-07T12:13:58.12345678Z", out, sizeof(out), &e),
+        inv_audit_since("2026-12-07T12:13:58.12345678Z", out, sizeof(out), &e),
         -1);
     assert_int_equal(e.code, ERR_INVALID);
     assert_int_equal(
-        ctl_audit_since("2026-12-07 12:13:58.123456789Z", out, sizeof(out), &e),
+        inv_audit_since("2026-12-07 12:13:58.123456789Z", out, sizeof(out), &e),
         -1);
-    assert_int_equal(ctl_audit_since(NULL, out, sizeof(out), &e), -1);
+    assert_int_equal(inv_audit_since(NULL, out, sizeof(out), &e), -1);
     assert_int_equal(
-        ctl_audit_since("2026-12-07T12:13:58.123456789Z", out, 8, &e), -1);
+        inv_audit_since("2026-12-07T12:13:58.123456789Z", out, 8, &e), -1);
     assert_int_equal(e.code, ERR_LIMIT);
 }
 
@@ -128,7 +128,7 @@ test_ts_take_canonical_utc(void **state)
         char out[CTL_AUDIT_TS_LEN + 1] = "";
 
         assert_int_equal(
-            ctl_audit_ts_take(cases[i].line, strlen(cases[i].line), out),
+            inv_audit_ts_take(cases[i].line, strlen(cases[i].line), out),
             cases[i].took);
         if (cases[i].want != NULL)
             assert_string_equal(out, cases[i].want);
@@ -161,14 +161,14 @@ test_framer_any_chunking(void **state)
 
     (void)state;
     for (size_t step = 1; step <= sizeof(in) - 1; step++) {
-        struct ctl_audit_framer f;
+        struct inv_audit_framer f;
         struct lines l = { 0 };
 
-        ctl_audit_framer_init(&f);
+        inv_audit_framer_init(&f);
         for (size_t i = 0; i < sizeof(in) - 1; i += step) {
             size_t n = sizeof(in) - 1 - i < step ? sizeof(in) - 1 - i : step;
 
-            ctl_audit_framer_feed(&f, in + i, n, on_line, &l);
+            inv_audit_framer_feed(&f, in + i, n, on_line, &l);
         }
         assert_int_equal(l.n, 3);
         assert_string_equal(l.got[0], "a");
@@ -182,22 +182,22 @@ static void
 test_framer_long_line_reported_once_as_over(void **state)
 {
     static char big[CTL_AUDIT_FRAME_MAX + 100];
-    struct ctl_audit_framer f;
+    struct inv_audit_framer f;
     struct lines l = { 0 };
 
     (void)state;
     memset(big, 'x', sizeof(big));
-    ctl_audit_framer_init(&f);
-    ctl_audit_framer_feed(&f, big, sizeof(big), on_line, &l);
-    ctl_audit_framer_feed(&f, "\nok\n", 4, on_line, &l);
+    inv_audit_framer_init(&f);
+    inv_audit_framer_feed(&f, big, sizeof(big), on_line, &l);
+    inv_audit_framer_feed(&f, "\nok\n", 4, on_line, &l);
     assert_int_equal(l.n, 2);
     assert_true(l.over[0]);
     assert_int_equal(l.len[0], CTL_AUDIT_FRAME_MAX);
     assert_false(l.over[1]);
     assert_string_equal(l.got[1], "ok");
     /* exactly at the cap is not over */
-    ctl_audit_framer_feed(&f, big, CTL_AUDIT_FRAME_MAX, on_line, &l);
-    ctl_audit_framer_feed(&f, "\n", 1, on_line, &l);
+    inv_audit_framer_feed(&f, big, CTL_AUDIT_FRAME_MAX, on_line, &l);
+    inv_audit_framer_feed(&f, "\n", 1, on_line, &l);
     assert_false(l.over[2]);
 }
 
@@ -206,7 +206,7 @@ test_judge(void **state)
 {
     static const struct {
         const char *line;
-        enum ctl_audit_verdict want;
+        enum inv_audit_verdict want;
     } cases[] = {
         { "{\"msg\":\"tunnel\",\"status\":403}", CTL_AUDIT_KEEP },
         { "{\"msg\":\"listening\"}", CTL_AUDIT_OTHER },
@@ -223,7 +223,7 @@ test_judge(void **state)
 
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        assert_int_equal(ctl_audit_judge(cases[i].line, strlen(cases[i].line),
+        assert_int_equal(inv_audit_judge(cases[i].line, strlen(cases[i].line),
                                          "\"msg\":\"tunnel\""),
                          cases[i].want);
     }
@@ -237,7 +237,7 @@ test_render_source_and_redaction(void **state)
 
     (void)state;
     buf_init(&b, 150);
-    assert_int_equal(ctl_audit_render(&b, "proxy",
+    assert_int_equal(inv_audit_render(&b, "proxy",
                                       "{\"msg\":\"tunnel\",\"target\":"
                                       "\"sk-KEY.example:443/sk-KEY\"}",
                                       "sk-KEY", &e),
@@ -246,7 +246,7 @@ test_render_source_and_redaction(void **state)
                         "{\"source\":\"proxy\",\"msg\":\"tunnel\",\"target\":"
                         "\"<redacted>.example:443/<redacted>\"}\n");
     /* a secret that spans the syntax: nothing written */
-    assert_int_equal(ctl_audit_render(&b, "proxy",
+    assert_int_equal(inv_audit_render(&b, "proxy",
                                       "{\"msg\":\"tunnel\",\"s\":1}", "\",\"s",
                                       &e),
                      -1);
@@ -254,7 +254,7 @@ test_render_source_and_redaction(void **state)
     assert_int_equal(b.len, strlen(b.data));
     assert_null(strstr(b.data, "\"s\":1"));
     /* over the buffer's cap: nothing written either */
-    assert_int_equal(ctl_audit_render(&b, "gateway",
+    assert_int_equal(inv_audit_render(&b, "gateway",
                                       "{\"msg\":\"request\",\"path\":"
                                       "\"/v1/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
                                       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"

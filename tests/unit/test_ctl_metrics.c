@@ -20,19 +20,19 @@
 #include <cmocka.h>
 #include <ev.h>
 
-#include "ctl_metrics.h"
+#include "obs_metrics.h"
 
 /* --- registry --------------------------------------------------------- */
 
 static char *
-render(struct ctl_metrics *m)
+render(struct obs_metrics *m)
 {
     struct buf b;
     struct err e = { 0 };
 
     buf_init(&b, 1 << 20);
     assert_int_equal(buf_puts(&b, "", &e), 0);
-    assert_int_equal(ctl_metrics_render(m, &b, &e), 0);
+    assert_int_equal(obs_metrics_render(m, &b, &e), 0);
     return buf_take(&b);
 }
 
@@ -40,39 +40,39 @@ static void
 test_render_golden_counter_gauge_histogram(void **state)
 {
     static const double bounds[] = { 0.25, 0.5, 1 };
-    struct ctl_metrics *m = ctl_metrics_new();
+    struct obs_metrics *m = obs_metrics_new();
     struct err e = { 0 };
-    struct ctl_series *s;
+    struct obs_series *s;
     char *out;
 
     (void)state;
     assert_non_null(m);
     /* Declared out of order: the render sorts families by name. */
     assert_int_equal(
-        ctl_metrics_register_histogram(m, "c_seconds", "Lat.", bounds, 3, &e),
+        obs_metrics_register_histogram(m, "c_seconds", "Lat.", bounds, 3, &e),
         0);
-    assert_int_equal(ctl_metrics_register(m, CTL_METRIC_COUNTER, "b_total",
+    assert_int_equal(obs_metrics_register(m, CTL_METRIC_COUNTER, "b_total",
                                           "Help \\ with\nnewline.", &e),
                      0);
     assert_int_equal(
-        ctl_metrics_register(m, CTL_METRIC_GAUGE, "a_gauge", "A gauge.", &e),
+        obs_metrics_register(m, CTL_METRIC_GAUGE, "a_gauge", "A gauge.", &e),
         0);
     assert_int_equal(
-        ctl_metrics_counter_add(m, "b_total", CTL_LABELS("result", "ok"), 2),
+        obs_metrics_counter_add(m, "b_total", CTL_LABELS("result", "ok"), 2),
         0);
     assert_int_equal(
-        ctl_metrics_counter_add(m, "b_total", CTL_LABELS("result", "error"), 1),
+        obs_metrics_counter_add(m, "b_total", CTL_LABELS("result", "error"), 1),
         0);
     assert_int_equal(
-        ctl_metrics_counter_add(m, "b_total", CTL_LABELS("result", "ok"), 1),
+        obs_metrics_counter_add(m, "b_total", CTL_LABELS("result", "ok"), 1),
         0);
-    assert_int_equal(ctl_metrics_gauge_set(m, "a_gauge", NULL, 0.1), 0);
-    s = ctl_metrics_series(m, "c_seconds", NULL, &e);
+    assert_int_equal(obs_metrics_gauge_set(m, "a_gauge", NULL, 0.1), 0);
+    s = obs_metrics_series(m, "c_seconds", NULL, &e);
     assert_non_null(s);
-    ctl_series_observe(s, 0.25); /* le is inclusive */
-    ctl_series_observe(s, 0.5);
-    ctl_series_observe(s, 0.75);
-    ctl_series_observe(s, 2);
+    obs_series_observe(s, 0.25); /* le is inclusive */
+    obs_series_observe(s, 0.5);
+    obs_series_observe(s, 0.75);
+    obs_series_observe(s, 2);
     out = render(m);
     assert_string_equal(out, "# HELP a_gauge A gauge.\n"
                              "# TYPE a_gauge gauge\n"
@@ -90,26 +90,26 @@ test_render_golden_counter_gauge_histogram(void **state)
                              "c_seconds_sum 3.5\n"
                              "c_seconds_count 4\n");
     free(out);
-    ctl_metrics_free(m);
+    obs_metrics_free(m);
 }
 
 static void
 test_histogram_with_labels_puts_le_last_and_is_cumulative(void **state)
 {
     static const double bounds[] = { 1, 10 };
-    struct ctl_metrics *m = ctl_metrics_new();
+    struct obs_metrics *m = obs_metrics_new();
     char *out;
 
     (void)state;
     assert_int_equal(
-        ctl_metrics_register_histogram(m, "h", "H.", bounds, 2, NULL), 0);
+        obs_metrics_register_histogram(m, "h", "H.", bounds, 2, NULL), 0);
     for (int i = 0; i < 5; i++)
         assert_int_equal(
-            ctl_metrics_observe(m, "h", CTL_LABELS("op", "get"), 0.5), 0);
-    assert_int_equal(ctl_metrics_observe(m, "h", CTL_LABELS("op", "get"), 20),
+            obs_metrics_observe(m, "h", CTL_LABELS("op", "get"), 0.5), 0);
+    assert_int_equal(obs_metrics_observe(m, "h", CTL_LABELS("op", "get"), 20),
                      0);
     /* NaN is not an observation. */
-    assert_int_equal(ctl_metrics_observe(m, "h", CTL_LABELS("op", "get"), NAN),
+    assert_int_equal(obs_metrics_observe(m, "h", CTL_LABELS("op", "get"), NAN),
                      0);
     out = render(m);
     assert_string_equal(out, "# HELP h H.\n"
@@ -120,72 +120,72 @@ test_histogram_with_labels_puts_le_last_and_is_cumulative(void **state)
                              "h_sum{op=\"get\"} 22.5\n"
                              "h_count{op=\"get\"} 6\n");
     free(out);
-    ctl_metrics_free(m);
+    obs_metrics_free(m);
 }
 
 static void
 test_label_values_are_escaped(void **state)
 {
-    struct ctl_metrics *m = ctl_metrics_new();
+    struct obs_metrics *m = obs_metrics_new();
     char *out;
 
     (void)state;
-    assert_int_equal(ctl_metrics_register(m, CTL_METRIC_GAUGE, "g", "G.", NULL),
+    assert_int_equal(obs_metrics_register(m, CTL_METRIC_GAUGE, "g", "G.", NULL),
                      0);
     assert_int_equal(
-        ctl_metrics_gauge_set(m, "g", CTL_LABELS("v", "a\"b\\c\nd"), 1), 0);
+        obs_metrics_gauge_set(m, "g", CTL_LABELS("v", "a\"b\\c\nd"), 1), 0);
     out = render(m);
     assert_string_equal(out, "# HELP g G.\n# TYPE g gauge\n"
                              "g{v=\"a\\\"b\\\\c\\nd\"} 1\n");
     free(out);
-    ctl_metrics_free(m);
+    obs_metrics_free(m);
 }
 
 static void
 test_label_order_does_not_make_a_new_series(void **state)
 {
-    struct ctl_metrics *m = ctl_metrics_new();
-    struct ctl_series *a, *b;
+    struct obs_metrics *m = obs_metrics_new();
+    struct obs_series *a, *b;
     char *out;
 
     (void)state;
     assert_int_equal(
-        ctl_metrics_register(m, CTL_METRIC_COUNTER, "c", "C.", NULL), 0);
-    a = ctl_metrics_series(m, "c", CTL_LABELS("z", "1", "a", "2"), NULL);
-    b = ctl_metrics_series(m, "c", CTL_LABELS("a", "2", "z", "1"), NULL);
+        obs_metrics_register(m, CTL_METRIC_COUNTER, "c", "C.", NULL), 0);
+    a = obs_metrics_series(m, "c", CTL_LABELS("z", "1", "a", "2"), NULL);
+    b = obs_metrics_series(m, "c", CTL_LABELS("a", "2", "z", "1"), NULL);
     assert_non_null(a);
     assert_ptr_equal(a, b);
-    ctl_series_add(a, 1);
-    ctl_series_add(b, 1);
-    assert_true(ctl_series_value(a) == 2);
+    obs_series_add(a, 1);
+    obs_series_add(b, 1);
+    assert_true(obs_series_value(a) == 2);
     out = render(m);
     assert_string_equal(out, "# HELP c C.\n# TYPE c counter\n"
                              "c{a=\"2\",z=\"1\"} 2\n");
     free(out);
-    ctl_metrics_free(m);
+    obs_metrics_free(m);
 }
 
 static void
 test_values_print_shortest_and_special(void **state)
 {
-    struct ctl_metrics *m = ctl_metrics_new();
+    struct obs_metrics *m = obs_metrics_new();
     char *out;
 
     (void)state;
-    assert_int_equal(ctl_metrics_register(m, CTL_METRIC_GAUGE, "g", "G.", NULL),
+    assert_int_equal(obs_metrics_register(m, CTL_METRIC_GAUGE, "g", "G.", NULL),
                      0);
     assert_int_equal(
-        ctl_metrics_gauge_set(m, "g", CTL_LABELS("k", "a"), 0.1 + 0.2), 0);
+        obs_metrics_gauge_set(m, "g", CTL_LABELS("k", "a"), 0.1 + 0.2), 0);
     assert_int_equal(
-        ctl_metrics_gauge_set(m, "g", CTL_LABELS("k", "b"), INFINITY), 0);
+        obs_metrics_gauge_set(m, "g", CTL_LABELS("k", "b"), INFINITY), 0);
     assert_int_equal(
-        ctl_metrics_gauge_set(m, "g", CTL_LABELS("k", "c"), -INFINITY), 0);
-    assert_int_equal(ctl_metrics_gauge_set(m, "g", CTL_LABELS("k", "d"), NAN),
+        obs_metrics_gauge_set(m, "g", CTL_LABELS("k", "c"), -INFINITY), 0);
+    assert_int_equal(obs_metrics_gauge_set(m, "g", CTL_LABELS("k", "d"), NAN),
                      0);
     assert_int_equal(
-        ctl_metrics_gauge_set(m, "g", CTL_LABELS("k", "e"), 1234567890123.0),
+        obs_metrics_gauge_set(m, "g", CTL_LABELS("k", "e"), 1234567890123.0),
         0);
-    assert_int_equal(ctl_metrics_gauge_set(m, "g", CTL_LABELS("k", "f"), -2),
+    assert_int_equal(obs_metrics_gauge_set(m, "g", CTL_LABELS("k", "f"), -2),
                      0);
     out = render(m);
     assert_string_equal(out, "# HELP g G.\n# TYPE g gauge\n"
@@ -196,118 +196,118 @@ test_values_print_shortest_and_special(void **state)
                              "g{k=\"e\"} 1234567890123\n"
                              "g{k=\"f\"} -2\n");
     free(out);
-    ctl_metrics_free(m);
+    obs_metrics_free(m);
 }
 
 static void
 test_counters_never_go_down_but_can_be_set(void **state)
 {
-    struct ctl_metrics *m = ctl_metrics_new();
-    struct ctl_series *c, *g;
+    struct obs_metrics *m = obs_metrics_new();
+    struct obs_series *c, *g;
 
     (void)state;
     assert_int_equal(
-        ctl_metrics_register(m, CTL_METRIC_COUNTER, "c", "C.", NULL), 0);
-    assert_int_equal(ctl_metrics_register(m, CTL_METRIC_GAUGE, "g", "G.", NULL),
+        obs_metrics_register(m, CTL_METRIC_COUNTER, "c", "C.", NULL), 0);
+    assert_int_equal(obs_metrics_register(m, CTL_METRIC_GAUGE, "g", "G.", NULL),
                      0);
-    c = ctl_metrics_series(m, "c", NULL, NULL);
-    g = ctl_metrics_series(m, "g", NULL, NULL);
-    ctl_series_add(c, 5);
-    ctl_series_add(c, -3);
-    assert_true(ctl_series_value(c) == 5);
-    ctl_series_add(g, 5);
-    ctl_series_add(g, -3);
-    assert_true(ctl_series_value(g) == 2);
-    assert_int_equal(ctl_metrics_counter_set(m, "c", NULL, 42), 0);
-    assert_true(ctl_series_value(c) == 42);
+    c = obs_metrics_series(m, "c", NULL, NULL);
+    g = obs_metrics_series(m, "g", NULL, NULL);
+    obs_series_add(c, 5);
+    obs_series_add(c, -3);
+    assert_true(obs_series_value(c) == 5);
+    obs_series_add(g, 5);
+    obs_series_add(g, -3);
+    assert_true(obs_series_value(g) == 2);
+    assert_int_equal(obs_metrics_counter_set(m, "c", NULL, 42), 0);
+    assert_true(obs_series_value(c) == 42);
     /* Wrong type through the by-name calls fails and changes nothing. */
-    assert_int_equal(ctl_metrics_counter_add(m, "g", NULL, 1), -1);
-    assert_int_equal(ctl_metrics_gauge_set(m, "c", NULL, 1), -1);
-    assert_int_equal(ctl_metrics_observe(m, "c", NULL, 1), -1);
-    assert_true(ctl_series_value(c) == 42 && ctl_series_value(g) == 2);
-    ctl_metrics_free(m);
+    assert_int_equal(obs_metrics_counter_add(m, "g", NULL, 1), -1);
+    assert_int_equal(obs_metrics_gauge_set(m, "c", NULL, 1), -1);
+    assert_int_equal(obs_metrics_observe(m, "c", NULL, 1), -1);
+    assert_true(obs_series_value(c) == 42 && obs_series_value(g) == 2);
+    obs_metrics_free(m);
 }
 
 static void
 test_bad_declarations_and_labels_are_refused(void **state)
 {
     static const double bad[] = { 1, 1 }, good[] = { 1 };
-    struct ctl_metrics *m = ctl_metrics_new();
+    struct obs_metrics *m = obs_metrics_new();
     struct err e = { 0 };
 
     (void)state;
-    assert_int_equal(ctl_metrics_register(m, CTL_METRIC_COUNTER, "9x", "", &e),
+    assert_int_equal(obs_metrics_register(m, CTL_METRIC_COUNTER, "9x", "", &e),
                      -1);
     assert_int_equal(e.code, ERR_INVALID);
-    assert_int_equal(ctl_metrics_register(m, CTL_METRIC_COUNTER, "a-b", "", &e),
+    assert_int_equal(obs_metrics_register(m, CTL_METRIC_COUNTER, "a-b", "", &e),
                      -1);
-    assert_int_equal(ctl_metrics_register_histogram(m, "h", "", bad, 2, &e),
+    assert_int_equal(obs_metrics_register_histogram(m, "h", "", bad, 2, &e),
                      -1);
     assert_int_equal(e.code, ERR_INVALID);
-    assert_int_equal(ctl_metrics_register(m, CTL_METRIC_HISTOGRAM, "h", "", &e),
+    assert_int_equal(obs_metrics_register(m, CTL_METRIC_HISTOGRAM, "h", "", &e),
                      -1);
-    assert_int_equal(ctl_metrics_register_histogram(m, "h", "", good, 1, &e),
+    assert_int_equal(obs_metrics_register_histogram(m, "h", "", good, 1, &e),
                      0);
     /* Same name, same type: fine; another type: conflict. */
-    assert_int_equal(ctl_metrics_register(m, CTL_METRIC_COUNTER, "c", "", &e),
+    assert_int_equal(obs_metrics_register(m, CTL_METRIC_COUNTER, "c", "", &e),
                      0);
-    assert_int_equal(ctl_metrics_register(m, CTL_METRIC_COUNTER, "c", "", &e),
+    assert_int_equal(obs_metrics_register(m, CTL_METRIC_COUNTER, "c", "", &e),
                      0);
-    assert_int_equal(ctl_metrics_register(m, CTL_METRIC_GAUGE, "c", "", &e),
+    assert_int_equal(obs_metrics_register(m, CTL_METRIC_GAUGE, "c", "", &e),
                      -1);
     assert_int_equal(e.code, ERR_CONFLICT);
-    assert_null(ctl_metrics_series(m, "nope", NULL, &e));
+    assert_null(obs_metrics_series(m, "nope", NULL, &e));
     assert_int_equal(e.code, ERR_NOTFOUND);
-    assert_null(ctl_metrics_series(m, "h", CTL_LABELS("le", "1"), &e));
+    assert_null(obs_metrics_series(m, "h", CTL_LABELS("le", "1"), &e));
     assert_int_equal(e.code, ERR_INVALID);
-    assert_null(ctl_metrics_series(m, "c", CTL_LABELS("__x", "1"), &e));
-    assert_null(ctl_metrics_series(m, "c", CTL_LABELS("a:b", "1"), &e));
-    assert_null(ctl_metrics_series(m, "c", CTL_LABELS("a", "1", "a", "2"), &e));
+    assert_null(obs_metrics_series(m, "c", CTL_LABELS("__x", "1"), &e));
+    assert_null(obs_metrics_series(m, "c", CTL_LABELS("a:b", "1"), &e));
+    assert_null(obs_metrics_series(m, "c", CTL_LABELS("a", "1", "a", "2"), &e));
     assert_int_equal(e.code, ERR_INVALID);
-    assert_null(ctl_metrics_series(m, "c", CTL_LABELS("a", "1", "b"), &e));
-    assert_null(ctl_metrics_series(
+    assert_null(obs_metrics_series(m, "c", CTL_LABELS("a", "1", "b"), &e));
+    assert_null(obs_metrics_series(
         m, "c", CTL_LABELS("a", "1", "b", "1", "c", "1", "d", "1", "e", "1"),
         &e));
     assert_int_equal(e.code, ERR_LIMIT);
     /* "le" is an ordinary label outside histograms. */
-    assert_non_null(ctl_metrics_series(m, "c", CTL_LABELS("le", "1"), &e));
-    ctl_metrics_free(m);
+    assert_non_null(obs_metrics_series(m, "c", CTL_LABELS("le", "1"), &e));
+    obs_metrics_free(m);
 }
 
 static void
 test_caps_on_series_label_text_and_output(void **state)
 {
-    struct ctl_metrics *m = ctl_metrics_new();
+    struct obs_metrics *m = obs_metrics_new();
     struct err e = { 0 };
     char v[16], big[CTL_METRICS_MAX_LABEL_TEXT];
     struct buf b;
 
     (void)state;
     assert_int_equal(
-        ctl_metrics_register(m, CTL_METRIC_COUNTER, "c", "C.", NULL), 0);
+        obs_metrics_register(m, CTL_METRIC_COUNTER, "c", "C.", NULL), 0);
     for (int i = 0; i < CTL_METRICS_MAX_SERIES; i++) {
         snprintf(v, sizeof(v), "%d", i);
-        assert_non_null(ctl_metrics_series(m, "c", CTL_LABELS("k", v), &e));
+        assert_non_null(obs_metrics_series(m, "c", CTL_LABELS("k", v), &e));
     }
-    assert_null(ctl_metrics_series(m, "c", CTL_LABELS("k", "one more"), &e));
+    assert_null(obs_metrics_series(m, "c", CTL_LABELS("k", "one more"), &e));
     assert_int_equal(e.code, ERR_LIMIT);
     /* An existing series is still found at the cap. */
-    assert_non_null(ctl_metrics_series(m, "c", CTL_LABELS("k", "7"), &e));
+    assert_non_null(obs_metrics_series(m, "c", CTL_LABELS("k", "7"), &e));
     memset(big, 'x', sizeof(big) - 1);
     big[sizeof(big) - 1] = '\0';
-    assert_null(ctl_metrics_series(m, "c", CTL_LABELS("k", big), &e));
+    assert_null(obs_metrics_series(m, "c", CTL_LABELS("k", big), &e));
     assert_int_equal(e.code, ERR_LIMIT);
     buf_init(&b, 100);
-    assert_int_equal(ctl_metrics_render(m, &b, &e), -1);
+    assert_int_equal(obs_metrics_render(m, &b, &e), -1);
     assert_int_equal(e.code, ERR_LIMIT);
     buf_cleanup(&b);
-    ctl_metrics_free(m);
+    obs_metrics_free(m);
 }
 
 static void
 test_family_cap(void **state)
 {
-    struct ctl_metrics *m = ctl_metrics_new();
+    struct obs_metrics *m = obs_metrics_new();
     struct err e = { 0 };
     char name[16];
 
@@ -315,28 +315,28 @@ test_family_cap(void **state)
     for (int i = 0; i < CTL_METRICS_MAX_FAMILIES; i++) {
         snprintf(name, sizeof(name), "f%d", i);
         assert_int_equal(
-            ctl_metrics_register(m, CTL_METRIC_GAUGE, name, "", &e), 0);
+            obs_metrics_register(m, CTL_METRIC_GAUGE, name, "", &e), 0);
     }
-    assert_int_equal(ctl_metrics_register(m, CTL_METRIC_GAUGE, "x", "", &e),
+    assert_int_equal(obs_metrics_register(m, CTL_METRIC_GAUGE, "x", "", &e),
                      -1);
     assert_int_equal(e.code, ERR_LIMIT);
-    ctl_metrics_free(m);
+    obs_metrics_free(m);
 }
 
 static void
-count_hook(struct ctl_metrics *m, void *arg)
+count_hook(struct obs_metrics *m, void *arg)
 {
     int *calls = arg;
 
     (*calls)++;
-    assert_int_equal(ctl_metrics_gauge_set(m, CTL_M_DOCKER_UP, NULL, *calls),
+    assert_int_equal(obs_metrics_gauge_set(m, CTL_M_DOCKER_UP, NULL, *calls),
                      0);
 }
 
 static void
 test_agentctl_families_all_appear_at_zero(void **state)
 {
-    struct ctl_metrics *m = ctl_metrics_new();
+    struct obs_metrics *m = obs_metrics_new();
     struct err e = { 0 };
     int calls = 0;
     char *out;
@@ -377,11 +377,11 @@ test_agentctl_families_all_appear_at_zero(void **state)
     };
 
     (void)state;
-    assert_int_equal(ctl_metrics_register_agentctl(m, "9.8.7", &e), 0);
+    assert_int_equal(obs_metrics_register_agentctl(m, "9.8.7", &e), 0);
     /* Registering twice is harmless (same families, same series). */
-    assert_int_equal(ctl_metrics_register_agentctl(m, "9.8.7", &e), 0);
-    ctl_metrics_set_hook(m, count_hook, &calls);
-    ctl_metrics_refresh(m);
+    assert_int_equal(obs_metrics_register_agentctl(m, "9.8.7", &e), 0);
+    obs_metrics_set_hook(m, count_hook, &calls);
+    obs_metrics_refresh(m);
     assert_int_equal(calls, 1);
     out = render(m);
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
@@ -392,7 +392,7 @@ test_agentctl_families_all_appear_at_zero(void **state)
     /* The budget refusals appear with their first count, not before. */
     assert_null(strstr(out, "\nagentctl_vendor_token_budget_refusals_total{"));
     assert_int_equal(
-        ctl_metrics_observe(m, CTL_M_RECONCILE_SECONDS, NULL, 0.02), 0);
+        obs_metrics_observe(m, CTL_M_RECONCILE_SECONDS, NULL, 0.02), 0);
     free(out);
     out = render(m);
     assert_non_null(strstr(
@@ -404,22 +404,22 @@ test_agentctl_families_all_appear_at_zero(void **state)
     assert_non_null(
         strstr(out, "\nagentctl_reconcile_duration_seconds_count 1\n"));
     free(out);
-    ctl_metrics_free(m);
+    obs_metrics_free(m);
 }
 
 static void
 test_health_add_clears_ok_and_caps(void **state)
 {
-    struct ctl_health h = { .ok = true };
+    struct obs_health h = { .ok = true };
 
     (void)state;
-    ctl_health_add(&h, "docker", true, "ok");
+    obs_health_add(&h, "docker", true, "ok");
     assert_true(h.ok);
-    ctl_health_add(&h, "store", false, "unreadable: %s", "EACCES");
+    obs_health_add(&h, "store", false, "unreadable: %s", "EACCES");
     assert_false(h.ok);
     assert_string_equal(h.checks[1].detail, "unreadable: EACCES");
     for (int i = 0; i < CTL_HEALTH_MAX_CHECKS + 3; i++)
-        ctl_health_add(&h, "x", true, "ok");
+        obs_health_add(&h, "x", true, "ok");
     assert_int_equal(h.n_checks, CTL_HEALTH_MAX_CHECKS);
     assert_false(h.ok);
 }
@@ -559,32 +559,32 @@ http_body(const struct tclient *c)
 
 struct tserver {
     struct ev_loop *loop;
-    struct ctl_metrics *m;
-    struct ctl_http *h;
+    struct obs_metrics *m;
+    struct obs_http *h;
     bool docker_ok;
     int hook_calls;
 };
 
 static void
-tserver_health(struct ctl_health *h, void *arg)
+tserver_health(struct obs_health *h, void *arg)
 {
     struct tserver *s = arg;
 
     if (s->docker_ok)
-        ctl_health_add(h, "docker", true, "ok");
+        obs_health_add(h, "docker", true, "ok");
     else
-        ctl_health_add(h, "docker", false, "unreachable: %s",
+        obs_health_add(h, "docker", false, "unreachable: %s",
                        "connection refused");
-    ctl_health_add(h, "store", true, "ok");
+    obs_health_add(h, "store", true, "ok");
 }
 
 static void
-tserver_hook(struct ctl_metrics *m, void *arg)
+tserver_hook(struct obs_metrics *m, void *arg)
 {
     struct tserver *s = arg;
 
     s->hook_calls++;
-    assert_int_equal(ctl_metrics_counter_set(m, CTL_M_DOCKER_REQUESTS,
+    assert_int_equal(obs_metrics_counter_set(m, CTL_M_DOCKER_REQUESTS,
                                              CTL_LABELS("result", "5xx"),
                                              7 * s->hook_calls),
                      0);
@@ -598,14 +598,14 @@ tserver_setup(void **state)
 
     assert_non_null(s);
     s->loop = ev_loop_new(EVFLAG_AUTO);
-    s->m = ctl_metrics_new();
-    assert_int_equal(ctl_metrics_register_agentctl(s->m, "0.1.0", &e), 0);
-    ctl_metrics_set_hook(s->m, tserver_hook, s);
+    s->m = obs_metrics_new();
+    assert_int_equal(obs_metrics_register_agentctl(s->m, "0.1.0", &e), 0);
+    obs_metrics_set_hook(s->m, tserver_hook, s);
     s->docker_ok = true;
-    s->h = ctl_http_start(s->loop, "127.0.0.1:0", tserver_health, s, s->m, &e);
+    s->h = obs_http_start(s->loop, "127.0.0.1:0", tserver_health, s, s->m, &e);
     if (s->h == NULL)
         fail_msg("%s", e.msg);
-    assert_true(ctl_http_port(s->h) > 0);
+    assert_true(obs_http_port(s->h) > 0);
     *state = s;
     return 0;
 }
@@ -615,8 +615,8 @@ tserver_teardown(void **state)
 {
     struct tserver *s = *state;
 
-    ctl_http_stop(s->h);
-    ctl_metrics_free(s->m);
+    obs_http_stop(s->h);
+    obs_metrics_free(s->m);
     ev_loop_destroy(s->loop);
     free(s);
     return 0;
@@ -632,7 +632,7 @@ test_http_metrics_serves_the_render_after_the_hook(void **state)
     struct tclient *c;
     char *want;
 
-    c = http_ask(s->loop, ctl_http_port(s->h), GET("/metrics"));
+    c = http_ask(s->loop, obs_http_port(s->h), GET("/metrics"));
     assert_int_equal(http_status(c), 200);
     assert_non_null(strstr(c->resp, "Content-Type: text/plain; version=0.0.4"));
     assert_int_equal(s->hook_calls, 1);
@@ -643,7 +643,7 @@ test_http_metrics_serves_the_render_after_the_hook(void **state)
     free(want);
     free(c);
     /* A second scrape runs the hook again. */
-    c = http_ask(s->loop, ctl_http_port(s->h), GET("/metrics?x=1"));
+    c = http_ask(s->loop, obs_http_port(s->h), GET("/metrics?x=1"));
     assert_int_equal(http_status(c), 200);
     assert_non_null(strstr(
         http_body(c), "agentctl_docker_requests_total{result=\"5xx\"} 14\n"));
@@ -656,12 +656,12 @@ test_http_healthz_ok_then_503_naming_the_failing_check(void **state)
     struct tserver *s = *state;
     struct tclient *c;
 
-    c = http_ask(s->loop, ctl_http_port(s->h), GET("/healthz"));
+    c = http_ask(s->loop, obs_http_port(s->h), GET("/healthz"));
     assert_int_equal(http_status(c), 200);
     assert_string_equal(http_body(c), "ok\ndocker: ok\nstore: ok\n");
     free(c);
     s->docker_ok = false;
-    c = http_ask(s->loop, ctl_http_port(s->h), GET("/healthz"));
+    c = http_ask(s->loop, obs_http_port(s->h), GET("/healthz"));
     assert_int_equal(http_status(c), 503);
     assert_string_equal(http_body(c),
                         "unhealthy\ndocker: unreachable: connection refused\n");
@@ -678,17 +678,17 @@ test_http_livez_ignores_dependencies_readyz_does_not(void **state)
     struct tclient *c;
 
     s->docker_ok = false;
-    c = http_ask(s->loop, ctl_http_port(s->h), GET("/readyz"));
+    c = http_ask(s->loop, obs_http_port(s->h), GET("/readyz"));
     assert_int_equal(http_status(c), 503);
     assert_string_equal(http_body(c),
                         "unhealthy\ndocker: unreachable: connection refused\n");
     free(c);
-    c = http_ask(s->loop, ctl_http_port(s->h), GET("/livez"));
+    c = http_ask(s->loop, obs_http_port(s->h), GET("/livez"));
     assert_int_equal(http_status(c), 200);
     assert_string_equal(http_body(c), "ok\nloop: running\n");
     free(c);
     s->docker_ok = true;
-    c = http_ask(s->loop, ctl_http_port(s->h), GET("/readyz"));
+    c = http_ask(s->loop, obs_http_port(s->h), GET("/readyz"));
     assert_int_equal(http_status(c), 200);
     free(c);
 }
@@ -699,25 +699,25 @@ test_http_unknown_path_404_and_other_methods_405(void **state)
     struct tserver *s = *state;
     struct tclient *c;
 
-    c = http_ask(s->loop, ctl_http_port(s->h), GET("/nope"));
+    c = http_ask(s->loop, obs_http_port(s->h), GET("/nope"));
     assert_int_equal(http_status(c), 404);
     free(c);
-    c = http_ask(s->loop, ctl_http_port(s->h), GET("/metrics/"));
+    c = http_ask(s->loop, obs_http_port(s->h), GET("/metrics/"));
     assert_int_equal(http_status(c), 404);
     free(c);
-    c = http_ask(s->loop, ctl_http_port(s->h),
+    c = http_ask(s->loop, obs_http_port(s->h),
                  "POST /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
                  "Content-Length: 5\r\n\r\nhello");
     assert_int_equal(http_status(c), 405);
     assert_non_null(strstr(c->resp, "Allow: GET, HEAD\r\n"));
     free(c);
-    c = http_ask(s->loop, ctl_http_port(s->h),
+    c = http_ask(s->loop, obs_http_port(s->h),
                  "DELETE /healthz HTTP/1.1\r\nHost: x\r\n"
                  "Connection: close\r\n\r\n");
     assert_int_equal(http_status(c), 405);
     free(c);
     /* HEAD is a GET without the body. */
-    c = http_ask(s->loop, ctl_http_port(s->h),
+    c = http_ask(s->loop, obs_http_port(s->h),
                  "HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
                  "\r\n");
     assert_int_equal(http_status(c), 200);
@@ -734,7 +734,7 @@ test_http_keeps_the_connection_for_the_next_request(void **state)
 
     /* Two pipelined GETs on one connection: both answered, the first
      * without closing. */
-    c = http_ask(s->loop, ctl_http_port(s->h),
+    c = http_ask(s->loop, obs_http_port(s->h),
                  "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
                  "GET /metrics HTTP/1.1\r\nHost: x\r\n"
                  "Connection: close\r\n\r\n");
@@ -752,19 +752,19 @@ test_http_get_with_a_body_is_refused(void **state)
     struct tserver *s = *state;
     struct tclient *c;
 
-    c = http_ask(s->loop, ctl_http_port(s->h),
+    c = http_ask(s->loop, obs_http_port(s->h),
                  "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
                  "Content-Length: 5\r\n\r\nhello");
     assert_int_equal(http_status(c), 413);
     assert_int_equal(s->hook_calls, 0);
     free(c);
-    c = http_ask(s->loop, ctl_http_port(s->h),
+    c = http_ask(s->loop, obs_http_port(s->h),
                  "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
                  "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
     assert_int_equal(http_status(c), 413);
     free(c);
     /* Control: an empty body is no body. */
-    c = http_ask(s->loop, ctl_http_port(s->h),
+    c = http_ask(s->loop, obs_http_port(s->h),
                  "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
                  "Content-Length: 0\r\n\r\n");
     assert_int_equal(http_status(c), 200);
@@ -786,14 +786,14 @@ test_http_oversized_request_is_refused(void **state)
                    "Connection: close\r\nX-Big: ");
     memset(req + len, 'a', n);
     memcpy(req + len + n, "\r\n\r\n", 5);
-    c = http_ask(s->loop, ctl_http_port(s->h), req);
+    c = http_ask(s->loop, obs_http_port(s->h), req);
     /* Either an error status or a closed connection; never a 200. */
     assert_int_not_equal(http_status(c), 200);
     assert_null(strstr(c->resp, "\r\n\r\nok\n"));
     free(c);
     free(req);
     /* The endpoint still serves the next client. */
-    c = http_ask(s->loop, ctl_http_port(s->h), GET("/healthz"));
+    c = http_ask(s->loop, obs_http_port(s->h), GET("/healthz"));
     assert_int_equal(http_status(c), 200);
     free(c);
 }
@@ -810,10 +810,10 @@ test_http_connection_limit(void **state)
      * turns (the control below), so hundreds of turns without an answer
      * mean the client waits in the backlog, as MHD does at its limit. */
     for (int i = 0; i < CTL_HTTP_MAX_CONNECTIONS; i++)
-        idle[i] = tclient_connect(ctl_http_port(s->h));
+        idle[i] = tclient_connect(obs_http_port(s->h));
     for (int i = 0; i < 50; i++)
         ev_run(s->loop, EVRUN_NOWAIT);
-    c = tclient_start(s->loop, ctl_http_port(s->h), GET("/healthz"));
+    c = tclient_start(s->loop, obs_http_port(s->h), GET("/healthz"));
     for (int i = 0; i < 500 && !c->done; i++)
         ev_run(s->loop, EVRUN_NOWAIT);
     assert_false(c->done);
@@ -838,7 +838,7 @@ test_http_control_answers_within_a_few_loop_turns(void **state)
 
     /* The control for test_http_connection_limit: same bound, no limit
      * reached, so the answer must come. */
-    c = tclient_start(s->loop, ctl_http_port(s->h), GET("/healthz"));
+    c = tclient_start(s->loop, obs_http_port(s->h), GET("/healthz"));
     for (int i = 0; i < 500 && !c->done; i++)
         ev_run(s->loop, EVRUN_NOWAIT);
     assert_true(c->done);
@@ -857,25 +857,25 @@ test_http_start_refuses_bad_addresses_and_taken_ports(void **state)
     struct tserver *s = *state;
     struct err e = { 0 };
     char addr[64];
-    struct ctl_http *h;
+    struct obs_http *h;
 
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         memset(&e, 0, sizeof(e));
-        assert_null(ctl_http_start(s->loop, bad[i], NULL, NULL, s->m, &e));
+        assert_null(obs_http_start(s->loop, bad[i], NULL, NULL, s->m, &e));
         if (e.code != ERR_INVALID)
             fail_msg("%s: %s", bad[i], e.msg);
     }
-    snprintf(addr, sizeof(addr), "127.0.0.1:%d", ctl_http_port(s->h));
-    assert_null(ctl_http_start(s->loop, addr, NULL, NULL, s->m, &e));
+    snprintf(addr, sizeof(addr), "127.0.0.1:%d", obs_http_port(s->h));
+    assert_null(obs_http_start(s->loop, addr, NULL, NULL, s->m, &e));
     assert_int_equal(e.code, ERR_IO);
     assert_non_null(strstr(e.msg, addr));
     /* IPv6 loopback, when this host has it; no health callback = ok. */
-    h = ctl_http_start(s->loop, "[::1]:0", NULL, NULL, s->m, &e);
+    h = obs_http_start(s->loop, "[::1]:0", NULL, NULL, s->m, &e);
     if (h != NULL) {
-        assert_true(ctl_http_port(h) > 0);
-        ctl_http_stop(h);
+        assert_true(obs_http_port(h) > 0);
+        obs_http_stop(h);
     }
-    ctl_http_stop(NULL);
+    obs_http_stop(NULL);
 }
 
 #define HTTP_TEST(t)                                                           \

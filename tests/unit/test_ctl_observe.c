@@ -1,4 +1,4 @@
-/* test_ctl_observe.c - the observation points of controller/ctl_observe.c
+/* test_ctl_observe.c - the observation points of controller/obs/obs_observe.c
  * as a scrape shows them: a failed SIGHUP reload turns
  * agentctl_config_last_reload_successful to 0 and the next good one back
  * to 1; an attempt's gateway usage adds its token budget refusals by
@@ -15,24 +15,24 @@
 
 #include "buf.h"
 #include "ctl.h"
-#include "ctl_metrics.h"
-#include "ctl_observe.h"
-#include "ctl_usage.h"
+#include "obs_metrics.h"
+#include "obs_observe.h"
+#include "obs_usage.h"
 
 static char *
-scrape(struct ctl_metrics *m)
+scrape(struct obs_metrics *m)
 {
     struct buf b;
     struct err e = { 0 };
 
     buf_init(&b, 1 << 20);
     assert_int_equal(buf_puts(&b, "", &e), 0);
-    assert_int_equal(ctl_metrics_render(m, &b, &e), 0);
+    assert_int_equal(obs_metrics_render(m, &b, &e), 0);
     return buf_take(&b);
 }
 
 static void
-assert_scrape_has(struct ctl_metrics *m, const char *want, bool present)
+assert_scrape_has(struct obs_metrics *m, const char *want, bool present)
 {
     char *out = scrape(m);
 
@@ -50,20 +50,20 @@ test_observe_config_reload_fails_to_0_and_recovers_to_1(void **state)
 
     (void)state;
     memset(&c, 0, sizeof(c));
-    c.metrics = ctl_metrics_new();
+    c.metrics = obs_metrics_new();
     assert_non_null(c.metrics);
-    assert_int_equal(ctl_metrics_register_agentctl(c.metrics, "1", &e), 0);
+    assert_int_equal(obs_metrics_register_agentctl(c.metrics, "1", &e), 0);
     assert_scrape_has(c.metrics, "\nagentctl_config_last_reload_successful 1\n",
                       true);
-    ctl_observe_config_reload(&c, false);
+    obs_observe_config_reload(&c, false);
     assert_scrape_has(c.metrics, "\nagentctl_config_last_reload_successful 0\n",
                       true);
     assert_scrape_has(c.metrics, "\nagentctl_config_last_reload_successful 1\n",
                       false);
-    ctl_observe_config_reload(&c, true);
+    obs_observe_config_reload(&c, true);
     assert_scrape_has(c.metrics, "\nagentctl_config_last_reload_successful 1\n",
                       true);
-    ctl_metrics_free(c.metrics);
+    obs_metrics_free(c.metrics);
 }
 
 static void
@@ -71,17 +71,17 @@ test_observe_usage_counts_token_budget_refusals(void **state)
 {
     struct ctl c;
     struct err e = { 0 };
-    struct ctl_usage u = { .requests = 5, .refused = 3, .token_spent = 2 };
-    struct ctl_usage none = { .requests = 1 };
+    struct obs_usage u = { .requests = 5, .refused = 3, .token_spent = 2 };
+    struct obs_usage none = { .requests = 1 };
 
     (void)state;
     memset(&c, 0, sizeof(c));
-    c.metrics = ctl_metrics_new();
+    c.metrics = obs_metrics_new();
     assert_non_null(c.metrics);
-    assert_int_equal(ctl_metrics_register_agentctl(c.metrics, "1", &e), 0);
-    ctl_observe_usage(&c, "claude", "execute", &u);
-    ctl_observe_usage(&c, "claude", "execute", &u);
-    ctl_observe_usage(&c, "codex", "review", &none);
+    assert_int_equal(obs_metrics_register_agentctl(c.metrics, "1", &e), 0);
+    obs_observe_usage(&c, "claude", "execute", &u);
+    obs_observe_usage(&c, "claude", "execute", &u);
+    obs_observe_usage(&c, "codex", "review", &none);
     assert_scrape_has(c.metrics,
                       "\nagentctl_vendor_token_budget_refusals_total{"
                       "phase=\"execute\",vendor=\"claude\"} 4\n",
@@ -95,19 +95,19 @@ test_observe_usage_counts_token_budget_refusals(void **state)
                       "\nagentctl_vendor_requests_total{phase=\"execute\","
                       "result=\"refused\",vendor=\"claude\"} 6\n",
                       true);
-    ctl_metrics_free(c.metrics);
+    obs_metrics_free(c.metrics);
 }
 
 static void
 test_observe_without_metrics_is_a_no_op(void **state)
 {
     struct ctl c;
-    struct ctl_usage u = { .token_spent = 1 };
+    struct obs_usage u = { .token_spent = 1 };
 
     (void)state;
     memset(&c, 0, sizeof(c));
-    ctl_observe_config_reload(&c, false);
-    ctl_observe_usage(&c, "claude", "execute", &u);
+    obs_observe_config_reload(&c, false);
+    obs_observe_usage(&c, "claude", "execute", &u);
     assert_null(c.metrics);
 }
 

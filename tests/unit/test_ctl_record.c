@@ -292,7 +292,7 @@ test_ctl_record_reset_attempt_clears_the_run_only(void **state)
     assert_string_equal(
         cJSON_GetStringValue(cJSON_GetObjectItem(out, "networkPending")),
         "x-net");
-    /* status.egress rides the document as written (ctl_egress.c) */
+    /* status.egress rides the document as written (out_egress.c) */
     assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(out, "egress"),
                                          "dropped")
                          ->valueint,

@@ -1,4 +1,4 @@
-/* test_ctl_result.c - the result interpreter (controller/ctl_result.c):
+/* test_ctl_result.c - the result interpreter (controller/try/try_result.c):
  * what each step result queues, the backoff it grows and resets, what an
  * unreachable daemon marks, and one pass end to end through the daemon's
  * own code: a spec the config refuses is reported (Admitted=False) and
@@ -16,11 +16,11 @@
 #include <cmocka.h>
 
 #include "ctl.h"
-#include "ctl_inv.h"
-#include "ctl_queue.h"
+#include "pass_inv.h"
+#include "inv_queue.h"
 #include "ctl_record.h"
-#include "ctl_result.h"
-#include "ctl_sync.h"
+#include "try_result.h"
+#include "loop_sync.h"
 
 /* The test config caps deadlineSeconds at 60; this spec asks for more. */
 static const char refused_yaml[] = "apiVersion: agentctl.dev/v1alpha1\n"
@@ -48,7 +48,7 @@ static void
 counted_pass(struct ctl_inv *inv)
 {
     passes++;
-    ctl_inv_pass(inv);
+    pass_inv_pass(inv);
 }
 
 static int
@@ -79,10 +79,10 @@ setup(void **state)
     f->c.cfg = cfg_parse("test", config_yaml, strlen(config_yaml), &es);
     assert_non_null(f->c.cfg);
     f->c.docker_up = true;
-    ctl_queue_init(&f->c, counted_pass);
+    inv_queue_init(&f->c, counted_pass);
     passes = 0;
-    ctl_sync_all(&f->c);
-    f->inv = ctl_inv_find(&f->c, "refused");
+    loop_sync_all(&f->c);
+    f->inv = inv_find(&f->c, "refused");
     assert_non_null(f->inv);
     *state = f;
     return 0;
@@ -95,7 +95,7 @@ teardown(void **state)
     char cmd[128];
 
     while (f->c.invs != NULL)
-        ctl_inv_forget(f->c.invs);
+        pass_inv_forget(f->c.invs);
     cfg_free(f->c.cfg);
     store_close(f->c.store);
     ev_loop_destroy(f->c.loop);
@@ -127,7 +127,7 @@ test_done_passes_again_now(void **state)
 
     unqueue(f);
     f->inv->queue.failures = 3;
-    ctl_inv_settle(f->inv, CTL_STEP_DONE);
+    try_inv_settle(f->inv, CTL_STEP_DONE);
     assert_true(queued_in(f) >= 0 && queued_in(f) < 0.05);
     assert_int_equal(f->inv->queue.failures, 0);
 }
@@ -142,7 +142,7 @@ test_failed_backs_off_and_caps(void **state)
     err_set(&e, ERR_REMOTE, "Docker said no");
     unqueue(f);
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-        ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
+        try_inv_settle(f->inv, try_step_failed(f->inv, &e));
         assert_true(queued_in(f) > want[i] - 0.05 &&
                     queued_in(f) <= want[i] + 0.001);
         assert_int_equal(f->inv->queue.failures, i + 1);
@@ -150,13 +150,13 @@ test_failed_backs_off_and_caps(void **state)
     assert_non_null(f->inv->step_err);
     assert_string_equal(f->inv->step_err->msg, "Docker said no");
     f->inv->queue.failures = 20;
-    ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
+    try_inv_settle(f->inv, try_step_failed(f->inv, &e));
     assert_true(queued_in(f) > CTL_BACKOFF_MAX - 0.05 &&
                 queued_in(f) <= CTL_BACKOFF_MAX + 0.001);
     /* a success in between starts the backoff over */
-    ctl_inv_settle(f->inv, CTL_STEP_DONE);
+    try_inv_settle(f->inv, CTL_STEP_DONE);
     assert_null(f->inv->step_err); /* held only while steps fail */
-    ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e));
+    try_inv_settle(f->inv, try_step_failed(f->inv, &e));
     assert_true(queued_in(f) > 0.05 && queued_in(f) <= 0.101);
 }
 
@@ -166,13 +166,13 @@ test_started_and_none_queue_nothing(void **state)
     struct fx *f = *state;
 
     unqueue(f);
-    ctl_inv_settle(f->inv, CTL_STEP_STARTED);
+    try_inv_settle(f->inv, CTL_STEP_STARTED);
     assert_true(queued_in(f) < 0);
-    ctl_inv_settle(f->inv, CTL_STEP_NONE);
+    try_inv_settle(f->inv, CTL_STEP_NONE);
     assert_true(queued_in(f) < 0);
     /* an earlier kick is never postponed by a later, longer one */
-    ctl_inv_kick(f->inv, 0);
-    ctl_inv_kick(f->inv, 10);
+    inv_kick(f->inv, 0);
+    inv_kick(f->inv, 10);
     assert_true(queued_in(f) < 0.05);
 }
 
@@ -188,13 +188,13 @@ test_a_pass_turned_away_runs_after_the_answer(void **state)
 
     unqueue(f);
     f->inv->lanes[CTL_LANE_MAIN].call = (struct dk_req *)f; /* in flight */
-    ctl_inv_pass(f->inv);
+    pass_inv_pass(f->inv);
     assert_int_equal(passes, before); /* counted_pass not reached: no run */
     assert_true(queued_in(f) < 0);
-    ctl_inv_settle(f->inv, CTL_STEP_STARTED); /* the next request: waits */
+    try_inv_settle(f->inv, CTL_STEP_STARTED); /* the next request: waits */
     assert_true(queued_in(f) < 0);
     f->inv->lanes[CTL_LANE_MAIN].call = NULL; /* its answer: */
-    ctl_inv_settle(f->inv, CTL_STEP_NONE);
+    try_inv_settle(f->inv, CTL_STEP_NONE);
     assert_true(queued_in(f) >= 0 && queued_in(f) < 0.05);
     assert_false(f->inv->queue.pass_asked);
 }
@@ -205,7 +205,7 @@ fail_while_running(struct fx *f, const struct err *e)
 {
     f->inv->rec.present = true;
     f->inv->rec.phase = CTL_RUNNING;
-    ctl_inv_settle(f->inv, ctl_step_failed(f->inv, e));
+    try_inv_settle(f->inv, try_step_failed(f->inv, e));
 }
 
 static void

@@ -4,7 +4,7 @@
  * condition and the Stopped event name the first cause only.
  *
  * The controller's own code runs here (ctlcore: every ctl_*.c but
- * ctl_main.c): the invocation is made by ctl_sync_all() from a directory
+ * loop_main.c): the invocation is made by loop_sync_all() from a directory
  * store, the deadline fires through its real timer callback (ev_invoke,
  * so no clock is involved), the output limit through the real log stream
  * of a fake Docker daemon. The races are driven by calling the causes in
@@ -26,14 +26,14 @@
 
 #include "ctl.h"
 #include "ctl_fixture.h"
-#include "ctl_inv.h"
-#include "ctl_queue.h"
+#include "pass_inv.h"
+#include "inv_queue.h"
 #include "ctl_record.h"
-#include "ctl_run.h"
-#include "ctl_status.h"
-#include "ctl_stop.h"
-#include "ctl_sync.h"
-#include "ctl_verify_part.h"
+#include "pass_run.h"
+#include "inv_status.h"
+#include "inv_stop.h"
+#include "loop_sync.h"
+#include "inv_verify_part.h"
 
 #define OUTPUT_MAX 16
 
@@ -113,9 +113,9 @@ running(struct fx *f)
 {
     struct spec_file sf;
 
-    ctl_status_new(f->inv);
+    inv_status_new(f->inv);
     ctl_record_set_role(&f->inv->rec, RC_ROLE_AGENT, "c1", AGENT_NAME);
-    ctl_status_set_phase(f->inv, CTL_RUNNING);
+    inv_status_set_phase(f->inv, CTL_RUNNING);
     if (f->inv->captured == NULL) {
         assert_int_equal(
             spec_load_buffer("race.yaml", spec_yaml, strlen(spec_yaml), &sf),
@@ -153,25 +153,25 @@ teardown(void **state)
 
 /* --- the causes, as the controller raises them ---------------------- */
 
-/* ctl_inv.c watch_spec_changes() on spec.cancel. */
+/* pass_inv.c watch_spec_changes() on spec.cancel. */
 static void
 cause_cancel(struct fx *f)
 {
-    ctl_stop(f->inv, CTL_CANCELLED, CTL_STOP_CANCELLED, "spec.cancel is true");
+    inv_stop(f->inv, CTL_CANCELLED, CTL_STOP_CANCELLED, "spec.cancel is true");
 }
 
-/* The deadline timer's own callback (ctl_inv.c), fired now. */
+/* The deadline timer's own callback (pass_inv.c), fired now. */
 static void
 cause_deadline(struct fx *f)
 {
     ev_invoke(f->c.loop, &f->inv->deadline, EV_TIMER);
 }
 
-/* ctl_verify.c on_drift() while the agent runs. */
+/* drift_verify.c on_drift() while the agent runs. */
 static void
 cause_drift(struct fx *f)
 {
-    ctl_stop(f->inv, CTL_FAILED, CTL_STOP_BOUNDARY_DRIFT,
+    inv_stop(f->inv, CTL_FAILED, CTL_STOP_BOUNDARY_DRIFT,
              "agent: HostConfig.RestartPolicy.Name is always, expected no");
 }
 
@@ -237,7 +237,7 @@ assert_stopped(struct fx *f, const char *reason, enum ctl_phase phase)
     assert_string_equal(ctl_stop_reason_name(f->inv->rec.stop), reason);
     assert_int_equal(f->inv->rec.phase, phase);
     assert_string_equal(condition(f, "Ready", "reason"), reason);
-    assert_int_equal(ctl_status_flush(f->inv, &e), 0);
+    assert_int_equal(inv_status_flush(f->inv, &e), 0);
     assert_int_equal(
         store_json_get(f->c.store, STORE_DOC_STATUS, "race", &disk, &e), 0);
     assert_string_equal(
@@ -292,7 +292,7 @@ test_deadline_then_cancel(void **state)
     assert_stopped(f, "deadline", CTL_FAILED);
     cause_cancel(f);
     assert_stopped(f, "deadline", CTL_FAILED);
-    ctl_stop(f->inv, CTL_CANCELLED, CTL_STOP_DELETED, "the spec was deleted");
+    inv_stop(f->inv, CTL_CANCELLED, CTL_STOP_DELETED, "the spec was deleted");
     assert_stopped(f, "deadline", CTL_FAILED);
 
     /* control: the cancel alone is recorded as such */
@@ -333,8 +333,8 @@ test_output_limit_then_cancel(void **state)
 {
     struct fx *f = *state;
 
-    /* the real capture: ctl_run_step follows logs and wait of agent c1 */
-    assert_int_equal(ctl_run_step(f->inv), CTL_STEP_NONE);
+    /* the real capture: pass_run_step follows logs and wait of agent c1 */
+    assert_int_equal(pass_run_step(f->inv), CTL_STEP_NONE);
     assert_non_null(f->inv->run.logs);
     assert_non_null(f->inv->run.wait);
     run_until_stopped(f);
@@ -349,7 +349,7 @@ test_output_limit_then_cancel(void **state)
     /* control: cancel first, and the same stream records nothing more */
     fresh_attempt(f);
     f->inv->run.logs_done = false;
-    assert_int_equal(ctl_run_step(f->inv), CTL_STEP_NONE);
+    assert_int_equal(pass_run_step(f->inv), CTL_STEP_NONE);
     assert_non_null(f->inv->run.logs);
     cause_cancel(f);
     assert_null(f->inv->run.logs);
@@ -383,9 +383,9 @@ test_cancel_during_step_then_deadline(void **state)
     assert_non_null(f->inv->lanes[CTL_LANE_MAIN].call);
     snprintf(path, sizeof(path), "%s/specs/race.yaml", f->fix.dir);
     ctl_fixture_write(path, spec_cancelled);
-    ctl_sync_all(&f->c); /* what the store watch does on the change */
+    loop_sync_all(&f->c); /* what the store watch does on the change */
     assert_true(f->inv->spec->cancel);
-    ctl_inv_pass(f->inv); /* the kick: returns, the step is in flight */
+    pass_inv_pass(f->inv); /* the kick: returns, the step is in flight */
     cause_deadline(f);
     assert_stopped(f, "cancelled", CTL_CANCELLED);
     dk_cancel(f->inv->lanes[CTL_LANE_MAIN].call);
@@ -394,7 +394,7 @@ test_cancel_during_step_then_deadline(void **state)
     /* control: without the cancel, the deadline is recorded */
     fresh_attempt(f);
     ctl_fixture_write(path, spec_yaml);
-    ctl_sync_all(&f->c);
+    loop_sync_all(&f->c);
     assert_false(f->inv->spec->cancel);
     cause_deadline(f);
     assert_stopped(f, "deadline", CTL_FAILED);
@@ -450,14 +450,14 @@ run_calls(struct fx *f)
 }
 
 /* The pass that acts on the drift a round found, after the daemon took
- * a new connection (ctl_drift.c). */
+ * a new connection (drift.c). */
 static void
 confirm_drift(struct fx *f)
 {
-    assert_true(ctl_verify_drift_pending(f->inv));
-    ctl_inv_pass(f->inv); /* GET /_ping over a new connection */
+    assert_true(inv_verify_drift_pending(f->inv));
+    pass_inv_pass(f->inv); /* GET /_ping over a new connection */
     run_calls(f);
-    assert_true(!ctl_verify_drift_pending(f->inv));
+    assert_true(!inv_verify_drift_pending(f->inv));
 }
 
 /* The deadline fires while a revalidation inspect is in flight, and the
@@ -471,7 +471,7 @@ test_deadline_during_verify(void **state)
     char reasons[256];
 
     prime_verify(f);
-    ctl_inv_pass(f->inv); /* starts GET /containers/c1/json */
+    pass_inv_pass(f->inv); /* starts GET /containers/c1/json */
     assert_non_null(f->inv->lanes[CTL_LANE_MAIN].call);
     cause_deadline(f);
     run_calls(f);
@@ -485,7 +485,7 @@ test_deadline_during_verify(void **state)
 }
 
 /* While the agent runs its recorded ID answers 404 and a stand-in holds
- * its name (ctl_verify.c): the attempt fails closed with container.id
+ * its name (drift_verify.c): the attempt fails closed with container.id
  * naming both IDs, a Warning StandInFound says it is left in place, the
  * recorded ID stays for cleanup (which removes by it alone), and the
  * stand-in's ID is kept so nothing takes it for the attempt's own. */
@@ -498,7 +498,7 @@ test_standin_while_running(void **state)
 
     f->standin = true;
     prime_verify(f);
-    ctl_inv_pass(f->inv); /* GET /containers/c1/json: 404, then the name */
+    pass_inv_pass(f->inv); /* GET /containers/c1/json: 404, then the name */
     run_calls(f);
     confirm_drift(f);
     assert_stopped(f, "boundary-drift", CTL_FAILED);
@@ -529,7 +529,7 @@ test_drift_confirmed_over_new_connection(void **state)
     f->standin = true;
     f->ping_status = 500;
     prime_verify(f);
-    ctl_inv_pass(f->inv); /* the round finds the stand-in */
+    pass_inv_pass(f->inv); /* the round finds the stand-in */
     run_calls(f);
     assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
     confirm_drift(f); /* the ping fails: not counted */
@@ -539,7 +539,7 @@ test_drift_confirmed_over_new_connection(void **state)
 
     /* control: the daemon answers, the next round's finding counts */
     f->ping_status = 0;
-    ctl_inv_pass(f->inv);
+    pass_inv_pass(f->inv);
     run_calls(f);
     confirm_drift(f);
     assert_stopped(f, "boundary-drift", CTL_FAILED);

@@ -1,5 +1,5 @@
 /* test_ctl_usage.c - status.usage from the gateway's audit lines
- * (controller/ctl_usage.h): usage summed, the gateway's refusals told from
+ * (controller/obs/obs_usage.h): usage summed, the gateway's refusals told from
  * the vendor's own 4xx, the token budget's refusals counted, bad lines
  * counted as requests and nothing else, the status object's keys. */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "ctl_usage.h"
+#include "obs_usage.h"
 
 #define LINE(status, tail)                                                     \
     "{\"time\":\"t\",\"msg\":\"request\",\"client\":\"c\",\"method\":"         \
@@ -43,11 +43,11 @@ test_ctl_usage_sums_lines(void **state)
         "not json",
         "{\"usage\":{\"input\":1e300}}",
     };
-    struct ctl_usage u = { 0 };
+    struct obs_usage u = { 0 };
 
     (void)state;
     for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-        ctl_usage_add_line(&u, lines[i]);
+        obs_usage_add_line(&u, lines[i]);
     assert_int_equal(u.requests, 11);
     assert_int_equal(u.refused, 3);
     assert_int_equal(u.token_spent, 1);
@@ -60,8 +60,8 @@ test_ctl_usage_sums_lines(void **state)
 static void
 test_ctl_usage_status_object(void **state)
 {
-    const struct ctl_usage u = { 7, 2, 1105, 97, 1200, 40, 1 };
-    cJSON *o = ctl_usage_to_json(&u);
+    const struct obs_usage u = { 7, 2, 1105, 97, 1200, 40, 1 };
+    cJSON *o = obs_usage_to_json(&u);
     char *text;
 
     (void)state;

@@ -1,5 +1,5 @@
 /* test_ctl_write.c - the status group write that does not block the loop
- * (controller/ctl_write.c), on a store that groups writes as etcd does:
+ * (controller/try/try_write.c), on a store that groups writes as etcd does:
  * a directory store whose store_status_write_many_async() keeps the
  * answer until the test gives it, so what happens while etcd has not
  * answered is seen step by step.
@@ -28,11 +28,11 @@
 
 #include "ctl.h"
 #include "ctl_fixture.h"
-#include "ctl_inv.h"
-#include "ctl_queue.h"
-#include "ctl_result.h"
-#include "ctl_status.h"
-#include "ctl_write.h"
+#include "pass_inv.h"
+#include "inv_queue.h"
+#include "try_result.h"
+#include "inv_status.h"
+#include "try_write.h"
 
 static const char spec_yaml[] = "apiVersion: agentctl.dev/v1alpha1\n"
                                 "kind: AgentInvocation\n"
@@ -142,9 +142,9 @@ setup(void **state)
     f->ops = *f->c.store->ops;
     f->ops.status_write_many = one_by_one;
     f->ops.status_write_many_async = held_write;
-    ctl_status_new(f->inv);
-    ctl_status_set_phase(f->inv, CTL_PREPARING);
-    assert_int_equal(ctl_status_flush(f->inv, &e), 0); /* on disk: Preparing */
+    inv_status_new(f->inv);
+    inv_status_set_phase(f->inv, CTL_PREPARING);
+    assert_int_equal(inv_status_flush(f->inv, &e), 0); /* on disk: Preparing */
     *state = f;
     return 0;
 }
@@ -156,7 +156,7 @@ teardown(void **state)
 
     if (f->held_done != NULL)
         answer_group(f, NULL);
-    ctl_write_stop(&f->c);
+    try_write_stop(&f->c);
     ctl_fixture_close(&f->fix, &f->c);
     free(f);
     the_fx = NULL;
@@ -169,7 +169,7 @@ start_grouping(struct fx *f, bool hold)
 {
     f->c.store->ops = &f->ops;
     assert_true(store_groups_status(f->c.store));
-    ctl_write_start(&f->c);
+    try_write_start(&f->c);
     if (!hold)
         dk_hold(f->c.dk, false);
 }
@@ -181,8 +181,8 @@ record_and_act(struct fx *f)
 {
     struct err e = { 0 };
 
-    ctl_status_set_phase(f->inv, CTL_RUNNING);
-    assert_int_equal(ctl_write_end(f->inv, &e), 0);
+    inv_status_set_phase(f->inv, CTL_RUNNING);
+    assert_int_equal(try_write_end(f->inv, &e), 0);
     assert_true(f->inv->write.queued);
     assert_non_null(dk_get(f->c.dk, "/containers/x/json", on_answer, f, &e));
 }
@@ -240,12 +240,12 @@ test_a_failed_group_fails_the_next_pass_as_the_store(void **state)
     assert_true(f->inv->rec.dirty);                  /* its record goes again */
     assert_string_equal(f->c.store_error, fail.msg); /* /healthz: the store */
     f->c.docker_up = true;
-    assert_int_equal(ctl_write_first(f->inv, &e), -1);
+    assert_int_equal(try_write_first(f->inv, &e), -1);
     assert_non_null(strstr(e.msg, "status not written: etcd http://x"));
-    ctl_inv_settle(f->inv, ctl_step_failed(f->inv, &e)); /* as the pass */
+    try_inv_settle(f->inv, try_step_failed(f->inv, &e)); /* as the pass */
     assert_true(f->c.docker_up); /* not "Docker unreachable" */
     assert_int_equal(f->inv->queue.failures, 1);
-    assert_int_equal(ctl_write_first(f->inv, &e), 1); /* then it is queued */
+    assert_int_equal(try_write_first(f->inv, &e), 1); /* then it is queued */
 }
 
 static void
@@ -256,10 +256,10 @@ test_no_pass_while_its_status_is_in_flight(void **state)
     start_grouping(f, true);
     record_and_act(f);
     fake_pause(f->c.loop);
-    assert_true(ctl_write_in_flight(f->inv)); /* the pass returns here */
+    assert_true(try_write_in_flight(f->inv)); /* the pass returns here */
     assert_true(f->inv->write.pass_after);
     answer_group(f, NULL);
-    assert_false(ctl_write_in_flight(f->inv));
+    assert_false(try_write_in_flight(f->inv));
     assert_true(ev_is_active(&f->inv->queue.kick)); /* the answer runs it again */
 }
 

@@ -90,7 +90,7 @@ up() {
     T_DONE=$EPOCHREALTIME
 }
 
-# The controller's boundary probe (controller/ctl_probe.c, rc_probe.c), or
+# The controller's boundary probe (controller/box/box_probe.c, rc_probe.c), or
 # a probe that does no work in its place (FLOOR_PROBE), and the controller's
 # re-inspection of every object before the agent starts: proxy
 # inspect (for its egress address), probe create/start/wait/logs/delete,

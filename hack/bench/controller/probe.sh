@@ -12,7 +12,7 @@
 # (10.217.60.0/24), the egress-proxy at .2 on it and on an egress network
 # (10.217.61.0/24) with a busybox httpd as vendor.test; the probe at .4
 # with the agent's hardening, --direct gateway:443, gateway:80 and the
-# proxy's egress address, as controller/ctl_probe.c passes them. Each run
+# proxy's egress address, as controller/box/box_probe.c passes them. Each run
 # is create, start, wait, logs, delete over the Engine API (curl). Also
 # printed: start-call-to-wait-returned, as the controller sees it, and
 # that minus the no-work probe's: what the checks themselves cost. (The

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_egress_gone.sh - the shared egress network is looked up once by
-# the controller (controller/ctl_egressnet.c), not inspected by every
+# the controller (controller/box/box_egressnet.c), not inspected by every
 # attempt; an egress network removed behind its back is noticed at the
 # next proxy connect or start (404: Docker 20.10 takes the connect of a
 # container never started and refuses its start), forgotten, and that

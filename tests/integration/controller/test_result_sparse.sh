@@ -3,7 +3,7 @@
 # (`truncate -s 1T`: it fits any tmpfs, and Docker's archive streams its
 # holes as zeros) is refused as oversized as soon as the bytes read pass
 # spec.output.maxResultBytes: the controller cancels the archive's read
-# (controller/ctl_resultread.c), so the attempt ends in seconds with
+# (controller/out/out_resultread.c), so the attempt ends in seconds with
 # capture-failure instead of waiting while a terabyte moves.
 #
 # The fake CLI (agentctl/fakecli, as codex) writes its last-message file

@@ -24,18 +24,18 @@
 # What it guards (each found by this test on 2026-12-02, then fixed):
 #  - SIGTERM: dockerd closes its listener, then stops every container and
 #    answers their /wait on the connections still open: without the exit
-#    confirmation (a fresh connection after the exit, ctl_run.c) the
+#    confirmation (a fresh connection after the exit, pass_run.c) the
 #    attempt ends "the agent exited 143" instead of agent-lost.
 #  - SIGKILL: after the restart the first revalidation finds the box torn
-#    down by the daemon; without "lost first" (ctl_inv.c) the attempt ends
+#    down by the daemon; without "lost first" (pass_inv.c) the attempt ends
 #    boundary-drift instead of agent-lost.
 #  - /healthz said "docker: ok" while no invocation's call failed: an
-#    ended event stream now asks the daemon at once (ctl_events.c).
+#    ended event stream now asks the daemon at once (loop_events.c).
 #  - SIGTERM (2026-12-06): the containers' die and disconnect events ask
 #    for a revalidation round, which runs on a connection opened before
 #    the shutdown and sees the daemon's own teardown; without the drift
 #    confirmation (a new connection accepted after the finding,
-#    ctl_drift.c) the attempt ends boundary-drift instead of agent-lost.
+#    drift.c) the attempt ends boundary-drift instead of agent-lost.
 #    Its control is test_dockerd_restart_drift_control.sh (PD_DISABLE).
 # PD_CONTROL=1 is the negative control: the test-hooks controller with
 # the protections in PD_DISABLE off (AGENTCTL_TEST_DISABLE; by default

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # test_drift_mid_round.sh - a drift that Docker reports while a
 # revalidation round is under way is caught by one more round, not left
-# for the next resync tick (controller/ctl_queue.c, ctl_inv_revalidate).
+# for the next resync tick (controller/inv/inv_queue.c, ctl_inv_revalidate).
 # The extra round's finding counts once the daemon takes a new connection
-# (ctl_drift.c); test_dockerd_restart.sh shows why that is needed.
+# (drift.c); test_dockerd_restart.sh shows why that is needed.
 #
 # The round's inspects have all answered and been checked when its last
 # step (the neighbours' listing) is about to go out. A test-hooks

@@ -64,16 +64,16 @@ expect_refused "an upward set() list of libraries" \
 
 copy
 printf '%s\n' 'static const char *const p = "/containers/json?all=1";' \
-    >>"$S/tree/controller/ctl_gc.c"
+    >>"$S/tree/controller/loop/loop_gc.c"
 expect_refused "an Engine API path in the controller" \
-    'controller/ctl_gc.c:[0-9]*: an Engine API path outside docker/'
+    'controller/loop/loop_gc.c:[0-9]*: an Engine API path outside docker/'
 
 copy
 cp "$S/tree/common/err.h" "$S/tree/plan/err.h"
 expect_refused "a header name used twice" 'header name also used in'
 copy
-sed -i 's/^#include "ctl_queue.h"$/&\n#include "ctl_inv.h"/' \
-    "$S/tree/controller/ctl_queue.c"
+sed -i 's/^#include "inv_queue.h"$/&\n#include "pass_inv.h"/' \
+    "$S/tree/controller/inv/inv_queue.c"
 expect_refused "a cycle between controller modules" \
     'controller/: modules call each other in a cycle:.*queue.*inv'
 
@@ -87,13 +87,13 @@ expect_refused "a function in the controller's types header" \
 # Counted through the header, the queue reaches the interpreter, which
 # calls the queue.
 copy
-sed -i 's/^#include "ctl_record_types.h"$/&\n#include "ctl_result.h"/' \
+sed -i 's/^#include "ctl_record_types.h"$/&\n#include "try_result.h"/' \
     "$S/tree/controller/ctl.h"
-sed -i 's/^#include "ctl_result.h"$//' "$S/tree/controller/ctl_egress.c"
+sed -i 's/^#include "try_result.h"$//' "$S/tree/controller/out/out_egress.c"
 expect_refused "a cycle through the shared types header" \
     'controller/: modules call each other in a cycle:.*result'
 expect_refused "a module's header in the shared types header" \
-    'controller/ctl.h: includes ctl_result.h: a types-only header'
+    'controller/ctl.h: includes try_result.h: a types-only header'
 
 # A types-only header of the record (model/ctl_record_types.h) is held to the
 # same rule as ctl.h.

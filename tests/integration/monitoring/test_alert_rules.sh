@@ -4,7 +4,7 @@
 # fires on a series that should fire it and stays silent on one that
 # should not); the dashboard is JSON (jq); every metric the rules and the
 # dashboard query is one the code exports (the CTL_M_ names of
-# controller/ctl_metrics.h, a `# TYPE` in proxy/ sources, and `up`, which
+# controller/obs/obs_metrics.h, a `# TYPE` in proxy/ sources, and `up`, which
 # Prometheus adds), and promtool parses every dashboard query; with the
 # Docker daemon here, every metric is also one that a controller started
 # on an empty specs dir declares on /metrics, where a SIGHUP with a
@@ -114,7 +114,7 @@ check "negative control: jq refuses a dashboard that is not JSON" \
 exported=$TEST_TMP/exported.txt
 {
     sed -n 's/^#define CTL_M_[A-Z_]* *"\([a-zA-Z_:][a-zA-Z0-9_:]*\)".*/\1/p' \
-        "$ROOT/controller/ctl_metrics.h"
+        "$ROOT/controller/obs/obs_metrics.h"
     grep -rhoE '# TYPE [a-zA-Z_:][a-zA-Z0-9_:]*' "$ROOT/proxy" | awk '{ print $3 }' || true
     echo up
 } | sort -u >"$exported"

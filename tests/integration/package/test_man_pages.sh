@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_man_pages.sh - the man pages the build generates (packaging/
 # genman.sh, target agentctl-docs) render without a groff warning, say
-# what their sources say (every agent-controller flag of ctl_flags.c,
+# what their sources say (every agent-controller flag of loop_flags.c,
 # every agentctl command of the command table, every config key of the
 # config parser's tables), and are what the current programs produce;
 # a page with a roff mistake is caught (negative control).
@@ -32,7 +32,7 @@ plain() { sed -e 's/\\-/-/g' -e 's/\\f[BIR]//g' "$1"; }
 ctl_page=$(plain "$MAN/agent-controller.8")
 
 # Every flag of the table is in agent-controller(8), with its default.
-flags=$(sed -n 's/^    { "\([a-z-]*\)", .*/\1/p' "$ROOT/controller/ctl_flags.c")
+flags=$(sed -n 's/^    { "\([a-z-]*\)", .*/\1/p' "$ROOT/controller/loop/loop_flags.c")
 n=0
 for f in $flags; do
     grep -q -- "^--$f\b" <<<"$ctl_page" || fail "--$f not in agent-controller.8"

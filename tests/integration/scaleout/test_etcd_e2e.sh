@@ -33,7 +33,7 @@ check_eq "done: controller in status" "$(sc_id a)" "$(sc_status done .controller
 check_eq "done: exit code 0" 0 "$(sc_status done .exitCode)"
 check_match "done: agentctl get shows Succeeded" "Succeeded" "$(sctl get done)"
 # BoundaryVerified, Started and EgressAudit are made in a step's answer,
-# outside a pass: they join the iteration's group write (ctl_status.c)
+# outside a pass: they join the iteration's group write (inv_status.c)
 reasons=$(sctl describe done | sed -n '/^Events:/,$p' | awk 'NR > 3 {print $2}' |
     tr '\n' ' ')
 echo "# done: events: $reasons"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_record_then_act.sh - on etcd the controller's status writes do not
-# block its loop (controller/ctl_write.h), and with etcd frozen nothing is
+# block its loop (controller/try/try_write.h), and with etcd frozen nothing is
 # built ahead of its record.
 #
 # The controller pauses right after an invocation's first status
