@@ -138,7 +138,7 @@ void spec_invocation_free(struct spec_invocation *inv);
 
 /* One more holder of inv, which stays as it is (a checked spec is never
  * changed): a cache that parsed a file once hands out the same spec to
- * every reader instead of a copy each (store/store_dir_index.c). Returns
+ * every reader instead of a copy each (store/dir/store_dir_index.c). Returns
  * inv. Holders are on one thread. */
 struct spec_invocation *spec_invocation_ref(struct spec_invocation *inv);
 

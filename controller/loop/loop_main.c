@@ -400,7 +400,7 @@ test_hooks(struct ctl *c, struct err *e)
 /* The directory store at exactly the state the flags say (the default
  * <specs>/.agentctl, never an older record), and the record agentctl's
  * default follows: written for --state, removed without it
- * (store/store_dir_state.c). A record that cannot be written is only
+ * (store/dir/store_dir_state.c). A record that cannot be written is only
  * logged: the controller works, agentctl then needs --state. */
 static struct store *
 open_dir_store(const struct ctl_opts *o, struct err *e)

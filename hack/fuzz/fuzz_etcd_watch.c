@@ -1,5 +1,5 @@
 /* fuzz_etcd_watch.c - libFuzzer target for the etcd watch stream parser
- * (store/store_etcd_wparse.c): newline-delimited JSON messages from the
+ * (store/etcd/store_etcd_wparse.c): newline-delimited JSON messages from the
  * gateway's watch, any of which may arrive split across reads.
  *
  * The first byte picks a split point; the stream is fed whole and in two

@@ -1,5 +1,5 @@
 /* test_store_dir_batch.c - a batch of writes on the directory store
- * (store_batch_begin/end, store/store_fs.c): checked as they come,
+ * (store_batch_begin/end, store/dir/store_fs.c): checked as they come,
  * invisible until the end, then all in place; a second put of one name
  * in a batch compares with the first one's bytes; a batch never ended
  * leaves nothing behind. */

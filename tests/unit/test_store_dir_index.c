@@ -1,5 +1,5 @@
 /* test_store_dir_index.c - the directory store's index
- * (store/store_dir_index.c): a file is parsed once per change of its
+ * (store/dir/store_dir_index.c): a file is parsed once per change of its
  * bytes, a change is seen whatever the writer did to the timestamps, a
  * put does not parse the other files, duplicates across files come from
  * the index. Negative controls show each fixture defeats the weaker rule

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_store_index.sh - the controller on the directory store's index
-# (store/store_dir_index.c) and observedGeneration in every status:
+# (store/dir/store_dir_index.c) and observedGeneration in every status:
 #  - a hostile file in the specs directory (about 1 MiB of flow mappings
 #    with thousands of keys, several documents) is reported invalid, and
 #    the other invocations keep converging beside it;

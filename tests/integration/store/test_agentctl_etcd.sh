@@ -100,7 +100,7 @@ check "10 rounds of racing applies: every apply landed" true
 check_eq "generation counts every change exactly once" $((1 + changes)) "$(gen race)"
 
 # One apply of 100 specs is a few txns, not four requests per spec: the
-# writes are queued and sent 128 at a time (store/store_etcd_batch.c),
+# writes are queued and sent 128 at a time (store/etcd/store_etcd_batch.c),
 # the metadata read once. Counted by etcd itself. The control: ten specs
 # applied one command each cost at least one txn apiece, so the counter
 # does see agentctl's writes.
