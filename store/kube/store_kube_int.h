@@ -156,6 +156,9 @@ int store__kube_cached_names(const struct store_kube *s, enum store_doc kind,
 /* An object the API server answered to our write: into the cache, so a
  * read right after the write sees it. */
 void store__kube_write_through(struct store_kube *s, const cJSON *ans);
+/* A claim of name was written: its object read from the API server into
+ * the cache, so the status read next is not older than the claim. */
+void store__kube_claimed_read(struct store_kube *s, const char *name);
 
 /* --- store_kube_watch.c --- */
 

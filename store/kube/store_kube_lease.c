@@ -331,6 +331,8 @@ claim(struct store_kube *s, const char *name, const char *holder, int64_t lease,
     rc = store__kube_claim_set(c, holder, lease, now_s(), e);
     if (rc == 0)
         rc = write_lease(s, STORE_KUBE_CLAIM_PREFIX, name, c, create, e);
+    if (rc == 0) /* the status the claimant acts on: not older than this */
+        store__kube_claimed_read(s, name);
     if (rc == -1 && e->code == ERR_CONFLICT) /* another claim won the race */
         err_prefix(e, "%s: claimed by another controller meanwhile: ", name);
     cJSON_Delete(c);
