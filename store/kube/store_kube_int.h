@@ -9,6 +9,7 @@
  *   store_kube_watch.c   the watch (list + watch from its version)
  *   store_kube_lease.c   the controller's Lease and the claims
  *   store_kube_lease_obj.c  their Lease objects (pure)
+ *   store_kube_own.c     the controller's own Lease, fresh to claim under
  *   store_kube_async.c   a request on the watch's multi handle
  *   store_kube_cache.c   the informer cache (pure, own header)
  *   store_kube_informer.c reads served from it while the watch is live
@@ -82,6 +83,8 @@ struct store_kube {
     char holder[64];    /* the controller ID of its Lease; "" in agentctl */
     bool check_holders; /* false: the claims' negative control */
     cJSON *own;  /* its Lease as last written (NULL: read it first) */
+    cJSON *own_ok; /* its Lease as the API server last took it: claims
+                      only while fresh (store_kube_own.c) */
     struct store_kube_call *call; /* the request out without blocking */
     struct store_kube_cache cache; /* filled by the watch (w) only */
     bool cache_off; /* AGENTCTL_KUBE_CACHE=off: every read asks the server */
@@ -234,6 +237,23 @@ void store__kube_claim_many(struct store *st, const char *holder,
 int store__kube_lease_keepalive_async(struct store *st, int64_t lease,
                                       store_done_fn *done, void *arg,
                                       struct err *e);
+
+/* --- store_kube_own.c --- */
+
+/* Our Lease was written (ans: as the API server answered; NULL: it is
+ * lost, or unknown). */
+void store__kube_own_renewed(struct store_kube *s, const cJSON *ans);
+/* 0 when our Lease of term lease, as last renewed, is live for a third
+ * of its duration more by this host's clock; else -1 ERR_NOTFOUND: no
+ * claim may be written under it (it may expire before the claim lands,
+ * and another controller then takes the claim as free). */
+int store__kube_own_fresh(const struct store_kube *s, int64_t lease,
+                          struct err *e);
+/* A renewal of our Lease failed with e: a 409 (someone else wrote it:
+ * a fence) becomes ERR_NOTFOUND, the Lease lost, as etcd reports an
+ * expired lease (the controller stops its attempts and asks for a new
+ * term), and no claim is made under it any more. */
+void store__kube_renewal_refused(struct store_kube *s, struct err *e);
 
 /* --- store_kube_async.c --- */
 

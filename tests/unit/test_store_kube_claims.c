@@ -194,6 +194,7 @@ store_free(struct store_kube *s)
 {
     store__kube_cache_cleanup(&s->cache);
     cJSON_Delete(s->own);
+    cJSON_Delete(s->own_ok);
     free(s->w);
     free(s);
 }
@@ -258,7 +259,7 @@ test_claim_reads_status(void **state)
 
     (void)state;
     server_reset();
-    s->own = controller_lease("x", 1, 0);
+    s->own_ok = controller_lease("x", 1, 0);
     /* the watch brought Running (rv 100); the server has moved on to
      * Succeeded since (the other controller's last write, then its
      * release) */
@@ -278,11 +279,150 @@ test_claim_reads_status(void **state)
     server_reset();
 }
 
+/* ---- #2: no claim under a stale or fenced Lease ---------------------- */
+
+static void
+test_no_claim_under_stale_lease(void **state)
+{
+    struct store_kube *s = store_new();
+    struct err e = { 0 };
+
+    (void)state;
+    server_reset();
+    server_put(INVS "/web", invocation("web", "Pending"));
+    /* renewed 4.5 s ago, ttl 6 s: live 1.5 s more, less than a third */
+    s->own_ok = controller_lease("x", 1, 4.5);
+    assert_int_equal(store__kube_claim(&s->base, "web", "x", 1, &e), -1);
+    assert_int_equal(e.code, ERR_NOTFOUND);
+    assert_non_null(strstr(e.msg, "not renewed within"));
+    assert_int_equal(writes, 0);
+    assert_null(find_obj(LEASES "/" STORE_KUBE_CLAIM_PREFIX "web"));
+    /* another term's Lease is not ours either */
+    cJSON_Delete(s->own_ok);
+    s->own_ok = controller_lease("x", 2, 0);
+    assert_int_equal(store__kube_claim(&s->base, "web", "x", 1, &e), -1);
+    /* control: renewed 1 s ago, the claim is written */
+    cJSON_Delete(s->own_ok);
+    s->own_ok = controller_lease("x", 1, 1);
+    assert_int_equal(store__kube_claim(&s->base, "web", "x", 1, &e), 0);
+    assert_non_null(find_obj(LEASES "/" STORE_KUBE_CLAIM_PREFIX "web"));
+    store_free(s);
+    server_reset();
+}
+
+static void
+test_fenced_renewal_is_lost(void **state)
+{
+    struct store_kube *s = store_new();
+    struct err e = { 0 };
+
+    (void)state;
+    server_reset();
+    server_put(INVS "/web", invocation("web", "Pending"));
+    cJSON_Delete(controller_lease("x", 1, 1));
+    /* control: the renewal goes, and records the Lease claims go under */
+    assert_int_equal(store__kube_lease_keepalive(&s->base, 1, &e), 0);
+    assert_non_null(s->own_ok);
+    /* a fence wrote it between our read and our write: 409 */
+    conflict_puts = true;
+    assert_int_equal(store__kube_lease_keepalive(&s->base, 1, &e), -1);
+    assert_int_equal(e.code, ERR_NOTFOUND);
+    assert_non_null(strstr(e.msg, "fenced by another controller"));
+    conflict_puts = false;
+    assert_int_equal(store__kube_claim(&s->base, "web", "x", 1, &e), -1);
+    assert_int_equal(e.code, ERR_NOTFOUND);
+    assert_int_equal(store__kube_lease_keepalive(&s->base, 1, &e), 0);
+    assert_int_equal(store__kube_claim(&s->base, "web", "x", 1, &e), 0);
+    store_free(s);
+    server_reset();
+}
+
+/* The async renewal: the request is caught here, answered by the test. */
+static store_kube_answer_fn *sent_done;
+static void *sent_arg;
+
+int __wrap_store__kube_send_async(struct store_kube *s, const char *method,
+                                  const char *path, const cJSON *body,
+                                  store_kube_answer_fn *done, void *arg,
+                                  struct err *e);
+int __real_store__kube_send_async(struct store_kube *s, const char *method,
+                                  const char *path, const cJSON *body,
+                                  store_kube_answer_fn *done, void *arg,
+                                  struct err *e);
+
+int
+__wrap_store__kube_send_async(struct store_kube *s, const char *method,
+                              const char *path, const cJSON *body,
+                              store_kube_answer_fn *done, void *arg,
+                              struct err *e)
+{
+    if (s->w->multi != NULL) /* a real multi handle: the real sender */
+        return __real_store__kube_send_async(s, method, path, body, done, arg,
+                                             e);
+    sent_done = done;
+    sent_arg = arg;
+    return 0;
+}
+
+struct renewal_answer {
+    int rc;
+    struct err e;
+};
+
+static void
+renewal_answered(void *arg, int rc, const struct err *e)
+{
+    struct renewal_answer *a = arg;
+
+    a->rc = rc;
+    a->e = *e;
+}
+
+static void
+test_fenced_async_renewal_is_lost(void **state)
+{
+    struct store_kube *s = store_new();
+    struct renewal_answer got = { 0 };
+    struct err e = { 0 }, refused = { 0 };
+
+    (void)state;
+    server_reset();
+    s->own = controller_lease("x", 1, 1);
+    s->own_ok = cJSON_Duplicate(s->own, true);
+    /* control: another refusal (500) is trouble, not a lost Lease */
+    assert_int_equal(
+        store__kube_lease_keepalive_async(&s->base, 1, renewal_answered, &got,
+                                          &e),
+        0);
+    err_set(&refused, ERR_REMOTE, "500 Internal Server Error");
+    sent_done(s, sent_arg, -1, NULL, &refused);
+    assert_int_equal(got.rc, -1);
+    assert_int_equal(got.e.code, ERR_REMOTE);
+    /* 409: fenced, lost at once; no claims under it */
+    cJSON_Delete(s->own);
+    s->own = controller_lease("x", 1, 1);
+    assert_int_equal(
+        store__kube_lease_keepalive_async(&s->base, 1, renewal_answered, &got,
+                                          &e),
+        0);
+    err_set(&refused, ERR_CONFLICT, "409 Conflict");
+    sent_done(s, sent_arg, -1, NULL, &refused);
+    assert_int_equal(got.rc, -1);
+    assert_int_equal(got.e.code, ERR_NOTFOUND);
+    assert_non_null(strstr(got.e.msg, "fenced by another controller"));
+    assert_null(s->own_ok);
+    store_free(s);
+    server_reset();
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_claim_reads_status),
+        cmocka_unit_test(test_no_claim_under_stale_lease),
+        cmocka_unit_test(test_fenced_renewal_is_lost),
+        cmocka_unit_test(test_fenced_async_renewal_is_lost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
