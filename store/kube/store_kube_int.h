@@ -262,8 +262,11 @@ void store__kube_renewal_refused(struct store_kube *s, struct err *e);
 typedef void store_kube_answer_fn(struct store_kube *s, void *arg, int rc,
                                   const cJSON *ans, const struct err *e);
 /* Send method path with body on the watch's multi handle; done from a
- * later store_watch_read(). -1 ERR_INVALID when it cannot (no watch, or
- * one request already out): the caller then goes the blocking way. */
+ * later store_watch_read(). arg is the store's own heap block: done
+ * frees it, or store__kube_async_drop() when the store closes before the
+ * answer. -1 ERR_INVALID when it cannot (no watch, or one request
+ * already out): the caller then goes the blocking way (arg still the
+ * caller's). */
 int store__kube_send_async(struct store_kube *s, const char *method,
                            const char *path, const cJSON *body,
                            store_kube_answer_fn *done, void *arg,
@@ -271,7 +274,8 @@ int store__kube_send_async(struct store_kube *s, const char *method,
 /* The watch's multi handle finished easy: true when it was this request
  * (done has been called). */
 bool store__kube_async_done(struct store_kube *s, void *easy, int result);
-/* The store closes: the request out is dropped unanswered. */
+/* The store closes: the request out is dropped unanswered (its arg
+ * freed). */
 void store__kube_async_drop(struct store_kube *s);
 
 /* --- store_kube_http.c --- */

@@ -13,4 +13,5 @@ agentctl_unit_test(test_store_kube_cache
 agentctl_unit_test(test_store_kube_claims
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_kube_claims.c LIBS store)
 target_link_options(test_store_kube_claims PRIVATE
-  -Wl,--wrap=store__kube_request -Wl,--wrap=store__kube_send_async)
+  -Wl,--wrap=store__kube_request -Wl,--wrap=store__kube_send_async
+  -Wl,--wrap=calloc -Wl,--wrap=free)

@@ -13,6 +13,8 @@
  *   - a renewal refused with 409 (the Lease was fenced) is a lost Lease,
  *     ERR_NOTFOUND, the blocking and the async way (control: without
  *     the 409 it renews);
+ *   - a renewal out when the store closes is freed with it (calloc and
+ *     free wrapped: every block the store made for it is freed);
  *   - a status write to an object that is gone says ERR_NOTFOUND (it
  *     wrote nothing), not success. */
 #include <setjmp.h>
@@ -26,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <curl/curl.h>
 
 #include "store_kube_int.h"
 
@@ -415,6 +419,71 @@ test_fenced_async_renewal_is_lost(void **state)
     server_reset();
 }
 
+/* ---- #6: a renewal out when the store closes ------------------------- */
+
+/* The blocks the store's own code callocs while tracking (libcurl's and
+ * cJSON's are not wrapped); each slot is cleared when freed. */
+static void *tracked[8];
+static size_t ntracked;
+static bool tracking;
+
+void *__real_calloc(size_t n, size_t size);
+void __real_free(void *p);
+void *__wrap_calloc(size_t n, size_t size);
+void __wrap_free(void *p);
+
+void *
+__wrap_calloc(size_t n, size_t size)
+{
+    void *p = __real_calloc(n, size);
+
+    if (tracking && p != NULL && ntracked < 8)
+        tracked[ntracked++] = p;
+    return p;
+}
+
+void
+__wrap_free(void *p)
+{
+    for (size_t i = 0; p != NULL && i < ntracked; i++)
+        if (tracked[i] == p)
+            tracked[i] = NULL;
+    __real_free(p);
+}
+
+static void
+test_dropped_renewal_freed(void **state)
+{
+    struct store_kube *s = store_new();
+    static char server[] = "https://127.0.0.1:9"; /* never contacted */
+    struct renewal_answer got = { .rc = 7 };
+    struct err e = { 0 };
+
+    (void)state;
+    server_reset();
+    s->cfg.server = server;
+    s->w->multi = curl_multi_init();
+    assert_non_null(s->w->multi);
+    s->own = controller_lease("x", 1, 1);
+    tracking = true;
+    assert_int_equal(
+        store__kube_lease_keepalive_async(&s->base, 1, renewal_answered, &got,
+                                          &e),
+        0);
+    tracking = false;
+    assert_non_null(s->call); /* on the multi handle, never performed */
+    assert_true(ntracked >= 2); /* the renewal and the call */
+    store__kube_async_drop(s); /* the store closes */
+    assert_null(s->call);
+    assert_int_equal(got.rc, 7); /* not answered */
+    for (size_t i = 0; i < ntracked; i++)
+        assert_null(tracked[i]); /* each one freed */
+    ntracked = 0;
+    curl_multi_cleanup(s->w->multi);
+    store_free(s);
+    server_reset();
+}
+
 int
 main(void)
 {
@@ -423,6 +492,7 @@ main(void)
         cmocka_unit_test(test_no_claim_under_stale_lease),
         cmocka_unit_test(test_fenced_renewal_is_lost),
         cmocka_unit_test(test_fenced_async_renewal_is_lost),
+        cmocka_unit_test(test_dropped_renewal_freed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
