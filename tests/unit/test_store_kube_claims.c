@@ -203,7 +203,8 @@ store_free(struct store_kube *s)
     free(s);
 }
 
-/* An AgentInvocation named name whose status has phase. */
+/* An AgentInvocation named name whose status has phase (with our
+ * finalizer: a status write makes no PATCH). */
 static cJSON *
 invocation(const char *name, const char *phase)
 {
@@ -213,7 +214,8 @@ invocation(const char *name, const char *phase)
              "{\"apiVersion\":\"agentctl.dev/v1alpha1\","
              "\"kind\":\"AgentInvocation\",\"metadata\":{\"name\":\"%s\","
              "\"uid\":\"u-%s\",\"generation\":1,"
-             "\"creationTimestamp\":\"2026-12-07T22:30:00Z\"},"
+             "\"creationTimestamp\":\"2026-12-07T22:30:00Z\","
+             "\"finalizers\":[\"" STORE_KUBE_FINALIZER "\"]},"
              "\"spec\":{\"vendor\":\"fake\"},"
              "\"status\":{\"phase\":\"%s\",\"controller\":\"y\"}}",
              name, name, phase);
@@ -419,6 +421,36 @@ test_fenced_async_renewal_is_lost(void **state)
     server_reset();
 }
 
+/* ---- #7: a status write to an object that is gone ------------------- */
+
+static void
+test_status_of_gone_object_not_written(void **state)
+{
+    struct store_kube *s = store_new();
+    const char st[] = "{\"phase\":\"Succeeded\"}";
+    struct err e = { 0 };
+    char *got;
+
+    (void)state;
+    server_reset();
+    assert_int_equal(store__kube_doc_put(&s->base, STORE_DOC_STATUS, "gone",
+                                         st, strlen(st), &e),
+                     -1);
+    assert_int_equal(e.code, ERR_NOTFOUND);
+    assert_non_null(strstr(e.msg, "nothing written"));
+    assert_int_equal(writes, 0);
+    /* control: an object that is there takes it */
+    server_put(INVS "/web", invocation("web", "Running"));
+    assert_int_equal(store__kube_doc_put(&s->base, STORE_DOC_STATUS, "web",
+                                         st, strlen(st), &e),
+                     0);
+    got = status_read(s, "web");
+    assert_non_null(strstr(got, "Succeeded"));
+    free(got);
+    store_free(s);
+    server_reset();
+}
+
 /* ---- #6: a renewal out when the store closes ------------------------- */
 
 /* The blocks the store's own code callocs while tracking (libcurl's and
@@ -493,6 +525,7 @@ main(void)
         cmocka_unit_test(test_fenced_renewal_is_lost),
         cmocka_unit_test(test_fenced_async_renewal_is_lost),
         cmocka_unit_test(test_dropped_renewal_freed),
+        cmocka_unit_test(test_status_of_gone_object_not_written),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
