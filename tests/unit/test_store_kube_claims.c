@@ -253,18 +253,32 @@ status_read(struct store_kube *s, const char *name)
     return data;
 }
 
+static int
+setup(void **state)
+{
+    server_reset();
+    *state = store_new();
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    store_free(*state);
+    server_reset();
+    return 0;
+}
+
 /* ---- #1: the status after a claim is the API server's ---------------- */
 
 static void
 test_claim_reads_status(void **state)
 {
-    struct store_kube *s = store_new();
+    struct store_kube *s = *state;
     cJSON *stale = invocation("web", "Running");
     char *st;
     struct err e = { 0 };
 
-    (void)state;
-    server_reset();
     s->own_ok = controller_lease("x", 1, 0);
     /* the watch brought Running (rv 100); the server has moved on to
      * Succeeded since (the other controller's last write, then its
@@ -281,8 +295,6 @@ test_claim_reads_status(void **state)
     assert_non_null(strstr(st, "Succeeded"));
     free(st);
     cJSON_Delete(stale);
-    store_free(s);
-    server_reset();
 }
 
 /* ---- #2: no claim under a stale or fenced Lease ---------------------- */
@@ -290,11 +302,9 @@ test_claim_reads_status(void **state)
 static void
 test_no_claim_under_stale_lease(void **state)
 {
-    struct store_kube *s = store_new();
+    struct store_kube *s = *state;
     struct err e = { 0 };
 
-    (void)state;
-    server_reset();
     server_put(INVS "/web", invocation("web", "Pending"));
     /* renewed 4.5 s ago, ttl 6 s: live 1.5 s more, less than a third */
     s->own_ok = controller_lease("x", 1, 4.5);
@@ -312,18 +322,14 @@ test_no_claim_under_stale_lease(void **state)
     s->own_ok = controller_lease("x", 1, 1);
     assert_int_equal(store__kube_claim(&s->base, "web", "x", 1, &e), 0);
     assert_non_null(find_obj(LEASES "/" STORE_KUBE_CLAIM_PREFIX "web"));
-    store_free(s);
-    server_reset();
 }
 
 static void
 test_fenced_renewal_is_lost(void **state)
 {
-    struct store_kube *s = store_new();
+    struct store_kube *s = *state;
     struct err e = { 0 };
 
-    (void)state;
-    server_reset();
     server_put(INVS "/web", invocation("web", "Pending"));
     cJSON_Delete(controller_lease("x", 1, 1));
     /* control: the renewal goes, and records the Lease claims go under */
@@ -339,8 +345,6 @@ test_fenced_renewal_is_lost(void **state)
     assert_int_equal(e.code, ERR_NOTFOUND);
     assert_int_equal(store__kube_lease_keepalive(&s->base, 1, &e), 0);
     assert_int_equal(store__kube_claim(&s->base, "web", "x", 1, &e), 0);
-    store_free(s);
-    server_reset();
 }
 
 /* The async renewal: the request is caught here, answered by the test. */
@@ -384,41 +388,42 @@ renewal_answered(void *arg, int rc, const struct err *e)
     a->e = *e;
 }
 
-static void
-test_fenced_async_renewal_is_lost(void **state)
+/* An async renewal sent, then answered with an error of code: what the
+ * controller's callback got. */
+static struct renewal_answer
+renewal_refused(struct store_kube *s, enum err_code code, const char *msg)
 {
-    struct store_kube *s = store_new();
     struct renewal_answer got = { 0 };
     struct err e = { 0 }, refused = { 0 };
 
-    (void)state;
-    server_reset();
-    s->own = controller_lease("x", 1, 1);
-    s->own_ok = cJSON_Duplicate(s->own, true);
-    /* control: another refusal (500) is trouble, not a lost Lease */
-    assert_int_equal(
-        store__kube_lease_keepalive_async(&s->base, 1, renewal_answered, &got,
-                                          &e),
-        0);
-    err_set(&refused, ERR_REMOTE, "500 Internal Server Error");
-    sent_done(s, sent_arg, -1, NULL, &refused);
-    assert_int_equal(got.rc, -1);
-    assert_int_equal(got.e.code, ERR_REMOTE);
-    /* 409: fenced, lost at once; no claims under it */
     cJSON_Delete(s->own);
     s->own = controller_lease("x", 1, 1);
     assert_int_equal(
         store__kube_lease_keepalive_async(&s->base, 1, renewal_answered, &got,
                                           &e),
         0);
-    err_set(&refused, ERR_CONFLICT, "409 Conflict");
+    err_set(&refused, code, "%s", msg);
     sent_done(s, sent_arg, -1, NULL, &refused);
     assert_int_equal(got.rc, -1);
+    return got;
+}
+
+static void
+test_fenced_async_renewal_is_lost(void **state)
+{
+    struct store_kube *s = *state;
+    struct renewal_answer got;
+
+    s->own_ok = controller_lease("x", 1, 1);
+    /* control: another refusal (500) is trouble, not a lost Lease */
+    got = renewal_refused(s, ERR_REMOTE, "500 Internal Server Error");
+    assert_int_equal(got.e.code, ERR_REMOTE);
+    assert_non_null(s->own_ok);
+    /* 409: fenced, lost at once; no claims under it */
+    got = renewal_refused(s, ERR_CONFLICT, "409 Conflict");
     assert_int_equal(got.e.code, ERR_NOTFOUND);
     assert_non_null(strstr(got.e.msg, "fenced by another controller"));
     assert_null(s->own_ok);
-    store_free(s);
-    server_reset();
 }
 
 /* ---- #7: a status write to an object that is gone ------------------- */
@@ -426,13 +431,11 @@ test_fenced_async_renewal_is_lost(void **state)
 static void
 test_status_of_gone_object_not_written(void **state)
 {
-    struct store_kube *s = store_new();
+    struct store_kube *s = *state;
     const char st[] = "{\"phase\":\"Succeeded\"}";
     struct err e = { 0 };
     char *got;
 
-    (void)state;
-    server_reset();
     assert_int_equal(store__kube_doc_put(&s->base, STORE_DOC_STATUS, "gone",
                                          st, strlen(st), &e),
                      -1);
@@ -447,8 +450,6 @@ test_status_of_gone_object_not_written(void **state)
     got = status_read(s, "web");
     assert_non_null(strstr(got, "Succeeded"));
     free(got);
-    store_free(s);
-    server_reset();
 }
 
 /* ---- #6: a renewal out when the store closes ------------------------- */
@@ -486,13 +487,11 @@ __wrap_free(void *p)
 static void
 test_dropped_renewal_freed(void **state)
 {
-    struct store_kube *s = store_new();
+    struct store_kube *s = *state;
     static char server[] = "https://127.0.0.1:9"; /* never contacted */
     struct renewal_answer got = { .rc = 7 };
     struct err e = { 0 };
 
-    (void)state;
-    server_reset();
     s->cfg.server = server;
     s->w->multi = curl_multi_init();
     assert_non_null(s->w->multi);
@@ -512,20 +511,20 @@ test_dropped_renewal_freed(void **state)
         assert_null(tracked[i]); /* each one freed */
     ntracked = 0;
     curl_multi_cleanup(s->w->multi);
-    store_free(s);
-    server_reset();
 }
+
+#define WITH_STORE(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_claim_reads_status),
-        cmocka_unit_test(test_no_claim_under_stale_lease),
-        cmocka_unit_test(test_fenced_renewal_is_lost),
-        cmocka_unit_test(test_fenced_async_renewal_is_lost),
-        cmocka_unit_test(test_dropped_renewal_freed),
-        cmocka_unit_test(test_status_of_gone_object_not_written),
+        WITH_STORE(test_claim_reads_status),
+        WITH_STORE(test_no_claim_under_stale_lease),
+        WITH_STORE(test_fenced_renewal_is_lost),
+        WITH_STORE(test_fenced_async_renewal_is_lost),
+        WITH_STORE(test_dropped_renewal_freed),
+        WITH_STORE(test_status_of_gone_object_not_written),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
