@@ -29,21 +29,33 @@ store__kube_own_renewed(struct store_kube *s, const cJSON *ans)
     s->own_ok = copy;
 }
 
+/* lease (as the API server took it) is live for term at now + a third of
+ * its duration. */
+static bool
+fresh(const cJSON *lease, const char *holder, int64_t term, double now)
+{
+    const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(lease, "spec"),
+        "leaseDurationSeconds");
+
+    return lease != NULL && cJSON_IsNumber(ttl) &&
+           store__kube_lease_live(lease, holder, term,
+                                  now + ttl->valuedouble / 3);
+}
+
 int
 store__kube_own_fresh(const struct store_kube *s, int64_t lease,
                       struct err *e)
 {
-    const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(s->own_ok, "spec"),
-        "leaseDurationSeconds");
+    double now = now_s();
 
     /* Another controller takes our claims once renewTime + duration is
      * past by its clock (clocks in sync): a claim written within the last
      * third could land after that. A renewal is due every third, so a
-     * Lease this old missed one. */
-    if (s->own_ok != NULL && cJSON_IsNumber(ttl) &&
-        store__kube_lease_live(s->own_ok, s->holder, lease,
-                               now_s() + ttl->valuedouble / 3))
+     * Lease this old missed one. s->own is the last write when it went
+     * (NULL after a failed one, which own_ok outlives). */
+    if (fresh(s->own_ok, s->holder, lease, now) ||
+        fresh(s->own, s->holder, lease, now))
         return 0;
     return err_set(e, ERR_NOTFOUND,
                    "Lease %s/%s%s of term %lld was not renewed within the "

@@ -322,6 +322,11 @@ test_no_claim_under_stale_lease(void **state)
     s->own_ok = controller_lease("x", 1, 1);
     assert_int_equal(store__kube_claim(&s->base, "web", "x", 1, &e), 0);
     assert_non_null(find_obj(LEASES "/" STORE_KUBE_CLAIM_PREFIX "web"));
+    /* the Lease as last written (own) counts as well */
+    cJSON_Delete(s->own_ok);
+    s->own_ok = NULL;
+    s->own = controller_lease("x", 1, 1);
+    assert_int_equal(store__kube_claim(&s->base, "web", "x", 1, &e), 0);
 }
 
 static void
@@ -413,6 +418,7 @@ test_fenced_async_renewal_is_lost(void **state)
 {
     struct store_kube *s = *state;
     struct renewal_answer got;
+    struct err e = { 0 };
 
     s->own_ok = controller_lease("x", 1, 1);
     /* control: another refusal (500) is trouble, not a lost Lease */
@@ -424,6 +430,9 @@ test_fenced_async_renewal_is_lost(void **state)
     assert_int_equal(got.e.code, ERR_NOTFOUND);
     assert_non_null(strstr(got.e.msg, "fenced by another controller"));
     assert_null(s->own_ok);
+    server_put(INVS "/web", invocation("web", "Pending"));
+    assert_int_equal(store__kube_claim(&s->base, "web", "x", 1, &e), -1);
+    assert_int_equal(e.code, ERR_NOTFOUND);
 }
 
 /* ---- #7: a status write to an object that is gone ------------------- */
