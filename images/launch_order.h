@@ -69,10 +69,13 @@ int launch_order_parse(const char *text, size_t len, const char *nonce,
 void launch_order_cleanup(struct launch_order *o);
 
 /* launch_wait.c: wait for the order file at path (inotify on its
- * directory: created and closed after writing, or moved into place; one
- * already there is read at once) for at most seconds, then read it once
- * (a regular file, not a link, at most LAUNCH_ORDER_MAX bytes) into a
- * malloc'd *text. 0, 1 when none came in time, -1 with why set. */
+ * directory: created and closed after writing, moved into place, or its
+ * owner or mode changed; one already there is read at once) for at most
+ * seconds, then read it once (a regular file, not a link, at most
+ * LAUNCH_ORDER_MAX bytes) into a malloc'd *text. One this process may
+ * not open yet (EACCES: dockerd chowns it after the close) is waited
+ * for too. 0, 1 when none came in time, -1 with why set (also: one came
+ * but stayed unreadable). */
 int launch_wait_order(const char *path, unsigned seconds, char **text,
                       size_t *len, char *why, size_t why_size);
 

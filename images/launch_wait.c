@@ -2,7 +2,12 @@
  * polling, with a deadline; then one read of the file (launch_order.h).
  * The controller's upload (a tar extracted by the keeper's daemon) writes
  * the file and closes it: IN_CLOSE_WRITE is the moment it is whole.
- * IN_MOVED_TO covers a writer that renames a finished file into place. */
+ * IN_MOVED_TO covers a writer that renames a finished file into place.
+ * dockerd extracts as root and gives the file its owner and mode only
+ * after the close (moby's createTarFile: write, close, Lchown, chmod):
+ * a launcher that is not root cannot open the 0400 order until then, so
+ * EACCES (and ENOENT) means "not yet", and IN_ATTRIB (the chown) is the
+ * moment to try again. */
 #include "launch_order.h"
 
 #include <errno.h>
@@ -35,7 +40,8 @@ wait_now_ms(void)
 }
 
 /* One read of the file: not a link, not a FIFO (O_NONBLOCK: one put in
- * its place must not hang the launcher), not over the bound. */
+ * its place must not hang the launcher), not over the bound. 1 (why says
+ * so) when it cannot be opened yet: absent, or not yet ours. */
 static int
 wait_read(const char *path, char **text, size_t *len, char *why, size_t size)
 {
@@ -44,6 +50,10 @@ wait_read(const char *path, char **text, size_t *len, char *why, size_t size)
     ssize_t n;
     char *buf;
 
+    if (fd == -1 && (errno == EACCES || errno == ENOENT)) {
+        wait_fail(why, size, "order", path);
+        return 1;
+    }
     if (fd == -1 || fstat(fd, &st) == -1) {
         int saved = errno;
 
@@ -77,7 +87,10 @@ wait_read(const char *path, char **text, size_t *len, char *why, size_t size)
     return 0;
 }
 
-/* The events in buf name base, closed after writing or moved in. */
+#define WAIT_EVENTS (IN_CLOSE_WRITE | IN_MOVED_TO | IN_ATTRIB)
+
+/* The events in buf name base: closed after writing, moved in, or its
+ * owner or mode changed. */
 static bool
 wait_names(const char *buf, ssize_t n, const char *base)
 {
@@ -85,7 +98,7 @@ wait_names(const char *buf, ssize_t n, const char *base)
         const struct inotify_event *ev = (const void *)p;
 
         if (ev->len > 0 && strcmp(ev->name, base) == 0 &&
-            (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)))
+            (ev->mask & WAIT_EVENTS))
             return true;
         p += sizeof(*ev) + ev->len;
     }
@@ -111,18 +124,18 @@ launch_wait_order(const char *path, unsigned seconds, char **text,
              path);
     if ((fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) == -1)
         return wait_fail(why, size, "inotify for", path);
-    if (inotify_add_watch(fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO) == -1) {
+    if (inotify_add_watch(fd, dir, WAIT_EVENTS) == -1) {
         wait_fail(why, size, "watch", dir);
         close(fd);
         return -1;
     }
     /* Watched first, then looked for: an order written in between is seen
      * by one or the other. */
-    if (access(path, F_OK) == 0)
-        rc = 0;
+    rc = wait_read(path, text, len, why, size);
     while (rc == 1) {
         int64_t left = deadline - wait_now_ms();
         struct pollfd p = { .fd = fd, .events = POLLIN };
+        bool seen = false;
         ssize_t n;
 
         if (left <= 0)
@@ -134,11 +147,13 @@ launch_wait_order(const char *path, unsigned seconds, char **text,
             break;
         }
         while ((n = read(fd, buf, sizeof(buf))) > 0)
-            if (wait_names(buf, n, slash + 1))
-                rc = 0;
+            seen = wait_names(buf, n, slash + 1) || seen;
+        if (seen)
+            rc = wait_read(path, text, len, why, size);
     }
     close(fd);
-    if (rc != 0)
-        return rc;
-    return wait_read(path, text, len, why, size);
+    /* there, but never ours within the wait: refused, why says why */
+    if (rc == 1 && access(path, F_OK) == 0)
+        rc = -1;
+    return rc;
 }

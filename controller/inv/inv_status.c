@@ -118,7 +118,7 @@ write_with_events(struct ctl_inv *inv, const char *status, struct err *e)
                                 status ? strlen(status) : 0, inv->write.events,
                                 inv->write.events_n, e);
 
-    if (rc == -1 && inv->write.events_n > 0)
+    if (rc == -1 && e->code != ERR_NOTFOUND && inv->write.events_n > 0)
         log_kv(LOG_WARN, "cannot record events", "invocation", inv->name,
                "error", e->msg, NULL);
     events_drop(inv);
@@ -134,6 +134,7 @@ inv_status_flush(struct ctl_inv *inv, struct err *e)
 {
     struct err mine;
     char *text = inv_status_text(inv);
+    bool gone;
     int rc;
 
     if (e == NULL)
@@ -144,10 +145,15 @@ inv_status_flush(struct ctl_inv *inv, struct err *e)
                    : 0;
     rc = write_with_events(inv, text, e);
     cJSON_free(text);
-    obs_observe_state_write(inv->ctl, rc == 0 ? NULL : e);
-    if (rc == 0)
+    /* its object is gone (the API server store, after a delete): nothing
+     * is left to write, and nothing was, so it says nothing about whether
+     * the store takes writes (/readyz "status-writes" stays as it is) */
+    gone = rc == -1 && e->code == ERR_NOTFOUND;
+    if (!gone)
+        obs_observe_state_write(inv->ctl, rc == 0 ? NULL : e);
+    if (rc == 0 || gone)
         inv_status_written(inv, true, NULL);
-    return rc;
+    return gone ? 0 : rc;
 }
 
 /* The status text to write; NULL when unchanged, or out of memory (still

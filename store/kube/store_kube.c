@@ -63,6 +63,7 @@ kube_close(struct store *st)
     store__kube_async_drop(s);
     store__kube_watch_free(s);
     cJSON_Delete(s->own);
+    cJSON_Delete(s->own_ok);
     if (s->curl != NULL)
         curl_easy_cleanup(s->curl);
     store_kube_config_cleanup(&s->cfg);

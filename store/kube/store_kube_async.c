@@ -142,6 +142,7 @@ store__kube_async_drop(struct store_kube *s)
         return;
     if (s->w != NULL)
         curl_multi_remove_handle(s->w->multi, s->call->easy);
+    free(s->call->arg); /* the store's own, as done would have freed it */
     call_free(s->call); /* unanswered: the store closes */
     s->call = NULL;
 }

@@ -170,12 +170,17 @@ void
 store__kube_cache_drop(struct store_kube_cache *c, const cJSON *obj)
 {
     const char *name = store__kube_str(obj, "metadata", "name");
-    bool found;
-    size_t i;
 
-    if (name == NULL)
-        return;
-    i = find(c, name, &found);
+    if (name != NULL)
+        store__kube_cache_forget(c, name);
+}
+
+void
+store__kube_cache_forget(struct store_kube_cache *c, const char *name)
+{
+    bool found;
+    size_t i = find(c, name, &found);
+
     if (found)
         remove_at(c, i);
 }

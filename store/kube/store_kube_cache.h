@@ -48,6 +48,8 @@ int store__kube_cache_take(struct store_kube_cache *c, const cJSON *obj);
 
 /* A DELETED event of obj: forget its name. */
 void store__kube_cache_drop(struct store_kube_cache *c, const cJSON *obj);
+/* Forget name's entry: its next read asks the API server. */
+void store__kube_cache_forget(struct store_kube_cache *c, const char *name);
 
 /* A relist: forget everything (listed false), take the list's items,
  * then _relist_end (listed true). */

@@ -190,7 +190,9 @@ ensure_finalizer(struct store_kube *s, const char *name, cJSON **obj, struct err
 
 /* The status write: the object read, its status replaced, sent with its
  * resourceVersion; 409 (the object changed: a spec edit, a finalizer)
- * reads it again. */
+ * reads it again. An object that is gone takes no status: ERR_NOTFOUND,
+ * nothing written (the controller cleaning up after a delete has nothing
+ * left to write, but learns nothing about its right to write either). */
 static int
 status_put(struct store_kube *s, const char *name, const char *status,
            size_t len, struct err *e)
@@ -200,21 +202,19 @@ status_put(struct store_kube *s, const char *name, const char *status,
         cJSON *obj;
         int rc;
 
-        /* a status has nowhere to go once its object is gone (the
-         * controller cleaning up after a delete): nothing to write */
-        if (store__kube_get_object(s, name, &obj, &e2) == -1) {
-            if (e2.code == ERR_NOTFOUND)
+        if (store__kube_get_object(s, name, &obj, &e2) == 0) {
+            rc = ensure_finalizer(s, name, &obj, &e2);
+            if (rc == 0)
+                rc = put_status(s, name, obj, status, len, &e2);
+            cJSON_Delete(obj);
+            if (rc == 0)
                 return 0;
-            if (e != NULL)
-                *e = e2;
-            return -1;
         }
-        rc = ensure_finalizer(s, name, &obj, &e2);
-        if (rc == 0)
-            rc = put_status(s, name, obj, status, len, &e2);
-        cJSON_Delete(obj);
-        if (rc == 0 || e2.code == ERR_NOTFOUND)
-            return 0;
+        if (e2.code == ERR_NOTFOUND)
+            return err_set(e, ERR_NOTFOUND,
+                           "AgentInvocation \"%s\" is gone: its status has "
+                           "nowhere to go (nothing written)",
+                           name);
         if (e2.code != ERR_CONFLICT) {
             if (e != NULL)
                 *e = e2;

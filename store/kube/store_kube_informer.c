@@ -84,3 +84,25 @@ store__kube_write_through(struct store_kube *s, const cJSON *ans)
      * API server */
     (void)store__kube_cache_take(&s->cache, ans);
 }
+
+/* A claim of name was just written. What its holder does next (run,
+ * mark NodeLost, or nothing) depends on the status, which must be at
+ * least as new as the claim: the old holder wrote its last status before
+ * it let the claim go, but the watch may not have brought that yet (it
+ * lags under load). So the object is read from the API server into the
+ * cache; when it cannot be read, the entry is forgotten and the next
+ * read asks the API server. etcd does the same with its claim txn's read
+ * (docs/store-kube.md "The controller's cache"). */
+void
+store__kube_claimed_read(struct store_kube *s, const char *name)
+{
+    struct err ignored;
+    cJSON *obj = NULL;
+
+    if (s->w == NULL)
+        return; /* no cache: every read asks the API server */
+    if (store__kube_get_object(s, name, &obj, &ignored) == -1 ||
+        store__kube_cache_take(&s->cache, obj) == -1)
+        store__kube_cache_forget(&s->cache, name);
+    cJSON_Delete(obj);
+}

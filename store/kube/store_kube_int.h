@@ -9,6 +9,7 @@
  *   store_kube_watch.c   the watch (list + watch from its version)
  *   store_kube_lease.c   the controller's Lease and the claims
  *   store_kube_lease_obj.c  their Lease objects (pure)
+ *   store_kube_own.c     the controller's own Lease, fresh to claim under
  *   store_kube_async.c   a request on the watch's multi handle
  *   store_kube_cache.c   the informer cache (pure, own header)
  *   store_kube_informer.c reads served from it while the watch is live
@@ -82,6 +83,8 @@ struct store_kube {
     char holder[64];    /* the controller ID of its Lease; "" in agentctl */
     bool check_holders; /* false: the claims' negative control */
     cJSON *own;  /* its Lease as last written (NULL: read it first) */
+    cJSON *own_ok; /* its Lease as the API server last took it: claims
+                      only while fresh (store_kube_own.c) */
     struct store_kube_call *call; /* the request out without blocking */
     struct store_kube_cache cache; /* filled by the watch (w) only */
     bool cache_off; /* AGENTCTL_KUBE_CACHE=off: every read asks the server */
@@ -156,6 +159,9 @@ int store__kube_cached_names(const struct store_kube *s, enum store_doc kind,
 /* An object the API server answered to our write: into the cache, so a
  * read right after the write sees it. */
 void store__kube_write_through(struct store_kube *s, const cJSON *ans);
+/* A claim of name was written: its object read from the API server into
+ * the cache, so the status read next is not older than the claim. */
+void store__kube_claimed_read(struct store_kube *s, const char *name);
 
 /* --- store_kube_watch.c --- */
 
@@ -232,6 +238,23 @@ int store__kube_lease_keepalive_async(struct store *st, int64_t lease,
                                       store_done_fn *done, void *arg,
                                       struct err *e);
 
+/* --- store_kube_own.c --- */
+
+/* Our Lease was written (ans: as the API server answered; NULL: it is
+ * lost, or unknown). */
+void store__kube_own_renewed(struct store_kube *s, const cJSON *ans);
+/* 0 when our Lease of term lease, as last renewed, is live for a third
+ * of its duration more by this host's clock; else -1 ERR_NOTFOUND: no
+ * claim may be written under it (it may expire before the claim lands,
+ * and another controller then takes the claim as free). */
+int store__kube_own_fresh(const struct store_kube *s, int64_t lease,
+                          struct err *e);
+/* A renewal of our Lease failed with e: a 409 (someone else wrote it:
+ * a fence) becomes ERR_NOTFOUND, the Lease lost, as etcd reports an
+ * expired lease (the controller stops its attempts and asks for a new
+ * term), and no claim is made under it any more. */
+void store__kube_renewal_refused(struct store_kube *s, struct err *e);
+
 /* --- store_kube_async.c --- */
 
 /* The answer of store__kube_send_async(): rc 0 with the parsed 2xx
@@ -239,8 +262,11 @@ int store__kube_lease_keepalive_async(struct store *st, int64_t lease,
 typedef void store_kube_answer_fn(struct store_kube *s, void *arg, int rc,
                                   const cJSON *ans, const struct err *e);
 /* Send method path with body on the watch's multi handle; done from a
- * later store_watch_read(). -1 ERR_INVALID when it cannot (no watch, or
- * one request already out): the caller then goes the blocking way. */
+ * later store_watch_read(). arg is the store's own heap block: done
+ * frees it, or store__kube_async_drop() when the store closes before the
+ * answer. -1 ERR_INVALID when it cannot (no watch, or one request
+ * already out): the caller then goes the blocking way (arg still the
+ * caller's). */
 int store__kube_send_async(struct store_kube *s, const char *method,
                            const char *path, const cJSON *body,
                            store_kube_answer_fn *done, void *arg,
@@ -248,7 +274,8 @@ int store__kube_send_async(struct store_kube *s, const char *method,
 /* The watch's multi handle finished easy: true when it was this request
  * (done has been called). */
 bool store__kube_async_done(struct store_kube *s, void *easy, int result);
-/* The store closes: the request out is dropped unanswered. */
+/* The store closes: the request out is dropped unanswered (its arg
+ * freed). */
 void store__kube_async_drop(struct store_kube *s);
 
 /* --- store_kube_http.c --- */

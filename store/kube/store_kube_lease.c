@@ -85,6 +85,8 @@ write_lease(struct store_kube *s, const char *prefix, const char *name,
                                  own ? &ans : NULL, NULL, e);
     free(body);
     if (own) { /* the next renewal PUTs it without reading it first */
+        if (rc == 0)
+            store__kube_own_renewed(s, ans);
         cJSON_Delete(s->own);
         s->own = ans;
     }
@@ -187,6 +189,8 @@ lease_keepalive(struct store_kube *s, int64_t lease, struct err *e)
                                 false, e);
     if (rc == 0)
         rc = write_lease(s, STORE_KUBE_LEASE_PREFIX, s->holder, l, false, e);
+    if (rc == -1) /* 409: fenced since the read, lost */
+        store__kube_renewal_refused(s, e);
     cJSON_Delete(l);
     return rc;
 }
@@ -304,6 +308,8 @@ claim(struct store_kube *s, const char *name, const char *holder, int64_t lease,
     int rc;
 
     *was_free = false;
+    if (store__kube_own_fresh(s, lease, e) == -1)
+        return -1; /* it may expire before this claim lands */
     if (get_lease(s, STORE_KUBE_CLAIM_PREFIX, name, &c, e) == -1) {
         if (e->code != ERR_NOTFOUND)
             return -1;
@@ -331,6 +337,8 @@ claim(struct store_kube *s, const char *name, const char *holder, int64_t lease,
     rc = store__kube_claim_set(c, holder, lease, now_s(), e);
     if (rc == 0)
         rc = write_lease(s, STORE_KUBE_CLAIM_PREFIX, name, c, create, e);
+    if (rc == 0) /* the status the claimant acts on: not older than this */
+        store__kube_claimed_read(s, name);
     if (rc == -1 && e->code == ERR_CONFLICT) /* another claim won the race */
         err_prefix(e, "%s: claimed by another controller meanwhile: ", name);
     cJSON_Delete(c);
@@ -387,12 +395,13 @@ renewed(struct store_kube *s, void *arg, int rc, const cJSON *ans,
     observe_renewal(s, r.started, rc, false);
     cJSON_Delete(s->own);
     s->own = rc == 0 ? cJSON_Duplicate(ans, true) : NULL;
+    if (rc == 0)
+        store__kube_own_renewed(s, ans);
     if (rc == -1) {
         mine = *e;
-        /* 409: written by someone else meanwhile; the next renewal reads
-         * it first (the blocking way) and says whether it is still ours */
-        if (mine.code == ERR_CONFLICT)
-            mine.code = ERR_REMOTE;
+        /* 409: written by someone else meanwhile (a fence): lost now,
+         * not one renewal later */
+        store__kube_renewal_refused(s, &mine);
     }
     r.done(r.arg, rc, &mine);
 }

@@ -8,3 +8,10 @@ agentctl_unit_test(test_store_kube_lease
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_kube_lease.c LIBS store)
 agentctl_unit_test(test_store_kube_cache
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_kube_cache.c LIBS store)
+# The claims and status writes against a fake API server: the test's
+# store__kube_request (and store__kube_send_async) replace the store's.
+agentctl_unit_test(test_store_kube_claims
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_kube_claims.c LIBS store)
+target_link_options(test_store_kube_claims PRIVATE
+  -Wl,--wrap=store__kube_request -Wl,--wrap=store__kube_send_async
+  -Wl,--wrap=calloc -Wl,--wrap=free)

@@ -263,6 +263,54 @@ test_no_pass_while_its_status_is_in_flight(void **state)
     assert_true(ev_is_active(&f->inv->queue.kick)); /* the answer runs it again */
 }
 
+/* The API server store's answers to a status write, one at a time:
+ * refused (403: ERR_DENIED), gone (ERR_NOTFOUND: nothing written), or
+ * 0 (the directory store writes it). */
+static enum err_code put_answer;
+static int (*dir_put)(struct store *s, enum store_doc kind, const char *name,
+                      const char *data, size_t len, struct err *e);
+
+static int
+api_server_put(struct store *s, enum store_doc kind, const char *name,
+               const char *data, size_t len, struct err *e)
+{
+    if (put_answer == ERR_DENIED)
+        return err_set(e, ERR_DENIED, "agentinvocations/status: forbidden");
+    if (put_answer == ERR_NOTFOUND)
+        return err_set(e, ERR_NOTFOUND, "\"%s\" is gone: nothing written",
+                       name);
+    return dir_put(s, kind, name, data, len, e);
+}
+
+/* /readyz "status-writes: refused" holds until a write is taken: a
+ * write to an object that is gone (a delete meanwhile) wrote nothing
+ * and does not clear it; a real write does (control). */
+static void
+test_a_write_to_a_gone_object_keeps_refused(void **state)
+{
+    struct fx *f = *state;
+    const char *backend = f->c.store->backend;
+    struct err e = { 0 };
+
+    dir_put = f->ops.doc_put;
+    f->ops.doc_put = api_server_put;
+    f->c.store->ops = &f->ops;
+    f->c.store->backend = "kube";
+    put_answer = ERR_DENIED;
+    inv_status_set_phase(f->inv, CTL_RUNNING);
+    assert_int_equal(inv_status_flush(f->inv, &e), -1);
+    assert_string_not_equal(f->c.state_error, "");
+    put_answer = ERR_NOTFOUND;
+    assert_int_equal(inv_status_flush(f->inv, &e), 0); /* nothing to do */
+    assert_false(f->inv->rec.dirty);
+    assert_string_not_equal(f->c.state_error, ""); /* still refused */
+    put_answer = 0;
+    inv_status_set_phase(f->inv, CTL_SUCCEEDED);
+    assert_int_equal(inv_status_flush(f->inv, &e), 0);
+    assert_string_equal(f->c.state_error, ""); /* taken: cleared */
+    f->c.store->backend = backend;
+}
+
 int
 main(void)
 {
@@ -278,6 +326,8 @@ main(void)
             teardown),
         cmocka_unit_test_setup_teardown(
             test_no_pass_while_its_status_is_in_flight, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_write_to_a_gone_object_keeps_refused, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,10 @@
  * nonce, and every refusal says which member is wrong; the nonce check
  * bites and, off (the test hook's NULL), lets the same forged order by
  * (the negative control); the wait sees an order written after it began,
- * times out without one, and reads neither a link nor a FIFO. */
+ * times out without one, and reads neither a link nor a FIFO; as a uid
+ * that is not root it waits through dockerd's window between the close
+ * and the chown of a 0400 order (the window shown real: the agent's uid
+ * cannot open it then), and refuses one that stays unreadable. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -179,7 +182,7 @@ test_nonce_shape(void **state)
 static char dir[64] = "/tmp/test-launch-order-XXXXXX";
 static const char *const leftovers[] = { "order.json", "other.json",
                                          "real.json", "link.json",
-                                         "fifo.json" };
+                                         "fifo.json", "owned.json" };
 
 static int
 group_setup(void **state)
@@ -275,6 +278,100 @@ test_wait_refuses_link_and_fifo(void **state)
     assert_non_null(strstr(why, "expected an absolute file path"));
 }
 
+/* What dockerd does with the controller's upload: the 0400 file made and
+ * closed by root, and only then given to the agent's uid. A launcher
+ * that is not root waits through the window instead of refusing. */
+#define AGENT_UID 65534
+
+/* A child running as AGENT_UID (0 in it, its pid in the parent). */
+static pid_t
+fork_as_agent(void)
+{
+    pid_t child = fork();
+
+    assert_true(child != -1);
+    if (child == 0 && (setgid(AGENT_UID) == -1 || setuid(AGENT_UID) == -1))
+        _exit(3);
+    return child;
+}
+
+/* The child's exit code, once it ended. */
+static int
+agent_exit(pid_t child)
+{
+    int st;
+
+    assert_int_equal(waitpid(child, &st, 0), child);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+static bool
+agent_can_open(const char *path)
+{
+    pid_t child = fork_as_agent();
+
+    if (child == 0)
+        _exit(open(path, O_RDONLY) == -1 ? 1 : 0);
+    return agent_exit(child) == 0;
+}
+
+static void
+test_wait_outlasts_the_chown(void **state)
+{
+    char path[128], why[256], *text = NULL;
+    const char order[] = "{\"chowned\": true}";
+    size_t len = 0;
+    pid_t child;
+    int fd;
+
+    (void)state;
+    if (geteuid() != 0)
+        skip(); /* it plays dockerd: root makes the file */
+    snprintf(path, sizeof(path), "%s/owned.json", dir);
+    assert_int_equal(chmod(dir, 0755), 0);
+    if ((child = fork_as_agent()) == 0) { /* the launcher */
+        if (launch_wait_order(path, 10, &text, &len, why, sizeof(why)) != 0) {
+            fprintf(stderr, "wait: %s\n", why);
+            _exit(1);
+        }
+        _exit(len == strlen(order) && memcmp(text, order, len) == 0 ? 0 : 2);
+    }
+    usleep(100 * 1000);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0400);
+    assert_true(fd != -1);
+    assert_int_equal(write(fd, order, strlen(order)), (ssize_t)strlen(order));
+    assert_int_equal(close(fd), 0);
+    /* control: the window is real, the agent cannot open it yet */
+    assert_false(agent_can_open(path));
+    usleep(300 * 1000);
+    assert_int_equal(chown(path, AGENT_UID, AGENT_UID), 0);
+    assert_int_equal(agent_exit(child), 0);
+}
+
+/* An order that stays unreadable is refused at the deadline, naming why
+ * (not "no order"). */
+static void
+test_wait_refuses_what_stays_unreadable(void **state)
+{
+    char path[128];
+    pid_t child;
+
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    snprintf(path, sizeof(path), "%s/owned.json", dir);
+    assert_int_equal(chown(path, 0, 0), 0); /* root's for good */
+    if ((child = fork_as_agent()) == 0) {
+        char why[256], *text = NULL;
+        size_t len = 0;
+        int rc = launch_wait_order(path, 1, &text, &len, why, sizeof(why));
+
+        _exit(rc == -1 && strstr(why, "Permission denied") != NULL ? 0 : 1);
+    }
+    assert_int_equal(agent_exit(child), 0);
+}
+
 int
 main(void)
 {
@@ -287,6 +384,8 @@ main(void)
         cmocka_unit_test(test_wait_sees_late_order),
         cmocka_unit_test(test_wait_times_out),
         cmocka_unit_test(test_wait_refuses_link_and_fifo),
+        cmocka_unit_test(test_wait_outlasts_the_chown),
+        cmocka_unit_test(test_wait_refuses_what_stays_unreadable),
     };
 
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

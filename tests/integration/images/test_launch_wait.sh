@@ -5,7 +5,8 @@
 # launcher is uploaded into it through the keeper; the
 # agent container mounts that volume read-only, starts in the launcher
 # with a nonce on its command line, and waits. An order written through
-# the keeper (an archive upload, as the controller writes) is read, the
+# the keeper (an archive upload as the controller writes it: 0400, the
+# agent's uid, chowned by dockerd after the close) is read, the
 # CLI runs with its argv, env, workdir and policy, and the launcher's line says
 # so; an order with another nonce is refused (exit 123) and the CLI never
 # runs; the same forged order given to agent-launch-testhook with its hook
@@ -65,11 +66,15 @@ order() {
     printf '"policy": "landlock optional\\nwrite /tmp\\n"}\n'
 }
 
-# deliver KEEPER TEXT: the order uploaded through the keeper.
+# deliver KEEPER TEXT: the order uploaded through the keeper as the
+# controller makes it (plan/rc_gateway_key.c): mode 0400, owned by the
+# agent's uid. dockerd extracts it as root and chowns it after the close,
+# so the launcher (uid 1000) must wait through that window.
 deliver() {
     rm -rf "$TEST_TMP/o" && mkdir -p "$TEST_TMP/o"
     printf '%s' "$2" >"$TEST_TMP/o/order.json"
-    tar -C "$TEST_TMP/o" -cf - order.json | docker cp - "$1:/work"
+    tar -C "$TEST_TMP/o" --owner=1000 --group=1000 --numeric-owner \
+        --mode=0400 -cf - order.json | docker cp - "$1:/work"
 }
 
 # finish AGENT: its exit code once it ended (at most 20 s).
@@ -83,6 +88,9 @@ check_eq "the agent waits in the launcher" true \
     "$(docker inspect -f '{{.State.Running}}' "$a1")"
 deliver "$k1" "$(order "$NONCE")"
 check_eq "genuine order: the CLI's exit code" 0 "$(finish "$a1")"
+check_match "the order arrived as the controller's: 0400, the agent's uid" \
+    '^-r-------- 1000/1000 ' \
+    "$(docker cp "$k1:/work/order.json" - | tar --numeric-owner -tvf -)"
 logs=$(docker logs "$a1" 2>&1)
 check_match "the CLI ran with the order's argv, env and workdir" \
     'cli-ran in /tmp as 1000 WHO=order' "$logs"
