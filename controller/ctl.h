@@ -242,6 +242,9 @@ struct ctl_inv_verify {
      * be allocated for it: acted on with a fixed message, as the event
      * itself would be (drift_neighbours.c; no round can see either) */
     const char *foreign_lost;
+    /* ... and the rule of a round's drift (static, from the rule table):
+     * it still waits for the daemon's new connection (drift.c) */
+    const char *drift_lost;
     char role[16];            /* role being inspected */
     cJSON *pending_inspect;   /* inspect waiting for its image's config */
     /* the neighbours a listing left to inspect (drift_neighbours.c) */

@@ -37,6 +37,7 @@
 #include "loop_sync.h"
 #include "inv_verify_part.h"
 #include "drift_neighbours.h"
+#include "drift.h"
 
 #define OUTPUT_MAX 16
 
@@ -600,6 +601,39 @@ test_exec_event_without_memory(void **state)
         strstr(condition(f, "Drifted", "message"), "exec_start: sh -c id"));
 }
 
+/* A round's drift whose details find no memory still waits for the
+ * daemon's new connection (a dockerd shutting down shows its own
+ * teardown): while GET /_ping fails the agent keeps running. The
+ * control: once the daemon answers, the rule alone fails the attempt. */
+static void
+test_round_drift_without_memory(void **state)
+{
+    struct fx *f = *state;
+
+    prime_verify(f);
+    f->ping_status = 500;
+    finding_nomem = true;
+    drift_found(f->inv, "container.id", "agent: a stand-in holds the name");
+    finding_nomem = false;
+    assert_null(f->inv->verify.found);
+    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
+    confirm_drift(f); /* the ping fails: not counted */
+    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
+    assert_null(condition(f, "Drifted", "status"));
+    assert_true(f->inv->verify.due);
+
+    /* control: the daemon answers, the drift counts by its rule */
+    f->ping_status = 0;
+    finding_nomem = true;
+    drift_found(f->inv, "container.id", "agent: a stand-in holds the name");
+    finding_nomem = false;
+    confirm_drift(f);
+    assert_stopped(f, "boundary-drift", CTL_FAILED);
+    assert_string_equal(condition(f, "Drifted", "reason"), "container.id");
+    assert_non_null(
+        strstr(condition(f, "Drifted", "message"), "lost: out of memory"));
+}
+
 int
 main(void)
 {
@@ -621,6 +655,8 @@ main(void)
         cmocka_unit_test_setup_teardown(test_cancel_during_step_then_deadline,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_exec_event_without_memory,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_round_drift_without_memory,
                                         setup, teardown),
     };
 
