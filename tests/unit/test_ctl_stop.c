@@ -479,6 +479,18 @@ confirm_drift(struct fx *f)
     assert_true(!inv_verify_drift_pending(f->inv));
 }
 
+/* The same while GET /_ping fails (a daemon shutting down): the agent
+ * keeps running, nothing says Drifted, a round is due again. */
+static void
+not_counted(struct fx *f)
+{
+    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
+    confirm_drift(f);
+    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
+    assert_null(condition(f, "Drifted", "status"));
+    assert_true(f->inv->verify.due);
+}
+
 /* The deadline fires while a revalidation inspect is in flight, and the
  * inspect then finds the agent gone (drift): the deadline, first, stays
  * the stop reason, the drift is recorded as an observation, and no
@@ -550,11 +562,7 @@ test_drift_confirmed_over_new_connection(void **state)
     prime_verify(f);
     pass_inv_pass(f->inv); /* the round finds the stand-in */
     run_calls(f);
-    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
-    confirm_drift(f); /* the ping fails: not counted */
-    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
-    assert_null(condition(f, "Drifted", "status"));
-    assert_true(f->inv->verify.due);
+    not_counted(f);
 
     /* control: the daemon answers, the next round's finding counts */
     f->ping_status = 0;
@@ -601,6 +609,15 @@ test_exec_event_without_memory(void **state)
         strstr(condition(f, "Drifted", "message"), "exec_start: sh -c id"));
 }
 
+/* A round finds a stand-in while the finding cannot be allocated. */
+static void
+drift_without_memory(struct fx *f)
+{
+    finding_nomem = true;
+    drift_found(f->inv, "container.id", "agent: a stand-in holds the name");
+    finding_nomem = false;
+}
+
 /* A round's drift whose details find no memory still waits for the
  * daemon's new connection (a dockerd shutting down shows its own
  * teardown): while GET /_ping fails the agent keeps running. The
@@ -612,21 +629,13 @@ test_round_drift_without_memory(void **state)
 
     prime_verify(f);
     f->ping_status = 500;
-    finding_nomem = true;
-    drift_found(f->inv, "container.id", "agent: a stand-in holds the name");
-    finding_nomem = false;
+    drift_without_memory(f);
     assert_null(f->inv->verify.found);
-    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
-    confirm_drift(f); /* the ping fails: not counted */
-    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
-    assert_null(condition(f, "Drifted", "status"));
-    assert_true(f->inv->verify.due);
+    not_counted(f);
 
     /* control: the daemon answers, the drift counts by its rule */
     f->ping_status = 0;
-    finding_nomem = true;
-    drift_found(f->inv, "container.id", "agent: a stand-in holds the name");
-    finding_nomem = false;
+    drift_without_memory(f);
     confirm_drift(f);
     assert_stopped(f, "boundary-drift", CTL_FAILED);
     assert_string_equal(condition(f, "Drifted", "reason"), "container.id");
