@@ -225,8 +225,14 @@ ctl_record_set_captured(struct ctl_record *r, cJSON *captured)
 void
 ctl_record_capture(struct ctl_record *r, struct spec_invocation *s)
 {
-    ctl_record_set_captured(r, spec_resource(s));
-    r->captured_spec = spec_invocation_ref(s);
+    cJSON *captured = spec_resource(s);
+
+    ctl_record_set_captured(r, captured);
+    /* typed only beside what the status records: without it the attempt
+     * fails closed ("the captured spec ... is unreadable"), as a restart
+     * or another controller's claim would find it */
+    if (captured != NULL)
+        r->captured_spec = spec_invocation_ref(s);
 }
 
 const cJSON *

@@ -565,6 +565,37 @@ test_ctl_record_captured_spec_parsed_once(void **state)
     spec_invocation_free(s);
 }
 
+/* A spec whose canonical resource cannot be made (no memory; here: none
+ * to make it from) is not kept typed either: the status records no
+ * captured spec, so the attempt fails closed as a restart would find
+ * it. The control: the same spec with its resource is kept both ways. */
+static void
+test_ctl_record_capture_without_resource_keeps_nothing(void **state)
+{
+    struct ctl_record r = { 0 };
+    struct spec_invocation *s;
+    struct spec_file f;
+    char *resource;
+
+    (void)state;
+    assert_int_equal(spec_test_load(SPEC_TEST_FULL, &f), 0);
+    s = spec_file_take(&f, 0);
+    spec_file_cleanup(&f);
+    ctl_record_init_new(&r, "c1", "u1");
+    resource = s->resource_json;
+    s->resource_json = NULL;
+    ctl_record_capture(&r, s);
+    s->resource_json = resource;
+    assert_null(ctl_record_captured(&r));
+    assert_null(ctl_record_captured_spec(&r));
+
+    ctl_record_capture(&r, s); /* control */
+    assert_non_null(ctl_record_captured(&r));
+    assert_ptr_equal(ctl_record_captured_spec(&r), s);
+    ctl_record_cleanup(&r);
+    spec_invocation_free(s);
+}
+
 int
 main(void)
 {
@@ -584,6 +615,8 @@ main(void)
         cmocka_unit_test(test_ctl_record_condition_changes_move_to_the_end),
         cmocka_unit_test(test_ctl_record_rejects_a_non_object),
         cmocka_unit_test(test_ctl_record_captured_spec_parsed_once),
+        cmocka_unit_test(
+            test_ctl_record_capture_without_resource_keeps_nothing),
         cmocka_unit_test(test_ctl_record_texts_as_written),
     };
 
