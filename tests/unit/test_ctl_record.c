@@ -520,6 +520,21 @@ test_ctl_record_texts_as_written(void **state)
     ctl_record_cleanup(&r);
 }
 
+/* A new attempt's record in r, and the full test spec (the caller's). */
+static struct spec_invocation *
+new_record_and_spec(struct ctl_record *r)
+{
+    struct spec_file f;
+    struct spec_invocation *s;
+
+    assert_int_equal(spec_test_load(SPEC_TEST_FULL, &f), 0);
+    s = spec_file_take(&f, 0);
+    spec_file_cleanup(&f);
+    assert_non_null(s);
+    ctl_record_init_new(r, "c1", "u1");
+    return s;
+}
+
 /* The captured spec is parsed at most once per attempt: never in the
  * controller that captured it (the record keeps the spec it captured),
  * once in one that read the status back (a restart, a claim), however
@@ -529,15 +544,11 @@ test_ctl_record_captured_spec_parsed_once(void **state)
 {
     struct ctl_record r = { 0 }, back = { 0 };
     struct spec_invocation *s;
-    struct spec_file f;
     struct err e = { 0 };
     cJSON *doc;
 
     (void)state;
-    assert_int_equal(spec_test_load(SPEC_TEST_FULL, &f), 0);
-    s = spec_file_take(&f, 0);
-    spec_file_cleanup(&f);
-    ctl_record_init_new(&r, "c1", "u1");
+    s = new_record_and_spec(&r);
     ctl_record_capture(&r, s);
     assert_non_null(ctl_record_captured(&r));
     assert_ptr_equal(ctl_record_captured_spec(&r), s);
@@ -574,14 +585,10 @@ test_ctl_record_capture_without_resource_keeps_nothing(void **state)
 {
     struct ctl_record r = { 0 };
     struct spec_invocation *s;
-    struct spec_file f;
     char *resource;
 
     (void)state;
-    assert_int_equal(spec_test_load(SPEC_TEST_FULL, &f), 0);
-    s = spec_file_take(&f, 0);
-    spec_file_cleanup(&f);
-    ctl_record_init_new(&r, "c1", "u1");
+    s = new_record_and_spec(&r);
     resource = s->resource_json;
     s->resource_json = NULL;
     ctl_record_capture(&r, s);
