@@ -475,6 +475,52 @@ test_ctl_record_condition_changes_move_to_the_end(void **state)
     ctl_record_cleanup(&r);
 }
 
+/* A condition's status is kept as written: another writer's Unknown, or
+ * none, is neither True nor False for agentctl (wait, describe), and the
+ * controller writes it back as it found it until it sets the condition
+ * itself. The control: the fixture's True reads as True. */
+static void
+test_ctl_record_condition_status_as_written(void **state)
+{
+    struct ctl_record r;
+    cJSON *doc = load_record(&r, "running.json");
+    cJSON *conds = cJSON_GetObjectItemCaseSensitive(doc, "conditions");
+    cJSON *out;
+    const struct ctl_record_cond *c;
+    struct err e = { 0 };
+
+    (void)state;
+    assert_string_equal(ctl_record_condition(&r, "Ready")->status_text,
+                        "True");
+    ctl_record_cleanup(&r);
+    cJSON_ReplaceItemInObject(
+        cJSON_GetArrayItem(conds, 0), "status", cJSON_CreateString("Unknown"));
+    cJSON_DeleteItemFromObject(cJSON_GetArrayItem(conds, 1), "status");
+    memset(&r, 0, sizeof(r));
+    assert_int_equal(ctl_record_from_json(&r, doc, &e), 0);
+    c = ctl_record_condition(&r, "BoundaryVerified");
+    assert_false(c->status);
+    assert_string_equal(c->status_text, "Unknown");
+    assert_null(ctl_record_condition(&r, "Ready")->status_text);
+    r.dirty = false;
+    out = ctl_record_to_json(&r);
+    assert_string_equal(
+        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(
+                cJSON_GetObjectItemCaseSensitive(out, "conditions"), 0),
+            "status")),
+        "Unknown");
+    cJSON_Delete(out);
+    /* the controller's own False replaces it, reason and message alike */
+    ctl_record_set_condition(&r, "BoundaryVerified", false, "Verified",
+                             "the probe was refused", "2030-01-01T00:00:00Z");
+    assert_true(r.dirty);
+    assert_string_equal(
+        ctl_record_condition(&r, "BoundaryVerified")->status_text, "False");
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+}
+
 static void
 test_ctl_record_rejects_a_non_object(void **state)
 {
@@ -622,6 +668,7 @@ main(void)
         cmocka_unit_test(test_ctl_record_condition_changes_move_to_the_end),
         cmocka_unit_test(test_ctl_record_rejects_a_non_object),
         cmocka_unit_test(test_ctl_record_captured_spec_parsed_once),
+        cmocka_unit_test(test_ctl_record_condition_status_as_written),
         cmocka_unit_test(
             test_ctl_record_capture_without_resource_keeps_nothing),
         cmocka_unit_test(test_ctl_record_texts_as_written),
