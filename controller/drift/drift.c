@@ -94,7 +94,8 @@ take_pending(struct ctl_inv *inv, char *rule, size_t rule_size,
         snprintf(message, message_size, "%s", f->drift_message);
         f->drift_rule[0] = '\0';
     } else {
-        snprintf(rule, rule_size, "%s", inv->verify.drift_lost);
+        snprintf(rule, rule_size, "%s",
+                 inv->verify.drift_lost ? inv->verify.drift_lost : "?");
         snprintf(message, message_size,
                  "drift found by the revalidation (its details were lost: "
                  "out of memory; the controller's log has them)");
