@@ -137,6 +137,15 @@ judge(struct check *k, const struct ctl_record *st)
     return CLI_OK;
 }
 
+/* The condition is there and its status, as written, is this one (an
+ * Unknown or absent status is neither True nor False). */
+static bool
+says(const struct ctl_record_cond *c, const char *status)
+{
+    return c != NULL && c->status_text != NULL &&
+           strcmp(c->status_text, status) == 0;
+}
+
 /* One look at the status (the record: not present before there is
  * one); CLI_OK/CLI_FAIL when the check has ended, -1 while it goes on. */
 static int
@@ -150,14 +159,14 @@ look(struct check *k, const struct ctl_record *st)
 
     if (!st->present)
         return -1;
-    if (valid != NULL && !valid->status)
+    if (says(valid, "False"))
         return failed(k, S_ADMITTED, or_empty(valid->message));
-    if (adm != NULL && !adm->status)
+    if (says(adm, "False"))
         return failed(k, S_ADMITTED, or_empty(adm->message));
     if (or_empty(st->captured_at)[0] || or_empty(st->attempt)[0])
         pass(k, S_ADMITTED, NULL);
     bv = ctl_record_condition(st, "BoundaryVerified");
-    if (bv != NULL && bv->status)
+    if (says(bv, "True"))
         pass(k, S_BOX, or_empty(bv->message));
     if (or_empty(st->started_at)[0])
         pass(k, S_STARTED, NULL);

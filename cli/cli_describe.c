@@ -367,8 +367,8 @@ print_conditions(const struct ctl_record *r)
     printf("\n");
     for (size_t i = 0; i < r->nconds; i++) {
         const struct ctl_record_cond *c = &r->conds[i];
-        const char *row[5] = { c->type, c->status ? "True" : "False", c->time,
-                               c->reason, c->message };
+        const char *row[5] = { c->type, c->status_text, c->time, c->reason,
+                               c->message };
 
         table_add(&t, row);
     }

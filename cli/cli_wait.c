@@ -153,8 +153,11 @@ condition_met(const struct ctl_record *r, const struct wait_for *w)
     for (size_t i = 0; i < r->nconds; i++) {
         const struct ctl_record_cond *c = &r->conds[i];
 
+        /* the text as written: an Unknown or absent status is neither
+         * True nor False */
         if (c->type != NULL && strcasecmp(c->type, w->what) == 0)
-            return strcasecmp(c->status ? "True" : "False", w->status) == 0;
+            return c->status_text != NULL &&
+                   strcasecmp(c->status_text, w->status) == 0;
     }
     return false;
 }

@@ -238,6 +238,13 @@ struct ctl_inv_verify {
     /* what a round or an event found, allocated only then (600 B: most
      * invocations never hold one; inv_verify_part.h) */
     struct ctl_drift_finding *found;
+    /* the rule of a docker exec/cp event (static) when `found` could not
+     * be allocated for it: acted on with a fixed message, as the event
+     * itself would be (drift_neighbours.c; no round can see either) */
+    const char *foreign_lost;
+    /* ... and the rule of a round's drift (static, from the rule table):
+     * it still waits for the daemon's new connection (drift.c) */
+    const char *drift_lost;
     char role[16];            /* role being inspected */
     cJSON *pending_inspect;   /* inspect waiting for its image's config */
     /* the neighbours a listing left to inspect (drift_neighbours.c) */

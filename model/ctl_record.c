@@ -34,6 +34,7 @@ static void
 cond_clear(struct ctl_record_cond *c)
 {
     free(c->type);
+    free(c->status_text);
     free(c->reason);
     free(c->message);
     free(c->time);
@@ -225,8 +226,14 @@ ctl_record_set_captured(struct ctl_record *r, cJSON *captured)
 void
 ctl_record_capture(struct ctl_record *r, struct spec_invocation *s)
 {
-    ctl_record_set_captured(r, spec_resource(s));
-    r->captured_spec = spec_invocation_ref(s);
+    cJSON *captured = spec_resource(s);
+
+    ctl_record_set_captured(r, captured);
+    /* typed only beside what the status records: without it the attempt
+     * fails closed ("the captured spec ... is unreadable"), as a restart
+     * or another controller's claim would find it */
+    if (captured != NULL)
+        r->captured_spec = spec_invocation_ref(s);
 }
 
 const cJSON *
@@ -443,9 +450,9 @@ ctl_record_condition(const struct ctl_record *r, const char *type)
 }
 
 void
-ctl_record__cond_append(struct ctl_record *r, const char *type, bool status,
-                        const char *reason, const char *message,
-                        const char *time)
+ctl_record__cond_append(struct ctl_record *r, const char *type,
+                        const char *status, const char *reason,
+                        const char *message, const char *time)
 {
     struct ctl_record_cond *nc =
         realloc(r->conds, (r->nconds + 1) * sizeof(*nc));
@@ -455,7 +462,8 @@ ctl_record__cond_append(struct ctl_record *r, const char *type, bool status,
     r->conds = nc;
     nc[r->nconds] = (struct ctl_record_cond){
         .type = ctl_record__dup_or_null(type),
-        .status = status,
+        .status = ctl_record__str_eq(status, "True"),
+        .status_text = ctl_record__dup_or_null(status),
         .reason = ctl_record__dup_or_null(reason),
         .message = ctl_record__dup_or_null(message),
         .time = ctl_record__dup_or_null(time),
@@ -473,7 +481,8 @@ ctl_record_set_condition(struct ctl_record *r, const char *type, bool status,
 
         if (!ctl_record__str_eq(c->type, type))
             continue;
-        if (c->status == status && ctl_record__str_eq(c->reason, reason) &&
+        if (ctl_record__str_eq(c->status_text, status ? "True" : "False") &&
+            ctl_record__str_eq(c->reason, reason) &&
             ctl_record__str_eq(c->message, message))
             return;
         /* a changed condition moves to the end, as it always did */
@@ -482,7 +491,8 @@ ctl_record_set_condition(struct ctl_record *r, const char *type, bool status,
         r->nconds--;
         break;
     }
-    ctl_record__cond_append(r, type, status, reason, message, now);
+    ctl_record__cond_append(r, type, status ? "True" : "False", reason,
+                            message, now);
     r->dirty = true;
 }
 

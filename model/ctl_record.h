@@ -72,7 +72,8 @@ bool ctl_record_helpers_pinned(const struct ctl_record *r);
 
 /* Capture spec s for the attempt: status.captured is its canonical
  * resource, and the record holds s itself (one more holder) so that the
- * attempt's steps read it typed without parsing it back. */
+ * attempt's steps read it typed without parsing it back. When the
+ * resource cannot be made (no memory) the record holds neither. */
 void ctl_record_capture(struct ctl_record *r, struct spec_invocation *s);
 /* Take ownership of the captured spec as JSON (replacing any; the typed
  * one is parsed from it when asked). */

@@ -222,11 +222,9 @@ load_conditions(struct ctl_record *r, const cJSON *arr)
         return false;
     cJSON_ArrayForEach(it, arr)
     {
-        const char *st = json_str(it, "status");
-
         if (cJSON_IsObject(it))
             ctl_record__cond_append(
-                r, json_str(it, "type"), ctl_record__str_eq(st, "True"),
+                r, json_str(it, "type"), json_str(it, "status"),
                 json_str(it, "reason"), json_str(it, "message"),
                 json_str(it, "lastTransitionTime"));
     }
@@ -529,7 +527,11 @@ conds_json(const struct ctl_record *r)
         cJSON *o = cJSON_CreateObject();
 
         add_str(o, "type", c->type);
-        add_str(o, "status", c->status ? "True" : "False");
+        /* as written: another writer's Unknown stays Unknown */
+        add_str(o, "status",
+                c->status_text != NULL ? c->status_text
+                : c->status            ? "True"
+                                       : "False");
         add_str(o, "reason", c->reason);
         add_str(o, "message", c->message);
         add_str(o, "lastTransitionTime", c->time);

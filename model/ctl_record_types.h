@@ -92,7 +92,10 @@ struct ctl_record_res {
 /* One of status.conditions. */
 struct ctl_record_cond {
     char *type;
-    bool status;
+    bool status;       /* status is "True" */
+    char *status_text; /* status as written: "True", "False", another
+                          writer's ("Unknown"), or NULL when absent;
+                          agentctl shows and compares this one */
     char *reason;
     char *message;
     char *time; /* lastTransitionTime */

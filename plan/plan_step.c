@@ -19,6 +19,23 @@ first_volume(unsigned bits)
     return -1;
 }
 
+#define DONE(p) (1u << (p))
+
+/* The progress the ladder's rungs record: what it reads to go on. */
+#define LADDER_PROGRESS                                                        \
+    (DONE(CTL_PROG_PROXY_CONNECTED) | DONE(CTL_PROG_PROXY_STARTED) |           \
+     DONE(CTL_PROG_KEEPER_STARTED) | DONE(CTL_PROG_WORKSPACE_UPLOADED) |       \
+     DONE(CTL_PROG_CONFIG_UPLOADED) | DONE(CTL_PROG_PROBE_STARTED) |           \
+     DONE(CTL_PROG_BOUNDARY_VERIFIED) | DONE(CTL_PROG_GATEWAY_CONNECTED) |     \
+     DONE(CTL_PROG_GATEWAY_STARTED) | DONE(CTL_PROG_KEY_UPLOADED) |            \
+     DONE(CTL_PROG_EGRESS_READ) | DONE(CTL_PROG_CHANGES_READ))
+
+bool
+plan_box_begun(const struct plan_view *v)
+{
+    return v->recorded != 0 || (v->progress & LADDER_PROGRESS) != 0;
+}
+
 static struct plan_step
 step(enum plan_action a, enum rc_role role)
 {

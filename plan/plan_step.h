@@ -82,6 +82,14 @@ struct plan_step {
     enum rc_role role; /* for PLAN_CREATE, PLAN_START and PLAN_REMOVE */
 };
 
+/* The box is begun, so it is finished before anything new is built: an
+ * object of it is recorded, or a step the ladder takes is done. The
+ * *_CREATED bits (kept after a repair's cleanup dropped their objects)
+ * and AGENT_STARTED are not the ladder's: an attempt with none of its
+ * objects left waits for a build slot and may take a warm box, as a new
+ * one does. */
+bool plan_box_begun(const struct plan_view *v);
+
 /* The next step of bringing the attempt up. The last is always
  * PLAN_START_AGENT: its executor asks Docker whether the agent ever ran
  * and follows it instead of starting it twice, and the phase turns

@@ -13,6 +13,7 @@
 #include "inv_verify_part.h"
 #include "dk_engine.h"
 #include "log.h"
+#include "rc_drift.h"
 
 /* Fail closed while running; before the start, tear down and rebuild. */
 static enum ctl_step
@@ -43,6 +44,24 @@ act_on_drift(struct ctl_inv *inv, const char *rule, const char *message)
     return CTL_STEP_DONE;
 }
 
+/* No memory for the details: the rule alone (the table's own string)
+ * waits for the daemon, so a daemon's restart is still told from drift;
+ * the details go to the log. A rule not in the table is acted on now
+ * (closed). */
+static enum ctl_step
+wait_without_memory(struct ctl_inv *inv, const char *rule,
+                    const char *message)
+{
+    int i = rc_drift_rule_by_id(rule);
+
+    if (i < 0)
+        return act_on_drift(inv, rule, message);
+    inv->verify.drift_lost = rc_drift_rule_id((size_t)i);
+    log_kv(LOG_WARN, "drift found, its details lost: out of memory",
+           "invocation", inv->name, "rule", rule, "finding", message, NULL);
+    return CTL_STEP_DONE;
+}
+
 enum ctl_step
 drift_found(struct ctl_inv *inv, const char *rule, const char *message)
 {
@@ -55,24 +74,43 @@ drift_found(struct ctl_inv *inv, const char *rule, const char *message)
     if (ctl_test_disabled("drift-confirmation"))
         return act_on_drift(inv, rule, message);
     f = inv_verify_finding(inv);
-    if (f == NULL) /* no memory to wait with: acted on now (closed) */
-        return act_on_drift(inv, rule, message);
+    if (f == NULL)
+        return wait_without_memory(inv, rule, message);
     snprintf(f->drift_rule, sizeof(f->drift_rule), "%s", rule);
     snprintf(f->drift_message, sizeof(f->drift_message), "%s", message);
     return CTL_STEP_DONE;
 }
 
+/* The pending drift, taken: its details, or the rule alone and a fixed
+ * message when they found no memory. */
+static void
+take_pending(struct ctl_inv *inv, char *rule, size_t rule_size,
+             char *message, size_t message_size)
+{
+    struct ctl_drift_finding *f = inv->verify.found;
+
+    if (f != NULL && f->drift_rule[0] != '\0') {
+        snprintf(rule, rule_size, "%s", f->drift_rule);
+        snprintf(message, message_size, "%s", f->drift_message);
+        f->drift_rule[0] = '\0';
+    } else {
+        snprintf(rule, rule_size, "%s",
+                 inv->verify.drift_lost ? inv->verify.drift_lost : "?");
+        snprintf(message, message_size,
+                 "drift found by the revalidation (its details were lost: "
+                 "out of memory; the controller's log has them)");
+    }
+    inv->verify.drift_lost = NULL;
+    inv_verify_finding_done(inv, false);
+}
+
 static enum ctl_step
 on_daemon_answered(struct ctl_inv *inv, struct dk_response *r)
 {
-    struct ctl_drift_finding *f = inv->verify.found; /* drift pending */
-    char rule[sizeof(f->drift_rule)];
-    char message[sizeof(f->drift_message)];
+    char rule[sizeof(inv->verify.found->drift_rule)];
+    char message[sizeof(inv->verify.found->drift_message)];
 
-    snprintf(rule, sizeof(rule), "%s", f->drift_rule);
-    snprintf(message, sizeof(message), "%s", f->drift_message);
-    f->drift_rule[0] = '\0';
-    inv_verify_finding_done(inv, false);
+    take_pending(inv, rule, sizeof(rule), message, sizeof(message));
     if (r->err != NULL) {
         /* ERR_UNAVAIL marks the daemon lost (try_result.c); once it is
          * back, a round inspects everything again. */

@@ -327,19 +327,21 @@ drift_neighbours_event_seen(struct ctl_inv *inv, const char *container_id,
         rc_drift_set_has(&inv->ctl->disabled_rules, (size_t)rule) ||
         inv_verify_foreign_pending(inv))
         return;
+    /* No round can see either one (an exec that ended is gone from
+     * ExecIDs, no inspect shows a copy): this event is the finding. */
     f = inv_verify_finding(inv);
-    if (f == NULL) { /* no memory to hold it: a round inspects them all */
-        inv->verify.due = true;
-        return;
+    if (f == NULL) { /* no memory for the details: the rule alone */
+        inv->verify.foreign_lost = id;
+    } else {
+        f->foreign_rule = id;
+        snprintf(f->foreign_seen, sizeof(f->foreign_seen),
+                 exec ? "%s %.12s: Docker reports \"%.80s\": a process "
+                        "started with docker exec, outside the box's user, "
+                        "capabilities and no-new-privileges"
+                      : "%s %.12s: Docker reports \"%.80s\": files copied "
+                        "into or out of it with docker cp, past the box's "
+                        "mounts and its egress proxy",
+                 role, container_id, action);
     }
-    f->foreign_rule = id;
-    snprintf(f->foreign_seen, sizeof(f->foreign_seen),
-             exec ? "%s %.12s: Docker reports \"%.80s\": a process started "
-                    "with docker exec, outside the box's user, capabilities "
-                    "and no-new-privileges"
-                  : "%s %.12s: Docker reports \"%.80s\": files copied into "
-                    "or out of it with docker cp, past the box's mounts and "
-                    "its egress proxy",
-             role, container_id, action);
     inv_revalidate(inv);
 }

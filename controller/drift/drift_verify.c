@@ -403,6 +403,32 @@ due(const struct ctl_inv *inv, const char *role)
            ctl_record_role_id(&inv->rec, ctl_record_role(role)) != NULL;
 }
 
+/* The docker exec or cp an event reported (drift_neighbours.c) is drift:
+ * with Docker's event as the message, or a fixed one when there was no
+ * memory to keep it. */
+static enum ctl_step
+foreign_found(struct ctl_inv *inv)
+{
+    char msg[sizeof(inv->verify.found->foreign_seen)];
+    const char *rule = inv->verify.foreign_lost;
+
+    if (rule != NULL) {
+        inv->verify.foreign_lost = NULL;
+        snprintf(msg, sizeof(msg),
+                 "Docker reported a docker exec or cp on one of the "
+                 "attempt's containers (its details were lost: out of "
+                 "memory)");
+    } else {
+        struct ctl_drift_finding *f = inv->verify.found;
+
+        rule = f->foreign_rule;
+        snprintf(msg, sizeof(msg), "%s", f->foreign_seen);
+        f->foreign_seen[0] = '\0';
+    }
+    inv_verify_finding_done(inv, false);
+    return drift_found(inv, rule, msg);
+}
+
 enum ctl_step
 drift_verify_step(struct ctl_inv *inv)
 {
@@ -422,16 +448,8 @@ drift_verify_step(struct ctl_inv *inv)
         !inv->verify.repairing && !inv->verify.resumed &&
         !ctl_test_disabled("prestart-only-rounds"))
         return CTL_STEP_NONE;
-    if (inv_verify_foreign_pending(inv)) {
-        struct ctl_drift_finding *f = inv->verify.found;
-        char msg[sizeof(f->foreign_seen)];
-        const char *rule = f->foreign_rule;
-
-        snprintf(msg, sizeof(msg), "%s", f->foreign_seen);
-        f->foreign_seen[0] = '\0';
-        inv_verify_finding_done(inv, false);
-        return drift_found(inv, rule, msg);
-    }
+    if (inv_verify_foreign_pending(inv))
+        return foreign_found(inv);
     inv->verify.round_open = true; /* inv_revalidate() */
     for (size_t i = 0; verify_roles[i] != NULL; i++)
         if (due(inv, verify_roles[i]))

@@ -21,20 +21,24 @@ inv_verify_finding(struct ctl_inv *inv)
     return inv->verify.found;
 }
 
-/* A round's drift waits for the daemon's new connection (drift.c). */
+/* A round's drift waits for the daemon's new connection (drift.c), with
+ * its details or, when they found no memory, its rule alone. */
 static inline bool
 inv_verify_drift_pending(const struct ctl_inv *inv)
 {
-    return inv->verify.found != NULL &&
-           inv->verify.found->drift_rule[0] != '\0';
+    return inv->verify.drift_lost != NULL ||
+           (inv->verify.found != NULL &&
+            inv->verify.found->drift_rule[0] != '\0');
 }
 
-/* A docker exec or cp waits for the next round (drift_neighbours.c). */
+/* A docker exec or cp waits for the next round (drift_neighbours.c),
+ * with its details or, when they found no memory, its rule alone. */
 static inline bool
 inv_verify_foreign_pending(const struct ctl_inv *inv)
 {
-    return inv->verify.found != NULL &&
-           inv->verify.found->foreign_seen[0] != '\0';
+    return inv->verify.foreign_lost != NULL ||
+           (inv->verify.found != NULL &&
+            inv->verify.found->foreign_seen[0] != '\0');
 }
 
 /* Frees the finding once nothing of it is pending (and on the
@@ -62,6 +66,7 @@ inv_verify_reset(struct ctl_inv *inv)
     inv->verify.verified = 0;
     inv->verify.again = false;
     inv->verify.round_open = false;
+    inv->verify.drift_lost = NULL;
     if (inv->verify.found != NULL)
         inv->verify.found->drift_rule[0] = '\0';
     inv_verify_finding_done(inv, false);

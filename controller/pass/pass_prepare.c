@@ -484,7 +484,7 @@ pass_prepare_step(struct ctl_inv *inv)
     waited = inv->build.state == CTL_BUILD_WAITING;
     /* a box begun (its objects recorded) is finished; a new one waits
      * for a build slot, and its pass runs again when it gets one */
-    if (!try_build_admit(inv, v.recorded != 0 || v.progress != 0)) {
+    if (!try_build_admit(inv, plan_box_begun(&v))) {
         char slots[96];
 
         /* the figures of when it lined up: the event and the condition
@@ -502,7 +502,7 @@ pass_prepare_step(struct ctl_inv *inv)
      * proxy and the probe (box_pool.c): recorded now, revalidated by the
      * next pass's round. Taken with the slot, not before: fifty warm
      * invocations built at once crowd the daemon as fifty cold ones do. */
-    if (v.recorded == 0 && v.progress == 0 && box_pool_hand_over(inv))
+    if (!plan_box_begun(&v) && box_pool_hand_over(inv))
         return CTL_STEP_DONE;
     if (ctl_test_disabled("storage-lane"))
         return rung(inv, plan_prepare_next(&v));

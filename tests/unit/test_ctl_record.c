@@ -475,6 +475,52 @@ test_ctl_record_condition_changes_move_to_the_end(void **state)
     ctl_record_cleanup(&r);
 }
 
+/* A condition's status is kept as written: another writer's Unknown, or
+ * none, is neither True nor False for agentctl (wait, describe), and the
+ * controller writes it back as it found it until it sets the condition
+ * itself. The control: the fixture's True reads as True. */
+static void
+test_ctl_record_condition_status_as_written(void **state)
+{
+    struct ctl_record r;
+    cJSON *doc = load_record(&r, "running.json");
+    cJSON *conds = cJSON_GetObjectItemCaseSensitive(doc, "conditions");
+    cJSON *out;
+    const struct ctl_record_cond *c;
+    struct err e = { 0 };
+
+    (void)state;
+    assert_string_equal(ctl_record_condition(&r, "Ready")->status_text,
+                        "True");
+    ctl_record_cleanup(&r);
+    cJSON_ReplaceItemInObject(
+        cJSON_GetArrayItem(conds, 0), "status", cJSON_CreateString("Unknown"));
+    cJSON_DeleteItemFromObject(cJSON_GetArrayItem(conds, 1), "status");
+    memset(&r, 0, sizeof(r));
+    assert_int_equal(ctl_record_from_json(&r, doc, &e), 0);
+    c = ctl_record_condition(&r, "BoundaryVerified");
+    assert_false(c->status);
+    assert_string_equal(c->status_text, "Unknown");
+    assert_null(ctl_record_condition(&r, "Ready")->status_text);
+    r.dirty = false;
+    out = ctl_record_to_json(&r);
+    assert_string_equal(
+        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(
+                cJSON_GetObjectItemCaseSensitive(out, "conditions"), 0),
+            "status")),
+        "Unknown");
+    cJSON_Delete(out);
+    /* the controller's own False replaces it, reason and message alike */
+    ctl_record_set_condition(&r, "BoundaryVerified", false, "Verified",
+                             "the probe was refused", "2030-01-01T00:00:00Z");
+    assert_true(r.dirty);
+    assert_string_equal(
+        ctl_record_condition(&r, "BoundaryVerified")->status_text, "False");
+    cJSON_Delete(doc);
+    ctl_record_cleanup(&r);
+}
+
 static void
 test_ctl_record_rejects_a_non_object(void **state)
 {
@@ -520,6 +566,21 @@ test_ctl_record_texts_as_written(void **state)
     ctl_record_cleanup(&r);
 }
 
+/* A new attempt's record in r, and the full test spec (the caller's). */
+static struct spec_invocation *
+new_record_and_spec(struct ctl_record *r)
+{
+    struct spec_file f;
+    struct spec_invocation *s;
+
+    assert_int_equal(spec_test_load(SPEC_TEST_FULL, &f), 0);
+    s = spec_file_take(&f, 0);
+    spec_file_cleanup(&f);
+    assert_non_null(s);
+    ctl_record_init_new(r, "c1", "u1");
+    return s;
+}
+
 /* The captured spec is parsed at most once per attempt: never in the
  * controller that captured it (the record keeps the spec it captured),
  * once in one that read the status back (a restart, a claim), however
@@ -529,15 +590,11 @@ test_ctl_record_captured_spec_parsed_once(void **state)
 {
     struct ctl_record r = { 0 }, back = { 0 };
     struct spec_invocation *s;
-    struct spec_file f;
     struct err e = { 0 };
     cJSON *doc;
 
     (void)state;
-    assert_int_equal(spec_test_load(SPEC_TEST_FULL, &f), 0);
-    s = spec_file_take(&f, 0);
-    spec_file_cleanup(&f);
-    ctl_record_init_new(&r, "c1", "u1");
+    s = new_record_and_spec(&r);
     ctl_record_capture(&r, s);
     assert_non_null(ctl_record_captured(&r));
     assert_ptr_equal(ctl_record_captured_spec(&r), s);
@@ -565,6 +622,33 @@ test_ctl_record_captured_spec_parsed_once(void **state)
     spec_invocation_free(s);
 }
 
+/* A spec whose canonical resource cannot be made (no memory; here: none
+ * to make it from) is not kept typed either: the status records no
+ * captured spec, so the attempt fails closed as a restart would find
+ * it. The control: the same spec with its resource is kept both ways. */
+static void
+test_ctl_record_capture_without_resource_keeps_nothing(void **state)
+{
+    struct ctl_record r = { 0 };
+    struct spec_invocation *s;
+    char *resource;
+
+    (void)state;
+    s = new_record_and_spec(&r);
+    resource = s->resource_json;
+    s->resource_json = NULL;
+    ctl_record_capture(&r, s);
+    s->resource_json = resource;
+    assert_null(ctl_record_captured(&r));
+    assert_null(ctl_record_captured_spec(&r));
+
+    ctl_record_capture(&r, s); /* control */
+    assert_non_null(ctl_record_captured(&r));
+    assert_ptr_equal(ctl_record_captured_spec(&r), s);
+    ctl_record_cleanup(&r);
+    spec_invocation_free(s);
+}
+
 int
 main(void)
 {
@@ -584,6 +668,9 @@ main(void)
         cmocka_unit_test(test_ctl_record_condition_changes_move_to_the_end),
         cmocka_unit_test(test_ctl_record_rejects_a_non_object),
         cmocka_unit_test(test_ctl_record_captured_spec_parsed_once),
+        cmocka_unit_test(test_ctl_record_condition_status_as_written),
+        cmocka_unit_test(
+            test_ctl_record_capture_without_resource_keeps_nothing),
         cmocka_unit_test(test_ctl_record_texts_as_written),
     };
 

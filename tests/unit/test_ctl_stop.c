@@ -10,7 +10,9 @@
  * of a fake Docker daemon. The races are driven by calling the causes in
  * a fixed order; each second cause is also shown to record its own reason
  * on a fresh attempt, so an overwrite could not go unnoticed. One more
- * drift stop: a same-named stand-in found by the revalidation.
+ * drift stop: a same-named stand-in found by the revalidation. And drift
+ * whose details find no memory (the finding's calloc fails on demand:
+ * linked with --wrap=calloc) is still acted on.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,6 +36,8 @@
 #include "inv_stop.h"
 #include "loop_sync.h"
 #include "inv_verify_part.h"
+#include "drift_neighbours.h"
+#include "drift.h"
 
 #define OUTPUT_MAX 16
 
@@ -70,6 +74,21 @@ static const char *const nothing[] = { NULL };
 #define AGENT_NAME "agentctl-race-test"
 #define STANDIN_ID                                                             \
     "5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1ed5ea1"
+
+/* The drift finding's calloc fails while this is set (the test is linked
+ * with -Wl,--wrap=calloc); every other allocation goes through. */
+static bool finding_nomem;
+
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+
+void *
+__wrap_calloc(size_t n, size_t size)
+{
+    if (finding_nomem && n == 1 && size == sizeof(struct ctl_drift_finding))
+        return NULL;
+    return __real_calloc(n, size);
+}
 
 struct fx {
     struct ctl_fixture fix;
@@ -460,6 +479,18 @@ confirm_drift(struct fx *f)
     assert_true(!inv_verify_drift_pending(f->inv));
 }
 
+/* The same while GET /_ping fails (a daemon shutting down): the agent
+ * keeps running, nothing says Drifted, a round is due again. */
+static void
+not_counted(struct fx *f)
+{
+    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
+    confirm_drift(f);
+    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
+    assert_null(condition(f, "Drifted", "status"));
+    assert_true(f->inv->verify.due);
+}
+
 /* The deadline fires while a revalidation inspect is in flight, and the
  * inspect then finds the agent gone (drift): the deadline, first, stays
  * the stop reason, the drift is recorded as an observation, and no
@@ -531,11 +562,7 @@ test_drift_confirmed_over_new_connection(void **state)
     prime_verify(f);
     pass_inv_pass(f->inv); /* the round finds the stand-in */
     run_calls(f);
-    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
-    confirm_drift(f); /* the ping fails: not counted */
-    assert_int_equal(f->inv->rec.phase, CTL_RUNNING);
-    assert_null(condition(f, "Drifted", "status"));
-    assert_true(f->inv->verify.due);
+    not_counted(f);
 
     /* control: the daemon answers, the next round's finding counts */
     f->ping_status = 0;
@@ -544,6 +571,76 @@ test_drift_confirmed_over_new_connection(void **state)
     confirm_drift(f);
     assert_stopped(f, "boundary-drift", CTL_FAILED);
     assert_string_equal(condition(f, "Drifted", "reason"), "container.id");
+}
+
+/* A docker exec reported while the finding cannot be allocated is not
+ * lost (no round can see an exec that ended): its rule waits, a pass is
+ * asked for, and the attempt fails closed with a fixed message. The
+ * control: with memory, Docker's event is the message. */
+static void
+test_exec_event_without_memory(void **state)
+{
+    struct fx *f = *state;
+
+    prime_verify(f);
+    f->inv->verify.due = false;
+    ev_timer_stop(f->c.loop, &f->inv->queue.kick);
+    finding_nomem = true;
+    drift_neighbours_event_seen(f->inv, "c1", "exec_start: sh -c id");
+    finding_nomem = false;
+    assert_null(f->inv->verify.found);
+    assert_true(inv_verify_foreign_pending(f->inv));
+    assert_true(ev_is_active(&f->inv->queue.kick)); /* a pass is asked for */
+    pass_inv_pass(f->inv); /* the finding, made now */
+    confirm_drift(f);
+    assert_stopped(f, "boundary-drift", CTL_FAILED);
+    assert_string_equal(condition(f, "Drifted", "reason"),
+                        "container.exec-ids");
+    assert_non_null(
+        strstr(condition(f, "Drifted", "message"), "lost: out of memory"));
+
+    /* control: with memory the event itself is the finding */
+    fresh_attempt(f);
+    drift_neighbours_event_seen(f->inv, "c1", "exec_start: sh -c id");
+    assert_non_null(f->inv->verify.found);
+    pass_inv_pass(f->inv);
+    confirm_drift(f);
+    assert_non_null(
+        strstr(condition(f, "Drifted", "message"), "exec_start: sh -c id"));
+}
+
+/* A round finds a stand-in while the finding cannot be allocated. */
+static void
+drift_without_memory(struct fx *f)
+{
+    finding_nomem = true;
+    drift_found(f->inv, "container.id", "agent: a stand-in holds the name");
+    finding_nomem = false;
+}
+
+/* A round's drift whose details find no memory still waits for the
+ * daemon's new connection (a dockerd shutting down shows its own
+ * teardown): while GET /_ping fails the agent keeps running. The
+ * control: once the daemon answers, the rule alone fails the attempt. */
+static void
+test_round_drift_without_memory(void **state)
+{
+    struct fx *f = *state;
+
+    prime_verify(f);
+    f->ping_status = 500;
+    drift_without_memory(f);
+    assert_null(f->inv->verify.found);
+    not_counted(f);
+
+    /* control: the daemon answers, the drift counts by its rule */
+    f->ping_status = 0;
+    drift_without_memory(f);
+    confirm_drift(f);
+    assert_stopped(f, "boundary-drift", CTL_FAILED);
+    assert_string_equal(condition(f, "Drifted", "reason"), "container.id");
+    assert_non_null(
+        strstr(condition(f, "Drifted", "message"), "lost: out of memory"));
 }
 
 int
@@ -565,6 +662,10 @@ main(void)
         cmocka_unit_test_setup_teardown(test_standin_while_running, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_cancel_during_step_then_deadline,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exec_event_without_memory,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_round_drift_without_memory,
                                         setup, teardown),
     };
 

@@ -519,11 +519,40 @@ test_plan_cleanup_reads_changes_of_a_final_attempt_only(void **state)
     assert_int_equal(plan_cleanup_next(&v).action, PLAN_REMOVE);
 }
 
+/* "Begun" (a build slot always, no warm box) counts the objects recorded
+ * and the ladder's own progress only: a pre-start repair's cleanup drops
+ * the network's and the proxy's roles and keeps their CREATED bits, and
+ * the attempt then waits in line and may take a warm box as a new one. */
+static void
+test_plan_box_begun_by_the_ladder_only(void **state)
+{
+    struct plan_view v = fresh();
+
+    (void)state;
+    assert_false(plan_box_begun(&v));
+    v.progress = DONE(CTL_PROG_NETWORK_CREATED) |
+                 DONE(CTL_PROG_PROXY_CREATED) | DONE(CTL_PROG_AGENT_CREATED) |
+                 DONE(CTL_PROG_KEEPER_CREATED) |
+                 DONE(CTL_PROG_PROBE_CREATED) |
+                 DONE(CTL_PROG_GATEWAY_CREATED) | DONE(CTL_PROG_AGENT_STARTED);
+    assert_false(plan_box_begun(&v));
+    /* control: a rung done, or an object recorded, is a box begun */
+    for (int p = 0; p < CTL_PROG_COUNT; p++) {
+        struct plan_view w = fresh();
+
+        w.progress = DONE(p);
+        assert_int_equal(plan_box_begun(&w), (v.progress & DONE(p)) == 0);
+    }
+    v.recorded = BIT(RC_ROLE_NETWORK);
+    assert_true(plan_box_begun(&v));
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_prepare_next_step_per_record),
+        cmocka_unit_test(test_plan_box_begun_by_the_ladder_only),
         cmocka_unit_test(
             test_plan_cleanup_reads_changes_of_a_final_attempt_only),
         cmocka_unit_test(test_plan_prepare_storage_lane),

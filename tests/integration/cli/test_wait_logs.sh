@@ -3,7 +3,8 @@
 # against a specs directory whose status and output the test writes by
 # hand (as the controller does): wait exits 1 at once, naming phase and
 # stop reason, when a final phase cannot become the one asked for;
-# --for=condition=TYPE[=STATUS] and --for=delete; Go-style durations;
+# --for=condition=TYPE[=STATUS] (the status as written: Unknown or none
+# is not False) and --for=delete; Go-style durations;
 # logs -f says it waits for the attempt and honours --timeout; --tail and
 # --since; logs of an attempt with nothing captured is an error; a phase
 # that does not exist is refused at once. Negative controls: the same
@@ -23,10 +24,11 @@ spec() {
     printf '  deadlineSeconds: 60\n'
 }
 status() { printf '%s' "$2" >"$ST/status/$1.json"; }
-for n in done failed run; do spec $n | ctl apply -f - >/dev/null; done
+for n in done failed run unk; do spec $n | ctl apply -f - >/dev/null; done
 status done '{"phase":"Succeeded","conditions":[{"type":"Ready","status":"False","reason":"Finished","message":"m"}]}'
 status failed '{"phase":"Failed","stopReason":"deadline"}'
 status run '{"phase":"Running","conditions":[{"type":"BoundaryVerified","status":"True","reason":"Verified","message":"ok"}]}'
+status unk '{"phase":"Running","conditions":[{"type":"Ready","status":"Unknown","reason":"Other","message":"m"},{"type":"Admitted","reason":"NoStatus","message":"m"}]}'
 
 # wait --for=phase
 out=$(ctl wait done --for=phase=Succeeded)
@@ -50,6 +52,14 @@ out=$(ctl wait done --for=condition=Ready=False)
 check_match "condition=TYPE=STATUS" "done condition met" "$out"
 rc=0; ctl wait done --for=condition=Ready --timeout=300ms >/dev/null 2>&1 || rc=$?
 check_eq "condition with another status: times out" 1 "$rc"
+# another writer's Unknown, or no status at all, is not False
+rc=0; ctl wait unk --for=condition=Ready=False --timeout=300ms >/dev/null 2>&1 || rc=$?
+check_eq "status Unknown does not meet =False: times out" 1 "$rc"
+rc=0; ctl wait unk --for=condition=Admitted=False --timeout=300ms >/dev/null 2>&1 || rc=$?
+check_eq "no status does not meet =False: times out" 1 "$rc"
+out=$(ctl wait unk --for=condition=Ready=Unknown --timeout=5s)
+check_match "control: the status as written meets its own text" "unk condition met" "$out"
+check_match "describe shows the status as written" "Ready +Unknown" "$(ctl describe unk)"
 
 # wait --for=delete: the spec gone and the status deleted (cleanup done)
 rc=0; ctl wait nothing-here --for=delete >/dev/null || rc=$?
