@@ -94,7 +94,8 @@ store__kube_send_async(struct store_kube *s, const char *method,
     struct store_kube_call *k;
 
     if (s->w == NULL || calls_out(s) >= STORE_KUBE_CALLS_MAX)
-        return err_set(e, ERR_INVALID, "no watch yet, or too many requests out");
+        return err_set(e, ERR_INVALID,
+                       "no watch yet, or too many requests out");
     if ((k = calloc(1, sizeof(*k))) == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
     buf_init(&k->answer, STORE_KUBE_ANSWER_MAX);

@@ -77,8 +77,8 @@ send_step(struct store_kube *s, struct claims *b, const char *method,
     struct err e = { 0 };
 
     if (store__kube_lease_path(s, path, sizeof(path), prefix, name, &e) == -1 ||
-        store__kube_send_async(s, method, path, body, what, answered, b,
-                               &e) == -1)
+        store__kube_send_async(s, method, path, body, what, answered, b, &e) ==
+            -1)
         item_done(s, b, -1, &e);
 }
 
@@ -104,8 +104,8 @@ written(struct store_kube *s, void *arg, int rc, const cJSON *ans,
     }
     mine = *e;
     if (mine.code == ERR_CONFLICT) /* another claim won the race */
-        err_prefix(&mine, "%s: claimed by another controller meanwhile: ",
-                   it->name);
+        err_prefix(&mine,
+                   "%s: claimed by another controller meanwhile: ", it->name);
     item_done(s, b, -1, &mine);
 }
 
@@ -142,8 +142,8 @@ fenced(struct store_kube *s, void *arg, int rc, const cJSON *ans,
     }
     mine = *e;
     if (mine.code == ERR_CONFLICT) /* renewed since we read it */
-        err_prefix(&mine, "%s: its holder renewed its Lease: ",
-                   b->it[b->i].name);
+        err_prefix(&mine,
+                   "%s: its holder renewed its Lease: ", b->it[b->i].name);
     item_done(s, b, -1, &mine);
 }
 
@@ -153,8 +153,8 @@ decide(struct store_kube *s, struct claims *b, const cJSON *holder_lease)
 {
     struct store_claim_item *it = &b->it[b->i];
     int64_t term = 0;
-    const char *who = b->create ? NULL
-                                : store__kube_claim_holder_of(b->claim, &term);
+    const char *who =
+        b->create ? NULL : store__kube_claim_holder_of(b->claim, &term);
     struct err e = { 0 };
     cJSON *fence;
     int rc;
@@ -221,10 +221,11 @@ owner_read(struct store_kube *s, void *arg, int rc, const cJSON *ans,
     if (store_closing(s, b))
         return;
     name = b->it[b->i].name;
-    uid = rc == 0 ? store__kube_str(cJSON_GetObjectItemCaseSensitive(ans,
-                                                                     "metadata"),
-                                    "uid", NULL)
-                  : NULL;
+    uid =
+        rc == 0
+            ? store__kube_str(cJSON_GetObjectItemCaseSensitive(ans, "metadata"),
+                              "uid", NULL)
+            : NULL;
     snprintf(lname, sizeof(lname), "%s%s", STORE_KUBE_CLAIM_PREFIX, name);
     if ((b->claim = store__kube_lease_new(lname)) == NULL) {
         err_set(&mine, ERR_NOMEM, "out of memory");
@@ -257,8 +258,9 @@ claim_read(struct store_kube *s, void *arg, int rc, const cJSON *ans,
     if (rc == -1) { /* none yet: created, owned by its invocation */
         b->create = true;
         if (store__kube_path(path, sizeof(path), it->name, NULL, &mine) == -1 ||
-            store__kube_send_async(s, "GET", path, NULL, "reading an invocation",
-                                   owner_read, b, &mine) == -1)
+            store__kube_send_async(s, "GET", path, NULL,
+                                   "reading an invocation", owner_read, b,
+                                   &mine) == -1)
             owner_read(s, b, -1, NULL, &mine);
         return;
     }
@@ -321,8 +323,12 @@ store__kube_claim_many_async(struct store *st, const char *holder,
         return -1;
     if ((b = calloc(1, sizeof(*b))) == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
-    *b = (struct claims){ .it = it, .n = n, .i = first, .lease = lease,
-                          .done = done, .arg = arg,
+    *b = (struct claims){ .it = it,
+                          .n = n,
+                          .i = first,
+                          .lease = lease,
+                          .done = done,
+                          .arg = arg,
                           .started = store__kube_now() };
     snprintf(b->holder, sizeof(b->holder), "%s", holder);
     /* the first request here: when it cannot go, the blocking way does */

@@ -25,17 +25,14 @@ store__kube_now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-#define now_s store__kube_now
-#define lease_path store__kube_lease_path
-
 /* (the controller's metrics count the ones its loop waited for) */
 void
 store__kube_observe(struct store_kube *s, const char *op, double started,
                     int rc, bool blocking)
 {
     if (s->base.observe != NULL)
-        s->base.observe(s->base.observe_arg, op, now_s() - started, rc == 0,
-                        blocking);
+        s->base.observe(s->base.observe_arg, op, store__kube_now() - started,
+                        rc == 0, blocking);
 }
 
 static void
@@ -84,7 +81,7 @@ get_lease(struct store_kube *s, const char *prefix, const char *name,
 {
     char path[512];
 
-    if (lease_path(s, path, sizeof(path), prefix, name, e) == -1)
+    if (store__kube_lease_path(s, path, sizeof(path), prefix, name, e) == -1)
         return -1;
     return store__kube_request(s, "GET", path, NULL, NULL, out, NULL, e);
 }
@@ -103,7 +100,8 @@ write_lease(struct store_kube *s, const char *prefix, const char *name,
 
     if (body == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
-    rc = lease_path(s, path, sizeof(path), create ? NULL : prefix, name, e);
+    rc = store__kube_lease_path(s, path, sizeof(path), create ? NULL : prefix,
+                                name, e);
     if (rc == 0)
         rc = store__kube_request(s, create ? "POST" : "PUT", path, body, NULL,
                                  own ? &ans : NULL, NULL, e);
@@ -135,8 +133,8 @@ lease_grant(struct store_kube *s, int ttl_s, int64_t *lease, struct err *e)
     if (get_lease(s, STORE_KUBE_LEASE_PREFIX, s->holder, &read, e) == -1 &&
         e->code != ERR_NOTFOUND)
         return -1;
-    l = store__kube_grant_next(read, s->holder, ttl_s, now_s(), lease, &create,
-                               e);
+    l = store__kube_grant_next(read, s->holder, ttl_s, store__kube_now(), lease,
+                               &create, e);
     cJSON_Delete(read);
     if (l == NULL)
         return -1;
@@ -149,7 +147,7 @@ int
 store__kube_lease_grant(struct store *st, int ttl_s, int64_t *lease,
                         struct err *e)
 {
-    double started = now_s();
+    double started = store__kube_now();
     int64_t term = 0;
     int rc = lease_grant(KUBE_OF(st), ttl_s, &term, e);
 
@@ -159,13 +157,12 @@ store__kube_lease_grant(struct store *st, int ttl_s, int64_t *lease,
     return rc;
 }
 
-static int lease_keepalive(struct store_kube *s, int64_t lease,
-                           struct err *e);
+static int lease_keepalive(struct store_kube *s, int64_t lease, struct err *e);
 
 int
 store__kube_lease_keepalive(struct store *st, int64_t lease, struct err *e)
 {
-    double started = now_s();
+    double started = store__kube_now();
     int rc = lease_keepalive(KUBE_OF(st), lease, e);
 
     observe_renewal(KUBE_OF(st), started, rc, true);
@@ -176,7 +173,7 @@ store__kube_lease_keepalive(struct store *st, int64_t lease, struct err *e)
 static int
 lease_keepalive(struct store_kube *s, int64_t lease, struct err *e)
 {
-    double now = now_s();
+    double now = store__kube_now();
     const cJSON *ttl;
     cJSON *l;
     int rc;
@@ -217,7 +214,7 @@ holder_live(struct store_kube *s, const char *who, int64_t term, bool *live,
         return 0;
     if (get_lease(s, STORE_KUBE_LEASE_PREFIX, who, &l, e) == -1)
         return e->code == ERR_NOTFOUND ? 0 : -1;
-    *live = store__kube_lease_live(l, who, term, now_s());
+    *live = store__kube_lease_live(l, who, term, store__kube_now());
     cJSON_Delete(l);
     return 0;
 }
@@ -262,7 +259,7 @@ fence(struct store_kube *s, const char *who, int64_t term, struct err *e)
 
     if (get_lease(s, STORE_KUBE_LEASE_PREFIX, who, &l, e) == -1)
         return e->code == ERR_NOTFOUND ? 0 : -1;
-    rc = store__kube_fence_lease(l, who, term, now_s(), e);
+    rc = store__kube_fence_lease(l, who, term, store__kube_now(), e);
     if (rc == 1)
         rc = write_lease(s, STORE_KUBE_LEASE_PREFIX, who, l, false, e);
     cJSON_Delete(l);
@@ -329,7 +326,7 @@ claim(struct store_kube *s, const char *name, const char *holder, int64_t lease,
     if (holder_lease(s, who, &hl, e) == -1)
         goto out;
     switch (store__kube_claim_verdict(hl, who, term, holder, s->check_holders,
-                                      now_s(), was_free)) {
+                                      store__kube_now(), was_free)) {
     case STORE_KUBE_CLAIM_HELD:
         err_set(e, ERR_CONFLICT, "%s is claimed by controller %s", name, who);
         goto out;
@@ -340,7 +337,7 @@ claim(struct store_kube *s, const char *name, const char *holder, int64_t lease,
     case STORE_KUBE_CLAIM_TAKE:
         break;
     }
-    rc = store__kube_claim_set(c, holder, lease, now_s(), e);
+    rc = store__kube_claim_set(c, holder, lease, store__kube_now(), e);
     if (rc == 0)
         rc = write_lease(s, STORE_KUBE_CLAIM_PREFIX, name, c, create, e);
     if (rc == -1 && e->code == ERR_CONFLICT) /* another claim won the race */
@@ -425,10 +422,10 @@ store__kube_lease_keepalive_async(struct store *st, int64_t lease,
     /* nothing written yet, or expired by now: the blocking way reads the
      * Lease and says so (ERR_INVALID: store.c falls back to it) */
     if (s->own == NULL || !cJSON_IsNumber(ttl) || s->holder[0] == '\0' ||
-        !store__kube_lease_live(s->own, s->holder, lease, now_s()))
+        !store__kube_lease_live(s->own, s->holder, lease, store__kube_now()))
         return err_set(e, ERR_INVALID, "renewal needs a read first");
-    if (lease_path(s, path, sizeof(path), STORE_KUBE_LEASE_PREFIX, s->holder,
-                   e) == -1)
+    if (store__kube_lease_path(s, path, sizeof(path), STORE_KUBE_LEASE_PREFIX,
+                               s->holder, e) == -1)
         return -1;
     if ((l = cJSON_Duplicate(s->own, true)) == NULL ||
         (r = calloc(1, sizeof(*r))) == NULL) {
@@ -437,10 +434,11 @@ store__kube_lease_keepalive_async(struct store *st, int64_t lease,
     }
     r->done = done;
     r->arg = arg;
-    r->started = now_s();
+    r->started = store__kube_now();
     rc = store__kube_lease_hold(l, s->holder, (int)ttl->valuedouble, lease,
-                                now_s(), false, e);
-    if (rc == 0) /* its resourceVersion, the one we wrote, is the precondition */
+                                store__kube_now(), false, e);
+    if (rc ==
+        0) /* its resourceVersion, the one we wrote, is the precondition */
         rc = store__kube_send_async(s, "PUT", path, l, "renewing the Lease",
                                     renewed, r, e);
     cJSON_Delete(l);
@@ -497,11 +495,11 @@ grant_read(struct store_kube *s, void *arg, int rc, const cJSON *ans,
         return;
     }
     l = store__kube_grant_next(rc == 0 ? ans : NULL, s->holder, g->ttl_s,
-                               now_s(), &g->term, &create, &mine);
+                               store__kube_now(), &g->term, &create, &mine);
     if (l == NULL ||
-        lease_path(s, path, sizeof(path),
-                   create ? NULL : STORE_KUBE_LEASE_PREFIX, s->holder,
-                   &mine) == -1 ||
+        store__kube_lease_path(s, path, sizeof(path),
+                               create ? NULL : STORE_KUBE_LEASE_PREFIX,
+                               s->holder, &mine) == -1 ||
         store__kube_send_async(s, create ? "POST" : "PUT", path, l,
                                "granting the Lease", grant_written, g,
                                &mine) == -1)
@@ -520,13 +518,13 @@ store__kube_lease_grant_async(struct store *st, int ttl_s, store_lease_fn *done,
     if (s->holder[0] == '\0')
         return no_holder(e);
     if (store__kube_blocking_asked(s, e) ||
-        lease_path(s, path, sizeof(path), STORE_KUBE_LEASE_PREFIX, s->holder,
-                   e) == -1)
+        store__kube_lease_path(s, path, sizeof(path), STORE_KUBE_LEASE_PREFIX,
+                               s->holder, e) == -1)
         return -1;
     if ((g = calloc(1, sizeof(*g))) == NULL)
         return err_set(e, ERR_NOMEM, "out of memory");
     *g = (struct granting){
-        .ttl_s = ttl_s, .done = done, .arg = arg, .started = now_s()
+        .ttl_s = ttl_s, .done = done, .arg = arg, .started = store__kube_now()
     };
     if (store__kube_send_async(s, "GET", path, NULL, "reading the Lease",
                                grant_read, g, e) == -1) {
@@ -541,7 +539,7 @@ store__kube_claim_many(struct store *st, const char *holder, int64_t lease,
                        struct store_claim_item *it, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        double started = now_s();
+        double started = store__kube_now();
 
         if (it[i].rc == -1)
             continue; /* not a valid name (store_claim_many said so) */

@@ -184,8 +184,9 @@ const char *
 store__kube_claim_holder_of(const cJSON *claim, int64_t *term)
 {
     const cJSON *md = cJSON_GetObjectItemCaseSensitive(claim, "metadata");
-    const char *who = store__kube_str(
-        cJSON_GetObjectItemCaseSensitive(claim, "spec"), "holderIdentity", NULL);
+    const char *who =
+        store__kube_str(cJSON_GetObjectItemCaseSensitive(claim, "spec"),
+                        "holderIdentity", NULL);
     const char *t =
         store__kube_str(cJSON_GetObjectItemCaseSensitive(md, "annotations"),
                         STORE_KUBE_TERM_ANNOTATION, NULL);
@@ -242,7 +243,8 @@ store__kube_grant_next(const cJSON *read, const char *holder, int ttl_s,
             (*term)++;
     }
     snprintf(name, sizeof(name), "%s%s", STORE_KUBE_LEASE_PREFIX, holder);
-    l = read != NULL ? cJSON_Duplicate(read, true) : store__kube_lease_new(name);
+    l = read != NULL ? cJSON_Duplicate(read, true)
+                     : store__kube_lease_new(name);
     if (l == NULL) {
         nomem(e);
         return NULL;
@@ -271,8 +273,8 @@ store__kube_claim_verdict(const cJSON *holder_lease, const char *who,
 }
 
 int
-store__kube_fence_lease(cJSON *lease, const char *who, int64_t term,
-                        double now, struct err *e)
+store__kube_fence_lease(cJSON *lease, const char *who, int64_t term, double now,
+                        struct err *e)
 {
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(lease, "spec");
     const char *now_who = store__kube_str(spec, "holderIdentity", NULL);

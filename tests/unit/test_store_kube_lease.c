@@ -97,10 +97,10 @@ test_claim(void **state)
     assert_string_equal(store__kube_claim_holder_of(c, &term), "a");
     assert_int_equal(term, 7);
     assert_string_equal(
-        store__kube_str(cJSON_GetObjectItemCaseSensitive(
-                            cJSON_GetObjectItemCaseSensitive(c, "metadata"),
-                            "annotations"),
-                        STORE_KUBE_TERM_ANNOTATION, NULL),
+        store__kube_str(
+            cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(c, "metadata"), "annotations"),
+            STORE_KUBE_TERM_ANNOTATION, NULL),
         "7");
     /* taken over by another controller: holder and term replaced */
     assert_int_equal(store__kube_claim_set(c, "b", 2, T0 + 9, &e), 0);
@@ -221,10 +221,10 @@ test_fence(void **state)
     assert_int_equal(store__kube_fence_lease(hl, "a", 2, T0 + 7, &e), 0);
     /* expired: holderIdentity "", so a's renewal in flight gets 409 */
     assert_int_equal(store__kube_fence_lease(hl, "a", 3, T0 + 7, &e), 1);
-    assert_string_equal(store__kube_str(cJSON_GetObjectItemCaseSensitive(hl,
-                                                                         "spec"),
-                                        "holderIdentity", NULL),
-                        "");
+    assert_string_equal(
+        store__kube_str(cJSON_GetObjectItemCaseSensitive(hl, "spec"),
+                        "holderIdentity", NULL),
+        "");
     assert_false(store__kube_lease_live(hl, "a", 3, T0));
     /* fenced already: nothing left */
     assert_int_equal(store__kube_fence_lease(hl, "a", 3, T0 + 7, &e), 0);
