@@ -174,6 +174,8 @@ for n in a b; do
     check_eq "$n: its loop waited for none of its releases" 0 \
         "$(sent_waited $n release | cut -d' ' -f2)"
 done
+echo "# a: claims sent/waited for $(sent_waited a claim), releases $(sent_waited a release)," \
+    "grants $(sent_waited a lease_grant), claim-gate reads (still blocking) $(sent_waited a claim_holder)"
 check "a and b sent a claim for each of the 6 (and more for the ones they lost)" \
     test "$claims_ab" -ge 6
 check "releases were sent (each finished invocation's)" \
