@@ -258,8 +258,7 @@ store__kube_claim_holder(struct store *st, const char *name, char *holder,
      * unchecked holders ask nothing) */
     if (KUBE_OF(st)->check_holders)
         store__kube_observe(KUBE_OF(st), "claim_holder", started,
-                            rc == 0 || e->code == ERR_NOTFOUND ? 0 : -1,
-                            true);
+                            rc == 0 || e->code == ERR_NOTFOUND ? 0 : -1, true);
     return rc;
 }
 
