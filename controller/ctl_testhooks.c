@@ -46,7 +46,9 @@
  * (store_etcd_set_cache), as before the cache: the claim gate reads twice
  * per unclaimed invocation per pass; "etcd-loop-async" makes the lease
  * grant, the pool document and the lists that start the etcd watches
- * blocking requests again (store_etcd_set_loop_blocking); "storage-verify" skips the volumes'
+ * blocking requests again (store_etcd_set_loop_blocking); "kube-loop-async"
+ * makes the API server store's Lease grant and claims blocking requests
+ * again (store_kube_set_loop_blocking); "storage-verify" skips the volumes'
  * identity check before the keeper's create (drift_verify.c); "canary"
  * runs no boundary canary and "canary-pending" creates it without its
  * name on disk first (box_canary.c); "canary-cleanup" leaves a pending

@@ -300,6 +300,11 @@ struct store *store_kube_open(const char *kubeconfig, const char *context,
  * no-op on another store. */
 void store_kube_set_holder(struct store *s, const char *holder,
                            bool check_holders);
+/* on: the lease grant and the claims the controller's loop sends without
+ * blocking (store_kube_claim_async.c) go the blocking way again, as
+ * before: the negative control of test_kube_leases.sh's count of the
+ * requests the loop waited for. A no-op on another store. */
+void store_kube_set_loop_blocking(struct store *s, bool on);
 
 /* Close and free; NULL is a no-op. */
 void store_close(struct store *s);

@@ -452,6 +452,10 @@ loop_open(struct ctl *c, const struct loop_etcd_opts *eo, struct err *e)
      * lists go the blocking way again */
     if (ctl_test_disabled("etcd-loop-async"))
         store_etcd_set_loop_blocking(c->store, true);
+    /* test_kube_leases.sh's: the Lease grant and the claims go the
+     * blocking way again */
+    if (ctl_test_disabled("kube-loop-async"))
+        store_kube_set_loop_blocking(c->store, true);
     c->dk = dk_new(c->loop, c->opts.docker_url, e);
     if (c->dk == NULL)
         return -1;

@@ -91,10 +91,12 @@ static const struct store_ops kube_ops = {
     .lease_grant = store__kube_lease_grant,
     .lease_keepalive = store__kube_lease_keepalive,
     .lease_keepalive_async = store__kube_lease_keepalive_async,
+    .lease_grant_async = store__kube_lease_grant_async,
     .claim = store__kube_claim,
     .claim_holder = store__kube_claim_holder,
     .release = store__kube_release,
     .claim_many = store__kube_claim_many,
+    .claim_many_async = store__kube_claim_many_async,
     .close = kube_close,
 };
 

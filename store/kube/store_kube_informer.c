@@ -101,8 +101,15 @@ store__kube_claimed_read(struct store_kube *s, const char *name)
 
     if (s->w == NULL)
         return; /* no cache: every read asks the API server */
-    if (store__kube_get_object(s, name, &obj, &ignored) == -1 ||
-        store__kube_cache_take(&s->cache, obj) == -1)
-        store__kube_cache_forget(&s->cache, name);
+    store__kube_claimed_take(
+        s, name, store__kube_get_object(s, name, &obj, &ignored) == 0 ? obj : NULL);
     cJSON_Delete(obj);
+}
+
+void
+store__kube_claimed_take(struct store_kube *s, const char *name,
+                         const cJSON *obj)
+{
+    if (obj == NULL || store__kube_cache_take(&s->cache, obj) == -1)
+        store__kube_cache_forget(&s->cache, name);
 }

@@ -10,7 +10,8 @@
  *   store_kube_lease.c   the controller's Lease and the claims
  *   store_kube_lease_obj.c  their Lease objects (pure)
  *   store_kube_own.c     the controller's own Lease, fresh to claim under
- *   store_kube_async.c   a request on the watch's multi handle
+ *   store_kube_async.c   requests on the watch's multi handle
+ *   store_kube_claim_async.c  the claims sent on it
  *   store_kube_cache.c   the informer cache (pure, own header)
  *   store_kube_informer.c reads served from it while the watch is live
  *   store_kube.c         open, close, the ops table
@@ -35,6 +36,8 @@
 #define STORE_KUBE_ANSWER_MAX (64 * 1024 * 1024) /* bytes of one answer */
 #define STORE_KUBE_GROUP_PATH "/apis/agentctl.dev/v1alpha1"
 #define STORE_KUBE_WATCH_S    300 /* the server ends a watch after this */
+/* requests out without blocking at once: a renewal, a grant, a claim */
+#define STORE_KUBE_CALLS_MAX  4
 /* the controller's finalizer: an object is gone only once the
  * controller removed every Docker object of it (docs/store-kube.md) */
 #define STORE_KUBE_FINALIZER "agentctl.dev/cleanup"
@@ -85,7 +88,9 @@ struct store_kube {
     cJSON *own;  /* its Lease as last written (NULL: read it first) */
     cJSON *own_ok; /* its Lease as the API server last took it: claims
                       only while fresh (store_kube_own.c) */
-    struct store_kube_call *call; /* the request out without blocking */
+    struct store_kube_call *call; /* the requests out without blocking */
+    bool closing; /* store_close: a request's done only frees its own */
+    bool loop_blocking; /* store_kube_set_loop_blocking(): the control */
     struct store_kube_cache cache; /* filled by the watch (w) only */
     bool cache_off; /* AGENTCTL_KUBE_CACHE=off: every read asks the server */
 };
@@ -162,6 +167,10 @@ void store__kube_write_through(struct store_kube *s, const cJSON *ans);
 /* A claim of name was written: its object read from the API server into
  * the cache, so the status read next is not older than the claim. */
 void store__kube_claimed_read(struct store_kube *s, const char *name);
+/* The same with the object a claimant read without blocking (NULL: it
+ * could not be read: the entry is forgotten). */
+void store__kube_claimed_take(struct store_kube *s, const char *name,
+                              const cJSON *obj);
 
 /* --- store_kube_watch.c --- */
 
@@ -215,9 +224,39 @@ int store__kube_claim_set(cJSON *claim, const char *holder, int64_t term,
                           double now, struct err *e);
 /* The holder a claim names and its term (*term); NULL when released. */
 const char *store__kube_claim_holder_of(const cJSON *claim, int64_t *term);
+/* The claim is holder's of term lease: a release writes it free. */
+bool store__kube_claim_ours(const cJSON *claim, const char *holder,
+                            int64_t lease);
 /* A new claim's labels and its owner, the invocation of uid (NULL: none). */
 int store__kube_claim_owner(cJSON *claim, const char *inv_name, const char *uid,
                             struct err *e);
+
+/* The controller's Lease to write for a grant to holder, from the one
+ * read (NULL: none, *create), with the term it is of (*term): the same
+ * term while the read one still lives, else the next. NULL with e. */
+cJSON *store__kube_grant_next(const cJSON *read, const char *holder, int ttl_s,
+                              double now, int64_t *term, bool *create,
+                              struct err *e);
+
+/* What a claim by holder does with a claim held by who under term (who
+ * NULL: released or new), given who's Lease as read (NULL: none). */
+enum store_kube_verdict {
+    STORE_KUBE_CLAIM_TAKE,  /* free, or holder's own: write it */
+    STORE_KUBE_CLAIM_FENCE, /* who's Lease expired: fence it, then write */
+    STORE_KUBE_CLAIM_HELD,  /* who's Lease lives: ERR_CONFLICT */
+};
+/* *was_free: nobody's live claim (NodeLost for the one before).
+ * check_holders false (the negative control): every claim is free. */
+enum store_kube_verdict
+store__kube_claim_verdict(const cJSON *holder_lease, const char *who,
+                          int64_t term, const char *holder, bool check_holders,
+                          double now, bool *was_free);
+/* Fence who's expired Lease of term as read: holderIdentity "" (1: PUT
+ * it, its resourceVersion the precondition), 0 when it is no longer
+ * who's of term (nothing to fence), -1 ERR_CONFLICT when who renewed it
+ * (the claim is not taken). */
+int store__kube_fence_lease(cJSON *lease, const char *who, int64_t term,
+                            double now, struct err *e);
 
 /* --- store_kube_lease.c --- */
 
@@ -237,6 +276,28 @@ void store__kube_claim_many(struct store *st, const char *holder,
 int store__kube_lease_keepalive_async(struct store *st, int64_t lease,
                                       store_done_fn *done, void *arg,
                                       struct err *e);
+int store__kube_lease_grant_async(struct store *st, int ttl_s,
+                                  store_lease_fn *done, void *arg,
+                                  struct err *e);
+
+/* Shared with store_kube_claim_async.c: the clock, the path of the Leases
+ * (prefix NULL) or of one, a request to the store's observer (blocking:
+ * the loop waited for it), and -1 ERR_INVALID when the test hook asks
+ * for the blocking way (store_kube_set_loop_blocking). */
+double store__kube_now(void);
+int store__kube_lease_path(const struct store_kube *s, char *buf, size_t size,
+                           const char *prefix, const char *name,
+                           struct err *e);
+void store__kube_observe(struct store_kube *s, const char *op, double started,
+                         int rc, bool blocking);
+bool store__kube_blocking_asked(const struct store_kube *s, struct err *e);
+
+/* --- store_kube_claim_async.c --- */
+
+int store__kube_claim_many_async(struct store *st, const char *holder,
+                                 int64_t lease, struct store_claim_item *it,
+                                 size_t n, store_done_fn *done, void *arg,
+                                 struct err *e);
 
 /* --- store_kube_own.c --- */
 
@@ -258,24 +319,25 @@ void store__kube_renewal_refused(struct store_kube *s, struct err *e);
 /* --- store_kube_async.c --- */
 
 /* The answer of store__kube_send_async(): rc 0 with the parsed 2xx
- * answer (the callee's, deleted after), or -1 with e. */
+ * answer (the callee's, deleted after), or -1 with e (404 ERR_NOTFOUND,
+ * 409 ERR_CONFLICT, as store__kube_request). While s->closing, done
+ * frees what arg holds and calls nobody back. */
 typedef void store_kube_answer_fn(struct store_kube *s, void *arg, int rc,
                                   const cJSON *ans, const struct err *e);
-/* Send method path with body on the watch's multi handle; done from a
- * later store_watch_read(). arg is the store's own heap block: done
- * frees it, or store__kube_async_drop() when the store closes before the
- * answer. -1 ERR_INVALID when it cannot (no watch, or one request
- * already out): the caller then goes the blocking way (arg still the
- * caller's). */
+/* Send method path with body (NULL: none) on the watch's multi handle;
+ * done from a later store_watch_read(); what names it in an error
+ * ("renewing the Lease"; a literal). -1 ERR_INVALID when it cannot (no
+ * watch, or STORE_KUBE_CALLS_MAX out): the caller then goes the
+ * blocking way. */
 int store__kube_send_async(struct store_kube *s, const char *method,
                            const char *path, const cJSON *body,
-                           store_kube_answer_fn *done, void *arg,
-                           struct err *e);
-/* The watch's multi handle finished easy: true when it was this request
- * (done has been called). */
+                           const char *what, store_kube_answer_fn *done,
+                           void *arg, struct err *e);
+/* The watch's multi handle finished easy: true when it was one of these
+ * requests (its done has been called). */
 bool store__kube_async_done(struct store_kube *s, void *easy, int result);
-/* The store closes: the request out is dropped unanswered (its arg
- * freed). */
+/* The store closes: each request out is dropped, its done called with
+ * s->closing set. */
 void store__kube_async_drop(struct store_kube *s);
 
 /* --- store_kube_http.c --- */

@@ -184,8 +184,9 @@ const char *
 store__kube_claim_holder_of(const cJSON *claim, int64_t *term)
 {
     const cJSON *md = cJSON_GetObjectItemCaseSensitive(claim, "metadata");
-    const char *who = store__kube_str(
-        cJSON_GetObjectItemCaseSensitive(claim, "spec"), "holderIdentity", NULL);
+    const char *who =
+        store__kube_str(cJSON_GetObjectItemCaseSensitive(claim, "spec"),
+                        "holderIdentity", NULL);
     const char *t =
         store__kube_str(cJSON_GetObjectItemCaseSensitive(md, "annotations"),
                         STORE_KUBE_TERM_ANNOTATION, NULL);
@@ -220,4 +221,81 @@ store__kube_claim_owner(cJSON *claim, const char *inv_name, const char *uid,
         !set_str(ref, "name", inv_name) || !set_str(ref, "uid", uid))
         return nomem(e);
     return 0;
+}
+
+cJSON *
+store__kube_grant_next(const cJSON *read, const char *holder, int ttl_s,
+                       double now, int64_t *term, bool *create, struct err *e)
+{
+    char name[256];
+    cJSON *l;
+    bool same = false;
+
+    *create = read == NULL;
+    *term = 1;
+    if (read != NULL) {
+        *term = store__kube_lease_term(read);
+        /* still live (a restart within the TTL): its claims are taken
+         * over, as an etcd lease's keys are; expired: a new term, and
+         * every claim of the old one is free */
+        same = *term > 0 && store__kube_lease_live(read, holder, *term, now);
+        if (!same)
+            (*term)++;
+    }
+    snprintf(name, sizeof(name), "%s%s", STORE_KUBE_LEASE_PREFIX, holder);
+    l = read != NULL ? cJSON_Duplicate(read, true)
+                     : store__kube_lease_new(name);
+    if (l == NULL) {
+        nomem(e);
+        return NULL;
+    }
+    if (store__kube_lease_hold(l, holder, ttl_s, *term, now, !same, e) == -1) {
+        cJSON_Delete(l);
+        return NULL;
+    }
+    return l;
+}
+
+enum store_kube_verdict
+store__kube_claim_verdict(const cJSON *holder_lease, const char *who,
+                          int64_t term, const char *holder, bool check_holders,
+                          double now, bool *was_free)
+{
+    bool live = who != NULL && check_holders && holder_lease != NULL &&
+                store__kube_lease_live(holder_lease, who, term, now);
+
+    *was_free = !live; /* live and ours: a restarted controller's own */
+    if (live && strcmp(who, holder) != 0)
+        return STORE_KUBE_CLAIM_HELD;
+    if (!live && who != NULL && strcmp(who, holder) != 0 && check_holders)
+        return STORE_KUBE_CLAIM_FENCE;
+    return STORE_KUBE_CLAIM_TAKE;
+}
+
+int
+store__kube_fence_lease(cJSON *lease, const char *who, int64_t term, double now,
+                        struct err *e)
+{
+    cJSON *spec = cJSON_GetObjectItemCaseSensitive(lease, "spec");
+    const char *now_who = store__kube_str(spec, "holderIdentity", NULL);
+
+    /* another holder or term by now: nothing of who's left to fence */
+    if (now_who == NULL || strcmp(now_who, who) != 0 ||
+        store__kube_lease_term(lease) != term)
+        return 0;
+    if (store__kube_lease_live(lease, who, term, now))
+        return err_set(e, ERR_CONFLICT, "controller %s renewed its Lease", who);
+    if (!set_str(spec, "holderIdentity", ""))
+        return nomem(e);
+    return 1;
+}
+
+bool
+store__kube_claim_ours(const cJSON *claim, const char *holder, int64_t lease)
+{
+    int64_t term;
+    const char *who = store__kube_claim_holder_of(claim, &term);
+
+    /* only our claim of this term: a newer holder's stays */
+    return who != NULL && strcmp(who, holder) == 0 && term == lease;
 }

@@ -8,16 +8,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-
-static double
-now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void
 store__kube_own_renewed(struct store_kube *s, const cJSON *ans)
@@ -47,7 +37,7 @@ int
 store__kube_own_fresh(const struct store_kube *s, int64_t lease,
                       struct err *e)
 {
-    double now = now_s();
+    double now = store__kube_now();
 
     /* Another controller takes our claims once renewTime + duration is
      * past by its clock (clocks in sync): a claim written within the last

@@ -273,8 +273,9 @@ static void
 drive(struct store_kube *s, bool *ended, int *how, bool *retry_due)
 {
     struct store_kube_watch *w = s->w;
-    void *call_easy = NULL;
-    int running, call_result = 0;
+    void *call_easy[STORE_KUBE_CALLS_MAX];
+    int running, call_result[STORE_KUBE_CALLS_MAX];
+    size_t calls = 0;
     CURLMsg *m;
 
     *retry_due = store__multi_drive(w->multi, &w->fds, w->retry) || *retry_due;
@@ -284,13 +285,15 @@ drive(struct store_kube *s, bool *ended, int *how, bool *retry_due)
         if (m->easy_handle == w->easy) {
             *ended = true;
             *how = (int)m->data.result;
-        } else { /* store_kube_async.c's, answered after this loop */
-            call_easy = m->easy_handle;
-            call_result = (int)m->data.result;
+        } else if (calls < STORE_KUBE_CALLS_MAX) {
+            /* store_kube_async.c's (at most that many out), answered
+             * after this loop: an answer may send the next request */
+            call_easy[calls] = m->easy_handle;
+            call_result[calls++] = (int)m->data.result;
         }
     }
-    if (call_easy != NULL)
-        (void)store__kube_async_done(s, call_easy, call_result);
+    for (size_t i = 0; i < calls; i++)
+        (void)store__kube_async_done(s, call_easy[i], call_result[i]);
 }
 
 /* One event line: the resourceVersion to resume from, the change (if the

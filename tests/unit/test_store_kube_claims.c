@@ -358,22 +358,22 @@ static void *sent_arg;
 
 int __wrap_store__kube_send_async(struct store_kube *s, const char *method,
                                   const char *path, const cJSON *body,
-                                  store_kube_answer_fn *done, void *arg,
-                                  struct err *e);
+                                  const char *what, store_kube_answer_fn *done,
+                                  void *arg, struct err *e);
 int __real_store__kube_send_async(struct store_kube *s, const char *method,
                                   const char *path, const cJSON *body,
-                                  store_kube_answer_fn *done, void *arg,
-                                  struct err *e);
+                                  const char *what, store_kube_answer_fn *done,
+                                  void *arg, struct err *e);
 
 int
 __wrap_store__kube_send_async(struct store_kube *s, const char *method,
                               const char *path, const cJSON *body,
-                              store_kube_answer_fn *done, void *arg,
-                              struct err *e)
+                              const char *what, store_kube_answer_fn *done,
+                              void *arg, struct err *e)
 {
     if (s->w->multi != NULL) /* a real multi handle: the real sender */
-        return __real_store__kube_send_async(s, method, path, body, done, arg,
-                                             e);
+        return __real_store__kube_send_async(s, method, path, body, what, done,
+                                             arg, e);
     sent_done = done;
     sent_arg = arg;
     return 0;

@@ -16,6 +16,12 @@
 #     moves it to Preparing), or one marks the other's live attempt
 #     node-lost; the first part asserts neither happens with the check,
 #     so the holder check is what prevents it.
+#   - the Lease grant, claims and releases go without blocking the loop
+#     (on the watch's connection): counted on /metrics, none of them
+#     waited for; control: controller d of the negative control runs
+#     with AGENTCTL_TEST_DISABLE=kube-loop-async as well (the blocking
+#     way, as before) and its loop waited for its grant and claims, while
+#     c, the same build without it, waited for none.
 source "$(dirname "$0")/../controller/lib_controller.sh"
 source "$(dirname "$0")/../lib_kube.sh"
 
@@ -152,6 +158,28 @@ check "a renewed its Lease several times" test "$(metric a \
     'agentctl_etcd_request_duration_seconds_count{operation="lease_keepalive"}')" -ge 3
 check_eq "a's loop waited for none of its renewals" 0 "$(metric a \
     'agentctl_etcd_blocking_requests_total{operation="lease_keepalive"}')"
+# sent_waited N OP: how many OP requests controller N sent, and waited for
+sent_waited() {
+    echo "$(metric "$1" "agentctl_etcd_request_duration_seconds_count{operation=\"$2\"}")" \
+        "$(metric "$1" "agentctl_etcd_blocking_requests_total{operation=\"$2\"}")"
+}
+claims_ab=0
+for n in a b; do
+    read -r sent waited <<<"$(sent_waited $n claim)"
+    claims_ab=$((claims_ab + sent))
+    check_eq "$n: its loop waited for none of its claims ($sent sent)" 0 "$waited"
+    read -r sent waited <<<"$(sent_waited $n lease_grant)"
+    check_eq "$n: its Lease grant went without blocking (sent, waited for)" \
+        "yes 0" "$([ "$sent" -ge 1 ] && echo yes) $waited"
+    check_eq "$n: its loop waited for none of its releases" 0 \
+        "$(sent_waited $n release | cut -d' ' -f2)"
+done
+echo "# a: claims sent/waited for $(sent_waited a claim), releases $(sent_waited a release)," \
+    "grants $(sent_waited a lease_grant), claim-gate reads (still blocking) $(sent_waited a claim_holder)"
+check "a and b sent a claim for each of the 6 (and more for the ones they lost)" \
+    test "$claims_ab" -ge 6
+check "releases were sent (each finished invocation's)" \
+    test "$(($(sent_waited a release | cut -d' ' -f1) + $(sent_waited b release | cut -d' ' -f1)))" -ge 6
 
 # SIGKILL the controller of a long invocation: NodeLost after its Lease.
 kl_apply l1 600
@@ -188,7 +216,7 @@ kl_kill b
 nbatch="n1 n2 n3 n4 n5 n6"
 for n in $nbatch; do kl_apply "$n" 6; done
 AGENTCTL_TEST_DISABLE=kube-claim-holder kl_start c "$HOOKED"
-AGENTCTL_TEST_DISABLE=kube-claim-holder kl_start d "$HOOKED"
+AGENTCTL_TEST_DISABLE=kube-claim-holder,kube-loop-async kl_start d "$HOOKED"
 for n in $nbatch; do kl_wait "$n" '.phase == "Succeeded" or .phase == "Failed"' 480; done
 twice=0 stolen=0
 for n in $nbatch; do
@@ -201,3 +229,15 @@ echo "# without the holder check: $both of 6 started by both controllers," \
     "$twice of 6 agents ran twice, $stolen of 6 marked node-lost by the other live controller"
 check "negative control: without the holder check both controllers took an invocation (started by both, or node-lost while both lived)" \
     test "$((both + stolen))" -gt 0
+# the control of the counts above: d (kube-loop-async) waited for its
+# grant and for every claim it sent; c, the same build, for none
+read -r d_sent d_waited <<<"$(sent_waited d claim)"
+echo "# claims sent/waited for: c $(sent_waited c claim), d $d_sent $d_waited;" \
+    "grants: c $(sent_waited c lease_grant), d $(sent_waited d lease_grant)"
+check "control: d's loop waited for each claim it sent (the blocking way)" \
+    test "$d_sent" -ge 1 -a "$d_waited" -eq "$d_sent"
+read -r sent waited <<<"$(sent_waited d lease_grant)"
+check "control: d's loop waited for its Lease grant" \
+    test "$sent" -ge 1 -a "$waited" -eq "$sent"
+check_eq "c (same build, without the hook) waited for none of its claims" 0 \
+    "$(sent_waited c claim | cut -d' ' -f2)"
