@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_drift_mid_round.sh - a drift that Docker reports while a
 # revalidation round is under way is caught by one more round, not left
-# for the next resync tick (controller/inv/inv_queue.c, ctl_inv_revalidate).
+# for the next resync tick (controller/inv/inv_queue.c, inv_revalidate).
 # The extra round's finding counts once the daemon takes a new connection
 # (drift.c); test_dockerd_restart.sh shows why that is needed.
 #
