@@ -14,7 +14,7 @@
 #                                 state lives in parts owned by modules),
 #                                 or when a folder holds more than 30 .c files
 #
-# Figures: product files and lines per folder (and per controller wing), the members (and bools) of
+# Figures: product files and lines per folder (and per subfolder: a controller wing, a store backend), the members (and bools) of
 # struct ctl_inv and struct ctl, the controller's module graph (modules,
 # edges, the longest cycle tsort reports: 0 when it sorts), the largest
 # files.
@@ -61,7 +61,7 @@ folder_figures() {
     local d files lines all
     all=$(find "${FOLDERS[@]}" -name '*.[ch]' -print0 |
         xargs -0 cat | wc -l)
-    for d in "${FOLDERS[@]}" $(find controller -mindepth 1 -type d 2>/dev/null | sort); do
+    for d in "${FOLDERS[@]}" $(find "${FOLDERS[@]}" -mindepth 1 -type d 2>/dev/null | sort); do
         [ -d "$d" ] || continue
         files=$(find "$d" -maxdepth 1 -name '*.c' | wc -l)
         lines=$(find "$d" -maxdepth 1 -name '*.[ch]' -print0 | xargs -0 cat | wc -l)
